@@ -1,0 +1,349 @@
+//! One cgroup per box, behind one interface, on cgroup v2 or v1.
+//!
+//! The supervisor creates each box's cgroup under its *own* cgroup (read from
+//! `/proc/self/cgroup`), so limits the host put on the runner still hold and
+//! several runners on one host never collide. The cgroup belongs to root; the
+//! program's uid cannot write any of its files.
+//!
+//! | need                  | v2                          | v1                                   |
+//! |-----------------------|-----------------------------|--------------------------------------|
+//! | memory limit, no swap | `memory.max`, `memory.swap.max = 0` | `memory.limit_in_bytes`, `memory.memsw.limit_in_bytes` |
+//! | pids limit            | `pids.max`                  | `pids.max`                           |
+//! | CPU time of the tree  | `cpu.stat` `usage_usec`     | `cpuacct.usage` (ns)                 |
+//! | peak memory           | `memory.peak`               | `memory.max_usage_in_bytes`          |
+//! | OOM kills             | `memory.events` `oom_kill`  | `memory.oom_control` `oom_kill`      |
+//! | freeze / thaw         | `cgroup.freeze`, `cgroup.events` | `freezer.state`                 |
+//! | kill the tree         | `cgroup.kill`               | freeze, SIGKILL each, thaw, repeat   |
+//!
+//! Detection ([`Hierarchy::detect`]) prefers v2 when the supervisor's own v2
+//! cgroup offers the `memory` and `pids` controllers, else v1 when `memory`,
+//! `pids`, `cpuacct` and `freezer` are mounted, else fails with a message
+//! naming what is missing. `KOTH_CGROUP=v1|v2` forces one backend.
+//!
+//! Files that are written or read on a hot path (freeze, thaw, CPU usage) are
+//! opened once when the cgroup is created and used with `pread`/`pwrite`.
+
+mod v1;
+mod v2;
+
+use std::fs;
+use std::io;
+use std::os::fd::{AsRawFd, OwnedFd};
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+use crate::{Error, Limits, Result};
+
+/// Which cgroup version a backend drives.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Version {
+    V1,
+    V2,
+}
+
+/// Operations on one box's cgroup. Implemented by the v1 and v2 backends.
+pub trait Group: Send + Sync {
+    /// Files to which a process writes `0` to move itself into this cgroup
+    /// (one per v1 hierarchy, one in v2). Opened once, written from the child.
+    fn join_fds(&self) -> Vec<&OwnedFd>;
+    /// CPU time (user + system) of every process that ever ran in the cgroup.
+    fn cpu_usage(&self) -> Result<Duration>;
+    /// Highest memory use since creation, if the kernel reports it.
+    fn memory_peak(&self) -> Result<Option<u64>>;
+    /// How many times the kernel's OOM killer killed a process of the cgroup.
+    fn oom_kills(&self) -> Result<u64>;
+    /// Stop every process; returns once all of them are frozen.
+    fn freeze(&self) -> Result<()>;
+    /// Resume every process; returns once the cgroup is thawed.
+    fn thaw(&self) -> Result<()>;
+    /// Processes now in the cgroup (global pids).
+    fn pids(&self) -> Result<Vec<i32>>;
+    /// Kill every process and return once none is left.
+    fn kill_all(&self) -> Result<()>;
+    /// Remove the cgroup directories. The cgroup must be empty.
+    fn remove(&self) -> Result<()>;
+    /// Directories of this cgroup (for reports and tests).
+    fn paths(&self) -> Vec<PathBuf>;
+}
+
+/// A detected cgroup hierarchy able to create box cgroups.
+pub trait Hierarchy: Send + Sync {
+    fn version(&self) -> Version;
+    /// Create an empty cgroup named `name` with the given limits.
+    fn create(&self, name: &str, limits: &Limits) -> Result<Box<dyn Group>>;
+}
+
+impl dyn Hierarchy {
+    /// Detect the hierarchy once per process (see the module docs).
+    pub fn detect() -> Result<&'static dyn Hierarchy> {
+        static DETECTED: OnceLock<std::result::Result<Box<dyn Hierarchy>, String>> =
+            OnceLock::new();
+        match DETECTED.get_or_init(|| detect_uncached().map_err(|e| e.to_string())) {
+            Ok(h) => Ok(h.as_ref()),
+            Err(msg) => Err(Error::Unsupported(msg.clone())),
+        }
+    }
+}
+
+fn detect_uncached() -> Result<Box<dyn Hierarchy>> {
+    let mounts = Mounts::read()?;
+    let forced = std::env::var("KOTH_CGROUP").ok();
+    match forced.as_deref() {
+        Some("v2") => return Ok(Box::new(v2::V2::open(&mounts)?)),
+        Some("v1") => return Ok(Box::new(v1::V1::open(&mounts)?)),
+        Some(other) if !other.is_empty() => {
+            return Err(Error::Config(format!(
+                "KOTH_CGROUP={other:?}: expected v1 or v2"
+            )))
+        }
+        _ => {}
+    }
+    let v2_err = match v2::V2::open(&mounts) {
+        Ok(h) => return Ok(Box::new(h)),
+        Err(e) => e,
+    };
+    let v1_err = match v1::V1::open(&mounts) {
+        Ok(h) => return Ok(Box::new(h)),
+        Err(e) => e,
+    };
+    Err(Error::Unsupported(format!(
+        "no usable cgroup hierarchy (the sandbox needs one to confine memory, processes and CPU).\n  \
+         cgroup v2: {v2_err}\n  cgroup v1: {v1_err}\n  \
+         Run the runner as root on a host with cgroup v2 (memory and pids controllers delegated \
+         to the runner's cgroup) or cgroup v1 (memory, pids, cpuacct, freezer mounted); in Docker, \
+         see the README for the privileges the runner container needs."
+    )))
+}
+
+/// Cgroup mounts and this process's cgroup paths.
+pub(crate) struct Mounts {
+    /// (mount point, mount root, super options) of every cgroup v1 mount.
+    pub v1: Vec<(PathBuf, String, Vec<String>)>,
+    /// (mount point, mount root) of the cgroup2 mount, if any.
+    pub v2: Option<(PathBuf, String)>,
+    /// Lines of /proc/self/cgroup: (hierarchy id, controllers, path).
+    pub own: Vec<(String, Vec<String>, String)>,
+}
+
+impl Mounts {
+    fn read() -> Result<Mounts> {
+        let info = fs::read_to_string("/proc/self/mountinfo")
+            .map_err(|e| Error::os("reading /proc/self/mountinfo", e))?;
+        let own = fs::read_to_string("/proc/self/cgroup")
+            .map_err(|e| Error::os("reading /proc/self/cgroup", e))?;
+        Ok(Mounts::parse(&info, &own))
+    }
+
+    fn parse(mountinfo: &str, self_cgroup: &str) -> Mounts {
+        let mut v1 = Vec::new();
+        let mut v2 = None;
+        for line in mountinfo.lines() {
+            // id parent major:minor root mountpoint opts [optional...] - fstype source superopts
+            let Some((left, right)) = line.split_once(" - ") else { continue };
+            let l: Vec<&str> = left.split(' ').collect();
+            let r: Vec<&str> = right.split(' ').collect();
+            if l.len() < 5 || r.len() < 3 {
+                continue;
+            }
+            let root = unescape(l[3]);
+            let point = PathBuf::from(unescape(l[4]));
+            match r[0] {
+                "cgroup2" => {
+                    if v2.is_none() {
+                        v2 = Some((point, root));
+                    }
+                }
+                "cgroup" => {
+                    let opts = r[2].split(',').map(str::to_owned).collect();
+                    v1.push((point, root, opts));
+                }
+                _ => {}
+            }
+        }
+        let own = self_cgroup
+            .lines()
+            .filter_map(|line| {
+                let mut parts = line.splitn(3, ':');
+                let id = parts.next()?.to_owned();
+                let ctrls = parts.next()?;
+                let path = parts.next()?.to_owned();
+                let ctrls = if ctrls.is_empty() {
+                    Vec::new()
+                } else {
+                    ctrls.split(',').map(str::to_owned).collect()
+                };
+                Some((id, ctrls, path))
+            })
+            .collect();
+        Mounts { v1, v2, own }
+    }
+}
+
+/// mountinfo escapes space, tab, newline and backslash as octal.
+fn unescape(s: &str) -> String {
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'\\' && i + 3 < b.len() && b[i + 1..i + 4].iter().all(|c| (b'0'..=b'7').contains(c)) {
+            let v = (b[i + 1] - b'0') * 64 + (b[i + 2] - b'0') * 8 + (b[i + 3] - b'0');
+            out.push(v);
+            i += 4;
+        } else {
+            out.push(b[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// The directory of cgroup `path` (as in /proc/self/cgroup) under a mount
+/// whose root is `mount_root`, e.g. inside a container.
+pub(crate) fn dir_under_mount(point: &Path, mount_root: &str, path: &str) -> PathBuf {
+    let rel = if mount_root == "/" {
+        path
+    } else {
+        path.strip_prefix(mount_root).unwrap_or(path)
+    };
+    point.join(rel.trim_start_matches('/'))
+}
+
+// ---- small file helpers shared by both backends -------------------------
+
+pub(crate) fn open_rw(path: &Path) -> Result<OwnedFd> {
+    fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open(path)
+        .map(OwnedFd::from)
+        .map_err(|e| Error::os(format!("opening {}", path.display()), e))
+}
+
+pub(crate) fn open_ro(path: &Path) -> Result<OwnedFd> {
+    fs::File::open(path)
+        .map(OwnedFd::from)
+        .map_err(|e| Error::os(format!("opening {}", path.display()), e))
+}
+
+pub(crate) fn write_file(path: &Path, value: &str) -> Result<()> {
+    fs::write(path, value).map_err(|e| Error::os(format!("writing {value:?} to {}", path.display()), e))
+}
+
+pub(crate) fn pwrite(fd: &OwnedFd, value: &[u8], what: &str) -> Result<()> {
+    let n = unsafe { libc::pwrite(fd.as_raw_fd(), value.as_ptr().cast(), value.len(), 0) };
+    if n < 0 {
+        return Err(Error::last_os(format!("writing {what}")));
+    }
+    Ok(())
+}
+
+/// Read a small cgroup file through a kept descriptor.
+pub(crate) fn pread<'a>(fd: &OwnedFd, buf: &'a mut [u8], what: &str) -> Result<&'a [u8]> {
+    let n = unsafe { libc::pread(fd.as_raw_fd(), buf.as_mut_ptr().cast(), buf.len(), 0) };
+    if n < 0 {
+        return Err(Error::last_os(format!("reading {what}")));
+    }
+    Ok(&buf[..n as usize])
+}
+
+/// The value of `key` in a flat-keyed file (`key value` lines).
+pub(crate) fn keyed(text: &[u8], key: &str) -> Option<u64> {
+    std::str::from_utf8(text).ok()?.lines().find_map(|l| {
+        let (k, v) = l.split_once(' ')?;
+        (k == key).then(|| v.trim().parse().ok()).flatten()
+    })
+}
+
+pub(crate) fn parse_u64(text: &[u8]) -> Option<u64> {
+    std::str::from_utf8(text).ok()?.trim().parse().ok()
+}
+
+pub(crate) fn read_pids(path: &Path) -> Result<Vec<i32>> {
+    let text = fs::read_to_string(path).map_err(|e| Error::os(format!("reading {}", path.display()), e))?;
+    Ok(text.lines().filter_map(|l| l.trim().parse().ok()).collect())
+}
+
+/// Wait until `done()` holds: spin briefly (freezing a few processes takes
+/// microseconds), then back off, failing after `limit`.
+pub(crate) fn wait_until(limit: Duration, what: &str, mut done: impl FnMut() -> Result<bool>) -> Result<()> {
+    let start = Instant::now();
+    let mut spins = 0u32;
+    loop {
+        if done()? {
+            return Ok(());
+        }
+        if start.elapsed() > limit {
+            return Err(Error::os(what.to_owned(), io::Error::from(io::ErrorKind::TimedOut)));
+        }
+        spins += 1;
+        if spins < 200 {
+            std::hint::spin_loop();
+            std::thread::yield_now();
+        } else {
+            std::thread::sleep(Duration::from_micros(100));
+        }
+    }
+}
+
+/// rmdir that retries while the kernel still lists exiting processes.
+pub(crate) fn rmdir_retry(path: &Path) -> Result<()> {
+    let start = Instant::now();
+    loop {
+        match fs::remove_dir(path) {
+            Ok(()) => return Ok(()),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(()),
+            Err(e) if e.raw_os_error() == Some(libc::EBUSY) && start.elapsed() < Duration::from_secs(5) => {
+                std::thread::sleep(Duration::from_millis(1));
+            }
+            Err(e) => return Err(Error::os(format!("removing cgroup {}", path.display()), e)),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MOUNTINFO: &str = "\
+35 25 0:30 / /sys/fs/cgroup rw,relatime - tmpfs tmpfs rw,mode=755
+36 35 0:31 / /sys/fs/cgroup/memory rw,relatime - cgroup cgroup rw,memory
+37 35 0:32 / /sys/fs/cgroup/cpu,cpuacct rw,relatime - cgroup cgroup rw,cpu,cpuacct
+38 35 0:33 / /sys/fs/cgroup/unified rw,relatime - cgroup2 cgroup2 rw
+39 25 0:34 /docker/abc /sys/fs/cgroup/pids rw - cgroup cgroup rw,pids
+40 25 0:35 / /mnt/with\\040space rw - ext4 /dev/sda rw
+";
+
+    #[test]
+    fn parses_hybrid_mounts() {
+        let m = Mounts::parse(MOUNTINFO, "4:memory:/a/b\n2:cpu,cpuacct:/\n0::/\n");
+        assert_eq!(m.v1.len(), 3);
+        assert_eq!(m.v1[1].0, PathBuf::from("/sys/fs/cgroup/cpu,cpuacct"));
+        assert!(m.v1[1].2.contains(&"cpuacct".to_owned()));
+        assert_eq!(m.v2.as_ref().unwrap().0, PathBuf::from("/sys/fs/cgroup/unified"));
+        assert_eq!(m.own[0], ("4".into(), vec!["memory".into()], "/a/b".into()));
+        assert_eq!(m.own[2], ("0".into(), vec![], "/".into()));
+    }
+
+    #[test]
+    fn paths_inside_a_container_mount() {
+        let p = dir_under_mount(Path::new("/sys/fs/cgroup/pids"), "/docker/abc", "/docker/abc/x");
+        assert_eq!(p, PathBuf::from("/sys/fs/cgroup/pids/x"));
+        let p = dir_under_mount(Path::new("/sys/fs/cgroup"), "/", "/");
+        assert_eq!(p, PathBuf::from("/sys/fs/cgroup"));
+    }
+
+    #[test]
+    fn unescapes_octal() {
+        assert_eq!(unescape("/mnt/with\\040space"), "/mnt/with space");
+        assert_eq!(unescape("/plain"), "/plain");
+    }
+
+    #[test]
+    fn keyed_values() {
+        let t = b"usage_usec 1234\nuser_usec 1000\n";
+        assert_eq!(keyed(t, "usage_usec"), Some(1234));
+        assert_eq!(keyed(t, "missing"), None);
+    }
+}

@@ -1,0 +1,182 @@
+//! cgroup v1: one directory per controller hierarchy (memory, pids, cpuacct,
+//! freezer), each under the supervisor's own cgroup in that hierarchy.
+
+use std::os::fd::OwnedFd;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use super::{keyed, open_ro, open_rw, parse_u64, pread, pwrite, read_pids, rmdir_retry, wait_until, write_file};
+use super::{dir_under_mount, Group, Hierarchy, Mounts, Version};
+use crate::{Error, Limits, Result};
+
+const CONTROLLERS: [&str; 4] = ["memory", "pids", "cpuacct", "freezer"];
+
+pub(crate) struct V1 {
+    /// Parent directory for box cgroups, per controller (same order as CONTROLLERS).
+    parents: [PathBuf; 4],
+}
+
+impl V1 {
+    pub(crate) fn open(m: &Mounts) -> Result<V1> {
+        let mut parents: Vec<PathBuf> = Vec::new();
+        let mut missing = Vec::new();
+        for ctrl in CONTROLLERS {
+            let mount = m.v1.iter().find(|(_, _, opts)| opts.iter().any(|o| o == ctrl));
+            let own = m.own.iter().find(|(_, ctrls, _)| ctrls.iter().any(|c| c == ctrl));
+            match (mount, own) {
+                (Some((point, root, _)), Some((_, _, path))) => {
+                    let dir = dir_under_mount(point, root, path);
+                    if !dir.join("cgroup.procs").exists() {
+                        missing.push(format!("{ctrl} (no {})", dir.display()));
+                    }
+                    parents.push(dir);
+                }
+                _ => missing.push(format!("{ctrl} (not mounted)")),
+            }
+        }
+        if !missing.is_empty() {
+            return Err(Error::Unsupported(format!("controllers missing: {}", missing.join(", "))));
+        }
+        let parents: [PathBuf; 4] = parents.try_into().expect("four controllers");
+        // Probe that we may create cgroups here (root, writable cgroupfs).
+        let probe = parents[0].join(format!("koth-probe-{}", std::process::id()));
+        std::fs::create_dir(&probe)
+            .and_then(|_| std::fs::remove_dir(&probe))
+            .map_err(|e| Error::Unsupported(format!("cannot create cgroups under {}: {e}", parents[0].display())))?;
+        Ok(V1 { parents })
+    }
+}
+
+impl Hierarchy for V1 {
+    fn version(&self) -> Version {
+        Version::V1
+    }
+
+    fn create(&self, name: &str, limits: &Limits) -> Result<Box<dyn Group>> {
+        let dirs: Vec<PathBuf> = self.parents.iter().map(|p| p.join(name)).collect();
+        let mut created: Vec<PathBuf> = Vec::new();
+        let result = (|| {
+            for d in &dirs {
+                std::fs::create_dir(d).map_err(|e| Error::os(format!("creating cgroup {}", d.display()), e))?;
+                created.push(d.clone());
+            }
+            let [mem, pids, cpu, freezer] = [&dirs[0], &dirs[1], &dirs[2], &dirs[3]];
+            write_file(&mem.join("memory.limit_in_bytes"), &limits.memory.to_string())?;
+            // Swap off: memory+swap may not exceed memory alone (file exists only
+            // with swap accounting); swappiness 0 where there is no such file.
+            let memsw = mem.join("memory.memsw.limit_in_bytes");
+            if memsw.exists() {
+                write_file(&memsw, &limits.memory.to_string())?;
+            }
+            let _ = write_file(&mem.join("memory.swappiness"), "0");
+            write_file(&pids.join("pids.max"), &limits.pids.to_string())?;
+            Ok(V1Group {
+                join: dirs.iter().map(|d| open_rw(&d.join("cgroup.procs"))).collect::<Result<_>>()?,
+                cpuacct_usage: open_ro(&cpu.join("cpuacct.usage"))?,
+                freezer_state: open_rw(&freezer.join("freezer.state"))?,
+                mem_peak: open_ro(&mem.join("memory.max_usage_in_bytes"))?,
+                oom_control: open_ro(&mem.join("memory.oom_control"))?,
+                dirs: dirs.clone(),
+            })
+        })();
+        match result {
+            Ok(g) => Ok(Box::new(g)),
+            Err(e) => {
+                for d in created.iter().rev() {
+                    let _ = std::fs::remove_dir(d);
+                }
+                Err(e)
+            }
+        }
+    }
+}
+
+pub(crate) struct V1Group {
+    dirs: Vec<PathBuf>,
+    join: Vec<OwnedFd>,
+    cpuacct_usage: OwnedFd,
+    freezer_state: OwnedFd,
+    mem_peak: OwnedFd,
+    oom_control: OwnedFd,
+}
+
+impl V1Group {
+    fn freezer_is(&self, want: &[u8]) -> Result<bool> {
+        let mut buf = [0u8; 32];
+        Ok(pread(&self.freezer_state, &mut buf, "freezer.state")?.trim_ascii() == want)
+    }
+    fn freezer_dir(&self) -> &Path {
+        &self.dirs[3]
+    }
+}
+
+impl Group for V1Group {
+    fn join_fds(&self) -> Vec<&OwnedFd> {
+        self.join.iter().collect()
+    }
+
+    fn cpu_usage(&self) -> Result<Duration> {
+        let mut buf = [0u8; 32];
+        let ns = parse_u64(pread(&self.cpuacct_usage, &mut buf, "cpuacct.usage")?)
+            .ok_or_else(|| Error::Unsupported("cpuacct.usage is not a number".into()))?;
+        Ok(Duration::from_nanos(ns))
+    }
+
+    fn memory_peak(&self) -> Result<Option<u64>> {
+        let mut buf = [0u8; 32];
+        Ok(parse_u64(pread(&self.mem_peak, &mut buf, "memory.max_usage_in_bytes")?))
+    }
+
+    fn oom_kills(&self) -> Result<u64> {
+        let mut buf = [0u8; 256];
+        Ok(keyed(pread(&self.oom_control, &mut buf, "memory.oom_control")?, "oom_kill").unwrap_or(0))
+    }
+
+    fn freeze(&self) -> Result<()> {
+        pwrite(&self.freezer_state, b"FROZEN", "freezer.state")?;
+        wait_until(Duration::from_secs(5), "waiting for the v1 freezer", || self.freezer_is(b"FROZEN"))
+    }
+
+    fn thaw(&self) -> Result<()> {
+        pwrite(&self.freezer_state, b"THAWED", "freezer.state")?;
+        wait_until(Duration::from_secs(5), "waiting for the v1 freezer to thaw", || self.freezer_is(b"THAWED"))
+    }
+
+    fn pids(&self) -> Result<Vec<i32>> {
+        read_pids(&self.freezer_dir().join("cgroup.procs"))
+    }
+
+    fn kill_all(&self) -> Result<()> {
+        // v1 has no cgroup.kill. Freezing first stops forks racing the kill;
+        // a frozen task dies as soon as it is thawed with SIGKILL pending.
+        for _ in 0..100 {
+            self.freeze()?;
+            let pids = self.pids()?;
+            for &pid in &pids {
+                unsafe { libc::kill(pid, libc::SIGKILL) };
+            }
+            self.thaw()?;
+            if pids.is_empty() {
+                return Ok(());
+            }
+            wait_until(Duration::from_secs(5), "waiting for killed processes to exit", || {
+                Ok(self.pids()?.iter().all(|p| !pids.contains(p)))
+            })?;
+        }
+        Err(Error::os("killing the cgroup's processes", std::io::Error::other("processes keep appearing")))
+    }
+
+    fn remove(&self) -> Result<()> {
+        let mut first_err = None;
+        for d in &self.dirs {
+            if let Err(e) = rmdir_retry(d) {
+                first_err.get_or_insert(e);
+            }
+        }
+        first_err.map_or(Ok(()), Err)
+    }
+
+    fn paths(&self) -> Vec<PathBuf> {
+        self.dirs.clone()
+    }
+}

@@ -1,0 +1,193 @@
+//! cgroup v2: one directory per box in the unified hierarchy.
+//!
+//! The v2 "no internal processes" rule forbids enabling controllers for
+//! children of a cgroup that itself holds processes. So, as container init
+//! systems do, the supervisor moves the processes of its own cgroup into a
+//! leaf named `koth-runner` and creates box cgroups beside that leaf.
+
+use std::fs;
+use std::os::fd::{AsRawFd, OwnedFd};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use super::{dir_under_mount, Group, Hierarchy, Mounts, Version};
+use super::{keyed, open_ro, open_rw, parse_u64, pread, pwrite, read_pids, rmdir_retry, wait_until, write_file};
+use crate::{Error, Limits, Result};
+
+const RUNNER_LEAF: &str = "koth-runner";
+const NEEDED: [&str; 2] = ["memory", "pids"];
+
+pub(crate) struct V2 {
+    parent: PathBuf,
+}
+
+impl V2 {
+    pub(crate) fn open(m: &Mounts) -> Result<V2> {
+        let (point, root) = m
+            .v2
+            .as_ref()
+            .ok_or_else(|| Error::Unsupported("no cgroup2 filesystem is mounted".into()))?;
+        let own = m
+            .own
+            .iter()
+            .find(|(id, _, _)| id == "0")
+            .ok_or_else(|| Error::Unsupported("/proc/self/cgroup has no cgroup v2 line".into()))?;
+        let own_dir = dir_under_mount(point, root, &own.2);
+        let parent = if own_dir.file_name().is_some_and(|n| n == RUNNER_LEAF) {
+            own_dir.parent().map(Path::to_path_buf).unwrap_or(own_dir)
+        } else {
+            own_dir
+        };
+        let available = fs::read_to_string(parent.join("cgroup.controllers")).unwrap_or_default();
+        let missing: Vec<&str> = NEEDED
+            .iter()
+            .copied()
+            .filter(|c| !available.split_whitespace().any(|a| a == *c))
+            .collect();
+        if !missing.is_empty() {
+            return Err(Error::Unsupported(format!(
+                "controllers {} are not available in {} (enabled in its parent's cgroup.subtree_control?)",
+                missing.join(", "),
+                parent.display()
+            )));
+        }
+        enable_controllers(&parent)?;
+        Ok(V2 { parent })
+    }
+}
+
+/// Enable memory and pids for the children of `parent`, first moving the
+/// processes that live in `parent` itself into the runner leaf.
+fn enable_controllers(parent: &Path) -> Result<()> {
+    let dir = fs::File::open(parent).map_err(|e| Error::os(format!("opening {}", parent.display()), e))?;
+    // Serialise with other runners sharing this cgroup.
+    unsafe { libc::flock(dir.as_raw_fd(), libc::LOCK_EX) };
+    let control = parent.join("cgroup.subtree_control");
+    let enabled = fs::read_to_string(&control).unwrap_or_default();
+    if NEEDED.iter().all(|c| enabled.split_whitespace().any(|e| e == *c)) {
+        return Ok(());
+    }
+    let want = "+memory +pids";
+    if fs::write(&control, want).is_ok() {
+        return Ok(());
+    }
+    let leaf = parent.join(RUNNER_LEAF);
+    match fs::create_dir(&leaf) {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+        Err(e) => return Err(Error::Unsupported(format!("cannot create {}: {e}", leaf.display()))),
+    }
+    for pid in read_pids(&parent.join("cgroup.procs"))? {
+        // A process may exit meanwhile; that is fine.
+        let _ = fs::write(leaf.join("cgroup.procs"), pid.to_string());
+    }
+    write_file(&control, want)
+}
+
+impl Hierarchy for V2 {
+    fn version(&self) -> Version {
+        Version::V2
+    }
+
+    fn create(&self, name: &str, limits: &Limits) -> Result<Box<dyn Group>> {
+        let dir = self.parent.join(name);
+        fs::create_dir(&dir).map_err(|e| Error::os(format!("creating cgroup {}", dir.display()), e))?;
+        let result = (|| {
+            write_file(&dir.join("memory.max"), &limits.memory.to_string())?;
+            let swap = dir.join("memory.swap.max");
+            if swap.exists() {
+                write_file(&swap, "0")?;
+            }
+            write_file(&dir.join("pids.max"), &limits.pids.to_string())?;
+            let peak = dir.join("memory.peak");
+            Ok(V2Group {
+                procs: open_rw(&dir.join("cgroup.procs"))?,
+                cpu_stat: open_ro(&dir.join("cpu.stat"))?,
+                memory_peak: if peak.exists() { Some(open_ro(&peak)?) } else { None },
+                memory_events: open_ro(&dir.join("memory.events"))?,
+                freeze: open_rw(&dir.join("cgroup.freeze"))?,
+                events: open_ro(&dir.join("cgroup.events"))?,
+                kill: open_rw(&dir.join("cgroup.kill"))?,
+                dir: dir.clone(),
+            })
+        })();
+        match result {
+            Ok(g) => Ok(Box::new(g)),
+            Err(e) => {
+                let _ = fs::remove_dir(&dir);
+                Err(e)
+            }
+        }
+    }
+}
+
+pub(crate) struct V2Group {
+    dir: PathBuf,
+    procs: OwnedFd,
+    cpu_stat: OwnedFd,
+    memory_peak: Option<OwnedFd>,
+    memory_events: OwnedFd,
+    freeze: OwnedFd,
+    events: OwnedFd,
+    kill: OwnedFd,
+}
+
+impl V2Group {
+    fn event(&self, key: &str) -> Result<u64> {
+        let mut buf = [0u8; 128];
+        Ok(keyed(pread(&self.events, &mut buf, "cgroup.events")?, key).unwrap_or(0))
+    }
+}
+
+impl Group for V2Group {
+    fn join_fds(&self) -> Vec<&OwnedFd> {
+        vec![&self.procs]
+    }
+
+    fn cpu_usage(&self) -> Result<Duration> {
+        let mut buf = [0u8; 512];
+        let us = keyed(pread(&self.cpu_stat, &mut buf, "cpu.stat")?, "usage_usec")
+            .ok_or_else(|| Error::Unsupported("cpu.stat has no usage_usec".into()))?;
+        Ok(Duration::from_micros(us))
+    }
+
+    fn memory_peak(&self) -> Result<Option<u64>> {
+        let Some(fd) = &self.memory_peak else { return Ok(None) };
+        let mut buf = [0u8; 32];
+        Ok(parse_u64(pread(fd, &mut buf, "memory.peak")?))
+    }
+
+    fn oom_kills(&self) -> Result<u64> {
+        let mut buf = [0u8; 256];
+        Ok(keyed(pread(&self.memory_events, &mut buf, "memory.events")?, "oom_kill").unwrap_or(0))
+    }
+
+    fn freeze(&self) -> Result<()> {
+        pwrite(&self.freeze, b"1", "cgroup.freeze")?;
+        wait_until(Duration::from_secs(5), "waiting for cgroup.events frozen 1", || Ok(self.event("frozen")? == 1))
+    }
+
+    fn thaw(&self) -> Result<()> {
+        pwrite(&self.freeze, b"0", "cgroup.freeze")?;
+        wait_until(Duration::from_secs(5), "waiting for cgroup.events frozen 0", || Ok(self.event("frozen")? == 0))
+    }
+
+    fn pids(&self) -> Result<Vec<i32>> {
+        read_pids(&self.dir.join("cgroup.procs"))
+    }
+
+    fn kill_all(&self) -> Result<()> {
+        pwrite(&self.kill, b"1", "cgroup.kill")?;
+        wait_until(Duration::from_secs(5), "waiting for cgroup.events populated 0", || {
+            Ok(self.event("populated")? == 0)
+        })
+    }
+
+    fn remove(&self) -> Result<()> {
+        rmdir_retry(&self.dir)
+    }
+
+    fn paths(&self) -> Vec<PathBuf> {
+        vec![self.dir.clone()]
+    }
+}

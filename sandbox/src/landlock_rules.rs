@@ -1,0 +1,104 @@
+//! The box's Landlock ruleset.
+//!
+//! Built once per box in the supervisor (the paths are opened through
+//! `/proc/<holder>/root`, so the rules name the box's own inodes) and applied
+//! in each program's child with one `landlock_restrict_self`.
+//!
+//! The ABI is pinned ([`PINNED_ABI`]) and enforcement is best effort: on an
+//! older kernel the ruleset is applied with what the kernel knows. To report
+//! what was really achieved, the ruleset is applied once to a throwaway
+//! thread of the supervisor (Landlock restricts only the calling thread) and
+//! the kernel's answer is kept in [`LandlockStatus`].
+
+use std::os::fd::OwnedFd;
+
+use landlock::{
+    Access, AccessFs, AccessNet, NetPort, PathBeneath, PathFd, Ruleset, RulesetAttr, RulesetCreatedAttr,
+    RulesetStatus, Scope, ABI,
+};
+
+use crate::mounts::{DEVICES, WORK_DIR};
+use crate::{Error, Result};
+
+/// The Landlock ABI koth is written and tested against: filesystem,
+/// TCP bind/connect, and signal and abstract-unix-socket scoping.
+pub const PINNED_ABI: ABI = ABI::V6;
+
+/// What Landlock achieved for a box.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LandlockStatus {
+    /// Every right of the pinned ABI is enforced.
+    FullyEnforced,
+    /// The kernel knows an older ABI; some rights are not enforced.
+    PartiallyEnforced,
+    /// The kernel has no Landlock (or it is disabled).
+    NotEnforced,
+}
+
+pub(crate) struct Policy {
+    pub fd: Option<OwnedFd>,
+    pub status: LandlockStatus,
+}
+
+/// Build the ruleset for a box whose holder is `holder`.
+pub(crate) fn build(holder: libc::pid_t, connect_ports: &[u16]) -> Result<Policy> {
+    let err = |e: landlock::RulesetError| Error::Unsupported(format!("building the Landlock ruleset: {e}"));
+    let abi = PINNED_ABI;
+    let box_path = |inside: &str| format!("/proc/{holder}/root{inside}");
+    let fd_of = |inside: &str| {
+        PathFd::new(box_path(inside))
+            .map_err(|e| Error::Unsupported(format!("opening {inside} in the box for Landlock: {e}")))
+    };
+
+    let mut ruleset = Ruleset::default()
+        .handle_access(AccessFs::from_all(abi))
+        .map_err(err)?
+        .handle_access(AccessNet::from_all(abi))
+        .map_err(err)?
+        .scope(Scope::from_all(abi))
+        .map_err(err)?
+        .create()
+        .map_err(err)?
+        .add_rule(PathBeneath::new(fd_of("/")?, AccessFs::from_read(abi)))
+        .map_err(err)?;
+    for dir in [WORK_DIR, "/tmp", "/dev/shm"] {
+        ruleset = ruleset.add_rule(PathBeneath::new(fd_of(dir)?, AccessFs::from_all(abi))).map_err(err)?;
+    }
+    let device_rights = AccessFs::ReadFile | AccessFs::WriteFile | AccessFs::Truncate | AccessFs::IoctlDev;
+    for dev in DEVICES {
+        ruleset = ruleset
+            .add_rule(PathBeneath::new(fd_of(&format!("/dev/{dev}"))?, device_rights))
+            .map_err(err)?;
+    }
+    for &port in connect_ports {
+        ruleset = ruleset.add_rule(NetPort::new(port, AccessNet::ConnectTcp)).map_err(err)?;
+    }
+
+    // Measure what the kernel enforces on a throwaway thread.
+    let probe = ruleset
+        .try_clone()
+        .map_err(|e| Error::os("duplicating the Landlock ruleset", e))?;
+    let status = std::thread::spawn(move || probe.restrict_self().map(|s| s.ruleset))
+        .join()
+        .map_err(|_| Error::Unsupported("the Landlock probe thread panicked".into()))?
+        .map_err(err)?;
+    let status = match status {
+        RulesetStatus::FullyEnforced => LandlockStatus::FullyEnforced,
+        RulesetStatus::PartiallyEnforced => LandlockStatus::PartiallyEnforced,
+        RulesetStatus::NotEnforced => LandlockStatus::NotEnforced,
+    };
+    Ok(Policy { fd: ruleset.into(), status })
+}
+
+/// Apply a ruleset built by [`build`] to the calling (child) process.
+/// `no_new_privs` must already be set.
+pub(crate) fn restrict_self(fd: Option<&OwnedFd>) -> std::io::Result<()> {
+    use std::os::fd::AsRawFd;
+    let Some(fd) = fd else { return Ok(()) };
+    let r = unsafe { libc::syscall(libc::SYS_landlock_restrict_self, fd.as_raw_fd(), 0) };
+    if r < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(())
+}

@@ -1,0 +1,41 @@
+//! The one thread that forks.
+//!
+//! `PR_SET_PDEATHSIG` is tied to the thread that created a process: if that
+//! thread exits, the child gets the signal although the supervisor lives on.
+//! Every fork of the sandbox therefore runs on this thread, which lives as
+//! long as the process.
+
+use std::sync::mpsc::{self, Sender};
+use std::sync::{Mutex, OnceLock};
+
+type Job = Box<dyn FnOnce() + Send>;
+
+fn sender() -> &'static Mutex<Sender<Job>> {
+    static LAUNCHER: OnceLock<Mutex<Sender<Job>>> = OnceLock::new();
+    LAUNCHER.get_or_init(|| {
+        let (tx, rx) = mpsc::channel::<Job>();
+        std::thread::Builder::new()
+            .name("koth-sandbox-launcher".into())
+            .spawn(move || {
+                for job in rx {
+                    job();
+                }
+            })
+            .expect("spawning the sandbox launcher thread");
+        Mutex::new(tx)
+    })
+}
+
+/// Run `f` on the launcher thread and return its result.
+pub(crate) fn on_launcher<R: Send + 'static>(f: impl FnOnce() -> R + Send + 'static) -> R {
+    let (tx, rx) = mpsc::sync_channel(1);
+    let job: Job = Box::new(move || {
+        let _ = tx.send(f());
+    });
+    sender()
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .send(job)
+        .expect("the sandbox launcher thread is gone");
+    rx.recv().expect("the sandbox launcher thread dropped a job")
+}

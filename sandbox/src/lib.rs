@@ -1,0 +1,86 @@
+//! Run untrusted programs (bots, compilers) in a hardened Linux sandbox.
+//!
+//! # Model
+//!
+//! A [`Sandbox`] is a *box*: a set of namespaces, one cgroup and one bounded
+//! scratch filesystem that live for as long as the caller keeps the value
+//! (one bot for one match, or one compile).  Any number of programs can be
+//! [`spawned`](Sandbox::spawn) into the box, one after another or at once;
+//! games that start a new process every turn pay the cost of the box once
+//! and only a cheap spawn per turn.
+//!
+//! ```text
+//!  supervisor (runner, root)          box namespaces (mnt, pid, net, ipc, uts)
+//!  ───────────────────────            ──────────────────────────────────────
+//!  launcher thread ──fork──▶ A ──unshare──clone(CLONE_PARENT)──▶ holder (pid 1, root)
+//!                                                                 mounts the box, then only reaps
+//!  launcher thread ──fork──▶ A' ──setns(holder pidfd)──join cgroup──clone(CLONE_PARENT)──▶ program
+//!                                                    rlimits, setsid, drop caps, setresuid(slot),
+//!                                                    no_new_privs, Landlock, seccomp, execve
+//! ```
+//!
+//! * **Holder.** The first process of a box is a tiny init that stays root,
+//!   outside the box's cgroup, and does nothing after it has built the mount
+//!   tree but reap orphans. It keeps the namespaces alive, so a spawn only
+//!   joins them (`setns` with a pidfd: one system call for all five). When it
+//!   dies, the kernel kills every process of the box's PID namespace.
+//! * **Mounts** ([`mounts`]). The chosen root filesystem is cloned recursively
+//!   and made read-only, nosuid and nodev in one `mount_setattr`. The box gets a
+//!   private tmpfs of bounded size holding its work folder (`/home/bot`),
+//!   `/tmp` and `/dev/shm`; an empty read-only `/home`, `/run` and `/sys` hide
+//!   the host's; `/dev` has only null, zero, full, random, urandom; `/proc` is
+//!   a new procfs for the box's PID namespace. The scratch tmpfs exists only in
+//!   the box's mount namespace, so nothing of a box is left on the host when
+//!   its holder dies, even if the supervisor was killed.
+//! * **cgroups** ([`cgroup`]). One cgroup per box, created under the
+//!   supervisor's own cgroup and owned by root. One trait, two backends (v2 and
+//!   v1), detected at start: memory limit with swap off, pids limit, CPU time of
+//!   the whole tree, peak memory, OOM kills, freeze/thaw, kill of the whole
+//!   tree. No usable hierarchy is an error, never an unconfined program.
+//! * **Privileges.** Each box runs as its own unprivileged uid/gid (a *slot*,
+//!   [`slots`]), with no supplementary groups, every capability set cleared
+//!   (bounding, inheritable, ambient; effective and permitted by the uid
+//!   change), `no_new_privs`, and `SIGKILL` as parent-death signal.
+//! * **Landlock** ([`landlock_rules`]): read and execute on the root, write only in
+//!   the work folder, `/tmp` and `/dev/shm`; TCP bind forbidden and TCP connect
+//!   forbidden except to the ports a protocol allows; signals and abstract
+//!   unix sockets scoped to the box. Best effort against a pinned ABI; the
+//!   achieved status is measured once per box and reported.
+//! * **seccomp** ([`seccomp`]): a deny list in classic BPF (see that module
+//!   for the list and why).
+//! * **rlimits**: file size, open files, no core dumps, stack, CPU seconds as a
+//!   backstop. Address space is deliberately not limited (it breaks the JVM,
+//!   Go and Node); memory is the cgroup's job.
+//! * **Files** ([`workdir`]). The supervisor puts files into the work folder
+//!   before a program starts and reads them back with `openat2`
+//!   (`RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS |
+//!   RESOLVE_NO_XDEV`), refusing anything but regular files; it never follows
+//!   a path the program controls.
+//!
+//! # Why fork from one thread
+//!
+//! All forks happen on one long-lived *launcher* thread. `PR_SET_PDEATHSIG`
+//! fires when the *thread* that forked a process exits, so forking from a
+//! pool thread that may retire would kill boxes at random. The first child of
+//! each fork is single-threaded, which also makes everything it does after
+//! that (allocation included) safe.
+
+pub mod cgroup;
+mod error;
+pub mod landlock_rules;
+mod launcher;
+mod limits;
+pub mod mounts;
+mod run;
+mod sandbox;
+mod sys;
+pub mod seccomp;
+pub mod slots;
+mod usage;
+pub mod workdir;
+
+pub use error::{Error, Result};
+pub use limits::{parse_duration, parse_size, Limits, Network, SandboxConfig};
+pub use run::{run_once, RunOutput};
+pub use sandbox::{Child, Command, Sandbox, Stdio};
+pub use usage::{Exit, Outcome, Usage};

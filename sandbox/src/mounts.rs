@@ -1,0 +1,249 @@
+//! The box's filesystem, built by the holder inside its new mount namespace.
+//!
+//! ```text
+//! /               the chosen root, cloned recursively: read-only, nosuid, nodev
+//! /home           empty read-only tmpfs (hides the host's homes)
+//! /home/bot       the work folder           ┐
+//! /tmp            private, sticky           ├ one tmpfs of `limits.disk` bytes
+//! /dev/shm        private, sticky           ┘ (charged to the writer's memory cgroup)
+//! /dev            read-only tmpfs: null zero full random urandom, fd and std* links
+//! /proc           a new procfs for the box's PID namespace, hidepid=invisible
+//! /sys, /run      empty read-only tmpfs
+//! ```
+//!
+//! The scratch tmpfs is mounted on a per-box directory of the runtime dir, but
+//! only inside the box's namespace: the host never sees it, and it vanishes
+//! with the namespace. `pivot_root` then detaches the host's tree.
+
+use std::ffi::CString;
+use std::io;
+use std::os::fd::{AsRawFd, OwnedFd, RawFd};
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Path, PathBuf};
+
+use crate::sys;
+
+/// Where the work folder appears inside the box.
+pub const WORK_DIR: &str = "/home/bot";
+/// Device nodes bound into the box's /dev.
+pub const DEVICES: [&str; 5] = ["null", "zero", "full", "random", "urandom"];
+
+/// Everything the holder needs, prepared by the supervisor.
+pub(crate) struct MountPlan {
+    pub root: PathBuf,
+    pub scratch: PathBuf,
+    pub disk: u64,
+    pub uid: u32,
+    pub gid: u32,
+    pub loopback: bool,
+}
+
+fn c(p: &Path) -> CString {
+    CString::new(p.as_os_str().as_bytes()).expect("paths have no NUL")
+}
+
+fn check(r: libc::c_int) -> io::Result<()> {
+    if r < 0 {
+        Err(io::Error::last_os_error())
+    } else {
+        Ok(())
+    }
+}
+
+fn mount(src: &str, target: &Path, fstype: &str, flags: libc::c_ulong, data: &str) -> io::Result<()> {
+    let src = CString::new(src).unwrap();
+    let fstype = CString::new(fstype).unwrap();
+    let data = CString::new(data).unwrap();
+    check(unsafe {
+        libc::mount(
+            src.as_ptr(),
+            c(target).as_ptr(),
+            fstype.as_ptr(),
+            flags,
+            if data.as_bytes().is_empty() { std::ptr::null() } else { data.as_ptr().cast() },
+        )
+    })
+}
+
+fn bind(src: &Path, target: &Path, extra: libc::c_ulong) -> io::Result<()> {
+    check(unsafe {
+        libc::mount(c(src).as_ptr(), c(target).as_ptr(), std::ptr::null(), libc::MS_BIND, std::ptr::null())
+    })?;
+    // Flags of a bind mount can only be set by a remount.
+    check(unsafe {
+        libc::mount(
+            std::ptr::null(),
+            c(target).as_ptr(),
+            std::ptr::null(),
+            libc::MS_BIND | libc::MS_REMOUNT | extra,
+            std::ptr::null(),
+        )
+    })
+}
+
+fn remount_ro(target: &Path) -> io::Result<()> {
+    check(unsafe {
+        libc::mount(
+            std::ptr::null(),
+            c(target).as_ptr(),
+            std::ptr::null(),
+            libc::MS_REMOUNT | libc::MS_RDONLY | libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC,
+            std::ptr::null(),
+        )
+    })
+}
+
+fn mkdir(p: &Path, mode: u32) -> io::Result<()> {
+    check(unsafe { libc::mkdir(c(p).as_ptr(), mode) })?;
+    // mkdir obeys the umask; the mode must be exact (1777 for /tmp).
+    check(unsafe { libc::chmod(c(p).as_ptr(), mode) })
+}
+
+/// Body of the holder, run as root in fresh mount, PID (as pid 1), network,
+/// IPC and UTS namespaces. Reports `0` on `report` when the box is ready, or
+/// a failure (see [`sys::child_fail`]); then reaps orphans until `control`
+/// reaches EOF (the supervisor closed it or died).
+pub(crate) fn holder_main(plan: &MountPlan, report: RawFd, control: RawFd) -> ! {
+    unsafe { libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) };
+    macro_rules! step {
+        ($stage:expr, $e:expr) => {
+            if let Err(e) = $e {
+                sys::child_fail(report, $stage, e)
+            }
+        };
+    }
+    step!("making mounts private", check(unsafe {
+        libc::mount(std::ptr::null(), c"/".as_ptr(), std::ptr::null(), libc::MS_REC | libc::MS_PRIVATE, std::ptr::null())
+    }));
+    let tree = match sys::open_tree_clone_recursive(&c(&plan.root)) {
+        Ok(fd) => fd,
+        Err(e) => sys::child_fail(report, "cloning the root filesystem (open_tree)", e),
+    };
+    step!(
+        "making the root read-only (mount_setattr)",
+        sys::mount_setattr_recursive(
+            tree.as_raw_fd(),
+            sys::MOUNT_ATTR_RDONLY | sys::MOUNT_ATTR_NOSUID | sys::MOUNT_ATTR_NODEV
+        )
+    );
+    let s = &plan.scratch;
+    step!(
+        "mounting the scratch tmpfs",
+        mount("koth-scratch", s, "tmpfs", libc::MS_NOSUID | libc::MS_NODEV, &format!("size={},mode=0755", plan.disk))
+    );
+    let (root, work, tmp, shm) = (s.join("root"), s.join("work"), s.join("tmp"), s.join("shm"));
+    step!("creating scratch folders", (|| {
+        mkdir(&root, 0o755)?;
+        mkdir(&work, 0o700)?;
+        check(unsafe { libc::chown(c(&work).as_ptr(), plan.uid, plan.gid) })?;
+        mkdir(&tmp, 0o1777)?;
+        mkdir(&shm, 0o1777)
+    })());
+    step!("attaching the root (move_mount)", sys::move_mount_to(tree.as_raw_fd(), &c(&root)));
+    drop(tree);
+
+    let ro_tmpfs = |dir: &str| -> io::Result<()> {
+        let target = root.join(dir);
+        if !target.is_dir() {
+            return Ok(()); // nothing of the host's to hide there
+        }
+        mount("koth-empty", &target, "tmpfs", libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC, "size=64k,mode=0755")
+    };
+    let home = root.join("home");
+    if !home.is_dir() {
+        sys::child_fail(report, "the root filesystem has no /home directory for the work folder", io::Error::from_raw_os_error(libc::ENOENT));
+    }
+    step!("mounting /home", ro_tmpfs("home"));
+    step!("creating /home/bot", mkdir(&home.join("bot"), 0o755));
+    step!("remounting /home read-only", remount_ro(&home));
+    step!("mounting the work folder", bind(&work, &home.join("bot"), libc::MS_NOSUID | libc::MS_NODEV));
+    step!("mounting /tmp", bind(&tmp, &root.join("tmp"), libc::MS_NOSUID | libc::MS_NODEV));
+    step!("hiding /run", ro_tmpfs("run"));
+    step!("hiding /sys", ro_tmpfs("sys"));
+
+    let dev = root.join("dev");
+    step!("mounting /dev", mount("koth-dev", &dev, "tmpfs", libc::MS_NOSUID | libc::MS_NOEXEC, "size=64k,mode=0755"));
+    for name in DEVICES {
+        let node = dev.join(name);
+        step!("creating a device mount point", std::fs::File::create(&node).map(drop));
+        step!("binding a device", bind(&Path::new("/dev").join(name), &node, libc::MS_NOSUID | libc::MS_NOEXEC));
+    }
+    step!("creating /dev links", (|| {
+        std::os::unix::fs::symlink("/proc/self/fd", dev.join("fd"))?;
+        std::os::unix::fs::symlink("/proc/self/fd/0", dev.join("stdin"))?;
+        std::os::unix::fs::symlink("/proc/self/fd/1", dev.join("stdout"))?;
+        std::os::unix::fs::symlink("/proc/self/fd/2", dev.join("stderr"))?;
+        mkdir(&dev.join("shm"), 0o755)
+    })());
+    step!("mounting /dev/shm", bind(&shm, &dev.join("shm"), libc::MS_NOSUID | libc::MS_NODEV));
+    step!("remounting /dev read-only", remount_ro(&dev));
+
+    let proc_flags = libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC;
+    let proc_dir = root.join("proc");
+    if mount("proc", &proc_dir, "proc", proc_flags, "hidepid=invisible").is_err() {
+        step!("mounting /proc", mount("proc", &proc_dir, "proc", proc_flags, "hidepid=2"));
+    }
+
+    step!("entering the new root", check(unsafe { libc::chdir(c(&root).as_ptr()) }));
+    step!("pivot_root", check(unsafe { libc::syscall(libc::SYS_pivot_root, c".".as_ptr(), c".".as_ptr()) as libc::c_int }));
+    step!("detaching the old root", check(unsafe { libc::umount2(c".".as_ptr(), libc::MNT_DETACH) }));
+    step!("chdir /", check(unsafe { libc::chdir(c"/".as_ptr()) }));
+    step!("setting the hostname", check(unsafe { libc::sethostname(c"koth".as_ptr(), 4) }));
+    if plan.loopback {
+        step!("bringing loopback up", loopback_up());
+    }
+    sys::write_all(report, &[0]);
+    unsafe { libc::close(report) };
+    reap_until_eof(control)
+}
+
+fn loopback_up() -> io::Result<()> {
+    let sock = unsafe { libc::socket(libc::AF_INET, libc::SOCK_DGRAM | libc::SOCK_CLOEXEC, 0) };
+    check(sock)?;
+    let mut req: libc::ifreq = unsafe { std::mem::zeroed() };
+    for (d, s) in req.ifr_name.iter_mut().zip(b"lo\0") {
+        *d = *s as libc::c_char;
+    }
+    check(unsafe { libc::ioctl(sock, libc::SIOCGIFFLAGS, &mut req) })?;
+    unsafe { req.ifr_ifru.ifru_flags |= (libc::IFF_UP | libc::IFF_RUNNING) as libc::c_short };
+    check(unsafe { libc::ioctl(sock, libc::SIOCSIFFLAGS, &req) })?;
+    unsafe { libc::close(sock) };
+    Ok(())
+}
+
+/// As pid 1 of the box: reap every orphan, exit when `control` closes.
+fn reap_until_eof(control: RawFd) -> ! {
+    unsafe {
+        let mut set: libc::sigset_t = std::mem::zeroed();
+        libc::sigemptyset(&mut set);
+        libc::sigaddset(&mut set, libc::SIGCHLD);
+        libc::sigprocmask(libc::SIG_BLOCK, &set, std::ptr::null_mut());
+        let sfd = libc::signalfd(-1, &set, libc::SFD_CLOEXEC | libc::SFD_NONBLOCK);
+        let mut fds = [
+            libc::pollfd { fd: control, events: libc::POLLIN, revents: 0 },
+            libc::pollfd { fd: sfd, events: libc::POLLIN, revents: 0 },
+        ];
+        loop {
+            while libc::waitpid(-1, std::ptr::null_mut(), libc::WNOHANG) > 0 {}
+            if libc::poll(fds.as_mut_ptr(), 2, -1) < 0 {
+                continue;
+            }
+            if fds[0].revents != 0 {
+                libc::_exit(0);
+            }
+            let mut info = [0u8; 128];
+            while libc::read(sfd, info.as_mut_ptr().cast(), info.len()) > 0 {}
+        }
+    }
+}
+
+/// Open the holder's view of a path in the box (`/proc/<holder>/root/...`).
+pub(crate) fn open_in_box(holder: libc::pid_t, inside: &str, flags: libc::c_int) -> io::Result<OwnedFd> {
+    let p = format!("/proc/{holder}/root{inside}");
+    let cp = CString::new(p).unwrap();
+    let fd = unsafe { libc::open(cp.as_ptr(), flags | libc::O_CLOEXEC) };
+    if fd < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(unsafe { std::os::fd::FromRawFd::from_raw_fd(fd) })
+}

@@ -1,0 +1,767 @@
+use std::ffi::CString;
+use std::fs::File;
+use std::io;
+use std::net::TcpListener;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::{Duration, Instant};
+
+use crate::cgroup::{Group, Hierarchy, Version};
+use crate::landlock_rules::{self, LandlockStatus};
+use crate::launcher::on_launcher;
+use crate::mounts::{self, MountPlan, WORK_DIR};
+use crate::seccomp::Filter;
+use crate::slots::{self, Slot};
+use crate::usage::{decode_wait_status, Exit};
+use crate::workdir::WorkDir;
+use crate::{sys, Error, Limits, Network, Result, SandboxConfig};
+
+const BOX_NAMESPACES: libc::c_int =
+    libc::CLONE_NEWNS | libc::CLONE_NEWPID | libc::CLONE_NEWNET | libc::CLONE_NEWIPC | libc::CLONE_NEWUTS;
+
+/// Environment every program starts with; [`Command::env`] adds to it.
+const BASE_ENV: [(&str, &str); 5] = [
+    ("PATH", "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"),
+    ("HOME", WORK_DIR),
+    ("TMPDIR", "/tmp"),
+    ("LANG", "C.UTF-8"),
+    ("USER", "bot"),
+];
+
+/// Where a program's standard stream goes.
+#[derive(Debug, Default)]
+pub enum Stdio {
+    /// `/dev/null`.
+    #[default]
+    Null,
+    /// A pipe; the supervisor's end is in [`Child`].
+    Pipe,
+    /// A descriptor the caller owns (a socket, a file, a pipe end).
+    Fd(OwnedFd),
+}
+
+/// A program to start in a box.
+#[derive(Debug, Default)]
+pub struct Command {
+    pub program: String,
+    pub args: Vec<String>,
+    pub env: Vec<(String, String)>,
+    pub stdin: Stdio,
+    pub stdout: Stdio,
+    pub stderr: Stdio,
+}
+
+impl Command {
+    pub fn new(program: impl Into<String>) -> Command {
+        Command { program: program.into(), ..Default::default() }
+    }
+    pub fn arg(mut self, a: impl Into<String>) -> Self {
+        self.args.push(a.into());
+        self
+    }
+    pub fn args<I: IntoIterator<Item = S>, S: Into<String>>(mut self, a: I) -> Self {
+        self.args.extend(a.into_iter().map(Into::into));
+        self
+    }
+    pub fn env(mut self, k: impl Into<String>, v: impl Into<String>) -> Self {
+        self.env.push((k.into(), v.into()));
+        self
+    }
+    pub fn stdin(mut self, s: Stdio) -> Self {
+        self.stdin = s;
+        self
+    }
+    pub fn stdout(mut self, s: Stdio) -> Self {
+        self.stdout = s;
+        self
+    }
+    pub fn stderr(mut self, s: Stdio) -> Self {
+        self.stderr = s;
+        self
+    }
+}
+
+/// State shared between a box and the children spawned in it.
+struct Shared {
+    destroyed: std::sync::atomic::AtomicBool,
+    /// Children dropped while still running; reaped when the box dies.
+    unreaped: Mutex<Vec<libc::pid_t>>,
+}
+
+/// A box: namespaces, a cgroup, a scratch filesystem and a uid, alive until dropped.
+pub struct Sandbox {
+    id: String,
+    config: SandboxConfig,
+    slot: Slot,
+    version: Version,
+    cgroup: Box<dyn Group>,
+    holder_pid: libc::pid_t,
+    holder_pidfd: OwnedFd,
+    /// Closing it tells the holder to exit.
+    control: Option<OwnedFd>,
+    scratch_dir: PathBuf,
+    workdir: WorkDir,
+    landlock: Option<OwnedFd>,
+    landlock_status: LandlockStatus,
+    cap_last_cap: u32,
+    shared: Arc<Shared>,
+}
+
+fn seccomp_filter() -> &'static Filter {
+    static FILTER: OnceLock<Filter> = OnceLock::new();
+    FILTER.get_or_init(Filter::koth)
+}
+
+fn cap_last_cap() -> u32 {
+    std::fs::read_to_string("/proc/sys/kernel/cap_last_cap")
+        .ok()
+        .and_then(|s| s.trim().parse().ok())
+        .unwrap_or(63)
+}
+
+fn cstring(s: &str, what: &str) -> Result<CString> {
+    CString::new(s).map_err(|_| Error::Config(format!("{what} {s:?} contains a NUL byte")))
+}
+
+/// Keep only `keep` among descriptors >= 3 (the child of a fork inherits all
+/// of the supervisor's, including other boxes' pipes).
+fn close_all_but(keep: &mut [RawFd]) {
+    keep.sort_unstable();
+    let mut from: libc::c_uint = 3;
+    for &fd in keep.iter() {
+        if fd as libc::c_uint > from {
+            unsafe { libc::syscall(libc::SYS_close_range, from, fd as libc::c_uint - 1, 0) };
+        }
+        from = fd as libc::c_uint + 1;
+    }
+    unsafe { libc::syscall(libc::SYS_close_range, from, libc::c_uint::MAX, 0) };
+}
+
+impl Sandbox {
+    /// Build a box. Fails, never degrades, when the host cannot confine it.
+    pub fn create(config: SandboxConfig) -> Result<Sandbox> {
+        config.validate()?;
+        if unsafe { libc::geteuid() } != 0 {
+            return Err(Error::Unsupported(
+                "the sandbox must run as root (it creates namespaces and cgroups and switches to \
+                 an unprivileged uid per box)"
+                    .into(),
+            ));
+        }
+        let hierarchy = <dyn Hierarchy>::detect()?;
+        let slot = slots::acquire(&config.runtime_dir, config.uid_base, config.slots)?;
+        static SERIAL: AtomicU64 = AtomicU64::new(0);
+        let id = format!("koth-{}-{}-{}", std::process::id(), slot.index, SERIAL.fetch_add(1, Ordering::Relaxed));
+        let cgroup = hierarchy.create(&id, &config.limits)?;
+        let scratch_dir = config.runtime_dir.join("boxes").join(&id);
+        let built = (|| {
+            std::fs::create_dir_all(&scratch_dir)
+                .map_err(|e| Error::os(format!("creating {}", scratch_dir.display()), e))?;
+            let plan = MountPlan {
+                root: config.root.clone(),
+                scratch: scratch_dir.clone(),
+                disk: config.limits.disk,
+                uid: slot.uid,
+                gid: slot.uid,
+                loopback: matches!(config.network, Network::Loopback { .. }),
+            };
+            start_holder(plan)
+        })();
+        let (holder_pid, holder_pidfd, control) = match built {
+            Ok(h) => h,
+            Err(e) => {
+                let _ = cgroup.remove();
+                let _ = std::fs::remove_dir(&scratch_dir);
+                return Err(e);
+            }
+        };
+        let workdir = match mounts::open_in_box(holder_pid, WORK_DIR, libc::O_PATH | libc::O_DIRECTORY) {
+            Ok(fd) => WorkDir::new(fd, slot.uid, slot.uid),
+            Err(e) => {
+                drop(control);
+                let _ = sys::pidfd_send_signal(holder_pidfd.as_raw_fd(), libc::SIGKILL);
+                let _ = sys::waitpid(holder_pid, 0);
+                let _ = cgroup.remove();
+                let _ = std::fs::remove_dir(&scratch_dir);
+                return Err(Error::os("opening the work folder", e));
+            }
+        };
+        // From here on, Drop tears everything down if a step fails.
+        let mut sandbox = Sandbox {
+            id,
+            slot,
+            version: hierarchy.version(),
+            cgroup,
+            holder_pid,
+            holder_pidfd,
+            control: Some(control),
+            scratch_dir,
+            workdir,
+            landlock: None,
+            landlock_status: LandlockStatus::NotEnforced,
+            cap_last_cap: cap_last_cap(),
+            shared: Arc::new(Shared { destroyed: false.into(), unreaped: Mutex::new(Vec::new()) }),
+            config,
+        };
+        let ports = match &sandbox.config.network {
+            Network::Loopback { connect_ports } => connect_ports.clone(),
+            Network::None => Vec::new(),
+        };
+        let policy = landlock_rules::build(holder_pid, &ports)?;
+        sandbox.landlock = policy.fd;
+        sandbox.landlock_status = policy.status;
+        if sandbox.landlock_status != LandlockStatus::FullyEnforced {
+            tracing::warn!(status = ?sandbox.landlock_status, "Landlock is not fully enforced on this kernel");
+        }
+        Ok(sandbox)
+    }
+
+    /// Start a program in the box.
+    pub fn spawn(&self, cmd: Command) -> Result<Child> {
+        if self.shared.destroyed.load(Ordering::SeqCst) {
+            return Err(Error::Config("the box was already killed".into()));
+        }
+        let argv: Vec<CString> = std::iter::once(cmd.program.as_str())
+            .chain(cmd.args.iter().map(String::as_str))
+            .map(|a| cstring(a, "argument"))
+            .collect::<Result<_>>()?;
+        let mut env: Vec<(String, String)> = BASE_ENV.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+        for (k, v) in &cmd.env {
+            if k.is_empty() || k.contains('=') {
+                return Err(Error::Config(format!("environment name {k:?} is not valid")));
+            }
+            env.retain(|(ek, _)| ek != k);
+            env.push((k.clone(), v.clone()));
+        }
+        let path_var = env.iter().find(|(k, _)| k == "PATH").map(|(_, v)| v.clone()).unwrap_or_default();
+        let envp: Vec<CString> = env.iter().map(|(k, v)| cstring(&format!("{k}={v}"), "environment")).collect::<Result<_>>()?;
+        let candidates: Vec<CString> = if cmd.program.contains('/') {
+            vec![cstring(&cmd.program, "program")?]
+        } else {
+            path_var
+                .split(':')
+                .filter(|d| !d.is_empty())
+                .map(|d| cstring(&format!("{d}/{}", cmd.program), "program"))
+                .collect::<Result<_>>()?
+        };
+        let (stdin, parent_in) = child_end(cmd.stdin, true)?;
+        let (stdout, parent_out) = child_end(cmd.stdout, false)?;
+        let (stderr, parent_err) = child_end(cmd.stderr, false)?;
+        let (err_r, err_w) = sys::pipe_cloexec().map_err(|e| Error::os("creating a pipe", e))?;
+        let (pid_r, pid_w) = sys::pipe_cloexec().map_err(|e| Error::os("creating a pipe", e))?;
+
+        let limits = &self.config.limits;
+        let plan = ExecPlan {
+            argv,
+            envp,
+            candidates,
+            stdio: [stdin, stdout, stderr],
+            err_w,
+            pid_w,
+            holder_pidfd: self.holder_pidfd.as_raw_fd(),
+            join: self.cgroup.join_fds().iter().map(|f| f.as_raw_fd()).collect(),
+            uid: self.slot.uid,
+            gid: self.slot.uid,
+            rlimits: rlimits(limits),
+            cap_last_cap: self.cap_last_cap,
+            landlock: self.landlock.as_ref().map(|f| f.as_raw_fd()),
+            seccomp: seccomp_filter(),
+        };
+        // The raw descriptors in `plan` stay valid: `self` outlives this call.
+        let plan = SendPlan(plan);
+        let started = Instant::now();
+        let pid = on_launcher(move || {
+            let plan = plan;
+            fork_program(&plan.0, pid_r)
+            // The plan drops here, closing our copies of the pipes' write ends.
+        })?;
+        // EOF arrives when the program's execve succeeded (the pipe is
+        // close-on-exec); otherwise the child wrote what failed.
+        let msg = sys::read_to_end(err_r.as_raw_fd(), 4096).map_err(|e| Error::os("reading the spawn report", e))?;
+        if !msg.is_empty() || pid.is_none() {
+            let (stage, source) = sys::decode_child_failure(&msg);
+            if let Some(pid) = pid {
+                let _ = sys::waitpid(pid, 0);
+            }
+            return Err(Error::Spawn { stage: intern_stage(&stage), source });
+        }
+        let pid = pid.expect("checked above");
+        let pidfd = sys::pidfd_open(pid).map_err(|e| Error::os("pidfd_open on the program", e))?;
+        Ok(Child {
+            pid,
+            pidfd,
+            stdin: parent_in.map(File::from),
+            stdout: parent_out.map(File::from),
+            stderr: parent_err.map(File::from),
+            started,
+            status: None,
+            shared: self.shared.clone(),
+        })
+    }
+
+    /// Stop every process of the box (see [`Group::freeze`]).
+    pub fn freeze(&self) -> Result<()> {
+        self.cgroup.freeze()
+    }
+    /// Resume the box; returns once it runs again, so a move's clock may start.
+    pub fn thaw(&self) -> Result<()> {
+        self.cgroup.thaw()
+    }
+    /// CPU time of everything that ran in the box so far.
+    pub fn cpu_usage(&self) -> Result<Duration> {
+        self.cgroup.cpu_usage()
+    }
+    pub fn memory_peak(&self) -> Result<Option<u64>> {
+        self.cgroup.memory_peak()
+    }
+    pub fn oom_kills(&self) -> Result<u64> {
+        self.cgroup.oom_kills()
+    }
+    /// Processes of the box now running (global pids).
+    pub fn pids(&self) -> Result<Vec<i32>> {
+        self.cgroup.pids()
+    }
+    /// Kill every program of the box; the box stays usable for new spawns.
+    pub fn kill_all(&self) -> Result<()> {
+        self.cgroup.kill_all()
+    }
+    /// The box's work folder, for putting files in and reading them back.
+    pub fn workdir(&self) -> &WorkDir {
+        &self.workdir
+    }
+    pub fn landlock_status(&self) -> &LandlockStatus {
+        &self.landlock_status
+    }
+    pub fn cgroup_version(&self) -> Version {
+        self.version
+    }
+    pub fn cgroup_paths(&self) -> Vec<PathBuf> {
+        self.cgroup.paths()
+    }
+    pub fn uid(&self) -> u32 {
+        self.slot.uid
+    }
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+    pub fn limits(&self) -> &Limits {
+        &self.config.limits
+    }
+    /// The holder (pid 1 of the box), as a global pid.
+    pub fn holder_pid(&self) -> libc::pid_t {
+        self.holder_pid
+    }
+
+    /// Listen on 127.0.0.1:`port` inside the box's network namespace (for
+    /// protocols where the program connects to the referee). Requires
+    /// [`Network::Loopback`] with `port` among the allowed connect ports.
+    pub fn listen_tcp(&self, port: u16) -> Result<TcpListener> {
+        match &self.config.network {
+            Network::Loopback { connect_ports } if connect_ports.contains(&port) => {}
+            _ => {
+                return Err(Error::Config(format!(
+                    "listening on port {port} needs Network::Loopback with that port allowed"
+                )))
+            }
+        }
+        let ns = mounts::open_in_box(self.holder_pid, "/../ns/net", libc::O_RDONLY)
+            .or_else(|_| {
+                let p = CString::new(format!("/proc/{}/ns/net", self.holder_pid)).unwrap();
+                let fd = unsafe { libc::open(p.as_ptr(), libc::O_RDONLY | libc::O_CLOEXEC) };
+                if fd < 0 {
+                    Err(io::Error::last_os_error())
+                } else {
+                    Ok(unsafe { OwnedFd::from_raw_fd(fd) })
+                }
+            })
+            .map_err(|e| Error::os("opening the box's network namespace", e))?;
+        // setns(CLONE_NEWNET) affects only the calling thread, so a short-lived
+        // thread can make the socket; the socket keeps its namespace.
+        std::thread::spawn(move || -> Result<TcpListener> {
+            if unsafe { libc::setns(ns.as_raw_fd(), libc::CLONE_NEWNET) } < 0 {
+                return Err(Error::last_os("entering the box's network namespace"));
+            }
+            TcpListener::bind(("127.0.0.1", port)).map_err(|e| Error::os(format!("listening on 127.0.0.1:{port} in the box"), e))
+        })
+        .join()
+        .map_err(|_| Error::Config("the listener thread panicked".into()))?
+    }
+
+    fn destroy(&mut self) -> Result<()> {
+        if self.shared.destroyed.swap(true, Ordering::SeqCst) {
+            return Ok(());
+        }
+        let killed = self.cgroup.kill_all();
+        for pid in std::mem::take(&mut *self.shared.unreaped.lock().unwrap_or_else(|p| p.into_inner())) {
+            let _ = sys::waitpid(pid, 0);
+        }
+        self.control.take();
+        let _ = sys::pidfd_send_signal(self.holder_pidfd.as_raw_fd(), libc::SIGKILL);
+        let _ = sys::waitpid(self.holder_pid, 0);
+        let removed = self.cgroup.remove();
+        let _ = std::fs::remove_dir(&self.scratch_dir);
+        killed.and(removed)
+    }
+}
+
+impl Drop for Sandbox {
+    fn drop(&mut self) {
+        if let Err(e) = self.destroy() {
+            tracing::error!(box_id = %self.id, error = %e, "tearing down a box failed");
+        }
+    }
+}
+
+/// `(descriptor for the child, supervisor's end)` of one standard stream.
+fn child_end(s: Stdio, input: bool) -> Result<(OwnedFd, Option<OwnedFd>)> {
+    match s {
+        Stdio::Null => {
+            let f = std::fs::OpenOptions::new()
+                .read(input)
+                .write(!input)
+                .open("/dev/null")
+                .map_err(|e| Error::os("opening /dev/null", e))?;
+            Ok((f.into(), None))
+        }
+        Stdio::Fd(fd) => Ok((fd, None)),
+        Stdio::Pipe => {
+            let (r, w) = sys::pipe_cloexec().map_err(|e| Error::os("creating a pipe", e))?;
+            Ok(if input { (r, Some(w)) } else { (w, Some(r)) })
+        }
+    }
+}
+
+fn rlimits(l: &Limits) -> Vec<(libc::__rlimit_resource_t, u64)> {
+    let mut v = vec![
+        (libc::RLIMIT_FSIZE, l.file_size),
+        (libc::RLIMIT_NOFILE, l.open_files),
+        (libc::RLIMIT_CORE, 0),
+        (libc::RLIMIT_STACK, l.stack),
+    ];
+    if let Some(cpu) = l.cpu_time {
+        // Backstop only: the supervisor enforces the tree's CPU time exactly.
+        v.push((libc::RLIMIT_CPU, cpu.as_secs() + 2));
+    }
+    v
+}
+
+/// Everything the child needs, prepared before the fork.
+struct ExecPlan {
+    argv: Vec<CString>,
+    envp: Vec<CString>,
+    candidates: Vec<CString>,
+    stdio: [OwnedFd; 3],
+    err_w: OwnedFd,
+    pid_w: OwnedFd,
+    holder_pidfd: RawFd,
+    join: Vec<RawFd>,
+    uid: u32,
+    gid: u32,
+    rlimits: Vec<(libc::__rlimit_resource_t, u64)>,
+    cap_last_cap: u32,
+    landlock: Option<RawFd>,
+    seccomp: &'static Filter,
+}
+
+struct SendPlan(ExecPlan);
+
+// SAFETY: the raw descriptors in the plan belong to the box, which outlives
+// the spawn call that sends the plan to the launcher thread.
+unsafe impl Send for SendPlan {}
+
+/// Map a stage name reported by the child back to its `'static` literal.
+fn intern_stage(stage: &str) -> &'static str {
+    STAGES.iter().find(|s| **s == stage).copied().unwrap_or("starting the program")
+}
+
+const STAGES: &[&str] = &[
+    "joining the box namespaces (setns)",
+    "joining the box cgroup",
+    "forking the program",
+    "setsid",
+    "redirecting standard streams",
+    "entering the work folder",
+    "setting resource limits",
+    "dropping the capability bounding set",
+    "dropping supplementary groups",
+    "switching to the box's gid",
+    "switching to the box's uid",
+    "clearing capabilities",
+    "capabilities remain after dropping them",
+    "setting the parent-death signal",
+    "setting no_new_privs",
+    "applying Landlock",
+    "installing the seccomp filter",
+    "execve",
+];
+
+/// Runs on the launcher thread: fork the intermediate, which joins the box
+/// and clones the program as our child. Returns the program's pid, or `None`
+/// if the intermediate failed (its report is on the error pipe).
+fn fork_program(plan: &ExecPlan, pid_r: OwnedFd) -> Result<Option<libc::pid_t>> {
+    let a = unsafe { libc::fork() };
+    if a < 0 {
+        return Err(Error::last_os("fork"));
+    }
+    if a == 0 {
+        intermediate(plan);
+    }
+    sys::waitpid(a, 0).map_err(|e| Error::os("waiting for the spawn helper", e))?;
+    let mut buf = [0u8; 4];
+    let n = unsafe { libc::read(pid_r.as_raw_fd(), buf.as_mut_ptr().cast(), 4) };
+    Ok((n == 4).then(|| libc::pid_t::from_ne_bytes(buf)))
+}
+
+fn intermediate(plan: &ExecPlan) -> ! {
+    let err = plan.err_w.as_raw_fd();
+    if unsafe { libc::setns(plan.holder_pidfd, BOX_NAMESPACES) } < 0 {
+        sys::child_fail(err, STAGES[0], io::Error::last_os_error());
+    }
+    for &fd in &plan.join {
+        if unsafe { libc::pwrite(fd, b"0".as_ptr().cast(), 1, 0) } < 0 {
+            sys::child_fail(err, STAGES[1], io::Error::last_os_error());
+        }
+    }
+    match sys::clone_parent() {
+        Err(e) => sys::child_fail(err, STAGES[2], e),
+        Ok(0) => exec_child(plan),
+        Ok(pid) => {
+            sys::write_all(plan.pid_w.as_raw_fd(), &pid.to_ne_bytes());
+            unsafe { libc::_exit(0) }
+        }
+    }
+}
+
+fn exec_child(plan: &ExecPlan) -> ! {
+    let err = plan.err_w.as_raw_fd();
+    let fail = |i: usize| -> ! { sys::child_fail(err, STAGES[i], io::Error::last_os_error()) };
+    unsafe {
+        if libc::setsid() < 0 {
+            fail(3);
+        }
+        for (target, fd) in plan.stdio.iter().enumerate() {
+            if libc::dup2(fd.as_raw_fd(), target as RawFd) < 0 {
+                fail(4);
+            }
+        }
+        // Every inherited descriptor but the three streams closes at execve.
+        libc::syscall(libc::SYS_close_range, 3 as libc::c_uint, libc::c_uint::MAX, 4 as libc::c_uint);
+        if libc::chdir(c"/home/bot".as_ptr()) < 0 {
+            fail(5);
+        }
+        libc::umask(0o022);
+        for &(res, value) in &plan.rlimits {
+            let lim = libc::rlimit { rlim_cur: value, rlim_max: value };
+            if libc::setrlimit(res, &lim) < 0 {
+                fail(6);
+            }
+        }
+        for cap in 0..=plan.cap_last_cap {
+            if libc::prctl(libc::PR_CAPBSET_DROP, cap as libc::c_ulong, 0, 0, 0) < 0 {
+                fail(7);
+            }
+        }
+        if libc::setgroups(0, std::ptr::null()) < 0 {
+            fail(8);
+        }
+        if libc::setresgid(plan.gid, plan.gid, plan.gid) < 0 {
+            fail(9);
+        }
+        if libc::setresuid(plan.uid, plan.uid, plan.uid) < 0 {
+            fail(10);
+        }
+    }
+    for set in [caps::CapSet::Ambient, caps::CapSet::Inheritable, caps::CapSet::Effective, caps::CapSet::Permitted] {
+        if caps::clear(None, set).is_err() {
+            fail(11);
+        }
+    }
+    for set in [caps::CapSet::Effective, caps::CapSet::Permitted, caps::CapSet::Inheritable, caps::CapSet::Ambient] {
+        if !caps::read(None, set).map(|c| c.is_empty()).unwrap_or(false) {
+            sys::child_fail(err, STAGES[12], io::Error::from_raw_os_error(libc::EPERM));
+        }
+    }
+    unsafe {
+        if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0) < 0 {
+            fail(13);
+        }
+        if libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 {
+            fail(14);
+        }
+    }
+    if let Some(fd) = plan.landlock {
+        let owned = std::mem::ManuallyDrop::new(unsafe { OwnedFd::from_raw_fd(fd) });
+        if let Err(e) = landlock_rules::restrict_self(Some(&owned)) {
+            sys::child_fail(err, STAGES[15], e);
+        }
+    }
+    if let Err(e) = plan.seccomp.install() {
+        sys::child_fail(err, STAGES[16], e);
+    }
+    let mut argv: Vec<*const libc::c_char> = plan.argv.iter().map(|a| a.as_ptr()).collect();
+    argv.push(std::ptr::null());
+    let mut envp: Vec<*const libc::c_char> = plan.envp.iter().map(|a| a.as_ptr()).collect();
+    envp.push(std::ptr::null());
+    let mut last = io::Error::from_raw_os_error(libc::ENOENT);
+    for path in &plan.candidates {
+        unsafe { libc::execve(path.as_ptr(), argv.as_ptr(), envp.as_ptr()) };
+        last = io::Error::last_os_error();
+        if !matches!(last.raw_os_error(), Some(libc::ENOENT) | Some(libc::ENOTDIR) | Some(libc::EACCES)) {
+            break;
+        }
+    }
+    sys::child_fail(err, STAGES[17], last)
+}
+
+/// Start the holder; returns its pid, pidfd and the control pipe's write end.
+fn start_holder(plan: MountPlan) -> Result<(libc::pid_t, OwnedFd, OwnedFd)> {
+    let (report_r, report_w) = sys::pipe_cloexec().map_err(|e| Error::os("creating a pipe", e))?;
+    let (control_r, control_w) = sys::pipe_cloexec().map_err(|e| Error::os("creating a pipe", e))?;
+    let (pid_r, pid_w) = sys::pipe_cloexec().map_err(|e| Error::os("creating a pipe", e))?;
+    let forked = on_launcher(move || -> Result<()> {
+        let a = unsafe { libc::fork() };
+        if a < 0 {
+            return Err(Error::last_os("fork"));
+        }
+        if a == 0 {
+            let report = report_w.as_raw_fd();
+            if unsafe { libc::unshare(BOX_NAMESPACES) } < 0 {
+                sys::child_fail(report, "creating the box namespaces (unshare)", io::Error::last_os_error());
+            }
+            match sys::clone_parent() {
+                Err(e) => sys::child_fail(report, "starting the holder", e),
+                Ok(0) => {
+                    unsafe {
+                        let null = libc::open(c"/dev/null".as_ptr(), libc::O_RDWR);
+                        for fd in 0..3 {
+                            libc::dup2(null, fd);
+                        }
+                    }
+                    close_all_but(&mut [report, control_r.as_raw_fd()]);
+                    mounts::holder_main(&plan, report, control_r.as_raw_fd())
+                }
+                Ok(pid) => {
+                    sys::write_all(pid_w.as_raw_fd(), &pid.to_ne_bytes());
+                    unsafe { libc::_exit(0) }
+                }
+            }
+        }
+        sys::waitpid(a, 0).map_err(|e| Error::os("waiting for the box helper", e))?;
+        Ok(())
+        // report_w, control_r, pid_w drop here: only the holder keeps them.
+    });
+    forked?;
+    let pid_bytes = sys::read_to_end(pid_r.as_raw_fd(), 4).map_err(|e| Error::os("reading the holder pid", e))?;
+    let report = sys::read_to_end(report_r.as_raw_fd(), 1).map_err(|e| Error::os("reading the holder report", e))?;
+    if report != [0] {
+        let mut msg = report;
+        msg.extend(sys::read_to_end(report_r.as_raw_fd(), 4096).unwrap_or_default());
+        if let Ok(b) = <[u8; 4]>::try_from(pid_bytes.as_slice()) {
+            let _ = sys::waitpid(libc::pid_t::from_ne_bytes(b), 0);
+        }
+        let (stage, source) = sys::decode_child_failure(&msg);
+        return Err(match source.raw_os_error() {
+            Some(libc::EPERM) | Some(libc::ENOSYS) | Some(libc::EINVAL) => Error::Unsupported(format!(
+                "building the box failed at {stage}: {source} (the kernel must allow namespaces, \
+                 open_tree and mount_setattr (Linux 5.12+) to root)"
+            )),
+            _ => Error::os(format!("building the box failed at {stage}"), source),
+        });
+    }
+    let pid = libc::pid_t::from_ne_bytes(
+        pid_bytes.as_slice().try_into().map_err(|_| Error::Unsupported("the holder pid was not reported".into()))?,
+    );
+    let pidfd = sys::pidfd_open(pid).map_err(|e| Error::os("pidfd_open on the holder", e))?;
+    Ok((pid, pidfd, control_w))
+}
+
+/// A program running in a box.
+#[derive(Debug)]
+pub struct Child {
+    pid: libc::pid_t,
+    pidfd: OwnedFd,
+    pub stdin: Option<File>,
+    pub stdout: Option<File>,
+    pub stderr: Option<File>,
+    started: Instant,
+    status: Option<Exit>,
+    shared: Arc<Shared>,
+}
+
+impl std::fmt::Debug for Shared {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Shared")
+    }
+}
+
+impl Child {
+    /// Global pid of the program.
+    pub fn pid(&self) -> libc::pid_t {
+        self.pid
+    }
+    /// A pidfd that becomes readable when the program exits (for poll/epoll).
+    pub fn pidfd(&self) -> RawFd {
+        self.pidfd.as_raw_fd()
+    }
+    /// When the spawn began.
+    pub fn started(&self) -> Instant {
+        self.started
+    }
+    /// Send SIGKILL to this program (not to the rest of its box).
+    pub fn kill(&self) -> Result<()> {
+        if self.status.is_some() {
+            return Ok(());
+        }
+        sys::pidfd_send_signal(self.pidfd.as_raw_fd(), libc::SIGKILL).map_err(|e| Error::os("killing the program", e))
+    }
+    /// Reap the program if it has exited, without waiting.
+    pub fn try_wait(&mut self) -> Result<Option<Exit>> {
+        if self.status.is_none() {
+            if let Some(st) = sys::waitpid(self.pid, libc::WNOHANG).map_err(|e| Error::os("waitpid", e))? {
+                self.status = Some(decode_wait_status(st));
+            }
+        }
+        Ok(self.status)
+    }
+    /// Wait up to `timeout` (forever with `None`) for the program to exit.
+    pub fn wait_timeout(&mut self, timeout: Option<Duration>) -> Result<Option<Exit>> {
+        if self.status.is_some() {
+            return Ok(self.status);
+        }
+        let ms = timeout.map_or(-1, |t| t.as_millis().min(i32::MAX as u128) as i32);
+        let mut pfd = libc::pollfd { fd: self.pidfd.as_raw_fd(), events: libc::POLLIN, revents: 0 };
+        let r = unsafe { libc::poll(&mut pfd, 1, ms) };
+        if r < 0 && io::Error::last_os_error().raw_os_error() != Some(libc::EINTR) {
+            return Err(Error::last_os("poll on the program's pidfd"));
+        }
+        self.try_wait()
+    }
+    /// Wait for the program to exit.
+    pub fn wait(&mut self) -> Result<Exit> {
+        loop {
+            if let Some(e) = self.wait_timeout(None)? {
+                return Ok(e);
+            }
+        }
+    }
+}
+
+impl Drop for Child {
+    fn drop(&mut self) {
+        if self.status.is_some() {
+            return;
+        }
+        let _ = sys::pidfd_send_signal(self.pidfd.as_raw_fd(), libc::SIGKILL);
+        if let Ok(Some(_)) = sys::waitpid(self.pid, libc::WNOHANG) {
+            return;
+        }
+        if self.shared.destroyed.load(Ordering::SeqCst) {
+            let _ = sys::waitpid(self.pid, 0);
+        } else {
+            // Possibly frozen: the box reaps it when it kills everything.
+            self.shared.unreaped.lock().unwrap_or_else(|p| p.into_inner()).push(self.pid);
+        }
+    }
+}

@@ -1,0 +1,206 @@
+//! Thin wrappers over system calls that libc does not wrap (or not on every
+//! glibc). x86_64 and aarch64 share these numbers (the "generic" table).
+
+use std::ffi::CStr;
+use std::io;
+use std::os::fd::{FromRawFd, OwnedFd, RawFd};
+
+pub const OPEN_TREE_CLONE: libc::c_uint = 1;
+pub const AT_RECURSIVE: libc::c_uint = 0x8000;
+pub const MOVE_MOUNT_F_EMPTY_PATH: libc::c_uint = 0x4;
+pub const MOUNT_ATTR_RDONLY: u64 = 0x1;
+pub const MOUNT_ATTR_NOSUID: u64 = 0x2;
+pub const MOUNT_ATTR_NODEV: u64 = 0x4;
+
+pub const RESOLVE_NO_XDEV: u64 = 0x01;
+pub const RESOLVE_NO_MAGICLINKS: u64 = 0x02;
+pub const RESOLVE_NO_SYMLINKS: u64 = 0x04;
+pub const RESOLVE_BENEATH: u64 = 0x08;
+
+#[repr(C)]
+struct MountAttr {
+    attr_set: u64,
+    attr_clr: u64,
+    propagation: u64,
+    userns_fd: u64,
+}
+
+#[repr(C)]
+struct OpenHow {
+    flags: u64,
+    mode: u64,
+    resolve: u64,
+}
+
+fn ret_fd(r: libc::c_long) -> io::Result<OwnedFd> {
+    if r < 0 {
+        Err(io::Error::last_os_error())
+    } else {
+        Ok(unsafe { OwnedFd::from_raw_fd(r as RawFd) })
+    }
+}
+
+fn ret_unit(r: libc::c_long) -> io::Result<()> {
+    if r < 0 {
+        Err(io::Error::last_os_error())
+    } else {
+        Ok(())
+    }
+}
+
+pub fn pidfd_open(pid: libc::pid_t) -> io::Result<OwnedFd> {
+    ret_fd(unsafe { libc::syscall(libc::SYS_pidfd_open, pid, 0) })
+}
+
+pub fn pidfd_send_signal(pidfd: RawFd, sig: libc::c_int) -> io::Result<()> {
+    ret_unit(unsafe {
+        libc::syscall(libc::SYS_pidfd_send_signal, pidfd, sig, std::ptr::null::<libc::siginfo_t>(), 0)
+    })
+}
+
+/// Clone a mount tree (detached) for `mount_setattr` and `move_mount`.
+pub fn open_tree_clone_recursive(path: &CStr) -> io::Result<OwnedFd> {
+    ret_fd(unsafe {
+        libc::syscall(
+            libc::SYS_open_tree,
+            libc::AT_FDCWD,
+            path.as_ptr(),
+            OPEN_TREE_CLONE | AT_RECURSIVE | libc::O_CLOEXEC as libc::c_uint,
+        )
+    })
+}
+
+/// Set mount attributes on every mount of the tree behind `fd`, and make it private.
+pub fn mount_setattr_recursive(fd: RawFd, set: u64) -> io::Result<()> {
+    let attr = MountAttr { attr_set: set, attr_clr: 0, propagation: libc::MS_PRIVATE as u64, userns_fd: 0 };
+    ret_unit(unsafe {
+        libc::syscall(
+            libc::SYS_mount_setattr,
+            fd,
+            c"".as_ptr(),
+            (libc::AT_EMPTY_PATH as libc::c_uint) | AT_RECURSIVE,
+            &attr as *const MountAttr,
+            std::mem::size_of::<MountAttr>(),
+        )
+    })
+}
+
+pub fn move_mount_to(fd: RawFd, to: &CStr) -> io::Result<()> {
+    ret_unit(unsafe {
+        libc::syscall(
+            libc::SYS_move_mount,
+            fd,
+            c"".as_ptr(),
+            libc::AT_FDCWD,
+            to.as_ptr(),
+            MOVE_MOUNT_F_EMPTY_PATH,
+        )
+    })
+}
+
+/// `openat2` confined beneath `dir`: no symlinks, no magic links, no other mounts.
+pub fn openat2_beneath(dir: RawFd, path: &CStr, flags: libc::c_int, mode: libc::mode_t) -> io::Result<OwnedFd> {
+    let how = OpenHow {
+        flags: (flags | libc::O_CLOEXEC) as u64,
+        mode: if flags & libc::O_CREAT != 0 { mode as u64 } else { 0 },
+        resolve: RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV,
+    };
+    ret_fd(unsafe {
+        libc::syscall(libc::SYS_openat2, dir, path.as_ptr(), &how as *const OpenHow, std::mem::size_of::<OpenHow>())
+    })
+}
+
+/// fork-like clone whose child gets the caller's parent as its parent.
+/// Returns 0 in the child. Only call from a single-threaded process.
+pub fn clone_parent() -> io::Result<libc::pid_t> {
+    let r = unsafe {
+        libc::syscall(
+            libc::SYS_clone,
+            (libc::CLONE_PARENT as libc::c_long) | libc::SIGCHLD as libc::c_long,
+            0usize,
+            0usize,
+            0usize,
+            0usize,
+        )
+    };
+    if r < 0 {
+        Err(io::Error::last_os_error())
+    } else {
+        Ok(r as libc::pid_t)
+    }
+}
+
+pub fn pipe_cloexec() -> io::Result<(OwnedFd, OwnedFd)> {
+    let mut fds = [0 as RawFd; 2];
+    if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) })
+}
+
+/// Write all of `buf` (small messages on pipes from children).
+pub fn write_all(fd: RawFd, mut buf: &[u8]) {
+    while !buf.is_empty() {
+        let n = unsafe { libc::write(fd, buf.as_ptr().cast(), buf.len()) };
+        if n <= 0 {
+            if n < 0 && io::Error::last_os_error().raw_os_error() == Some(libc::EINTR) {
+                continue;
+            }
+            return;
+        }
+        buf = &buf[n as usize..];
+    }
+}
+
+/// Read until EOF (at most `max` bytes).
+pub fn read_to_end(fd: RawFd, max: usize) -> io::Result<Vec<u8>> {
+    let mut out = Vec::new();
+    let mut buf = [0u8; 512];
+    while out.len() < max {
+        let n = unsafe { libc::read(fd, buf.as_mut_ptr().cast(), buf.len()) };
+        if n < 0 {
+            let e = io::Error::last_os_error();
+            if e.raw_os_error() == Some(libc::EINTR) {
+                continue;
+            }
+            return Err(e);
+        }
+        if n == 0 {
+            break;
+        }
+        out.extend_from_slice(&buf[..n as usize]);
+    }
+    Ok(out)
+}
+
+/// Reap a child, retrying on EINTR. Returns the raw wait status.
+pub fn waitpid(pid: libc::pid_t, flags: libc::c_int) -> io::Result<Option<libc::c_int>> {
+    loop {
+        let mut status = 0;
+        let r = unsafe { libc::waitpid(pid, &mut status, flags) };
+        if r == pid {
+            return Ok(Some(status));
+        }
+        if r == 0 {
+            return Ok(None);
+        }
+        let e = io::Error::last_os_error();
+        if e.raw_os_error() != Some(libc::EINTR) {
+            return Err(e);
+        }
+    }
+}
+
+/// Report a failure from a child process: "stage: error", then exit.
+pub fn child_fail(fd: RawFd, stage: &str, err: io::Error) -> ! {
+    let msg = format!("{stage}\0{}", err.raw_os_error().unwrap_or(0));
+    write_all(fd, msg.as_bytes());
+    unsafe { libc::_exit(127) }
+}
+
+/// Decode a message written by [`child_fail`].
+pub fn decode_child_failure(msg: &[u8]) -> (String, io::Error) {
+    let text = String::from_utf8_lossy(msg);
+    let (stage, errno) = text.split_once('\0').unwrap_or((&text, "0"));
+    (stage.to_owned(), io::Error::from_raw_os_error(errno.parse().unwrap_or(0)))
+}

@@ -1,0 +1,27 @@
+use clap::{Parser, Subcommand};
+
+mod sandbox;
+
+/// Exit code when koth itself could not do what was asked (bad arguments,
+/// a host that cannot run the sandbox, ...).
+pub const EXIT_SETUP_FAILED: i32 = 210;
+
+#[derive(Parser)]
+#[command(name = "koth", version, about = "Host King-of-the-Hill programming contests")]
+pub struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run programs under koth's sandbox, and measure it.
+    #[command(subcommand)]
+    Sandbox(sandbox::SandboxCommand),
+}
+
+pub fn run(cli: Cli) -> anyhow::Result<i32> {
+    match cli.command {
+        Command::Sandbox(cmd) => sandbox::run(cmd),
+    }
+}

@@ -1,0 +1,191 @@
+//! `koth sandbox bench`: the sandbox's costs, each beside its baseline,
+//! measured in the same run.
+
+use std::time::{Duration, Instant};
+
+use anyhow::Context;
+use clap::Args;
+use koth_sandbox::{Command, Limits, Sandbox, SandboxConfig};
+
+#[derive(Args)]
+pub struct BenchArgs {
+    /// Samples per measurement.
+    #[arg(long, default_value_t = 200)]
+    samples: usize,
+    /// CPU time the accounting check burns, in milliseconds.
+    #[arg(long, default_value_t = 300)]
+    spin_ms: u64,
+}
+
+struct Stats {
+    p50: Duration,
+    p99: Duration,
+}
+
+fn stats(mut v: Vec<Duration>) -> Stats {
+    v.sort();
+    let at = |q: f64| v[((v.len() as f64 - 1.0) * q).round() as usize];
+    Stats { p50: at(0.5), p99: at(0.99) }
+}
+
+fn ms(d: Duration) -> String {
+    format!("{:8.3} ms", d.as_secs_f64() * 1e3)
+}
+
+fn row(name: &str, s: &Stats, base: Option<&Stats>) {
+    let ratio = base.map_or(String::new(), |b| {
+        format!("  ({:.2}x p50, {:.2}x p99)", s.p50.as_secs_f64() / b.p50.as_secs_f64(), s.p99.as_secs_f64() / b.p99.as_secs_f64())
+    });
+    println!("{name:<46} p50 {}  p99 {}{ratio}", ms(s.p50), ms(s.p99));
+}
+
+fn sample(n: usize, mut f: impl FnMut() -> anyhow::Result<()>) -> anyhow::Result<Stats> {
+    for _ in 0..(n / 10).max(3) {
+        f()?; // warm up
+    }
+    let mut v = Vec::with_capacity(n);
+    for _ in 0..n {
+        let t = Instant::now();
+        f()?;
+        v.push(t.elapsed());
+    }
+    Ok(stats(v))
+}
+
+fn config() -> SandboxConfig {
+    SandboxConfig { limits: Limits { memory: 256 << 20, pids: 64, ..Limits::default() }, ..Default::default() }
+}
+
+pub fn run(a: BenchArgs) -> anyhow::Result<i32> {
+    let n = a.samples.max(10);
+    println!("koth sandbox bench: {n} samples each; ratios are against the baseline row above them\n");
+
+    println!("== spawn to exit of /bin/true ==");
+    let bare = sample(n, || {
+        let st = std::process::Command::new("/bin/true").status()?;
+        anyhow::ensure!(st.success(), "/bin/true failed");
+        Ok(())
+    })?;
+    row("bare fork+exec (std::process::Command)", &bare, None);
+    let oneshot = sample(n, || {
+        let sb = Sandbox::create(config())?;
+        let e = sb.spawn(Command::new("/bin/true"))?.wait()?;
+        anyhow::ensure!(e == koth_sandbox::Exit::Code(0), "/bin/true in a box: {e:?}");
+        Ok(())
+    })?;
+    row("new box + spawn + exit + teardown", &oneshot, Some(&bare));
+    let sb = Sandbox::create(config())?;
+    let in_box = sample(n, || {
+        let e = sb.spawn(Command::new("/bin/true"))?.wait()?;
+        anyhow::ensure!(e == koth_sandbox::Exit::Code(0), "/bin/true in a box: {e:?}");
+        Ok(())
+    })?;
+    row("spawn + exit in a live box (per turn)", &in_box, Some(&bare));
+    drop(sb);
+
+    println!("\n== network namespace ==");
+    let netns = sample(n.min(100), || {
+        // unshare(CLONE_NEWNET) affects only the calling thread.
+        let t = std::thread::spawn(|| -> std::io::Result<Duration> {
+            let t = Instant::now();
+            if unsafe { libc::unshare(libc::CLONE_NEWNET) } < 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(t.elapsed())
+        });
+        t.join().map_err(|_| anyhow::anyhow!("thread panicked"))??;
+        Ok(())
+    })?;
+    row("thread + unshare(CLONE_NEWNET) (paid per box)", &netns, None);
+
+    println!("\n== freeze + thaw of a box running a busy loop ==");
+    let sb = Sandbox::create(config())?;
+    let _spinner = sb.spawn(Command::new("/bin/sh").args(["-c", "while :; do :; done"]))?;
+    std::thread::sleep(Duration::from_millis(20));
+    let dir = sb
+        .cgroup_paths()
+        .into_iter()
+        .find(|p| p.to_string_lossy().contains("freezer") || p.join("cgroup.freeze").exists())
+        .context("the box has no freezer cgroup")?;
+    let raw = match sb.cgroup_version() {
+        koth_sandbox::cgroup::Version::V1 => {
+            let state = dir.join("freezer.state");
+            sample(n, || {
+                std::fs::write(&state, "FROZEN")?;
+                while std::fs::read_to_string(&state)?.trim() != "FROZEN" {}
+                std::fs::write(&state, "THAWED")?;
+                while std::fs::read_to_string(&state)?.trim() != "THAWED" {}
+                Ok(())
+            })?
+        }
+        koth_sandbox::cgroup::Version::V2 => {
+            let (freeze, events) = (dir.join("cgroup.freeze"), dir.join("cgroup.events"));
+            sample(n, || {
+                std::fs::write(&freeze, "1")?;
+                while !std::fs::read_to_string(&events)?.contains("frozen 1") {}
+                std::fs::write(&freeze, "0")?;
+                while !std::fs::read_to_string(&events)?.contains("frozen 0") {}
+                Ok(())
+            })?
+        }
+    };
+    row(&format!("raw cgroup {:?} freezer by hand (open/write/read)", sb.cgroup_version()), &raw, None);
+    let ours = sample(n, || {
+        sb.freeze()?;
+        sb.thaw()?;
+        Ok(())
+    })?;
+    row("Sandbox::freeze + Sandbox::thaw", &ours, Some(&raw));
+    drop(_spinner);
+    drop(sb);
+
+    println!("\n== CPU-time accounting ==");
+    let exe = std::fs::read("/proc/self/exe").context("reading koth's own binary")?;
+    let mut errors = Vec::new();
+    for _ in 0..5 {
+        let sb = Sandbox::create(config())?;
+        sb.workdir().write_file("koth", &exe, 0o755)?;
+        let before = sb.cpu_usage()?;
+        let mut child = sb.spawn(
+            Command::new("./koth")
+                .args(["sandbox", "spin", "--cpu-ms", &a.spin_ms.to_string()])
+                .stdout(koth_sandbox::Stdio::Pipe),
+        )?;
+        let mut out = String::new();
+        std::io::Read::read_to_string(child.stdout.as_mut().expect("piped"), &mut out)?;
+        let exit = child.wait()?;
+        anyhow::ensure!(exit == koth_sandbox::Exit::Code(0), "the spinner failed: {exit:?}");
+        let cgroup = sb.cpu_usage()? - before;
+        let own: u64 = out.trim().parse().context("the spinner printed no CPU time")?;
+        errors.push((Duration::from_nanos(own), cgroup));
+    }
+    for (own, cg) in &errors {
+        println!(
+            "busy loop: own CLOCK_PROCESS_CPUTIME {:9.3} ms, box cgroup {:9.3} ms, difference {:+8.3} ms",
+            own.as_secs_f64() * 1e3,
+            cg.as_secs_f64() * 1e3,
+            (cg.as_secs_f64() - own.as_secs_f64()) * 1e3
+        );
+    }
+    println!("(the difference includes the process's own start-up and exit, which its clock does not see)");
+    Ok(0)
+}
+
+/// Burn `cpu_ms` of CPU time, then print the CPU time this process used (ns).
+pub fn spin(cpu_ms: u64) -> i32 {
+    let now = || {
+        let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+        unsafe { libc::clock_gettime(libc::CLOCK_PROCESS_CPUTIME_ID, &mut ts) };
+        ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
+    };
+    let target = cpu_ms * 1_000_000;
+    let mut x = 0u64;
+    while now() < target {
+        for i in 0..1000 {
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(i);
+        }
+        std::hint::black_box(x);
+    }
+    println!("{}", now());
+    0
+}
