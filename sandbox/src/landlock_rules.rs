@@ -20,9 +20,13 @@ use landlock::{
 use crate::mounts::{DEVICES, WORK_DIR};
 use crate::{Error, Result};
 
-/// The Landlock ABI koth is written and tested against: filesystem,
-/// TCP bind/connect, and signal and abstract-unix-socket scoping.
-pub const PINNED_ABI: ABI = ABI::V6;
+/// The Landlock ABI koth's ruleset is written for: filesystem (v1-v3, v5),
+/// TCP bind/connect (v4), signal and abstract-unix-socket scoping (v6), and
+/// connecting to path-named unix sockets (v9, `ResolveUnix`). On a kernel
+/// with an older ABI the ruleset is applied with what that kernel knows and
+/// the status says `partially_enforced` (Linux 6.12-6.18 have ABI 6 or 7:
+/// everything but `ResolveUnix`, see the README).
+pub const PINNED_ABI: ABI = ABI::V9;
 
 /// What Landlock achieved for a box.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
@@ -89,6 +93,15 @@ pub(crate) fn build(holder: libc::pid_t, connect_ports: &[u16]) -> Result<Policy
         RulesetStatus::NotEnforced => LandlockStatus::NotEnforced,
     };
     Ok(Policy { fd: ruleset.into(), status })
+}
+
+/// The Landlock ABI version of the running kernel (0: no Landlock).
+pub fn kernel_abi() -> i32 {
+    const LANDLOCK_CREATE_RULESET_VERSION: libc::c_uint = 1;
+    let v = unsafe {
+        libc::syscall(libc::SYS_landlock_create_ruleset, std::ptr::null::<u8>(), 0usize, LANDLOCK_CREATE_RULESET_VERSION)
+    };
+    v.max(0) as i32
 }
 
 /// Apply a ruleset built by [`build`] to the calling (child) process.

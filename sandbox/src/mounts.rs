@@ -4,7 +4,7 @@
 //! /               the chosen root, cloned recursively: read-only, nosuid, nodev
 //! /home           empty read-only tmpfs (hides the host's homes)
 //! /home/bot       the work folder           ┐
-//! /tmp            private, sticky           ├ one tmpfs of `limits.disk` bytes
+//! /tmp, /var/tmp  private, sticky (one dir)  ├ one tmpfs of `limits.disk` bytes
 //! /dev/shm        private, sticky           ┘ (charged to the writer's memory cgroup)
 //! /dev            read-only tmpfs: null zero full random urandom, fd and std* links
 //! /proc           a new procfs for the box's PID namespace, hidepid=invisible
@@ -158,6 +158,9 @@ pub(crate) fn holder_main(plan: &MountPlan, report: RawFd, control: RawFd) -> ! 
     step!("remounting /home read-only", remount_ro(&home));
     step!("mounting the work folder", bind(&work, &home.join("bot"), libc::MS_NOSUID | libc::MS_NODEV));
     step!("mounting /tmp", bind(&tmp, &root.join("tmp"), libc::MS_NOSUID | libc::MS_NODEV));
+    if root.join("var/tmp").is_dir() {
+        step!("mounting /var/tmp", bind(&tmp, &root.join("var/tmp"), libc::MS_NOSUID | libc::MS_NODEV));
+    }
     step!("hiding /run", ro_tmpfs("run"));
     step!("hiding /sys", ro_tmpfs("sys"));
 

@@ -213,7 +213,15 @@ impl Sandbox {
         sandbox.landlock = policy.fd;
         sandbox.landlock_status = policy.status;
         if sandbox.landlock_status != LandlockStatus::FullyEnforced {
-            tracing::warn!(status = ?sandbox.landlock_status, "Landlock is not fully enforced on this kernel");
+            static WARNED: std::sync::Once = std::sync::Once::new();
+            WARNED.call_once(|| {
+                tracing::info!(
+                    status = ?sandbox.landlock_status,
+                    kernel_abi = landlock_rules::kernel_abi(),
+                    pinned_abi = landlock_rules::PINNED_ABI as i32,
+                    "Landlock is not fully enforced on this kernel (see the README for what is missing)"
+                )
+            });
         }
         Ok(sandbox)
     }

@@ -1,0 +1,213 @@
+//! Shared harness of the sandbox's integration tests.
+//!
+//! These tests need root, a cgroup hierarchy, Landlock, `cc` and
+//! `/usr/bin/python3`. Without them a test prints why and returns, unless
+//! `CI` is set, where a missing prerequisite fails the test.
+
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::Command as HostCommand;
+use std::sync::{Mutex, OnceLock};
+use std::time::Duration;
+
+use koth_sandbox::{run_once, Limits, RunOutput, Sandbox, SandboxConfig};
+
+pub const PYTHON: &str = "/usr/bin/python3";
+
+pub fn in_ci() -> bool {
+    std::env::var("CI").is_ok_and(|v| !v.is_empty() && v != "0" && v != "false")
+}
+
+/// Whether the sandbox can run here. In CI, panics with the reason instead.
+pub fn sandbox_available() -> bool {
+    static OK: OnceLock<Result<(), String>> = OnceLock::new();
+    let r = OK.get_or_init(|| {
+        let mut missing = Vec::new();
+        if let Err(e) = Sandbox::create(config(Limits::default())) {
+            missing.push(format!("the sandbox cannot run: {e}"));
+        }
+        if HostCommand::new("cc").arg("--version").output().is_err() {
+            missing.push("no C compiler (cc)".into());
+        }
+        if !Path::new(PYTHON).exists() {
+            missing.push(format!("no {PYTHON}"));
+        }
+        if missing.is_empty() { Ok(()) } else { Err(missing.join("; ")) }
+    });
+    match r {
+        Ok(()) => true,
+        Err(why) if in_ci() => panic!("CI=true and a prerequisite is missing: {why}"),
+        Err(why) => {
+            eprintln!("SKIPPED (not in CI): {why}");
+            false
+        }
+    }
+}
+
+#[macro_export]
+macro_rules! require_sandbox {
+    () => {
+        if !common::sandbox_available() {
+            return;
+        }
+    };
+}
+
+/// The limits every hostile program runs under (and the positive controls too).
+pub fn hostile_limits() -> Limits {
+    Limits {
+        memory: 256 << 20,
+        pids: 64,
+        cpu_time: Some(Duration::from_secs(2)),
+        wall_time: Some(Duration::from_secs(6)),
+        disk: 16 << 20,
+        file_size: 8 << 20,
+        open_files: 64,
+        stack: 8 << 20,
+        output: 64 << 10,
+    }
+}
+
+pub fn config(limits: Limits) -> SandboxConfig {
+    SandboxConfig {
+        limits,
+        runtime_dir: PathBuf::from("/run/koth-test/sandbox"),
+        uid_base: 62000,
+        slots: 200,
+        ..SandboxConfig::default()
+    }
+}
+
+fn programs_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/programs")
+}
+
+/// Compile `tests/programs/<name>.c` once per test process.
+pub fn compile_c(name: &str) -> Vec<u8> {
+    static CACHE: Mutex<Vec<(String, Vec<u8>)>> = Mutex::new(Vec::new());
+    if let Some((_, b)) = CACHE.lock().unwrap().iter().find(|(n, _)| n == name) {
+        return b.clone();
+    }
+    let out_dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("hostile-bin");
+    std::fs::create_dir_all(&out_dir).unwrap();
+    let exe = out_dir.join(name);
+    let src = programs_dir().join(format!("{name}.c"));
+    let st = HostCommand::new("cc")
+        .args(["-O1", "-o"])
+        .arg(&exe)
+        .arg(&src)
+        .arg("-lpthread")
+        .status()
+        .expect("running cc");
+    assert!(st.success(), "compiling {}", src.display());
+    let bytes = std::fs::read(&exe).unwrap();
+    CACHE.lock().unwrap().push((name.to_owned(), bytes.clone()));
+    bytes
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Lang {
+    C,
+    Python,
+}
+
+pub const LANGS: [Lang; 2] = [Lang::C, Lang::Python];
+
+/// What a finished run left to check.
+pub struct Ran {
+    pub out: RunOutput,
+    pub stdout: String,
+    pub uid: u32,
+}
+
+/// Host files that no program may change.
+fn host_snapshot() -> Vec<(String, Vec<u8>)> {
+    ["/etc/passwd", "/etc/shadow", "/etc/hostname", "/proc/sys/kernel/hostname"]
+        .iter()
+        .map(|p| (p.to_string(), std::fs::read(p).unwrap_or_default()))
+        .collect()
+}
+
+/// Run hostile program `name` in `lang` in a fresh box, then check that
+/// nothing of it is left and the host is unchanged.
+pub fn run_hostile(lang: Lang, name: &str, args: &[String], limits: Limits) -> Ran {
+    let (program, mut argv, file, bytes) = match lang {
+        Lang::C => ("./prog".to_owned(), vec![], "prog", compile_c(name)),
+        Lang::Python => (
+            PYTHON.to_owned(),
+            vec!["prog.py".to_owned()],
+            "prog.py",
+            std::fs::read(programs_dir().join(format!("{name}.py"))).unwrap(),
+        ),
+    };
+    argv.extend(args.iter().cloned());
+    let before = host_snapshot();
+    let seen: Mutex<Option<(u32, Vec<PathBuf>, i32)>> = Mutex::new(None);
+    let out = run_once(config(limits), &program, &argv, &[], b"", |sb| {
+        sb.workdir().write_file(file, &bytes, 0o755)?;
+        *seen.lock().unwrap() = Some((sb.uid(), sb.cgroup_paths(), sb.holder_pid()));
+        Ok(())
+    })
+    .unwrap_or_else(|e| panic!("{name} ({lang:?}): the sandbox failed: {e}"));
+    let (uid, cgroups, holder) = seen.into_inner().unwrap().expect("prepare ran");
+    assert_clean(&format!("{name} ({lang:?})"), uid, &cgroups, holder);
+    assert_eq!(host_snapshot(), before, "{name} ({lang:?}) changed host files");
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    Ran { out, stdout, uid }
+}
+
+/// Processes on the host whose real uid is `uid`.
+pub fn processes_of(uid: u32) -> Vec<String> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if !name.bytes().all(|b| b.is_ascii_digit()) {
+            continue;
+        }
+        let Ok(status) = std::fs::read_to_string(entry.path().join("status")) else { continue };
+        let real = status
+            .lines()
+            .find_map(|l| l.strip_prefix("Uid:"))
+            .and_then(|v| v.split_whitespace().next())
+            .and_then(|v| v.parse::<u32>().ok());
+        if real == Some(uid) {
+            let comm = status.lines().next().unwrap_or("").to_owned();
+            found.push(format!("pid {name} {comm}"));
+        }
+    }
+    found
+}
+
+/// After a box is gone: no process of its uid, no cgroup, no holder.
+pub fn assert_clean(what: &str, uid: u32, cgroups: &[PathBuf], holder: i32) {
+    let left = processes_of(uid);
+    assert!(left.is_empty(), "{what}: processes left behind: {left:?}");
+    for p in cgroups {
+        assert!(!p.exists(), "{what}: cgroup {} still exists", p.display());
+    }
+    let alive = unsafe { libc::kill(holder, 0) } == 0;
+    assert!(!alive, "{what}: the box's holder (pid {holder}) is still alive");
+}
+
+/// The `key=value` integer from a program's report line.
+pub fn field(stdout: &str, key: &str) -> i64 {
+    let pat = format!("{key}=");
+    stdout
+        .split(|c: char| c.is_whitespace())
+        .find_map(|w| w.strip_prefix(&pat))
+        .and_then(|v| v.parse().ok())
+        .unwrap_or_else(|| panic!("no {key}= in output {stdout:?}"))
+}
+
+/// Whether `tool` is on PATH. In CI, its absence fails the test.
+pub fn require_ci_tool(tool: &str) -> bool {
+    let ok = HostCommand::new("sh").arg("-c").arg(format!("command -v {tool}")).output().is_ok_and(|o| o.status.success());
+    if !ok {
+        if in_ci() {
+            panic!("CI=true and {tool} is not installed (.ci/run installs it)");
+        }
+        eprintln!("SKIPPED (not in CI): {tool} is not installed");
+    }
+    ok
+}

@@ -1,0 +1,151 @@
+//! Positive controls and the box's controls: real runtimes work under the
+//! hostile suite's limits; freeze, thaw, per-turn spawns, loopback networking.
+
+mod common;
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::process::Command as HostCommand;
+use std::time::Duration;
+
+use common::{config, hostile_limits, require_ci_tool};
+use koth_sandbox::{run_once, Command, Exit, Network, Outcome, Sandbox, SandboxConfig, Stdio};
+
+fn program(name: &str) -> Vec<u8> {
+    std::fs::read(format!("{}/tests/programs/{name}", env!("CARGO_MANIFEST_DIR"))).unwrap()
+}
+
+#[test]
+fn multithreaded_java_runs_under_the_same_limits() {
+    require_sandbox!();
+    if !require_ci_tool("javac") || !require_ci_tool("java") {
+        return;
+    }
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("java-control");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("Threads.java"), program("Threads.java")).unwrap();
+    let st = HostCommand::new("javac").arg("-d").arg(&dir).arg(dir.join("Threads.java")).status().unwrap();
+    assert!(st.success(), "javac failed");
+    let class = std::fs::read(dir.join("Threads.class")).unwrap();
+    let java = which("java");
+    let out = run_once(config(hostile_limits()), &java, &["-cp".into(), ".".into(), "Threads".into()], &[], b"", |sb| {
+        sb.workdir().write_file("Threads.class", &class, 0o644)
+    })
+    .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.usage.outcome, Outcome::Ok, "{:?} stderr: {}", out.usage, String::from_utf8_lossy(&out.stderr));
+    assert!(text.starts_with("java threads ok"), "{text}");
+}
+
+#[test]
+fn node_worker_threads_run_under_the_same_limits() {
+    require_sandbox!();
+    if !require_ci_tool("node") {
+        return;
+    }
+    let node = which("node");
+    let out = run_once(config(hostile_limits()), &node, &["threads.js".into()], &[], b"", |sb| {
+        sb.workdir().write_file("threads.js", &program("threads.js"), 0o644)
+    })
+    .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.usage.outcome, Outcome::Ok, "{:?} stderr: {}", out.usage, String::from_utf8_lossy(&out.stderr));
+    assert!(text.starts_with("node workers ok"), "{text}");
+}
+
+/// Resolve a tool to the real file (alternatives symlinks are fine inside
+/// the box, but the resolved path is what the report should show).
+fn which(tool: &str) -> String {
+    let out = HostCommand::new("sh").arg("-c").arg(format!("command -v {tool}")).output().unwrap();
+    let p = String::from_utf8_lossy(&out.stdout).trim().to_owned();
+    std::fs::canonicalize(&p).map(|p| p.to_string_lossy().into_owned()).unwrap_or(p)
+}
+
+#[test]
+fn a_frozen_box_uses_no_cpu_and_resumes_on_thaw() {
+    require_sandbox!();
+    let sb = Sandbox::create(config(hostile_limits())).unwrap();
+    let mut child = sb.spawn(Command::new("/bin/sh").args(["-c", "while :; do :; done"])).unwrap();
+    std::thread::sleep(Duration::from_millis(100));
+    sb.freeze().unwrap();
+    let frozen_at = sb.cpu_usage().unwrap();
+    std::thread::sleep(Duration::from_millis(300));
+    let still = sb.cpu_usage().unwrap();
+    assert!(still - frozen_at < Duration::from_millis(2), "a frozen box burned {:?}", still - frozen_at);
+    sb.thaw().unwrap();
+    std::thread::sleep(Duration::from_millis(200));
+    assert!(sb.cpu_usage().unwrap() - still > Duration::from_millis(100), "the thawed box did not run");
+    // Killing a frozen box works too.
+    sb.freeze().unwrap();
+    sb.kill_all().unwrap();
+    assert_eq!(child.wait().unwrap(), Exit::Signal(libc::SIGKILL));
+    assert!(sb.pids().unwrap().is_empty());
+}
+
+#[test]
+fn the_work_folder_persists_across_spawns_in_one_box() {
+    require_sandbox!();
+    let sb = Sandbox::create(config(hostile_limits())).unwrap();
+    for turn in 0..20 {
+        let mut c = sb
+            .spawn(Command::new("/bin/sh").args(["-c", "n=$(cat count 2>/dev/null || echo 0); echo $((n+1)) > count; echo $1", "sh", &turn.to_string()]).stdout(Stdio::Pipe))
+            .unwrap();
+        let mut out = String::new();
+        c.stdout.take().unwrap().read_to_string(&mut out).unwrap();
+        assert_eq!(c.wait().unwrap(), Exit::Code(0));
+        assert_eq!(out.trim(), turn.to_string());
+    }
+    let (count, _) = sb.workdir().read_file("count", 100).unwrap();
+    assert_eq!(String::from_utf8_lossy(&count).trim(), "20");
+}
+
+#[test]
+fn a_missing_program_is_a_clear_spawn_error() {
+    require_sandbox!();
+    let sb = Sandbox::create(config(hostile_limits())).unwrap();
+    let err = sb.spawn(Command::new("no-such-program-koth")).unwrap_err();
+    let msg = err.to_string();
+    assert!(msg.contains("execve") && msg.contains("No such file"), "{msg}");
+    // The box is still usable.
+    assert_eq!(sb.spawn(Command::new("/bin/true")).unwrap().wait().unwrap(), Exit::Code(0));
+}
+
+#[test]
+fn loopback_boxes_reach_only_the_supervisors_port() {
+    require_sandbox!();
+    let cfg = SandboxConfig { network: Network::Loopback { connect_ports: vec![4040] }, ..config(hostile_limits()) };
+    let sb = Sandbox::create(cfg).unwrap();
+    let listener = sb.listen_tcp(4040).unwrap();
+    let script = r#"
+import socket
+s = socket.create_connection(("127.0.0.1", 4040))
+s.sendall(b"hello from the box\n")
+print(s.makefile().readline().strip(), flush=True)
+for port in (4041, 22):
+    try:
+        socket.create_connection(("127.0.0.1", port), timeout=1)
+        print("connect %d: ok" % port)
+    except OSError as e:
+        print("connect %d: errno=%d" % (port, e.errno))
+try:
+    socket.socket().bind(("127.0.0.1", 4040))
+    print("bind: ok")
+except OSError as e:
+    print("bind: errno=%d" % e.errno)
+"#;
+    sb.workdir().write_file("bot.py", script.as_bytes(), 0o644).unwrap();
+    let mut child = sb.spawn(Command::new(common::PYTHON).arg("bot.py").stdout(Stdio::Pipe)).unwrap();
+    listener.set_nonblocking(false).unwrap();
+    let (mut conn, peer) = listener.accept().unwrap();
+    assert!(peer.ip().is_loopback());
+    let mut line = String::new();
+    BufReader::new(conn.try_clone().unwrap()).read_line(&mut line).unwrap();
+    assert_eq!(line, "hello from the box\n");
+    conn.write_all(b"hello from the referee\n").unwrap();
+    let mut out = String::new();
+    child.stdout.take().unwrap().read_to_string(&mut out).unwrap();
+    assert_eq!(child.wait().unwrap(), Exit::Code(0), "{out}");
+    assert!(out.contains("hello from the referee"), "{out}");
+    assert!(out.contains("connect 4041: errno=13"), "Landlock must refuse other ports: {out}");
+    assert!(out.contains("connect 22: errno=13"), "{out}");
+    assert!(out.contains("bind: errno=13"), "{out}");
+}

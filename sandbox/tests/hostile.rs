@@ -1,0 +1,349 @@
+//! Hostile programs, in C and in Python, each run in a fresh box with its
+//! safe outcome asserted. After every run the harness checks that no process
+//! of the box is left, its cgroup is gone and host files are unchanged
+//! (`common::run_hostile`).
+
+mod common;
+
+use std::io::Read;
+use std::net::{TcpListener, UdpSocket};
+use std::os::unix::net::UnixListener;
+use std::time::Duration;
+
+use common::{field, hostile_limits, run_hostile, Lang, LANGS};
+use koth_sandbox::{Exit, Outcome};
+
+const EAGAIN: i64 = libc::EAGAIN as i64;
+
+fn no_args() -> Vec<String> {
+    Vec::new()
+}
+
+#[test]
+fn fork_bomb_hits_the_pids_limit() {
+    require_sandbox!();
+    for lang in LANGS {
+        let r = run_hostile(lang, "fork_bomb", &no_args(), hostile_limits());
+        assert_eq!(r.out.usage.outcome, Outcome::Ok, "{lang:?}: {}", r.stdout);
+        assert_eq!(field(&r.stdout, "errno"), EAGAIN, "{lang:?}");
+        assert!(field(&r.stdout, "forks") < 64, "{lang:?}: {}", r.stdout);
+    }
+}
+
+#[test]
+fn thread_bomb_hits_the_pids_limit() {
+    require_sandbox!();
+    for lang in LANGS {
+        let r = run_hostile(lang, "thread_bomb", &no_args(), hostile_limits());
+        assert_eq!(field(&r.stdout, "errno"), EAGAIN, "{lang:?}: {}", r.stdout);
+        assert!(field(&r.stdout, "threads") < 64, "{lang:?}: {}", r.stdout);
+    }
+}
+
+#[test]
+fn memory_bomb_is_killed_for_memory() {
+    require_sandbox!();
+    for lang in LANGS {
+        let limits = hostile_limits();
+        let r = run_hostile(lang, "memory_bomb", &no_args(), limits.clone());
+        let u = &r.out.usage;
+        assert_eq!(u.outcome, Outcome::MemoryLimit, "{lang:?}: {u:?}");
+        assert!(u.oom_kills >= 1, "{lang:?}: {u:?}");
+        if let Some(peak) = u.peak_memory {
+            assert!(peak <= limits.memory + (1 << 20), "{lang:?}: peak {peak} above the limit");
+        }
+    }
+}
+
+#[test]
+fn filling_tmp_shm_and_the_work_folder_stops_at_the_disk_limit() {
+    require_sandbox!();
+    let limits = hostile_limits();
+    for lang in LANGS {
+        for dir in ["/tmp", "/dev/shm", "/var/tmp", "."] {
+            let r = run_hostile(lang, "fill", &[dir.to_owned(), "many".to_owned()], limits.clone());
+            assert_eq!(field(&r.stdout, "errno"), libc::ENOSPC as i64, "{lang:?} {dir}: {}", r.stdout);
+            assert!(field(&r.stdout, "bytes") as u64 <= limits.disk, "{lang:?} {dir}: {}", r.stdout);
+        }
+        // One big file stops at the file size limit first.
+        let r = run_hostile(lang, "fill", &[".".to_owned(), "one".to_owned()], limits.clone());
+        assert_eq!(field(&r.stdout, "errno"), libc::EFBIG as i64, "{lang:?}: {}", r.stdout);
+        assert_eq!(field(&r.stdout, "bytes") as u64, limits.file_size, "{lang:?}: {}", r.stdout);
+    }
+}
+
+#[test]
+fn file_descriptors_stop_at_the_limit() {
+    require_sandbox!();
+    for lang in LANGS {
+        let r = run_hostile(lang, "fds", &no_args(), hostile_limits());
+        assert_eq!(field(&r.stdout, "errno"), libc::EMFILE as i64, "{lang:?}: {}", r.stdout);
+        assert!(field(&r.stdout, "fds") <= 64, "{lang:?}: {}", r.stdout);
+    }
+}
+
+#[test]
+fn busy_loop_is_stopped_at_its_cpu_time() {
+    require_sandbox!();
+    for lang in LANGS {
+        let limits = koth_sandbox::Limits { cpu_time: Some(Duration::from_secs(1)), ..hostile_limits() };
+        let r = run_hostile(lang, "busy", &no_args(), limits);
+        let u = &r.out.usage;
+        assert_eq!(u.outcome, Outcome::CpuTimeLimit, "{lang:?}: {u:?}");
+        assert!(u.cpu_time >= Duration::from_secs(1), "{lang:?}: {u:?}");
+        assert!(u.cpu_time < Duration::from_millis(1300), "{lang:?}: overshoot {u:?}");
+    }
+}
+
+#[test]
+fn sleeping_forever_is_stopped_at_its_wall_time() {
+    require_sandbox!();
+    for lang in LANGS {
+        let limits = koth_sandbox::Limits { wall_time: Some(Duration::from_secs(1)), ..hostile_limits() };
+        let r = run_hostile(lang, "sleep", &no_args(), limits);
+        let u = &r.out.usage;
+        assert_eq!(u.outcome, Outcome::WallTimeLimit, "{lang:?}: {u:?}");
+        assert!(u.wall_time >= Duration::from_secs(1) && u.wall_time < Duration::from_millis(1500), "{lang:?}: {u:?}");
+        assert!(u.cpu_time < Duration::from_millis(500), "{lang:?}: {u:?}");
+    }
+}
+
+#[test]
+fn a_daemon_does_not_outlive_its_box() {
+    require_sandbox!();
+    for lang in LANGS {
+        // run_hostile asserts that no process of the box's uid is left.
+        let r = run_hostile(lang, "daemon", &no_args(), hostile_limits());
+        assert_eq!(r.out.usage.outcome, Outcome::Ok, "{lang:?}");
+        assert!(r.stdout.contains("parent leaving"), "{lang:?}: {}", r.stdout);
+    }
+}
+
+#[test]
+fn kill_minus_one_and_killing_the_parent_reach_nothing_outside() {
+    require_sandbox!();
+    let me = std::process::id().to_string();
+    for lang in LANGS {
+        let r = run_hostile(lang, "killer", &[me.clone()], hostile_limits());
+        // It sees no other process, cannot signal the holder (pid 1) or our
+        // pid (which means nothing in its PID namespace)...
+        assert!(r.stdout.contains("visible=0 kill1=-1 killhost=-1"), "{lang:?}: {}", r.stdout);
+        assert!(r.stdout.contains("survived kill(-1)"), "{lang:?}: {}", r.stdout);
+        // ...and "killing its parent" (pid 0 in its namespace: its own process
+        // group) kills only itself.
+        assert_eq!(r.out.usage.exit, Exit::Signal(libc::SIGKILL), "{lang:?}: {}", r.stdout);
+        assert_eq!(r.out.usage.outcome, Outcome::Crashed, "{lang:?}");
+    }
+}
+
+#[test]
+fn flooding_stdout_without_newlines_is_cut_at_the_output_limit() {
+    require_sandbox!();
+    for lang in LANGS {
+        let limits = hostile_limits();
+        let r = run_hostile(lang, "flood", &no_args(), limits.clone());
+        assert_eq!(r.out.usage.outcome, Outcome::OutputLimit, "{lang:?}");
+        assert_eq!(r.out.stdout.len() as u64, limits.output, "{lang:?}");
+        assert!(r.out.usage.stdout_bytes > limits.output, "{lang:?}");
+    }
+}
+
+#[test]
+fn secrets_and_other_boxes_are_out_of_reach() {
+    require_sandbox!();
+    // Another box, alive, with a secret in its work folder.
+    let other = koth_sandbox::Sandbox::create(common::config(hostile_limits())).unwrap();
+    let secret = format!("secret-{}-{}", std::process::id(), other.id());
+    other.workdir().write_file("secret", secret.as_bytes(), 0o644).unwrap();
+    let paths = vec![
+        "/etc/shadow".to_owned(),
+        "/proc/1/environ".to_owned(),
+        "/proc/1/root/etc/shadow".to_owned(),
+        format!("/proc/{}/root/home/bot/secret", other.holder_pid()),
+        format!("/proc/{}/environ", std::process::id()),
+        format!("/run/koth-test/sandbox/boxes/{}/work/secret", other.id()),
+        "/root/.bashrc".to_owned(),
+    ];
+    for lang in LANGS {
+        let r = run_hostile(lang, "snoop", &paths, hostile_limits());
+        assert!(!r.stdout.contains("READ"), "{lang:?} read something: {}", r.stdout);
+        assert!(!r.stdout.contains(&secret), "{lang:?}");
+        assert_eq!(r.stdout.matches("errno=").count(), paths.len(), "{lang:?}: {}", r.stdout);
+        assert!(r.stdout.contains("/etc/shadow: errno=13"), "{lang:?}: {}", r.stdout);
+    }
+    // The other box is untouched.
+    let (back, _) = other.workdir().read_file("secret", 1024).unwrap();
+    assert_eq!(back, secret.as_bytes());
+}
+
+#[test]
+fn writing_outside_the_folder_fails_and_changes_nothing() {
+    require_sandbox!();
+    let tag = format!("koth-pwned-{}", std::process::id());
+    let manifest = env!("CARGO_MANIFEST_DIR");
+    let targets = vec![
+        format!("/etc/{tag}"),
+        format!("/usr/{tag}"),
+        format!("/{tag}"),
+        format!("{manifest}/{tag}"),
+        format!("/dev/{tag}"),
+        format!("/home/{tag}"),
+        format!("/sys/{tag}"),
+        format!("/run/{tag}"),
+        "/proc/sys/kernel/hostname".to_owned(),
+        "/etc/passwd".to_owned(),
+    ];
+    for lang in LANGS {
+        let r = run_hostile(lang, "scribble", &targets, hostile_limits());
+        assert!(!r.stdout.contains("WROTE"), "{lang:?}: {}", r.stdout);
+        assert_eq!(r.stdout.matches("errno=").count(), targets.len(), "{lang:?}: {}", r.stdout);
+        for t in &targets[..8] {
+            assert!(!std::path::Path::new(t).exists(), "{t} appeared on the host");
+        }
+    }
+}
+
+#[test]
+fn no_socket_reaches_the_host_or_the_outside() {
+    require_sandbox!();
+    let pid = std::process::id();
+    let tcp = TcpListener::bind("127.0.0.1:0").unwrap();
+    tcp.set_nonblocking(true).unwrap();
+    let udp = UdpSocket::bind("127.0.0.1:0").unwrap();
+    udp.set_nonblocking(true).unwrap();
+    let mut unix_paths = Vec::new();
+    let mut unix_listeners = Vec::new();
+    for dir in ["/run", "/tmp", "/var/tmp"] {
+        let p = format!("{dir}/koth-hostile-{pid}.sock");
+        let _ = std::fs::remove_file(&p);
+        let l = UnixListener::bind(&p).unwrap();
+        l.set_nonblocking(true).unwrap();
+        // World-writable, so only the sandbox stands between it and the bot.
+        std::fs::set_permissions(&p, std::os::unix::fs::PermissionsExt::from_mode(0o777)).unwrap();
+        unix_paths.push(p);
+        unix_listeners.push(l);
+    }
+    let abstract_name = format!("koth-hostile-{pid}");
+    let abstract_listener = {
+        use std::os::linux::net::SocketAddrExt;
+        let addr = std::os::unix::net::SocketAddr::from_abstract_name(abstract_name.as_bytes()).unwrap();
+        let l = UnixListener::bind_addr(&addr).unwrap();
+        l.set_nonblocking(true).unwrap();
+        l
+    };
+    let mut args = vec![tcp.local_addr().unwrap().port().to_string(), udp.local_addr().unwrap().port().to_string()];
+    args.extend(unix_paths.iter().cloned());
+    args.push("--".into());
+    args.push(abstract_name);
+    for lang in LANGS {
+        let r = run_hostile(lang, "sockets", &args, hostile_limits());
+        assert!(!r.stdout.contains(": ok"), "{lang:?}: {}", r.stdout);
+        assert_eq!(r.stdout.matches("errno=").count(), 5 + unix_paths.len() + 1, "{lang:?}: {}", r.stdout);
+        // Only an interface that is down: nothing leads out.
+        assert_eq!(field(&r.stdout, "interfaces"), 1, "{lang:?}: {}", r.stdout);
+        assert!(r.stdout.contains("raw icmp socket: errno=1"), "{lang:?}: {}", r.stdout);
+    }
+    assert!(tcp.accept().is_err(), "a box reached the host's TCP listener");
+    assert!(udp.recv(&mut [0u8; 16]).is_err(), "a box reached the host's UDP socket");
+    for l in unix_listeners.iter().chain([&abstract_listener]) {
+        assert!(l.accept().is_err(), "a box reached a host unix socket");
+    }
+    for p in unix_paths {
+        let _ = std::fs::remove_file(p);
+    }
+}
+
+#[test]
+fn ptrace_is_denied() {
+    require_sandbox!();
+    for lang in LANGS {
+        let r = run_hostile(lang, "ptrace", &no_args(), hostile_limits());
+        assert_eq!(r.stdout.matches("denied").count(), 3, "{lang:?}: {}", r.stdout);
+        assert!(!r.stdout.contains(": ok"), "{lang:?}: {}", r.stdout);
+    }
+}
+
+#[test]
+fn a_setuid_binary_gives_no_privilege() {
+    require_sandbox!();
+    use std::os::unix::fs::PermissionsExt;
+    // A setuid-root program on the host, visible in the box's root.
+    let dir = std::path::PathBuf::from(format!("/opt/koth-test-suid-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let exe = dir.join("whoami");
+    std::fs::write(&exe, common::compile_c("whoami")).unwrap();
+    std::fs::set_permissions(&exe, std::fs::Permissions::from_mode(0o4755)).unwrap();
+    let exe_s = exe.to_string_lossy().into_owned();
+    let out = koth_sandbox::run_once(common::config(hostile_limits()), &exe_s, &[], &[], b"", |_| Ok(())).unwrap();
+    let py = koth_sandbox::run_once(
+        common::config(hostile_limits()),
+        common::PYTHON,
+        &["-c".into(), "import subprocess, sys; sys.stdout.write(subprocess.run([sys.argv[1]], capture_output=True, text=True).stdout)".into(), exe_s.clone()],
+        &[],
+        b"",
+        |_| Ok(()),
+    )
+    .unwrap();
+    std::fs::remove_dir_all(&dir).unwrap();
+    for (what, r) in [("exec", out), ("python subprocess", py)] {
+        let text = String::from_utf8_lossy(&r.stdout).into_owned();
+        let uid = r.uid.to_string();
+        assert_eq!(text.trim(), format!("uid={uid} euid={uid}"), "{what}: the setuid bit took effect");
+    }
+}
+
+#[test]
+fn links_and_fifos_left_in_the_folder_do_not_trip_the_supervisor() {
+    require_sandbox!();
+    use koth_sandbox::{Command, Error, Sandbox};
+    let shadow_before = std::fs::read("/etc/shadow").unwrap_or_default();
+    for lang in LANGS {
+        let sb = Sandbox::create(common::config(hostile_limits())).unwrap();
+        let cmd = match lang {
+            Lang::C => {
+                sb.workdir().write_file("prog", &common::compile_c("plant"), 0o755).unwrap();
+                Command::new("./prog")
+            }
+            Lang::Python => {
+                let src = std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/programs/plant.py")).unwrap();
+                sb.workdir().write_file("prog.py", &src, 0o644).unwrap();
+                Command::new(common::PYTHON).arg("prog.py")
+            }
+        };
+        let mut child = sb.spawn(cmd.stdout(koth_sandbox::Stdio::Pipe)).unwrap();
+        let mut out = String::new();
+        child.stdout.take().unwrap().read_to_string(&mut out).unwrap();
+        assert_eq!(child.wait().unwrap(), Exit::Code(0), "{lang:?}");
+        assert!(out.contains("hard link to /etc/passwd: -1"), "{lang:?}: {out}");
+        let wd = sb.workdir();
+        for (path, why) in [
+            ("out.txt", "symbolic link"),
+            ("rootlink/etc/shadow", "symbolic link"),
+            ("etclink/passwd", "symbolic link"),
+            ("fifo", "FIFO"),
+            ("hard", "hard links"),
+            ("dir", "directory"),
+            ("../../etc/shadow", "plain relative"),
+            ("/etc/shadow", "plain relative"),
+        ] {
+            match wd.read_file(path, 1 << 20) {
+                Err(Error::UnsafePath { reason, .. }) => assert!(reason.contains(why), "{lang:?} {path}: {reason}"),
+                other => panic!("{lang:?}: reading {path} gave {other:?}"),
+            }
+        }
+        // Writing replaces a planted link or FIFO instead of going through it.
+        wd.write_file("out.txt", b"new", 0o644).unwrap();
+        wd.write_file("fifo", b"new", 0o644).unwrap();
+        assert_eq!(wd.read_file("out.txt", 100).unwrap().0, b"new");
+        assert_eq!(wd.read_file("fifo", 100).unwrap().0, b"new");
+        assert!(matches!(wd.write_file("etclink/x", b"x", 0o644), Err(Error::UnsafePath { .. })), "{lang:?}");
+        assert!(matches!(wd.write_file("dir", b"x", 0o644), Err(Error::UnsafePath { .. })), "{lang:?}");
+        let (uid, cgroups, holder) = (sb.uid(), sb.cgroup_paths(), sb.holder_pid());
+        drop(child);
+        drop(sb);
+        common::assert_clean(&format!("plant ({lang:?})"), uid, &cgroups, holder);
+    }
+    assert_eq!(std::fs::read("/etc/shadow").unwrap_or_default(), shadow_before);
+    assert!(!std::path::Path::new("/etc/x").exists());
+}

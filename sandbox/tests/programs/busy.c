@@ -1,0 +1,1 @@
+int main(void) { volatile unsigned long x = 0; for (;;) x++; }

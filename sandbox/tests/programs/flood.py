@@ -1,0 +1,3 @@
+import sys
+while True:
+    sys.stdout.write("x" * 65536)
