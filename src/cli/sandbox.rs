@@ -74,7 +74,7 @@ pub struct RunArgs {
     #[arg(long)]
     json: bool,
     /// Where per-box state lives on the host.
-    #[arg(long, default_value = "/run/koth/sandbox")]
+    #[arg(long, env = "KOTH_SANDBOX_RUNTIME_DIR", default_value = "/run/koth/sandbox")]
     runtime_dir: PathBuf,
     /// The program and its arguments.
     #[arg(required = true, trailing_var_arg = true, allow_hyphen_values = true)]

@@ -1,0 +1,154 @@
+//! `koth sandbox run` as a host uses it: reports, exit codes, bad input.
+
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
+
+fn in_ci() -> bool {
+    std::env::var("CI").is_ok_and(|v| !v.is_empty() && v != "0" && v != "false")
+}
+
+/// Whether the sandbox works here; in CI its absence fails the test.
+fn sandbox_works() -> bool {
+    let out = koth(&["sandbox", "run", "--", "/bin/true"], &[]);
+    if out.status.code() == Some(0) {
+        return true;
+    }
+    let why = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(!in_ci(), "CI=true and the sandbox cannot run: {why}");
+    eprintln!("SKIPPED (not in CI): {why}");
+    false
+}
+
+fn koth(args: &[&str], env: &[(&str, &str)]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_koth"))
+        .args(args)
+        .envs(env.iter().copied())
+        .env("KOTH_SANDBOX_RUNTIME_DIR", "/run/koth-test/cli")
+        .output()
+        .expect("running koth")
+}
+
+fn run_json(args: &[&str]) -> (i32, serde_json::Value) {
+    let mut full = vec!["sandbox", "run", "--json"];
+    full.extend_from_slice(args);
+    let out = koth(&full, &[]);
+    let report = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("no JSON report ({e}): {}", String::from_utf8_lossy(&out.stderr)));
+    (out.status.code().expect("exited"), report)
+}
+
+#[test]
+fn exit_codes_say_what_happened() {
+    if !sandbox_works() {
+        return;
+    }
+    let (code, r) = run_json(&["--", "/bin/sh", "-c", "echo out; echo err >&2; exit 3"]);
+    assert_eq!(code, 3);
+    assert_eq!(r["outcome"], "failed");
+    assert_eq!(r["exit"]["code"], 3);
+    assert_eq!(r["stdout"], "out\n");
+    assert_eq!(r["stderr"], "err\n");
+    assert_eq!(r["stdout_bytes"], 4);
+    for key in ["wall_time", "cpu_time", "peak_memory", "oom_kills", "cgroup", "landlock", "uid"] {
+        assert!(r.get(key).is_some(), "the report lacks {key}: {r}");
+    }
+
+    let (code, r) = run_json(&["--time", "300ms", "--", "/bin/sh", "-c", "while :; do :; done"]);
+    assert_eq!((code, r["outcome"].as_str().unwrap()), (201, "cpu_time_limit"));
+
+    let (code, r) = run_json(&["--wall-time", "300ms", "--", "/bin/sleep", "10"]);
+    assert_eq!((code, r["outcome"].as_str().unwrap()), (201, "wall_time_limit"));
+
+    let (code, r) = run_json(&[
+        "--memory", "32M", "--", "/usr/bin/python3", "-c", "a = [bytearray(1 << 20) for _ in range(200)]",
+    ]);
+    assert_eq!((code, r["outcome"].as_str().unwrap()), (202, "memory_limit"));
+
+    let (code, r) = run_json(&["--output", "1k", "--", "/usr/bin/yes"]);
+    assert_eq!((code, r["outcome"].as_str().unwrap()), (203, "output_limit"));
+    assert_eq!(r["stdout"].as_str().unwrap().len(), 1024);
+
+    let (code, r) = run_json(&["--", "/bin/sh", "-c", "kill -SEGV $$"]);
+    assert_eq!((code, r["outcome"].as_str().unwrap()), (128 + 11, "crashed"));
+}
+
+#[test]
+fn files_and_stdin_reach_the_program() {
+    if !sandbox_works() {
+        return;
+    }
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
+    let script = dir.join("cli-script.sh");
+    std::fs::write(&script, "read line; echo \"got $line and $(cat data.txt)\"\n").unwrap();
+    let data = dir.join("cli-data.txt");
+    std::fs::write(&data, "the file").unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_koth"))
+        .args(["sandbox", "run", "--stdin", "--file"])
+        .arg(&script)
+        .arg("--file")
+        .arg(format!("data.txt={}", data.display()))
+        .args(["--", "/bin/sh", "cli-script.sh"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(b"a line\n").unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "got a line and the file\n");
+    let summary = String::from_utf8_lossy(&out.stderr);
+    assert!(summary.contains("koth sandbox: Ok"), "{summary}");
+}
+
+#[test]
+fn bad_input_gets_a_clear_error() {
+    let cases: &[(&[&str], i32, &str)] = &[
+        (&["sandbox", "run", "--memory", "12X", "--", "/bin/true"], 2, "is not a number with an optional unit"),
+        (&["sandbox", "run", "--time", "fast", "--", "/bin/true"], 2, "is not a number with an optional unit"),
+        (&["sandbox", "run", "--memory", "1k", "--", "/bin/true"], 210, "below the 4 MiB minimum"),
+        (&["sandbox", "run", "--root", "relative/dir", "--", "/bin/true"], 210, "must be an absolute path"),
+        (&["sandbox", "run", "--env", "NOEQUALS", "--", "/bin/true"], 210, "expected NAME=VALUE"),
+        (&["sandbox", "run", "--file", "/no/such/file", "--", "/bin/true"], 210, "/no/such/file"),
+        (&["sandbox", "run"], 2, "required"),
+    ];
+    for (args, code, needle) in cases {
+        let out = koth(args, &[]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(*code), "{args:?}: {err}");
+        assert!(err.contains(needle), "{args:?}: {err}");
+    }
+}
+
+#[test]
+fn a_missing_program_or_cgroup_backend_is_reported_not_run_unconfined() {
+    if !sandbox_works() {
+        return;
+    }
+    let out = koth(&["sandbox", "run", "--", "/no/such/program"], &[]);
+    assert_eq!(out.status.code(), Some(210));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("execve failed: No such file"));
+
+    let out = koth(&["sandbox", "run", "--", "/bin/true"], &[("KOTH_CGROUP", "v3")]);
+    assert_eq!(out.status.code(), Some(210));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("expected v1 or v2"));
+
+    // Forcing each backend either works or fails with a clear message.
+    let mut failures = 0;
+    for v in ["v1", "v2"] {
+        let out = koth(&["sandbox", "run", "--json", "--", "/bin/true"], &[("KOTH_CGROUP", v)]);
+        match out.status.code() {
+            Some(0) => {
+                let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+                assert_eq!(r["cgroup"], v);
+            }
+            Some(210) => {
+                failures += 1;
+                let err = String::from_utf8_lossy(&out.stderr);
+                assert!(err.contains("this host cannot run the sandbox"), "{v}: {err}");
+            }
+            other => panic!("{v}: unexpected exit {other:?}"),
+        }
+    }
+    assert!(failures < 2, "neither cgroup backend worked although the sandbox does");
+}
