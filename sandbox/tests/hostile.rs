@@ -10,7 +10,7 @@ use std::net::{TcpListener, UdpSocket};
 use std::os::unix::net::UnixListener;
 use std::time::Duration;
 
-use common::{field, hostile_limits, run_hostile, Lang, LANGS};
+use common::{field, hostile_limits, run_hostile, scaled, Lang, LANGS};
 use koth_sandbox::{Exit, Outcome};
 
 const EAGAIN: i64 = libc::EAGAIN as i64;
@@ -86,12 +86,13 @@ fn file_descriptors_stop_at_the_limit() {
 fn busy_loop_is_stopped_at_its_cpu_time() {
     require_sandbox!();
     for lang in LANGS {
-        let limits = koth_sandbox::Limits { cpu_time: Some(Duration::from_secs(1)), ..hostile_limits() };
+        let limit = scaled(Duration::from_secs(1));
+        let limits = koth_sandbox::Limits { cpu_time: Some(limit), ..hostile_limits() };
         let r = run_hostile(lang, "busy", &no_args(), limits);
         let u = &r.out.usage;
         assert_eq!(u.outcome, Outcome::CpuTimeLimit, "{lang:?}: {u:?}");
-        assert!(u.cpu_time >= Duration::from_secs(1), "{lang:?}: {u:?}");
-        assert!(u.cpu_time < Duration::from_millis(1300), "{lang:?}: overshoot {u:?}");
+        assert!(u.cpu_time >= limit, "{lang:?}: {u:?}");
+        assert!(u.cpu_time < limit + scaled(Duration::from_millis(300)), "{lang:?}: overshoot {u:?}");
     }
 }
 
@@ -99,12 +100,13 @@ fn busy_loop_is_stopped_at_its_cpu_time() {
 fn sleeping_forever_is_stopped_at_its_wall_time() {
     require_sandbox!();
     for lang in LANGS {
-        let limits = koth_sandbox::Limits { wall_time: Some(Duration::from_secs(1)), ..hostile_limits() };
+        let limit = scaled(Duration::from_secs(1));
+        let limits = koth_sandbox::Limits { wall_time: Some(limit), ..hostile_limits() };
         let r = run_hostile(lang, "sleep", &no_args(), limits);
         let u = &r.out.usage;
         assert_eq!(u.outcome, Outcome::WallTimeLimit, "{lang:?}: {u:?}");
-        assert!(u.wall_time >= Duration::from_secs(1) && u.wall_time < Duration::from_millis(1500), "{lang:?}: {u:?}");
-        assert!(u.cpu_time < Duration::from_millis(500), "{lang:?}: {u:?}");
+        assert!(u.wall_time >= limit && u.wall_time < limit + scaled(Duration::from_millis(500)), "{lang:?}: {u:?}");
+        assert!(u.cpu_time < scaled(Duration::from_millis(500)), "{lang:?}: {u:?}");
     }
 }
 

@@ -54,13 +54,25 @@ macro_rules! require_sandbox {
     };
 }
 
+/// How much slower than real hardware this machine runs, from
+/// `KOTH_TEST_SLOWDOWN` (default 1). The cgroup v2 VM run (`tests/vm`) is
+/// emulated and sets it; every time limit and time tolerance is scaled by it.
+pub fn slowdown() -> u32 {
+    std::env::var("KOTH_TEST_SLOWDOWN").ok().and_then(|v| v.parse().ok()).filter(|&n| n >= 1).unwrap_or(1)
+}
+
+/// `d` scaled by [`slowdown`].
+pub fn scaled(d: Duration) -> Duration {
+    d * slowdown()
+}
+
 /// The limits every hostile program runs under (and the positive controls too).
 pub fn hostile_limits() -> Limits {
     Limits {
         memory: 256 << 20,
         pids: 64,
-        cpu_time: Some(Duration::from_secs(2)),
-        wall_time: Some(Duration::from_secs(6)),
+        cpu_time: Some(scaled(Duration::from_secs(2))),
+        wall_time: Some(scaled(Duration::from_secs(6))),
         disk: 16 << 20,
         file_size: 8 << 20,
         open_files: 64,
