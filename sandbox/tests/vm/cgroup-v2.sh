@@ -101,7 +101,7 @@ exec >/dev/console 2>&1 </dev/console
 for m in $mods; do insmod /modules/\$m.ko || echo "insmod \$m failed"; done
 mount -t 9p -o trans=virtio,version=9p2000.L,msize=1048576 hostroot /newroot || { echo "KOTH-VM-RESULT rc=98"; poweroff -f; }
 umount /proc
-exec switch_root /newroot /bin/sh -c '$vm/stage2.sh; echo o > /proc/sysrq-trigger; sleep 5'
+exec switch_root /newroot /bin/sh -c '$vm/stage2.sh; exec /usr/bin/busybox poweroff -f'
 INIT
 chmod +x "$vm/initramfs/init"
 (cd "$vm/initramfs" && find . | /usr/bin/busybox cpio -o -H newc 2>/dev/null | gzip -1 > "$vm/initramfs.cpio.gz")
