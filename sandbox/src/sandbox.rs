@@ -277,12 +277,10 @@ impl Sandbox {
             landlock: self.landlock.as_ref().map(|f| f.as_raw_fd()),
             seccomp: seccomp_filter(),
         };
-        // The raw descriptors in `plan` stay valid: `self` outlives this call.
-        let plan = SendPlan(plan);
+        // The raw descriptors in `plan` belong to `self`, which outlives this call.
         let started = Instant::now();
         let pid = on_launcher(move || {
-            let plan = plan;
-            fork_program(&plan.0, pid_r)
+            fork_program(&plan, pid_r)
             // The plan drops here, closing our copies of the pipes' write ends.
         })?;
         // EOF arrives when the program's execve succeeded (the pipe is
@@ -472,12 +470,6 @@ struct ExecPlan {
     landlock: Option<RawFd>,
     seccomp: &'static Filter,
 }
-
-struct SendPlan(ExecPlan);
-
-// SAFETY: the raw descriptors in the plan belong to the box, which outlives
-// the spawn call that sends the plan to the launcher thread.
-unsafe impl Send for SendPlan {}
 
 /// Map a stage name reported by the child back to its `'static` literal.
 fn intern_stage(stage: &str) -> &'static str {
