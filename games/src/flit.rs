@@ -1,0 +1,439 @@
+//! Flit for four bots, one long-lived process each, alternating moves.
+//!
+//! Rules from the seed, with the decisions a host must make:
+//! * 32 × 32 cells on a torus; neighbours are orthogonal only.
+//! * **Coordinates** (decision): `x` is the column and `y` the row, both
+//!   0..31, as in "x y" screen coordinates.
+//! * **Own colour** (decision; the seed does not say how a bot learns it):
+//!   the first line each bot receives is its colour alone, `1` to `4`
+//!   (seat order). Every other line is an update `x y c` or the request `M`.
+//! * An *available* square is empty with 4 empty neighbours. Start: one piece
+//!   per bot on a uniformly chosen available square, in seat order, then a
+//!   second piece per bot the same way. The 8 updates go to every bot, then
+//!   bot 1 gets `M`.
+//! * A move `x0 y0 x1 y1` is legal if (x0, y0) holds the bot's piece and
+//!   (x1, y1) is empty and next to another of its pieces (decision: the moved
+//!   piece itself does not count, as the seed says "to be next to another of
+//!   its pieces"). Equal origin and destination is a deliberate pass, not
+//!   broadcast. An illegal or unparsable answer is a pass, recorded as
+//!   invalid output with the reason.
+//! * After a move, every neutral piece next to the moved piece takes its
+//!   colour. Updates go to every bot: origin emptied, destination, conversions.
+//! * After every turn (decision: passes included, since "each turn one bot
+//!   will move" counts the turn), one square is drawn uniformly; if it is
+//!   available a neutral piece (`5`) appears there with probability 1/16.
+//! * A bot that timed out 5 turns in a row is frozen (the runner decides and
+//!   answers [`Reply::Gone`]); a frozen bot's turns are passes.
+//! * The game ends after more than 32 768 turns, when all 4 bots passed in a
+//!   row, or when a bot cannot be caught: with D its pieces, A, B, C the
+//!   others', N neutral and E empty squares, P = N + E − 4 and
+//!   M = max(A, B, C) + P, the game ends if D > M.
+//! * Score = pieces. The bot with the most pieces wins; if two or more tie
+//!   for the most, none wins (they are recorded as tied).
+
+use rand::Rng;
+use rand_chacha::ChaCha8Rng;
+use serde_json::json;
+
+use crate::{competition_ranks, Judgement, MatchResult, Referee, Reply, Request, Seat, SeatResult, Step, Verdict};
+
+pub const SIZE: usize = 32;
+pub const MAX_TURNS: u32 = 32_768;
+pub const NEUTRAL: u8 = 5;
+pub const NEUTRAL_CHANCE: f64 = 1.0 / 16.0;
+
+pub struct Flit {
+    rng: ChaCha8Rng,
+    /// Indexed [y][x]: 0 empty, 1..=4 bots, 5 neutral.
+    board: Vec<u8>,
+    turn: u32,
+    /// Seat whose turn is next.
+    next: Seat,
+    passes_in_a_row: u32,
+    gone: [bool; 4],
+    ended: Option<&'static str>,
+    /// Updates to broadcast with the next step.
+    outbox: Vec<String>,
+    started: bool,
+    initial: Vec<(usize, usize, u8)>,
+}
+
+fn idx(x: usize, y: usize) -> usize {
+    y * SIZE + x
+}
+
+fn neighbours(x: usize, y: usize) -> [(usize, usize); 4] {
+    [((x + 1) % SIZE, y), ((x + SIZE - 1) % SIZE, y), (x, (y + 1) % SIZE), (x, (y + SIZE - 1) % SIZE)]
+}
+
+impl Flit {
+    pub fn new(seed: u64) -> Flit {
+        let mut g = Flit {
+            rng: crate::rng(seed),
+            board: vec![0; SIZE * SIZE],
+            turn: 0,
+            next: 0,
+            passes_in_a_row: 0,
+            gone: [false; 4],
+            ended: None,
+            outbox: Vec::new(),
+            started: false,
+            initial: Vec::new(),
+        };
+        for _round in 0..2 {
+            for colour in 1..=4u8 {
+                let avail: Vec<(usize, usize)> =
+                    (0..SIZE * SIZE).map(|i| (i % SIZE, i / SIZE)).filter(|&(x, y)| g.available(x, y)).collect();
+                let (x, y) = avail[g.rng.gen_range(0..avail.len())];
+                g.board[idx(x, y)] = colour;
+                g.initial.push((x, y, colour));
+                g.outbox.push(format!("{x} {y} {colour}"));
+            }
+        }
+        g
+    }
+
+    pub fn at(&self, x: usize, y: usize) -> u8 {
+        self.board[idx(x, y)]
+    }
+
+    fn available(&self, x: usize, y: usize) -> bool {
+        self.at(x, y) == 0 && neighbours(x, y).iter().all(|&(a, b)| self.at(a, b) == 0)
+    }
+
+    pub fn pieces(&self) -> [usize; 4] {
+        let mut n = [0; 4];
+        for &v in &self.board {
+            if (1..=4).contains(&v) {
+                n[v as usize - 1] += 1;
+            }
+        }
+        n
+    }
+
+    /// Check `x0 y0 x1 y1` for `colour`. `Ok(None)` is a deliberate pass.
+    pub fn judge(&self, colour: u8, text: &str) -> Result<Option<[usize; 4]>, String> {
+        let f: Vec<&str> = text.split_whitespace().collect();
+        if f.len() != 4 {
+            return Err(format!("expected \"x0 y0 x1 y1\", got {} fields", f.len()));
+        }
+        let mut v = [0usize; 4];
+        for (i, s) in f.iter().enumerate() {
+            v[i] = s.parse().map_err(|_| format!("{s:?} is not a coordinate"))?;
+            if v[i] >= SIZE {
+                return Err(format!("{s} is off the board (0-31)"));
+            }
+        }
+        let [x0, y0, x1, y1] = v;
+        if (x0, y0) == (x1, y1) {
+            return Ok(None);
+        }
+        if self.at(x0, y0) != colour {
+            return Err(format!("({x0}, {y0}) is not your piece"));
+        }
+        if self.at(x1, y1) != 0 {
+            return Err(format!("({x1}, {y1}) is not empty"));
+        }
+        let next_to_own = neighbours(x1, y1).iter().any(|&(a, b)| (a, b) != (x0, y0) && self.at(a, b) == colour);
+        if !next_to_own {
+            return Err(format!("({x1}, {y1}) is not next to another of your pieces"));
+        }
+        Ok(Some(v))
+    }
+
+    /// Play a legal move; returns the changed squares.
+    fn play(&mut self, colour: u8, [x0, y0, x1, y1]: [usize; 4]) -> Vec<(usize, usize, u8)> {
+        self.board[idx(x0, y0)] = 0;
+        self.board[idx(x1, y1)] = colour;
+        let mut changes = vec![(x0, y0, 0), (x1, y1, colour)];
+        for (a, b) in neighbours(x1, y1) {
+            if self.at(a, b) == NEUTRAL {
+                self.board[idx(a, b)] = colour;
+                changes.push((a, b, colour));
+            }
+        }
+        changes
+    }
+
+    /// The catch-up rule: some bot has more pieces than any other can reach.
+    pub fn uncatchable(&self) -> Option<usize> {
+        let pieces = self.pieces();
+        let neutral = self.board.iter().filter(|&&v| v == NEUTRAL).count() as i64;
+        let empty = self.board.iter().filter(|&&v| v == 0).count() as i64;
+        let potential = neutral + empty - 4;
+        (0..4).find(|&s| {
+            let best_other = (0..4).filter(|&o| o != s).map(|o| pieces[o] as i64 + potential).max().unwrap_or(0);
+            pieces[s] as i64 > best_other
+        })
+    }
+
+    /// End of a turn: neutral draw, then the end conditions.
+    fn end_turn(&mut self, moved: bool, events: &mut Vec<serde_json::Value>) {
+        self.turn += 1;
+        self.passes_in_a_row = if moved { 0 } else { self.passes_in_a_row + 1 };
+        let i = self.rng.gen_range(0..SIZE * SIZE);
+        let (x, y) = (i % SIZE, i / SIZE);
+        if self.available(x, y) && self.rng.gen_bool(NEUTRAL_CHANCE) {
+            self.board[i] = NEUTRAL;
+            self.outbox.push(format!("{x} {y} {NEUTRAL}"));
+            events.push(json!({"type": "neutral", "x": x, "y": y}));
+        }
+        self.next = (self.next + 1) % 4;
+        if self.turn > MAX_TURNS {
+            self.ended = Some("more than 32768 turns");
+        } else if self.passes_in_a_row >= 4 {
+            self.ended = Some("all four bots passed in a row");
+        } else if self.uncatchable().is_some() {
+            self.ended = Some("a bot cannot be caught");
+        }
+        if let Some(why) = self.ended {
+            events.push(json!({"type": "end", "reason": why, "pieces": self.pieces()}));
+        }
+    }
+}
+
+impl Referee for Flit {
+    fn seats(&self) -> usize {
+        4
+    }
+
+    fn step(&mut self) -> Option<Step> {
+        let mut notices = Vec::new();
+        if !self.started {
+            self.started = true;
+            for s in 0..4 {
+                notices.push((s, (s + 1).to_string()));
+            }
+        }
+        // Frozen bots' turns pass without a request.
+        while self.ended.is_none() && self.gone[self.next] {
+            let mut events = Vec::new();
+            self.end_turn(false, &mut events);
+        }
+        for line in self.outbox.drain(..) {
+            for s in 0..4 {
+                notices.push((s, line.clone()));
+            }
+        }
+        if self.ended.is_some() {
+            return None;
+        }
+        Some(Step { notices, requests: vec![Request { seat: self.next, payload: "M".into() }] })
+    }
+
+    fn apply(&mut self, replies: Vec<(Seat, Reply)>) -> (Vec<Judgement>, Vec<serde_json::Value>) {
+        let seat = self.next;
+        let colour = seat as u8 + 1;
+        let reply = replies.into_iter().find(|(s, _)| *s == seat).map(|(_, r)| r).unwrap_or(Reply::Gone);
+        let mut events = Vec::new();
+        let (verdict, moved) = match reply {
+            Reply::Answer(text) => match self.judge(colour, &text) {
+                Ok(Some(v)) => {
+                    let changes = self.play(colour, v);
+                    for &(x, y, c) in &changes {
+                        self.outbox.push(format!("{x} {y} {c}"));
+                    }
+                    events.push(json!({"type": "move", "turn": self.turn + 1, "seat": seat, "move": v, "changes": changes}));
+                    (Verdict::Accepted { r#move: text.trim().to_owned() }, true)
+                }
+                Ok(None) => {
+                    events.push(json!({"type": "pass", "turn": self.turn + 1, "seat": seat}));
+                    (Verdict::Accepted { r#move: text.trim().to_owned() }, false)
+                }
+                Err(reason) => {
+                    events.push(json!({"type": "pass", "turn": self.turn + 1, "seat": seat}));
+                    (Verdict::Invalid { answer: text, reason: format!("{reason}; treated as a pass") }, false)
+                }
+            },
+            Reply::Timeout => (Verdict::TimedOut, false),
+            Reply::Gone => {
+                self.gone[seat] = true;
+                (Verdict::TimedOut, false)
+            }
+        };
+        self.end_turn(moved, &mut events);
+        (vec![Judgement { seat, verdict }], events)
+    }
+
+    fn result(&self) -> Option<Vec<SeatResult>> {
+        self.ended?;
+        let pieces = self.pieces();
+        let scores: Vec<f64> = pieces.iter().map(|&p| p as f64).collect();
+        let ranks = competition_ranks(&scores);
+        let firsts = ranks.iter().filter(|&&r| r == 1).count();
+        Some(
+            (0..4)
+                .map(|s| SeatResult {
+                    seat: s,
+                    score: scores[s],
+                    rank: ranks[s],
+                    result: match (ranks[s], firsts) {
+                        (1, 1) => MatchResult::Win,
+                        (1, _) => MatchResult::Tie,
+                        _ => MatchResult::Loss,
+                    },
+                })
+                .collect(),
+        )
+    }
+
+    fn initial_state(&self) -> serde_json::Value {
+        json!({"size": SIZE, "pieces": self.initial})
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn empty() -> Flit {
+        let mut g = Flit::new(0);
+        g.board = vec![0; SIZE * SIZE];
+        g.outbox.clear();
+        g
+    }
+
+    fn put(g: &mut Flit, x: usize, y: usize, c: u8) {
+        g.board[idx(x, y)] = c;
+    }
+
+    #[test]
+    fn start_pieces_are_on_available_squares_and_reproducible() {
+        for seed in 0..10 {
+            let g = Flit::new(seed);
+            assert_eq!(g.pieces(), [2, 2, 2, 2]);
+            // Placed on available squares: no piece touches another at the start.
+            for &(x, y, _) in &g.initial {
+                assert!(neighbours(x, y).iter().all(|&(a, b)| g.at(a, b) == 0), "seed {seed}");
+            }
+            assert_eq!(Flit::new(seed).initial, g.initial);
+        }
+    }
+
+    #[test]
+    fn the_first_step_tells_colours_then_pieces_then_asks_bot_1() {
+        let mut g = Flit::new(3);
+        let step = g.step().unwrap();
+        assert_eq!(step.notices[0], (0, "1".to_owned()));
+        assert_eq!(step.notices[3], (3, "4".to_owned()));
+        assert_eq!(step.notices.len(), 4 + 8 * 4);
+        assert_eq!(step.requests, vec![Request { seat: 0, payload: "M".into() }]);
+    }
+
+    #[test]
+    fn move_legality() {
+        let mut g = empty();
+        put(&mut g, 5, 5, 1);
+        put(&mut g, 10, 10, 1);
+        put(&mut g, 12, 10, 2);
+        let cases: &[(&str, Result<bool, &str>)] = &[
+            ("5 5 10 11", Ok(true)),
+            ("5 5 5 5", Ok(false)),
+            ("10 10 11 10", Err("not next to another")), // only next to itself
+            ("12 10 11 10", Err("not your piece")),
+            ("5 5 12 10", Err("not empty")),
+            ("5 5 40 1", Err("off the board")),
+            ("5 5 1", Err("expected")),
+            ("a 5 1 1", Err("not a coordinate")),
+            ("5 5 9 10", Ok(true)),
+            ("5 5 10 9", Ok(true)),
+            ("5 5 10 31", Err("not next to another")),
+        ];
+        for (mv, want) in cases {
+            match (g.judge(1, mv), want) {
+                (Ok(v), Ok(moves)) => assert_eq!(v.is_some(), *moves, "{mv}"),
+                (Err(e), Err(why)) => assert!(e.contains(why), "{mv}: {e}"),
+                (got, _) => panic!("{mv}: got {got:?}, want {want:?}"),
+            }
+        }
+        // Adjacency wraps around the torus.
+        put(&mut g, 0, 20, 1);
+        assert!(g.judge(1, "5 5 31 20").unwrap().is_some());
+    }
+
+    #[test]
+    fn neutral_pieces_convert_to_the_piece_that_lands_next_to_them() {
+        let mut g = empty();
+        put(&mut g, 5, 5, 2);
+        put(&mut g, 20, 20, 2);
+        put(&mut g, 20, 22, NEUTRAL);
+        let changes = g.play(2, [5, 5, 20, 21]);
+        assert_eq!(changes, vec![(5, 5, 0), (20, 21, 2), (20, 22, 2)]);
+        assert_eq!(g.at(20, 22), 2);
+    }
+
+    #[test]
+    fn the_catch_up_rule() {
+        let mut g = empty();
+        // Fill the board with bot 1 except a few squares.
+        for i in 0..SIZE * SIZE {
+            g.board[i] = 1;
+        }
+        put(&mut g, 0, 0, 2);
+        put(&mut g, 2, 0, 3);
+        put(&mut g, 4, 0, 4);
+        for x in 6..12 {
+            put(&mut g, x, 0, 0);
+        }
+        // D = 1024 - 9 = 1015; P = 0 + 6 - 4 = 2; M = 1 + 2 = 3.
+        assert_eq!(g.uncatchable(), Some(0));
+        // A nearly empty board: nobody is out of reach.
+        let mut g = empty();
+        put(&mut g, 0, 0, 1);
+        assert_eq!(g.uncatchable(), None);
+    }
+
+    #[test]
+    fn four_passes_in_a_row_end_the_game_and_a_tie_for_first_wins_nothing() {
+        let mut g = Flit::new(9);
+        for _ in 0..4 {
+            let s = g.step().unwrap().requests[0].seat;
+            g.apply(vec![(s, Reply::Answer("0 0 0 0".into()))]);
+        }
+        assert!(g.step().is_none());
+        let r = g.result().unwrap();
+        assert!(r.iter().all(|s| s.result == MatchResult::Tie && s.score == 2.0), "{r:?}");
+    }
+
+    #[test]
+    fn frozen_bots_are_skipped_and_their_turns_are_passes() {
+        let mut g = Flit::new(4);
+        let s = g.step().unwrap().requests[0].seat;
+        g.apply(vec![(s, Reply::Gone)]);
+        // Bot 1 is frozen; bots 2-4 are asked in turn, never bot 1 again.
+        for want in [1, 2, 3, 1, 2, 3] {
+            let step = g.step().unwrap();
+            assert_eq!(step.requests[0].seat, want);
+            // A legal move keeps the game going: move a piece next to its twin.
+            let colour = want as u8 + 1;
+            let mine: Vec<(usize, usize)> =
+                (0..SIZE * SIZE).map(|i| (i % SIZE, i / SIZE)).filter(|&(x, y)| g.at(x, y) == colour).collect();
+            let (ax, ay) = mine[0];
+            let spot = mine[1..]
+                .iter()
+                .flat_map(|&(bx, by)| neighbours(bx, by))
+                .find(|&(x, y)| g.at(x, y) == 0 && (x, y) != (ax, ay))
+                .unwrap();
+            let mv = format!("{ax} {ay} {} {}", spot.0, spot.1);
+            let (j, _) = g.apply(vec![(want, Reply::Answer(mv.clone()))]);
+            assert!(matches!(j[0].verdict, Verdict::Accepted { .. }), "{mv}: {j:?}");
+        }
+    }
+
+    #[test]
+    fn moves_are_broadcast_to_every_bot() {
+        let mut g = Flit::new(5);
+        g.step().unwrap();
+        let mine: Vec<(usize, usize)> = (0..SIZE * SIZE).map(|i| (i % SIZE, i / SIZE)).filter(|&(x, y)| g.at(x, y) == 1).collect();
+        let (ax, ay) = mine[0];
+        let (bx, by) = mine[1];
+        let (tx, ty) = neighbours(bx, by).into_iter().find(|&(x, y)| g.at(x, y) == 0).unwrap();
+        g.apply(vec![(0, Reply::Answer(format!("{ax} {ay} {tx} {ty}")))]);
+        let step = g.step().unwrap();
+        for s in 0..4 {
+            assert!(step.notices.contains(&(s, format!("{ax} {ay} 0"))));
+            assert!(step.notices.contains(&(s, format!("{tx} {ty} 1"))));
+        }
+        assert_eq!(step.requests[0].seat, 1);
+    }
+}

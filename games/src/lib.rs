@@ -1,0 +1,245 @@
+//! The rules of the games koth hosts, with no I/O.
+//!
+//! Each game is a [`Referee`]: it says what to send to which bot
+//! ([`Step`]), takes the bots' replies as text ([`Reply`]), applies the rules,
+//! and reports the events of the turn and, at the end, the result of every
+//! seat. The *text* of each game's protocol (lines, argv, files) is part of
+//! its rules and lives here; how the text travels (pipes, a new process per
+//! turn, files, TCP) is the runner's job.
+//!
+//! All randomness comes from a ChaCha8 generator seeded by the caller, so a
+//! match is reproducible from its seed (ChaCha8's output is fixed by its
+//! specification, unlike `StdRng`'s).
+//!
+//! Adding a game is adding a module that implements [`Referee`] and a line
+//! in [`GameKind`].
+
+pub mod flit;
+pub mod linkage;
+pub mod slime;
+pub mod snake;
+pub mod target;
+
+use std::time::Duration;
+
+use serde::Serialize;
+
+/// A player's place in a match, 0-based (bots are "1 to 4" in the seeds'
+/// protocols; the protocol text uses the seeds' numbering).
+pub type Seat = usize;
+
+/// What a bot answered for one request.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Reply {
+    /// Its answer: the first line it printed (without the line ending), or
+    /// the file it wrote, as the game's protocol says.
+    Answer(String),
+    /// No answer within the move's time limit.
+    Timeout,
+    /// The bot is gone (crashed, frozen, disqualified) and will not answer.
+    Gone,
+}
+
+/// One request to one bot.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Request {
+    pub seat: Seat,
+    /// What the bot gets: a line, an argv string or a file's contents.
+    pub payload: String,
+}
+
+/// What to deliver now: notices (no answer expected), then requests.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Step {
+    pub notices: Vec<(Seat, String)>,
+    pub requests: Vec<Request>,
+}
+
+/// How a bot's answer was judged.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Judgement {
+    pub seat: Seat,
+    /// The move as the referee understood it, or why it was refused.
+    #[serde(flatten)]
+    pub verdict: Verdict,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(tag = "verdict", rename_all = "snake_case")]
+pub enum Verdict {
+    /// A legal move (including a deliberate pass).
+    Accepted { r#move: String },
+    /// Output that breaks the protocol or the rules, with what was wrong and
+    /// what the game did about it (e.g. "treated as a pass").
+    Invalid { answer: String, reason: String },
+    /// No answer in time.
+    TimedOut,
+}
+
+/// The result of one seat when the game is over.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct SeatResult {
+    pub seat: Seat,
+    /// The game's own measure (pieces, squares, points).
+    pub score: f64,
+    /// 1 for the best; equal scores share a rank (1, 2, 2, 4).
+    pub rank: usize,
+    pub result: MatchResult,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MatchResult {
+    Win,
+    Tie,
+    Loss,
+}
+
+/// A game's rules engine.
+pub trait Referee: Send {
+    /// Number of seats.
+    fn seats(&self) -> usize;
+    /// What to send now; `None` once the game is over.
+    fn step(&mut self) -> Option<Step>;
+    /// Apply the answers to the requests of the last [`step`](Referee::step),
+    /// one per request, in any order. Returns how each was judged and the
+    /// events of the turn (JSON objects with a `"type"` field) for the replay.
+    fn apply(&mut self, replies: Vec<(Seat, Reply)>) -> (Vec<Judgement>, Vec<serde_json::Value>);
+    /// The seats' results, once the game is over.
+    fn result(&self) -> Option<Vec<SeatResult>>;
+    /// The state a replay starts from (board, positions, ...).
+    fn initial_state(&self) -> serde_json::Value;
+}
+
+/// What a game's seed says about time.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct TimePolicy {
+    /// Time allowed per move.
+    #[serde(with = "millis")]
+    pub per_move: Duration,
+    pub on_timeout: OnTimeout,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case", tag = "kind")]
+pub enum OnTimeout {
+    /// The bot does not move; after `freeze_after` consecutive timeouts (if
+    /// set) it is frozen for the rest of the game. Late replies are discarded.
+    NoMove { freeze_after: Option<u32> },
+    /// The bot loses (the referee sees [`Reply::Timeout`]).
+    Loses,
+    /// The limit is soft: over-limit moves are recorded but count; the bot
+    /// is killed only after `hard` so a hung bot cannot block the match.
+    Soft {
+        #[serde(with = "millis")]
+        hard: Duration,
+    },
+    /// Over the limit forfeits the game.
+    Forfeits,
+}
+
+mod millis {
+    pub fn serialize<S: serde::Serializer>(d: &std::time::Duration, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_u64(d.as_millis() as u64)
+    }
+}
+
+/// The games koth knows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum GameKind {
+    Flit,
+    Slime,
+    Linkage,
+    Target,
+    Snake,
+}
+
+impl GameKind {
+    pub const ALL: [GameKind; 5] = [GameKind::Flit, GameKind::Slime, GameKind::Linkage, GameKind::Target, GameKind::Snake];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            GameKind::Flit => "flit",
+            GameKind::Slime => "slime",
+            GameKind::Linkage => "linkage",
+            GameKind::Target => "target",
+            GameKind::Snake => "snake",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<GameKind> {
+        GameKind::ALL.into_iter().find(|g| g.name() == name)
+    }
+
+    /// Seats a match may have: (min, max).
+    pub fn seat_range(self) -> (usize, usize) {
+        match self {
+            GameKind::Flit | GameKind::Slime => (4, 4),
+            GameKind::Linkage | GameKind::Snake => (2, 2),
+            GameKind::Target => (2, 16),
+        }
+    }
+
+    /// The time policy of the game's seed.
+    pub fn time_policy(self) -> TimePolicy {
+        let ms = Duration::from_millis;
+        match self {
+            GameKind::Flit => TimePolicy { per_move: ms(50), on_timeout: OnTimeout::NoMove { freeze_after: Some(5) } },
+            GameKind::Target => TimePolicy { per_move: ms(50), on_timeout: OnTimeout::NoMove { freeze_after: None } },
+            GameKind::Snake => TimePolicy { per_move: ms(200), on_timeout: OnTimeout::Loses },
+            GameKind::Slime => TimePolicy { per_move: ms(100), on_timeout: OnTimeout::Soft { hard: ms(2000) } },
+            GameKind::Linkage => TimePolicy { per_move: ms(5000), on_timeout: OnTimeout::Forfeits },
+        }
+    }
+
+    /// A referee for a new match with `seats` players, reproducible from `seed`.
+    pub fn referee(self, seats: usize, seed: u64) -> Result<Box<dyn Referee>, String> {
+        let (lo, hi) = self.seat_range();
+        if seats < lo || seats > hi {
+            return Err(if lo == hi {
+                format!("{} is played by exactly {lo} bots, not {seats}", self.name())
+            } else {
+                format!("{} is played by {lo} to {hi} bots, not {seats}", self.name())
+            });
+        }
+        Ok(match self {
+            GameKind::Flit => Box::new(flit::Flit::new(seed)),
+            GameKind::Slime => Box::new(slime::Slime::new(slime::SIZE)),
+            GameKind::Linkage => Box::new(linkage::Linkage::new()),
+            GameKind::Target => Box::new(target::Target::new(seats, seed)),
+            GameKind::Snake => Box::new(snake::Snake::new()),
+        })
+    }
+}
+
+/// The seeded generator every game uses.
+pub fn rng(seed: u64) -> rand_chacha::ChaCha8Rng {
+    rand::SeedableRng::seed_from_u64(seed)
+}
+
+/// Ranks from scores, higher is better; equal scores share a rank (1, 2, 2, 4).
+pub fn competition_ranks(scores: &[f64]) -> Vec<usize> {
+    scores.iter().map(|s| 1 + scores.iter().filter(|o| *o > s).count()).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ranks_share_places() {
+        assert_eq!(competition_ranks(&[3.0, 5.0, 5.0, 1.0]), vec![3, 1, 1, 4]);
+    }
+
+    #[test]
+    fn seat_counts_are_checked() {
+        assert!(GameKind::Snake.referee(3, 1).err().unwrap().contains("exactly 2"));
+        assert!(GameKind::Target.referee(1, 1).err().unwrap().contains("2 to 16"));
+        for g in GameKind::ALL {
+            let (lo, _) = g.seat_range();
+            assert!(g.referee(lo, 7).is_ok(), "{g:?}");
+            assert_eq!(GameKind::from_name(g.name()), Some(g));
+        }
+    }
+}

@@ -1,0 +1,393 @@
+//! Linkage for two bots, More (seat 0) and Fewer (seat 1), a new process
+//! per turn exchanging files.
+//!
+//! Rules from the seed, with the decisions a host must make:
+//! * A 7 × 7 board, columns A-G, rows 1-7 from the top; the centre D4 is
+//!   blocked. 24 dominoes, 6 of each colour R, B, G, Y, shared by both.
+//! * More plays first; turns alternate. A domino covers two orthogonally
+//!   adjacent empty cells (not the centre) and may not touch, orthogonally,
+//!   the domino the opponent played last.
+//! * The request is the content of `input.txt`: `M` or `F` and the four
+//!   remaining counts in the order R B G Y, then the 7 rows, where `X` is
+//!   the centre, `x` an empty cell next to the opponent's last domino, `.` an
+//!   empty cell and a colour letter a played domino. The answer is the
+//!   content of `order.txt`: `CX1Y1X2Y2` (e.g. `YA1A2`) or `Skip`.
+//!   Letters may be in either case; surrounding white space is ignored.
+//! * `Skip` is legal only when no domino can be placed. The game ends when
+//!   all 24 dominoes are played or both players skip in a row.
+//! * Groups are the connected areas of one colour (orthogonal). Fewer than
+//!   12 groups: Fewer wins; 12 or more: More wins.
+//! * Decisions: a bot over the time limit forfeits (the seed disqualified
+//!   it); so does an illegal order (a careful host does not guess a move).
+
+use serde_json::json;
+
+use crate::{Judgement, MatchResult, Referee, Reply, Request, Seat, SeatResult, Step, Verdict};
+
+pub const SIZE: usize = 7;
+pub const CENTRE: (usize, usize) = (3, 3);
+pub const COLOURS: [char; 4] = ['R', 'B', 'G', 'Y'];
+pub const PER_COLOUR: u8 = 6;
+pub const GROUPS_FOR_MORE: usize = 12;
+
+/// A placement: colour index and two cells as (column, row), 0-based.
+pub type Domino = (usize, [(usize, usize); 2]);
+
+pub struct Linkage {
+    /// [row][col]: None empty, Some(colour index).
+    board: [[Option<usize>; SIZE]; SIZE],
+    left: [u8; 4],
+    to_move: Seat,
+    last: [Option<Domino>; 2],
+    skips_in_a_row: u32,
+    forfeit: Option<Seat>,
+    moves: u32,
+}
+
+fn cell_name((c, r): (usize, usize)) -> String {
+    format!("{}{}", (b'A' + c as u8) as char, r + 1)
+}
+
+fn orth((c, r): (usize, usize)) -> impl Iterator<Item = (usize, usize)> {
+    [(0isize, 1isize), (0, -1), (1, 0), (-1, 0)].into_iter().filter_map(move |(dc, dr)| {
+        let (cc, rr) = (c as isize + dc, r as isize + dr);
+        (cc >= 0 && rr >= 0 && cc < SIZE as isize && rr < SIZE as isize).then_some((cc as usize, rr as usize))
+    })
+}
+
+impl Default for Linkage {
+    fn default() -> Self {
+        Linkage::new()
+    }
+}
+
+impl Linkage {
+    pub fn new() -> Linkage {
+        Linkage {
+            board: [[None; SIZE]; SIZE],
+            left: [PER_COLOUR; 4],
+            to_move: 0,
+            last: [None, None],
+            skips_in_a_row: 0,
+            forfeit: None,
+            moves: 0,
+        }
+    }
+
+    fn empty(&self, (c, r): (usize, usize)) -> bool {
+        (c, r) != CENTRE && self.board[r][c].is_none()
+    }
+
+    /// Cells next to the opponent's last domino, where `seat` may not play.
+    pub fn forbidden(&self, seat: Seat) -> Vec<(usize, usize)> {
+        match self.last[1 - seat] {
+            None => vec![],
+            Some((_, cells)) => cells.iter().flat_map(|&c| orth(c)).filter(|&c| self.empty(c)).collect(),
+        }
+    }
+
+    fn placeable(&self, seat: Seat, a: (usize, usize), b: (usize, usize)) -> bool {
+        let forbidden = self.forbidden(seat);
+        self.empty(a) && self.empty(b) && !forbidden.contains(&a) && !forbidden.contains(&b)
+    }
+
+    pub fn has_move(&self, seat: Seat) -> bool {
+        if self.left.iter().all(|&n| n == 0) {
+            return false;
+        }
+        (0..SIZE).flat_map(|r| (0..SIZE).map(move |c| (c, r))).any(|a| {
+            [(a.0 + 1, a.1), (a.0, a.1 + 1)].into_iter().any(|b| b.0 < SIZE && b.1 < SIZE && self.placeable(seat, a, b))
+        })
+    }
+
+    /// `input.txt` for `seat`.
+    pub fn input_file(&self, seat: Seat) -> String {
+        let forbidden = self.forbidden(seat);
+        let mut out = format!("{}{}{}{}{}\n", if seat == 0 { 'M' } else { 'F' }, self.left[0], self.left[1], self.left[2], self.left[3]);
+        for r in 0..SIZE {
+            for c in 0..SIZE {
+                out.push(match self.board[r][c] {
+                    Some(k) => COLOURS[k],
+                    None if (c, r) == CENTRE => 'X',
+                    None if forbidden.contains(&(c, r)) => 'x',
+                    None => '.',
+                });
+            }
+            out.push('\n');
+        }
+        out
+    }
+
+    /// Parse and check an order. `Ok(None)` is a legal skip.
+    pub fn judge(&self, seat: Seat, text: &str) -> Result<Option<Domino>, String> {
+        let t = text.trim().to_ascii_uppercase();
+        if t == "SKIP" {
+            return if self.has_move(seat) { Err("Skip while a domino can be placed".into()) } else { Ok(None) };
+        }
+        let b = t.as_bytes();
+        if b.len() != 5 {
+            return Err("expected an order like YA1A2 (colour, cell, cell) or Skip".into());
+        }
+        let colour = COLOURS.iter().position(|&k| k as u8 == b[0]).ok_or_else(|| format!("{:?} is not a colour (R, B, G, Y)", b[0] as char))?;
+        let cell = |i: usize| -> Result<(usize, usize), String> {
+            let (c, r) = (b[i], b[i + 1]);
+            if !(b'A'..=b'G').contains(&c) || !(b'1'..=b'7').contains(&r) {
+                return Err(format!("{}{} is not a cell (A1 to G7)", c as char, r as char));
+            }
+            Ok(((c - b'A') as usize, (r - b'1') as usize))
+        };
+        let (x, y) = (cell(1)?, cell(3)?);
+        if self.left[colour] == 0 {
+            return Err(format!("no {} dominoes are left", COLOURS[colour]));
+        }
+        if x.0.abs_diff(y.0) + x.1.abs_diff(y.1) != 1 {
+            return Err(format!("{} and {} are not side by side", cell_name(x), cell_name(y)));
+        }
+        for c in [x, y] {
+            if c == CENTRE {
+                return Err("D4, the centre, is blocked".into());
+            }
+            if !self.empty(c) {
+                return Err(format!("{} is taken", cell_name(c)));
+            }
+            if self.forbidden(seat).contains(&c) {
+                return Err(format!("{} touches the opponent's last domino", cell_name(c)));
+            }
+        }
+        Ok(Some((colour, [x, y])))
+    }
+
+    /// Connected areas of one colour.
+    pub fn groups(&self) -> usize {
+        let mut seen = [[false; SIZE]; SIZE];
+        let mut count = 0;
+        for r in 0..SIZE {
+            for c in 0..SIZE {
+                let Some(k) = self.board[r][c] else { continue };
+                if seen[r][c] {
+                    continue;
+                }
+                count += 1;
+                let mut stack = vec![(c, r)];
+                seen[r][c] = true;
+                while let Some(p) = stack.pop() {
+                    for (nc, nr) in orth(p) {
+                        if !seen[nr][nc] && self.board[nr][nc] == Some(k) {
+                            seen[nr][nc] = true;
+                            stack.push((nc, nr));
+                        }
+                    }
+                }
+            }
+        }
+        count
+    }
+
+    fn over(&self) -> bool {
+        self.forfeit.is_some() || self.left.iter().all(|&n| n == 0) || self.skips_in_a_row >= 2
+    }
+
+    fn place(&mut self, seat: Seat, (k, cells): Domino) {
+        for (c, r) in cells {
+            self.board[r][c] = Some(k);
+        }
+        self.left[k] -= 1;
+        self.last[seat] = Some((k, cells));
+    }
+
+    pub fn rows(&self) -> Vec<String> {
+        self.input_file(0).lines().skip(1).map(|l| l.replace('x', ".")).collect()
+    }
+}
+
+impl Referee for Linkage {
+    fn seats(&self) -> usize {
+        2
+    }
+
+    fn step(&mut self) -> Option<Step> {
+        if self.over() {
+            return None;
+        }
+        Some(Step { notices: vec![], requests: vec![Request { seat: self.to_move, payload: self.input_file(self.to_move) }] })
+    }
+
+    fn apply(&mut self, replies: Vec<(Seat, Reply)>) -> (Vec<Judgement>, Vec<serde_json::Value>) {
+        let seat = self.to_move;
+        let reply = replies.into_iter().find(|(s, _)| *s == seat).map(|(_, r)| r).unwrap_or(Reply::Gone);
+        let mut events = Vec::new();
+        let verdict = match reply {
+            Reply::Answer(text) => match self.judge(seat, &text) {
+                Ok(Some(d)) => {
+                    self.place(seat, d);
+                    self.skips_in_a_row = 0;
+                    self.moves += 1;
+                    let order = format!("{}{}{}", COLOURS[d.0], cell_name(d.1[0]), cell_name(d.1[1]));
+                    events.push(json!({"type": "place", "seat": seat, "order": order}));
+                    Verdict::Accepted { r#move: order }
+                }
+                Ok(None) => {
+                    self.skips_in_a_row += 1;
+                    events.push(json!({"type": "skip", "seat": seat}));
+                    Verdict::Accepted { r#move: "Skip".into() }
+                }
+                Err(reason) => {
+                    self.forfeit = Some(seat);
+                    events.push(json!({"type": "forfeit", "seat": seat, "reason": reason}));
+                    Verdict::Invalid { answer: text, reason: format!("{reason}; the game is forfeited") }
+                }
+            },
+            Reply::Timeout | Reply::Gone => {
+                self.forfeit = Some(seat);
+                events.push(json!({"type": "forfeit", "seat": seat, "reason": "no order in time"}));
+                Verdict::TimedOut
+            }
+        };
+        self.to_move = 1 - seat;
+        if self.over() && self.forfeit.is_none() {
+            events.push(json!({"type": "end", "groups": self.groups()}));
+        }
+        (vec![Judgement { seat, verdict }], events)
+    }
+
+    fn result(&self) -> Option<Vec<SeatResult>> {
+        if !self.over() {
+            return None;
+        }
+        let winner = match self.forfeit {
+            Some(s) => 1 - s,
+            None if self.groups() >= GROUPS_FOR_MORE => 0,
+            None => 1,
+        };
+        Some(
+            (0..2)
+                .map(|s| SeatResult {
+                    seat: s,
+                    score: if s == winner { 1.0 } else { 0.0 },
+                    rank: if s == winner { 1 } else { 2 },
+                    result: if s == winner { MatchResult::Win } else { MatchResult::Loss },
+                })
+                .collect(),
+        )
+    }
+
+    fn initial_state(&self) -> serde_json::Value {
+        json!({"size": SIZE, "rows": self.rows(), "left": self.left})
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn play(g: &mut Linkage, order: &str) -> Verdict {
+        let s = g.step().unwrap().requests[0].seat;
+        g.apply(vec![(s, Reply::Answer(order.into()))]).0.remove(0).verdict
+    }
+
+    #[test]
+    fn the_starting_input_file() {
+        let mut g = Linkage::new();
+        let step = g.step().unwrap();
+        assert_eq!(step.requests[0].payload, "M6666\n.......\n.......\n.......\n...X...\n.......\n.......\n.......\n");
+    }
+
+    /// The seed's two diagrams of the squares Fewer may not use.
+    #[test]
+    fn forbidden_squares_after_mores_move() {
+        let mut g = Linkage::new();
+        play(&mut g, "RB3B4");
+        let rows: Vec<String> = g.input_file(1).lines().skip(1).map(String::from).collect();
+        assert_eq!(rows[1..5], [".x.....", "xRx....", "xRxX...", ".x....."].map(String::from));
+        let mut g = Linkage::new();
+        play(&mut g, "gb4c4");
+        let rows: Vec<String> = g.input_file(1).lines().skip(1).map(String::from).collect();
+        assert_eq!(rows[2..5], [".xx....", "xGGX...", ".xx...."].map(String::from));
+        assert!(g.input_file(1).starts_with("F6656\n"));
+    }
+
+    #[test]
+    fn illegal_orders_forfeit_with_a_reason() {
+        let cases = [
+            ("RA1A3", "not side by side"),
+            ("RD3D4", "centre"),
+            ("QA1A2", "not a colour"),
+            ("RH1H2", "not a cell"),
+            ("RA1", "expected an order"),
+            ("Skip", "Skip while a domino can be placed"),
+        ];
+        for (order, why) in cases {
+            let mut g = Linkage::new();
+            match play(&mut g, order) {
+                Verdict::Invalid { reason, .. } => assert!(reason.contains(why), "{order}: {reason}"),
+                v => panic!("{order}: {v:?}"),
+            }
+            let r = g.result().unwrap();
+            assert_eq!(r[1].result, MatchResult::Win, "{order}: More forfeits, Fewer wins");
+        }
+        let mut g = Linkage::new();
+        play(&mut g, "RB3B4");
+        match play(&mut g, "YC3C2") {
+            Verdict::Invalid { reason, .. } => assert!(reason.contains("touches the opponent's last domino"), "{reason}"),
+            v => panic!("{v:?}"),
+        }
+        let mut g = Linkage::new();
+        play(&mut g, "RA1A2");
+        assert!(matches!(play(&mut g, "BA1B1"), Verdict::Invalid { reason, .. } if reason.contains("taken")));
+    }
+
+    #[test]
+    fn group_count_decides_the_winner() {
+        // Twelve dominoes in four one-colour stripes: four groups.
+        let mut g = Linkage::new();
+        let orders = [
+            "RA1B1", "BA7B7", "RC1D1", "BC7D7", "RE1F1", "BE7F7", "GA3B3", "YA5B5", "GC3D3", "YC5D5", "GE3F3", "YE5F5",
+        ];
+        for o in orders {
+            assert!(matches!(play(&mut g, o), Verdict::Accepted { .. }), "{o}");
+        }
+        assert_eq!(g.groups(), 4);
+        // Twelve dominoes, none touching one of its own colour: 12 groups.
+        let mut g = Linkage::new();
+        for o in ["RA1B1", "BD1E1", "GG1G2", "YA3B3", "RD2E2", "BA5B5", "GD6E6", "YG4G5", "RA7B7", "BD7E7", "RC5C6", "BF4F5"] {
+            assert!(matches!(play(&mut g, o), Verdict::Accepted { .. }), "{o}");
+        }
+        assert_eq!(g.groups(), GROUPS_FOR_MORE);
+    }
+
+    #[test]
+    fn timeouts_forfeit() {
+        let mut g = Linkage::new();
+        g.step().unwrap();
+        g.apply(vec![(0, Reply::Timeout)]);
+        assert_eq!(g.result().unwrap()[1].result, MatchResult::Win);
+        assert!(g.step().is_none());
+    }
+
+    #[test]
+    fn a_skip_is_legal_only_without_moves_and_two_skips_end_the_game() {
+        let mut g = Linkage::new();
+        g.left = [0, 0, 0, 0];
+        // No dominoes left: over already.
+        assert!(g.step().is_none());
+        let mut g = Linkage::new();
+        g.left = [1, 0, 0, 0];
+        // Fill the board but for one pair next to More's last domino.
+        for r in 0..SIZE {
+            for c in 0..SIZE {
+                if (c, r) != CENTRE {
+                    g.board[r][c] = Some(1);
+                }
+            }
+        }
+        g.board[0][0] = None;
+        g.board[0][1] = None;
+        g.last[0] = Some((1, [(0, 1), (1, 1)]));
+        g.to_move = 1;
+        assert!(!g.has_move(1));
+        assert!(matches!(play(&mut g, "skip"), Verdict::Accepted { .. }));
+        assert!(g.has_move(0));
+        assert!(matches!(play(&mut g, "RA1B1"), Verdict::Accepted { .. }));
+        assert!(g.step().is_none(), "all dominoes played");
+    }
+}

@@ -1,0 +1,312 @@
+//! Slime for four bots, a new process per turn with the state in argv.
+//!
+//! Rules from the seed and its original controller:
+//! * An 8 × 8 board indexed (row, column) from (0, 0) at the top left;
+//!   players 1-4 start with one slime in the top-left, top-right,
+//!   bottom-left and bottom-right corners. No randomness.
+//! * Players move in turn 1, 2, 3, 4. The request (the bot's argument) is
+//!   `p,row0,row1,...`: its player number, then the rows with `.` for empty.
+//! * The answer is `r0 c0 r1 c1` (only the first line is read). Distance is
+//!   Chebyshev (diagonals count):
+//!   - spread: distance 1 to an empty cell; a new slime there;
+//!   - jump: distance exactly 2 to an empty cell; the slime moves there;
+//!   - after a spread or jump, enemy slimes among the 8 neighbours of the
+//!     target become the mover's;
+//!   - merge: distance 1 to one's own slime; the moved slime is removed and
+//!     the *empty* neighbours of the target (not the vacated cell) become the
+//!     mover's; nothing is converted.
+//! * Anything else (invalid or unparsable) is a pass, as in the original.
+//!   koth records it as invalid output with the reason.
+//! * A player with no slime is still asked and can only pass.
+//! * The game ends when the board is full or after 2000 turns in all.
+//!   Score = squares held; matches of a round robin are averaged by the
+//!   scheduler.
+
+use serde_json::json;
+
+use crate::{competition_ranks, Judgement, MatchResult, Referee, Reply, Request, Seat, SeatResult, Step, Verdict};
+
+pub const SIZE: usize = 8;
+pub const MAX_TURNS: u32 = 2000;
+
+pub struct Slime {
+    size: usize,
+    /// 0 empty, 1..=4 players.
+    board: Vec<u8>,
+    turn: u32,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Action {
+    Spread,
+    Jump,
+    Merge,
+}
+
+impl Slime {
+    pub fn new(size: usize) -> Slime {
+        let mut board = vec![0; size * size];
+        let last = size - 1;
+        for (p, (r, c)) in [(0, 0), (0, last), (last, 0), (last, last)].into_iter().enumerate() {
+            board[r * size + c] = p as u8 + 1;
+        }
+        Slime { size, board, turn: 0 }
+    }
+
+    /// A board from rows of `.1234` (for tests and replays).
+    pub fn from_rows(rows: &[&str]) -> Slime {
+        let size = rows.len();
+        let board = rows
+            .iter()
+            .flat_map(|r| r.bytes().map(|b| if b == b'.' { 0 } else { b - b'0' }))
+            .collect();
+        Slime { size, board, turn: 0 }
+    }
+
+    pub fn rows(&self) -> Vec<String> {
+        self.board
+            .chunks(self.size)
+            .map(|row| row.iter().map(|&v| if v == 0 { '.' } else { (b'0' + v) as char }).collect())
+            .collect()
+    }
+
+    fn at(&self, r: usize, c: usize) -> u8 {
+        self.board[r * self.size + c]
+    }
+
+    fn set(&mut self, r: usize, c: usize, v: u8) {
+        self.board[r * self.size + c] = v;
+    }
+
+    fn neighbours(&self, r: usize, c: usize) -> impl Iterator<Item = (usize, usize)> + '_ {
+        let n = self.size as isize;
+        (-1isize..=1).flat_map(move |dr| (-1isize..=1).map(move |dc| (dr, dc))).filter_map(move |(dr, dc)| {
+            let (rr, cc) = (r as isize + dr, c as isize + dc);
+            ((dr, dc) != (0, 0) && rr >= 0 && cc >= 0 && rr < n && cc < n).then_some((rr as usize, cc as usize))
+        })
+    }
+
+    fn whose_turn(&self) -> u8 {
+        (self.turn % 4) as u8 + 1
+    }
+
+    fn over(&self) -> bool {
+        self.turn >= MAX_TURNS || self.board.iter().all(|&v| v != 0)
+    }
+
+    /// Check a move for `player`; `Err` says why it is not one.
+    pub fn judge(&self, player: u8, text: &str) -> Result<(Action, [usize; 4]), String> {
+        let nums: Vec<&str> = text.split_whitespace().collect();
+        if nums.len() != 4 {
+            return Err(format!("expected 4 integers \"row col row col\", got {} fields", nums.len()));
+        }
+        let mut v = [0usize; 4];
+        for (i, n) in nums.iter().enumerate() {
+            v[i] = n.parse().map_err(|_| format!("{n:?} is not a coordinate"))?;
+            if v[i] >= self.size {
+                return Err(format!("{n} is off the {0}x{0} board", self.size));
+            }
+        }
+        let [r0, c0, r1, c1] = v;
+        if self.at(r0, c0) != player {
+            return Err(format!("({r0}, {c0}) is not your slime"));
+        }
+        let dist = r0.abs_diff(r1).max(c0.abs_diff(c1));
+        let target = self.at(r1, c1);
+        match (dist, target) {
+            (1, 0) => Ok((Action::Spread, v)),
+            (2, 0) => Ok((Action::Jump, v)),
+            (1, t) if t == player => Ok((Action::Merge, v)),
+            (1 | 2, _) => Err(format!("({r1}, {c1}) is occupied")),
+            _ => Err(format!("({r1}, {c1}) is {dist} squares away; spread and merge go 1, jump 2")),
+        }
+    }
+
+    fn play(&mut self, player: u8, action: Action, [r0, c0, r1, c1]: [usize; 4]) {
+        match action {
+            Action::Spread | Action::Jump => {
+                if action == Action::Jump {
+                    self.set(r0, c0, 0);
+                }
+                self.set(r1, c1, player);
+                let conv: Vec<_> = self.neighbours(r1, c1).filter(|&(r, c)| self.at(r, c) != 0).collect();
+                for (r, c) in conv {
+                    self.set(r, c, player);
+                }
+            }
+            Action::Merge => {
+                self.set(r0, c0, 0);
+                let fill: Vec<_> =
+                    self.neighbours(r1, c1).filter(|&(r, c)| self.at(r, c) == 0 && (r, c) != (r0, c0)).collect();
+                for (r, c) in fill {
+                    self.set(r, c, player);
+                }
+            }
+        }
+    }
+
+    pub fn scores(&self) -> [usize; 4] {
+        let mut s = [0; 4];
+        for &v in &self.board {
+            if v > 0 {
+                s[v as usize - 1] += 1;
+            }
+        }
+        s
+    }
+}
+
+impl Referee for Slime {
+    fn seats(&self) -> usize {
+        4
+    }
+
+    fn step(&mut self) -> Option<Step> {
+        if self.over() {
+            return None;
+        }
+        let p = self.whose_turn();
+        let payload = format!("{p},{}", self.rows().join(","));
+        Some(Step { notices: vec![], requests: vec![Request { seat: p as usize - 1, payload }] })
+    }
+
+    fn apply(&mut self, replies: Vec<(Seat, Reply)>) -> (Vec<Judgement>, Vec<serde_json::Value>) {
+        let player = self.whose_turn();
+        let seat = player as usize - 1;
+        let reply = replies.into_iter().find(|(s, _)| *s == seat).map(|(_, r)| r).unwrap_or(Reply::Gone);
+        self.turn += 1;
+        let (verdict, event) = match reply {
+            Reply::Answer(text) => {
+                let first = text.lines().next().unwrap_or("").to_owned();
+                match self.judge(player, &first) {
+                    Ok((action, v)) => {
+                        self.play(player, action, v);
+                        let name = format!("{action:?}").to_lowercase();
+                        (
+                            Verdict::Accepted { r#move: first.trim().to_owned() },
+                            json!({"type": name, "seat": seat, "from": [v[0], v[1]], "to": [v[2], v[3]], "board": self.rows()}),
+                        )
+                    }
+                    Err(reason) => (
+                        Verdict::Invalid { answer: first, reason: format!("{reason}; treated as a pass") },
+                        json!({"type": "pass", "seat": seat}),
+                    ),
+                }
+            }
+            // The policy is soft: the runner passes late answers on as Answer.
+            Reply::Timeout | Reply::Gone => (Verdict::TimedOut, json!({"type": "pass", "seat": seat})),
+        };
+        (vec![Judgement { seat, verdict }], vec![event])
+    }
+
+    fn result(&self) -> Option<Vec<SeatResult>> {
+        if !self.over() {
+            return None;
+        }
+        let scores: Vec<f64> = self.scores().iter().map(|&s| s as f64).collect();
+        let ranks = competition_ranks(&scores);
+        Some(
+            (0..4)
+                .map(|s| SeatResult {
+                    seat: s,
+                    score: scores[s],
+                    rank: ranks[s],
+                    result: match (ranks[s], ranks.iter().filter(|&&r| r == 1).count()) {
+                        (1, 1) => MatchResult::Win,
+                        (1, _) => MatchResult::Tie,
+                        _ => MatchResult::Loss,
+                    },
+                })
+                .collect(),
+        )
+    }
+
+    fn initial_state(&self) -> serde_json::Value {
+        json!({"size": self.size, "board": self.rows()})
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The three examples of the seed: (move, board before, board after).
+    #[test]
+    fn the_seeds_examples() {
+        let cases: &[(&str, [&str; 4], [&str; 4])] = &[
+            ("0 1 1 2", ["11.22", "1..22", "..22.", "....."], ["11.12", "1.112", "..11.", "....."]),
+            ("0 1 2 3", ["11..2", "1...2", "....2", "...22"], ["1...2", "1...1", "...11", "...11"]),
+            ("0 1 1 2", ["11..2", "1.1.2", "....2", "..222"], ["1.112", "11112", ".1112", "..222"]),
+        ];
+        for (mv, before, after) in cases {
+            // The seed's figures are 4 × 5; pad them into a 5 × 5 board.
+            let mut rows: Vec<String> = before.iter().map(|r| r.to_string()).collect();
+            rows.push(".....".into());
+            let refs: Vec<&str> = rows.iter().map(String::as_str).collect();
+            let mut g = Slime::from_rows(&refs);
+            let (action, v) = g.judge(1, mv).unwrap();
+            g.play(1, action, v);
+            assert_eq!(&g.rows()[..4], &after.map(String::from), "{mv} ({action:?})");
+        }
+    }
+
+    #[test]
+    fn invalid_moves_are_passes_with_a_reason() {
+        let g = Slime::new(8);
+        let cases = [
+            ("", "expected 4 integers"),
+            ("0 0 0", "expected 4 integers"),
+            ("a b c d", "is not a coordinate"),
+            ("0 0 0 9", "off the 8x8 board"),
+            ("0 7 0 6", "not your slime"),
+            ("0 0 0 3", "3 squares away"),
+            ("0 0 0 0", "0 squares away"),
+        ];
+        for (mv, why) in cases {
+            let err = g.judge(1, mv).unwrap_err();
+            assert!(err.contains(why), "{mv:?}: {err}");
+        }
+    }
+
+    #[test]
+    fn a_game_runs_in_turn_order_and_ends_when_full() {
+        let mut g = Slime::new(4);
+        let mut seen = Vec::new();
+        while let Some(step) = g.step() {
+            let req = &step.requests[0];
+            seen.push(req.seat);
+            // A greedy-ish legal move: spread from the first own slime into any empty neighbour.
+            let p = req.seat as u8 + 1;
+            let mv = (0..16)
+                .filter(|&i| g.board[i] == p)
+                .flat_map(|i| {
+                    let (r, c) = (i / 4, i % 4);
+                    g.neighbours(r, c).filter(|&(rr, cc)| g.at(rr, cc) == 0).map(move |(rr, cc)| format!("{r} {c} {rr} {cc}")).collect::<Vec<_>>()
+                })
+                .next()
+                .unwrap_or_else(|| "0 0 0 0".into());
+            g.apply(vec![(req.seat, Reply::Answer(mv))]);
+        }
+        assert_eq!(&seen[..8], &[0, 1, 2, 3, 0, 1, 2, 3]);
+        let r = g.result().unwrap();
+        assert_eq!(r.iter().map(|s| s.score).sum::<f64>(), 16.0, "the board is full");
+    }
+
+    #[test]
+    fn the_request_is_player_and_rows() {
+        let mut g = Slime::new(8);
+        let step = g.step().unwrap();
+        assert_eq!(step.requests[0].payload, "1,1......2,........,........,........,........,........,........,3......4");
+    }
+
+    #[test]
+    fn the_game_stops_after_2000_turns() {
+        let mut g = Slime::new(8);
+        for _ in 0..MAX_TURNS {
+            let s = g.step().unwrap().requests[0].seat;
+            g.apply(vec![(s, Reply::Answer("pass".into()))]);
+        }
+        assert!(g.step().is_none());
+        assert_eq!(g.result().unwrap()[0].score, 1.0);
+    }
+}

@@ -1,0 +1,342 @@
+//! Invisible target for 2 to 16 bots, simultaneous moves.
+//!
+//! Rules from the seed, with the decisions a host must make:
+//! * 32 × 32 cells on a torus, numbered 0..1023 in reading order. One
+//!   random cell is the target; no bot is told where.
+//! * Start: bots are placed one by one on random cells whose 5 × 5
+//!   neighbourhood (on the torus) holds no other bot.
+//! * Each turn every bot gets `pos wall enemy...`: its position, the wall
+//!   added after the previous turn (1024 if none) and the other bots'
+//!   positions, always in seat order. It answers one digit: 0 up, 1 left,
+//!   2 stay, 3 right, 4 down. Anything else, or no answer in 50 ms, is "stay"
+//!   (recorded as invalid or timed out).
+//! * Moves resolve as the seed describes: a move into a wall becomes "stay";
+//!   then, repeatedly, every bot whose destination is shared with another
+//!   bot's destination stays instead, until nothing changes. So bots can swap
+//!   and follow each other, but never share a cell.
+//! * After each turn, with probability 1/7, a wall is added on a cell chosen
+//!   uniformly among the cells that are free (no wall, no bot, not the
+//!   target), still connected to the target, and whose walling leaves every
+//!   bot a route to the target (other bots do not block routes).
+//! * End (decision): the seed's "no wall can be placed for 10 consecutive
+//!   turns" is read as 10 consecutive turns in which *no cell qualifies* for
+//!   a wall (the arena is saturated), not 10 turns in which the 1/7 draw
+//!   failed. A safety cap ends the game after 50 000 turns.
+//! * The bots at the smallest Manhattan distance to the target (on the
+//!   torus) are the joint winners and score 1; the others score 0.
+
+use std::collections::VecDeque;
+
+use rand::Rng;
+use rand_chacha::ChaCha8Rng;
+use serde_json::json;
+
+use crate::{Judgement, MatchResult, Referee, Reply, Request, Seat, SeatResult, Step, Verdict};
+
+pub const SIZE: usize = 32;
+pub const CELLS: usize = SIZE * SIZE;
+pub const NO_WALL: usize = CELLS;
+pub const WALL_CHANCE: f64 = 1.0 / 7.0;
+pub const SATURATED_TURNS: u32 = 10;
+pub const MAX_TURNS: u32 = 50_000;
+
+pub struct Target {
+    rng: ChaCha8Rng,
+    target: usize,
+    wall: Vec<bool>,
+    players: Vec<usize>,
+    last_wall: usize,
+    turn: u32,
+    saturated_for: u32,
+}
+
+fn neighbour(p: usize, dir: u8) -> usize {
+    let (r, c) = (p / SIZE, p % SIZE);
+    match dir {
+        0 => ((r + SIZE - 1) % SIZE) * SIZE + c,
+        1 => r * SIZE + (c + SIZE - 1) % SIZE,
+        3 => r * SIZE + (c + 1) % SIZE,
+        4 => ((r + 1) % SIZE) * SIZE + c,
+        _ => p,
+    }
+}
+
+/// Manhattan distance on the torus.
+pub fn distance(a: usize, b: usize) -> usize {
+    let d = |x: usize, y: usize| {
+        let d = x.abs_diff(y);
+        d.min(SIZE - d)
+    };
+    d(a / SIZE, b / SIZE) + d(a % SIZE, b % SIZE)
+}
+
+impl Target {
+    pub fn new(seats: usize, seed: u64) -> Target {
+        let mut rng = crate::rng(seed);
+        let target = rng.gen_range(0..CELLS);
+        let mut players: Vec<usize> = Vec::with_capacity(seats);
+        for _ in 0..seats {
+            let free: Vec<usize> = (0..CELLS)
+                .filter(|&c| {
+                    players.iter().all(|&p| {
+                        let d = |x: usize, y: usize| {
+                            let d = x.abs_diff(y);
+                            d.min(SIZE - d)
+                        };
+                        d(c / SIZE, p / SIZE) > 2 || d(c % SIZE, p % SIZE) > 2
+                    })
+                })
+                .collect();
+            players.push(free[rng.gen_range(0..free.len())]);
+        }
+        Target { rng, target, wall: vec![false; CELLS], players, last_wall: NO_WALL, turn: 0, saturated_for: 0 }
+    }
+
+    fn over(&self) -> bool {
+        self.saturated_for >= SATURATED_TURNS || self.turn >= MAX_TURNS
+    }
+
+    /// Resolve intended moves (0..=4 per seat) into new positions.
+    pub fn resolve(&self, dirs: &[u8]) -> Vec<usize> {
+        let mut dest: Vec<usize> = self
+            .players
+            .iter()
+            .zip(dirs)
+            .map(|(&p, &d)| {
+                let n = neighbour(p, d);
+                if self.wall[n] { p } else { n }
+            })
+            .collect();
+        loop {
+            // Every mover whose destination is shared aims at its own cell,
+            // all at once, then look again.
+            let clashing: Vec<usize> = (0..dest.len())
+                .filter(|&i| dest[i] != self.players[i] && dest.iter().enumerate().any(|(j, &d)| j != i && d == dest[i]))
+                .collect();
+            if clashing.is_empty() {
+                return dest;
+            }
+            for i in clashing {
+                dest[i] = self.players[i];
+            }
+        }
+    }
+
+    /// Cells reachable from the target, with `blocked` treated as a wall.
+    fn reachable(&self, blocked: Option<usize>) -> Vec<bool> {
+        let mut seen = vec![false; CELLS];
+        let mut queue = VecDeque::from([self.target]);
+        seen[self.target] = true;
+        while let Some(p) = queue.pop_front() {
+            for d in [0, 1, 3, 4] {
+                let n = neighbour(p, d);
+                if !seen[n] && !self.wall[n] && Some(n) != blocked {
+                    seen[n] = true;
+                    queue.push_back(n);
+                }
+            }
+        }
+        seen
+    }
+
+    fn wall_allowed(&self, reach: &[bool], c: usize) -> bool {
+        if self.wall[c] || c == self.target || self.players.contains(&c) || !reach[c] {
+            return false;
+        }
+        let after = self.reachable(Some(c));
+        self.players.iter().all(|&p| after[p])
+    }
+
+    /// Every cell where a wall may go now.
+    pub fn wall_candidates(&self) -> Vec<usize> {
+        let reach = self.reachable(None);
+        (0..CELLS).filter(|&c| self.wall_allowed(&reach, c)).collect()
+    }
+
+    fn any_wall_candidate(&self) -> bool {
+        let reach = self.reachable(None);
+        (0..CELLS).any(|c| self.wall_allowed(&reach, c))
+    }
+}
+
+impl Referee for Target {
+    fn seats(&self) -> usize {
+        self.players.len()
+    }
+
+    fn step(&mut self) -> Option<Step> {
+        if self.over() {
+            return None;
+        }
+        let requests = (0..self.players.len())
+            .map(|s| {
+                let mut line = format!("{} {}", self.players[s], self.last_wall);
+                for (o, p) in self.players.iter().enumerate() {
+                    if o != s {
+                        line.push_str(&format!(" {p}"));
+                    }
+                }
+                Request { seat: s, payload: line }
+            })
+            .collect();
+        Some(Step { notices: vec![], requests })
+    }
+
+    fn apply(&mut self, replies: Vec<(Seat, Reply)>) -> (Vec<Judgement>, Vec<serde_json::Value>) {
+        self.turn += 1;
+        let mut dirs = vec![2u8; self.players.len()];
+        let mut judgements = Vec::new();
+        for (s, reply) in replies {
+            let verdict = match reply {
+                Reply::Answer(text) => match text.trim().parse::<u8>() {
+                    Ok(d) if d <= 4 => {
+                        dirs[s] = d;
+                        Verdict::Accepted { r#move: d.to_string() }
+                    }
+                    _ => Verdict::Invalid { answer: text, reason: "expected one digit 0-4; treated as 2 (stay)".into() },
+                },
+                Reply::Timeout | Reply::Gone => Verdict::TimedOut,
+            };
+            judgements.push(Judgement { seat: s, verdict });
+        }
+        self.players = self.resolve(&dirs);
+        let mut events = vec![json!({"type": "move", "turn": self.turn, "moves": dirs, "positions": self.players})];
+        self.last_wall = NO_WALL;
+        if self.rng.gen_bool(WALL_CHANCE) {
+            let cands = self.wall_candidates();
+            if !cands.is_empty() {
+                let c = cands[self.rng.gen_range(0..cands.len())];
+                self.wall[c] = true;
+                self.last_wall = c;
+                events.push(json!({"type": "wall", "cell": c}));
+            }
+        }
+        if self.any_wall_candidate() {
+            self.saturated_for = 0;
+        } else {
+            self.saturated_for += 1;
+        }
+        (judgements, events)
+    }
+
+    fn result(&self) -> Option<Vec<SeatResult>> {
+        if !self.over() {
+            return None;
+        }
+        let dist: Vec<usize> = self.players.iter().map(|&p| distance(p, self.target)).collect();
+        let best = *dist.iter().min()?;
+        let winners = dist.iter().filter(|&&d| d == best).count();
+        Some(
+            dist.iter()
+                .enumerate()
+                .map(|(s, &d)| SeatResult {
+                    seat: s,
+                    score: if d == best { 1.0 } else { 0.0 },
+                    rank: 1 + dist.iter().filter(|&&o| o < d).count(),
+                    result: match (d == best, winners) {
+                        (true, 1) => MatchResult::Win,
+                        (true, _) => MatchResult::Tie,
+                        _ => MatchResult::Loss,
+                    },
+                })
+                .collect(),
+        )
+    }
+
+    fn initial_state(&self) -> serde_json::Value {
+        json!({"size": SIZE, "target": self.target, "positions": self.players})
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn at(players: &[usize]) -> Target {
+        let mut t = Target::new(players.len(), 1);
+        t.players = players.to_vec();
+        t.target = 0;
+        t
+    }
+
+    #[test]
+    fn move_conflicts_resolve_as_the_seed_says() {
+        // (name, positions, moves, expected positions)
+        let cases: &[(&str, &[usize], &[u8], &[usize])] = &[
+            ("two into one cell: both stay", &[100, 102], &[3, 1], &[100, 102]),
+            ("into a stayer: the mover stays", &[100, 101], &[3, 2], &[100, 101]),
+            ("swap succeeds", &[100, 101], &[3, 1], &[101, 100]),
+            ("a chain follows its head", &[100, 101, 102], &[3, 3, 3], &[101, 102, 103]),
+            ("a chain whose head is blocked stays", &[100, 101, 102, 103], &[3, 3, 3, 2], &[100, 101, 102, 103]),
+            ("wrap around the torus", &[0], &[0], &[992]),
+            ("left wraps too", &[32], &[1], &[63]),
+        ];
+        for (name, pos, moves, want) in cases {
+            let t = at(pos);
+            assert_eq!(t.resolve(moves), want.to_vec(), "{name}");
+        }
+        let mut t = at(&[100]);
+        t.wall[101] = true;
+        assert_eq!(t.resolve(&[3]), vec![100], "into a wall: stays");
+    }
+
+    #[test]
+    fn walls_never_cut_a_player_off_or_land_on_players_or_the_target() {
+        let mut t = at(&[2, 66]);
+        // A corridor: wall everything around cell 1 except toward 0 and 2.
+        for c in [32 + 1, 1024 - 32 + 1] {
+            t.wall[c] = true;
+        }
+        let cands = t.wall_candidates();
+        assert!(!cands.contains(&0), "the target");
+        assert!(!cands.contains(&2) && !cands.contains(&66), "players");
+        for &c in &cands {
+            let mut u = at(&[2, 66]);
+            u.wall = t.wall.clone();
+            u.wall[c] = true;
+            let reach = u.reachable(None);
+            assert!(reach[2] && reach[66], "walling {c} cut a player off");
+        }
+    }
+
+    #[test]
+    fn start_positions_keep_their_distance_and_the_seed_reproduces_them() {
+        for seed in 0..20 {
+            let t = Target::new(8, seed);
+            for (i, &a) in t.players.iter().enumerate() {
+                for &b in &t.players[i + 1..] {
+                    let d = |x: usize, y: usize| x.abs_diff(y).min(SIZE - x.abs_diff(y));
+                    assert!(d(a / SIZE, b / SIZE) > 2 || d(a % SIZE, b % SIZE) > 2, "seed {seed}: {a} and {b} too close");
+                }
+            }
+            assert_eq!(Target::new(8, seed).players, t.players);
+            assert_eq!(Target::new(8, seed).target, t.target);
+        }
+    }
+
+    #[test]
+    fn input_lines_list_self_wall_then_enemies_in_seat_order() {
+        let mut t = at(&[5, 6, 7]);
+        let step = t.step().unwrap();
+        assert_eq!(step.requests[1].payload, "6 1024 5 7");
+        t.last_wall = 40;
+        assert_eq!(t.step().unwrap().requests[2].payload, "7 40 5 6");
+    }
+
+    #[test]
+    fn toroidal_distance() {
+        assert_eq!(distance(0, 31), 1);
+        assert_eq!(distance(0, 992), 1);
+        assert_eq!(distance(0, 16 * 32 + 16), 32);
+    }
+
+    #[test]
+    fn joint_winners_each_score() {
+        let mut t = at(&[1, 32, 99]);
+        t.saturated_for = SATURATED_TURNS;
+        let r = t.result().unwrap();
+        assert_eq!(r.iter().map(|s| s.score).collect::<Vec<_>>(), vec![1.0, 1.0, 0.0]);
+        assert_eq!(r[0].result, MatchResult::Tie);
+        assert_eq!(r[2].rank, 3);
+    }
+}
