@@ -25,6 +25,7 @@
 //! * The bots at the smallest Manhattan distance to the target (on the
 //!   torus) are the joint winners and score 1; the others score 0.
 
+#[cfg(test)]
 use std::collections::VecDeque;
 
 use rand::Rng;
@@ -122,40 +123,79 @@ impl Target {
         }
     }
 
-    /// Cells reachable from the target, with `blocked` treated as a wall.
-    fn reachable(&self, blocked: Option<usize>) -> Vec<bool> {
+    /// Every cell where a wall may go now.
+    ///
+    /// One depth-first search from the target over the cells without a wall
+    /// (Tarjan's articulation points): walling a reached cell `v` cuts off
+    /// exactly the DFS subtrees of its children `w` with `low[w] >= disc[v]`,
+    /// so `v` qualifies unless one of those subtrees holds a bot. O(cells).
+    pub fn wall_candidates(&self) -> Vec<usize> {
+        const UNSEEN: u32 = u32::MAX;
+        let mut disc = vec![UNSEEN; CELLS];
+        let mut low = vec![0u32; CELLS];
+        let mut parent = vec![usize::MAX; CELLS];
+        let mut bots_below = vec![0u32; CELLS];
+        let mut cuts_off_a_bot = vec![false; CELLS];
+        for &p in &self.players {
+            bots_below[p] += 1;
+        }
+        let mut time = 0u32;
+        // (cell, index of the next neighbour direction to look at)
+        let mut stack = vec![(self.target, 0usize)];
+        disc[self.target] = time;
+        low[self.target] = time;
+        const DIRS: [u8; 4] = [0, 1, 3, 4];
+        while let Some(&mut (v, ref mut next)) = stack.last_mut() {
+            if *next < DIRS.len() {
+                let w = neighbour(v, DIRS[*next]);
+                *next += 1;
+                if self.wall[w] {
+                    continue;
+                }
+                if disc[w] == UNSEEN {
+                    time += 1;
+                    disc[w] = time;
+                    low[w] = time;
+                    parent[w] = v;
+                    stack.push((w, 0));
+                } else if w != parent[v] {
+                    low[v] = low[v].min(disc[w]);
+                }
+            } else {
+                stack.pop();
+                let u = parent[v];
+                if u != usize::MAX {
+                    low[u] = low[u].min(low[v]);
+                    bots_below[u] += bots_below[v];
+                    if low[v] >= disc[u] && bots_below[v] > 0 {
+                        cuts_off_a_bot[u] = true;
+                    }
+                }
+            }
+        }
+        (0..CELLS)
+            .filter(|&c| {
+                disc[c] != UNSEEN && c != self.target && !self.players.contains(&c) && !cuts_off_a_bot[c]
+            })
+            .collect()
+    }
+
+    /// Cells reachable from the target (for tests).
+    #[cfg(test)]
+    fn reachable(&self) -> Vec<bool> {
         let mut seen = vec![false; CELLS];
         let mut queue = VecDeque::from([self.target]);
         seen[self.target] = true;
         while let Some(p) = queue.pop_front() {
             for d in [0, 1, 3, 4] {
                 let n = neighbour(p, d);
-                if !seen[n] && !self.wall[n] && Some(n) != blocked {
+                if !seen[n] && !self.wall[n] {
                     seen[n] = true;
                     queue.push_back(n);
                 }
             }
         }
         seen
-    }
-
-    fn wall_allowed(&self, reach: &[bool], c: usize) -> bool {
-        if self.wall[c] || c == self.target || self.players.contains(&c) || !reach[c] {
-            return false;
-        }
-        let after = self.reachable(Some(c));
-        self.players.iter().all(|&p| after[p])
-    }
-
-    /// Every cell where a wall may go now.
-    pub fn wall_candidates(&self) -> Vec<usize> {
-        let reach = self.reachable(None);
-        (0..CELLS).filter(|&c| self.wall_allowed(&reach, c)).collect()
-    }
-
-    fn any_wall_candidate(&self) -> bool {
-        let reach = self.reachable(None);
-        (0..CELLS).any(|c| self.wall_allowed(&reach, c))
     }
 }
 
@@ -211,7 +251,7 @@ impl Referee for Target {
                 events.push(json!({"type": "wall", "cell": c}));
             }
         }
-        if self.any_wall_candidate() {
+        if !self.wall_candidates().is_empty() {
             self.saturated_for = 0;
         } else {
             self.saturated_for += 1;
@@ -280,22 +320,40 @@ mod tests {
         assert_eq!(t.resolve(&[3]), vec![100], "into a wall: stays");
     }
 
+    /// The candidates equal the definition checked by brute force: free,
+    /// reachable, and walling it leaves every bot connected to the target.
     #[test]
-    fn walls_never_cut_a_player_off_or_land_on_players_or_the_target() {
-        let mut t = at(&[2, 66]);
-        // A corridor: wall everything around cell 1 except toward 0 and 2.
-        for c in [32 + 1, 1024 - 32 + 1] {
-            t.wall[c] = true;
-        }
-        let cands = t.wall_candidates();
-        assert!(!cands.contains(&0), "the target");
-        assert!(!cands.contains(&2) && !cands.contains(&66), "players");
-        for &c in &cands {
-            let mut u = at(&[2, 66]);
-            u.wall = t.wall.clone();
-            u.wall[c] = true;
-            let reach = u.reachable(None);
-            assert!(reach[2] && reach[66], "walling {c} cut a player off");
+    fn wall_candidates_match_the_definition() {
+        let mut rng = crate::rng(99);
+        for round in 0..12 {
+            let mut t = Target::new(4, round);
+            // Random walls, kept only if they do not cut anyone off.
+            for _ in 0..(round * 25) {
+                let c = rng.gen_range(0..CELLS);
+                if c != t.target && !t.players.contains(&c) {
+                    t.wall[c] = true;
+                    let reach = t.reachable();
+                    if !t.players.iter().all(|&p| reach[p]) {
+                        t.wall[c] = false;
+                    }
+                }
+            }
+            let reach = t.reachable();
+            let brute: Vec<usize> = (0..CELLS)
+                .filter(|&c| {
+                    if t.wall[c] || c == t.target || t.players.contains(&c) || !reach[c] {
+                        return false;
+                    }
+                    let mut u = Target::new(4, round);
+                    u.players = t.players.clone();
+                    u.target = t.target;
+                    u.wall = t.wall.clone();
+                    u.wall[c] = true;
+                    let after = u.reachable();
+                    t.players.iter().all(|&p| after[p])
+                })
+                .collect();
+            assert_eq!(t.wall_candidates(), brute, "round {round}");
         }
     }
 
