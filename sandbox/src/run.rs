@@ -88,9 +88,16 @@ pub fn run_once(
     stdin: &[u8],
     prepare: impl FnOnce(&Sandbox) -> Result<()>,
 ) -> Result<RunOutput> {
-    let limits = config.limits.clone();
     let sandbox = Sandbox::create(config)?;
     prepare(&sandbox)?;
+    run_in(&sandbox, program, args, env, stdin)
+}
+
+/// Run `program args` in an existing box under the box's limits, then kill
+/// whatever it left running. The box (and its folder) stays for the caller,
+/// e.g. to read a compiler's output back.
+pub fn run_in(sandbox: &Sandbox, program: &str, args: &[String], env: &[(String, String)], stdin: &[u8]) -> Result<RunOutput> {
+    let limits = sandbox.limits().clone();
     let mut cmd = Command::new(program).args(args.iter().cloned()).stdin(Stdio::Pipe).stdout(Stdio::Pipe).stderr(Stdio::Pipe);
     cmd.env = env.to_vec();
     let cpu_before = sandbox.cpu_usage()?;
@@ -171,14 +178,12 @@ pub fn run_once(
         stdout_bytes: out.total,
         stderr_bytes: err.total,
     };
-    let report = RunOutput {
+    Ok(RunOutput {
         usage,
         stdout: out.kept,
         stderr: err.kept,
         cgroup: sandbox.cgroup_version(),
         landlock: sandbox.landlock_status().clone(),
         uid: sandbox.uid(),
-    };
-    drop(sandbox);
-    Ok(report)
+    })
 }

@@ -86,8 +86,34 @@ impl Command {
 /// State shared between a box and the children spawned in it.
 struct Shared {
     destroyed: std::sync::atomic::AtomicBool,
-    /// Children dropped while still running; reaped when the box dies.
-    unreaped: Mutex<Vec<libc::pid_t>>,
+    /// Every program spawned in the box that is not reaped yet, and the exit
+    /// status of those the box reaped itself. All reaping goes through this
+    /// lock, so a pid is never waited for twice.
+    ///
+    /// Why the box reaps: a program is our child but lives in the box's PID
+    /// namespace, and the kernel lets the box's init (the holder) finish dying
+    /// only once every process of the namespace is reaped. Teardown therefore
+    /// reaps the programs before it waits for the holder.
+    children: Mutex<std::collections::HashMap<libc::pid_t, Option<Exit>>>,
+}
+
+impl Shared {
+    /// Reap `pid` if it has exited (or wait for it with `block`).
+    fn reap(&self, pid: libc::pid_t, block: bool) -> Result<Option<Exit>> {
+        let mut children = self.children.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(Some(exit)) = children.get(&pid) {
+            return Ok(Some(*exit));
+        }
+        let flags = if block { 0 } else { libc::WNOHANG };
+        match sys::waitpid(pid, flags).map_err(|e| Error::os("waitpid", e))? {
+            Some(st) => {
+                let exit = decode_wait_status(st);
+                children.insert(pid, Some(exit));
+                Ok(Some(exit))
+            }
+            None => Ok(None),
+        }
+    }
 }
 
 /// A box: namespaces, a cgroup, a scratch filesystem and a uid, alive until dropped.
@@ -202,7 +228,7 @@ impl Sandbox {
             landlock: None,
             landlock_status: LandlockStatus::NotEnforced,
             cap_last_cap: cap_last_cap(),
-            shared: Arc::new(Shared { destroyed: false.into(), unreaped: Mutex::new(Vec::new()) }),
+            shared: Arc::new(Shared { destroyed: false.into(), children: Mutex::new(Default::default()) }),
             config,
         };
         let ports = match &sandbox.config.network {
@@ -294,6 +320,7 @@ impl Sandbox {
             return Err(Error::Spawn { stage: intern_stage(&stage), source });
         }
         let pid = pid.expect("checked above");
+        self.shared.children.lock().unwrap_or_else(|p| p.into_inner()).insert(pid, None);
         let pidfd = sys::pidfd_open(pid).map_err(|e| Error::os("pidfd_open on the program", e))?;
         Ok(Child {
             pid,
@@ -400,8 +427,13 @@ impl Sandbox {
             return Ok(());
         }
         let killed = self.cgroup.kill_all();
-        for pid in std::mem::take(&mut *self.shared.unreaped.lock().unwrap_or_else(|p| p.into_inner())) {
-            let _ = sys::waitpid(pid, 0);
+        let pending: Vec<libc::pid_t> = {
+            let children = self.shared.children.lock().unwrap_or_else(|p| p.into_inner());
+            children.iter().filter(|(_, st)| st.is_none()).map(|(&pid, _)| pid).collect()
+        };
+        for pid in pending {
+            // Killed with the cgroup above, so this returns at once.
+            let _ = self.shared.reap(pid, true);
         }
         self.control.take();
         let _ = sys::pidfd_send_signal(self.holder_pidfd.as_raw_fd(), libc::SIGKILL);
@@ -719,8 +751,9 @@ impl Child {
     /// Reap the program if it has exited, without waiting.
     pub fn try_wait(&mut self) -> Result<Option<Exit>> {
         if self.status.is_none() {
-            if let Some(st) = sys::waitpid(self.pid, libc::WNOHANG).map_err(|e| Error::os("waitpid", e))? {
-                self.status = Some(decode_wait_status(st));
+            self.status = self.shared.reap(self.pid, false)?;
+            if self.status.is_some() {
+                self.shared.children.lock().unwrap_or_else(|p| p.into_inner()).remove(&self.pid);
             }
         }
         Ok(self.status)
@@ -754,14 +787,16 @@ impl Drop for Child {
             return;
         }
         let _ = sys::pidfd_send_signal(self.pidfd.as_raw_fd(), libc::SIGKILL);
-        if let Ok(Some(_)) = sys::waitpid(self.pid, libc::WNOHANG) {
+        // If it is frozen it cannot die yet; the box reaps it at teardown.
+        if let Ok(Some(_)) = self.try_wait() {
             return;
         }
         if self.shared.destroyed.load(Ordering::SeqCst) {
-            let _ = sys::waitpid(self.pid, 0);
-        } else {
-            // Possibly frozen: the box reaps it when it kills everything.
-            self.shared.unreaped.lock().unwrap_or_else(|p| p.into_inner()).push(self.pid);
+            let _ = self.shared.reap(self.pid, true);
+        }
+        let mut children = self.shared.children.lock().unwrap_or_else(|p| p.into_inner());
+        if matches!(children.get(&self.pid), Some(Some(_))) {
+            children.remove(&self.pid);
         }
     }
 }

@@ -1,5 +1,6 @@
 use clap::{Parser, Subcommand};
 
+mod match_cmd;
 mod sandbox;
 
 /// Exit code when koth itself could not do what was asked (bad arguments,
@@ -15,6 +16,8 @@ pub struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
+    /// Play one match on this machine, with the engine the ladder uses.
+    Match(match_cmd::MatchArgs),
     /// Run programs under koth's sandbox, and measure it.
     #[command(subcommand)]
     Sandbox(sandbox::SandboxCommand),
@@ -22,6 +25,7 @@ enum Command {
 
 pub fn run(cli: Cli) -> anyhow::Result<i32> {
     match cli.command {
+        Command::Match(args) => match_cmd::run(args),
         Command::Sandbox(cmd) => sandbox::run(cmd),
     }
 }

@@ -1,0 +1,157 @@
+//! Bots as the match engine runs them, and how `koth match` makes one from
+//! a source file or folder with the host's toolchains.
+//!
+//! A bot is a file (`bot.py`) or a folder holding one main file named
+//! `bot.<ext>` or `main.<ext>` plus any other files it needs (copied into
+//! its folder, non-recursively). The language comes from the extension.
+//! Compiled languages are compiled *inside a sandbox box* (a compiler runs
+//! untrusted input too) and the artifact is read back from the box's folder
+//! without following links. Language images per language come with the
+//! languages issue; until then the host's `/usr/bin` toolchains are used.
+
+use std::path::Path;
+use std::time::Duration;
+
+use koth_sandbox::{run_in, Limits, Sandbox, SandboxConfig};
+
+/// What the match engine needs to run a bot.
+#[derive(Clone, Debug)]
+pub struct BotSpec {
+    /// Shown in reports (the file or folder name).
+    pub name: String,
+    pub language: Language,
+    /// Program and arguments, inside the box (its folder is the cwd).
+    pub program: String,
+    pub args: Vec<String>,
+    pub env: Vec<(String, String)>,
+    /// Files put into the bot's folder before it starts: (name, bytes, mode).
+    pub files: Vec<(String, Vec<u8>, u32)>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Language {
+    C,
+    Cpp,
+    Python,
+    JavaScript,
+}
+
+impl Language {
+    pub fn from_extension(ext: &str) -> Option<Language> {
+        match ext {
+            "c" => Some(Language::C),
+            "cc" | "cpp" | "cxx" => Some(Language::Cpp),
+            "py" => Some(Language::Python),
+            "js" => Some(Language::JavaScript),
+            _ => None,
+        }
+    }
+    pub const EXTENSIONS: &'static str = "c, cc/cpp/cxx, py, js";
+}
+
+const MAX_FILE: u64 = 16 << 20;
+const MAX_FILES: usize = 64;
+const ARTIFACT: &str = "bot";
+const MAX_ARTIFACT: usize = 64 << 20;
+
+/// Read a bot from a file or folder and compile it if needed.
+pub fn prepare(path: &Path, sandbox: &SandboxConfig) -> Result<BotSpec, String> {
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| path.display().to_string());
+    let meta = std::fs::metadata(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let mut files: Vec<(String, Vec<u8>, u32)> = Vec::new();
+    let main: String;
+    if meta.is_dir() {
+        let mut entries: Vec<_> = std::fs::read_dir(path)
+            .map_err(|e| format!("{}: {e}", path.display()))?
+            .flatten()
+            .filter(|e| e.file_type().map(|t| t.is_file()).unwrap_or(false))
+            .collect();
+        entries.sort_by_key(|e| e.file_name());
+        if entries.len() > MAX_FILES {
+            return Err(format!("{}: more than {MAX_FILES} files", path.display()));
+        }
+        for e in &entries {
+            files.push((e.file_name().to_string_lossy().into_owned(), read_capped(&e.path())?, 0o644));
+        }
+        main = files
+            .iter()
+            .map(|(n, _, _)| n.clone())
+            .find(|n| {
+                let stem = n.split('.').next().unwrap_or("");
+                (stem == "bot" || stem == "main") && n.rsplit('.').next().and_then(Language::from_extension).is_some()
+            })
+            .ok_or_else(|| {
+                format!("{}: no main file; name it bot.<ext> or main.<ext> with ext one of {}", path.display(), Language::EXTENSIONS)
+            })?;
+    } else {
+        main = name.clone();
+        files.push((name.clone(), read_capped(path)?, 0o644));
+    }
+    let ext = main.rsplit('.').next().unwrap_or("");
+    let language = Language::from_extension(ext).ok_or_else(|| {
+        format!("{main}: cannot tell the language from the extension {ext:?}; use one of {}", Language::EXTENSIONS)
+    })?;
+    let spec = |program: &str, args: Vec<String>, env: Vec<(String, String)>, files| BotSpec {
+        name: name.clone(),
+        language,
+        program: program.to_owned(),
+        args,
+        env,
+        files,
+    };
+    Ok(match language {
+        Language::Python => spec("/usr/bin/python3", vec!["-u".into(), main], vec![("PYTHONUNBUFFERED".into(), "1".into())], files),
+        Language::JavaScript => spec("/usr/bin/node", vec![main], vec![], files),
+        Language::C | Language::Cpp => {
+            let (cc, std) = if language == Language::C { ("/usr/bin/cc", "-std=gnu17") } else { ("/usr/bin/c++", "-std=gnu++17") };
+            let artifact = compile(sandbox, &files, cc, &[std, "-O2", "-o", ARTIFACT, &main, "-lm"])?;
+            spec(&format!("./{ARTIFACT}"), vec![], vec![], vec![(ARTIFACT.into(), artifact, 0o755)])
+        }
+    })
+}
+
+fn read_capped(p: &Path) -> Result<Vec<u8>, String> {
+    let len = std::fs::metadata(p).map_err(|e| format!("{}: {e}", p.display()))?.len();
+    if len > MAX_FILE {
+        return Err(format!("{}: {len} bytes is over the {MAX_FILE}-byte limit for a bot file", p.display()));
+    }
+    if len == 0 {
+        return Err(format!("{}: the file is empty", p.display()));
+    }
+    std::fs::read(p).map_err(|e| format!("{}: {e}", p.display()))
+}
+
+/// Compile in a fresh box: no network, bounded time, memory and output.
+fn compile(base: &SandboxConfig, files: &[(String, Vec<u8>, u32)], compiler: &str, args: &[&str]) -> Result<Vec<u8>, String> {
+    let cfg = SandboxConfig {
+        limits: Limits {
+            memory: 1 << 30,
+            pids: 64,
+            cpu_time: Some(Duration::from_secs(60)),
+            wall_time: Some(Duration::from_secs(120)),
+            disk: 256 << 20,
+            file_size: 128 << 20,
+            output: 64 << 10,
+            ..Limits::default()
+        },
+        ..base.clone()
+    };
+    let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
+    let sb = Sandbox::create(cfg).map_err(|e| format!("compiling: {e}"))?;
+    for (n, d, m) in files {
+        sb.workdir().write_file(n, d, *m).map_err(|e| format!("compiling: {e}"))?;
+    }
+    let out = run_in(&sb, compiler, &args, &[], b"").map_err(|e| format!("compiling: {e}"))?;
+    if out.usage.outcome != koth_sandbox::Outcome::Ok {
+        let log = String::from_utf8_lossy(&out.stderr);
+        return Err(format!("compile failed ({:?}):\n{log}", out.usage.outcome));
+    }
+    // Read back without following anything the compiler (or the source) planted.
+    let (bytes, truncated) =
+        sb.workdir().read_file(ARTIFACT, MAX_ARTIFACT).map_err(|e| format!("reading the compiled bot: {e}"))?;
+    if truncated {
+        return Err(format!("the compiled bot is larger than {MAX_ARTIFACT} bytes"));
+    }
+    Ok(bytes)
+}

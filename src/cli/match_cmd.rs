@@ -1,0 +1,145 @@
+//! `koth match`: play one match on this machine with the same engine the
+//! ladder uses.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use anyhow::Context;
+use clap::Args;
+use koth_games::GameKind;
+use koth_runner::engine::MatchOptions;
+use koth_sandbox::{parse_duration, parse_size, Limits, SandboxConfig};
+
+#[derive(Args)]
+pub struct MatchArgs {
+    /// The game: flit, slime, linkage, target or snake.
+    #[arg(long, value_parser = game)]
+    game: GameKind,
+    /// Seed of the match's randomness (a match is reproducible from it).
+    #[arg(long)]
+    seed: Option<u64>,
+    /// Number of seats (default: the game's smallest); bots are repeated in
+    /// order to fill them.
+    #[arg(long)]
+    players: Option<usize>,
+    /// Print the outcome as JSON.
+    #[arg(long)]
+    json: bool,
+    /// Write the replay (JSON) to this file.
+    #[arg(long)]
+    replay: Option<PathBuf>,
+    /// Folder for each bot's stderr log (default: a new folder under /tmp).
+    #[arg(long)]
+    logs: Option<PathBuf>,
+    /// Override the game's time per move (e.g. 50ms).
+    #[arg(long, value_parser = duration)]
+    time: Option<Duration>,
+    /// Extra time for each bot's first move (start-up).
+    #[arg(long, default_value = "1s", value_parser = duration)]
+    first_move_extra: Duration,
+    /// Let bots run while it is not their turn (default: frozen).
+    #[arg(long)]
+    no_freeze: bool,
+    /// Memory of each bot's box.
+    #[arg(long, default_value = "512M", value_parser = size)]
+    memory: u64,
+    /// Bots: source files or folders (language from the extension).
+    #[arg(required = true)]
+    bots: Vec<PathBuf>,
+}
+
+fn game(s: &str) -> Result<GameKind, String> {
+    GameKind::from_name(s).ok_or_else(|| {
+        format!("unknown game {s:?}; koth knows {}", GameKind::ALL.map(|g| g.name()).join(", "))
+    })
+}
+fn duration(s: &str) -> Result<Duration, String> {
+    parse_duration(s).map_err(|e| e.to_string())
+}
+fn size(s: &str) -> Result<u64, String> {
+    parse_size(s).map_err(|e| e.to_string())
+}
+
+pub fn run(a: MatchArgs) -> anyhow::Result<i32> {
+    let (lo, hi) = a.game.seat_range();
+    let seats = a.players.unwrap_or(lo.max(a.bots.len().min(hi)));
+    if seats < lo || seats > hi {
+        anyhow::bail!(
+            "--players {seats}: {} is played by {}",
+            a.game.name(),
+            if lo == hi { format!("exactly {lo} bots") } else { format!("{lo} to {hi} bots") }
+        );
+    }
+    if a.bots.len() > seats {
+        anyhow::bail!("{} bots given for {seats} seats; pass --players or fewer bots", a.bots.len());
+    }
+    let seed = a.seed.unwrap_or_else(|| {
+        let t = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
+        t.as_nanos() as u64 ^ (std::process::id() as u64) << 32
+    });
+    let sandbox = SandboxConfig {
+        limits: Limits { memory: a.memory, cpu_time: None, wall_time: None, ..Limits::default() },
+        ..SandboxConfig::default()
+    };
+    let mut prepared = Vec::new();
+    for path in &a.bots {
+        let spec = koth_runner::bot::prepare(path, &sandbox)
+            .map_err(|e| anyhow::anyhow!("preparing bot {}: {e}", path.display()))?;
+        prepared.push(spec);
+    }
+    let bots: Vec<_> = (0..seats).map(|i| prepared[i % prepared.len()].clone()).collect();
+    let opts = MatchOptions {
+        per_move: a.time,
+        first_move_extra: a.first_move_extra,
+        freeze_off_turn: !a.no_freeze,
+        sandbox,
+        ..MatchOptions::new(a.game, seed)
+    };
+    let report = koth_runner::play(&opts, bots).map_err(|e| anyhow::anyhow!(e))?;
+    let logs = a.logs.clone().unwrap_or_else(|| std::env::temp_dir().join(format!("koth-match-{}-{seed}", a.game.name())));
+    std::fs::create_dir_all(&logs).with_context(|| format!("creating {}", logs.display()))?;
+    let mut log_paths = Vec::new();
+    for o in &report.outcomes {
+        let p = logs.join(format!("seat{}-{}.stderr", o.seat + 1, o.name));
+        std::fs::write(&p, &o.stderr).with_context(|| format!("writing {}", p.display()))?;
+        log_paths.push(p);
+    }
+    if let Some(path) = &a.replay {
+        std::fs::write(path, serde_json::to_vec_pretty(&report.replay)?).with_context(|| format!("writing {}", path.display()))?;
+    }
+    if a.json {
+        let mut v = serde_json::to_value(&report)?;
+        for (o, p) in v["outcomes"].as_array_mut().into_iter().flatten().zip(&log_paths) {
+            o["stderr_log"] = p.display().to_string().into();
+        }
+        println!("{}", serde_json::to_string_pretty(&v)?);
+        return Ok(0);
+    }
+    println!("{} (seed {seed}), {} turns", a.game.name(), report.turns);
+    println!("{:<4} {:<24} {:>7} {:<5} {:>6} {:>8} {:>8} {:>9} {:>9}  status", "rank", "bot", "score", "", "moves", "timeouts", "invalid", "max ms", "mean ms");
+    let mut order: Vec<_> = report.outcomes.iter().collect();
+    order.sort_by_key(|o| (o.rank, o.seat));
+    for o in order {
+        let status = match &o.status {
+            koth_runner::BotStatus::Ok => "ok".to_owned(),
+            s => serde_json::to_string(s)?,
+        };
+        println!(
+            "{:<4} {:<24} {:>7} {:<5} {:>6} {:>8} {:>8} {:>9.2} {:>9.2}  {status}",
+            o.rank,
+            format!("{}. {}", o.seat + 1, o.name),
+            o.score,
+            format!("{:?}", o.result).to_lowercase(),
+            o.moves,
+            o.timeouts,
+            o.invalid_moves,
+            o.max_move_ms,
+            o.mean_move_ms,
+        );
+    }
+    println!("stderr logs (with koth's notes on invalid answers and timeouts): {}", logs.display());
+    if let Some(p) = &a.replay {
+        println!("replay: {}", p.display());
+    }
+    Ok(0)
+}
