@@ -255,26 +255,27 @@ impl Referee for Flit {
         (vec![Judgement { seat, verdict }], events)
     }
 
-    fn result(&self) -> Option<Vec<SeatResult>> {
-        self.ended?;
+    fn is_over(&self) -> bool {
+        self.ended.is_some()
+    }
+
+    fn standings(&self) -> Vec<SeatResult> {
         let pieces = self.pieces();
         let scores: Vec<f64> = pieces.iter().map(|&p| p as f64).collect();
         let ranks = competition_ranks(&scores);
         let firsts = ranks.iter().filter(|&&r| r == 1).count();
-        Some(
-            (0..4)
-                .map(|s| SeatResult {
-                    seat: s,
-                    score: scores[s],
-                    rank: ranks[s],
-                    result: match (ranks[s], firsts) {
-                        (1, 1) => MatchResult::Win,
-                        (1, _) => MatchResult::Tie,
-                        _ => MatchResult::Loss,
-                    },
-                })
-                .collect(),
-        )
+        (0..4)
+            .map(|s| SeatResult {
+                seat: s,
+                score: scores[s],
+                rank: ranks[s],
+                result: match (ranks[s], firsts) {
+                    (1, 1) => MatchResult::Win,
+                    (1, _) => MatchResult::Tie,
+                    _ => MatchResult::Loss,
+                },
+            })
+            .collect()
     }
 
     fn initial_state(&self) -> serde_json::Value {

@@ -105,8 +105,15 @@ pub trait Referee: Send {
     /// one per request, in any order. Returns how each was judged and the
     /// events of the turn (JSON objects with a `"type"` field) for the replay.
     fn apply(&mut self, replies: Vec<(Seat, Reply)>) -> (Vec<Judgement>, Vec<serde_json::Value>);
+    /// Whether the game is over.
+    fn is_over(&self) -> bool;
+    /// Every seat's result as if the game ended now: the final result once it
+    /// is over, or the standings of a match a host cut short.
+    fn standings(&self) -> Vec<SeatResult>;
     /// The seats' results, once the game is over.
-    fn result(&self) -> Option<Vec<SeatResult>>;
+    fn result(&self) -> Option<Vec<SeatResult>> {
+        self.is_over().then(|| self.standings())
+    }
     /// The state a replay starts from (board, positions, ...).
     fn initial_state(&self) -> serde_json::Value;
 }

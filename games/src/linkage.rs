@@ -250,25 +250,24 @@ impl Referee for Linkage {
         (vec![Judgement { seat, verdict }], events)
     }
 
-    fn result(&self) -> Option<Vec<SeatResult>> {
-        if !self.over() {
-            return None;
-        }
+    fn is_over(&self) -> bool {
+        self.over()
+    }
+
+    fn standings(&self) -> Vec<SeatResult> {
         let winner = match self.forfeit {
             Some(s) => 1 - s,
             None if self.groups() >= GROUPS_FOR_MORE => 0,
             None => 1,
         };
-        Some(
-            (0..2)
-                .map(|s| SeatResult {
-                    seat: s,
-                    score: if s == winner { 1.0 } else { 0.0 },
-                    rank: if s == winner { 1 } else { 2 },
-                    result: if s == winner { MatchResult::Win } else { MatchResult::Loss },
-                })
-                .collect(),
-        )
+        (0..2)
+            .map(|s| SeatResult {
+                seat: s,
+                score: if s == winner { 1.0 } else { 0.0 },
+                rank: if s == winner { 1 } else { 2 },
+                result: if s == winner { MatchResult::Win } else { MatchResult::Loss },
+            })
+            .collect()
     }
 
     fn initial_state(&self) -> serde_json::Value {

@@ -199,26 +199,25 @@ impl Referee for Slime {
         (vec![Judgement { seat, verdict }], vec![event])
     }
 
-    fn result(&self) -> Option<Vec<SeatResult>> {
-        if !self.over() {
-            return None;
-        }
+    fn is_over(&self) -> bool {
+        self.over()
+    }
+
+    fn standings(&self) -> Vec<SeatResult> {
         let scores: Vec<f64> = self.scores().iter().map(|&s| s as f64).collect();
         let ranks = competition_ranks(&scores);
-        Some(
-            (0..4)
-                .map(|s| SeatResult {
-                    seat: s,
-                    score: scores[s],
-                    rank: ranks[s],
-                    result: match (ranks[s], ranks.iter().filter(|&&r| r == 1).count()) {
-                        (1, 1) => MatchResult::Win,
-                        (1, _) => MatchResult::Tie,
-                        _ => MatchResult::Loss,
-                    },
-                })
-                .collect(),
-        )
+        (0..4)
+            .map(|s| SeatResult {
+                seat: s,
+                score: scores[s],
+                rank: ranks[s],
+                result: match (ranks[s], ranks.iter().filter(|&&r| r == 1).count()) {
+                    (1, 1) => MatchResult::Win,
+                    (1, _) => MatchResult::Tie,
+                    _ => MatchResult::Loss,
+                },
+            })
+            .collect()
     }
 
     fn initial_state(&self) -> serde_json::Value {

@@ -214,10 +214,11 @@ impl Referee for Snake {
         (judgements, events)
     }
 
-    fn result(&self) -> Option<Vec<SeatResult>> {
-        if !self.over() {
-            return None;
-        }
+    fn is_over(&self) -> bool {
+        self.over()
+    }
+
+    fn standings(&self) -> Vec<SeatResult> {
         let scores: Vec<f64> = (0..2)
             .map(|s| match self.outcome(s) {
                 MatchResult::Win => 2.0,
@@ -226,7 +227,7 @@ impl Referee for Snake {
             })
             .collect();
         let ranks = competition_ranks(&scores);
-        Some((0..2).map(|s| SeatResult { seat: s, score: scores[s], rank: ranks[s], result: self.outcome(s) }).collect())
+        (0..2).map(|s| SeatResult { seat: s, score: scores[s], rank: ranks[s], result: self.outcome(s) }).collect()
     }
 
     fn initial_state(&self) -> serde_json::Value {

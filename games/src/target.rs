@@ -259,28 +259,27 @@ impl Referee for Target {
         (judgements, events)
     }
 
-    fn result(&self) -> Option<Vec<SeatResult>> {
-        if !self.over() {
-            return None;
-        }
+    fn is_over(&self) -> bool {
+        self.over()
+    }
+
+    fn standings(&self) -> Vec<SeatResult> {
         let dist: Vec<usize> = self.players.iter().map(|&p| distance(p, self.target)).collect();
-        let best = *dist.iter().min()?;
+        let best = dist.iter().copied().min().unwrap_or(0);
         let winners = dist.iter().filter(|&&d| d == best).count();
-        Some(
-            dist.iter()
-                .enumerate()
-                .map(|(s, &d)| SeatResult {
-                    seat: s,
-                    score: if d == best { 1.0 } else { 0.0 },
-                    rank: 1 + dist.iter().filter(|&&o| o < d).count(),
-                    result: match (d == best, winners) {
-                        (true, 1) => MatchResult::Win,
-                        (true, _) => MatchResult::Tie,
-                        _ => MatchResult::Loss,
-                    },
-                })
-                .collect(),
-        )
+        dist.iter()
+            .enumerate()
+            .map(|(s, &d)| SeatResult {
+                seat: s,
+                score: if d == best { 1.0 } else { 0.0 },
+                rank: 1 + dist.iter().filter(|&&o| o < d).count(),
+                result: match (d == best, winners) {
+                    (true, 1) => MatchResult::Win,
+                    (true, _) => MatchResult::Tie,
+                    _ => MatchResult::Loss,
+                },
+            })
+            .collect()
     }
 
     fn initial_state(&self) -> serde_json::Value {

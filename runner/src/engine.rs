@@ -32,6 +32,9 @@ pub struct MatchOptions {
     pub freeze_off_turn: bool,
     /// Bytes of each bot's stderr kept.
     pub stderr_cap: usize,
+    /// Stop after this many turns and score the position as it stands
+    /// (quick checks; ladders play games to their end).
+    pub max_turns: Option<u32>,
 }
 
 impl MatchOptions {
@@ -44,6 +47,7 @@ impl MatchOptions {
             first_move_extra: Duration::from_secs(1),
             freeze_off_turn: true,
             stderr_cap: 64 << 10,
+            max_turns: None,
         }
     }
 
@@ -102,6 +106,8 @@ pub struct MatchReport {
     pub seed: u64,
     pub engine: &'static str,
     pub turns: u32,
+    /// The match was stopped by `max_turns`, not by the game's rules.
+    pub cut_short: bool,
     pub outcomes: Vec<BotOutcome>,
     /// Seed, initial state and every turn with its answers, per-move times
     /// and the referee's events: enough to redraw and re-check the game.
@@ -130,6 +136,11 @@ struct Player {
     invalid: u32,
     move_times: Vec<Duration>,
     answered_once: bool,
+    /// Answers to timed-out requests not received yet (long-lived bots).
+    /// Lines are matched to requests in order, so the next `owed` lines are
+    /// late answers and are discarded whenever they arrive, even after the
+    /// next request was sent (a bot frozen mid-answer writes it only then).
+    owed: u32,
 }
 
 /// A request in flight.
@@ -166,7 +177,13 @@ pub fn play(opts: &MatchOptions, bots: Vec<BotSpec>) -> Result<MatchReport> {
             connect_snake(opts, &policy, p);
         }
     }
-    while let Some(step) = referee.step() {
+    let mut cut_short = false;
+    loop {
+        if opts.max_turns.is_some_and(|m| turn >= m) && !referee.is_over() {
+            cut_short = true;
+            break;
+        }
+        let Some(step) = referee.step() else { break };
         for (seat, line) in &step.notices {
             let p = &mut players[*seat];
             if p.gone {
@@ -261,7 +278,7 @@ pub fn play(opts: &MatchOptions, bots: Vec<BotSpec>) -> Result<MatchReport> {
         turns.push(json!({"turn": turn, "answers": answers, "times": timing, "judgements": judgements, "events": events}));
         // Kill-on-loss policies end the game in the referee; nothing to do here.
     }
-    let results = referee.result().ok_or("the referee stopped without a result")?;
+    let results = referee.standings();
     let mut outcomes = Vec::new();
     for (seat, p) in players.iter_mut().enumerate() {
         drain_stderr(p);
@@ -299,8 +316,9 @@ pub fn play(opts: &MatchOptions, bots: Vec<BotSpec>) -> Result<MatchReport> {
         "initial": initial,
         "turns": turns,
         "result": results,
+        "cut_short": cut_short,
     });
-    Ok(MatchReport { game: opts.game, seed: opts.seed, engine: ENGINE_VERSION, turns: turn, outcomes, replay })
+    Ok(MatchReport { game: opts.game, seed: opts.seed, engine: ENGINE_VERSION, turns: turn, cut_short, outcomes, replay })
 }
 
 fn start(opts: &MatchOptions, transport: Transport, spec: BotSpec) -> Result<Player> {
@@ -329,6 +347,7 @@ fn start(opts: &MatchOptions, transport: Transport, spec: BotSpec) -> Result<Pla
         invalid: 0,
         move_times: Vec::new(),
         answered_once: false,
+        owed: 0,
         spec,
     };
     match transport {
@@ -449,9 +468,14 @@ fn send_request(p: &mut Player, payload: &str) -> std::io::Result<Instant> {
     match p.transport {
         Transport::Stdio | Transport::TcpOrStdio => {
             let ch = p.chan.as_mut().ok_or_else(|| std::io::Error::from(std::io::ErrorKind::BrokenPipe))?;
-            let late = ch.discard_pending();
-            if late > 0 {
-                p.stderr.note(&format!("\n[koth] discarded {late} late line(s)\n"));
+            let waiting = ch.discard_pending() as u32;
+            if waiting > 0 {
+                let late = waiting.min(p.owed);
+                p.owed -= late;
+                p.stderr.note(&format!(
+                    "\n[koth] before a request: discarded {late} late answer(s) and {} unrequested line(s)\n",
+                    waiting - late
+                ));
             }
             ch.send_line(payload)?;
             Ok(Instant::now())
@@ -525,7 +549,12 @@ fn check_reply(p: &mut Player) -> Option<Reply> {
         Transport::Stdio | Transport::TcpOrStdio | Transport::PerTurnArgv => {
             let ch = p.chan.as_mut()?;
             ch.pump();
-            if let Some(line) = ch.take_line() {
+            while let Some(line) = ch.take_line() {
+                if p.owed > 0 {
+                    p.owed -= 1;
+                    p.stderr.note(&format!("\n[koth] discarded a late answer: {line:?}\n"));
+                    continue;
+                }
                 return Some(Reply::Answer(line));
             }
             if ch.at_eof() {
@@ -610,6 +639,9 @@ fn account(p: &mut Player, policy: &TimePolicy, reply: Reply, took: Duration, ov
             Reply::Gone
         }
         Reply::Timeout => {
+            if matches!(p.transport, Transport::Stdio | Transport::TcpOrStdio) {
+                p.owed += 1;
+            }
             p.timeouts += 1;
             p.consecutive_timeouts += 1;
             p.move_times.push(took);

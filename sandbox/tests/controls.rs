@@ -157,3 +157,23 @@ except OSError as e:
         assert!(out.contains("connect 22: errno=111"), "{out}");
     }
 }
+
+#[test]
+fn dropping_a_box_before_its_running_program_returns() {
+    // The program is our child but lives in the box's PID namespace; the
+    // box must reap it before waiting for its holder, or teardown deadlocks.
+    require_sandbox!();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let sb = Sandbox::create(config(hostile_limits())).unwrap();
+        let mut child = sb.spawn(Command::new("/bin/sleep").arg("1000")).unwrap();
+        let pid = child.pid();
+        drop(sb);
+        // The program was killed and reaped by the box; the Child still reports it.
+        let exit = child.wait().unwrap();
+        tx.send((pid, exit)).unwrap();
+    });
+    let (pid, exit) = rx.recv_timeout(Duration::from_secs(30)).expect("tearing down the box hung");
+    assert_eq!(exit, Exit::Signal(libc::SIGKILL));
+    assert!(unsafe { libc::kill(pid, 0) } != 0, "the program is still there");
+}

@@ -37,6 +37,9 @@ pub struct MatchArgs {
     /// Extra time for each bot's first move (start-up).
     #[arg(long, default_value = "1s", value_parser = duration)]
     first_move_extra: Duration,
+    /// Stop after this many turns and score the position as it stands.
+    #[arg(long)]
+    max_turns: Option<u32>,
     /// Let bots run while it is not their turn (default: frozen).
     #[arg(long)]
     no_freeze: bool,
@@ -92,6 +95,7 @@ pub fn run(a: MatchArgs) -> anyhow::Result<i32> {
         per_move: a.time,
         first_move_extra: a.first_move_extra,
         freeze_off_turn: !a.no_freeze,
+        max_turns: a.max_turns,
         sandbox,
         ..MatchOptions::new(a.game, seed)
     };
@@ -115,7 +119,12 @@ pub fn run(a: MatchArgs) -> anyhow::Result<i32> {
         println!("{}", serde_json::to_string_pretty(&v)?);
         return Ok(0);
     }
-    println!("{} (seed {seed}), {} turns", a.game.name(), report.turns);
+    println!(
+        "{} (seed {seed}), {} turns{}",
+        a.game.name(),
+        report.turns,
+        if report.cut_short { " (cut short by --max-turns; scored as it stands)" } else { "" }
+    );
     println!("{:<4} {:<24} {:>7} {:<5} {:>6} {:>8} {:>8} {:>9} {:>9}  status", "rank", "bot", "score", "", "moves", "timeouts", "invalid", "max ms", "mean ms");
     let mut order: Vec<_> = report.outcomes.iter().collect();
     order.sort_by_key(|o| (o.rank, o.seat));

@@ -1,0 +1,234 @@
+//! Matches with real bots under the real sandbox: every game to its end with
+//! the example bots in Python and C, replays checked against the rules, both
+//! Snake transports, and move timing.
+
+use std::path::{Path, PathBuf};
+
+use koth_games::{GameKind, Reply};
+use koth_runner::engine::{play, MatchOptions, MatchReport};
+use koth_runner::{BotSpec, BotStatus};
+use koth_sandbox::{Limits, SandboxConfig};
+
+fn in_ci() -> bool {
+    std::env::var("CI").is_ok_and(|v| !v.is_empty() && v != "0" && v != "false")
+}
+
+/// Whether the sandbox works here; in CI its absence fails the test.
+fn sandbox_ok() -> bool {
+    match koth_sandbox::Sandbox::create(sandbox_config()) {
+        Ok(_) => true,
+        Err(e) if in_ci() => panic!("CI=true and the sandbox cannot run: {e}"),
+        Err(e) => {
+            eprintln!("SKIPPED (not in CI): {e}");
+            false
+        }
+    }
+}
+
+fn sandbox_config() -> SandboxConfig {
+    SandboxConfig {
+        limits: Limits { memory: 512 << 20, cpu_time: None, wall_time: None, ..Limits::default() },
+        runtime_dir: PathBuf::from("/run/koth-test/runner"),
+        uid_base: 63000,
+        slots: 200,
+        ..SandboxConfig::default()
+    }
+}
+
+fn repo() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap()
+}
+
+fn bot(path: &str) -> BotSpec {
+    koth_runner::bot::prepare(&repo().join(path), &sandbox_config()).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+fn test_bot(name: &str, args: &[&str]) -> BotSpec {
+    let mut b = bot(&format!("runner/tests/bots/{name}"));
+    b.args.extend(args.iter().map(|a| a.to_string()));
+    b
+}
+
+fn options(game: GameKind, seed: u64) -> MatchOptions {
+    MatchOptions { sandbox: sandbox_config(), ..MatchOptions::new(game, seed) }
+}
+
+/// Feed the replay's recorded answers to a fresh referee: every judgement,
+/// event and the result must come out the same.
+fn check_replay(report: &MatchReport, seats: usize) {
+    let replay = &report.replay;
+    let mut referee = report.game.referee(seats, report.seed).unwrap();
+    let turns = replay["turns"].as_array().unwrap();
+    let mut i = 0;
+    while let Some(step) = referee.step() {
+        if step.requests.is_empty() {
+            continue;
+        }
+        let t = &turns[i];
+        let answers: Vec<(usize, Reply)> = t["answers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|a| {
+                let seat = a["seat"].as_u64().unwrap() as usize;
+                let reply = if let Some(s) = a["answer"].as_str() {
+                    Reply::Answer(s.to_owned())
+                } else if a.get("timeout").is_some() {
+                    Reply::Timeout
+                } else {
+                    Reply::Gone
+                };
+                (seat, reply)
+            })
+            .collect();
+        let (j, e) = referee.apply(answers);
+        assert_eq!(serde_json::to_value(&j).unwrap(), t["judgements"], "{:?} turn {}", report.game, i + 1);
+        assert_eq!(serde_json::Value::from(e), t["events"], "{:?} turn {}", report.game, i + 1);
+        i += 1;
+    }
+    assert_eq!(i, turns.len());
+    assert_eq!(serde_json::to_value(referee.result().unwrap()).unwrap(), replay["result"]);
+}
+
+#[test]
+fn every_game_plays_to_its_end_with_python_and_c_bots() {
+    if !sandbox_ok() {
+        return;
+    }
+    let games: &[(GameKind, &str, &str)] = &[
+        (GameKind::Slime, "bots/slime/greedy.py", "bots/slime/spreader.c"),
+        (GameKind::Linkage, "bots/linkage/first_fit.py", "bots/linkage/scatter.c"),
+        (GameKind::Snake, "bots/snake/tcp_survivor.py", "bots/snake/stdio_wall_hugger.c"),
+        (GameKind::Target, "bots/target/drifter.py", "bots/target/still.c"),
+        (GameKind::Flit, "bots/flit/greedy.py", "bots/flit/wanderer.c"),
+    ];
+    for &(game, py, c) in games {
+        let (py, c) = (bot(py), bot(c));
+        let seats = game.seat_range().0;
+        let bots: Vec<BotSpec> = (0..seats).map(|i| if i % 2 == 0 { py.clone() } else { c.clone() }).collect();
+        let report = play(&options(game, 11), bots).unwrap_or_else(|e| panic!("{game:?}: {e}"));
+        assert!(!report.cut_short);
+        assert_eq!(report.outcomes.len(), seats);
+        for o in &report.outcomes {
+            assert!(o.moves > 0, "{game:?} {}: no moves", o.name);
+            assert!(
+                matches!(o.status, BotStatus::Ok | BotStatus::InvalidOutput { .. }),
+                "{game:?} {}: {:?}\n{}",
+                o.name,
+                o.status,
+                o.stderr
+            );
+            assert_eq!(o.timeouts, 0, "{game:?} {}: {}", o.name, o.stderr);
+        }
+        check_replay(&report, seats);
+    }
+}
+
+#[test]
+fn snake_bots_may_speak_tcp_or_stdio_and_their_id_lines_are_kept() {
+    if !sandbox_ok() {
+        return;
+    }
+    let report = play(
+        &options(GameKind::Snake, 3),
+        vec![bot("bots/snake/stdio_wall_hugger.c"), bot("bots/snake/tcp_survivor.py")],
+    )
+    .unwrap();
+    assert_eq!(report.outcomes[0].id_line.as_deref(), Some("stdio_wall_hugger"));
+    assert_eq!(report.outcomes[1].id_line.as_deref(), Some("tcp_survivor"));
+    let report = play(&options(GameKind::Linkage, 3), vec![bot("bots/linkage/scatter.c"), bot("bots/linkage/first_fit.py")]).unwrap();
+    assert!(report.outcomes[0].id_line.as_deref().unwrap().starts_with("Scatter."));
+    assert!(report.outcomes[1].id_line.as_deref().unwrap().starts_with("FirstFit."));
+}
+
+/// Wall times of one seat's moves, from the replay.
+fn move_times(report: &MatchReport, seat: usize) -> Vec<f64> {
+    report.replay["turns"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|t| t["times"].as_array().unwrap().iter())
+        .filter(|m| m["seat"] == seat)
+        .map(|m| m["wall_ms"].as_f64().unwrap())
+        .collect()
+}
+
+#[test]
+fn a_40ms_answer_is_never_late_and_a_60ms_answer_always_is_while_others_burn_cpu() {
+    if !sandbox_ok() {
+        return;
+    }
+    let turns = 30;
+    let opts = MatchOptions { max_turns: Some(turns), ..options(GameKind::Target, 5) };
+    let report = play(
+        &opts,
+        vec![
+            test_bot("sleeper.py", &["40", "2"]),
+            test_bot("sleeper.py", &["60", "2"]),
+            test_bot("burner.py", &[]),
+            test_bot("burner.py", &[]),
+        ],
+    )
+    .unwrap();
+    let fast = &report.outcomes[0];
+    let slow = &report.outcomes[1];
+    assert_eq!(fast.timeouts, 0, "the 40 ms bot was timed out: {}", fast.stderr);
+    // The first move has the start-up allowance; every later one is late.
+    assert_eq!(slow.timeouts, turns - 1, "{}", slow.stderr);
+    let t = move_times(&report, 0);
+    assert!(t[1..].iter().all(|&ms| (40.0..50.0).contains(&ms)), "40 ms bot's times: {t:?}");
+    let t = move_times(&report, 1);
+    assert!(t[1..].iter().all(|&ms| ms >= 50.0), "60 ms bot's times: {t:?}");
+    // Its late answers were matched to their requests and thrown away.
+    assert!(slow.stderr.contains("discarded a late answer") || slow.stderr.contains("late answer(s)"), "{}", slow.stderr);
+}
+
+#[test]
+fn flit_freezes_a_bot_after_its_fifth_consecutive_timeout() {
+    if !sandbox_ok() {
+        return;
+    }
+    let opts = MatchOptions { max_turns: Some(40), ..options(GameKind::Flit, 8) };
+    let quick = bot("bots/flit/wanderer.c");
+    let report = play(&opts, vec![test_bot("sleeper.py", &["60", "0 0 0 0"]), quick.clone(), quick.clone(), quick]).unwrap();
+    let slow = &report.outcomes[0];
+    // Its requests come on turns 1, 5, 9, ...: the first is in time (start-up
+    // allowance), the next five time out, and the fifth of those freezes it.
+    assert_eq!(slow.moves, 1, "{}", slow.stderr);
+    assert_eq!(slow.timeouts, 5, "{}", slow.stderr);
+    assert_eq!(slow.status, BotStatus::Frozen { turn: 21 }, "{}", slow.stderr);
+    // After that it is never asked again: the others still play.
+    let asked_after: usize = report.replay["turns"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|t| t["turn"].as_u64().unwrap() > 21)
+        .flat_map(|t| t["answers"].as_array().unwrap().iter())
+        .filter(|a| a["seat"] == 0 && a.get("gone").is_none())
+        .count();
+    assert_eq!(asked_after, 0);
+    assert!(report.outcomes[1..].iter().all(|o| o.moves >= 9));
+}
+
+#[test]
+fn bad_bots_get_clear_errors() {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("bad-bots");
+    std::fs::create_dir_all(&dir).unwrap();
+    let cases: &[(&str, &[u8], &str)] = &[
+        ("bot.xyz", b"print(1)", "cannot tell the language"),
+        ("empty.py", b"", "empty"),
+    ];
+    for (name, body, why) in cases {
+        let p = dir.join(name);
+        std::fs::write(&p, body).unwrap();
+        let err = koth_runner::bot::prepare(&p, &sandbox_config()).unwrap_err();
+        assert!(err.contains(why), "{name}: {err}");
+    }
+    if !sandbox_ok() {
+        return;
+    }
+    let p = dir.join("broken.c");
+    std::fs::write(&p, "int main(void) { return undefined_thing; }\n").unwrap();
+    let err = koth_runner::bot::prepare(&p, &sandbox_config()).unwrap_err();
+    assert!(err.contains("compile failed") && err.contains("undefined_thing"), "{err}");
+}
