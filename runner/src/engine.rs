@@ -199,6 +199,17 @@ pub fn play(opts: &MatchOptions, bots: Vec<BotSpec>) -> Result<MatchReport> {
             continue;
         }
         turn += 1;
+        let turn_start = Instant::now();
+        // Thaw every bot on move first, then send the requests back to back,
+        // so no bot's clock runs while the engine thaws another.
+        if opts.freeze_off_turn {
+            for req in &step.requests {
+                let p = &players[req.seat];
+                if !p.gone {
+                    let _ = p.sandbox.thaw();
+                }
+            }
+        }
         let mut pending: Vec<Pending> = Vec::new();
         for req in &step.requests {
             let p = &mut players[req.seat];
@@ -207,31 +218,24 @@ pub fn play(opts: &MatchOptions, bots: Vec<BotSpec>) -> Result<MatchReport> {
                 OnTimeout::Soft { hard } => hard.saturating_sub(policy.per_move),
                 _ => Duration::ZERO,
             };
-            let pend = |sent: Instant, cpu: Duration| Pending {
+            let pend = |sent: Instant, cpu: Duration, reply: Option<(Reply, Duration, bool)>| Pending {
                 seat: req.seat,
                 sent,
                 cpu_at_send: cpu,
                 soft: sent + allowance,
                 hard: sent + allowance + hard_extra,
-                reply: None,
+                reply,
             };
             if p.gone {
-                let mut x = pend(Instant::now(), Duration::ZERO);
-                x.reply = Some((Reply::Gone, Duration::ZERO, false));
-                pending.push(x);
+                pending.push(pend(Instant::now(), Duration::ZERO, Some((Reply::Gone, Duration::ZERO, false))));
                 continue;
-            }
-            if opts.freeze_off_turn {
-                let _ = p.sandbox.thaw();
             }
             let cpu = p.sandbox.cpu_usage().unwrap_or_default();
             match send_request(p, &req.payload) {
-                Ok(sent) => pending.push(pend(sent, cpu)),
+                Ok(sent) => pending.push(pend(sent, cpu, None)),
                 Err(_) => {
                     mark_dead(p, turn);
-                    let mut x = pend(Instant::now(), cpu);
-                    x.reply = Some((Reply::Gone, Duration::ZERO, false));
-                    pending.push(x);
+                    pending.push(pend(Instant::now(), cpu, Some((Reply::Gone, Duration::ZERO, false))));
                 }
             }
         }
@@ -256,6 +260,8 @@ pub fn play(opts: &MatchOptions, bots: Vec<BotSpec>) -> Result<MatchReport> {
             }));
             replies.push((pend.seat, reply));
         }
+        // The engine's own time for the turn: thaw, send, wait, freeze.
+        let engine_us = turn_start.elapsed().as_secs_f64() * 1e6;
         let answers: Vec<serde_json::Value> = replies
             .iter()
             .map(|(s, r)| match r {
@@ -275,7 +281,10 @@ pub fn play(opts: &MatchOptions, bots: Vec<BotSpec>) -> Result<MatchReport> {
                 p.stderr.note(&format!("\n[koth] turn {turn}: invalid answer {answer:?}: {reason}\n"));
             }
         }
-        turns.push(json!({"turn": turn, "answers": answers, "times": timing, "judgements": judgements, "events": events}));
+        turns.push(json!({
+            "turn": turn, "engine_us": engine_us, "answers": answers, "times": timing,
+            "judgements": judgements, "events": events,
+        }));
         // Kill-on-loss policies end the game in the referee; nothing to do here.
     }
     let results = referee.standings();

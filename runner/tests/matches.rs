@@ -154,7 +154,10 @@ fn move_times(report: &MatchReport, seat: usize) -> Vec<f64> {
 }
 
 #[test]
-fn a_40ms_answer_is_never_late_and_a_60ms_answer_always_is_while_others_burn_cpu() {
+fn a_40ms_answer_is_never_late_and_a_60ms_answer_always_is_while_another_bot_burns_cpu() {
+    // One burner: it keeps one of CI's two cores busy during every move. (Two
+    // burners would take both cores, and then the sleeper's wake-up depends on
+    // the scheduler, not on koth.)
     if !sandbox_ok() {
         return;
     }
@@ -165,7 +168,6 @@ fn a_40ms_answer_is_never_late_and_a_60ms_answer_always_is_while_others_burn_cpu
         vec![
             test_bot("sleeper.py", &["40", "2"]),
             test_bot("sleeper.py", &["60", "2"]),
-            test_bot("burner.py", &[]),
             test_bot("burner.py", &[]),
         ],
     )
@@ -181,6 +183,9 @@ fn a_40ms_answer_is_never_late_and_a_60ms_answer_always_is_while_others_burn_cpu
     assert!(t[1..].iter().all(|&ms| ms >= 50.0), "60 ms bot's times: {t:?}");
     // Its late answers were matched to their requests and thrown away.
     assert!(slow.stderr.contains("discarded a late answer") || slow.stderr.contains("late answer(s)"), "{}", slow.stderr);
+    // The burner really burned: about 45 ms of CPU per move.
+    let burner = &report.outcomes[2];
+    assert!(burner.cpu_time_ms > 40.0 * turns as f64, "burner CPU {} ms", burner.cpu_time_ms);
 }
 
 #[test]

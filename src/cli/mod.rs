@@ -1,5 +1,6 @@
 use clap::{Parser, Subcommand};
 
+mod match_bench;
 mod match_cmd;
 mod sandbox;
 
@@ -18,6 +19,8 @@ pub struct Cli {
 enum Command {
     /// Play one match on this machine, with the engine the ladder uses.
     Match(match_cmd::MatchArgs),
+    /// Measure a move's cost against the raw pipe round trip.
+    MatchBench(match_bench::BenchArgs),
     /// Run programs under koth's sandbox, and measure it.
     #[command(subcommand)]
     Sandbox(sandbox::SandboxCommand),
@@ -26,6 +29,7 @@ enum Command {
 pub fn run(cli: Cli) -> anyhow::Result<i32> {
     match cli.command {
         Command::Match(args) => match_cmd::run(args),
+        Command::MatchBench(args) => match_bench::run(args),
         Command::Sandbox(cmd) => sandbox::run(cmd),
     }
 }

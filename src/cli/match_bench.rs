@@ -1,0 +1,195 @@
+//! `koth match-bench`: what a move costs, beside the physical limit, from
+//! one run.
+
+use std::process::Command as HostCommand;
+use std::time::Instant;
+
+use anyhow::Context;
+use clap::Args;
+use koth_games::GameKind;
+use koth_runner::engine::{play, MatchOptions, MatchReport};
+use koth_sandbox::{Limits, SandboxConfig};
+
+#[derive(Args)]
+pub struct BenchArgs {
+    /// Moves measured per configuration.
+    #[arg(long, default_value_t = 2000)]
+    moves: u32,
+}
+
+/// Raw pipe round trip: the parent writes a line, the child echoes it.
+/// argv[2] = "cross" pins the two processes to different CPUs.
+const PINGPONG: &str = r#"
+#define _GNU_SOURCE
+#include <sched.h>
+#include <string.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+int main(int argc, char **argv) {
+    int n = atoi(argv[1]), a[2], b[2];
+    int cross = argc > 2 && strcmp(argv[2], "cross") == 0;
+    cpu_set_t set;
+    pipe(a); pipe(b);
+    if (fork() == 0) {
+        char c[64];
+        if (cross) { CPU_ZERO(&set); CPU_SET(1, &set); sched_setaffinity(0, sizeof set, &set); }
+        close(a[1]); close(b[0]);
+        for (;;) { ssize_t k = read(a[0], c, sizeof c); if (k <= 0) _exit(0); write(b[1], c, k); }
+    }
+    if (cross) { CPU_ZERO(&set); CPU_SET(0, &set); sched_setaffinity(0, sizeof set, &set); }
+    close(a[0]); close(b[1]);
+    char c[64];
+    for (int i = 0; i < n; i++) {
+        struct timespec t0, t1;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        write(a[1], "2\n", 2);
+        read(b[0], c, sizeof c);
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        printf("%.3f\n", (t1.tv_sec - t0.tv_sec) * 1e6 + (t1.tv_nsec - t0.tv_nsec) / 1e3);
+    }
+    close(a[1]);
+    return 0;
+}
+"#;
+
+/// A trivial Target bot: answers "2" at once, and reports on stderr how long
+/// it held each request by its own clock (for the timing-error check).
+const ECHO_BOT: &str = r#"
+#include <stdio.h>
+#include <time.h>
+int main(void) {
+    char line[4096];
+    setvbuf(stderr, NULL, _IOLBF, 0);
+    for (;;) {
+        if (!fgets(line, sizeof line, stdin)) return 0;
+        struct timespec t0, t1;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        fputs("2\n", stdout);
+        fflush(stdout);
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        fprintf(stderr, "%.3f\n", (t1.tv_sec - t0.tv_sec) * 1e6 + (t1.tv_nsec - t0.tv_nsec) / 1e3);
+    }
+}
+"#;
+
+fn percentile(mut v: Vec<f64>, q: f64) -> f64 {
+    v.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    v[((v.len() as f64 - 1.0) * q).round() as usize]
+}
+
+fn row(name: &str, v: &[f64], base: Option<(f64, f64)>) -> (f64, f64) {
+    let (p50, p99) = (percentile(v.to_vec(), 0.5), percentile(v.to_vec(), 0.99));
+    let ratio = base.map_or(String::new(), |(b50, b99)| format!("  ({:.2}x p50, {:.2}x p99)", p50 / b50, p99 / b99));
+    println!("{name:<52} p50 {p50:9.1} us  p99 {p99:9.1} us{ratio}");
+    (p50, p99)
+}
+
+fn sandbox() -> SandboxConfig {
+    SandboxConfig {
+        limits: Limits { memory: 256 << 20, cpu_time: None, wall_time: None, ..Limits::default() },
+        ..SandboxConfig::default()
+    }
+}
+
+fn write_src(dir: &std::path::Path, name: &str, src: &str) -> anyhow::Result<std::path::PathBuf> {
+    let p = dir.join(name);
+    std::fs::write(&p, src).with_context(|| format!("writing {}", p.display()))?;
+    Ok(p)
+}
+
+fn field_us(report: &MatchReport, key: &str) -> Vec<f64> {
+    report.replay["turns"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .skip(1) // the first move includes the bot's start-up
+        .flat_map(|t| match key {
+            "engine_us" => vec![t["engine_us"].as_f64().unwrap_or(0.0)],
+            _ => t["times"].as_array().into_iter().flatten().map(|m| m["wall_ms"].as_f64().unwrap_or(0.0) * 1e3).collect(),
+        })
+        .collect()
+}
+
+pub fn run(a: BenchArgs) -> anyhow::Result<i32> {
+    let dir = std::env::temp_dir().join(format!("koth-match-bench-{}", std::process::id()));
+    std::fs::create_dir_all(&dir)?;
+    let n = a.moves.max(100);
+    println!("koth match-bench: {n} moves per configuration; the first move (start-up) is left out\n");
+
+    let pp = write_src(&dir, "pingpong.c", PINGPONG)?;
+    let exe = dir.join("pingpong");
+    let st = HostCommand::new("cc").args(["-O2", "-o"]).arg(&exe).arg(&pp).status().context("running cc")?;
+    anyhow::ensure!(st.success(), "compiling the ping-pong baseline failed");
+    let raw = |mode: &str| -> anyhow::Result<Vec<f64>> {
+        let out = HostCommand::new(&exe).arg(n.to_string()).arg(mode).output()?;
+        Ok(String::from_utf8_lossy(&out.stdout).lines().filter_map(|l| l.parse().ok()).collect())
+    };
+    row("raw pipe round trip, two C processes (scheduler's choice)", &raw("any")?, None);
+    let base = row("raw pipe round trip, two C processes on two CPUs", &raw("cross")?, None);
+    println!("(ratios below are against the two-CPU round trip: the engine and a bot run side by side)");
+
+    let bot_src = write_src(&dir, "echo.c", ECHO_BOT)?;
+    let bot = koth_runner::bot::prepare(&bot_src, &sandbox()).map_err(|e| anyhow::anyhow!(e))?;
+    let mut reports = Vec::new();
+    for freeze in [false, true] {
+        let opts = MatchOptions {
+            max_turns: Some(n + 1),
+            freeze_off_turn: freeze,
+            sandbox: sandbox(),
+            ..MatchOptions::new(GameKind::Target, 1)
+        };
+        // One seat plus a second one that is never slow: Target needs two.
+        let report = play(&opts, vec![bot.clone(), bot.clone()]).map_err(|e| anyhow::anyhow!(e))?;
+        reports.push(report);
+    }
+    println!();
+    row("koth move (request sent -> answer read), no freezing", &field_us(&reports[0], "times"), Some(base));
+    row("koth move (request sent -> answer read), freezing", &field_us(&reports[1], "times"), Some(base));
+    let turn_nofreeze = field_us(&reports[0], "engine_us");
+    let turn_freeze = field_us(&reports[1], "engine_us");
+    let tn = row("koth turn of 2 bots (engine time), no freezing", &turn_nofreeze, None);
+    let tf = row("koth turn of 2 bots (engine time), thaw + freeze each", &turn_freeze, None);
+    println!(
+        "freezing adds per bot per move: p50 {:.1} us, p99 {:.1} us (compare: koth sandbox bench, raw freezer by hand)",
+        (tf.0 - tn.0) / 2.0,
+        (tf.1 - tn.1) / 2.0
+    );
+
+    // Timing error: koth's measured time minus the bot's own view of how long
+    // it held the request (reading to answering) is the transport's share.
+    let own: Vec<f64> = reports[1].outcomes[0].stderr.lines().filter_map(|l| l.trim().parse().ok()).skip(1).collect();
+    let measured: Vec<f64> = reports[1].replay["turns"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .skip(1)
+        .filter_map(|t| t["times"].as_array()?.iter().find(|m| m["seat"] == 0)?["wall_ms"].as_f64())
+        .map(|ms| ms * 1e3)
+        .collect();
+    let errs: Vec<f64> = measured.iter().zip(&own).map(|(m, o)| m - o).collect();
+    if !errs.is_empty() {
+        println!();
+        row("timing error: koth's move time - the bot's own", &errs, None);
+    }
+
+    println!();
+    let spreader = koth_runner::bot::prepare(
+        &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("bots/slime/spreader.c"),
+        &sandbox(),
+    )
+    .map_err(|e| anyhow::anyhow!(e))?;
+    let t = Instant::now();
+    let report = play(&MatchOptions { sandbox: sandbox(), ..MatchOptions::new(GameKind::Slime, 1) }, vec![spreader; 4])
+        .map_err(|e| anyhow::anyhow!(e))?;
+    let wall = t.elapsed();
+    println!(
+        "Slime match, four C bots (a process per turn): {} turns in {:.3} s ({:.2} ms per turn)",
+        report.turns,
+        wall.as_secs_f64(),
+        wall.as_secs_f64() * 1e3 / report.turns.max(1) as f64
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+    Ok(0)
+}
