@@ -35,7 +35,7 @@ use rand::Rng;
 use rand_chacha::ChaCha8Rng;
 use serde_json::json;
 
-use crate::{competition_ranks, Judgement, MatchResult, Referee, Reply, Request, Seat, SeatResult, Step, Verdict};
+use crate::{parse_coordinates, results_by_score, Judgement, Referee, Reply, Request, Seat, SeatResult, Step, Verdict};
 
 pub const SIZE: usize = 32;
 pub const MAX_TURNS: u32 = 32_768;
@@ -113,17 +113,7 @@ impl Flit {
 
     /// Check `x0 y0 x1 y1` for `colour`. `Ok(None)` is a deliberate pass.
     pub fn judge(&self, colour: u8, text: &str) -> Result<Option<[usize; 4]>, String> {
-        let f: Vec<&str> = text.split_whitespace().collect();
-        if f.len() != 4 {
-            return Err(format!("expected \"x0 y0 x1 y1\", got {} fields", f.len()));
-        }
-        let mut v = [0usize; 4];
-        for (i, s) in f.iter().enumerate() {
-            v[i] = s.parse().map_err(|_| format!("{s:?} is not a coordinate"))?;
-            if v[i] >= SIZE {
-                return Err(format!("{s} is off the board (0-31)"));
-            }
-        }
+        let v = parse_coordinates::<4>(text, SIZE, "\"x0 y0 x1 y1\"")?;
         let [x0, y0, x1, y1] = v;
         if (x0, y0) == (x1, y1) {
             return Ok(None);
@@ -260,22 +250,7 @@ impl Referee for Flit {
     }
 
     fn standings(&self) -> Vec<SeatResult> {
-        let pieces = self.pieces();
-        let scores: Vec<f64> = pieces.iter().map(|&p| p as f64).collect();
-        let ranks = competition_ranks(&scores);
-        let firsts = ranks.iter().filter(|&&r| r == 1).count();
-        (0..4)
-            .map(|s| SeatResult {
-                seat: s,
-                score: scores[s],
-                rank: ranks[s],
-                result: match (ranks[s], firsts) {
-                    (1, 1) => MatchResult::Win,
-                    (1, _) => MatchResult::Tie,
-                    _ => MatchResult::Loss,
-                },
-            })
-            .collect()
+        results_by_score(&self.pieces().map(|p| p as f64))
     }
 
     fn initial_state(&self) -> serde_json::Value {
@@ -286,6 +261,7 @@ impl Referee for Flit {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::MatchResult;
 
     fn empty() -> Flit {
         let mut g = Flit::new(0);

@@ -225,6 +225,41 @@ pub fn rng(seed: u64) -> rand_chacha::ChaCha8Rng {
     rand::SeedableRng::seed_from_u64(seed)
 }
 
+/// Results by score, higher is better: a unique best score wins, a shared
+/// best score ties, everyone else loses.
+pub fn results_by_score(scores: &[f64]) -> Vec<SeatResult> {
+    let ranks = competition_ranks(scores);
+    let firsts = ranks.iter().filter(|&&r| r == 1).count();
+    (0..scores.len())
+        .map(|s| SeatResult {
+            seat: s,
+            score: scores[s],
+            rank: ranks[s],
+            result: match (ranks[s], firsts) {
+                (1, 1) => MatchResult::Win,
+                (1, _) => MatchResult::Tie,
+                _ => MatchResult::Loss,
+            },
+        })
+        .collect()
+}
+
+/// Parse exactly `N` whitespace-separated integers below `bound`.
+pub fn parse_coordinates<const N: usize>(text: &str, bound: usize, usage: &str) -> Result<[usize; N], String> {
+    let fields: Vec<&str> = text.split_whitespace().collect();
+    if fields.len() != N {
+        return Err(format!("expected {usage}, got {} fields", fields.len()));
+    }
+    let mut v = [0usize; N];
+    for (slot, f) in v.iter_mut().zip(&fields) {
+        *slot = f.parse().map_err(|_| format!("{f:?} is not a coordinate"))?;
+        if *slot >= bound {
+            return Err(format!("{f} is off the board (0-{})", bound - 1));
+        }
+    }
+    Ok(v)
+}
+
 /// Ranks from scores, higher is better; equal scores share a rank (1, 2, 2, 4).
 pub fn competition_ranks(scores: &[f64]) -> Vec<usize> {
     scores.iter().map(|s| 1 + scores.iter().filter(|o| *o > s).count()).collect()

@@ -24,7 +24,7 @@
 
 use serde_json::json;
 
-use crate::{competition_ranks, Judgement, MatchResult, Referee, Reply, Request, Seat, SeatResult, Step, Verdict};
+use crate::{parse_coordinates, results_by_score, Judgement, Referee, Reply, Request, Seat, SeatResult, Step, Verdict};
 
 pub const SIZE: usize = 8;
 pub const MAX_TURNS: u32 = 2000;
@@ -96,17 +96,7 @@ impl Slime {
 
     /// Check a move for `player`; `Err` says why it is not one.
     pub fn judge(&self, player: u8, text: &str) -> Result<(Action, [usize; 4]), String> {
-        let nums: Vec<&str> = text.split_whitespace().collect();
-        if nums.len() != 4 {
-            return Err(format!("expected 4 integers \"row col row col\", got {} fields", nums.len()));
-        }
-        let mut v = [0usize; 4];
-        for (i, n) in nums.iter().enumerate() {
-            v[i] = n.parse().map_err(|_| format!("{n:?} is not a coordinate"))?;
-            if v[i] >= self.size {
-                return Err(format!("{n} is off the {0}x{0} board", self.size));
-            }
-        }
+        let v = parse_coordinates::<4>(text, self.size, "4 integers \"row col row col\"")?;
         let [r0, c0, r1, c1] = v;
         if self.at(r0, c0) != player {
             return Err(format!("({r0}, {c0}) is not your slime"));
@@ -204,20 +194,7 @@ impl Referee for Slime {
     }
 
     fn standings(&self) -> Vec<SeatResult> {
-        let scores: Vec<f64> = self.scores().iter().map(|&s| s as f64).collect();
-        let ranks = competition_ranks(&scores);
-        (0..4)
-            .map(|s| SeatResult {
-                seat: s,
-                score: scores[s],
-                rank: ranks[s],
-                result: match (ranks[s], ranks.iter().filter(|&&r| r == 1).count()) {
-                    (1, 1) => MatchResult::Win,
-                    (1, _) => MatchResult::Tie,
-                    _ => MatchResult::Loss,
-                },
-            })
-            .collect()
+        results_by_score(&self.scores().map(|s| s as f64))
     }
 
     fn initial_state(&self) -> serde_json::Value {
@@ -256,7 +233,7 @@ mod tests {
             ("", "expected 4 integers"),
             ("0 0 0", "expected 4 integers"),
             ("a b c d", "is not a coordinate"),
-            ("0 0 0 9", "off the 8x8 board"),
+            ("0 0 0 9", "off the board (0-7)"),
             ("0 7 0 6", "not your slime"),
             ("0 0 0 3", "3 squares away"),
             ("0 0 0 0", "0 squares away"),
