@@ -3,7 +3,10 @@
 //!
 //! A bot is a file (`bot.py`) or a folder holding one main file named
 //! `bot.<ext>` or `main.<ext>` plus any other files it needs (copied into
-//! its folder, non-recursively). The language comes from the extension.
+//! its folder, non-recursively). The language comes from the extension, or
+//! from a manifest `koth.json` in the folder:
+//! `{"language": "python", "main": "my_bot.py"}` (language one of `c`,
+//! `cpp`, `python`, `javascript`).
 //! Compiled languages are compiled *inside a sandbox box* (a compiler runs
 //! untrusted input too) and the artifact is read back from the box's folder
 //! without following links. Language images per language come with the
@@ -48,6 +51,26 @@ impl Language {
         }
     }
     pub const EXTENSIONS: &'static str = "c, cc/cpp/cxx, py, js";
+
+    pub fn from_name(name: &str) -> Option<Language> {
+        match name {
+            "c" => Some(Language::C),
+            "cpp" | "c++" => Some(Language::Cpp),
+            "python" => Some(Language::Python),
+            "javascript" | "node" => Some(Language::JavaScript),
+            _ => None,
+        }
+    }
+}
+
+pub const MANIFEST: &str = "koth.json";
+
+/// A bot folder's manifest.
+#[derive(Debug, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Manifest {
+    language: String,
+    main: String,
 }
 
 const MAX_FILE: u64 = 16 << 20;
@@ -74,6 +97,19 @@ pub fn prepare(path: &Path, sandbox: &SandboxConfig) -> Result<BotSpec, String> 
         for e in &entries {
             files.push((e.file_name().to_string_lossy().into_owned(), read_capped(&e.path())?, 0o644));
         }
+        if let Some((_, text, _)) = files.iter().find(|(n, _, _)| n == MANIFEST) {
+            let m: Manifest = serde_json::from_slice(text).map_err(|e| {
+                format!("{}/{MANIFEST}: {e}; expected {{\"language\": \"python\", \"main\": \"bot.py\"}}", path.display())
+            })?;
+            let language = Language::from_name(&m.language).ok_or_else(|| {
+                format!("{}/{MANIFEST}: unknown language {:?}; use c, cpp, python or javascript", path.display(), m.language)
+            })?;
+            if !files.iter().any(|(n, _, _)| *n == m.main) {
+                return Err(format!("{}/{MANIFEST}: main file {:?} is not in the folder", path.display(), m.main));
+            }
+            files.retain(|(n, _, _)| n != MANIFEST);
+            return finish(name, language, m.main, files, sandbox);
+        }
         main = files
             .iter()
             .map(|(n, _, _)| n.clone())
@@ -82,7 +118,11 @@ pub fn prepare(path: &Path, sandbox: &SandboxConfig) -> Result<BotSpec, String> 
                 (stem == "bot" || stem == "main") && n.rsplit('.').next().and_then(Language::from_extension).is_some()
             })
             .ok_or_else(|| {
-                format!("{}: no main file; name it bot.<ext> or main.<ext> with ext one of {}", path.display(), Language::EXTENSIONS)
+                format!(
+                    "{}: no main file; name it bot.<ext> or main.<ext> with ext one of {}, or add a {MANIFEST}",
+                    path.display(),
+                    Language::EXTENSIONS
+                )
             })?;
     } else {
         main = name.clone();
@@ -92,6 +132,17 @@ pub fn prepare(path: &Path, sandbox: &SandboxConfig) -> Result<BotSpec, String> 
     let language = Language::from_extension(ext).ok_or_else(|| {
         format!("{main}: cannot tell the language from the extension {ext:?}; use one of {}", Language::EXTENSIONS)
     })?;
+    finish(name, language, main, files, sandbox)
+}
+
+/// Turn sources into a runnable bot: compile or pick the interpreter.
+fn finish(
+    name: String,
+    language: Language,
+    main: String,
+    files: Vec<(String, Vec<u8>, u32)>,
+    sandbox: &SandboxConfig,
+) -> Result<BotSpec, String> {
     let spec = |program: &str, args: Vec<String>, env: Vec<(String, String)>, files| BotSpec {
         name: name.clone(),
         language,

@@ -229,6 +229,32 @@ fn bad_bots_get_clear_errors() {
         let err = koth_runner::bot::prepare(&p, &sandbox_config()).unwrap_err();
         assert!(err.contains(why), "{name}: {err}");
     }
+    // Folders: a manifest names the language and the main file.
+    let manifests: &[(&str, &str)] = &[
+        (r#"{"language": "cobol", "main": "x.py"}"#, "unknown language"),
+        (r#"{"language": "python", "main": "missing.py"}"#, "is not in the folder"),
+        (r#"{"language": "python"}"#, "missing field `main`"),
+        ("not json", "expected {"),
+    ];
+    for (i, (manifest, why)) in manifests.iter().enumerate() {
+        let d = dir.join(format!("manifest-{i}"));
+        std::fs::create_dir_all(&d).unwrap();
+        std::fs::write(d.join("x.py"), "print(2)\n").unwrap();
+        std::fs::write(d.join("koth.json"), manifest).unwrap();
+        let err = koth_runner::bot::prepare(&d, &sandbox_config()).unwrap_err();
+        assert!(err.contains(why), "{manifest}: {err}");
+    }
+    let d = dir.join("manifest-ok");
+    std::fs::create_dir_all(&d).unwrap();
+    std::fs::write(d.join("strategy.py"), "print(2)\n").unwrap();
+    std::fs::write(d.join("koth.json"), r#"{"language": "python", "main": "strategy.py"}"#).unwrap();
+    let spec = koth_runner::bot::prepare(&d, &sandbox_config()).unwrap();
+    assert_eq!(spec.args.last().map(String::as_str), Some("strategy.py"));
+    assert!(spec.files.iter().all(|(n, _, _)| n != "koth.json"));
+    let d = dir.join("no-main");
+    std::fs::create_dir_all(&d).unwrap();
+    std::fs::write(d.join("helper.py"), "x = 1\n").unwrap();
+    assert!(koth_runner::bot::prepare(&d, &sandbox_config()).unwrap_err().contains("no main file"));
     if !sandbox_ok() {
         return;
     }
