@@ -3,6 +3,7 @@
 //! Snake transports, and move timing.
 
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use koth_games::{GameKind, Reply};
 use koth_runner::engine::{play, MatchOptions, MatchReport};
@@ -262,4 +263,37 @@ fn bad_bots_get_clear_errors() {
     std::fs::write(&p, "int main(void) { return undefined_thing; }\n").unwrap();
     let err = koth_runner::bot::prepare(&p, &sandbox_config()).unwrap_err();
     assert!(err.contains("compile failed") && err.contains("undefined_thing"), "{err}");
+}
+
+#[test]
+fn misbehaving_bots_get_the_status_that_says_what_happened() {
+    if !sandbox_ok() {
+        return;
+    }
+    let quiet = || test_bot("sleeper.py", &["0", "2"]);
+    // Crashed, with its exit code, on the turn it died.
+    let opts = MatchOptions { max_turns: Some(5), ..options(GameKind::Target, 2) };
+    let r = play(&opts, vec![test_bot("crasher.py", &[]), quiet()]).unwrap();
+    assert_eq!(r.outcomes[0].status, BotStatus::Crashed { code: Some(3), signal: None, turn: 2 }, "{}", r.outcomes[0].stderr);
+    assert_eq!(r.outcomes[0].moves, 1);
+    assert_eq!(r.outcomes[1].status, BotStatus::Ok);
+
+    // Out of memory: killed by the kernel in its 128 MiB box.
+    let mut opts = MatchOptions { max_turns: Some(3), ..options(GameKind::Target, 2) };
+    opts.sandbox.limits.memory = 128 << 20;
+    let r = play(&opts, vec![test_bot("hog.py", &[]), quiet()]).unwrap();
+    assert!(matches!(r.outcomes[0].status, BotStatus::OutOfMemory { turn: 1 }), "{:?}", r.outcomes[0].status);
+    assert!(r.outcomes[0].peak_memory.unwrap_or(0) <= (128 << 20) + (1 << 20));
+
+    // Disqualified: a Snake bot that never connects nor speaks loses at once.
+    let opts = MatchOptions { first_move_extra: Duration::from_millis(300), ..options(GameKind::Snake, 2) };
+    let r = play(&opts, vec![test_bot("mute.py", &[]), bot("bots/snake/stdio_wall_hugger.c")]).unwrap();
+    assert!(matches!(&r.outcomes[0].status, BotStatus::Disqualified { reason } if reason.contains("no id line")), "{:?}", r.outcomes[0].status);
+    assert_eq!(r.outcomes[0].result, koth_games::MatchResult::Loss);
+
+    // Timed out: in Snake a late move loses.
+    let r = play(&options(GameKind::Snake, 2), vec![test_bot("slow_snake.py", &[]), bot("bots/snake/stdio_wall_hugger.c")]).unwrap();
+    assert_eq!(r.outcomes[0].status, BotStatus::TimedOut { turn: 1 }, "{}", r.outcomes[0].stderr);
+    assert_eq!(r.outcomes[0].result, koth_games::MatchResult::Loss);
+    assert_eq!(r.outcomes[1].result, koth_games::MatchResult::Win);
 }
