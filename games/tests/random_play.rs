@@ -4,7 +4,7 @@
 //! the recorded answers through a fresh referee with the same seed gives the
 //! same judgements, events and result (a replay is checkable against the rules).
 
-use koth_games::{competition_ranks, GameKind, Referee, Reply, Seat, Step};
+use koth_games::{competition_ranks, GameKind, Reply, Seat, Step};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 

@@ -72,7 +72,7 @@ pub fn open_tree_clone_recursive(path: &CStr) -> io::Result<OwnedFd> {
 
 /// Set mount attributes on every mount of the tree behind `fd`, and make it private.
 pub fn mount_setattr_recursive(fd: RawFd, set: u64) -> io::Result<()> {
-    let attr = MountAttr { attr_set: set, attr_clr: 0, propagation: libc::MS_PRIVATE as u64, userns_fd: 0 };
+    let attr = MountAttr { attr_set: set, attr_clr: 0, propagation: libc::MS_PRIVATE, userns_fd: 0 };
     ret_unit(unsafe {
         libc::syscall(
             libc::SYS_mount_setattr,
