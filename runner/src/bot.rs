@@ -5,62 +5,34 @@
 //! `bot.<ext>` or `main.<ext>` plus any other files it needs (copied into
 //! its folder, non-recursively). The language comes from the extension, or
 //! from a manifest `koth.json` in the folder:
-//! `{"language": "python", "main": "my_bot.py"}` (language one of `c`,
-//! `cpp`, `python`, `javascript`).
+//! `{"language": "python", "main": "my_bot.py"}` (a language's name from
+//! `languages/`).
 //! Compiled languages are compiled *inside a sandbox box* (a compiler runs
 //! untrusted input too) and the artifact is read back from the box's folder
-//! without following links. Language images per language come with the
-//! languages issue; until then the host's `/usr/bin` toolchains are used.
+//! without following links. How each language compiles and runs is data,
+//! in `languages/<name>/language.json` ([`crate::language`]); until the
+//! language images exist, the host's toolchains are used.
 
 use std::path::Path;
 use std::time::Duration;
 
 use koth_sandbox::{run_in, Limits, Sandbox, SandboxConfig};
 
+use crate::language::{self, Language, ARTIFACT};
+
 /// What the match engine needs to run a bot.
 #[derive(Clone, Debug)]
 pub struct BotSpec {
     /// Shown in reports (the file or folder name).
     pub name: String,
-    pub language: Language,
+    /// The language's name (see `languages/`).
+    pub language: String,
     /// Program and arguments, inside the box (its folder is the cwd).
     pub program: String,
     pub args: Vec<String>,
     pub env: Vec<(String, String)>,
     /// Files put into the bot's folder before it starts: (name, bytes, mode).
     pub files: Vec<(String, Vec<u8>, u32)>,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Language {
-    C,
-    Cpp,
-    Python,
-    JavaScript,
-}
-
-impl Language {
-    pub fn from_extension(ext: &str) -> Option<Language> {
-        match ext {
-            "c" => Some(Language::C),
-            "cc" | "cpp" | "cxx" => Some(Language::Cpp),
-            "py" => Some(Language::Python),
-            "js" => Some(Language::JavaScript),
-            _ => None,
-        }
-    }
-    pub const EXTENSIONS: &'static str = "c, cc/cpp/cxx, py, js";
-
-    pub fn from_name(name: &str) -> Option<Language> {
-        match name {
-            "c" => Some(Language::C),
-            "cpp" | "c++" => Some(Language::Cpp),
-            "python" => Some(Language::Python),
-            "javascript" | "node" => Some(Language::JavaScript),
-            _ => None,
-        }
-    }
 }
 
 pub const MANIFEST: &str = "koth.json";
@@ -75,7 +47,6 @@ struct Manifest {
 
 const MAX_FILE: u64 = 16 << 20;
 const MAX_FILES: usize = 64;
-const ARTIFACT: &str = "bot";
 const MAX_ARTIFACT: usize = 64 << 20;
 
 /// Read a bot from a file or folder and compile it if needed.
@@ -101,8 +72,8 @@ pub fn prepare(path: &Path, sandbox: &SandboxConfig) -> Result<BotSpec, String> 
             let m: Manifest = serde_json::from_slice(text).map_err(|e| {
                 format!("{}/{MANIFEST}: {e}; expected {{\"language\": \"python\", \"main\": \"bot.py\"}}", path.display())
             })?;
-            let language = Language::from_name(&m.language).ok_or_else(|| {
-                format!("{}/{MANIFEST}: unknown language {:?}; use c, cpp, python or javascript", path.display(), m.language)
+            let language = language::by_name(&m.language).ok_or_else(|| {
+                format!("{}/{MANIFEST}: unknown language {:?}; use one of {}", path.display(), m.language, language::names_list())
             })?;
             if !files.iter().any(|(n, _, _)| *n == m.main) {
                 return Err(format!("{}/{MANIFEST}: main file {:?} is not in the folder", path.display(), m.main));
@@ -115,13 +86,13 @@ pub fn prepare(path: &Path, sandbox: &SandboxConfig) -> Result<BotSpec, String> 
             .map(|(n, _, _)| n.clone())
             .find(|n| {
                 let stem = n.split('.').next().unwrap_or("");
-                (stem == "bot" || stem == "main") && n.rsplit('.').next().and_then(Language::from_extension).is_some()
+                (stem == "bot" || stem == "main") && n.rsplit('.').next().and_then(language::by_extension).is_some()
             })
             .ok_or_else(|| {
                 format!(
                     "{}: no main file; name it bot.<ext> or main.<ext> with ext one of {}, or add a {MANIFEST}",
                     path.display(),
-                    Language::EXTENSIONS
+                    language::extensions_list()
                 )
             })?;
     } else {
@@ -129,37 +100,31 @@ pub fn prepare(path: &Path, sandbox: &SandboxConfig) -> Result<BotSpec, String> 
         files.push((name.clone(), read_capped(path)?, 0o644));
     }
     let ext = main.rsplit('.').next().unwrap_or("");
-    let language = Language::from_extension(ext).ok_or_else(|| {
-        format!("{main}: cannot tell the language from the extension {ext:?}; use one of {}", Language::EXTENSIONS)
+    let language = language::by_extension(ext).ok_or_else(|| {
+        format!("{main}: cannot tell the language from the extension {ext:?}; use one of {}", language::extensions_list())
     })?;
     finish(name, language, main, files, sandbox)
 }
 
-/// Turn sources into a runnable bot: compile or pick the interpreter.
+/// Turn sources into a runnable bot: compile it if its language compiles.
 fn finish(
     name: String,
-    language: Language,
+    language: &Language,
     main: String,
     files: Vec<(String, Vec<u8>, u32)>,
     sandbox: &SandboxConfig,
 ) -> Result<BotSpec, String> {
-    let spec = |program: &str, args: Vec<String>, env: Vec<(String, String)>, files| BotSpec {
-        name: name.clone(),
-        language,
-        program: program.to_owned(),
-        args,
-        env,
-        files,
-    };
-    Ok(match language {
-        Language::Python => spec("/usr/bin/python3", vec!["-u".into(), main], vec![("PYTHONUNBUFFERED".into(), "1".into())], files),
-        Language::JavaScript => spec("/usr/bin/node", vec![main], vec![], files),
-        Language::C | Language::Cpp => {
-            let (cc, std) = if language == Language::C { ("/usr/bin/cc", "-std=gnu17") } else { ("/usr/bin/c++", "-std=gnu++17") };
-            let artifact = compile(sandbox, &files, cc, &[std, "-O2", "-o", ARTIFACT, &main, "-lm"])?;
-            spec(&format!("./{ARTIFACT}"), vec![], vec![], vec![(ARTIFACT.into(), artifact, 0o755)])
+    let env: Vec<(String, String)> = language.env.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
+    let files = match &language.compile {
+        Some(cmd) => {
+            let artifact = compile(sandbox, &files, &Language::expand(cmd, &main), &env)?;
+            vec![(ARTIFACT.to_owned(), artifact, 0o755)]
         }
-    })
+        None => files,
+    };
+    let mut run = Language::expand(&language.run, &main);
+    let program = run.remove(0);
+    Ok(BotSpec { name, language: language.name.clone(), program, args: run, env, files })
 }
 
 fn read_capped(p: &Path) -> Result<Vec<u8>, String> {
@@ -174,7 +139,12 @@ fn read_capped(p: &Path) -> Result<Vec<u8>, String> {
 }
 
 /// Compile in a fresh box: no network, bounded time, memory and output.
-fn compile(base: &SandboxConfig, files: &[(String, Vec<u8>, u32)], compiler: &str, args: &[&str]) -> Result<Vec<u8>, String> {
+fn compile(
+    base: &SandboxConfig,
+    files: &[(String, Vec<u8>, u32)],
+    command: &[String],
+    env: &[(String, String)],
+) -> Result<Vec<u8>, String> {
     let cfg = SandboxConfig {
         limits: Limits {
             memory: 1 << 30,
@@ -188,12 +158,12 @@ fn compile(base: &SandboxConfig, files: &[(String, Vec<u8>, u32)], compiler: &st
         },
         ..base.clone()
     };
-    let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
+    let (compiler, args) = command.split_first().ok_or("the compile command is empty")?;
     let sb = Sandbox::create(cfg).map_err(|e| format!("compiling: {e}"))?;
     for (n, d, m) in files {
         sb.workdir().write_file(n, d, *m).map_err(|e| format!("compiling: {e}"))?;
     }
-    let out = run_in(&sb, compiler, &args, &[], b"").map_err(|e| format!("compiling: {e}"))?;
+    let out = run_in(&sb, compiler, args, env, b"").map_err(|e| format!("compiling: {e}"))?;
     if out.usage.outcome != koth_sandbox::Outcome::Ok {
         let log = String::from_utf8_lossy(&out.stderr);
         return Err(format!("compile failed ({:?}):\n{log}", out.usage.outcome));

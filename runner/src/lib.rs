@@ -28,7 +28,9 @@
 
 pub mod bot;
 pub mod engine;
+pub mod language;
 pub mod transport;
 
-pub use bot::{BotSpec, Language};
+pub use bot::BotSpec;
+pub use language::Language;
 pub use engine::{play, BotOutcome, BotStatus, MatchOptions, MatchReport};

@@ -297,3 +297,21 @@ fn misbehaving_bots_get_the_status_that_says_what_happened() {
     assert_eq!(r.outcomes[0].result, koth_games::MatchResult::Loss);
     assert_eq!(r.outcomes[1].result, koth_games::MatchResult::Win);
 }
+
+#[test]
+fn every_language_compiles_and_runs_its_hello_program_in_the_sandbox() {
+    if !sandbox_ok() {
+        return;
+    }
+    for lang in koth_runner::language::all() {
+        let file = repo().join(format!("languages/{}/hello.{}", lang.name, lang.extensions[0]));
+        let spec = koth_runner::bot::prepare(&file, &sandbox_config()).unwrap_or_else(|e| panic!("{}: {e}", lang.name));
+        assert_eq!(spec.language, lang.name);
+        let sb = koth_sandbox::Sandbox::create(sandbox_config()).unwrap();
+        for (n, d, m) in &spec.files {
+            sb.workdir().write_file(n, d, *m).unwrap();
+        }
+        let out = koth_sandbox::run_in(&sb, &spec.program, &spec.args, &spec.env, b"").unwrap();
+        assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), format!("hello from {}", lang.name), "{:?}", out.usage);
+    }
+}

@@ -1,5 +1,6 @@
 use clap::{Parser, Subcommand};
 
+mod languages;
 mod match_bench;
 mod match_cmd;
 mod sandbox;
@@ -17,6 +18,8 @@ pub struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
+    /// The languages koth knows and whether their toolchain is ready.
+    Languages(languages::LanguagesArgs),
     /// Play one match on this machine, with the engine the ladder uses.
     Match(match_cmd::MatchArgs),
     /// Measure a move's cost against the raw pipe round trip.
@@ -28,6 +31,7 @@ enum Command {
 
 pub fn run(cli: Cli) -> anyhow::Result<i32> {
     match cli.command {
+        Command::Languages(args) => languages::run(args),
         Command::Match(args) => match_cmd::run(args),
         Command::MatchBench(args) => match_bench::run(args),
         Command::Sandbox(cmd) => sandbox::run(cmd),
