@@ -285,7 +285,6 @@ pub fn play(opts: &MatchOptions, bots: Vec<BotSpec>) -> Result<MatchReport> {
             "turn": turn, "engine_us": engine_us, "answers": answers, "times": timing,
             "judgements": judgements, "events": events,
         }));
-        // Kill-on-loss policies end the game in the referee; nothing to do here.
     }
     let results = referee.standings();
     let mut outcomes = Vec::new();

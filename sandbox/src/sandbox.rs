@@ -399,17 +399,12 @@ impl Sandbox {
                 )))
             }
         }
-        let ns = mounts::open_in_box(self.holder_pid, "/../ns/net", libc::O_RDONLY)
-            .or_else(|_| {
-                let p = CString::new(format!("/proc/{}/ns/net", self.holder_pid)).unwrap();
-                let fd = unsafe { libc::open(p.as_ptr(), libc::O_RDONLY | libc::O_CLOEXEC) };
-                if fd < 0 {
-                    Err(io::Error::last_os_error())
-                } else {
-                    Ok(unsafe { OwnedFd::from_raw_fd(fd) })
-                }
-            })
-            .map_err(|e| Error::os("opening the box's network namespace", e))?;
+        let path = CString::new(format!("/proc/{}/ns/net", self.holder_pid)).expect("no NUL");
+        let fd = unsafe { libc::open(path.as_ptr(), libc::O_RDONLY | libc::O_CLOEXEC) };
+        if fd < 0 {
+            return Err(Error::last_os("opening the box's network namespace"));
+        }
+        let ns = unsafe { OwnedFd::from_raw_fd(fd) };
         // setns(CLONE_NEWNET) affects only the calling thread, so a short-lived
         // thread can make the socket; the socket keeps its namespace.
         std::thread::spawn(move || -> Result<TcpListener> {
