@@ -471,7 +471,8 @@ fn connect_snake(opts: &MatchOptions, policy: &TimePolicy, p: &mut Player) {
     }
 }
 
-/// Deliver a request; returns when its last byte was handed over.
+/// Deliver a request; returns when the bot's clock started (just before
+/// the request was written, or the turn's process was spawned).
 fn send_request(p: &mut Player, payload: &str) -> std::io::Result<Instant> {
     match p.transport {
         Transport::Stdio | Transport::TcpOrStdio => {
@@ -485,8 +486,11 @@ fn send_request(p: &mut Player, payload: &str) -> std::io::Result<Instant> {
                     waiting - late
                 ));
             }
+            // The clock starts before the write: if this thread is preempted
+            // around the write, the bot must not get time its clock missed.
+            let sent = Instant::now();
             ch.send_line(payload)?;
-            Ok(Instant::now())
+            Ok(sent)
         }
         Transport::PerTurnArgv => spawn_turn(p, &[payload.to_owned()]),
         Transport::PerTurnFiles => {

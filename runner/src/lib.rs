@@ -5,10 +5,14 @@
 //!
 //! A match runs on one thread as a synchronous loop around `poll(2)`: ask the
 //! referee for a step, deliver its notices, thaw the bots on move, send each
-//! request and start that bot's clock after the last byte is written, poll
+//! request (that bot's clock starts just before the write), poll
 //! every bot's reply descriptor (and stderr) against its own deadline, freeze
 //! each bot as soon as it answered, hand the answers to the referee. No
 //! async runtime sits between the kernel and the clock.
+//!
+//! A bot's clock starts immediately *before* its request is written (or its
+//! turn's process spawned): a preemption of the engine around the write can
+//! then only add microseconds to the move, never hide time the bot used.
 //!
 //! Each bot lives in its own [`Sandbox`](koth_sandbox::Sandbox) for the whole
 //! match, so its folder persists and per-turn games pay only a spawn per turn.
@@ -21,8 +25,8 @@
 //! | a new process per turn, the state as its argument | Slime | [`transport::Transport::PerTurnArgv`] |
 //! | a new process per turn, `input.txt` / `order.txt` in its folder | Linkage | [`transport::Transport::PerTurnFiles`] |
 //!
-//! Timing: per move, the wall time from the last byte of the request to the
-//! end of the reply (measured with the monotonic clock around `poll`), and
+//! Timing: per move, the wall time from the request's write to the end of
+//! the reply (measured with the monotonic clock around `poll`), and
 //! the CPU time of the bot's cgroup over the same span. The game's
 //! [`TimePolicy`](koth_games::TimePolicy) decides what a late answer means.
 
