@@ -1,4 +1,4 @@
-//! Embed every `languages/<name>/language.json` of the repository, so that
+//! Embed every `languages/<name>/language.json` (and `Dockerfile`) of the repository, so that
 //! adding a language is adding a folder.
 
 use std::fmt::Write;
@@ -14,12 +14,34 @@ fn main() {
         .filter(|p| p.is_file())
         .collect();
     entries.sort();
-    let mut out = String::from("/// (folder, language.json) of every language, embedded at build time.\npub static DEFINITIONS: &[(&str, &str)] = &[\n");
+    let mut out = String::from(
+        "/// (folder, language.json, Dockerfile, (hello file name, text)) of every language, embedded at build time.\n#[allow(clippy::type_complexity)]\npub static DEFINITIONS: &[(&str, &str, Option<&str>, Option<(&str, &str)>)] = &[\n",
+    );
     for p in &entries {
         println!("cargo:rerun-if-changed={}", p.display());
         let folder = p.parent().unwrap().file_name().unwrap().to_string_lossy().into_owned();
         let abs = p.canonicalize().unwrap();
-        writeln!(out, "    ({folder:?}, include_str!({:?})),", abs.display().to_string()).unwrap();
+        let dockerfile = p.with_file_name("Dockerfile");
+        println!("cargo:rerun-if-changed={}", dockerfile.display());
+        let dockerfile = if dockerfile.is_file() {
+            format!("Some(include_str!({:?}))", dockerfile.canonicalize().unwrap().display().to_string())
+        } else {
+            "None".to_owned()
+        };
+        let hello = std::fs::read_dir(p.parent().unwrap())
+            .unwrap()
+            .flatten()
+            .map(|e| e.path())
+            .find(|f| f.file_stem().is_some_and(|s| s == "hello"));
+        let hello = match hello {
+            Some(h) => {
+                println!("cargo:rerun-if-changed={}", h.display());
+                let name = h.file_name().unwrap().to_string_lossy().into_owned();
+                format!("Some(({name:?}, include_str!({:?})))", h.canonicalize().unwrap().display().to_string())
+            }
+            None => "None".to_owned(),
+        };
+        writeln!(out, "    ({folder:?}, include_str!({:?}), {dockerfile}, {hello}),", abs.display().to_string()).unwrap();
     }
     out.push_str("];\n");
     let dest = Path::new(&std::env::var("OUT_DIR").unwrap()).join("languages.rs");

@@ -194,14 +194,14 @@ impl Referee for Snake {
         }
         // Swapping heads means entering the other's current cell, which is
         // occupied, so it is already a crash for both above.
-        for s in 0..2 {
-            if let Some(reason) = why[s] {
+        for (s, reason) in why.iter().enumerate() {
+            if let Some(reason) = *reason {
                 self.crashed[s] = true;
                 events.push(json!({"type": "crash", "seat": s, "reason": reason}));
             }
         }
-        for s in 0..2 {
-            if let (Some(p), false) = (next[s], self.crashed[s]) {
+        for (s, n) in next.iter().enumerate() {
+            if let (Some(p), false) = (*n, self.crashed[s]) {
                 self.heads[s] = p;
                 self.occupied[p] = true;
             }
@@ -263,6 +263,7 @@ mod tests {
     }
 
     #[test]
+    #[allow(clippy::type_complexity)] // a table of cases reads best inline
     fn crashes() {
         // (name, seat-0 moves, seat-1 moves, expected results)
         let cases: &[(&str, &[&str], &[&str], [MatchResult; 2])] = &[

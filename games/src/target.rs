@@ -299,6 +299,7 @@ mod tests {
     }
 
     #[test]
+    #[allow(clippy::type_complexity)] // a table of cases reads best inline
     fn move_conflicts_resolve_as_the_seed_says() {
         // (name, positions, moves, expected positions)
         let cases: &[(&str, &[usize], &[u8], &[usize])] = &[

@@ -1,24 +1,24 @@
-//! Bots as the match engine runs them, and how `koth match` makes one from
-//! a source file or folder with the host's toolchains.
+//! Bots as the match engine runs them, and how one is made from what an
+//! author submitted.
 //!
-//! A bot is a file (`bot.py`) or a folder holding one main file named
-//! `bot.<ext>` or `main.<ext>` plus any other files it needs (copied into
-//! its folder, non-recursively). The language comes from the extension, or
-//! from a manifest `koth.json` in the folder:
-//! `{"language": "python", "main": "my_bot.py"}` (a language's name from
-//! `languages/`).
-//! Compiled languages are compiled *inside a sandbox box* (a compiler runs
-//! untrusted input too) and the artifact is read back from the box's folder
-//! without following links. How each language compiles and runs is data,
-//! in `languages/<name>/language.json` ([`crate::language`]); until the
-//! language images exist, the host's toolchains are used.
+//! ```text
+//! file / archive / folder ──Submission──▶ checked sources, language, main file
+//!        ──image──▶ the language's root filesystem (exported image, or the host's /)
+//!        ──compile::build──▶ artifact (cached by source hash + image id)
+//!        ──▶ BotSpec: run command, environment, files, root
+//! ```
+//!
+//! [`Builder`] holds the choices: the sandbox settings, where images and
+//! artifacts live, and the [`ImagePolicy`].
 
-use std::path::Path;
-use std::time::Duration;
+use std::path::{Path, PathBuf};
 
-use koth_sandbox::{run_in, Limits, Sandbox, SandboxConfig};
+use koth_sandbox::SandboxConfig;
 
-use crate::language::{self, Language, ARTIFACT};
+use crate::compile::{self, ArtifactCache, BuildError, Compiled};
+use crate::image::{ImageRoot, ImageStatus, ImageStore};
+use crate::language::{CompileLimits, Language, Placeholders};
+use crate::submission::{Submission, SubmissionError, SubmissionLimits};
 
 /// What the match engine needs to run a bot.
 #[derive(Clone, Debug)]
@@ -28,151 +28,133 @@ pub struct BotSpec {
     /// The language's name (see `languages/`).
     pub language: String,
     /// Program and arguments, inside the box (its folder is the cwd).
+    /// `{memory_mb}` is filled in by the engine with the box's memory limit.
     pub program: String,
     pub args: Vec<String>,
     pub env: Vec<(String, String)>,
-    /// Files put into the bot's folder before it starts: (name, bytes, mode).
+    /// Files put into the bot's folder before it starts: (path, bytes, mode).
     pub files: Vec<(String, Vec<u8>, u32)>,
+    /// The box's root filesystem: the language's image.
+    pub root: PathBuf,
+    /// The image's id, or `host`.
+    pub image: String,
+    /// Extra start-up allowance for the first move the language asks for.
+    pub first_move_extra_ms: Option<u64>,
 }
 
-pub const MANIFEST: &str = "koth.json";
-
-/// A bot folder's manifest.
-#[derive(Debug, serde::Deserialize)]
-#[serde(deny_unknown_fields)]
-struct Manifest {
-    language: String,
-    main: String,
-}
-
-const MAX_FILE: u64 = 16 << 20;
-const MAX_FILES: usize = 64;
-const MAX_ARTIFACT: usize = 64 << 20;
-
-/// Read a bot from a file or folder and compile it if needed.
-pub fn prepare(path: &Path, sandbox: &SandboxConfig) -> Result<BotSpec, String> {
-    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| path.display().to_string());
-    let meta = std::fs::metadata(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let mut files: Vec<(String, Vec<u8>, u32)> = Vec::new();
-    let main: String;
-    if meta.is_dir() {
-        let mut entries: Vec<_> = std::fs::read_dir(path)
-            .map_err(|e| format!("{}: {e}", path.display()))?
-            .flatten()
-            .filter(|e| e.file_type().map(|t| t.is_file()).unwrap_or(false))
-            .collect();
-        entries.sort_by_key(|e| e.file_name());
-        if entries.len() > MAX_FILES {
-            return Err(format!("{}: more than {MAX_FILES} files", path.display()));
+impl BotSpec {
+    /// The bot that runs `artifact`, built from `sub`, in `image`.
+    pub fn new(name: String, sub: &Submission, image: &ImageRoot, artifact: &compile::Artifact) -> BotSpec {
+        let lang = sub.language;
+        // {memory_mb} stays for the engine, which knows the box's limit.
+        let p = Placeholders { main: &sub.main, memory_mb: None };
+        let mut run = p.expand_all(&lang.run);
+        let program = run.remove(0);
+        BotSpec {
+            name,
+            language: lang.name.clone(),
+            program,
+            args: run,
+            env: p.expand_env(&lang.env),
+            files: artifact.files.iter().map(|f| (f.path.clone(), f.bytes.clone(), f.mode)).collect(),
+            root: image.root.clone(),
+            image: image.id.clone(),
+            first_move_extra_ms: lang.first_move_extra_ms,
         }
-        for e in &entries {
-            files.push((e.file_name().to_string_lossy().into_owned(), read_capped(&e.path())?, 0o644));
-        }
-        if let Some((_, text, _)) = files.iter().find(|(n, _, _)| n == MANIFEST) {
-            let m: Manifest = serde_json::from_slice(text).map_err(|e| {
-                format!("{}/{MANIFEST}: {e}; expected {{\"language\": \"python\", \"main\": \"bot.py\"}}", path.display())
-            })?;
-            let language = language::by_name(&m.language).ok_or_else(|| {
-                format!("{}/{MANIFEST}: unknown language {:?}; use one of {}", path.display(), m.language, language::names_list())
-            })?;
-            if !files.iter().any(|(n, _, _)| *n == m.main) {
-                return Err(format!("{}/{MANIFEST}: main file {:?} is not in the folder", path.display(), m.main));
-            }
-            files.retain(|(n, _, _)| n != MANIFEST);
-            return finish(name, language, m.main, files, sandbox);
-        }
-        main = files
-            .iter()
-            .map(|(n, _, _)| n.clone())
-            .find(|n| {
-                let stem = n.split('.').next().unwrap_or("");
-                (stem == "bot" || stem == "main") && n.rsplit('.').next().and_then(language::by_extension).is_some()
-            })
-            .ok_or_else(|| {
-                format!(
-                    "{}: no main file; name it bot.<ext> or main.<ext> with ext one of {}, or add a {MANIFEST}",
-                    path.display(),
-                    language::extensions_list()
-                )
-            })?;
-    } else {
-        main = name.clone();
-        files.push((name.clone(), read_capped(path)?, 0o644));
     }
-    let ext = main.rsplit('.').next().unwrap_or("");
-    let language = language::by_extension(ext).ok_or_else(|| {
-        format!("{main}: cannot tell the language from the extension {ext:?}; use one of {}", language::extensions_list())
-    })?;
-    finish(name, language, main, files, sandbox)
+
+    /// Fill in `{memory_mb}` for a box of `memory` bytes.
+    pub fn with_memory(&self, memory: u64) -> (String, Vec<String>, Vec<(String, String)>) {
+        let mb = (memory >> 20).to_string();
+        let f = |s: &String| s.replace("{memory_mb}", &mb);
+        (f(&self.program), self.args.iter().map(f).collect(), self.env.iter().map(|(k, v)| (k.clone(), f(v))).collect())
+    }
 }
 
-/// Turn sources into a runnable bot: compile it if its language compiles.
-fn finish(
-    name: String,
-    language: &Language,
-    main: String,
-    files: Vec<(String, Vec<u8>, u32)>,
-    sandbox: &SandboxConfig,
-) -> Result<BotSpec, String> {
-    let env: Vec<(String, String)> = language.env.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
-    let files = match &language.compile {
-        Some(cmd) => {
-            let artifact = compile(sandbox, &files, &Language::expand(cmd, &main), &env)?;
-            vec![(ARTIFACT.to_owned(), artifact, 0o755)]
+/// Which root filesystem bots get.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ImagePolicy {
+    /// The language's exported image; an error when it is not ready.
+    Images,
+    /// The exported image when ready, else the host's `/` and toolchains.
+    Auto,
+    /// Always the host's `/`.
+    Host,
+}
+
+/// Why no bot could be made.
+#[derive(Debug, thiserror::Error)]
+pub enum PrepareError {
+    /// The submission itself is unusable (see [`SubmissionError`]).
+    #[error(transparent)]
+    Rejected(#[from] SubmissionError),
+    /// The language has no usable image here.
+    #[error("{0}")]
+    NoImage(String),
+    #[error(transparent)]
+    Build(#[from] BuildError),
+}
+
+/// Makes bots: submission checks, image choice, compile, cache.
+#[derive(Clone, Debug)]
+pub struct Builder {
+    pub sandbox: SandboxConfig,
+    pub policy: ImagePolicy,
+    pub store: ImageStore,
+    pub cache: Option<ArtifactCache>,
+    pub limits: SubmissionLimits,
+    /// Overrides every language's compile limits when set.
+    pub compile_limits: Option<CompileLimits>,
+}
+
+impl Builder {
+    /// Host toolchains only, no cache: what tests of the engine use.
+    pub fn host(sandbox: SandboxConfig) -> Builder {
+        Builder {
+            sandbox,
+            policy: ImagePolicy::Host,
+            store: ImageStore::open(ImageStore::default_dir()),
+            cache: None,
+            limits: SubmissionLimits::default(),
+            compile_limits: None,
         }
-        None => files,
-    };
-    let mut run = Language::expand(&language.run, &main);
-    let program = run.remove(0);
-    Ok(BotSpec { name, language: language.name.clone(), program, args: run, env, files })
+    }
+
+    /// The image a language's bots get under this builder's policy.
+    pub fn image(&self, lang: &Language) -> Result<ImageRoot, PrepareError> {
+        match self.policy {
+            ImagePolicy::Host => Ok(ImageRoot::host()),
+            ImagePolicy::Auto => Ok(self.store.ready(lang).unwrap_or_else(ImageRoot::host)),
+            ImagePolicy::Images => match self.store.status(lang) {
+                ImageStatus::Ready(r) => Ok(r),
+                ImageStatus::Missing => Err(PrepareError::NoImage(format!(
+                    "the {} image is not built in {}; run `koth languages build {}` (needs Docker)",
+                    lang.name,
+                    self.store.dir().display(),
+                    lang.name
+                ))),
+                ImageStatus::Broken(why) => Err(PrepareError::NoImage(why)),
+            },
+        }
+    }
+
+    /// Compile (or fetch from the cache) a checked submission.
+    pub fn build(&self, sub: &Submission) -> Result<(ImageRoot, Compiled), PrepareError> {
+        let image = self.image(sub.language)?;
+        let compiled = compile::build(sub, &image, &self.sandbox, self.cache.as_ref(), self.compile_limits.as_ref())?;
+        Ok((image, compiled))
+    }
+
+    /// A bot from a file, archive or folder on disk.
+    pub fn prepare(&self, path: &Path) -> Result<BotSpec, PrepareError> {
+        let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| path.display().to_string());
+        let sub = Submission::from_path(path, &self.limits)?;
+        let (image, compiled) = self.build(&sub)?;
+        Ok(BotSpec::new(name, &sub, &image, &compiled.artifact))
+    }
 }
 
-fn read_capped(p: &Path) -> Result<Vec<u8>, String> {
-    let len = std::fs::metadata(p).map_err(|e| format!("{}: {e}", p.display()))?.len();
-    if len > MAX_FILE {
-        return Err(format!("{}: {len} bytes is over the {MAX_FILE}-byte limit for a bot file", p.display()));
-    }
-    if len == 0 {
-        return Err(format!("{}: the file is empty", p.display()));
-    }
-    std::fs::read(p).map_err(|e| format!("{}: {e}", p.display()))
-}
-
-/// Compile in a fresh box: no network, bounded time, memory and output.
-fn compile(
-    base: &SandboxConfig,
-    files: &[(String, Vec<u8>, u32)],
-    command: &[String],
-    env: &[(String, String)],
-) -> Result<Vec<u8>, String> {
-    let cfg = SandboxConfig {
-        limits: Limits {
-            memory: 1 << 30,
-            pids: 64,
-            cpu_time: Some(Duration::from_secs(60)),
-            wall_time: Some(Duration::from_secs(120)),
-            disk: 256 << 20,
-            file_size: 128 << 20,
-            output: 64 << 10,
-            ..Limits::default()
-        },
-        ..base.clone()
-    };
-    let (compiler, args) = command.split_first().ok_or("the compile command is empty")?;
-    let sb = Sandbox::create(cfg).map_err(|e| format!("compiling: {e}"))?;
-    for (n, d, m) in files {
-        sb.workdir().write_file(n, d, *m).map_err(|e| format!("compiling: {e}"))?;
-    }
-    let out = run_in(&sb, compiler, args, env, b"").map_err(|e| format!("compiling: {e}"))?;
-    if out.usage.outcome != koth_sandbox::Outcome::Ok {
-        let log = String::from_utf8_lossy(&out.stderr);
-        return Err(format!("compile failed ({:?}):\n{log}", out.usage.outcome));
-    }
-    // Read back without following anything the compiler (or the source) planted.
-    let (bytes, truncated) =
-        sb.workdir().read_file(ARTIFACT, MAX_ARTIFACT).map_err(|e| format!("reading the compiled bot: {e}"))?;
-    if truncated {
-        return Err(format!("the compiled bot is larger than {MAX_ARTIFACT} bytes"));
-    }
-    Ok(bytes)
+/// A bot from a file, archive or folder, with the host's toolchains.
+pub fn prepare(path: &Path, sandbox: &SandboxConfig) -> Result<BotSpec, PrepareError> {
+    Builder::host(sandbox.clone()).prepare(path)
 }

@@ -22,7 +22,8 @@ const MAX_LINE: usize = 4096;
 pub struct MatchOptions {
     pub game: GameKind,
     pub seed: u64,
-    /// Box for each bot: root filesystem, limits (memory, pids, ...).
+    /// Box for each bot: limits (memory, pids, ...). The root filesystem is
+    /// each bot's own ([`BotSpec::root`], its language's image).
     pub sandbox: SandboxConfig,
     /// Override the game's time per move.
     pub per_move: Option<Duration>,
@@ -118,6 +119,8 @@ pub struct MatchReport {
 /// One bot during a match.
 struct Player {
     spec: BotSpec,
+    /// The first move's extra allowance: the match's or the language's, whichever is larger.
+    first_move_extra: Duration,
     sandbox: Sandbox,
     transport: Transport,
     /// The long-lived process (stdio and TCP games).
@@ -213,7 +216,7 @@ pub fn play(opts: &MatchOptions, bots: Vec<BotSpec>) -> Result<MatchReport> {
         let mut pending: Vec<Pending> = Vec::new();
         for req in &step.requests {
             let p = &mut players[req.seat];
-            let allowance = policy.per_move + if p.answered_once { Duration::ZERO } else { opts.first_move_extra };
+            let allowance = policy.per_move + if p.answered_once { Duration::ZERO } else { p.first_move_extra };
             let hard_extra = match policy.on_timeout {
                 OnTimeout::Soft { hard } => hard.saturating_sub(policy.per_move),
                 _ => Duration::ZERO,
@@ -331,6 +334,7 @@ pub fn play(opts: &MatchOptions, bots: Vec<BotSpec>) -> Result<MatchReport> {
 
 fn start(opts: &MatchOptions, transport: Transport, spec: BotSpec) -> Result<Player> {
     let mut cfg = opts.sandbox.clone();
+    cfg.root = spec.root.clone();
     if transport == Transport::TcpOrStdio {
         cfg.network = Network::Loopback { connect_ports: vec![SNAKE_PORT] };
     }
@@ -338,7 +342,9 @@ fn start(opts: &MatchOptions, transport: Transport, spec: BotSpec) -> Result<Pla
     for (name, data, mode) in &spec.files {
         sandbox.workdir().write_file(name, data, *mode).map_err(err(&format!("putting {name} in {}'s folder", spec.name)))?;
     }
+    let first_move_extra = opts.first_move_extra.max(Duration::from_millis(spec.first_move_extra_ms.unwrap_or(0)));
     let mut p = Player {
+        first_move_extra,
         sandbox,
         transport,
         process: None,
@@ -360,7 +366,7 @@ fn start(opts: &MatchOptions, transport: Transport, spec: BotSpec) -> Result<Pla
     };
     match transport {
         Transport::Stdio | Transport::TcpOrStdio => {
-            let mut child = p.sandbox.spawn(bot_command(&p.spec, &[]).stdin(Stdio::Pipe).stdout(Stdio::Pipe).stderr(Stdio::Pipe))
+            let mut child = p.sandbox.spawn(bot_command(&p, &[]).stdin(Stdio::Pipe).stdout(Stdio::Pipe).stderr(Stdio::Pipe))
                 .map_err(err(&format!("starting {}", p.spec.name)))?;
             let stdin: OwnedFd = child.stdin.take().expect("piped").into();
             let stdout: OwnedFd = child.stdout.take().expect("piped").into();
@@ -374,10 +380,10 @@ fn start(opts: &MatchOptions, transport: Transport, spec: BotSpec) -> Result<Pla
         }
         Transport::PerTurnFiles => {
             // Any argument: the bot prints its id line.
-            let mut child = p.sandbox.spawn(bot_command(&p.spec, &["id".into()]).stdout(Stdio::Pipe).stderr(Stdio::Pipe))
+            let mut child = p.sandbox.spawn(bot_command(&p, &["id".into()]).stdout(Stdio::Pipe).stderr(Stdio::Pipe))
                 .map_err(err(&format!("starting {}", p.spec.name)))?;
             let mut out = LineChannel::new(None, child.stdout.take().expect("piped").into(), MAX_LINE);
-            let deadline = Instant::now() + opts.policy().per_move + opts.first_move_extra;
+            let deadline = Instant::now() + opts.policy().per_move + p.first_move_extra;
             p.id_line = read_line_until(&mut out, deadline);
             let _ = p.sandbox.kill_all();
             let _ = child.wait();
@@ -391,9 +397,10 @@ fn start(opts: &MatchOptions, transport: Transport, spec: BotSpec) -> Result<Pla
     Ok(p)
 }
 
-fn bot_command(spec: &BotSpec, extra: &[String]) -> Command {
-    let mut c = Command::new(spec.program.clone()).args(spec.args.iter().cloned()).args(extra.iter().cloned());
-    c.env = spec.env.clone();
+fn bot_command(p: &Player, extra: &[String]) -> Command {
+    let (program, args, env) = p.spec.with_memory(p.sandbox.limits().memory);
+    let mut c = Command::new(program).args(args).args(extra.iter().cloned());
+    c.env = env;
     c
 }
 
@@ -422,7 +429,7 @@ fn poll_fds(fds: &[i32], timeout: Duration) {
 /// Snake: learn whether the bot uses TCP or stdio from its first act, and
 /// read its id line.
 fn connect_snake(opts: &MatchOptions, policy: &TimePolicy, p: &mut Player) {
-    let deadline = Instant::now() + policy.per_move + opts.first_move_extra;
+    let deadline = Instant::now() + policy.per_move + p.first_move_extra;
     let listener = match p.sandbox.listen_tcp(SNAKE_PORT) {
         Ok(l) => l,
         Err(e) => {
@@ -506,7 +513,7 @@ fn spawn_turn(p: &mut Player, args: &[String]) -> std::io::Result<Instant> {
     let sent = Instant::now();
     let mut child = p
         .sandbox
-        .spawn(bot_command(&p.spec, args).stdout(Stdio::Pipe).stderr(Stdio::Pipe))
+        .spawn(bot_command(p, args).stdout(Stdio::Pipe).stderr(Stdio::Pipe))
         .map_err(|e| std::io::Error::other(e.to_string()))?;
     p.chan = Some(LineChannel::new(None, child.stdout.take().expect("piped").into(), MAX_LINE));
     p.stderr_pipe = child.stderr.take().inspect(|f| set_nonblocking(f.as_raw_fd()));

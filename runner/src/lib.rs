@@ -31,8 +31,11 @@
 //! [`TimePolicy`](koth_games::TimePolicy) decides what a late answer means.
 
 pub mod bot;
+pub mod compile;
 pub mod engine;
+pub mod image;
 pub mod language;
+pub mod submission;
 pub mod transport;
 
 pub use bot::BotSpec;

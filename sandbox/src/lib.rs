@@ -83,4 +83,5 @@ pub use error::{Error, Result};
 pub use limits::{parse_duration, parse_size, Limits, Network, SandboxConfig};
 pub use run::{run_in, run_once, RunOutput};
 pub use sandbox::{Child, Command, Sandbox, Stdio};
+pub use workdir::TreeFile;
 pub use usage::{Exit, Outcome, Usage};

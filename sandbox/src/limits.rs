@@ -198,8 +198,7 @@ mod tests {
         assert!(c.validate().is_ok());
         c.limits.memory = 1000;
         assert!(c.validate().unwrap_err().to_string().contains("memory"));
-        let mut c = SandboxConfig::default();
-        c.root = "relative".into();
+        let c = SandboxConfig { root: "relative".into(), ..SandboxConfig::default() };
         assert!(c.validate().is_err());
     }
 }

@@ -25,6 +25,16 @@ use std::path::{Component, Path};
 use crate::sys::openat2_beneath;
 use crate::{Error, Result};
 
+/// A file read back from the work folder by [`WorkDir::read_tree`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TreeFile {
+    /// `/`-separated path relative to the folder.
+    pub path: String,
+    pub bytes: Vec<u8>,
+    /// Permission bits (`0o755`, `0o644`, ...).
+    pub mode: u32,
+}
+
 /// The work folder of a box, as seen by the supervisor.
 #[derive(Debug)]
 pub struct WorkDir {
@@ -182,6 +192,78 @@ impl WorkDir {
         Err(explain(path, e))
     }
 
+    /// Read back every regular file under the folder (recursively, at most
+    /// 16 levels), for carrying a compiled bot to another box. Symbolic links,
+    /// FIFOs and other special files are skipped, never followed; a file with
+    /// several hard links is an error, as in [`WorkDir::read_file`]. Fails
+    /// when there are more than `max_files` files or more than `max_total`
+    /// bytes in all. Paths are `/`-separated and sorted.
+    pub fn read_tree(&self, max_files: usize, max_total: u64) -> Result<Vec<TreeFile>> {
+        let mut out = Vec::new();
+        let mut total = 0u64;
+        let dot = CString::new(".").unwrap();
+        let root = openat2_beneath(self.dir.as_raw_fd(), &dot, libc::O_RDONLY | libc::O_DIRECTORY, 0)
+            .map_err(|e| Error::os("opening the work folder", e))?;
+        self.walk(root, String::new(), 0, max_files, max_total, &mut total, &mut out)?;
+        out.sort_by(|a, b| a.path.cmp(&b.path));
+        Ok(out)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn walk(
+        &self,
+        dir: OwnedFd,
+        prefix: String,
+        depth: usize,
+        max_files: usize,
+        max_total: u64,
+        total: &mut u64,
+        out: &mut Vec<TreeFile>,
+    ) -> Result<()> {
+        if depth > 16 {
+            return Err(unsafe_path(&prefix, "folders nest deeper than 16 levels"));
+        }
+        let names = list_dir(&dir).map_err(|e| Error::os(format!("listing {prefix:?}"), e))?;
+        for name in names {
+            let shown = format!("{prefix}{}", name.to_string_lossy());
+            if name.as_bytes().starts_with(b".koth-tmp-") {
+                continue;
+            }
+            let fd = match openat2_beneath(dir.as_raw_fd(), &name, libc::O_RDONLY | libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_NOCTTY, 0) {
+                Ok(fd) => fd,
+                // A symbolic link (ELOOP) or a socket (ENXIO) is skipped.
+                Err(e) if matches!(e.raw_os_error(), Some(libc::ELOOP) | Some(libc::ENXIO)) => continue,
+                Err(e) => return Err(explain(&shown, e)),
+            };
+            let st = fstat(fd.as_raw_fd()).map_err(|e| Error::os(format!("inspecting {shown:?}"), e))?;
+            match st.st_mode & libc::S_IFMT {
+                libc::S_IFDIR => self.walk(fd, format!("{shown}/"), depth + 1, max_files, max_total, total, out)?,
+                libc::S_IFREG => {
+                    if st.st_nlink != 1 {
+                        return Err(unsafe_path(&shown, format!("it has {} hard links; expected a plain file", st.st_nlink)));
+                    }
+                    if out.len() >= max_files {
+                        return Err(Error::Config(format!("the folder holds more than {max_files} files")));
+                    }
+                    let room = max_total.saturating_sub(*total);
+                    let mut bytes = Vec::with_capacity((st.st_size.max(0) as u64).min(room) as usize);
+                    use std::io::Read;
+                    std::fs::File::from(fd)
+                        .take(room + 1)
+                        .read_to_end(&mut bytes)
+                        .map_err(|e| Error::os(format!("reading {shown:?}"), e))?;
+                    if bytes.len() as u64 > room {
+                        return Err(Error::Config(format!("the folder holds more than {max_total} bytes")));
+                    }
+                    *total += bytes.len() as u64;
+                    out.push(TreeFile { path: shown, bytes, mode: st.st_mode & 0o777 });
+                }
+                _ => continue,
+            }
+        }
+        Ok(())
+    }
+
     /// The raw descriptor (an `O_PATH` directory), for `*at` calls.
     pub fn as_raw_fd(&self) -> RawFd {
         self.dir.as_raw_fd()
@@ -194,6 +276,35 @@ fn fstat(fd: RawFd) -> io::Result<libc::stat> {
         return Err(io::Error::last_os_error());
     }
     Ok(st)
+}
+
+/// Names in a directory, without `.` and `..`.
+fn list_dir(dir: &OwnedFd) -> io::Result<Vec<CString>> {
+    // fdopendir takes ownership of the descriptor it is given: hand it a copy.
+    let copy = unsafe { libc::fcntl(dir.as_raw_fd(), libc::F_DUPFD_CLOEXEC, 0) };
+    if copy < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    let d = unsafe { libc::fdopendir(copy) };
+    if d.is_null() {
+        let e = io::Error::last_os_error();
+        unsafe { libc::close(copy) };
+        return Err(e);
+    }
+    let mut names = Vec::new();
+    loop {
+        let ent = unsafe { libc::readdir(d) };
+        if ent.is_null() {
+            break;
+        }
+        let name = unsafe { std::ffi::CStr::from_ptr((*ent).d_name.as_ptr()) };
+        if name.to_bytes() != b"." && name.to_bytes() != b".." {
+            names.push(name.to_owned());
+        }
+    }
+    unsafe { libc::closedir(d) };
+    names.sort();
+    Ok(names)
 }
 
 fn unique() -> u64 {

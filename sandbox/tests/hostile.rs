@@ -126,7 +126,7 @@ fn kill_minus_one_and_killing_the_parent_reach_nothing_outside() {
     require_sandbox!();
     let me = std::process::id().to_string();
     for lang in LANGS {
-        let r = run_hostile(lang, "killer", &[me.clone()], hostile_limits());
+        let r = run_hostile(lang, "killer", std::slice::from_ref(&me), hostile_limits());
         // It sees no other process, cannot signal the holder (pid 1) or our
         // pid (which means nothing in its PID namespace)...
         assert!(r.stdout.contains("visible=0 kill1=-1 killhost=-1"), "{lang:?}: {}", r.stdout);

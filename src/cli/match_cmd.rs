@@ -7,7 +7,10 @@ use std::time::Duration;
 use anyhow::Context;
 use clap::Args;
 use koth_games::GameKind;
+use koth_runner::bot::{Builder, ImagePolicy};
+use koth_runner::compile::ArtifactCache;
 use koth_runner::engine::MatchOptions;
+use koth_runner::image::ImageStore;
 use koth_sandbox::{parse_duration, parse_size, Limits, SandboxConfig};
 
 #[derive(Args)]
@@ -46,7 +49,28 @@ pub struct MatchArgs {
     /// Memory of each bot's box.
     #[arg(long, default_value = "512M", value_parser = size)]
     memory: u64,
-    /// Bots: source files or folders (language from the extension).
+    /// Use the language images (`koth languages build`); fail if one is not
+    /// built. Default: each language's image when it is built, else the host's
+    /// toolchain (reported per bot).
+    #[arg(long, conflicts_with = "host")]
+    docker: bool,
+    /// Use the host's `/` and toolchains even where an image is built.
+    #[arg(long)]
+    host: bool,
+    /// The image store (exported image filesystems).
+    #[arg(long, env = "KOTH_IMAGES", default_value_os_t = ImageStore::default_dir())]
+    images: PathBuf,
+    /// Where compiled bots are cached (by source and image).
+    #[arg(long, env = "KOTH_CACHE", default_value_os_t = ArtifactCache::default_dir())]
+    cache: PathBuf,
+    /// Where boxes keep their mount points and slot locks.
+    #[arg(long, env = "KOTH_SANDBOX_RUNTIME_DIR", default_value = "/run/koth/sandbox", hide = true)]
+    runtime_dir: PathBuf,
+    /// First uid of the boxes' slot range.
+    #[arg(long, env = "KOTH_SANDBOX_UID_BASE", default_value_t = 61000, hide = true)]
+    uid_base: u32,
+    /// Bots: source files, archives (.tar, .tar.gz, .zip) or folders; the
+    /// language comes from the main file's extension or a koth.json manifest.
     #[arg(required = true)]
     bots: Vec<PathBuf>,
 }
@@ -82,12 +106,35 @@ pub fn run(a: MatchArgs) -> anyhow::Result<i32> {
     });
     let sandbox = SandboxConfig {
         limits: Limits { memory: a.memory, cpu_time: None, wall_time: None, ..Limits::default() },
+        runtime_dir: a.runtime_dir.clone(),
+        uid_base: a.uid_base,
         ..SandboxConfig::default()
+    };
+    let builder = Builder {
+        policy: if a.docker {
+            ImagePolicy::Images
+        } else if a.host {
+            ImagePolicy::Host
+        } else {
+            ImagePolicy::Auto
+        },
+        store: ImageStore::open(&a.images),
+        cache: Some(ArtifactCache::open(&a.cache)),
+        ..Builder::host(sandbox.clone())
     };
     let mut prepared = Vec::new();
     for path in &a.bots {
-        let spec = koth_runner::bot::prepare(path, &sandbox)
-            .map_err(|e| anyhow::anyhow!("preparing bot {}: {e}", path.display()))?;
+        let spec = builder.prepare(path).map_err(|e| anyhow::anyhow!("preparing bot {}: {e}", path.display()))?;
+        eprintln!(
+            "{}: {}, {}",
+            path.display(),
+            spec.language,
+            if spec.image == koth_runner::image::HOST {
+                "host toolchain (no image built)".to_owned()
+            } else {
+                format!("image {}", &spec.image.trim_start_matches("sha256:")[..12])
+            }
+        );
         prepared.push(spec);
     }
     let bots: Vec<_> = (0..seats).map(|i| prepared[i % prepared.len()].clone()).collect();

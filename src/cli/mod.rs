@@ -18,7 +18,7 @@ pub struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// The languages koth knows and whether their toolchain is ready.
+    /// The languages koth knows, their images, building and measuring them.
     Languages(languages::LanguagesArgs),
     /// Play one match on this machine, with the engine the ladder uses.
     Match(match_cmd::MatchArgs),

@@ -17,7 +17,7 @@ pub enum SandboxCommand {
     /// for memory, 203 when it wrote more than --output bytes to stdout or
     /// stderr, and 210 when the box could not be built (the message says why).
     #[command(after_help = "Example:\n  koth sandbox run --memory 64M --pids 32 --time 2s -- python3 -c 'print(1)'")]
-    Run(RunArgs),
+    Run(Box<RunArgs>),
     /// Measure the sandbox: spawn latency, freeze/thaw cost, CPU accounting.
     Bench(bench::BenchArgs),
     /// Burn CPU time and print this process's own CPU time in ns (used by
@@ -90,7 +90,7 @@ fn duration(s: &str) -> Result<std::time::Duration, String> {
 
 pub fn run(cmd: SandboxCommand) -> anyhow::Result<i32> {
     match cmd {
-        SandboxCommand::Run(args) => run_program(args),
+        SandboxCommand::Run(args) => run_program(*args),
         SandboxCommand::Bench(args) => bench::run(args),
         SandboxCommand::Spin { cpu_ms } => Ok(bench::spin(cpu_ms)),
     }

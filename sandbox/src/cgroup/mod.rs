@@ -150,11 +150,8 @@ impl Mounts {
             let root = unescape(l[3]);
             let point = PathBuf::from(unescape(l[4]));
             match r[0] {
-                "cgroup2" => {
-                    if v2.is_none() {
-                        v2 = Some((point, root));
-                    }
-                }
+                "cgroup2" if v2.is_none() => v2 = Some((point, root)),
+                "cgroup2" => {}
                 "cgroup" => {
                     let opts = r[2].split(',').map(str::to_owned).collect();
                     v1.push((point, root, opts));
