@@ -32,6 +32,9 @@ pub const MAX_ARTIFACT_BYTES: u64 = 128 << 20;
 pub const MAX_ARTIFACT_FILES: usize = 4096;
 /// Compiler output kept for the author.
 pub const LOG_CAP: usize = 64 << 10;
+/// A compiler that prints more than this (stdout or stderr) is stopped:
+/// verbose warnings are fine, a flood is not.
+const OUTPUT_LIMIT: u64 = 4 << 20;
 /// The compile's wall-clock limit is this many times its CPU limit (a
 /// compiler waiting on nothing must still end).
 const WALL_PER_CPU: u32 = 2;
@@ -99,7 +102,7 @@ impl Artifact {
 #[derive(Clone, Debug)]
 pub struct Compiled {
     pub artifact: Artifact,
-    /// What the compiler printed (stdout then stderr), capped at [`LOG_CAP`].
+    /// What the compiler printed (stderr, then stdout), capped at [`LOG_CAP`].
     pub log: String,
     /// Served from the cache: nothing ran.
     pub cached: bool,
@@ -214,7 +217,7 @@ pub fn build(
             wall_time: Some(cpu * WALL_PER_CPU),
             disk: 512 << 20,
             file_size: MAX_ARTIFACT_BYTES,
-            output: LOG_CAP as u64,
+            output: OUTPUT_LIMIT,
             ..Limits::default()
         },
         network: koth_sandbox::Network::None,
@@ -233,16 +236,7 @@ pub fn build(
             .map_err(|e| BuildError::Infrastructure(format!("putting {} into the compile folder: {e}", f.path)))?;
     }
     let out = run_in(&sb, &command[0], &command[1..], &env, b"").map_err(infra("running the compiler"))?;
-    let mut log = String::from_utf8_lossy(&out.stdout).into_owned();
-    log.push_str(&String::from_utf8_lossy(&out.stderr));
-    if log.len() > LOG_CAP {
-        let mut cut = LOG_CAP;
-        while !log.is_char_boundary(cut) {
-            cut -= 1;
-        }
-        log.truncate(cut);
-        log.push_str("\n[compiler output cut at 64 KiB]");
-    }
+    let log = compile_log(&out.stderr, &out.stdout);
     let memory = || format!("the compile used more than {} MiB of memory and was stopped", limits.memory_mb);
     let reason = match out.usage.outcome {
         Outcome::Ok => None,
@@ -255,7 +249,7 @@ pub fn build(
             Some(format!("the compile ran longer than {} s and was stopped", (cpu * WALL_PER_CPU).as_secs()))
         }
         Outcome::MemoryLimit => Some(memory()),
-        Outcome::OutputLimit => Some(format!("the compiler printed more than {} KiB and was stopped", LOG_CAP >> 10)),
+        Outcome::OutputLimit => Some(format!("the compiler printed more than {} MiB and was stopped", OUTPUT_LIMIT >> 20)),
     };
     if let Some(reason) = reason {
         return Err(BuildError::Compile { reason, log });
@@ -275,8 +269,37 @@ pub fn build(
     Ok(Compiled { artifact, log, cached: false, elapsed: started.elapsed(), key })
 }
 
+/// The compiler's stderr (where the errors are), then its stdout, within
+/// [`LOG_CAP`] bytes, cut on a character boundary and marked when cut.
+fn compile_log(stderr: &[u8], stdout: &[u8]) -> String {
+    let mut log = String::from_utf8_lossy(stderr).into_owned();
+    if !stdout.is_empty() {
+        if !log.is_empty() && !log.ends_with('\n') {
+            log.push('\n');
+        }
+        log.push_str(&String::from_utf8_lossy(stdout));
+    }
+    if log.len() > LOG_CAP {
+        let mut cut = LOG_CAP;
+        while !log.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        log.truncate(cut);
+        log.push_str("\n[compiler output cut at 64 KiB]");
+    }
+    log
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn the_log_puts_errors_first_and_is_capped() {
+        assert_eq!(super::compile_log(b"error: x", b"note"), "error: x\nnote");
+        let big = "é".repeat(super::LOG_CAP);
+        let log = super::compile_log(big.as_bytes(), b"");
+        assert!(log.len() <= super::LOG_CAP + 40 && log.ends_with("cut at 64 KiB]"));
+    }
+
     use super::*;
 
     #[test]

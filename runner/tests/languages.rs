@@ -112,13 +112,19 @@ fn every_language_compiles_and_plays_a_match_from_its_image() {
 }
 
 /// The compile and the bot really see the image's filesystem, not the
-/// host's: this repository's files exist on the host and not in the image.
+/// host's: a file this test puts on the host (outside the folders every box
+/// gets privately, like /tmp) exists for a box on the host's root, not for
+/// one on the image's.
 #[test]
 fn compile_and_run_see_the_image_root() {
     let Some(img) = image("c") else { return };
-    let marker = Path::new(env!("CARGO_MANIFEST_DIR")).join("Cargo.toml");
-    let marker = marker.to_str().unwrap();
-    assert!(Path::new(marker).exists() && !img.root.join(&marker[1..]).exists());
+    let dir = Path::new("/var/lib/koth-test");
+    std::fs::create_dir_all(dir).unwrap();
+    std::fs::set_permissions(dir, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let marker = dir.join(format!("marker-{}.h", std::process::id()));
+    std::fs::write(&marker, "/* a header only the host has */\n").unwrap();
+    let marker = marker.to_str().unwrap().to_owned();
+    assert!(!img.root.join(&marker[1..]).exists());
     let src = format!(
         r#"
 #include <stdio.h>
@@ -144,8 +150,12 @@ int main(void) {{
     assert!(report.outcomes[0].stderr.contains("host-file:0"), "{}", report.outcomes[0].stderr);
     // The same source compiled on the host's root trips the #error: the
     // check above can fail.
-    let err = Builder::host(sandbox_config()).build(&sub).unwrap_err();
-    assert!(err.to_string().contains("compiled on the host's root"), "{err}");
+    let err = match Builder::host(sandbox_config()).build(&sub) {
+        Ok(_) => panic!("compiled on the host's root without tripping the #error"),
+        Err(e) => e.to_string(),
+    };
+    assert!(err.contains("compiled on the host's root"), "{err}");
+    let _ = std::fs::remove_file(&marker);
 }
 
 #[test]
@@ -179,7 +189,8 @@ fn artifacts_are_cached_by_source_and_image() {
 fn expect_compile_error(r: Result<(ImageRoot, koth_runner::compile::Compiled), PrepareError>) -> (String, String) {
     match r {
         Err(PrepareError::Build(BuildError::Compile { reason, log })) => (reason, log),
-        other => panic!("expected a compile error, got {:?}", other.map(|(i, c)| (i, c.log))),
+        Ok((_, c)) => panic!("expected a compile error, got an artifact; log: {}", c.log),
+        Err(e) => panic!("expected a compile error, got: {e}"),
     }
 }
 
@@ -192,6 +203,11 @@ fn bad_submissions_get_clear_errors_and_store_nothing() {
     b.compile_limits = Some(CompileLimits { memory_mb: 256, pids: 64, cpu_seconds: 5 });
     let limits = SubmissionLimits::default();
     let upload = |name: &str, bytes: &[u8]| Submission::from_upload(name, bytes, &limits);
+    // The refusal's message (a Submission's Debug would print every byte).
+    let refused = |name: &str, bytes: &[u8]| match upload(name, bytes) {
+        Ok(s) => panic!("{name} was accepted as {} with main {}", s.language.name, s.main),
+        Err(e) => e.to_string(),
+    };
 
     // A compile error: the compiler's message reaches the author.
     let sub = upload("bot.c", b"int main(void) { return undefined_thing; }\n").unwrap();
@@ -222,10 +238,10 @@ fn bad_submissions_get_clear_errors_and_store_nothing() {
 
     // Refused before anything runs.
     let rejected = [
-        upload("bot.cobol", b"DISPLAY 'HI'.").unwrap_err().to_string(),
-        upload("bot.py", b"").unwrap_err().to_string(),
-        upload("bot.py", &vec![b'#'; (limits.max_file_bytes + 1) as usize]).unwrap_err().to_string(),
-        upload("bot.tar", &hostile_tar()).unwrap_err().to_string(),
+        refused("bot.cobol", b"DISPLAY 'HI'."),
+        refused("bot.py", b""),
+        refused("bot.py", &vec![b'#'; (limits.max_file_bytes + 1) as usize]),
+        refused("bot.tar", &hostile_tar()),
     ];
     assert!(rejected[0].contains("cobol"), "{}", rejected[0]);
     assert!(rejected[1].contains("empty"), "{}", rejected[1]);
@@ -239,7 +255,7 @@ fn bad_submissions_get_clear_errors_and_store_nothing() {
     let dir = scratch("bad-manifest");
     std::fs::write(dir.join("main.cob"), "x").unwrap();
     std::fs::write(dir.join("koth.json"), r#"{"language": "cobol", "main": "main.cob"}"#).unwrap();
-    let err = b.prepare(&dir).unwrap_err();
+    let Err(err) = b.prepare(&dir) else { panic!("a manifest naming cobol was accepted") };
     assert!(matches!(err, PrepareError::Rejected(_)) && err.to_string().contains("cobol"), "{err}");
 
     assert_eq!(count_files(&cache_dir), 0, "no failure left anything in the artifact cache");
@@ -267,7 +283,7 @@ fn a_missing_image_is_a_clear_error_under_the_images_policy() {
     let empty = scratch("empty-store");
     let b = Builder { store: ImageStore::open(&empty), ..builder(&scratch("unused-cache")) };
     let sub = hello(language::by_name("python").unwrap());
-    let err = b.build(&sub).unwrap_err();
+    let Err(err) = b.build(&sub) else { panic!("built without an image") };
     assert!(matches!(err, PrepareError::NoImage(_)), "{err}");
     assert!(err.to_string().contains("koth languages build python"), "{err}");
 }
