@@ -62,9 +62,17 @@ mount -t proc proc /proc
 mount -t sysfs sys /sys
 mount -t cgroup2 cgroup2 /sys/fs/cgroup
 mount -t devtmpfs dev /dev
-mount -t tmpfs tmp /tmp
+# Private scratch folders (the tests bind sockets there, which 9p cannot
+# hold); a checkout living under one of them is bound back on top.
 mount -t tmpfs run /run
+mkdir /run/koth-ws
+mount --bind "$workspace" /run/koth-ws
+mount -t tmpfs tmp /tmp
 mount -t tmpfs vartmp /var/tmp
+if [ ! -d "$workspace" ]; then
+    mkdir -p "$workspace"
+    mount --bind /run/koth-ws "$workspace"
+fi
 echo "+memory +pids +cpu" > /sys/fs/cgroup/cgroup.subtree_control
 mkdir /sys/fs/cgroup/ci
 echo \$\$ > /sys/fs/cgroup/ci/cgroup.procs
