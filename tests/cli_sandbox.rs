@@ -152,3 +152,35 @@ fn a_missing_program_or_cgroup_backend_is_reported_not_run_unconfined() {
     }
     assert!(failures < 2, "neither cgroup backend worked although the sandbox does");
 }
+
+/// Groups left by a supervisor that was killed (SIGKILL skips teardown) are
+/// removed by the next koth process that builds a box.
+#[test]
+fn groups_left_by_a_killed_supervisor_are_swept() {
+    if !sandbox_works() {
+        return;
+    }
+    let cfg = koth_sandbox::SandboxConfig {
+        runtime_dir: "/run/koth-test/cli-sweep".into(),
+        uid_base: 65500,
+        slots: 10,
+        ..koth_sandbox::SandboxConfig::default()
+    };
+    let parents: Vec<std::path::PathBuf> = {
+        let sb = koth_sandbox::Sandbox::create(cfg).unwrap();
+        sb.cgroup_paths().iter().map(|p| p.parent().unwrap().to_path_buf()).collect()
+    };
+    // A pid that is certainly dead: a child we waited for.
+    let mut child = Command::new("/bin/true").spawn().unwrap();
+    let dead = child.id();
+    child.wait().unwrap();
+    let stale: Vec<std::path::PathBuf> = parents.iter().map(|p| p.join(format!("koth-{dead}-0-0"))).collect();
+    for d in &stale {
+        std::fs::create_dir(d).unwrap();
+    }
+    let out = koth(&["sandbox", "run", "--", "/bin/true"], &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    for d in &stale {
+        assert!(!d.exists(), "{} was left behind", d.display());
+    }
+}

@@ -37,6 +37,7 @@ pub mod image;
 pub mod language;
 pub mod submission;
 pub mod transport;
+pub mod worker;
 
 pub use bot::BotSpec;
 pub use language::Language;

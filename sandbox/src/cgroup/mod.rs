@@ -284,6 +284,56 @@ pub(crate) fn wait_until(limit: Duration, what: &str, mut done: impl FnMut() -> 
     }
 }
 
+/// Remove the groups that supervisors which died without tearing down
+/// (SIGKILL, OOM, power cut) left under `parents`: `koth-<pid>-...` whose
+/// process is gone. Their programs got SIGKILL when their holders died, but
+/// on cgroup v1 a frozen program cannot act on it until thawed: thaw, kill
+/// what is left, then remove the directories. Runs once per set of parents
+/// per process; a group that will not go is left for the next sweep.
+pub(crate) fn sweep_stale(parents: &[PathBuf]) {
+    use std::collections::HashSet;
+    use std::sync::Mutex;
+    static SWEPT: Mutex<Option<HashSet<Vec<PathBuf>>>> = Mutex::new(None);
+    {
+        let mut swept = SWEPT.lock().unwrap_or_else(|e| e.into_inner());
+        if !swept.get_or_insert_with(HashSet::new).insert(parents.to_vec()) {
+            return;
+        }
+    }
+    let stale: Vec<PathBuf> = parents
+        .iter()
+        .filter_map(|p| fs::read_dir(p).ok())
+        .flat_map(|rd| rd.flatten())
+        .filter(|e| {
+            let name = e.file_name();
+            let pid = name.to_str().and_then(|n| n.strip_prefix("koth-")).and_then(|r| r.split('-').next());
+            match pid.and_then(|p| p.parse::<u32>().ok()) {
+                Some(pid) => pid != std::process::id() && !Path::new(&format!("/proc/{pid}")).exists(),
+                None => false,
+            }
+        })
+        .map(|e| e.path())
+        .collect();
+    for dir in &stale {
+        let freezer = dir.join("freezer.state");
+        if freezer.exists() {
+            let _ = write_file(&freezer, "THAWED");
+        }
+        let v2_freeze = dir.join("cgroup.freeze");
+        if v2_freeze.exists() {
+            let _ = write_file(&v2_freeze, "0");
+        }
+        for pid in read_pids(&dir.join("cgroup.procs")).unwrap_or_default() {
+            unsafe { libc::kill(pid, libc::SIGKILL) };
+        }
+    }
+    for dir in &stale {
+        if let Err(e) = rmdir_retry(dir) {
+            tracing::warn!("a stale cgroup stays: {e}");
+        }
+    }
+}
+
 /// rmdir that retries while the kernel still lists exiting processes.
 pub(crate) fn rmdir_retry(path: &Path) -> Result<()> {
     let start = Instant::now();

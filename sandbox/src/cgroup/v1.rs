@@ -53,6 +53,7 @@ impl Hierarchy for V1 {
     }
 
     fn create(&self, name: &str, limits: &Limits) -> Result<Box<dyn Group>> {
+        super::sweep_stale(&self.parents);
         let dirs: Vec<PathBuf> = self.parents.iter().map(|p| p.join(name)).collect();
         let mut created: Vec<PathBuf> = Vec::new();
         let result = (|| {

@@ -90,6 +90,7 @@ impl Hierarchy for V2 {
     }
 
     fn create(&self, name: &str, limits: &Limits) -> Result<Box<dyn Group>> {
+        super::sweep_stale(std::slice::from_ref(&self.parent));
         let dir = self.parent.join(name);
         fs::create_dir(&dir).map_err(|e| Error::os(format!("creating cgroup {}", dir.display()), e))?;
         let result = (|| {

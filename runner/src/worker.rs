@@ -1,0 +1,403 @@
+//! `koth runner`: a worker that claims compile and match jobs from the
+//! queue in PostgreSQL ([`koth_scheduler::queue`]), runs them, and writes
+//! the results back.
+//!
+//! One job at a time per worker loop (a process may run several loops). For
+//! each job: read what it needs, run it on a blocking thread while a
+//! heartbeat extends the lease, then write the result and complete the job
+//! in **one transaction**, fenced by the lease: a worker that stalled past
+//! its lease (and whose job was rescued and given to another) writes
+//! nothing. No transaction is open while a compile or a match runs.
+//!
+//! * A compile that the author must fix (compiler error, limits) completes
+//!   the job with the version marked failed and the log kept; a problem of
+//!   this runner (no image, sandbox failure) fails the job for a retry,
+//!   perhaps on another runner.
+//! * A match's bots run from their stored artifacts when this runner has
+//!   the image they were built in, else they are rebuilt from source here
+//!   (through the artifact cache).
+//! * On shutdown (SIGTERM) the worker stops claiming, lets the current job
+//!   finish for up to `grace`, then gives it back (`release`) so another
+//!   runner takes it at once; it exits when its job is recorded or released.
+//! * A lost database connection (PostgreSQL restarting) is waited out: the
+//!   claim loop retries, and so does the recording of a finished job, while
+//!   the lease lasts.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use koth_games::GameKind;
+use koth_sandbox::SandboxConfig;
+use koth_scheduler::queue::{wait_for_work, Claimed, Queue, QueueError};
+use koth_scheduler::results::{record_match, MatchOutcome, SeatOutcome};
+use koth_scheduler::store;
+use sqlx::PgPool;
+use tokio::sync::watch;
+
+use crate::bot::{BotSpec, Builder, PrepareError};
+use crate::compile::{Artifact, BuildError};
+use crate::engine::{play, MatchOptions, ENGINE_VERSION};
+use crate::language;
+use crate::submission::{SourceFile, Submission};
+
+#[derive(Clone, Debug)]
+pub struct WorkerConfig {
+    /// Shown as the jobs' holder: host, process and loop.
+    pub name: String,
+    /// Compiles: images, artifact cache, sandbox settings.
+    pub builder: Builder,
+    /// Boxes of match bots (limits).
+    pub match_sandbox: SandboxConfig,
+    pub lease: Duration,
+    pub heartbeat: Duration,
+    /// Backstop poll when no notification arrives.
+    pub poll: Duration,
+    /// How long a shutting-down worker lets its job run before releasing it.
+    pub grace: Duration,
+}
+
+/// What a worker loop did.
+#[derive(Clone, Debug, Default)]
+pub struct WorkerStats {
+    pub completed: u64,
+    pub failed: u64,
+    pub released: u64,
+    pub stale: u64,
+}
+
+/// How a job ended on this worker.
+enum JobResult {
+    Compiled { version: i64, outcome: Result<(Vec<u8>, String), ()>, log: String },
+    Played { match_id: i64, outcome: MatchOutcome },
+    /// Retry (maybe elsewhere): the problem is this runner's, not the job's.
+    Retry(String),
+    /// Fail for good: the job cannot succeed.
+    Fail(String),
+}
+
+/// Run a worker loop until `shutdown` turns true.
+pub async fn run(pool: PgPool, cfg: WorkerConfig, mut shutdown: watch::Receiver<bool>) -> WorkerStats {
+    let queue = Queue::new(pool.clone());
+    let cfg = Arc::new(cfg);
+    let mut stats = WorkerStats::default();
+    let mut listener = None;
+    loop {
+        if *shutdown.borrow() {
+            return stats;
+        }
+        if listener.is_none() {
+            listener = queue.listener().await.ok();
+        }
+        let job = match queue.claim(&cfg.name, &["compile", "match"], cfg.lease).await {
+            Ok(j) => j,
+            Err(e) => {
+                tracing::warn!(worker = %cfg.name, "claiming failed ({e}); retrying");
+                listener = None;
+                tokio::select! {
+                    _ = tokio::time::sleep(Duration::from_secs(1)) => {}
+                    _ = shutdown.changed() => {}
+                }
+                continue;
+            }
+        };
+        let Some(job) = job else {
+            match listener.as_mut() {
+                Some(l) => tokio::select! {
+                    _ = wait_for_work(l, cfg.poll) => {}
+                    _ = shutdown.changed() => {}
+                },
+                None => tokio::select! {
+                    _ = tokio::time::sleep(cfg.poll) => {}
+                    _ = shutdown.changed() => {}
+                },
+            }
+            continue;
+        };
+        tracing::info!(worker = %cfg.name, job = job.id, kind = %job.kind, attempt = job.attempt, "claimed");
+        run_job(&pool, &queue, &cfg, job, &mut shutdown, &mut stats).await;
+    }
+}
+
+async fn run_job(
+    pool: &PgPool,
+    queue: &Queue,
+    cfg: &Arc<WorkerConfig>,
+    job: Claimed,
+    shutdown: &mut watch::Receiver<bool>,
+    stats: &mut WorkerStats,
+) {
+    // The heartbeat runs until the result is recorded or the job released.
+    let (lost_tx, lost_rx) = watch::channel(false);
+    let hb = {
+        let queue = queue.clone();
+        let job = job.clone();
+        let (lease, every) = (cfg.lease, cfg.heartbeat);
+        tokio::spawn(async move {
+            loop {
+                tokio::time::sleep(every).await;
+                match queue.heartbeat(&job, lease).await {
+                    Ok(()) => {}
+                    Err(QueueError::Stale(_)) => {
+                        let _ = lost_tx.send(true);
+                        return;
+                    }
+                    // The database may be restarting; the lease has room.
+                    Err(e) => tracing::warn!(job = job.id, "heartbeat failed ({e}); retrying"),
+                }
+            }
+        })
+    };
+    let result = tokio::select! {
+        r = execute(pool, cfg, &job) => Some(r),
+        _ = wait_true(shutdown.clone()) => None,
+    };
+    let result = match result {
+        Some(r) => r,
+        None => {
+            // Shutting down: give the job its grace, then give it back.
+            match tokio::time::timeout(cfg.grace, execute(pool, cfg, &job)).await {
+                Ok(r) => r,
+                Err(_) => {
+                    hb.abort();
+                    match queue.release(&job).await {
+                        Ok(()) => stats.released += 1,
+                        Err(e) => tracing::warn!(job = job.id, "releasing failed: {e}"),
+                    }
+                    return;
+                }
+            }
+        }
+    };
+    if *lost_rx.borrow() {
+        hb.abort();
+        stats.stale += 1;
+        tracing::warn!(job = job.id, "lease lost while running; result dropped");
+        return;
+    }
+    // Record, retrying through database hiccups while the lease lasts.
+    let deadline = tokio::time::Instant::now() + cfg.lease;
+    loop {
+        match record(pool, &job, &result).await {
+            Ok(done) => {
+                match done {
+                    Recorded::Completed => stats.completed += 1,
+                    Recorded::Failed => stats.failed += 1,
+                }
+                break;
+            }
+            Err(QueueError::Stale(_)) => {
+                stats.stale += 1;
+                tracing::warn!(job = job.id, "lease lost before recording; result dropped");
+                break;
+            }
+            Err(e) if tokio::time::Instant::now() < deadline => {
+                tracing::warn!(job = job.id, "recording failed ({e}); retrying");
+                tokio::time::sleep(Duration::from_millis(500)).await;
+            }
+            Err(e) => {
+                tracing::error!(job = job.id, "recording failed ({e}); giving up, the lease will expire");
+                break;
+            }
+        }
+    }
+    hb.abort();
+}
+
+async fn wait_true(mut rx: watch::Receiver<bool>) {
+    while !*rx.borrow() {
+        if rx.changed().await.is_err() {
+            std::future::pending::<()>().await;
+        }
+    }
+}
+
+enum Recorded {
+    Completed,
+    Failed,
+}
+
+async fn record(pool: &PgPool, job: &Claimed, result: &JobResult) -> Result<Recorded, QueueError> {
+    let mut tx = pool.begin().await?;
+    let recorded = match result {
+        JobResult::Compiled { version, outcome, log } => {
+            Queue::complete(&mut tx, job).await?;
+            let outcome = outcome.as_ref().map(|(a, i)| (a.as_slice(), i.as_str())).map_err(|_| ());
+            store::record_compile(&mut tx, *version, outcome, log).await?;
+            Recorded::Completed
+        }
+        JobResult::Played { match_id, outcome } => {
+            Queue::complete(&mut tx, job).await?;
+            record_match(&mut tx, *match_id, outcome).await?;
+            Recorded::Completed
+        }
+        JobResult::Retry(why) => {
+            match Queue::fail_in(&mut tx, job, why, true).await? {
+                koth_scheduler::queue::FailOutcome::Failed => fail_target(&mut tx, job, why).await?,
+                koth_scheduler::queue::FailOutcome::Retried(_) => {}
+            }
+            Recorded::Failed
+        }
+        JobResult::Fail(why) => {
+            Queue::fail_in(&mut tx, job, why, false).await?;
+            fail_target(&mut tx, job, why).await?;
+            Recorded::Failed
+        }
+    };
+    tx.commit().await?;
+    Ok(recorded)
+}
+
+/// A job failed for good: say so on what it was for.
+async fn fail_target(tx: &mut sqlx::PgConnection, job: &Claimed, why: &str) -> Result<(), sqlx::Error> {
+    if let Some(v) = job.payload["version"].as_i64() {
+        sqlx::query("UPDATE bot_versions SET status = 'failed', compile_log = $2 WHERE id = $1 AND status = 'pending'")
+            .bind(v)
+            .bind(format!("koth could not compile this version: {why}"))
+            .execute(&mut *tx)
+            .await?;
+    }
+    if let Some(m) = job.payload["match"].as_i64() {
+        sqlx::query("UPDATE matches SET state = 'failed', error = $2, finished_at = now() WHERE id = $1 AND state = 'queued'")
+            .bind(m)
+            .bind(why)
+            .execute(&mut *tx)
+            .await?;
+    }
+    Ok(())
+}
+
+async fn execute(pool: &PgPool, cfg: &Arc<WorkerConfig>, job: &Claimed) -> JobResult {
+    match job.kind.as_str() {
+        "compile" => {
+            let Some(version) = job.payload["version"].as_i64() else { return JobResult::Fail("no version in payload".into()) };
+            let src = match store::version_source(pool, version).await {
+                Ok(Some(s)) => s,
+                Ok(None) => return JobResult::Fail(format!("version {version} does not exist")),
+                Err(e) => return JobResult::Retry(format!("reading version {version}: {e}")),
+            };
+            let cfg = cfg.clone();
+            match tokio::task::spawn_blocking(move || compile_job(&cfg.builder, &src)).await {
+                Ok(r) => r,
+                Err(e) => JobResult::Retry(format!("the compile thread failed: {e}")),
+            }
+        }
+        "match" => {
+            let Some(match_id) = job.payload["match"].as_i64() else { return JobResult::Fail("no match in payload".into()) };
+            let m = match store::match_to_play(pool, match_id).await {
+                Ok(Some(m)) => m,
+                Ok(None) => return JobResult::Fail(format!("match {match_id} does not exist")),
+                Err(e) => return JobResult::Retry(format!("reading match {match_id}: {e}")),
+            };
+            let cfg = cfg.clone();
+            match tokio::task::spawn_blocking(move || match_job(&cfg, &m)).await {
+                Ok(r) => r,
+                Err(e) => JobResult::Retry(format!("the match thread failed: {e}")),
+            }
+        }
+        other => JobResult::Fail(format!("unknown job kind {other:?}")),
+    }
+}
+
+/// The stored sources of a version as a submission (they were checked when
+/// submitted; the language must still exist).
+fn submission(language: &str, main: &str, source: &[u8]) -> Result<Submission, String> {
+    let language = language::by_name(language).ok_or_else(|| format!("language {language:?} is no longer available"))?;
+    let artifact = Artifact::from_tar(source).map_err(|e| format!("stored sources: {e}"))?;
+    let files = artifact
+        .files
+        .into_iter()
+        .map(|f| SourceFile { path: f.path, bytes: f.bytes, executable: f.mode & 0o111 != 0 })
+        .collect();
+    Ok(Submission { language, main: main.to_owned(), files })
+}
+
+/// The sources of a submission as stored (a tar archive, see [`Artifact::to_tar`]).
+pub fn source_tar(sub: &Submission) -> Vec<u8> {
+    Artifact {
+        files: sub
+            .files
+            .iter()
+            .map(|f| koth_sandbox::TreeFile {
+                path: f.path.clone(),
+                bytes: f.bytes.clone(),
+                mode: if f.executable { 0o755 } else { 0o644 },
+            })
+            .collect(),
+    }
+    .to_tar()
+}
+
+fn compile_job(builder: &Builder, src: &store::VersionSource) -> JobResult {
+    let sub = match submission(&src.language, &src.main, &src.source) {
+        Ok(s) => s,
+        Err(e) => return JobResult::Compiled { version: src.version_id, outcome: Err(()), log: e },
+    };
+    match builder.build(&sub) {
+        Ok((image, compiled)) => JobResult::Compiled {
+            version: src.version_id,
+            outcome: Ok((compiled.artifact.to_tar(), image.id.clone())),
+            log: compiled.log,
+        },
+        Err(PrepareError::Build(BuildError::Compile { reason, log })) => {
+            JobResult::Compiled { version: src.version_id, outcome: Err(()), log: format!("{reason}\n{log}") }
+        }
+        Err(PrepareError::Rejected(e)) => JobResult::Compiled { version: src.version_id, outcome: Err(()), log: e.to_string() },
+        Err(e) => JobResult::Retry(e.to_string()),
+    }
+}
+
+fn match_job(cfg: &WorkerConfig, m: &store::MatchToPlay) -> JobResult {
+    let Some(game) = GameKind::from_name(&m.game) else { return JobResult::Fail(format!("unknown game {:?}", m.game)) };
+    let mut bots = Vec::new();
+    for s in &m.seats {
+        let sub = match submission(&s.language, &s.main, &s.source) {
+            Ok(sub) => sub,
+            Err(e) => return JobResult::Fail(format!("seat {}: {e}", s.seat)),
+        };
+        let image = match cfg.builder.image(sub.language) {
+            Ok(i) => i,
+            Err(e) => return JobResult::Retry(e.to_string()),
+        };
+        let stored = match (&s.artifact, &s.image_id) {
+            (Some(a), Some(id)) if *id == image.id => Artifact::from_tar(a).ok(),
+            _ => None,
+        };
+        let artifact = match stored {
+            Some(a) => a,
+            // Built in another image (or not at all): build here.
+            None => match cfg.builder.build(&sub) {
+                Ok((_, c)) => c.artifact,
+                Err(PrepareError::Build(BuildError::Compile { reason, .. })) => {
+                    return JobResult::Fail(format!("seat {} ({}) does not compile here: {reason}", s.seat, s.bot_name))
+                }
+                Err(e) => return JobResult::Retry(e.to_string()),
+            },
+        };
+        bots.push(BotSpec::new(s.bot_name.clone(), &sub, &image, &artifact));
+    }
+    let opts = MatchOptions {
+        sandbox: cfg.match_sandbox.clone(),
+        max_turns: m.settings.max_turns,
+        ..MatchOptions::new(game, m.seed as u64)
+    };
+    let report = match play(&opts, bots) {
+        Ok(r) => r,
+        Err(e) => return JobResult::Retry(format!("playing: {e}")),
+    };
+    let seats = report
+        .outcomes
+        .iter()
+        .map(|o| SeatOutcome {
+            seat: o.seat as i32,
+            score: o.score,
+            rank: o.rank as u32,
+            result: serde_json::to_value(o.result).ok().and_then(|v| v.as_str().map(str::to_owned)).unwrap_or_default(),
+            status: serde_json::to_value(&o.status).unwrap_or_default(),
+            stderr: o.stderr.clone(),
+        })
+        .collect();
+    JobResult::Played {
+        match_id: m.match_id,
+        outcome: MatchOutcome { engine: ENGINE_VERSION.to_owned(), turns: report.turns, replay: report.replay, seats },
+    }
+}

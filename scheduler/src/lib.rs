@@ -1,0 +1,14 @@
+//! The scheduler: ladders, tournaments and ratings over a job queue in
+//! PostgreSQL.
+//!
+//! Pure parts, free of I/O: [`rating`] (rating systems, leaderboard order)
+//! and [`formats`] (which matches to play next).
+
+pub mod formats;
+pub mod rating;
+pub mod db;
+pub mod pg;
+pub mod queue;
+pub mod ladder;
+pub mod results;
+pub mod store;

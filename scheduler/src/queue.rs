@@ -1,0 +1,288 @@
+//! The job queue, in PostgreSQL.
+//!
+//! ```text
+//!            claim (one UPDATE … WHERE id = (SELECT … FOR UPDATE SKIP LOCKED))
+//! available ───────────────────────────────────────────────▶ running ──complete──▶ completed
+//!     ▲                                                        │  (fenced by lease)
+//!     │ retry after backoff (attempt < max)                    │
+//!     └──────── fail / lease expired (rescue) ◀────────────────┘──▶ failed (attempt = max)
+//! ```
+//!
+//! * **Claim** is one short statement: it picks the best available job
+//!   (priority, then age) that no one else has locked, marks it running,
+//!   counts the attempt and hands out a new **lease** number from a sequence
+//!   with a deadline. No transaction stays open while the job runs.
+//! * **Heartbeat** extends the deadline, only for the current lease.
+//! * **Complete**, **fail** and **release** match on `(id, lease, running)`:
+//!   a worker that lost its lease (it stalled, the job was rescued and
+//!   claimed again) changes nothing; completion happens inside the caller's
+//!   transaction, so the job's results and its completion commit together
+//!   or not at all.
+//! * **Rescue** returns jobs whose lease expired to `available` after a
+//!   backoff, or fails them for good once `max_attempts` is spent, with the
+//!   reason in `last_error`.
+//! * Inserting or re-opening a job sends `NOTIFY koth_jobs` (a trigger), so
+//!   idle workers wake at once; they also poll, as a backstop for a lost
+//!   connection.
+//! * The claim reads a partial index of available jobs only: finished rows,
+//!   however many, are not on the hot path.
+
+use std::time::Duration;
+
+use serde_json::Value;
+use sqlx::postgres::{PgListener, PgPool};
+use sqlx::{Postgres, Row, Transaction};
+
+/// A job this worker holds.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Claimed {
+    pub id: i64,
+    pub kind: String,
+    pub payload: Value,
+    /// 1 for the first try.
+    pub attempt: i32,
+    pub max_attempts: i32,
+    /// The fencing token of this claim.
+    pub lease: i64,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum QueueError {
+    /// The job's lease is no longer ours: it expired and was rescued (and
+    /// perhaps claimed again). Whatever we computed must be dropped.
+    #[error("job {0}: the lease was lost (expired and rescued); the result is dropped")]
+    Stale(i64),
+    #[error("database: {0}")]
+    Db(#[from] sqlx::Error),
+}
+
+/// What [`Queue::fail`] did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FailOutcome {
+    /// Back to available after this delay.
+    Retried(Duration),
+    /// Out of attempts (or not retryable): failed for good.
+    Failed,
+}
+
+/// Delay before attempt `attempt + 1` after attempt `attempt` failed:
+/// 2, 4, 8, ... seconds, at most 5 minutes.
+pub fn backoff(attempt: i32) -> Duration {
+    let exp = attempt.clamp(1, 20) as u32;
+    Duration::from_secs((1u64 << exp).min(300))
+}
+
+fn interval(d: Duration) -> String {
+    format!("{} milliseconds", d.as_millis())
+}
+
+#[derive(Clone, Debug)]
+pub struct Queue {
+    pool: PgPool,
+}
+
+impl Queue {
+    pub fn new(pool: PgPool) -> Queue {
+        Queue { pool }
+    }
+
+    pub fn pool(&self) -> &PgPool {
+        &self.pool
+    }
+
+    /// Add a job; returns its id.
+    pub async fn enqueue(&self, kind: &str, payload: &Value, priority: i32, max_attempts: i32) -> Result<i64, QueueError> {
+        let mut conn = self.pool.acquire().await?;
+        Ok(enqueue_on(&mut conn, kind, payload, priority, max_attempts).await?)
+    }
+
+    /// Claim the best available job of one of `kinds`, or `None`.
+    pub async fn claim(&self, holder: &str, kinds: &[&str], lease: Duration) -> Result<Option<Claimed>, QueueError> {
+        let kinds: Vec<String> = kinds.iter().map(|k| k.to_string()).collect();
+        let row = sqlx::query(
+            "UPDATE jobs SET state = 'running', attempt = attempt + 1, holder = $1, \
+                    lease = nextval('job_lease_seq'), lease_until = now() + $2::interval \
+             WHERE id = (SELECT id FROM jobs \
+                         WHERE state = 'available' AND run_after <= now() AND kind = ANY($3) \
+                         ORDER BY priority DESC, run_after, id \
+                         FOR UPDATE SKIP LOCKED LIMIT 1) \
+             RETURNING id, kind, payload, attempt, max_attempts, lease",
+        )
+        .bind(holder)
+        .bind(interval(lease))
+        .bind(&kinds)
+        .fetch_optional(&self.pool)
+        .await?;
+        Ok(row.map(|r| Claimed {
+            id: r.get("id"),
+            kind: r.get("kind"),
+            payload: r.get("payload"),
+            attempt: r.get("attempt"),
+            max_attempts: r.get("max_attempts"),
+            lease: r.get("lease"),
+        }))
+    }
+
+    /// Extend the lease; `Err(Stale)` when it is no longer ours.
+    pub async fn heartbeat(&self, job: &Claimed, lease: Duration) -> Result<(), QueueError> {
+        let n = sqlx::query(
+            "UPDATE jobs SET lease_until = now() + $3::interval \
+             WHERE id = $1 AND lease = $2 AND state = 'running'",
+        )
+        .bind(job.id)
+        .bind(job.lease)
+        .bind(interval(lease))
+        .execute(&self.pool)
+        .await?
+        .rows_affected();
+        if n == 1 {
+            Ok(())
+        } else {
+            Err(QueueError::Stale(job.id))
+        }
+    }
+
+    /// Mark the job completed inside `tx`, where the caller also writes the
+    /// job's results: both commit together, and only while the lease is ours.
+    pub async fn complete(tx: &mut Transaction<'_, Postgres>, job: &Claimed) -> Result<(), QueueError> {
+        let n = sqlx::query(
+            "UPDATE jobs SET state = 'completed', finished_at = now(), lease_until = NULL \
+             WHERE id = $1 AND lease = $2 AND state = 'running'",
+        )
+        .bind(job.id)
+        .bind(job.lease)
+        .execute(&mut **tx)
+        .await?
+        .rows_affected();
+        if n == 1 {
+            Ok(())
+        } else {
+            Err(QueueError::Stale(job.id))
+        }
+    }
+
+    /// The job failed: retry after [`backoff`] while attempts remain (and
+    /// `retryable`), else fail it for good with `error`.
+    pub async fn fail(&self, job: &Claimed, error: &str, retryable: bool) -> Result<FailOutcome, QueueError> {
+        let mut tx = self.pool.begin().await?;
+        let outcome = Self::fail_in(&mut tx, job, error, retryable).await?;
+        tx.commit().await?;
+        Ok(outcome)
+    }
+
+    /// [`Queue::fail`] inside the caller's transaction.
+    pub async fn fail_in(
+        tx: &mut Transaction<'_, Postgres>,
+        job: &Claimed,
+        error: &str,
+        retryable: bool,
+    ) -> Result<FailOutcome, QueueError> {
+        let retry = retryable && job.attempt < job.max_attempts;
+        let delay = backoff(job.attempt);
+        let n = sqlx::query(
+            "UPDATE jobs SET state = CASE WHEN $3 THEN 'available' ELSE 'failed' END, \
+                    run_after = CASE WHEN $3 THEN now() + $4::interval ELSE run_after END, \
+                    finished_at = CASE WHEN $3 THEN NULL ELSE now() END, \
+                    holder = NULL, lease_until = NULL, last_error = $5 \
+             WHERE id = $1 AND lease = $2 AND state = 'running'",
+        )
+        .bind(job.id)
+        .bind(job.lease)
+        .bind(retry)
+        .bind(interval(delay))
+        .bind(error)
+        .execute(&mut **tx)
+        .await?
+        .rows_affected();
+        if n != 1 {
+            return Err(QueueError::Stale(job.id));
+        }
+        Ok(if retry { FailOutcome::Retried(delay) } else { FailOutcome::Failed })
+    }
+
+    /// Give the job back untouched (a worker shutting down): available at
+    /// once, and this attempt does not count.
+    pub async fn release(&self, job: &Claimed) -> Result<(), QueueError> {
+        let n = sqlx::query(
+            "UPDATE jobs SET state = 'available', attempt = attempt - 1, holder = NULL, lease_until = NULL, \
+                    run_after = now() \
+             WHERE id = $1 AND lease = $2 AND state = 'running'",
+        )
+        .bind(job.id)
+        .bind(job.lease)
+        .execute(&self.pool)
+        .await?
+        .rows_affected();
+        if n == 1 {
+            Ok(())
+        } else {
+            Err(QueueError::Stale(job.id))
+        }
+    }
+
+    /// Return every job whose lease expired to the queue (after a backoff),
+    /// or fail it when its attempts are spent. Returns (retried, failed).
+    /// Safe to run from any number of processes at once.
+    pub async fn rescue_expired(&self) -> Result<(u64, u64), QueueError> {
+        let rows = sqlx::query(
+            "UPDATE jobs SET \
+                state = CASE WHEN attempt >= max_attempts THEN 'failed' ELSE 'available' END, \
+                run_after = now() + make_interval(secs => LEAST(300, power(2, LEAST(attempt, 20)))), \
+                finished_at = CASE WHEN attempt >= max_attempts THEN now() ELSE NULL END, \
+                last_error = format('lease expired on attempt %s (holder %s)', attempt, holder), \
+                holder = NULL, lease_until = NULL \
+             WHERE id IN (SELECT id FROM jobs WHERE state = 'running' AND lease_until < now() \
+                          FOR UPDATE SKIP LOCKED) \
+             RETURNING state",
+        )
+        .fetch_all(&self.pool)
+        .await?;
+        let failed = rows.iter().filter(|r| r.get::<String, _>("state") == "failed").count() as u64;
+        Ok((rows.len() as u64 - failed, failed))
+    }
+
+    /// A listener for `NOTIFY koth_jobs`.
+    pub async fn listener(&self) -> Result<PgListener, QueueError> {
+        let mut l = PgListener::connect_with(&self.pool).await?;
+        l.listen("koth_jobs").await?;
+        Ok(l)
+    }
+}
+
+/// Insert a job on a connection or inside a transaction.
+pub async fn enqueue_on(
+    conn: &mut sqlx::PgConnection,
+    kind: &str,
+    payload: &Value,
+    priority: i32,
+    max_attempts: i32,
+) -> Result<i64, sqlx::Error> {
+    sqlx::query_scalar("INSERT INTO jobs (kind, payload, priority, max_attempts) VALUES ($1, $2, $3, $4) RETURNING id")
+        .bind(kind)
+        .bind(payload)
+        .bind(priority)
+        .bind(max_attempts)
+        .fetch_one(conn)
+        .await
+}
+
+/// Wait until a job may be available: a notification, or `poll` elapsed
+/// (the backstop). A broken listener is reconnected by sqlx on next use.
+pub async fn wait_for_work(listener: &mut PgListener, poll: Duration) {
+    let _ = tokio::time::timeout(poll, listener.try_recv()).await;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn backoff_doubles_and_is_capped() {
+        assert_eq!(backoff(1), Duration::from_secs(2));
+        assert_eq!(backoff(2), Duration::from_secs(4));
+        assert_eq!(backoff(8), Duration::from_secs(256));
+        assert_eq!(backoff(9), Duration::from_secs(300));
+        assert_eq!(backoff(1000), Duration::from_secs(300));
+        assert_eq!(backoff(0), Duration::from_secs(2));
+    }
+}

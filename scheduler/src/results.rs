@@ -1,0 +1,187 @@
+//! Recording a finished match: outcomes, replay and ratings, in the
+//! transaction that completes the match's job (see [`crate::queue`]), so a
+//! match's ratings change exactly once, or not at all.
+//!
+//! A match is rated when it was queued as rated, its ladder's format is
+//! `rated`, and every seat still plays the version it played with: results
+//! of superseded versions are recorded but not rated. Rating rows of the
+//! match's bots are locked in bot order before they are read, so matches
+//! sharing a bot apply their updates one after another, in commit order.
+
+use serde_json::Value;
+use sqlx::{PgConnection, Row};
+
+use crate::rating::{Rating, RatingSystem};
+use crate::store::LadderSettings;
+
+/// One seat's outcome.
+#[derive(Clone, Debug)]
+pub struct SeatOutcome {
+    pub seat: i32,
+    pub score: f64,
+    /// 1 = best; equal ranks tie.
+    pub rank: u32,
+    /// win, loss, tie, ...
+    pub result: String,
+    /// The engine's status (ok, crashed, timed out, ...), as JSON.
+    pub status: Value,
+    pub stderr: String,
+}
+
+#[derive(Clone, Debug)]
+pub struct MatchOutcome {
+    pub engine: String,
+    pub turns: u32,
+    pub replay: Value,
+    pub seats: Vec<SeatOutcome>,
+}
+
+/// Status kinds that count as the bot's own failure.
+const FAILURE_KINDS: [&str; 3] = ["crashed", "out_of_memory", "disqualified"];
+/// A bot failing in this many of its current version's last
+/// [`FAILURE_WINDOW`] matches is disabled.
+const FAILURE_LIMIT: i64 = 7;
+const FAILURE_WINDOW: i64 = 10;
+
+/// Write the outcome of `match_id`; returns whether it was rated.
+pub async fn record_match(conn: &mut PgConnection, match_id: i64, outcome: &MatchOutcome) -> Result<bool, sqlx::Error> {
+    let m = sqlx::query(
+        "UPDATE matches SET state = 'finished', engine = $2, turns = $3, replay = $4, finished_at = now() \
+         WHERE id = $1 AND state = 'queued' RETURNING ladder_id, rated",
+    )
+    .bind(match_id)
+    .bind(&outcome.engine)
+    .bind(outcome.turns as i32)
+    .bind(&outcome.replay)
+    .fetch_one(&mut *conn)
+    .await?;
+    let ladder_id: Option<i64> = m.get("ladder_id");
+    let queued_rated: bool = m.get("rated");
+    for s in &outcome.seats {
+        sqlx::query(
+            "UPDATE match_seats SET score = $3, rank = $4, result = $5, status = $6, stderr = $7 \
+             WHERE match_id = $1 AND seat = $2",
+        )
+        .bind(match_id)
+        .bind(s.seat)
+        .bind(s.score)
+        .bind(s.rank as i32)
+        .bind(&s.result)
+        .bind(&s.status)
+        .bind(&s.stderr)
+        .execute(&mut *conn)
+        .await?;
+    }
+    disable_failing_bots(conn, match_id).await?;
+    let Some(ladder_id) = ladder_id else { return Ok(false) };
+    let ladder = sqlx::query("SELECT format, settings FROM ladders WHERE id = $1").bind(ladder_id).fetch_one(&mut *conn).await?;
+    let format: String = ladder.get("format");
+    let settings: LadderSettings = serde_json::from_value(ladder.get("settings")).unwrap_or_default();
+    if !queued_rated || format != "rated" {
+        return Ok(false);
+    }
+    let superseded: i64 = sqlx::query_scalar(
+        "SELECT count(*) FROM match_seats s JOIN bots b ON b.id = s.bot_id \
+         WHERE s.match_id = $1 AND b.current_version IS DISTINCT FROM s.version_id",
+    )
+    .bind(match_id)
+    .fetch_one(&mut *conn)
+    .await?;
+    if superseded > 0 {
+        sqlx::query("UPDATE matches SET rated = false WHERE id = $1").bind(match_id).execute(&mut *conn).await?;
+        return Ok(false);
+    }
+    apply_ratings(conn, ladder_id, match_id, settings.rating).await?;
+    Ok(true)
+}
+
+async fn apply_ratings(conn: &mut PgConnection, ladder_id: i64, match_id: i64, system: RatingSystem) -> Result<(), sqlx::Error> {
+    let initial = system.initial();
+    let seats = sqlx::query("SELECT bot_id, rank FROM match_seats WHERE match_id = $1 ORDER BY seat").bind(match_id).fetch_all(&mut *conn).await?;
+    let mut bots: Vec<i64> = seats.iter().map(|r| r.get("bot_id")).collect();
+    bots.sort_unstable();
+    bots.dedup();
+    for bot in &bots {
+        sqlx::query("INSERT INTO ratings (ladder_id, bot_id, mu, sigma) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING")
+            .bind(ladder_id)
+            .bind(bot)
+            .bind(initial.mu)
+            .bind(initial.sigma)
+            .execute(&mut *conn)
+            .await?;
+    }
+    let rows = sqlx::query("SELECT bot_id, mu, sigma FROM ratings WHERE ladder_id = $1 AND bot_id = ANY($2) ORDER BY bot_id FOR UPDATE")
+        .bind(ladder_id)
+        .bind(&bots)
+        .fetch_all(&mut *conn)
+        .await?;
+    let current: std::collections::HashMap<i64, Rating> =
+        rows.iter().map(|r| (r.get("bot_id"), Rating { mu: r.get("mu"), sigma: r.get("sigma") })).collect();
+    let input: Vec<(Rating, u32)> =
+        seats.iter().map(|r| (current[&r.get::<i64, _>("bot_id")], r.get::<i32, _>("rank").max(1) as u32)).collect();
+    let updated = system.update(&input);
+    for (row, new) in seats.iter().zip(updated) {
+        let bot: i64 = row.get("bot_id");
+        sqlx::query("UPDATE ratings SET mu = $3, sigma = $4, games = games + 1, updated_at = now() WHERE ladder_id = $1 AND bot_id = $2")
+            .bind(ladder_id)
+            .bind(bot)
+            .bind(new.mu)
+            .bind(new.sigma)
+            .execute(&mut *conn)
+            .await?;
+        sqlx::query("INSERT INTO rating_history (ladder_id, bot_id, match_id, mu, sigma) VALUES ($1, $2, $3, $4, $5)")
+            .bind(ladder_id)
+            .bind(bot)
+            .bind(match_id)
+            .bind(new.mu)
+            .bind(new.sigma)
+            .execute(&mut *conn)
+            .await?;
+    }
+    Ok(())
+}
+
+/// Disable a bot whose current version failed (crashed, ran out of
+/// memory, was disqualified) in most of its recent matches.
+async fn disable_failing_bots(conn: &mut PgConnection, match_id: i64) -> Result<(), sqlx::Error> {
+    let kinds: Vec<String> = FAILURE_KINDS.iter().map(|s| s.to_string()).collect();
+    sqlx::query(
+        "WITH recent AS ( \
+             SELECT s.bot_id, s.status->>'kind' AS kind, \
+                    row_number() OVER (PARTITION BY s.bot_id ORDER BY s.match_id DESC) AS n \
+             FROM match_seats s JOIN bots b ON b.id = s.bot_id AND b.current_version = s.version_id \
+             JOIN matches m ON m.id = s.match_id AND m.state = 'finished' \
+             WHERE s.bot_id IN (SELECT bot_id FROM match_seats WHERE match_id = $1)), \
+         tally AS ( \
+             SELECT bot_id, count(*) AS played, count(*) FILTER (WHERE kind = ANY($2)) AS failed \
+             FROM recent WHERE n <= $3 GROUP BY bot_id) \
+         UPDATE bots SET disabled_reason = format( \
+             'disabled: its current version crashed, ran out of memory or was disqualified in %s of its last %s matches; \
+              read its stderr logs and submit a fixed version', tally.failed, tally.played) \
+         FROM tally WHERE bots.id = tally.bot_id AND tally.played >= $3 AND tally.failed >= $4 \
+               AND bots.disabled_reason IS NULL",
+    )
+    .bind(match_id)
+    .bind(&kinds)
+    .bind(FAILURE_WINDOW)
+    .bind(FAILURE_LIMIT)
+    .execute(&mut *conn)
+    .await?;
+    Ok(())
+}
+
+/// The rated ladder's leaderboard: (bot, name, rating, games), best first
+/// by mu - 3 sigma.
+pub async fn leaderboard(pool: &sqlx::PgPool, ladder_id: i64) -> Result<Vec<(i64, String, Rating, i32)>, sqlx::Error> {
+    let rows = sqlx::query(
+        "SELECT r.bot_id, b.name, r.mu, r.sigma, r.games FROM ratings r JOIN bots b ON b.id = r.bot_id \
+         WHERE r.ladder_id = $1 AND b.disabled_reason IS NULL ORDER BY r.mu - 3 * r.sigma DESC, r.bot_id",
+    )
+    .bind(ladder_id)
+    .fetch_all(pool)
+    .await?;
+    Ok(rows
+        .iter()
+        .map(|r| (r.get("bot_id"), r.get("name"), Rating { mu: r.get("mu"), sigma: r.get("sigma") }, r.get("games")))
+        .collect())
+}

@@ -1,0 +1,233 @@
+//! The job queue against a real PostgreSQL: claims under concurrency,
+//! leases, rescue, fencing, retries, release, notifications, and the hot
+//! path's independence from finished rows.
+
+mod common;
+
+use std::collections::HashMap;
+use std::time::{Duration, Instant};
+
+use koth_scheduler::queue::{wait_for_work, Claimed, FailOutcome, Queue, QueueError};
+use serde_json::json;
+use sqlx::Row;
+
+const LEASE: Duration = Duration::from_secs(30);
+
+async fn state(q: &Queue, id: i64) -> (String, i32, Option<String>) {
+    let r = sqlx::query("SELECT state, attempt, last_error FROM jobs WHERE id = $1").bind(id).fetch_one(q.pool()).await.unwrap();
+    (r.get("state"), r.get("attempt"), r.get("last_error"))
+}
+
+/// Make a job's lease run out now (instead of sleeping through it).
+async fn expire(q: &Queue, id: i64) {
+    sqlx::query("UPDATE jobs SET lease_until = now() - interval '1 second' WHERE id = $1").bind(id).execute(q.pool()).await.unwrap();
+}
+
+/// Skip a retry's backoff (its value is checked separately).
+async fn due_now(q: &Queue, id: i64) {
+    sqlx::query("UPDATE jobs SET run_after = now() WHERE id = $1").bind(id).execute(q.pool()).await.unwrap();
+}
+
+async fn complete(q: &Queue, job: &Claimed) -> Result<(), QueueError> {
+    let mut tx = q.pool().begin().await?;
+    Queue::complete(&mut tx, job).await?;
+    tx.commit().await?;
+    Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn no_job_is_claimed_twice_under_concurrency() {
+    let Some(pg) = common::postgres("claims") else { return };
+    let pool = common::pool(&pg, 20).await;
+    let q = Queue::new(pool);
+    const JOBS: usize = 600;
+    for i in 0..JOBS {
+        q.enqueue("noop", &json!({ "i": i }), (i % 3) as i32, 3).await.unwrap();
+    }
+    let mut workers = Vec::new();
+    for w in 0..8 {
+        let q = q.clone();
+        workers.push(tokio::spawn(async move {
+            let mut got = Vec::new();
+            while let Some(job) = q.claim(&format!("w{w}"), &["noop"], LEASE).await.unwrap() {
+                complete(&q, &job).await.unwrap();
+                got.push(job.id);
+            }
+            got
+        }));
+    }
+    let mut seen: HashMap<i64, usize> = HashMap::new();
+    let mut per_worker = Vec::new();
+    for w in workers {
+        let got = w.await.unwrap();
+        per_worker.push(got.len());
+        for id in got {
+            *seen.entry(id).or_default() += 1;
+        }
+    }
+    assert_eq!(seen.len(), JOBS, "every job claimed");
+    assert!(seen.values().all(|&n| n == 1), "no job claimed twice");
+    let done: i64 = sqlx::query_scalar("SELECT count(*) FROM jobs WHERE state = 'completed' AND attempt = 1")
+        .fetch_one(q.pool())
+        .await
+        .unwrap();
+    assert_eq!(done as usize, JOBS);
+    assert!(per_worker.iter().filter(|&&n| n > 0).count() >= 2, "work was shared: {per_worker:?}");
+}
+
+#[tokio::test]
+async fn claims_take_priority_then_age() {
+    let Some(pg) = common::postgres("priority") else { return };
+    let q = Queue::new(common::pool(&pg, 4).await);
+    let low = q.enqueue("noop", &json!({}), 0, 1).await.unwrap();
+    let high = q.enqueue("noop", &json!({}), 10, 1).await.unwrap();
+    let low2 = q.enqueue("noop", &json!({}), 0, 1).await.unwrap();
+    let other = q.enqueue("compile", &json!({}), 100, 1).await.unwrap();
+    let mut got = Vec::new();
+    while let Some(j) = q.claim("w", &["noop"], LEASE).await.unwrap() {
+        got.push(j.id);
+    }
+    assert_eq!(got, vec![high, low, low2], "priority first, then oldest; other kinds untouched");
+    assert_eq!(state(&q, other).await.0, "available");
+}
+
+#[tokio::test]
+async fn an_expired_lease_is_rescued_retried_and_failed_at_the_limit() {
+    let Some(pg) = common::postgres("rescue") else { return };
+    let q = Queue::new(common::pool(&pg, 4).await);
+    let id = q.enqueue("match", &json!({}), 0, 2).await.unwrap();
+    let first = q.claim("crashing-worker", &["match"], LEASE).await.unwrap().unwrap();
+    assert_eq!(q.rescue_expired().await.unwrap(), (0, 0), "a live lease is left alone");
+    expire(&q, id).await;
+    assert_eq!(q.rescue_expired().await.unwrap(), (1, 0));
+    let (st, attempt, err) = state(&q, id).await;
+    assert_eq!((st.as_str(), attempt), ("available", 1));
+    assert!(err.unwrap().contains("lease expired on attempt 1 (holder crashing-worker)"));
+    // Retried after a backoff, not at once.
+    assert!(q.claim("w2", &["match"], LEASE).await.unwrap().is_none());
+    let wait: f64 = sqlx::query_scalar("SELECT extract(epoch FROM run_after - now())::float8 FROM jobs WHERE id = $1")
+        .bind(id)
+        .fetch_one(q.pool())
+        .await
+        .unwrap();
+    assert!(wait > 1.0 && wait <= 2.0, "backoff of attempt 1 is 2 s, {wait} left");
+    due_now(&q, id).await;
+    let second = q.claim("w2", &["match"], LEASE).await.unwrap().unwrap();
+    assert_eq!(second.attempt, 2);
+    assert_ne!(second.lease, first.lease);
+    expire(&q, id).await;
+    assert_eq!(q.rescue_expired().await.unwrap(), (0, 1), "out of attempts: failed");
+    let (st, attempt, err) = state(&q, id).await;
+    assert_eq!((st.as_str(), attempt), ("failed", 2));
+    assert!(err.unwrap().contains("attempt 2"));
+}
+
+#[tokio::test]
+async fn a_stale_worker_cannot_heartbeat_complete_fail_or_release() {
+    let Some(pg) = common::postgres("fencing") else { return };
+    let q = Queue::new(common::pool(&pg, 4).await);
+    let id = q.enqueue("match", &json!({}), 0, 5).await.unwrap();
+    let stale = q.claim("slow", &["match"], LEASE).await.unwrap().unwrap();
+    q.heartbeat(&stale, LEASE).await.unwrap();
+    expire(&q, id).await;
+    q.rescue_expired().await.unwrap();
+    due_now(&q, id).await;
+    let fresh = q.claim("fast", &["match"], LEASE).await.unwrap().unwrap();
+    assert!(matches!(q.heartbeat(&stale, LEASE).await, Err(QueueError::Stale(i)) if i == id));
+    assert!(matches!(complete(&q, &stale).await, Err(QueueError::Stale(_))));
+    assert!(matches!(q.fail(&stale, "boom", true).await, Err(QueueError::Stale(_))));
+    assert!(matches!(q.release(&stale).await, Err(QueueError::Stale(_))));
+    assert_eq!(state(&q, id).await.0, "running", "the stale worker changed nothing");
+    // The stale worker's results, written in the same transaction as its
+    // completion, are rolled back with it.
+    let mut tx = q.pool().begin().await.unwrap();
+    sqlx::query("INSERT INTO jobs (kind, payload) VALUES ('noop', '{\"stale\": true}')").execute(&mut *tx).await.unwrap();
+    assert!(Queue::complete(&mut tx, &stale).await.is_err());
+    drop(tx);
+    let leaked: i64 = sqlx::query_scalar("SELECT count(*) FROM jobs WHERE payload ? 'stale'").fetch_one(q.pool()).await.unwrap();
+    assert_eq!(leaked, 0);
+    complete(&q, &fresh).await.unwrap();
+    assert_eq!(state(&q, id).await.0, "completed");
+}
+
+#[tokio::test]
+async fn failures_retry_with_backoff_until_the_limit() {
+    let Some(pg) = common::postgres("retries") else { return };
+    let q = Queue::new(common::pool(&pg, 4).await);
+    let id = q.enqueue("compile", &json!({}), 0, 3).await.unwrap();
+    let mut outcomes = Vec::new();
+    for _ in 0..3 {
+        let job = q.claim("w", &["compile"], LEASE).await.unwrap().expect("due");
+        outcomes.push(q.fail(&job, &format!("try {} broke", job.attempt), true).await.unwrap());
+        due_now(&q, id).await;
+    }
+    assert_eq!(
+        outcomes,
+        vec![FailOutcome::Retried(Duration::from_secs(2)), FailOutcome::Retried(Duration::from_secs(4)), FailOutcome::Failed]
+    );
+    let (st, attempt, err) = state(&q, id).await;
+    assert_eq!((st.as_str(), attempt, err.as_deref()), ("failed", 3, Some("try 3 broke")));
+    assert!(q.claim("w", &["compile"], LEASE).await.unwrap().is_none());
+    // A failure that retrying cannot fix fails at once.
+    let id = q.enqueue("compile", &json!({}), 0, 3).await.unwrap();
+    let job = q.claim("w", &["compile"], LEASE).await.unwrap().unwrap();
+    assert_eq!(q.fail(&job, "bad input", false).await.unwrap(), FailOutcome::Failed);
+    assert_eq!(state(&q, id).await.0, "failed");
+}
+
+#[tokio::test]
+async fn release_gives_the_job_back_without_spending_an_attempt() {
+    let Some(pg) = common::postgres("release") else { return };
+    let q = Queue::new(common::pool(&pg, 4).await);
+    let id = q.enqueue("match", &json!({}), 0, 1).await.unwrap();
+    let job = q.claim("stopping", &["match"], LEASE).await.unwrap().unwrap();
+    q.release(&job).await.unwrap();
+    assert_eq!(state(&q, id).await, ("available".into(), 0, None));
+    let again = q.claim("other", &["match"], LEASE).await.unwrap().unwrap();
+    assert_eq!(again.attempt, 1, "max_attempts 1 and still claimable");
+    assert!(matches!(complete(&q, &job).await, Err(QueueError::Stale(_))));
+    complete(&q, &again).await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_notification_wakes_an_idle_worker() {
+    let Some(pg) = common::postgres("notify") else { return };
+    let q = Queue::new(common::pool(&pg, 4).await);
+    let mut listener = q.listener().await.unwrap();
+    let q2 = q.clone();
+    let producer = tokio::spawn(async move {
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        q2.enqueue("noop", &json!({}), 0, 1).await.unwrap()
+    });
+    let started = Instant::now();
+    wait_for_work(&mut listener, Duration::from_secs(30)).await;
+    let waited = started.elapsed();
+    let id = producer.await.unwrap();
+    assert!(waited < Duration::from_secs(10), "woken by NOTIFY, not the 30 s poll ({waited:?})");
+    assert_eq!(q.claim("w", &["noop"], LEASE).await.unwrap().unwrap().id, id);
+}
+
+#[tokio::test]
+async fn finished_rows_are_not_on_the_claim_path() {
+    let Some(pg) = common::postgres("hot-path") else { return };
+    let q = Queue::new(common::pool(&pg, 4).await);
+    sqlx::query(
+        "INSERT INTO jobs (kind, state, attempt, finished_at) \
+         SELECT 'noop', 'completed', 1, now() FROM generate_series(1, 200000)",
+    )
+    .execute(q.pool())
+    .await
+    .unwrap();
+    sqlx::query("ANALYZE jobs").execute(q.pool()).await.unwrap();
+    let id = q.enqueue("noop", &json!({}), 0, 1).await.unwrap();
+    let plan: Vec<String> = sqlx::query_scalar(
+        "EXPLAIN SELECT id FROM jobs WHERE state = 'available' AND run_after <= now() AND kind = ANY('{noop}') \
+         ORDER BY priority DESC, run_after, id FOR UPDATE SKIP LOCKED LIMIT 1",
+    )
+    .fetch_all(q.pool())
+    .await
+    .unwrap();
+    let plan = plan.join("\n");
+    assert!(plan.contains("jobs_available"), "the claim reads the partial index of available jobs:\n{plan}");
+    assert_eq!(q.claim("w", &["noop"], LEASE).await.unwrap().unwrap().id, id);
+}

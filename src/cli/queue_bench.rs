@@ -1,0 +1,130 @@
+//! `koth queue-bench`: claim + complete throughput of no-op jobs through
+//! koth's queue with 1, 2 and 4 workers, against the same two statements
+//! (the raw `FOR UPDATE SKIP LOCKED` claim and the completion) run by
+//! `pgbench` with as many clients, in the same run on the same server.
+
+use std::path::PathBuf;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use clap::Args;
+use koth_scheduler::pg::PrivatePostgres;
+use koth_scheduler::queue::Queue;
+use sqlx::PgPool;
+
+#[derive(Args)]
+pub struct QueueBenchArgs {
+    /// PostgreSQL URL (default: a private server started for the run).
+    #[arg(long)]
+    database_url: Option<String>,
+    /// No-op jobs per measurement.
+    #[arg(long, default_value_t = 5000)]
+    jobs: u32,
+    /// Worker counts to measure.
+    #[arg(long, value_delimiter = ',', default_value = "1,2,4")]
+    workers: Vec<u32>,
+}
+
+const CLAIM_SCRIPT: &str = "BEGIN;
+UPDATE jobs SET state = 'running', attempt = attempt + 1, holder = 'pgbench', lease = nextval('job_lease_seq'), lease_until = now() + interval '60 seconds' WHERE id = (SELECT id FROM jobs WHERE state = 'available' AND run_after <= now() AND kind = ANY('{noop}') ORDER BY priority DESC, run_after, id FOR UPDATE SKIP LOCKED LIMIT 1) RETURNING id AS job \\gset
+UPDATE jobs SET state = 'completed', finished_at = now(), lease_until = NULL WHERE id = :job AND state = 'running';
+END;
+";
+
+async fn fill(pool: &PgPool, n: u32) -> anyhow::Result<()> {
+    sqlx::query("INSERT INTO jobs (kind, max_attempts) SELECT 'noop', 1 FROM generate_series(1, $1)")
+        .bind(n as i32)
+        .execute(pool)
+        .await?;
+    Ok(())
+}
+
+/// Jobs per second through koth's queue with `workers` workers.
+async fn koth_rate(pool: &PgPool, workers: u32, jobs: u32) -> anyhow::Result<f64> {
+    fill(pool, jobs).await?;
+    let started = Instant::now();
+    let mut tasks = Vec::new();
+    for w in 0..workers {
+        let q = Queue::new(pool.clone());
+        tasks.push(tokio::spawn(async move {
+            let name = format!("bench-{w}");
+            let mut done = 0u32;
+            while let Some(job) = q.claim(&name, &["noop"], Duration::from_secs(60)).await? {
+                let mut tx = q.pool().begin().await?;
+                Queue::complete(&mut tx, &job).await?;
+                tx.commit().await?;
+                done += 1;
+            }
+            anyhow::Ok(done)
+        }));
+    }
+    let mut total = 0;
+    for t in tasks {
+        total += t.await??;
+    }
+    anyhow::ensure!(total == jobs, "koth completed {total} of {jobs} jobs");
+    Ok(jobs as f64 / started.elapsed().as_secs_f64())
+}
+
+/// Jobs per second through the raw statements with pgbench.
+async fn pgbench_rate(pool: &PgPool, port: u16, clients: u32, jobs: u32, script: &std::path::Path) -> anyhow::Result<f64> {
+    fill(pool, jobs).await?;
+    let per_client = jobs / clients;
+    let pgbench = koth_scheduler::pg::find_binaries().map(|d| d.join("pgbench")).unwrap_or_else(|_| "pgbench".into());
+    let out = Command::new(pgbench)
+        .args(["-h", "127.0.0.1", "-p", &port.to_string(), "-U", "koth", "-n", "-f"])
+        .arg(script)
+        .args(["-c", &clients.to_string(), "-j", &clients.to_string(), "-t", &per_client.to_string(), "koth"])
+        .output()
+        .map_err(|e| anyhow::anyhow!("running pgbench: {e}; it comes with PostgreSQL's server binaries"))?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    anyhow::ensure!(out.status.success(), "pgbench failed: {}{}", text, String::from_utf8_lossy(&out.stderr));
+    let tps = text
+        .lines()
+        .find(|l| l.starts_with("tps = "))
+        .and_then(|l| l["tps = ".len()..].split_whitespace().next())
+        .and_then(|v| v.parse::<f64>().ok())
+        .ok_or_else(|| anyhow::anyhow!("no tps line in pgbench's output:\n{text}"))?;
+    // Leave no job behind for the next measurement.
+    sqlx::query("DELETE FROM jobs WHERE kind = 'noop' AND state = 'available'").execute(pool).await?;
+    Ok(tps)
+}
+
+pub fn run(a: QueueBenchArgs) -> anyhow::Result<i32> {
+    let private;
+    let (url, port) = match &a.database_url {
+        Some(u) => {
+            let port = u.rsplit(':').next().and_then(|p| p.split('/').next()).and_then(|p| p.parse().ok()).unwrap_or(5432);
+            (u.clone(), port)
+        }
+        None => {
+            let dir = std::env::temp_dir().join(format!("koth-queue-bench-{}", std::process::id()));
+            private = PrivatePostgres::start(&dir, None).map_err(|e| anyhow::anyhow!(e))?;
+            (private.url(), private.port())
+        }
+    };
+    let script: PathBuf = std::env::temp_dir().join(format!("koth-queue-bench-{}.sql", std::process::id()));
+    std::fs::write(&script, CLAIM_SCRIPT)?;
+    let rt = tokio::runtime::Runtime::new()?;
+    let result = rt.block_on(async {
+        let max = a.workers.iter().copied().max().unwrap_or(1) + 2;
+        let pool = koth_scheduler::db::connect_and_migrate(&url, max).await.map_err(|e| anyhow::anyhow!(e))?;
+        println!("koth queue-bench: {} no-op jobs per measurement; jobs/s (claim + complete)", a.jobs);
+        println!("{:>8} {:>12} {:>12} {:>8}", "workers", "koth", "pgbench", "ratio");
+        // Warm up both paths once (connections, plans, caches).
+        koth_rate(&pool, 1, 500).await?;
+        pgbench_rate(&pool, port, 1, 500, &script).await?;
+        for &w in &a.workers {
+            let raw = pgbench_rate(&pool, port, w, a.jobs, &script).await?;
+            let koth = koth_rate(&pool, w, a.jobs).await?;
+            println!("{:>8} {:>12.0} {:>12.0} {:>7.2}x", w, koth, raw, koth / raw);
+        }
+        println!("(pgbench runs the same claim and completion statements, one transaction per job, with as many clients as workers)");
+        anyhow::Ok(0)
+    });
+    let _ = std::fs::remove_file(&script);
+    if a.database_url.is_none() {
+        let _ = std::fs::remove_dir_all(std::env::temp_dir().join(format!("koth-queue-bench-{}", std::process::id())));
+    }
+    result
+}

@@ -1,0 +1,137 @@
+//! `koth runner` and `koth scheduler`: the two long-running services.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use clap::Args;
+use koth_runner::bot::{Builder, ImagePolicy};
+use koth_runner::compile::ArtifactCache;
+use koth_runner::image::ImageStore;
+use koth_runner::worker::{self, WorkerConfig};
+use koth_sandbox::{parse_duration, parse_size, Limits, SandboxConfig};
+use tokio::sync::watch;
+
+fn duration(s: &str) -> Result<Duration, String> {
+    parse_duration(s).map_err(|e| e.to_string())
+}
+fn size(s: &str) -> Result<u64, String> {
+    parse_size(s).map_err(|e| e.to_string())
+}
+
+#[derive(Args)]
+pub struct RunnerArgs {
+    /// PostgreSQL URL of the contest's database.
+    #[arg(long, env = "DATABASE_URL")]
+    database_url: String,
+    /// Jobs this process runs at once (one worker loop each).
+    #[arg(long, default_value_t = 1)]
+    jobs: u32,
+    /// Name shown as the holder of its jobs (default: host and pid).
+    #[arg(long)]
+    name: Option<String>,
+    /// Lease of a claimed job; the heartbeat renews it every quarter.
+    #[arg(long, default_value = "60s", value_parser = duration)]
+    lease: Duration,
+    /// On SIGTERM, how long the current job may still run before it is given back.
+    #[arg(long, default_value = "30s", value_parser = duration)]
+    grace: Duration,
+    /// Memory of each bot's box in matches.
+    #[arg(long, default_value = "512M", value_parser = size)]
+    memory: u64,
+    /// Use the host's toolchains where a language has no image (default: images only).
+    #[arg(long)]
+    allow_host_toolchains: bool,
+    /// The image store (exported image filesystems).
+    #[arg(long, env = "KOTH_IMAGES", default_value_os_t = ImageStore::default_dir())]
+    images: PathBuf,
+    /// Where compiled bots are cached (by source and image).
+    #[arg(long, env = "KOTH_CACHE", default_value_os_t = ArtifactCache::default_dir())]
+    cache: PathBuf,
+    #[arg(long, env = "KOTH_SANDBOX_RUNTIME_DIR", default_value = "/run/koth/sandbox", hide = true)]
+    runtime_dir: PathBuf,
+    #[arg(long, env = "KOTH_SANDBOX_UID_BASE", default_value_t = 61000, hide = true)]
+    uid_base: u32,
+}
+
+#[derive(Args)]
+pub struct SchedulerArgs {
+    /// PostgreSQL URL of the contest's database.
+    #[arg(long, env = "DATABASE_URL")]
+    database_url: String,
+    /// Time between two passes over the ladders.
+    #[arg(long, default_value = "500ms", value_parser = duration)]
+    tick: Duration,
+}
+
+/// A watch that turns true on SIGTERM or SIGINT.
+fn shutdown_signal() -> watch::Receiver<bool> {
+    let (tx, rx) = watch::channel(false);
+    tokio::spawn(async move {
+        use tokio::signal::unix::{signal, SignalKind};
+        let mut term = signal(SignalKind::terminate()).expect("SIGTERM handler");
+        let mut int = signal(SignalKind::interrupt()).expect("SIGINT handler");
+        tokio::select! {
+            _ = term.recv() => {}
+            _ = int.recv() => {}
+        }
+        tracing::info!("shutting down: no new jobs; finishing or releasing the current ones");
+        let _ = tx.send(true);
+    });
+    rx
+}
+
+pub fn runner(a: RunnerArgs) -> anyhow::Result<i32> {
+    let rt = tokio::runtime::Runtime::new()?;
+    rt.block_on(async move {
+        let pool = koth_scheduler::db::connect_and_migrate(&a.database_url, a.jobs + 4).await.map_err(|e| anyhow::anyhow!(e))?;
+        let sandbox = SandboxConfig { runtime_dir: a.runtime_dir.clone(), uid_base: a.uid_base, ..SandboxConfig::default() };
+        let builder = Builder {
+            policy: if a.allow_host_toolchains { ImagePolicy::Auto } else { ImagePolicy::Images },
+            store: ImageStore::open(&a.images),
+            cache: Some(ArtifactCache::open(&a.cache)),
+            ..Builder::host(sandbox.clone())
+        };
+        let name = a.name.clone().unwrap_or_else(|| {
+            let host = std::fs::read_to_string("/proc/sys/kernel/hostname").unwrap_or_default();
+            format!("{}-{}", host.trim(), std::process::id())
+        });
+        let stop = shutdown_signal();
+        let mut loops = Vec::new();
+        for i in 0..a.jobs.max(1) {
+            let cfg = WorkerConfig {
+                name: if a.jobs > 1 { format!("{name}/{i}") } else { name.clone() },
+                builder: builder.clone(),
+                match_sandbox: SandboxConfig {
+                    limits: Limits { memory: a.memory, cpu_time: None, wall_time: None, ..Limits::default() },
+                    ..sandbox.clone()
+                },
+                lease: a.lease,
+                heartbeat: a.lease / 4,
+                poll: Duration::from_secs(2),
+                grace: a.grace,
+            };
+            loops.push(tokio::spawn(worker::run(pool.clone(), cfg, stop.clone())));
+        }
+        tracing::info!(runner = %name, jobs = a.jobs, "runner started");
+        for l in loops {
+            let stats = l.await?;
+            tracing::info!(?stats, "worker loop stopped");
+        }
+        Ok(0)
+    })
+}
+
+pub fn scheduler(a: SchedulerArgs) -> anyhow::Result<i32> {
+    let rt = tokio::runtime::Runtime::new()?;
+    rt.block_on(async move {
+        let pool = koth_scheduler::db::connect_and_migrate(&a.database_url, 4).await.map_err(|e| anyhow::anyhow!(e))?;
+        let mut stop = shutdown_signal();
+        tracing::info!("scheduler started");
+        koth_scheduler::ladder::run(pool, a.tick, async move {
+            let _ = stop.wait_for(|s| *s).await;
+        })
+        .await
+        .map_err(|e| anyhow::anyhow!(e))?;
+        Ok(0)
+    })
+}

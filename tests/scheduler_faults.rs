@@ -1,0 +1,304 @@
+//! The scheduler and runners as separate `koth` processes against a real
+//! PostgreSQL, under faults: runners killed with SIGKILL in the middle of
+//! matches, many times over, and PostgreSQL restarted under running
+//! workers. At the end every match has exactly one recorded result, nothing
+//! is stuck, and the stored ratings equal a replay of the recorded results.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use koth_runner::submission::{Submission, SubmissionLimits};
+use koth_scheduler::pg::PrivatePostgres;
+use koth_scheduler::rating::{replay, MatchRecord, Rating, RatingSystem};
+use koth_scheduler::store::{self, LadderSettings};
+use sqlx::{PgPool, Row};
+
+fn in_ci() -> bool {
+    std::env::var("CI").is_ok_and(|v| !v.is_empty() && v != "0" && v != "false")
+}
+
+fn postgres(name: &str) -> Option<PrivatePostgres> {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("pg-{name}"));
+    let _ = std::fs::remove_dir_all(&dir);
+    match PrivatePostgres::start(&dir, None) {
+        Ok(pg) => Some(pg),
+        Err(e) if in_ci() => panic!("CI=true and PostgreSQL cannot start: {e}"),
+        Err(e) => {
+            eprintln!("SKIPPED (not in CI): {e}");
+            None
+        }
+    }
+}
+
+fn repo() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// A `koth` service process; killed (SIGKILL) when dropped if still running.
+struct Service {
+    child: Child,
+    name: String,
+}
+
+impl Service {
+    fn start(args: &[&str], url: &str, name: &str) -> Service {
+        let log = std::fs::File::create(PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("{name}.log"))).unwrap();
+        let child = Command::new(env!("CARGO_BIN_EXE_koth"))
+            .args(args)
+            .env("DATABASE_URL", url)
+            .env("KOTH_LOG", "info")
+            .env("KOTH_SANDBOX_RUNTIME_DIR", "/run/koth-test/faults")
+            .env("KOTH_SANDBOX_UID_BASE", "66000")
+            .env("KOTH_CACHE", PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("faults-cache"))
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(log)
+            .spawn()
+            .expect("starting koth");
+        Service { child, name: name.to_owned() }
+    }
+
+    fn runner(url: &str, name: &str) -> Service {
+        Service::start(
+            &["runner", "--name", name, "--lease", "3s", "--grace", "1s", "--allow-host-toolchains", "--memory", "256M"],
+            url,
+            name,
+        )
+    }
+
+    fn kill(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+
+    /// SIGTERM, then wait for a clean exit.
+    fn stop(&mut self) -> Option<i32> {
+        unsafe { libc::kill(self.child.id() as i32, libc::SIGTERM) };
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while Instant::now() < deadline {
+            if let Ok(Some(st)) = self.child.try_wait() {
+                return st.code();
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        self.kill();
+        None
+    }
+}
+
+impl Drop for Service {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+/// A rated Target ladder of four example bots (two Python, two C), short
+/// matches.
+async fn setup(pool: &PgPool) -> i64 {
+    let settings = LadderSettings { seats: Some(2), concurrency: 3, newcomer_games: 2, max_turns: Some(40), ..LadderSettings::default() };
+    let ladder = store::create_ladder(pool, "target-faults", koth_games::GameKind::Target, "rated", &settings).await.unwrap();
+    let owner = store::create_user(pool, "author", false).await.unwrap();
+    for (i, path) in ["bots/target/drifter.py", "bots/target/still.c", "bots/target/drifter.py", "bots/target/still.c"].iter().enumerate() {
+        let sub = Submission::from_path(&repo().join(path), &SubmissionLimits::default()).unwrap();
+        let bot = store::create_bot(pool, ladder, owner, &format!("bot{i}")).await.unwrap();
+        store::submit_version(pool, bot, &sub.language.name, &sub.main, &koth_runner::worker::source_tar(&sub), &sub.source_hash())
+            .await
+            .unwrap();
+    }
+    ladder
+}
+
+async fn count(pool: &PgPool, sql: &str) -> i64 {
+    sqlx::query_scalar(sql).fetch_one(pool).await.unwrap()
+}
+
+/// Every finished match has all its seats' results and, when rated, one
+/// rating change per seat; no job is left running or waiting; the stored
+/// ratings equal a replay of the recorded results in the order they were
+/// recorded.
+async fn check_consistency(pool: &PgPool, ladder: i64) -> (i64, i64) {
+    let finished = count(pool, "SELECT count(*) FROM matches WHERE state = 'finished'").await;
+    let failed = count(pool, "SELECT count(*) FROM matches WHERE state = 'failed'").await;
+    assert_eq!(count(pool, "SELECT count(*) FROM matches WHERE state = 'queued'").await, 0, "no match left queued");
+    assert_eq!(count(pool, "SELECT count(*) FROM jobs WHERE state IN ('running', 'available')").await, 0, "no job left");
+    assert_eq!(
+        count(pool, "SELECT count(*) FROM match_seats s JOIN matches m ON m.id = s.match_id WHERE m.state = 'finished' AND s.rank IS NULL").await,
+        0,
+        "every seat of a finished match has its result"
+    );
+    assert_eq!(
+        count(
+            pool,
+            "SELECT count(*) FROM matches m WHERE m.state = 'finished' AND m.rated AND \
+             (SELECT count(*) FROM rating_history h WHERE h.match_id = m.id) <> (SELECT count(*) FROM match_seats s WHERE s.match_id = m.id)"
+        )
+        .await,
+        0,
+        "each rated match changed each seat's rating exactly once"
+    );
+    assert_eq!(
+        count(pool, "SELECT count(*) FROM rating_history h JOIN matches m ON m.id = h.match_id WHERE NOT m.rated OR m.state <> 'finished'").await,
+        0
+    );
+    // Replay in recording order.
+    let rows = sqlx::query(
+        "SELECT h.match_id, array_agg(s.bot_id ORDER BY s.seat) AS bots, array_agg(s.rank ORDER BY s.seat) AS ranks \
+         FROM (SELECT match_id, min(id) AS first FROM rating_history WHERE ladder_id = $1 GROUP BY match_id) h \
+         JOIN match_seats s ON s.match_id = h.match_id GROUP BY h.match_id, h.first ORDER BY h.first",
+    )
+    .bind(ladder)
+    .fetch_all(pool)
+    .await
+    .unwrap();
+    let records: Vec<MatchRecord> = rows
+        .iter()
+        .map(|r| {
+            let bots: Vec<i64> = r.get("bots");
+            let ranks: Vec<i32> = r.get("ranks");
+            MatchRecord { seats: bots.into_iter().zip(ranks.into_iter().map(|k| k as u32)).collect() }
+        })
+        .collect();
+    let replayed = replay(RatingSystem::WengLin, &records);
+    let stored: BTreeMap<i64, Rating> = sqlx::query("SELECT bot_id, mu, sigma FROM ratings WHERE ladder_id = $1")
+        .bind(ladder)
+        .fetch_all(pool)
+        .await
+        .unwrap()
+        .iter()
+        .map(|r| (r.get("bot_id"), Rating { mu: r.get("mu"), sigma: r.get("sigma") }))
+        .collect();
+    assert_eq!(stored, replayed, "stored ratings equal a replay of the recorded results");
+    (finished, failed)
+}
+
+/// Let the runners finish what is queued, with the scheduler stopped.
+async fn drain(pool: &PgPool, within: Duration) {
+    let deadline = Instant::now() + within;
+    while count(pool, "SELECT count(*) FROM jobs WHERE state IN ('running', 'available')").await > 0 {
+        assert!(Instant::now() < deadline, "the queue did not drain");
+        // Expired leases of killed runners come back through rescue.
+        let _ = koth_scheduler::queue::Queue::new(pool.clone()).rescue_expired().await;
+        sqlx::query("UPDATE jobs SET run_after = now() WHERE state = 'available'").execute(pool).await.unwrap();
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    // Matches whose job failed for good are marked so by the scheduler's tick.
+    sqlx::query(
+        "UPDATE matches m SET state = 'failed', error = j.last_error FROM jobs j WHERE j.id = m.job_id AND j.state = 'failed' AND m.state = 'queued'",
+    )
+    .execute(pool)
+    .await
+    .unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn runners_killed_mid_match_lose_nothing_and_ratings_replay_exactly() {
+    let Some(pg) = postgres("faults") else { return };
+    let pool = koth_scheduler::db::connect_and_migrate(&pg.url(), 4).await.unwrap();
+    let ladder = setup(&pool).await;
+    let url = pg.url();
+    let mut scheduler = Service::start(&["scheduler", "--tick", "200ms"], &url, "faults-scheduler");
+    let mut runners: Vec<Service> = (0..2).map(|i| Service::runner(&url, &format!("faults-r{i}-0"))).collect();
+    let mut generation = 1;
+    let mut kills = 0;
+    let started = Instant::now();
+    // Kill a runner that holds a running match, over and over.
+    while kills < 12 && started.elapsed() < Duration::from_secs(240) {
+        tokio::time::sleep(Duration::from_millis(700)).await;
+        let holders: Vec<String> = sqlx::query_scalar(
+            "SELECT holder FROM jobs WHERE state = 'running' AND kind = 'match' AND attempt < 3 AND holder IS NOT NULL",
+        )
+        .fetch_all(&pool)
+        .await
+        .unwrap();
+        if let Some(i) = runners.iter().position(|r| holders.contains(&r.name)) {
+            runners[i].kill();
+            kills += 1;
+            runners[i] = Service::runner(&url, &format!("faults-r{i}-{generation}"));
+            generation += 1;
+        }
+    }
+    assert!(kills >= 12, "only {kills} runners were killed mid-match in 240 s");
+    // Let the ladder run a little more, then stop scheduling and drain.
+    let before = count(&pool, "SELECT count(*) FROM matches WHERE state = 'finished'").await;
+    let deadline = Instant::now() + Duration::from_secs(120);
+    while count(&pool, "SELECT count(*) FROM matches WHERE state = 'finished'").await < before + 5 {
+        assert!(Instant::now() < deadline, "matches stopped finishing after the kills");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    assert_eq!(scheduler.stop(), Some(0), "the scheduler stops cleanly on SIGTERM");
+    drain(&pool, Duration::from_secs(180)).await;
+    for r in &mut runners {
+        assert_eq!(r.stop(), Some(0), "a runner stops cleanly on SIGTERM");
+    }
+    let (finished, failed) = check_consistency(&pool, ladder).await;
+    let rescued = count(&pool, "SELECT count(*) FROM jobs WHERE last_error LIKE 'lease expired%'").await;
+    eprintln!("{kills} runners killed mid-match; {finished} matches finished, {failed} failed; {rescued} jobs rescued after a lost lease");
+    assert!(finished >= 10);
+    assert!(rescued >= 1);
+    assert_eq!(failed, 0, "no match ran out of attempts");
+    // Bots of killed runners do not live on (frozen ones included): the
+    // restarted runners swept their groups.
+    let survivors = bot_processes(66000..66000 + 1000);
+    assert!(survivors.is_empty(), "bot processes outlived their runners: {survivors:?}");
+}
+
+/// Processes running as a uid of the range.
+fn bot_processes(uids: std::ops::Range<u32>) -> Vec<(u32, String)> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Some(pid) = e.file_name().to_str().and_then(|p| p.parse::<u32>().ok()) else { continue };
+        let Ok(status) = std::fs::read_to_string(e.path().join("status")) else { continue };
+        let uid = status.lines().find(|l| l.starts_with("Uid:")).and_then(|l| l.split_whitespace().nth(1)).and_then(|u| u.parse::<u32>().ok());
+        if uid.is_some_and(|u| uids.contains(&u)) {
+            let name = status.lines().next().unwrap_or("").to_owned();
+            out.push((pid, name));
+        }
+    }
+    out
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_postgres_restart_under_running_workers_loses_nothing() {
+    let Some(pg) = postgres("restart") else { return };
+    let pool = koth_scheduler::db::connect_and_migrate(&pg.url(), 4).await.unwrap();
+    let ladder = setup(&pool).await;
+    let url = pg.url();
+    let mut scheduler = Service::start(&["scheduler", "--tick", "200ms"], &url, "restart-scheduler");
+    let mut runners: Vec<Service> = (0..2).map(|i| Service::runner(&url, &format!("restart-r{i}"))).collect();
+    let wait_finished = |n: i64| {
+        let pool = pool.clone();
+        async move {
+            let deadline = Instant::now() + Duration::from_secs(180);
+            loop {
+                let done: Result<i64, _> = sqlx::query_scalar("SELECT count(*) FROM matches WHERE state = 'finished'").fetch_one(&pool).await;
+                if done.is_ok_and(|d| d >= n) {
+                    return;
+                }
+                assert!(Instant::now() < deadline, "fewer than {n} matches finished");
+                tokio::time::sleep(Duration::from_millis(200)).await;
+            }
+        }
+    };
+    wait_finished(5).await;
+    for round in 1..=2 {
+        pg.restart().unwrap();
+        let after: i64 = loop {
+            match sqlx::query_scalar("SELECT count(*) FROM matches WHERE state = 'finished'").fetch_one(&pool).await {
+                Ok(n) => break n,
+                Err(_) => tokio::time::sleep(Duration::from_millis(100)).await,
+            }
+        };
+        wait_finished(after + 5).await;
+        eprintln!("restart {round}: matches kept finishing ({after} before, 5 more after)");
+    }
+    assert_eq!(scheduler.stop(), Some(0));
+    drain(&pool, Duration::from_secs(180)).await;
+    for r in &mut runners {
+        assert_eq!(r.stop(), Some(0));
+    }
+    let (finished, failed) = check_consistency(&pool, ladder).await;
+    eprintln!("after two PostgreSQL restarts: {finished} matches finished, {failed} failed");
+    assert_eq!(failed, 0);
+}
