@@ -302,3 +302,66 @@ async fn a_postgres_restart_under_running_workers_loses_nothing() {
     eprintln!("after two PostgreSQL restarts: {finished} matches finished, {failed} failed");
     assert_eq!(failed, 0);
 }
+
+/// SIGTERM while a match runs: with no grace left the runner gives the job
+/// back (available at once, the attempt not spent) and exits cleanly;
+/// another runner then plays it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sigterm_mid_match_gives_the_job_back() {
+    let Some(pg) = postgres("sigterm") else { return };
+    let pool = koth_scheduler::db::connect_and_migrate(&pg.url(), 4).await.unwrap();
+    // Full-length Target games: long enough to be caught running.
+    let settings = LadderSettings { seats: Some(2), concurrency: 1, newcomer_games: 0, ..LadderSettings::default() };
+    let ladder = store::create_ladder(&pool, "target-long", koth_games::GameKind::Target, "rated", &settings).await.unwrap();
+    let owner = store::create_user(&pool, "author", false).await.unwrap();
+    for (i, path) in ["bots/target/drifter.py", "bots/target/still.c"].iter().enumerate() {
+        let sub = Submission::from_path(&repo().join(path), &SubmissionLimits::default()).unwrap();
+        let bot = store::create_bot(&pool, ladder, owner, &format!("long{i}")).await.unwrap();
+        store::submit_version(&pool, bot, &sub.language.name, &sub.main, &koth_runner::worker::source_tar(&sub), &sub.source_hash())
+            .await
+            .unwrap();
+    }
+    let url = pg.url();
+    let mut runner = Service::start(
+        &["runner", "--name", "term-1", "--lease", "30s", "--grace", "0s", "--allow-host-toolchains"],
+        &url,
+        "sigterm-runner",
+    );
+    let mut scheduler = Service::start(&["scheduler", "--tick", "200ms"], &url, "sigterm-scheduler");
+    let deadline = Instant::now() + Duration::from_secs(120);
+    let job: i64 = loop {
+        let running: Option<i64> =
+            sqlx::query_scalar("SELECT id FROM jobs WHERE kind = 'match' AND state = 'running' AND holder = 'term-1'")
+                .fetch_optional(&pool)
+                .await
+                .unwrap();
+        if let Some(id) = running {
+            break id;
+        }
+        assert!(Instant::now() < deadline, "no match started");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    };
+    assert_eq!(scheduler.stop(), Some(0));
+    assert_eq!(runner.stop(), Some(0), "the runner exits cleanly");
+    let (state, attempt): (String, i32) = {
+        let r = sqlx::query("SELECT state, attempt FROM jobs WHERE id = $1").bind(job).fetch_one(&pool).await.unwrap();
+        (r.get("state"), r.get("attempt"))
+    };
+    // Either the match ended in the instant before the signal landed, or it was given back.
+    if state == "completed" {
+        eprintln!("the match finished before SIGTERM landed; nothing to release");
+        return;
+    }
+    assert_eq!((state.as_str(), attempt), ("available", 0), "released at once, attempt not spent");
+    let mut other = Service::runner(&url, "term-2");
+    let deadline = Instant::now() + Duration::from_secs(300);
+    loop {
+        let st: String = sqlx::query_scalar("SELECT state FROM jobs WHERE id = $1").bind(job).fetch_one(&pool).await.unwrap();
+        if st == "completed" {
+            break;
+        }
+        assert!(Instant::now() < deadline, "the released match was not played");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert_eq!(other.stop(), Some(0));
+}

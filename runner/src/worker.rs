@@ -147,15 +147,13 @@ async fn run_job(
             }
         })
     };
+    let work = execute(pool, cfg, &job);
+    tokio::pin!(work);
     let result = tokio::select! {
-        r = execute(pool, cfg, &job) => Some(r),
-        _ = wait_true(shutdown.clone()) => None,
-    };
-    let result = match result {
-        Some(r) => r,
-        None => {
-            // Shutting down: give the job its grace, then give it back.
-            match tokio::time::timeout(cfg.grace, execute(pool, cfg, &job)).await {
+        r = &mut work => r,
+        _ = wait_true(shutdown.clone()) => {
+            // Shutting down: the same run gets its grace, then the job goes back.
+            match tokio::time::timeout(cfg.grace, &mut work).await {
                 Ok(r) => r,
                 Err(_) => {
                     hb.abort();

@@ -159,3 +159,123 @@ async fn newcomers_play_one_at_a_time_and_superseded_versions_are_not_rated() {
     let t = tick(&pool, &q, &mut rng).await.unwrap();
     assert_eq!(t.created, 0);
 }
+
+async fn queued_tuples(pool: &PgPool, ladder: i64) -> Vec<Vec<i64>> {
+    sqlx::query_scalar(
+        "SELECT array_agg(s.bot_id ORDER BY s.seat) FROM matches m JOIN match_seats s ON s.match_id = m.id \
+         WHERE m.ladder_id = $1 GROUP BY m.id ORDER BY m.id",
+    )
+    .bind(ladder)
+    .fetch_all(pool)
+    .await
+    .unwrap()
+}
+
+#[tokio::test]
+async fn round_robin_and_neighbours_ladders_schedule_what_is_owed_once() {
+    let Some(pg) = common::postgres("formats") else { return };
+    let pool = common::pool(&pg, 4).await;
+    let owner = store::create_user(&pool, "host", true).await.unwrap();
+    let q = Queue::new(pool.clone());
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(3);
+
+    let rr = store::create_ladder(&pool, "snake-rr", koth_games::GameKind::Snake, "round_robin", &LadderSettings::default()).await.unwrap();
+    let mut bots = Vec::new();
+    for i in 0..3 {
+        bots.push(ready_bot(&pool, rr, owner, &format!("r{i}")).await);
+    }
+    tick(&pool, &q, &mut rng).await.unwrap();
+    let mut got = queued_tuples(&pool, rr).await;
+    got.sort();
+    let mut want: Vec<Vec<i64>> = Vec::new();
+    for a in &bots {
+        for b in &bots {
+            if a != b {
+                want.push(vec![*a, *b]);
+            }
+        }
+    }
+    want.sort();
+    assert_eq!(got, want, "every ordered pair once");
+    assert!(sqlx::query_scalar::<_, bool>("SELECT bool_and(NOT rated) FROM matches WHERE ladder_id = $1").bind(rr).fetch_one(&pool).await.unwrap());
+    tick(&pool, &q, &mut rng).await.unwrap();
+    assert_eq!(queued_tuples(&pool, rr).await.len(), 6, "nothing scheduled twice");
+    // A late bot gets its games.
+    ready_bot(&pool, rr, owner, "late").await;
+    tick(&pool, &q, &mut rng).await.unwrap();
+    assert_eq!(queued_tuples(&pool, rr).await.len(), 12);
+
+    let settings = LadderSettings { concurrency: 3, games_per_neighbour: 4, ..LadderSettings::default() };
+    let nb = store::create_ladder(&pool, "linkage-nb", koth_games::GameKind::Linkage, "neighbours", &settings).await.unwrap();
+    for i in 0..3 {
+        ready_bot(&pool, nb, owner, &format!("n{i}")).await;
+    }
+    let mut total = 0;
+    for _ in 0..10 {
+        tick(&pool, &q, &mut rng).await.unwrap();
+        let queued: i64 = sqlx::query_scalar("SELECT count(*) FROM matches WHERE ladder_id = $1 AND state = 'queued'").bind(nb).fetch_one(&pool).await.unwrap();
+        assert!(queued <= 3, "concurrency respected");
+        total += play_queued(&pool, &|b| b as f64, &mut rng).await;
+    }
+    // 2 adjacent pairs × 4 games; the order may change as results come in,
+    // so a pair that becomes adjacent later is owed games too.
+    assert!(total >= 8, "{total}");
+    let tuples = queued_tuples(&pool, nb).await;
+    assert!(tuples.iter().all(|t| t.len() == 2));
+}
+
+#[tokio::test]
+async fn challenges_are_unrated_and_failing_bots_are_disabled() {
+    let Some(pg) = common::postgres("challenge") else { return };
+    let pool = common::pool(&pg, 4).await;
+    let owner = store::create_user(&pool, "author", false).await.unwrap();
+    let settings = LadderSettings { seats: Some(2), concurrency: 2, newcomer_games: 0, ..LadderSettings::default() };
+    let ladder = store::create_ladder(&pool, "target-ch", koth_games::GameKind::Target, "rated", &settings).await.unwrap();
+    let a = ready_bot(&pool, ladder, owner, "a").await;
+    let b = ready_bot(&pool, ladder, owner, "b").await;
+    let m = store::create_challenge(&pool, ladder, &[a, b], 9).await.unwrap();
+    let q = Queue::new(pool.clone());
+    let job = q.claim("w", &["match"], Duration::from_secs(60)).await.unwrap().unwrap();
+    assert_eq!(job.payload["match"].as_i64(), Some(m), "challenges go first");
+    q.release(&job).await.unwrap();
+    let err = store::create_challenge(&pool, ladder, &[a, 999_999], 9).await.unwrap_err();
+    assert!(err.contains("every bot"), "{err}");
+
+    // Bot a crashes in every match: after 10 it is disabled, with the reason.
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(4);
+    for _ in 0..8 {
+        tick(&pool, &q, &mut rng).await.unwrap();
+        while let Some(job) = q.claim("w", &["match"], Duration::from_secs(60)).await.unwrap() {
+            let match_id = job.payload["match"].as_i64().unwrap();
+            let bots: Vec<i64> = sqlx::query_scalar("SELECT bot_id FROM match_seats WHERE match_id = $1 ORDER BY seat")
+                .bind(match_id)
+                .fetch_all(&pool)
+                .await
+                .unwrap();
+            let seats = bots
+                .iter()
+                .enumerate()
+                .map(|(i, bot)| SeatOutcome {
+                    seat: i as i32,
+                    score: 0.0,
+                    rank: if *bot == a { 2 } else { 1 },
+                    result: if *bot == a { "loss".into() } else { "win".into() },
+                    status: if *bot == a { serde_json::json!({"kind": "crashed", "code": 1}) } else { serde_json::json!({"kind": "ok"}) },
+                    stderr: String::new(),
+                })
+                .collect();
+            let mut tx = pool.begin().await.unwrap();
+            Queue::complete(&mut tx, &job).await.unwrap();
+            record_match(&mut tx, match_id, &MatchOutcome { engine: "t".into(), turns: 1, replay: serde_json::json!({}), seats }).await.unwrap();
+            tx.commit().await.unwrap();
+        }
+    }
+    let reason: Option<String> = sqlx::query_scalar("SELECT disabled_reason FROM bots WHERE id = $1").bind(a).fetch_one(&pool).await.unwrap();
+    let reason = reason.expect("a crashing bot is disabled");
+    assert!(reason.contains("crashed") && reason.contains("submit a fixed version"), "{reason}");
+    let rated_challenge: bool = sqlx::query_scalar("SELECT rated FROM matches WHERE id = $1").bind(m).fetch_one(&pool).await.unwrap();
+    assert!(!rated_challenge);
+    // No new match for the disabled bot (only one enabled bot is left).
+    let t = tick(&pool, &q, &mut rng).await.unwrap();
+    assert_eq!(t.created, 0);
+}

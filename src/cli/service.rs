@@ -82,7 +82,7 @@ fn shutdown_signal() -> watch::Receiver<bool> {
 
 pub fn runner(a: RunnerArgs) -> anyhow::Result<i32> {
     let rt = tokio::runtime::Runtime::new()?;
-    rt.block_on(async move {
+    let result = rt.block_on(async move {
         let pool = koth_scheduler::db::connect_and_migrate(&a.database_url, a.jobs + 4).await.map_err(|e| anyhow::anyhow!(e))?;
         let sandbox = SandboxConfig { runtime_dir: a.runtime_dir.clone(), uid_base: a.uid_base, ..SandboxConfig::default() };
         let builder = Builder {
@@ -118,7 +118,12 @@ pub fn runner(a: RunnerArgs) -> anyhow::Result<i32> {
             tracing::info!(?stats, "worker loop stopped");
         }
         Ok(0)
-    })
+    });
+    // A released job's match may still run on a blocking thread: do not wait
+    // for it (its boxes die with this process; a frozen bot of cgroup v1 is
+    // thawed and killed by the next runner's sweep).
+    rt.shutdown_timeout(Duration::from_secs(1));
+    result
 }
 
 pub fn scheduler(a: SchedulerArgs) -> anyhow::Result<i32> {
