@@ -72,6 +72,15 @@ pub fn backoff(attempt: i32) -> Duration {
     Duration::from_secs((1u64 << exp).min(300))
 }
 
+/// A fenced statement touched the job's row, or the lease is not ours.
+fn fenced(rows: u64, job: i64) -> Result<(), QueueError> {
+    if rows == 1 {
+        Ok(())
+    } else {
+        Err(QueueError::Stale(job))
+    }
+}
+
 fn interval(d: Duration) -> String {
     format!("{} milliseconds", d.as_millis())
 }
@@ -135,11 +144,7 @@ impl Queue {
         .execute(&self.pool)
         .await?
         .rows_affected();
-        if n == 1 {
-            Ok(())
-        } else {
-            Err(QueueError::Stale(job.id))
-        }
+        fenced(n, job.id)
     }
 
     /// Mark the job completed inside `tx`, where the caller also writes the
@@ -154,11 +159,7 @@ impl Queue {
         .execute(&mut **tx)
         .await?
         .rows_affected();
-        if n == 1 {
-            Ok(())
-        } else {
-            Err(QueueError::Stale(job.id))
-        }
+        fenced(n, job.id)
     }
 
     /// The job failed: retry after [`backoff`] while attempts remain (and
@@ -194,9 +195,7 @@ impl Queue {
         .execute(&mut **tx)
         .await?
         .rows_affected();
-        if n != 1 {
-            return Err(QueueError::Stale(job.id));
-        }
+        fenced(n, job.id)?;
         Ok(if retry { FailOutcome::Retried(delay) } else { FailOutcome::Failed })
     }
 
@@ -213,11 +212,7 @@ impl Queue {
         .execute(&self.pool)
         .await?
         .rows_affected();
-        if n == 1 {
-            Ok(())
-        } else {
-            Err(QueueError::Stale(job.id))
-        }
+        fenced(n, job.id)
     }
 
     /// Return every job whose lease expired to the queue (after a backoff),

@@ -7,10 +7,8 @@ use std::time::Duration;
 use anyhow::Context;
 use clap::Args;
 use koth_games::GameKind;
-use koth_runner::bot::{Builder, ImagePolicy};
-use koth_runner::compile::ArtifactCache;
+use koth_runner::bot::ImagePolicy;
 use koth_runner::engine::MatchOptions;
-use koth_runner::image::ImageStore;
 use koth_sandbox::{parse_duration, parse_size, Limits, SandboxConfig};
 
 #[derive(Args)]
@@ -57,18 +55,8 @@ pub struct MatchArgs {
     /// Use the host's `/` and toolchains even where an image is built.
     #[arg(long)]
     host: bool,
-    /// The image store (exported image filesystems).
-    #[arg(long, env = "KOTH_IMAGES", default_value_os_t = ImageStore::default_dir())]
-    images: PathBuf,
-    /// Where compiled bots are cached (by source and image).
-    #[arg(long, env = "KOTH_CACHE", default_value_os_t = ArtifactCache::default_dir())]
-    cache: PathBuf,
-    /// Where boxes keep their mount points and slot locks.
-    #[arg(long, env = "KOTH_SANDBOX_RUNTIME_DIR", default_value = "/run/koth/sandbox", hide = true)]
-    runtime_dir: PathBuf,
-    /// First uid of the boxes' slot range.
-    #[arg(long, env = "KOTH_SANDBOX_UID_BASE", default_value_t = 61000, hide = true)]
-    uid_base: u32,
+    #[command(flatten)]
+    store: super::BotStoreArgs,
     /// Bots: source files, archives (.tar, .tar.gz, .zip) or folders; the
     /// language comes from the main file's extension or a koth.json manifest.
     #[arg(required = true)]
@@ -106,22 +94,15 @@ pub fn run(a: MatchArgs) -> anyhow::Result<i32> {
     });
     let sandbox = SandboxConfig {
         limits: Limits { memory: a.memory, cpu_time: None, wall_time: None, ..Limits::default() },
-        runtime_dir: a.runtime_dir.clone(),
-        uid_base: a.uid_base,
-        ..SandboxConfig::default()
+        ..a.store.sandbox()
     };
-    let builder = Builder {
-        policy: if a.docker {
-            ImagePolicy::Images
-        } else if a.host {
-            ImagePolicy::Host
-        } else {
-            ImagePolicy::Auto
-        },
-        store: ImageStore::open(&a.images),
-        cache: Some(ArtifactCache::open(&a.cache)),
-        ..Builder::host(sandbox.clone())
-    };
+    let builder = a.store.builder(if a.docker {
+        ImagePolicy::Images
+    } else if a.host {
+        ImagePolicy::Host
+    } else {
+        ImagePolicy::Auto
+    });
     let mut prepared = Vec::new();
     for path in &a.bots {
         let spec = builder.prepare(path).map_err(|e| anyhow::anyhow!("preparing bot {}: {e}", path.display()))?;

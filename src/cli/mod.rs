@@ -7,6 +7,43 @@ mod sandbox;
 mod queue_bench;
 mod service;
 
+/// Where bots' toolchains and compiled artifacts live, and where boxes
+/// keep their state: shared by the commands that build and run bots.
+#[derive(clap::Args, Clone, Debug)]
+pub struct BotStoreArgs {
+    /// The image store (exported image filesystems).
+    #[arg(long, env = "KOTH_IMAGES", default_value_os_t = koth_runner::image::ImageStore::default_dir())]
+    pub images: std::path::PathBuf,
+    /// Where compiled bots are cached (by source and image).
+    #[arg(long, env = "KOTH_CACHE", default_value_os_t = koth_runner::compile::ArtifactCache::default_dir())]
+    pub cache: std::path::PathBuf,
+    /// Where boxes keep their mount points and slot locks.
+    #[arg(long, env = "KOTH_SANDBOX_RUNTIME_DIR", default_value = "/run/koth/sandbox", hide = true)]
+    pub runtime_dir: std::path::PathBuf,
+    /// First uid of the boxes' slot range.
+    #[arg(long, env = "KOTH_SANDBOX_UID_BASE", default_value_t = 61000, hide = true)]
+    pub uid_base: u32,
+}
+
+impl BotStoreArgs {
+    pub fn sandbox(&self) -> koth_sandbox::SandboxConfig {
+        koth_sandbox::SandboxConfig {
+            runtime_dir: self.runtime_dir.clone(),
+            uid_base: self.uid_base,
+            ..koth_sandbox::SandboxConfig::default()
+        }
+    }
+
+    pub fn builder(&self, policy: koth_runner::bot::ImagePolicy) -> koth_runner::bot::Builder {
+        koth_runner::bot::Builder {
+            policy,
+            store: koth_runner::image::ImageStore::open(&self.images),
+            cache: Some(koth_runner::compile::ArtifactCache::open(&self.cache)),
+            ..koth_runner::bot::Builder::host(self.sandbox())
+        }
+    }
+}
+
 /// Exit code when koth itself could not do what was asked (bad arguments,
 /// a host that cannot run the sandbox, ...).
 pub const EXIT_SETUP_FAILED: i32 = 210;

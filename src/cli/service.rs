@@ -1,12 +1,9 @@
 //! `koth runner` and `koth scheduler`: the two long-running services.
 
-use std::path::PathBuf;
 use std::time::Duration;
 
 use clap::Args;
-use koth_runner::bot::{Builder, ImagePolicy};
-use koth_runner::compile::ArtifactCache;
-use koth_runner::image::ImageStore;
+use koth_runner::bot::ImagePolicy;
 use koth_runner::worker::{self, WorkerConfig};
 use koth_sandbox::{parse_duration, parse_size, Limits, SandboxConfig};
 use tokio::sync::watch;
@@ -41,16 +38,8 @@ pub struct RunnerArgs {
     /// Use the host's toolchains where a language has no image (default: images only).
     #[arg(long)]
     allow_host_toolchains: bool,
-    /// The image store (exported image filesystems).
-    #[arg(long, env = "KOTH_IMAGES", default_value_os_t = ImageStore::default_dir())]
-    images: PathBuf,
-    /// Where compiled bots are cached (by source and image).
-    #[arg(long, env = "KOTH_CACHE", default_value_os_t = ArtifactCache::default_dir())]
-    cache: PathBuf,
-    #[arg(long, env = "KOTH_SANDBOX_RUNTIME_DIR", default_value = "/run/koth/sandbox", hide = true)]
-    runtime_dir: PathBuf,
-    #[arg(long, env = "KOTH_SANDBOX_UID_BASE", default_value_t = 61000, hide = true)]
-    uid_base: u32,
+    #[command(flatten)]
+    store: super::BotStoreArgs,
 }
 
 #[derive(Args)]
@@ -84,13 +73,8 @@ pub fn runner(a: RunnerArgs) -> anyhow::Result<i32> {
     let rt = tokio::runtime::Runtime::new()?;
     let result = rt.block_on(async move {
         let pool = koth_scheduler::db::connect_and_migrate(&a.database_url, a.jobs + 4).await.map_err(|e| anyhow::anyhow!(e))?;
-        let sandbox = SandboxConfig { runtime_dir: a.runtime_dir.clone(), uid_base: a.uid_base, ..SandboxConfig::default() };
-        let builder = Builder {
-            policy: if a.allow_host_toolchains { ImagePolicy::Auto } else { ImagePolicy::Images },
-            store: ImageStore::open(&a.images),
-            cache: Some(ArtifactCache::open(&a.cache)),
-            ..Builder::host(sandbox.clone())
-        };
+        let sandbox = a.store.sandbox();
+        let builder = a.store.builder(if a.allow_host_toolchains { ImagePolicy::Auto } else { ImagePolicy::Images });
         let name = a.name.clone().unwrap_or_else(|| {
             let host = std::fs::read_to_string("/proc/sys/kernel/hostname").unwrap_or_default();
             format!("{}-{}", host.trim(), std::process::id())
