@@ -134,7 +134,8 @@ fn combinations(items: &[i64], k: usize) -> Vec<Vec<i64>> {
     }
 }
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum RoundRobinScoring {
     /// Per match: rank 1 alone wins, rank 1 shared ties, else loses (Snake: 2, 1, 0).
     Points { win: f64, tie: f64, loss: f64 },

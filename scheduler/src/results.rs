@@ -185,3 +185,64 @@ pub async fn leaderboard(pool: &sqlx::PgPool, ladder_id: i64) -> Result<Vec<(i64
         .map(|r| (r.get("bot_id"), r.get("name"), Rating { mu: r.get("mu"), sigma: r.get("sigma") }, r.get("games")))
         .collect())
 }
+
+/// A round-robin ladder's standings from its finished matches, by its
+/// scoring (points, or average score), best first.
+pub async fn round_robin_standings(pool: &sqlx::PgPool, ladder_id: i64) -> Result<Vec<crate::formats::Standing>, sqlx::Error> {
+    let settings: serde_json::Value =
+        sqlx::query_scalar("SELECT settings FROM ladders WHERE id = $1").bind(ladder_id).fetch_one(pool).await?;
+    let settings: LadderSettings = serde_json::from_value(settings).unwrap_or_default();
+    let bots: Vec<i64> = sqlx::query_scalar("SELECT id FROM bots WHERE ladder_id = $1 AND disabled_reason IS NULL ORDER BY id")
+        .bind(ladder_id)
+        .fetch_all(pool)
+        .await?;
+    let rows = sqlx::query(
+        "SELECT array_agg(s.bot_id ORDER BY s.seat) AS bots, array_agg(s.rank ORDER BY s.seat) AS ranks, \
+                array_agg(s.score ORDER BY s.seat) AS scores \
+         FROM matches m JOIN match_seats s ON s.match_id = m.id WHERE m.ladder_id = $1 AND m.state = 'finished' GROUP BY m.id",
+    )
+    .bind(ladder_id)
+    .fetch_all(pool)
+    .await?;
+    let records: Vec<crate::formats::RoundRobinRecord> = rows
+        .iter()
+        .map(|r| {
+            let b: Vec<i64> = r.get("bots");
+            let k: Vec<i32> = r.get("ranks");
+            let s: Vec<f64> = r.get("scores");
+            crate::formats::RoundRobinRecord {
+                seats: b.into_iter().zip(k).zip(s).map(|((b, k), s)| (b, k.max(1) as u32, s)).collect(),
+            }
+        })
+        .collect();
+    Ok(crate::formats::round_robin_standings(&bots, &records, &settings.scoring))
+}
+
+/// A neighbours ladder's ratings (100 × won / played, split by side) from
+/// its finished games, best first.
+pub async fn neighbours_standings(pool: &sqlx::PgPool, ladder_id: i64) -> Result<Vec<crate::formats::NeighbourRating>, sqlx::Error> {
+    let rows = sqlx::query(
+        "SELECT array_agg(s.bot_id ORDER BY s.seat) AS bots, array_agg(s.rank ORDER BY s.seat) AS ranks \
+         FROM matches m JOIN match_seats s ON s.match_id = m.id WHERE m.ladder_id = $1 AND m.state = 'finished' \
+         GROUP BY m.id HAVING count(*) = 2",
+    )
+    .bind(ladder_id)
+    .fetch_all(pool)
+    .await?;
+    let records: Vec<crate::formats::PairRecord> = rows
+        .iter()
+        .map(|r| {
+            let b: Vec<i64> = r.get("bots");
+            let k: Vec<i32> = r.get("ranks");
+            let winner = if k[0] < k[1] {
+                Some(b[0])
+            } else if k[1] < k[0] {
+                Some(b[1])
+            } else {
+                None
+            };
+            crate::formats::PairRecord { first: b[0], second: b[1], winner }
+        })
+        .collect();
+    Ok(crate::formats::neighbours_ratings(&records))
+}

@@ -34,6 +34,8 @@ pub struct LadderSettings {
     pub rounds: u32,
     /// Neighbours ladder: games against each neighbour.
     pub games_per_neighbour: u32,
+    /// Round robin: how a match scores (default: points 2 / 1 / 0).
+    pub scoring: crate::formats::RoundRobinScoring,
 }
 
 impl Default for LadderSettings {
@@ -46,7 +48,33 @@ impl Default for LadderSettings {
             max_turns: None,
             rounds: 1,
             games_per_neighbour: 10,
+            scoring: crate::formats::RoundRobinScoring::Points { win: 2.0, tie: 1.0, loss: 0.0 },
         }
+    }
+}
+
+/// The format and settings a game's seed describes:
+///
+/// | game | format | from the seed |
+/// |---|---|---|
+/// | Flit | rated, 4 seats | winner only (most pieces): rated by finishing order |
+/// | Slime | round robin, 4 seats, average score | every 4-bot combination plays; average score |
+/// | Linkage | neighbours, 10 games per neighbour | the weekly ladder, 100 × won / played |
+/// | Target | rated, 2 seats | games until a clear winner; joint winners each score |
+/// | Snake | round robin, 2 seats, win 2 / tie 1 / loss 0 | each pair M times on each side |
+pub fn default_format(kind: koth_games::GameKind) -> (&'static str, LadderSettings) {
+    use crate::formats::RoundRobinScoring;
+    use koth_games::GameKind;
+    let d = LadderSettings::default();
+    match kind {
+        GameKind::Flit => ("rated", LadderSettings { seats: Some(4), ..d }),
+        GameKind::Slime => ("round_robin", LadderSettings { seats: Some(4), scoring: RoundRobinScoring::AverageScore, ..d }),
+        GameKind::Linkage => ("neighbours", LadderSettings { seats: Some(2), games_per_neighbour: 10, ..d }),
+        GameKind::Target => ("rated", LadderSettings { seats: Some(2), ..d }),
+        GameKind::Snake => (
+            "round_robin",
+            LadderSettings { seats: Some(2), scoring: RoundRobinScoring::Points { win: 2.0, tie: 1.0, loss: 0.0 }, ..d },
+        ),
     }
 }
 

@@ -279,3 +279,42 @@ async fn challenges_are_unrated_and_failing_bots_are_disabled() {
     let t = tick(&pool, &q, &mut rng).await.unwrap();
     assert_eq!(t.created, 0);
 }
+
+#[tokio::test]
+async fn standings_follow_each_games_seed_format() {
+    let Some(pg) = common::postgres("standings") else { return };
+    let pool = common::pool(&pg, 4).await;
+    let owner = store::create_user(&pool, "host", true).await.unwrap();
+    let q = Queue::new(pool.clone());
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(5);
+    // Snake's seed: round robin, win 2, tie 1, loss 0.
+    let (format, settings) = store::default_format(koth_games::GameKind::Snake);
+    assert_eq!(format, "round_robin");
+    let rr = store::create_ladder(&pool, "snake", koth_games::GameKind::Snake, format, &settings).await.unwrap();
+    let mut bots = Vec::new();
+    for i in 0..3 {
+        bots.push(ready_bot(&pool, rr, owner, &format!("s{i}")).await);
+    }
+    tick(&pool, &q, &mut rng).await.unwrap();
+    // The strongest (highest id) wins with near certainty.
+    let played = play_queued(&pool, &|b| b as f64 * 100.0, &mut rng).await;
+    assert_eq!(played, 6);
+    let st = koth_scheduler::results::round_robin_standings(&pool, rr).await.unwrap();
+    let got: Vec<(i64, f64, u32)> = st.iter().map(|s| (s.bot, s.points, s.played)).collect();
+    assert_eq!(got, vec![(bots[2], 8.0, 4), (bots[1], 4.0, 4), (bots[0], 0.0, 4)]);
+    // Linkage's seed: the neighbours ladder.
+    let (format, settings) = store::default_format(koth_games::GameKind::Linkage);
+    assert_eq!((format, settings.games_per_neighbour), ("neighbours", 10));
+    let nb = store::create_ladder(&pool, "linkage", koth_games::GameKind::Linkage, format, &LadderSettings { games_per_neighbour: 2, ..settings })
+        .await
+        .unwrap();
+    let a = ready_bot(&pool, nb, owner, "weak").await;
+    let b = ready_bot(&pool, nb, owner, "strong").await;
+    tick(&pool, &q, &mut rng).await.unwrap();
+    play_queued(&pool, &|x| if x == b { 100.0 } else { 0.0 }, &mut rng).await;
+    let st = koth_scheduler::results::neighbours_standings(&pool, nb).await.unwrap();
+    assert_eq!(st.len(), 2);
+    assert_eq!((st[0].bot, st[0].overall, st[0].as_first, st[0].as_second, st[0].played), (b, 100.0, 100.0, 100.0, 2));
+    assert_eq!((st[1].bot, st[1].overall), (a, 0.0));
+    assert_eq!(store::default_format(koth_games::GameKind::Slime).1.scoring, koth_scheduler::formats::RoundRobinScoring::AverageScore);
+}
