@@ -399,3 +399,15 @@ fn match_job(cfg: &WorkerConfig, m: &store::MatchToPlay) -> JobResult {
         outcome: MatchOutcome { engine: ENGINE_VERSION.to_owned(), turns: report.turns, replay: report.replay, seats },
     }
 }
+
+/// The API's upload check ([`koth_scheduler::api::CheckUpload`]): the
+/// submission rules of [`Submission::from_upload`], stored as a tar archive.
+pub fn check_upload(file_name: &str, bytes: &[u8]) -> Result<koth_scheduler::api::CheckedUpload, String> {
+    let sub = Submission::from_upload(file_name, bytes, &crate::submission::SubmissionLimits::default()).map_err(|e| e.to_string())?;
+    Ok(koth_scheduler::api::CheckedUpload {
+        language: sub.language.name.clone(),
+        main: sub.main.clone(),
+        source: source_tar(&sub),
+        source_hash: sub.source_hash(),
+    })
+}

@@ -4,6 +4,7 @@
 //! Pure parts, free of I/O: [`rating`] (rating systems, leaderboard order)
 //! and [`formats`] (which matches to play next).
 
+pub mod api;
 pub mod formats;
 pub mod rating;
 pub mod db;

@@ -79,10 +79,15 @@ pub fn default_format(kind: koth_games::GameKind) -> (&'static str, LadderSettin
 }
 
 pub async fn create_user(pool: &PgPool, name: &str, is_host: bool) -> Result<i64, sqlx::Error> {
+    let mut conn = pool.acquire().await?;
+    create_user_on(&mut conn, name, is_host).await
+}
+
+pub async fn create_user_on(conn: &mut PgConnection, name: &str, is_host: bool) -> Result<i64, sqlx::Error> {
     sqlx::query_scalar("INSERT INTO users (name, is_host) VALUES ($1, $2) RETURNING id")
         .bind(name)
         .bind(is_host)
-        .fetch_one(pool)
+        .fetch_one(conn)
         .await
 }
 

@@ -1,0 +1,167 @@
+//! The HTTP API against a real PostgreSQL, with the real upload checks:
+//! accounts and tokens, submissions, who may read what, bad input.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use axum::body::Body;
+use axum::http::{Request, StatusCode};
+use koth_scheduler::pg::PrivatePostgres;
+use koth_scheduler::store;
+use serde_json::{json, Value};
+use tower::ServiceExt;
+
+fn in_ci() -> bool {
+    std::env::var("CI").is_ok_and(|v| !v.is_empty() && v != "0" && v != "false")
+}
+
+fn postgres(name: &str) -> Option<PrivatePostgres> {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("pg-{name}"));
+    let _ = std::fs::remove_dir_all(&dir);
+    match PrivatePostgres::start(&dir, None) {
+        Ok(pg) => Some(pg),
+        Err(e) if in_ci() => panic!("CI=true and PostgreSQL cannot start: {e}"),
+        Err(e) => {
+            eprintln!("SKIPPED (not in CI): {e}");
+            None
+        }
+    }
+}
+
+struct Api(axum::Router);
+
+impl Api {
+    async fn call(&self, method: &str, uri: &str, token: Option<&str>, body: Vec<u8>) -> (StatusCode, Value) {
+        let mut req = Request::builder().method(method).uri(uri);
+        if let Some(t) = token {
+            req = req.header("authorization", format!("Bearer {t}"));
+        }
+        let resp = self.0.clone().oneshot(req.body(Body::from(body)).unwrap()).await.unwrap();
+        let status = resp.status();
+        let bytes = axum::body::to_bytes(resp.into_body(), usize::MAX).await.unwrap();
+        let v = serde_json::from_slice(&bytes).unwrap_or_else(|_| Value::String(String::from_utf8_lossy(&bytes).into_owned()));
+        (status, v)
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn accounts_submissions_and_who_may_read_what() {
+    let Some(pg) = postgres("api") else { return };
+    let pool = koth_scheduler::db::connect_and_migrate(&pg.url(), 4).await.unwrap();
+    let (format, settings) = store::default_format(koth_games::GameKind::Target);
+    let ladder = store::create_ladder(&pool, "target", koth_games::GameKind::Target, format, &settings).await.unwrap();
+    let api = Api(koth_scheduler::api::router(pool.clone(), Arc::new(koth_runner::worker::check_upload)));
+    let (_, host_token) = koth_scheduler::api::create_account(&pool, "host", true).await.unwrap();
+
+    // Accounts.
+    let (st, alice) = api.call("POST", "/api/users", None, br#"{"name": "alice"}"#.to_vec()).await;
+    assert_eq!(st, StatusCode::CREATED, "{alice}");
+    let alice = alice["token"].as_str().unwrap().to_owned();
+    let (_, bob) = api.call("POST", "/api/users", None, br#"{"name": "bob"}"#.to_vec()).await;
+    let bob = bob["token"].as_str().unwrap().to_owned();
+    let (st, err) = api.call("POST", "/api/users", None, br#"{"name": "alice"}"#.to_vec()).await;
+    assert_eq!(st, StatusCode::CONFLICT);
+    assert!(err["error"].as_str().unwrap().contains("taken"));
+    for bad in [&br#"{"name": "no spaces allowed"}"#[..], b"not json", br#"{"nom": "x"}"#] {
+        let (st, err) = api.call("POST", "/api/users", None, bad.to_vec()).await;
+        assert_eq!(st, StatusCode::BAD_REQUEST, "{err}");
+        assert!(err["error"].is_string());
+    }
+
+    // Submitting: needs a token; the upload is checked.
+    let src = std::fs::read("bots/target/drifter.py").unwrap();
+    let uri = format!("/api/ladders/{ladder}/bots/drift?file=bot.py");
+    let (st, _) = api.call("POST", &uri, None, src.clone()).await;
+    assert_eq!(st, StatusCode::UNAUTHORIZED);
+    let (st, _) = api.call("POST", &uri, Some("not-a-token"), src.clone()).await;
+    assert_eq!(st, StatusCode::UNAUTHORIZED);
+    let (st, made) = api.call("POST", &uri, Some(&alice), src.clone()).await;
+    assert_eq!(st, StatusCode::CREATED, "{made}");
+    let bot = made["bot"].as_i64().unwrap();
+    let version = made["version"].as_i64().unwrap();
+    assert_eq!(made["language"], "python");
+    // Bob cannot replace Alice's bot; a host can.
+    let (st, err) = api.call("POST", &uri, Some(&bob), src.clone()).await;
+    assert_eq!(st, StatusCode::FORBIDDEN, "{err}");
+    let (st, _) = api.call("POST", &uri, Some(&host_token), src.clone()).await;
+    assert_eq!(st, StatusCode::ACCEPTED);
+    // Bad uploads: unknown language, empty, hostile archive, unknown ladder, no file name.
+    let cases: Vec<(String, Vec<u8>, StatusCode, &str)> = vec![
+        (format!("/api/ladders/{ladder}/bots/x?file=bot.cobol"), b"DISPLAY 1.".to_vec(), StatusCode::UNPROCESSABLE_ENTITY, "extension"),
+        (format!("/api/ladders/{ladder}/bots/x?file=bot.py"), Vec::new(), StatusCode::UNPROCESSABLE_ENTITY, "empty"),
+        (format!("/api/ladders/{ladder}/bots/x?file=bot.zip"), b"PK\x03\x04garbage".to_vec(), StatusCode::UNPROCESSABLE_ENTITY, "zip"),
+        ("/api/ladders/999/bots/x?file=bot.py".into(), src.clone(), StatusCode::NOT_FOUND, "ladder 999"),
+        (format!("/api/ladders/{ladder}/bots/x"), src.clone(), StatusCode::BAD_REQUEST, "?file="),
+        (format!("/api/ladders/{ladder}/bots/bad%20name?file=bot.py"), src.clone(), StatusCode::BAD_REQUEST, "name"),
+    ];
+    for (uri, body, want, says) in cases {
+        let (st, err) = api.call("POST", &uri, Some(&bob), body).await;
+        assert_eq!(st, want, "{uri}: {err}");
+        assert!(err["error"].as_str().unwrap().contains(says), "{uri}: {err}");
+    }
+    // Oversized: over the request limit.
+    let (st, _) = api.call("POST", &format!("/api/ladders/{ladder}/bots/big?file=bot.py"), Some(&bob), vec![b'#'; 41 << 20]).await;
+    assert_eq!(st, StatusCode::PAYLOAD_TOO_LARGE);
+    let bots: i64 = sqlx::query_scalar("SELECT count(*) FROM bots").fetch_one(&pool).await.unwrap();
+    assert_eq!(bots, 1, "no refused upload left a bot behind");
+
+    // Reading: the bot is public, its compile log is its owner's.
+    let (st, b) = api.call("GET", &format!("/api/bots/{bot}"), None, Vec::new()).await;
+    assert_eq!(st, StatusCode::OK);
+    assert_eq!((b["name"].as_str(), b["owner"].as_str(), b["versions"].as_array().unwrap().len()), (Some("drift"), Some("alice"), 2));
+    let log = format!("/api/versions/{version}/log");
+    assert_eq!(api.call("GET", &log, None, Vec::new()).await.0, StatusCode::UNAUTHORIZED);
+    assert_eq!(api.call("GET", &log, Some(&bob), Vec::new()).await.0, StatusCode::FORBIDDEN);
+    assert_eq!(api.call("GET", &log, Some(&alice), Vec::new()).await.0, StatusCode::OK);
+    assert_eq!(api.call("GET", &log, Some(&host_token), Vec::new()).await.0, StatusCode::OK);
+
+    // A finished match: public outcome and replay, private stderr.
+    let mut conn = pool.acquire().await.unwrap();
+    store::record_compile(&mut conn, version, Ok((b"", "sha256:x")), "").await.unwrap();
+    let other = store::create_bot(&pool, ladder, 1, "other").await.unwrap();
+    let (v2, _) = store::submit_version(&pool, other, "python", "bot.py", b"", "h").await.unwrap();
+    store::record_compile(&mut conn, v2, Ok((b"", "sha256:x")), "").await.unwrap();
+    sqlx::query("UPDATE bots SET current_version = $1 WHERE id = $2").bind(version).bind(bot).execute(&pool).await.unwrap();
+    let m = store::create_match(&mut conn, ladder, &[bot, other], 1, true, 0).await.unwrap();
+    let outcome = koth_scheduler::results::MatchOutcome {
+        engine: "test".into(),
+        turns: 3,
+        replay: json!({"turns": []}),
+        seats: (0..2)
+            .map(|i| koth_scheduler::results::SeatOutcome {
+                seat: i,
+                score: 1.0,
+                rank: 1,
+                result: "tie".into(),
+                status: json!({"kind": "ok"}),
+                stderr: format!("secret of seat {i}"),
+            })
+            .collect(),
+    };
+    koth_scheduler::results::record_match(&mut conn, m, &outcome).await.unwrap();
+    let (st, info) = api.call("GET", &format!("/api/matches/{m}"), None, Vec::new()).await;
+    assert_eq!(st, StatusCode::OK);
+    assert_eq!(info["seats"][0]["name"], "drift");
+    assert!(!info.to_string().contains("secret"), "match info carries no stderr");
+    assert_eq!(api.call("GET", &format!("/api/matches/{m}/replay"), None, Vec::new()).await.1, json!({"turns": []}));
+    let seat0 = format!("/api/matches/{m}/stderr/0");
+    assert_eq!(api.call("GET", &seat0, Some(&bob), Vec::new()).await.0, StatusCode::FORBIDDEN);
+    let (st, e) = api.call("GET", &seat0, Some(&alice), Vec::new()).await;
+    assert_eq!((st, e["stderr"].as_str()), (StatusCode::OK, Some("secret of seat 0")));
+    assert_eq!(api.call("GET", &format!("/api/matches/{m}/stderr/1"), Some(&alice), Vec::new()).await.0, StatusCode::FORBIDDEN);
+    assert_eq!(api.call("GET", "/api/matches/424242", None, Vec::new()).await.0, StatusCode::NOT_FOUND);
+
+    // Leaderboard, ladders, health, metrics, unknown paths.
+    let (st, lb) = api.call("GET", &format!("/api/ladders/{ladder}/leaderboard"), None, Vec::new()).await;
+    assert_eq!(st, StatusCode::OK);
+    assert_eq!(lb["rows"].as_array().unwrap().len(), 2, "{lb}");
+    let (_, ls) = api.call("GET", "/api/ladders", None, Vec::new()).await;
+    assert_eq!(ls[0]["game"], "target");
+    assert_eq!(api.call("GET", "/health", None, Vec::new()).await.1["status"], "ok");
+    let (st, text) = api.call("GET", "/metrics", None, Vec::new()).await;
+    assert_eq!(st, StatusCode::OK);
+    assert!(text.as_str().unwrap().contains("koth_matches{state=\"finished\"} 1"), "{text}");
+    let (st, err) = api.call("GET", "/api/nothing", None, Vec::new()).await;
+    assert_eq!(st, StatusCode::NOT_FOUND);
+    assert!(err["error"].is_string());
+}
