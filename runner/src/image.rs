@@ -382,10 +382,13 @@ fn docker_build(tag: &str, dockerfile: &str, progress: &mut dyn FnMut(Progress<'
 pub(crate) fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     let dir = path.parent().expect("a file in a folder");
     std::fs::create_dir_all(dir)?;
+    // Unique per writer: two threads may store the same key at once.
+    static SERIAL: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
     let tmp = dir.join(format!(
-        ".{}.tmp.{}",
+        ".{}.tmp.{}.{}",
         path.file_name().unwrap().to_string_lossy(),
-        std::process::id()
+        std::process::id(),
+        SERIAL.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
     ));
     {
         let mut f = std::fs::File::create(&tmp)?;

@@ -6,6 +6,7 @@ mod match_cmd;
 mod sandbox;
 mod queue_bench;
 mod service;
+mod up;
 
 /// Where bots' toolchains and compiled artifacts live, and where boxes
 /// keep their state: shared by the commands that build and run bots.
@@ -69,6 +70,8 @@ enum Command {
     Runner(service::RunnerArgs),
     /// Keep every ladder busy: choose and queue the next matches.
     Scheduler(service::SchedulerArgs),
+    /// The whole service on this machine: database, scheduler, runners, HTTP API.
+    Up(up::UpArgs),
     /// Run programs under koth's sandbox, and measure it.
     #[command(subcommand)]
     Sandbox(sandbox::SandboxCommand),
@@ -82,6 +85,7 @@ pub fn run(cli: Cli) -> anyhow::Result<i32> {
         Command::QueueBench(args) => queue_bench::run(args),
         Command::Runner(args) => service::runner(args),
         Command::Scheduler(args) => service::scheduler(args),
+        Command::Up(args) => up::run(args),
         Command::Sandbox(cmd) => sandbox::run(cmd),
     }
 }
