@@ -11,21 +11,8 @@ use koth_scheduler::store;
 use serde_json::{json, Value};
 use tower::ServiceExt;
 
-fn in_ci() -> bool {
-    std::env::var("CI").is_ok_and(|v| !v.is_empty() && v != "0" && v != "false")
-}
-
 fn postgres(name: &str) -> Option<PrivatePostgres> {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("pg-{name}"));
-    let _ = std::fs::remove_dir_all(&dir);
-    match PrivatePostgres::start(&dir, None) {
-        Ok(pg) => Some(pg),
-        Err(e) if in_ci() => panic!("CI=true and PostgreSQL cannot start: {e}"),
-        Err(e) => {
-            eprintln!("SKIPPED (not in CI): {e}");
-            None
-        }
-    }
+    koth_scheduler::pg::start_for_tests(&PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("pg-{name}")))
 }
 
 struct Api(axum::Router);

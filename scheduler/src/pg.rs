@@ -69,6 +69,23 @@ fn postgres_user() -> Result<(u32, u32), String> {
     Ok(unsafe { ((*pw).pw_uid, (*pw).pw_gid) })
 }
 
+/// For test suites: a fresh server in `dir` (emptied first), or `None`
+/// (the caller skips, saying why) when PostgreSQL cannot start here. With
+/// `CI=true` in the environment a missing prerequisite fails instead: CI
+/// never skips silently.
+pub fn start_for_tests(dir: &Path) -> Option<PrivatePostgres> {
+    let _ = std::fs::remove_dir_all(dir);
+    let ci = std::env::var("CI").is_ok_and(|v| !v.is_empty() && v != "0" && v != "false");
+    match PrivatePostgres::start(dir, None) {
+        Ok(pg) => Some(pg),
+        Err(e) if ci => panic!("CI=true and PostgreSQL cannot start: {e}"),
+        Err(e) => {
+            eprintln!("SKIPPED (not in CI): {e}");
+            None
+        }
+    }
+}
+
 /// A free TCP port on 127.0.0.1 (free when asked; the server binds it next).
 pub fn free_port() -> std::io::Result<u16> {
     Ok(TcpListener::bind("127.0.0.1:0")?.local_addr()?.port())

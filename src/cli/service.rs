@@ -53,7 +53,7 @@ pub struct SchedulerArgs {
 }
 
 /// A watch that turns true on SIGTERM or SIGINT.
-fn shutdown_signal() -> watch::Receiver<bool> {
+pub(super) fn shutdown_signal() -> watch::Receiver<bool> {
     let (tx, rx) = watch::channel(false);
     tokio::spawn(async move {
         use tokio::signal::unix::{signal, SignalKind};

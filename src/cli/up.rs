@@ -22,7 +22,6 @@ use koth_sandbox::{Limits, SandboxConfig};
 use koth_scheduler::pg::PrivatePostgres;
 use koth_scheduler::store;
 use sqlx::PgPool;
-use tokio::sync::watch;
 
 mod examples {
     include!(concat!(env!("OUT_DIR"), "/examples.rs"));
@@ -68,18 +67,7 @@ async fn serve(a: &UpArgs, url: &str) -> anyhow::Result<i32> {
     if !a.no_examples {
         seed(&pool, a).await?;
     }
-    let (stop_tx, stop) = watch::channel(false);
-    tokio::spawn(async move {
-        use tokio::signal::unix::{signal, SignalKind};
-        let mut term = signal(SignalKind::terminate()).expect("SIGTERM handler");
-        let mut int = signal(SignalKind::interrupt()).expect("SIGINT handler");
-        tokio::select! {
-            _ = term.recv() => {}
-            _ = int.recv() => {}
-        }
-        eprintln!("koth: stopping (runners finish or give back their jobs)");
-        let _ = stop_tx.send(true);
-    });
+    let stop = super::service::shutdown_signal();
     let mut tasks = Vec::new();
     {
         let mut stop = stop.clone();

@@ -14,16 +14,7 @@ pub fn in_ci() -> bool {
 /// A fresh server for one test (None = skip outside CI; in CI a missing
 /// PostgreSQL fails the test).
 pub fn postgres(name: &str) -> Option<PrivatePostgres> {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("pg-{name}"));
-    let _ = std::fs::remove_dir_all(&dir);
-    match PrivatePostgres::start(&dir, None) {
-        Ok(pg) => Some(pg),
-        Err(e) if in_ci() => panic!("CI=true and PostgreSQL cannot start: {e}"),
-        Err(e) => {
-            eprintln!("SKIPPED (not in CI): {e}");
-            None
-        }
-    }
+    koth_scheduler::pg::start_for_tests(&PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("pg-{name}")))
 }
 
 pub async fn pool(pg: &PrivatePostgres, max: u32) -> PgPool {
