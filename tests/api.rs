@@ -152,3 +152,93 @@ async fn accounts_submissions_and_who_may_read_what() {
     assert_eq!(st, StatusCode::NOT_FOUND);
     assert!(err["error"].is_string());
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn host_endpoints_challenges_history_sources_and_the_openapi_document() {
+    let Some(pg) = postgres("api-host") else { return };
+    let pool = koth_scheduler::db::connect_and_migrate(&pg.url(), 4).await.unwrap();
+    let api = Api(koth_scheduler::api::router(pool.clone(), Arc::new(koth_runner::worker::check_upload)));
+    let (_, host) = koth_scheduler::api::create_account(&pool, "host", true).await.unwrap();
+    let (_, alice) = koth_scheduler::api::create_account(&pool, "alice", false).await.unwrap();
+    let (_, bob) = koth_scheduler::api::create_account(&pool, "bob", false).await.unwrap();
+
+    // Ladders: hosts only; defaults from the game's seed; bad input explained.
+    let body = br#"{"name": "snake", "game": "snake"}"#.to_vec();
+    assert_eq!(api.call("POST", "/api/ladders", Some(&alice), body.clone()).await.0, StatusCode::FORBIDDEN);
+    assert_eq!(api.call("POST", "/api/ladders", None, body.clone()).await.0, StatusCode::UNAUTHORIZED);
+    let (st, made) = api.call("POST", "/api/ladders", Some(&host), body.clone()).await;
+    assert_eq!((st, made["format"].as_str()), (StatusCode::CREATED, Some("round_robin")), "{made}");
+    let ladder = made["id"].as_i64().unwrap();
+    assert_eq!(api.call("POST", "/api/ladders", Some(&host), body).await.0, StatusCode::CONFLICT);
+    for (bad, says) in [
+        (&br#"{"name": "x", "game": "chess"}"#[..], "unknown game"),
+        (br#"{"name": "x", "game": "snake", "format": "swiss"}"#, "unknown format"),
+        (br#"{"name": "x", "game": "snake", "settings": {"seats": 3}}"#, "2 to 2 bots"),
+        (br#"{"name": "x", "game": "snake", "settings": {"nonsense": 1}}"#, "settings"),
+        (br#"{"game": "snake"}"#, "expected"),
+    ] {
+        let (st, err) = api.call("POST", "/api/ladders", Some(&host), bad.to_vec()).await;
+        assert_eq!(st, StatusCode::BAD_REQUEST, "{err}");
+        assert!(err["error"].as_str().unwrap().contains(says), "{err}");
+    }
+    assert_eq!(api.call("POST", &format!("/api/ladders/{ladder}/pause"), Some(&alice), vec![]).await.0, StatusCode::FORBIDDEN);
+    assert_eq!(api.call("POST", &format!("/api/ladders/{ladder}/pause"), Some(&host), vec![]).await.1["paused"], true);
+    assert_eq!(api.call("POST", &format!("/api/ladders/{ladder}/resume"), Some(&host), vec![]).await.1["paused"], false);
+    assert_eq!(api.call("POST", "/api/ladders/999/pause", Some(&host), vec![]).await.0, StatusCode::NOT_FOUND);
+
+    // Two bots, compiled (as a runner would record it).
+    let src = std::fs::read("bots/snake/tcp_survivor.py").unwrap();
+    let mut bots = Vec::new();
+    let mut versions = Vec::new();
+    for (token, name) in [(&alice, "a"), (&bob, "b")] {
+        let (_, r) = api.call("POST", &format!("/api/ladders/{ladder}/bots/{name}?file=bot.py"), Some(token), src.clone()).await;
+        let v = r["version"].as_i64().unwrap();
+        let mut conn = pool.acquire().await.unwrap();
+        store::record_compile(&mut conn, v, Ok((b"", "sha256:x")), "").await.unwrap();
+        bots.push(r["bot"].as_i64().unwrap());
+        versions.push(v);
+    }
+    // Sources: the owner's only, as the checked tar.
+    let (st, _) = api.call("GET", &format!("/api/versions/{}/source", versions[0]), Some(&bob), vec![]).await;
+    assert_eq!(st, StatusCode::FORBIDDEN);
+    let (st, tar) = api.call("GET", &format!("/api/versions/{}/source", versions[0]), Some(&alice), vec![]).await;
+    assert_eq!(st, StatusCode::OK);
+    assert!(tar.as_str().unwrap().contains("bot.py"), "a tar holding bot.py");
+
+    // Challenges: one of your bots; seat count checked; unrated; ahead of ladder matches.
+    let ch = |bots: Vec<i64>| json!({"ladder": ladder, "bots": bots}).to_string().into_bytes();
+    let (_, c) = koth_scheduler::api::create_account(&pool, "carol", false).await.unwrap();
+    assert_eq!(api.call("POST", "/api/challenges", Some(&c), ch(bots.clone())).await.0, StatusCode::FORBIDDEN);
+    assert_eq!(api.call("POST", "/api/challenges", Some(&alice), ch(vec![bots[0]])).await.0, StatusCode::BAD_REQUEST);
+    let (st, m) = api.call("POST", "/api/challenges", Some(&alice), ch(bots.clone())).await;
+    assert_eq!(st, StatusCode::CREATED, "{m}");
+    assert_eq!(m["rated"], false);
+    let (_, bm) = api.call("GET", &format!("/api/bots/{}/matches", bots[1]), None, vec![]).await;
+    assert_eq!(bm[0]["match"], m["match"]);
+
+    // Disable and enable (hosts, with a reason the owner sees); delete (owner).
+    let dis = format!("/api/bots/{}/disable", bots[1]);
+    assert_eq!(api.call("POST", &dis, Some(&bob), br#"{"reason": "x"}"#.to_vec()).await.0, StatusCode::FORBIDDEN);
+    assert_eq!(api.call("POST", &dis, Some(&host), br#"{"reason": " "}"#.to_vec()).await.0, StatusCode::BAD_REQUEST);
+    let (_, d) = api.call("POST", &dis, Some(&host), br#"{"reason": "reads other bots' files"}"#.to_vec()).await;
+    assert_eq!(d["disabled_reason"], "disabled by a host: reads other bots' files");
+    assert_eq!(api.call("GET", &format!("/api/bots/{}", bots[1]), None, vec![]).await.1["disabled_reason"], d["disabled_reason"]);
+    assert_eq!(api.call("POST", &format!("/api/bots/{}/enable", bots[1]), Some(&host), vec![]).await.1["disabled_reason"], Value::Null);
+    assert_eq!(api.call("POST", &format!("/api/bots/{}/delete", bots[0]), Some(&bob), vec![]).await.0, StatusCode::FORBIDDEN);
+    assert_eq!(api.call("POST", &format!("/api/bots/{}/delete", bots[0]), Some(&alice), vec![]).await.1["disabled_reason"], "deleted by its owner");
+
+    // Rating history: one entry per rated match.
+    let (st, h) = api.call("GET", &format!("/api/bots/{}/ratings", bots[0]), None, vec![]).await;
+    assert_eq!((st, h.as_array().map(Vec::len)), (StatusCode::OK, Some(0)));
+
+    // The OpenAPI document lists every route, and every route it lists exists.
+    let (st, doc) = api.call("GET", "/api/openapi.json", None, vec![]).await;
+    assert_eq!(st, StatusCode::OK);
+    assert_eq!(doc["openapi"], "3.0.3");
+    for (method, path, _, _) in koth_scheduler::api::ROUTES {
+        assert!(doc["paths"][path][method].is_object(), "{method} {path} missing from the document");
+        let concrete = path.replace("{id}", "1").replace("{name}", "x").replace("{seat}", "0");
+        let (_, body) = api.call(&method.to_uppercase(), &concrete, None, vec![]).await;
+        assert!(!body.to_string().contains("no such endpoint"), "{method} {path} is in the document but not served");
+    }
+}

@@ -19,6 +19,15 @@
 //! | GET | `/api/matches/{id}` | all | seats and outcomes |
 //! | GET | `/api/matches/{id}/replay` | all | the replay |
 //! | GET | `/api/matches/{id}/stderr/{seat}` | owner, host | that bot's stderr |
+//! | POST | `/api/ladders` | host | `{"name", "game", "format"?, "settings"?}`: a ladder (format and settings default to the game's seed) |
+//! | POST | `/api/ladders/{id}/pause`, `/resume` | host | stop or restart scheduling |
+//! | POST | `/api/bots/{id}/disable`, `/enable` | host | `{"reason"}`; a disabled bot is not scheduled |
+//! | POST | `/api/bots/{id}/delete` | owner, host | withdraw the bot (its matches stay in history) |
+//! | GET | `/api/bots/{id}/ratings` | all | rating history |
+//! | GET | `/api/bots/{id}/matches` | all | its last 50 matches |
+//! | GET | `/api/versions/{id}/source` | owner, host | the sources, as a tar archive |
+//! | POST | `/api/challenges` | user | `{"ladder", "bots": [...]}`: an unrated match, seats in that order; the caller must own one of the bots |
+//! | GET | `/api/openapi.json` | all | this table as an OpenAPI 3 document |
 //!
 //! Uploads are checked by a function the caller provides ([`CheckUpload`]):
 //! the submission rules live with the languages (koth-runner), which depends
@@ -101,6 +110,17 @@ pub fn router(pool: PgPool, check: CheckUpload) -> Router {
         .route("/api/matches/{id}", get(match_info))
         .route("/api/matches/{id}/replay", get(replay))
         .route("/api/matches/{id}/stderr/{seat}", get(stderr))
+        .route("/api/ladders", post(create_ladder))
+        .route("/api/ladders/{id}/pause", post(pause_ladder))
+        .route("/api/ladders/{id}/resume", post(resume_ladder))
+        .route("/api/bots/{id}/disable", post(disable_bot))
+        .route("/api/bots/{id}/enable", post(enable_bot))
+        .route("/api/bots/{id}/delete", post(delete_bot))
+        .route("/api/bots/{id}/ratings", get(rating_history))
+        .route("/api/bots/{id}/matches", get(bot_matches))
+        .route("/api/versions/{id}/source", get(version_source))
+        .route("/api/challenges", post(challenge))
+        .route("/api/openapi.json", get(openapi))
         .fallback(|| async { ApiError(StatusCode::NOT_FOUND, "no such endpoint; see the table in the API's documentation".into()) })
         .layer(DefaultBodyLimit::max(MAX_BODY))
         .with_state(AppState { pool, check })
@@ -408,4 +428,276 @@ async fn stderr(State(s): State<AppState>, Path((id, seat)): Path<(i64, i32)>, h
         return Err(forbidden("only the bot's owner can read its stderr"));
     }
     Ok(Json(json!({"match": id, "seat": seat, "stderr": r.get::<Option<String>, _>("stderr")})))
+}
+
+fn require_host(who: Caller) -> ApiResult<()> {
+    if who.is_host {
+        Ok(())
+    } else {
+        Err(forbidden("only hosts may do this"))
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct NewLadder {
+    name: String,
+    game: String,
+    format: Option<String>,
+    settings: Option<Value>,
+}
+
+async fn create_ladder(State(s): State<AppState>, headers: HeaderMap, body: axum::body::Bytes) -> ApiResult<Response> {
+    require_host(require_caller(&s.pool, &headers).await?)?;
+    let l: NewLadder = serde_json::from_slice(&body)
+        .map_err(|e| bad(format!("expected {{\"name\": \"...\", \"game\": \"snake\", \"format\"?: \"rated\", \"settings\"?: {{...}}}}: {e}")))?;
+    if !valid_name(&l.name) {
+        return Err(bad("a ladder's name is 1 to 40 letters, digits, '_', '.' or '-'"));
+    }
+    let kind = koth_games::GameKind::from_name(&l.game).ok_or_else(|| {
+        bad(format!("unknown game {:?}; koth plays {}", l.game, koth_games::GameKind::ALL.map(|g| g.name()).join(", ")))
+    })?;
+    let (default_format, default_settings) = crate::store::default_format(kind);
+    let format = l.format.unwrap_or_else(|| default_format.to_owned());
+    if !["rated", "round_robin", "neighbours"].contains(&format.as_str()) {
+        return Err(bad(format!("unknown format {format:?}; use rated, round_robin or neighbours")));
+    }
+    let settings: crate::store::LadderSettings = match l.settings {
+        None => default_settings,
+        Some(v) => {
+            // Given fields over the game's defaults.
+            let mut base = serde_json::to_value(&default_settings).unwrap();
+            if let (Some(b), Some(o)) = (base.as_object_mut(), v.as_object()) {
+                for (k, val) in o {
+                    b.insert(k.clone(), val.clone());
+                }
+            } else {
+                return Err(bad("settings must be a JSON object"));
+            }
+            serde_json::from_value(base).map_err(|e| bad(format!("settings: {e}")))?
+        }
+    };
+    if let Some(seats) = settings.seats {
+        let (lo, hi) = kind.seat_range();
+        if seats < lo || seats > hi {
+            return Err(bad(format!("{} is played by {lo} to {hi} bots, not {seats}", kind.name())));
+        }
+    }
+    match crate::store::create_ladder(&s.pool, &l.name, kind, &format, &settings).await {
+        Ok(id) => Ok((StatusCode::CREATED, Json(json!({"id": id, "name": l.name, "game": kind.name(), "format": format}))).into_response()),
+        Err(sqlx::Error::Database(e)) if e.is_unique_violation() => Err(ApiError(StatusCode::CONFLICT, format!("a ladder named {:?} exists", l.name))),
+        Err(e) => Err(e.into()),
+    }
+}
+
+async fn set_paused(s: &AppState, headers: &HeaderMap, id: i64, paused: bool) -> ApiResult<Json<Value>> {
+    require_host(require_caller(&s.pool, headers).await?)?;
+    let n = sqlx::query("UPDATE ladders SET paused = $2 WHERE id = $1").bind(id).bind(paused).execute(&s.pool).await?.rows_affected();
+    if n == 0 {
+        return Err(not_found(&format!("ladder {id}")));
+    }
+    Ok(Json(json!({"id": id, "paused": paused})))
+}
+
+async fn pause_ladder(State(s): State<AppState>, Path(id): Path<i64>, headers: HeaderMap) -> ApiResult<Json<Value>> {
+    set_paused(&s, &headers, id, true).await
+}
+
+async fn resume_ladder(State(s): State<AppState>, Path(id): Path<i64>, headers: HeaderMap) -> ApiResult<Json<Value>> {
+    set_paused(&s, &headers, id, false).await
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Reason {
+    reason: String,
+}
+
+async fn set_disabled(s: &AppState, id: i64, reason: Option<String>) -> ApiResult<Json<Value>> {
+    let n = sqlx::query("UPDATE bots SET disabled_reason = $2 WHERE id = $1").bind(id).bind(&reason).execute(&s.pool).await?.rows_affected();
+    if n == 0 {
+        return Err(not_found(&format!("bot {id}")));
+    }
+    Ok(Json(json!({"id": id, "disabled_reason": reason})))
+}
+
+async fn disable_bot(State(s): State<AppState>, Path(id): Path<i64>, headers: HeaderMap, body: axum::body::Bytes) -> ApiResult<Json<Value>> {
+    require_host(require_caller(&s.pool, &headers).await?)?;
+    let r: Reason = serde_json::from_slice(&body).map_err(|e| bad(format!("expected {{\"reason\": \"...\"}} (shown to the owner): {e}")))?;
+    if r.reason.trim().is_empty() {
+        return Err(bad("say why: the reason is shown to the bot's owner"));
+    }
+    set_disabled(&s, id, Some(format!("disabled by a host: {}", r.reason.trim()))).await
+}
+
+async fn enable_bot(State(s): State<AppState>, Path(id): Path<i64>, headers: HeaderMap) -> ApiResult<Json<Value>> {
+    require_host(require_caller(&s.pool, &headers).await?)?;
+    set_disabled(&s, id, None).await
+}
+
+async fn delete_bot(State(s): State<AppState>, Path(id): Path<i64>, headers: HeaderMap) -> ApiResult<Json<Value>> {
+    let who = require_caller(&s.pool, &headers).await?;
+    let exists: Option<i64> = sqlx::query_scalar("SELECT id FROM bots WHERE id = $1").bind(id).fetch_optional(&s.pool).await?;
+    exists.ok_or_else(|| not_found(&format!("bot {id}")))?;
+    if !may_see(&s.pool, who, id).await? {
+        return Err(forbidden("only the bot's owner can delete it"));
+    }
+    // Withdrawn, not erased: its matches stay in everyone's history.
+    set_disabled(&s, id, Some("deleted by its owner".into())).await
+}
+
+async fn rating_history(State(s): State<AppState>, Path(id): Path<i64>) -> ApiResult<Json<Value>> {
+    let rows = sqlx::query("SELECT match_id, mu, sigma, at::text AS at FROM rating_history WHERE bot_id = $1 ORDER BY id")
+        .bind(id)
+        .fetch_all(&s.pool)
+        .await?;
+    Ok(Json(Value::Array(
+        rows.iter()
+            .map(|r| {
+                let (mu, sigma) = (r.get::<f64, _>("mu"), r.get::<f64, _>("sigma"));
+                json!({"match": r.get::<i64, _>("match_id"), "mu": mu, "sigma": sigma,
+                       "score": crate::rating::leaderboard_score(crate::rating::Rating { mu, sigma }), "at": r.get::<String, _>("at")})
+            })
+            .collect(),
+    )))
+}
+
+async fn bot_matches(State(s): State<AppState>, Path(id): Path<i64>) -> ApiResult<Json<Value>> {
+    let rows = sqlx::query(
+        "SELECT m.id, m.state, m.rated, s.seat, s.rank, s.result, s.score, m.finished_at::text AS finished \
+         FROM match_seats s JOIN matches m ON m.id = s.match_id WHERE s.bot_id = $1 ORDER BY m.id DESC LIMIT 50",
+    )
+    .bind(id)
+    .fetch_all(&s.pool)
+    .await?;
+    Ok(Json(Value::Array(
+        rows.iter()
+            .map(|r| {
+                json!({"match": r.get::<i64, _>("id"), "state": r.get::<String, _>("state"), "rated": r.get::<bool, _>("rated"),
+                       "seat": r.get::<i32, _>("seat"), "rank": r.get::<Option<i32>, _>("rank"), "result": r.get::<Option<String>, _>("result"),
+                       "score": r.get::<Option<f64>, _>("score"), "finished": r.get::<Option<String>, _>("finished")})
+            })
+            .collect(),
+    )))
+}
+
+async fn version_source(State(s): State<AppState>, Path(id): Path<i64>, headers: HeaderMap) -> ApiResult<Response> {
+    let who = require_caller(&s.pool, &headers).await?;
+    let v = sqlx::query("SELECT bot_id, source FROM bot_versions WHERE id = $1")
+        .bind(id)
+        .fetch_optional(&s.pool)
+        .await?
+        .ok_or_else(|| not_found(&format!("version {id}")))?;
+    if !may_see(&s.pool, who, v.get("bot_id")).await? {
+        return Err(forbidden("only the bot's owner can read its source"));
+    }
+    let tar: Vec<u8> = v.get("source");
+    Ok((
+        [
+            (axum::http::header::CONTENT_TYPE, "application/x-tar".to_owned()),
+            (axum::http::header::CONTENT_DISPOSITION, format!("attachment; filename=\"version-{id}.tar\"")),
+        ],
+        tar,
+    )
+        .into_response())
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct NewChallenge {
+    ladder: i64,
+    bots: Vec<i64>,
+}
+
+async fn challenge(State(s): State<AppState>, headers: HeaderMap, body: axum::body::Bytes) -> ApiResult<Response> {
+    let who = require_caller(&s.pool, &headers).await?;
+    let c: NewChallenge = serde_json::from_slice(&body).map_err(|e| bad(format!("expected {{\"ladder\": 1, \"bots\": [1, 2]}}: {e}")))?;
+    let kind: Option<String> = sqlx::query_scalar("SELECT g.kind FROM ladders l JOIN games g ON g.id = l.game_id WHERE l.id = $1")
+        .bind(c.ladder)
+        .fetch_optional(&s.pool)
+        .await?;
+    let kind = kind.and_then(|k| koth_games::GameKind::from_name(&k)).ok_or_else(|| not_found(&format!("ladder {}", c.ladder)))?;
+    let (lo, hi) = kind.seat_range();
+    if c.bots.len() < lo || c.bots.len() > hi {
+        return Err(bad(format!("{} is played by {lo} to {hi} bots; {} given", kind.name(), c.bots.len())));
+    }
+    if !who.is_host {
+        let mine: i64 = sqlx::query_scalar("SELECT count(*) FROM bots WHERE id = ANY($1) AND owner_id = $2")
+            .bind(&c.bots)
+            .bind(who.id)
+            .fetch_one(&s.pool)
+            .await?;
+        if mine == 0 {
+            return Err(forbidden("a challenge must include one of your own bots"));
+        }
+    }
+    let seed = {
+        use rand::Rng;
+        (rand::thread_rng().gen::<u64>() >> 1) as i64
+    };
+    let id = crate::store::create_challenge(&s.pool, c.ladder, &c.bots, seed).await.map_err(|e| ApiError(StatusCode::UNPROCESSABLE_ENTITY, e))?;
+    Ok((StatusCode::CREATED, Json(json!({"match": id, "rated": false}))).into_response())
+}
+
+/// Every route: (method, path, summary, who may call it).
+pub const ROUTES: &[(&str, &str, &str, &str)] = &[
+    ("get", "/health", "Whether the database is reachable", "anyone"),
+    ("get", "/metrics", "Prometheus metrics: jobs, matches, bots", "anyone"),
+    ("post", "/api/users", "Create an account; the token is returned once", "anyone"),
+    ("get", "/api/ladders", "Ladders and their games", "anyone"),
+    ("post", "/api/ladders", "Create a ladder (format and settings default to the game's seed)", "hosts"),
+    ("get", "/api/ladders/{id}/leaderboard", "The ladder's leaderboard, by its format", "anyone"),
+    ("post", "/api/ladders/{id}/pause", "Stop scheduling the ladder", "hosts"),
+    ("post", "/api/ladders/{id}/resume", "Schedule the ladder again", "hosts"),
+    ("post", "/api/ladders/{id}/bots/{name}", "Submit a bot (new) or a new version (yours); body: the file or archive, ?file=<name>", "users"),
+    ("get", "/api/bots/{id}", "A bot, its versions and rating", "anyone"),
+    ("get", "/api/bots/{id}/ratings", "A bot's rating history", "anyone"),
+    ("get", "/api/bots/{id}/matches", "A bot's last 50 matches", "anyone"),
+    ("post", "/api/bots/{id}/disable", "Disable a bot, with a reason shown to its owner", "hosts"),
+    ("post", "/api/bots/{id}/enable", "Enable a bot again", "hosts"),
+    ("post", "/api/bots/{id}/delete", "Withdraw a bot (its matches stay in history)", "owner, hosts"),
+    ("get", "/api/versions/{id}/log", "A version's compile log", "owner, hosts"),
+    ("get", "/api/versions/{id}/source", "A version's sources, as a tar archive", "owner, hosts"),
+    ("get", "/api/matches/{id}", "A match's seats and outcomes", "anyone"),
+    ("get", "/api/matches/{id}/replay", "A finished match's replay", "anyone"),
+    ("get", "/api/matches/{id}/stderr/{seat}", "A seat's stderr in a match", "owner, hosts"),
+    ("post", "/api/challenges", "An unrated match between chosen bots, one of them yours", "users"),
+    ("get", "/api/openapi.json", "This document", "anyone"),
+];
+
+/// The OpenAPI 3 document of [`ROUTES`].
+pub fn openapi_document() -> Value {
+    let mut paths = serde_json::Map::new();
+    for (method, path, summary, who) in ROUTES {
+        let params: Vec<Value> = path
+            .split('/')
+            .filter_map(|seg| seg.strip_prefix('{').and_then(|s| s.strip_suffix('}')))
+            .map(|name| json!({"name": name, "in": "path", "required": true, "schema": {"type": if name == "name" { "string" } else { "integer" }}}))
+            .collect();
+        let mut op = json!({
+            "summary": summary,
+            "description": format!("Who may call it: {who}."),
+            "parameters": params,
+            "responses": {
+                "200": {"description": "OK"},
+                "4XX": {"description": "The request's fault; the body is {\"error\": \"...\"} saying what and what to do"},
+                "503": {"description": "The database is not available"}
+            }
+        });
+        if *who != "anyone" {
+            op["security"] = json!([{"token": []}]);
+        }
+        paths.entry(path.to_string()).or_insert_with(|| json!({}))[*method] = op;
+    }
+    json!({
+        "openapi": "3.0.3",
+        "info": {"title": "koth", "version": env!("CARGO_PKG_VERSION"),
+                 "description": "King-of-the-Hill contests: bots, ladders, matches, replays."},
+        "components": {"securitySchemes": {"token": {"type": "http", "scheme": "bearer"}}},
+        "paths": paths,
+    })
+}
+
+async fn openapi() -> Json<Value> {
+    Json(openapi_document())
 }
