@@ -105,7 +105,9 @@ fn up_starts_everything_plays_at_once_and_continues_after_a_restart() {
     let games: Vec<&str> = ladders.as_array().unwrap().iter().map(|l| l["game"].as_str().unwrap()).collect();
     assert_eq!(games, ["flit", "slime", "linkage", "target", "snake"]);
     assert!(data.join("host-token").exists());
-    let before = wait_finished(&addr, 5);
+    wait_finished(&addr, 5);
+    cli_against(&addr, &data);
+    let before = finished(&addr);
     assert_eq!(stop(child), Some(0), "koth up stops cleanly on SIGTERM");
 
     // Again: the same data, no second seeding, and the ladders play on.
@@ -116,4 +118,54 @@ fn up_starts_everything_plays_at_once_and_continues_after_a_restart() {
     assert_eq!(serde_json::from_str::<serde_json::Value>(&ladders).unwrap().as_array().unwrap().len(), 5, "not seeded twice");
     wait_finished(&addr, after_restart + 3);
     assert_eq!(stop(child), Some(0));
+}
+
+fn koth_cli(args: &[&str], server: &str, token: Option<&str>) -> std::process::Output {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_koth"));
+    c.args(args).env("KOTH_SERVER", format!("http://{server}")).env_remove("KOTH_TOKEN");
+    if let Some(t) = token {
+        c.env("KOTH_TOKEN", t);
+    }
+    c.output().unwrap()
+}
+
+/// The CLI client as an author uses it against the running service.
+fn cli_against(addr: &str, data: &std::path::Path) {
+    let token = std::fs::read_to_string(data.join("host-token")).unwrap().trim().to_owned();
+    let out = koth_cli(&["leaderboard", "target"], addr, None);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success() && text.starts_with("target (rated)"), "{text}{}", String::from_utf8_lossy(&out.stderr));
+    let out = koth_cli(&["bots", "snake"], addr, None);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success() && text.contains("tcp_survivor"), "{text}");
+
+    // Submitting needs a token, and says so.
+    let out = koth_cli(&["submit", "--ladder", "target", "--name", "mine", "bots/target/still.c"], addr, None);
+    assert_eq!(out.status.code(), Some(210));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("token"));
+    // A good bot: compiled, then its first match is shown.
+    let out = koth_cli(&["submit", "--ladder", "target", "--name", "mine", "--watch", "1", "bots/target/still.c"], addr, Some(&token));
+    let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned());
+    assert!(out.status.success(), "{stdout}{stderr}");
+    assert!(stderr.contains("compiled in"), "{stderr}");
+    let line = stdout.lines().find(|l| l.starts_with("match ")).unwrap_or_else(|| panic!("no match shown: {stdout}"));
+    let match_id: String = line["match ".len()..].chars().take_while(|c| c.is_ascii_digit()).collect();
+    // A broken bot: the compiler's message, exit 1.
+    let broken = data.join("broken.c");
+    std::fs::write(&broken, "int main(void) { return missing_name; }\n").unwrap();
+    let out = koth_cli(&["submit", "--ladder", "target", "--name", "broken", broken.to_str().unwrap()], addr, Some(&token));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("compile failed") && stderr.contains("missing_name"), "{stderr}");
+    // The replay and the bot's stderr of the match it played.
+    let file = data.join("replay.json");
+    let out = koth_cli(&["replay", "download", &match_id, "-o", file.to_str().unwrap()], addr, None);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let replay: serde_json::Value = serde_json::from_slice(&std::fs::read(&file).unwrap()).unwrap();
+    assert!(replay["turns"].is_array());
+    let out = koth_cli(&["logs", &match_id, "0"], addr, Some(&token));
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = koth_cli(&["leaderboard", "chess"], addr, None);
+    assert_eq!(out.status.code(), Some(210));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no ladder \"chess\""));
 }

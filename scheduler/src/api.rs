@@ -28,6 +28,7 @@
 //! | GET | `/api/versions/{id}/source` | owner, host | the sources, as a tar archive |
 //! | POST | `/api/challenges` | user | `{"ladder", "bots": [...]}`: an unrated match, seats in that order; the caller must own one of the bots |
 //! | GET | `/api/openapi.json` | all | this table as an OpenAPI 3 document |
+//! | GET | `/api/ladders/{id}/bots` | all | the ladder's bots and their status |
 //!
 //! Uploads are checked by a function the caller provides ([`CheckUpload`]):
 //! the submission rules live with the languages (koth-runner), which depends
@@ -121,6 +122,7 @@ pub fn router(pool: PgPool, check: CheckUpload) -> Router {
         .route("/api/versions/{id}/source", get(version_source))
         .route("/api/challenges", post(challenge))
         .route("/api/openapi.json", get(openapi))
+        .route("/api/ladders/{id}/bots", get(ladder_bots))
         .fallback(|| async { ApiError(StatusCode::NOT_FOUND, "no such endpoint; see the table in the API's documentation".into()) })
         .layer(DefaultBodyLimit::max(MAX_BODY))
         .with_state(AppState { pool, check })
@@ -663,6 +665,7 @@ pub const ROUTES: &[(&str, &str, &str, &str)] = &[
     ("get", "/api/matches/{id}/stderr/{seat}", "A seat's stderr in a match", "owner, hosts"),
     ("post", "/api/challenges", "An unrated match between chosen bots, one of them yours", "users"),
     ("get", "/api/openapi.json", "This document", "anyone"),
+    ("get", "/api/ladders/{id}/bots", "The ladder's bots, their owners, versions and status", "anyone"),
 ];
 
 /// The OpenAPI 3 document of [`ROUTES`].
@@ -700,4 +703,28 @@ pub fn openapi_document() -> Value {
 
 async fn openapi() -> Json<Value> {
     Json(openapi_document())
+}
+
+async fn ladder_bots(State(s): State<AppState>, Path(id): Path<i64>) -> ApiResult<Json<Value>> {
+    let exists: Option<i64> = sqlx::query_scalar("SELECT id FROM ladders WHERE id = $1").bind(id).fetch_optional(&s.pool).await?;
+    exists.ok_or_else(|| not_found(&format!("ladder {id}")))?;
+    let rows = sqlx::query(
+        "SELECT b.id, b.name, u.name AS owner, b.disabled_reason, v.number AS current, v.language, \
+                (SELECT status FROM bot_versions WHERE bot_id = b.id ORDER BY number DESC LIMIT 1) AS latest_status \
+         FROM bots b JOIN users u ON u.id = b.owner_id LEFT JOIN bot_versions v ON v.id = b.current_version \
+         WHERE b.ladder_id = $1 ORDER BY b.id",
+    )
+    .bind(id)
+    .fetch_all(&s.pool)
+    .await?;
+    Ok(Json(Value::Array(
+        rows.iter()
+            .map(|r| {
+                json!({"id": r.get::<i64, _>("id"), "name": r.get::<String, _>("name"), "owner": r.get::<String, _>("owner"),
+                       "current_version": r.get::<Option<i32>, _>("current"), "language": r.get::<Option<String>, _>("language"),
+                       "latest_status": r.get::<Option<String>, _>("latest_status"),
+                       "disabled_reason": r.get::<Option<String>, _>("disabled_reason")})
+            })
+            .collect(),
+    )))
 }

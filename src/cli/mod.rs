@@ -1,5 +1,6 @@
 use clap::{Parser, Subcommand};
 
+mod client;
 mod languages;
 mod match_bench;
 mod match_cmd;
@@ -58,6 +59,17 @@ pub struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
+    /// Submit a bot to a server and follow its compile and first matches.
+    Submit(client::SubmitArgs),
+    /// A ladder's bots on a server.
+    Bots(client::LadderArg),
+    /// A ladder's leaderboard on a server.
+    Leaderboard(client::LadderArg),
+    /// Replays of a server's matches.
+    #[command(subcommand)]
+    Replay(client::ReplayCommand),
+    /// Your bot's stderr in a match on a server.
+    Logs(client::LogsArgs),
     /// The languages koth knows, their images, building and measuring them.
     Languages(languages::LanguagesArgs),
     /// Play one match on this machine, with the engine the ladder uses.
@@ -80,6 +92,11 @@ enum Command {
 pub fn run(cli: Cli) -> anyhow::Result<i32> {
     match cli.command {
         Command::Languages(args) => languages::run(args),
+        Command::Submit(args) => client::submit(args),
+        Command::Bots(args) => client::bots(args),
+        Command::Leaderboard(args) => client::leaderboard(args),
+        Command::Replay(cmd) => client::replay(cmd),
+        Command::Logs(args) => client::logs(args),
         Command::Match(args) => match_cmd::run(args),
         Command::MatchBench(args) => match_bench::run(args),
         Command::QueueBench(args) => queue_bench::run(args),

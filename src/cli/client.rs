@@ -1,0 +1,273 @@
+//! The command-line client of a koth server's HTTP API: `koth submit`,
+//! `koth bots`, `koth leaderboard`, `koth replay download`, `koth logs`.
+//!
+//! The server comes from `--server` (`KOTH_SERVER`, default
+//! `http://127.0.0.1:8080`), the token from `--token` (`KOTH_TOKEN`).
+//! Ladders are named by id or name.
+
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use anyhow::{bail, Context};
+use clap::{Args, Subcommand};
+use serde_json::Value;
+
+#[derive(Args, Clone)]
+pub struct ServerArgs {
+    /// The koth server.
+    #[arg(long, env = "KOTH_SERVER", default_value = "http://127.0.0.1:8080", global = true)]
+    server: String,
+    /// Your API token (from account creation; `koth up` writes the host's to <data-dir>/host-token).
+    #[arg(long, env = "KOTH_TOKEN", global = true, hide_env_values = true)]
+    token: Option<String>,
+}
+
+#[derive(Args)]
+pub struct SubmitArgs {
+    #[command(flatten)]
+    server: ServerArgs,
+    /// The ladder (id or name).
+    #[arg(long)]
+    ladder: String,
+    /// The bot's name on the ladder (a new bot, or a new version of yours).
+    #[arg(long)]
+    name: String,
+    /// Matches to follow after the compile (0: return once compiled).
+    #[arg(long, default_value_t = 3)]
+    watch: usize,
+    /// How long to follow at most.
+    #[arg(long, default_value = "300")]
+    timeout_secs: u64,
+    /// The bot: a source file or an archive (.tar, .tar.gz, .zip).
+    file: PathBuf,
+}
+
+#[derive(Args)]
+pub struct LadderArg {
+    #[command(flatten)]
+    server: ServerArgs,
+    /// The ladder (id or name).
+    ladder: String,
+    /// Print the server's JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Subcommand)]
+pub enum ReplayCommand {
+    /// Save a finished match's replay (JSON).
+    Download {
+        #[command(flatten)]
+        server: ServerArgs,
+        /// The match id.
+        r#match: i64,
+        /// Where to write it (default: match-<id>.json).
+        #[arg(short, long)]
+        output: Option<PathBuf>,
+    },
+}
+
+#[derive(Args)]
+pub struct LogsArgs {
+    #[command(flatten)]
+    server: ServerArgs,
+    /// The match id.
+    r#match: i64,
+    /// The seat (0-based) of your bot.
+    seat: i64,
+}
+
+struct Client {
+    base: String,
+    token: Option<String>,
+    agent: ureq::Agent,
+}
+
+impl Client {
+    fn new(a: &ServerArgs) -> Client {
+        Client {
+            base: a.server.trim_end_matches('/').to_owned(),
+            token: a.token.clone(),
+            agent: ureq::AgentBuilder::new().timeout(Duration::from_secs(60)).build(),
+        }
+    }
+
+    fn request(&self, method: &str, path: &str) -> ureq::Request {
+        let r = self.agent.request(method, &format!("{}{path}", self.base));
+        match &self.token {
+            Some(t) => r.set("Authorization", &format!("Bearer {}", t.trim())),
+            None => r,
+        }
+    }
+
+    /// The response body, or the server's error message.
+    fn finish(&self, r: Result<ureq::Response, ureq::Error>) -> anyhow::Result<ureq::Response> {
+        match r {
+            Ok(resp) => Ok(resp),
+            Err(ureq::Error::Status(code, resp)) => {
+                let text = resp.into_string().unwrap_or_default();
+                let msg = serde_json::from_str::<Value>(&text)
+                    .ok()
+                    .and_then(|v| v["error"].as_str().map(str::to_owned))
+                    .unwrap_or(text);
+                bail!("the server answered {code}: {msg}")
+            }
+            Err(e) => bail!("cannot reach {}: {e}", self.base),
+        }
+    }
+
+    fn get(&self, path: &str) -> anyhow::Result<Value> {
+        let resp = self.finish(self.request("GET", path).call())?;
+        resp.into_json().context("reading the server's answer")
+    }
+
+    /// A ladder's id from its id or name.
+    fn ladder_id(&self, ladder: &str) -> anyhow::Result<i64> {
+        let all = self.get("/api/ladders")?;
+        let list = all.as_array().cloned().unwrap_or_default();
+        list.iter()
+            .find(|l| l["name"].as_str() == Some(ladder) || l["id"].as_i64().map(|i| i.to_string()).as_deref() == Some(ladder))
+            .and_then(|l| l["id"].as_i64())
+            .ok_or_else(|| {
+                let names: Vec<&str> = list.iter().filter_map(|l| l["name"].as_str()).collect();
+                anyhow::anyhow!("no ladder {ladder:?} on {}; there are: {}", self.base, names.join(", "))
+            })
+    }
+}
+
+pub fn submit(a: SubmitArgs) -> anyhow::Result<i32> {
+    let c = Client::new(&a.server);
+    if c.token.is_none() {
+        bail!("submitting needs your token: --token or KOTH_TOKEN");
+    }
+    let ladder = c.ladder_id(&a.ladder)?;
+    let bytes = std::fs::read(&a.file).with_context(|| format!("reading {}", a.file.display()))?;
+    let file_name = a.file.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let path = format!("/api/ladders/{ladder}/bots/{}?file={}", a.name, file_name);
+    let resp = c.finish(c.request("POST", &path).set("Content-Type", "application/octet-stream").send_bytes(&bytes))?;
+    let made: Value = resp.into_json()?;
+    let (bot, version) = (made["bot"].as_i64().unwrap_or(0), made["version"].as_i64().unwrap_or(0));
+    eprintln!("submitted {} ({}, main file {}): bot {bot}, version {version}; compiling...", a.name, made["language"].as_str().unwrap_or("?"), made["main"].as_str().unwrap_or("?"));
+    let deadline = Instant::now() + Duration::from_secs(a.timeout_secs);
+    let started = Instant::now();
+    let status = loop {
+        let b = c.get(&format!("/api/bots/{bot}"))?;
+        let st = b["versions"]
+            .as_array()
+            .and_then(|vs| vs.iter().find(|v| v["id"].as_i64() == Some(version)))
+            .and_then(|v| v["status"].as_str())
+            .unwrap_or("pending")
+            .to_owned();
+        if st != "pending" {
+            break st;
+        }
+        if Instant::now() > deadline {
+            bail!("version {version} is still waiting for a runner after {} s", a.timeout_secs);
+        }
+        eprint!("\rcompiling... {:>4.0} s", started.elapsed().as_secs_f64());
+        std::thread::sleep(Duration::from_millis(500));
+    };
+    eprintln!();
+    if status == "failed" {
+        let log = c.get(&format!("/api/versions/{version}/log"))?;
+        eprintln!("compile failed:\n{}", log["log"].as_str().unwrap_or(""));
+        return Ok(1);
+    }
+    eprintln!("compiled in {:.1} s; it now plays on the ladder", started.elapsed().as_secs_f64());
+    if a.watch == 0 {
+        return Ok(0);
+    }
+    let mut shown = std::collections::HashSet::new();
+    while shown.len() < a.watch {
+        let ms = c.get(&format!("/api/bots/{bot}/matches"))?;
+        let mut finished: Vec<&Value> = ms.as_array().into_iter().flatten().filter(|m| m["state"] == "finished").collect();
+        finished.reverse();
+        for m in finished {
+            let id = m["match"].as_i64().unwrap_or(0);
+            if shown.len() < a.watch && shown.insert(id) {
+                println!(
+                    "match {id}: {} (rank {}, score {}){}",
+                    m["result"].as_str().unwrap_or("?"),
+                    m["rank"],
+                    m["score"],
+                    if m["rated"] == true { "" } else { ", unrated" }
+                );
+            }
+        }
+        if shown.len() >= a.watch {
+            break;
+        }
+        if Instant::now() > deadline {
+            eprintln!("{} of {} matches finished within {} s", shown.len(), a.watch, a.timeout_secs);
+            break;
+        }
+        eprint!("\rwaiting for matches: {}/{}", shown.len(), a.watch);
+        std::thread::sleep(Duration::from_millis(500));
+    }
+    Ok(0)
+}
+
+pub fn bots(a: LadderArg) -> anyhow::Result<i32> {
+    let c = Client::new(&a.server);
+    let id = c.ladder_id(&a.ladder)?;
+    let list = c.get(&format!("/api/ladders/{id}/bots"))?;
+    if a.json {
+        println!("{}", serde_json::to_string_pretty(&list)?);
+        return Ok(0);
+    }
+    println!("{:>5} {:<24} {:<14} {:<11} {:>8} {:<8} note", "id", "bot", "owner", "language", "version", "latest");
+    for b in list.as_array().into_iter().flatten() {
+        println!(
+            "{:>5} {:<24} {:<14} {:<11} {:>8} {:<8} {}",
+            b["id"],
+            b["name"].as_str().unwrap_or(""),
+            b["owner"].as_str().unwrap_or(""),
+            b["language"].as_str().unwrap_or("-"),
+            b["current_version"].as_i64().map(|v| v.to_string()).unwrap_or("-".into()),
+            b["latest_status"].as_str().unwrap_or("-"),
+            b["disabled_reason"].as_str().unwrap_or("")
+        );
+    }
+    Ok(0)
+}
+
+pub fn leaderboard(a: LadderArg) -> anyhow::Result<i32> {
+    let c = Client::new(&a.server);
+    let id = c.ladder_id(&a.ladder)?;
+    let lb = c.get(&format!("/api/ladders/{id}/leaderboard"))?;
+    if a.json {
+        println!("{}", serde_json::to_string_pretty(&lb)?);
+        return Ok(0);
+    }
+    let format = lb["format"].as_str().unwrap_or("");
+    println!("{} ({format})", a.ladder);
+    for r in lb["rows"].as_array().into_iter().flatten() {
+        let value = match format {
+            "rated" => format!("{:>7.2}  (mu {:.2}, sigma {:.2})", r["score"].as_f64().unwrap_or(0.0), r["mu"].as_f64().unwrap_or(0.0), r["sigma"].as_f64().unwrap_or(0.0)),
+            "round_robin" => format!("{:>7.2} points", r["points"].as_f64().unwrap_or(0.0)),
+            _ => format!("{:>6.1} (first {:.1}, second {:.1})", r["rating"].as_f64().unwrap_or(0.0), r["as_first"].as_f64().unwrap_or(0.0), r["as_second"].as_f64().unwrap_or(0.0)),
+        };
+        println!("{:>3}. {:<24} {value}  {} games", r["rank"], r["name"].as_str().unwrap_or("?"), r["games"]);
+    }
+    Ok(0)
+}
+
+pub fn replay(cmd: ReplayCommand) -> anyhow::Result<i32> {
+    let ReplayCommand::Download { server, r#match, output } = cmd;
+    let c = Client::new(&server);
+    let replay = c.get(&format!("/api/matches/{match}/replay"))?;
+    let path = output.unwrap_or_else(|| PathBuf::from(format!("match-{match}.json")));
+    std::fs::write(&path, serde_json::to_vec_pretty(&replay)?).with_context(|| format!("writing {}", path.display()))?;
+    println!("{}", path.display());
+    Ok(0)
+}
+
+pub fn logs(a: LogsArgs) -> anyhow::Result<i32> {
+    let c = Client::new(&a.server);
+    if c.token.is_none() {
+        bail!("a bot's stderr is its owner's: --token or KOTH_TOKEN");
+    }
+    let v = c.get(&format!("/api/matches/{}/stderr/{}", a.r#match, a.seat))?;
+    print!("{}", v["stderr"].as_str().unwrap_or(""));
+    Ok(0)
+}
