@@ -1,5 +1,6 @@
 use clap::{Parser, Subcommand};
 
+mod api_bench;
 mod client;
 mod languages;
 mod match_bench;
@@ -59,6 +60,8 @@ pub struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
+    /// Load test on loopback: readers and submitters against the whole service, latencies printed.
+    ApiBench(api_bench::ApiBenchArgs),
     /// Submit a bot to a server and follow its compile and first matches.
     Submit(client::SubmitArgs),
     /// A ladder's bots on a server.
@@ -92,6 +95,7 @@ enum Command {
 pub fn run(cli: Cli) -> anyhow::Result<i32> {
     match cli.command {
         Command::Languages(args) => languages::run(args),
+        Command::ApiBench(args) => api_bench::run(args),
         Command::Submit(args) => client::submit(args),
         Command::Bots(args) => client::bots(args),
         Command::Leaderboard(args) => client::leaderboard(args),

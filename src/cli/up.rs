@@ -65,7 +65,7 @@ pub fn run(a: UpArgs) -> anyhow::Result<i32> {
 async fn serve(a: &UpArgs, url: &str) -> anyhow::Result<i32> {
     let pool = koth_scheduler::db::connect_and_migrate(url, a.runners + 8).await.map_err(|e| anyhow::anyhow!(e))?;
     if !a.no_examples {
-        seed(&pool, a).await?;
+        seed(&pool, &a.data_dir).await?;
     }
     let stop = super::service::shutdown_signal();
     let mut tasks = Vec::new();
@@ -125,13 +125,13 @@ async fn serve(a: &UpArgs, url: &str) -> anyhow::Result<i32> {
 /// First start: a ladder per game in its seed's format, and the example
 /// bots (enough copies to fill the game's seats), owned by the `host`
 /// account whose token is written to `<data-dir>/host-token`.
-async fn seed(pool: &PgPool, a: &UpArgs) -> anyhow::Result<()> {
+pub(super) async fn seed(pool: &PgPool, data_dir: &std::path::Path) -> anyhow::Result<()> {
     let ladders: i64 = sqlx::query_scalar("SELECT count(*) FROM ladders").fetch_one(pool).await?;
     if ladders > 0 {
         return Ok(());
     }
     let (host, token) = koth_scheduler::api::create_account(pool, "host", true).await?;
-    let token_file = a.data_dir.join("host-token");
+    let token_file = data_dir.join("host-token");
     {
         use std::io::Write;
         use std::os::unix::fs::OpenOptionsExt;
