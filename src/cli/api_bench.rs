@@ -32,6 +32,9 @@ pub struct ApiBenchArgs {
     store: super::BotStoreArgs,
 }
 
+/// (request kind, latency in ms, succeeded) of every request.
+type Samples = Arc<Mutex<Vec<(&'static str, f64, bool)>>>;
+
 fn pct(sorted: &[f64], p: f64) -> f64 {
     if sorted.is_empty() {
         return f64::NAN;
@@ -81,7 +84,7 @@ pub fn run(a: ApiBenchArgs) -> anyhow::Result<i32> {
     let source = include_bytes!("../../bots/target/drifter.py");
     let finished_before = finished(&rt, &pool)?;
 
-    let samples: Arc<Mutex<Vec<(&'static str, f64, bool)>>> = Arc::new(Mutex::new(Vec::new()));
+    let samples: Samples = Arc::new(Mutex::new(Vec::new()));
     let done = Arc::new(AtomicBool::new(false));
     let mut threads = Vec::new();
     for r in 0..a.readers {
