@@ -179,7 +179,16 @@ impl Sandbox {
         let hierarchy = <dyn Hierarchy>::detect()?;
         let slot = slots::acquire(&config.runtime_dir, config.uid_base, config.slots)?;
         static SERIAL: AtomicU64 = AtomicU64::new(0);
-        let id = format!("koth-{}-{}-{}", std::process::id(), slot.index, SERIAL.fetch_add(1, Ordering::Relaxed));
+        // Named after this supervisor as seen from its PID namespace, so that
+        // supervisors in different containers sharing a cgroup tree never
+        // collide, and a sweep only judges its own namespace's supervisors.
+        let id = format!(
+            "koth-{}-{}-{}-{}",
+            crate::cgroup::pid_namespace(),
+            std::process::id(),
+            slot.index,
+            SERIAL.fetch_add(1, Ordering::Relaxed)
+        );
         let cgroup = hierarchy.create(&id, &config.limits)?;
         let scratch_dir = config.runtime_dir.join("boxes").join(&id);
         let built = (|| {

@@ -284,9 +284,18 @@ pub(crate) fn wait_until(limit: Duration, what: &str, mut done: impl FnMut() -> 
     }
 }
 
+/// The inode of this process's PID namespace: part of every box's group
+/// name (`koth-<pidns>-<pid>-<slot>-<n>`).
+pub fn pid_namespace() -> u64 {
+    use std::os::unix::fs::MetadataExt;
+    static NS: OnceLock<u64> = OnceLock::new();
+    *NS.get_or_init(|| fs::metadata("/proc/self/ns/pid").map(|m| m.ino()).unwrap_or(0))
+}
+
 /// Remove the groups that supervisors which died without tearing down
-/// (SIGKILL, OOM, power cut) left under `parents`: `koth-<pid>-...` whose
-/// process is gone. Their programs got SIGKILL when their holders died, but
+/// (SIGKILL, OOM, power cut) left under `parents`: `koth-<pidns>-<pid>-...`
+/// of this PID namespace whose process is gone (groups of other namespaces,
+/// e.g. other containers' runners, are never touched). Their programs got SIGKILL when their holders died, but
 /// on cgroup v1 a frozen program cannot act on it until thawed: thaw, kill
 /// what is left, then remove the directories. Runs once per set of parents
 /// per process; a group that will not go is left for the next sweep.
@@ -306,10 +315,14 @@ pub(crate) fn sweep_stale(parents: &[PathBuf]) {
         .flat_map(|rd| rd.flatten())
         .filter(|e| {
             let name = e.file_name();
-            let pid = name.to_str().and_then(|n| n.strip_prefix("koth-")).and_then(|r| r.split('-').next());
-            match pid.and_then(|p| p.parse::<u32>().ok()) {
-                Some(pid) => pid != std::process::id() && !Path::new(&format!("/proc/{pid}")).exists(),
-                None => false,
+            let mut parts = name.to_str().and_then(|n| n.strip_prefix("koth-")).map(|r| r.split('-')).into_iter().flatten();
+            let ns = parts.next().and_then(|p| p.parse::<u64>().ok());
+            let pid = parts.next().and_then(|p| p.parse::<u32>().ok());
+            match (ns, pid) {
+                (Some(ns), Some(pid)) if ns == pid_namespace() => {
+                    pid != std::process::id() && !Path::new(&format!("/proc/{pid}")).exists()
+                }
+                _ => false,
             }
         })
         .map(|e| e.path())
