@@ -77,6 +77,10 @@ enum JobResult {
 
 /// Run a worker loop until `shutdown` turns true.
 pub async fn run(pool: PgPool, cfg: WorkerConfig, mut shutdown: watch::Receiver<bool>) -> WorkerStats {
+    // Boxes of a runner that died here (SIGKILL skips teardown) go first.
+    if let Err(e) = tokio::task::spawn_blocking(koth_sandbox::cgroup::sweep_stale_groups).await.unwrap_or(Ok(())) {
+        tracing::warn!(worker = %cfg.name, "sweeping stale box groups failed: {e}");
+    }
     let queue = Queue::new(pool.clone());
     let cfg = Arc::new(cfg);
     let mut stats = WorkerStats::default();

@@ -73,6 +73,16 @@ pub trait Hierarchy: Send + Sync {
     fn version(&self) -> Version;
     /// Create an empty cgroup named `name` with the given limits.
     fn create(&self, name: &str, limits: &Limits) -> Result<Box<dyn Group>>;
+    /// The folders box groups are created in.
+    fn parents(&self) -> Vec<PathBuf>;
+}
+
+/// Sweep now the groups left by dead supervisors of this PID namespace
+/// (see [`sweep_stale`]): what a runner does when it starts.
+pub fn sweep_stale_groups() -> Result<()> {
+    let h = <dyn Hierarchy>::detect()?;
+    sweep_stale(&h.parents(), true);
+    Ok(())
 }
 
 impl dyn Hierarchy {
@@ -292,22 +302,29 @@ pub fn pid_namespace() -> u64 {
     *NS.get_or_init(|| fs::metadata("/proc/self/ns/pid").map(|m| m.ino()).unwrap_or(0))
 }
 
+/// How often box creation sweeps (see [`sweep_stale`]).
+pub const SWEEP_EVERY: Duration = Duration::from_secs(10);
+
 /// Remove the groups that supervisors which died without tearing down
 /// (SIGKILL, OOM, power cut) left under `parents`: `koth-<pidns>-<pid>-...`
 /// of this PID namespace whose process is gone (groups of other namespaces,
-/// e.g. other containers' runners, are never touched). Their programs got SIGKILL when their holders died, but
-/// on cgroup v1 a frozen program cannot act on it until thawed: thaw, kill
-/// what is left, then remove the directories. Runs once per set of parents
-/// per process; a group that will not go is left for the next sweep.
-pub(crate) fn sweep_stale(parents: &[PathBuf]) {
-    use std::collections::HashSet;
+/// e.g. other containers' runners, are never touched). Their programs got
+/// SIGKILL when their holders died, but on cgroup v1 a frozen program cannot
+/// act on it until thawed: thaw, kill what is left, then remove the
+/// directories. Box creation calls it at most every [`SWEEP_EVERY`]; `force`
+/// sweeps now (a runner starting). A group that will not go is left for the
+/// next sweep.
+pub(crate) fn sweep_stale(parents: &[PathBuf], force: bool) {
+    use std::collections::HashMap;
     use std::sync::Mutex;
-    static SWEPT: Mutex<Option<HashSet<Vec<PathBuf>>>> = Mutex::new(None);
+    static SWEPT: Mutex<Option<HashMap<Vec<PathBuf>, Instant>>> = Mutex::new(None);
     {
         let mut swept = SWEPT.lock().unwrap_or_else(|e| e.into_inner());
-        if !swept.get_or_insert_with(HashSet::new).insert(parents.to_vec()) {
+        let last = swept.get_or_insert_with(HashMap::new);
+        if !force && last.get(parents).is_some_and(|t| t.elapsed() < SWEEP_EVERY) {
             return;
         }
+        last.insert(parents.to_vec(), Instant::now());
     }
     let stale: Vec<PathBuf> = parents
         .iter()

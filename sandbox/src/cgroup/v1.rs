@@ -52,8 +52,12 @@ impl Hierarchy for V1 {
         Version::V1
     }
 
+    fn parents(&self) -> Vec<PathBuf> {
+        self.parents.to_vec()
+    }
+
     fn create(&self, name: &str, limits: &Limits) -> Result<Box<dyn Group>> {
-        super::sweep_stale(&self.parents);
+        super::sweep_stale(&self.parents, false);
         let dirs: Vec<PathBuf> = self.parents.iter().map(|p| p.join(name)).collect();
         let mut created: Vec<PathBuf> = Vec::new();
         let result = (|| {

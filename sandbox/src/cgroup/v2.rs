@@ -89,8 +89,12 @@ impl Hierarchy for V2 {
         Version::V2
     }
 
+    fn parents(&self) -> Vec<PathBuf> {
+        vec![self.parent.clone()]
+    }
+
     fn create(&self, name: &str, limits: &Limits) -> Result<Box<dyn Group>> {
-        super::sweep_stale(std::slice::from_ref(&self.parent));
+        super::sweep_stale(std::slice::from_ref(&self.parent), false);
         let dir = self.parent.join(name);
         fs::create_dir(&dir).map_err(|e| Error::os(format!("creating cgroup {}", dir.display()), e))?;
         let result = (|| {
