@@ -170,13 +170,8 @@ async fn drain(pool: &PgPool, within: Duration) {
         sqlx::query("UPDATE jobs SET run_after = now() WHERE state = 'available'").execute(pool).await.unwrap();
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
-    // Matches whose job failed for good are marked so by the scheduler's tick.
-    sqlx::query(
-        "UPDATE matches m SET state = 'failed', error = j.last_error FROM jobs j WHERE j.id = m.job_id AND j.state = 'failed' AND m.state = 'queued'",
-    )
-    .execute(pool)
-    .await
-    .unwrap();
+    // What the (stopped) scheduler's tick would do for jobs that failed for good.
+    koth_scheduler::ladder::mark_failed_matches(pool).await.unwrap();
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -371,16 +371,23 @@ async fn may_see(pool: &PgPool, who: Caller, bot: i64) -> ApiResult<bool> {
     Ok(owner == Some(who.id))
 }
 
-async fn version_log(State(s): State<AppState>, Path(id): Path<i64>, headers: HeaderMap) -> ApiResult<Json<Value>> {
-    let who = require_caller(&s.pool, &headers).await?;
-    let v = sqlx::query("SELECT bot_id, status, compile_log FROM bot_versions WHERE id = $1")
+/// A version's row, for its bot's owner (or a host) only; `what` names
+/// what is refused to others.
+async fn owned_version(s: &AppState, headers: &HeaderMap, id: i64, what: &str) -> ApiResult<sqlx::postgres::PgRow> {
+    let who = require_caller(&s.pool, headers).await?;
+    let v = sqlx::query("SELECT bot_id, status, compile_log, source FROM bot_versions WHERE id = $1")
         .bind(id)
         .fetch_optional(&s.pool)
         .await?
         .ok_or_else(|| not_found(&format!("version {id}")))?;
     if !may_see(&s.pool, who, v.get("bot_id")).await? {
-        return Err(forbidden("only the bot's owner can read its compile log"));
+        return Err(forbidden(&format!("only the bot's owner can read its {what}")));
     }
+    Ok(v)
+}
+
+async fn version_log(State(s): State<AppState>, Path(id): Path<i64>, headers: HeaderMap) -> ApiResult<Json<Value>> {
+    let v = owned_version(&s, &headers, id, "compile log").await?;
     Ok(Json(json!({"version": id, "status": v.get::<String, _>("status"), "log": v.get::<Option<String>, _>("compile_log")})))
 }
 
@@ -584,15 +591,7 @@ async fn bot_matches(State(s): State<AppState>, Path(id): Path<i64>) -> ApiResul
 }
 
 async fn version_source(State(s): State<AppState>, Path(id): Path<i64>, headers: HeaderMap) -> ApiResult<Response> {
-    let who = require_caller(&s.pool, &headers).await?;
-    let v = sqlx::query("SELECT bot_id, source FROM bot_versions WHERE id = $1")
-        .bind(id)
-        .fetch_optional(&s.pool)
-        .await?
-        .ok_or_else(|| not_found(&format!("version {id}")))?;
-    if !may_see(&s.pool, who, v.get("bot_id")).await? {
-        return Err(forbidden("only the bot's owner can read its source"));
-    }
+    let v = owned_version(&s, &headers, id, "source").await?;
     let tar: Vec<u8> = v.get("source");
     Ok((
         [

@@ -90,8 +90,9 @@ pub async fn tick<R: Rng>(pool: &PgPool, queue: &Queue, rng: &mut R) -> Result<T
     Ok(Tick { rescued, failed, created })
 }
 
-/// Matches whose job failed for good are marked failed (with the job's error).
-async fn mark_failed_matches(pool: &PgPool) -> Result<(), sqlx::Error> {
+/// Matches whose job failed for good (e.g. its lease expired once too
+/// often) are marked failed, with the job's error.
+pub async fn mark_failed_matches(pool: &PgPool) -> Result<(), sqlx::Error> {
     sqlx::query(
         "UPDATE matches m SET state = 'failed', error = j.last_error, finished_at = now() \
          FROM jobs j WHERE j.id = m.job_id AND j.state = 'failed' AND m.state = 'queued'",

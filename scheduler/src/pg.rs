@@ -6,7 +6,9 @@
 //! `/usr/lib/postgresql/<major>/bin`, else next to `pg_ctl` on `PATH`.
 //! PostgreSQL refuses to run as root; when koth is root the server runs as
 //! the `postgres` user (Debian's packages create it) and the data folder
-//! belongs to that user. It listens on 127.0.0.1 only, with `trust`
+//! belongs to that user. So that this user can reach the data folder, every
+//! parent folder lacking it gets the search bit for others (`o+x`: enter,
+//! not list nor read); keep data folders out of places where that matters. It listens on 127.0.0.1 only, with `trust`
 //! authentication for the `koth` role: the data folder and the loopback port
 //! are the boundary, so do not point it at a shared machine's public port.
 

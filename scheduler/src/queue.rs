@@ -219,6 +219,8 @@ impl Queue {
     /// or fail it when its attempts are spent. Returns (retried, failed).
     /// Safe to run from any number of processes at once.
     pub async fn rescue_expired(&self) -> Result<(u64, u64), QueueError> {
+        // The delay is [`backoff`] written in SQL (one statement for every
+        // expired job): 2^attempt seconds, at most 300.
         let rows = sqlx::query(
             "UPDATE jobs SET \
                 state = CASE WHEN attempt >= max_attempts THEN 'failed' ELSE 'available' END, \
