@@ -2,7 +2,6 @@
 //! accounts and tokens, submissions, who may read what, bad input.
 
 use std::path::PathBuf;
-use std::sync::Arc;
 
 use axum::body::Body;
 use axum::http::{Request, StatusCode};
@@ -37,7 +36,7 @@ async fn accounts_submissions_and_who_may_read_what() {
     let pool = koth_scheduler::db::connect_and_migrate(&pg.url(), 4).await.unwrap();
     let (format, settings) = store::default_format(koth_games::GameKind::Target);
     let ladder = store::create_ladder(&pool, "target", koth_games::GameKind::Target, format, &settings).await.unwrap();
-    let api = Api(koth_scheduler::api::router(pool.clone(), Arc::new(koth_runner::worker::check_upload)));
+    let api = Api(koth_scheduler::api::router(pool.clone(), koth_runner::worker::uploads()));
     let (_, host_token) = koth_scheduler::api::create_account(&pool, "host", true).await.unwrap();
 
     // Accounts.
@@ -113,7 +112,9 @@ async fn accounts_submissions_and_who_may_read_what() {
     let outcome = koth_scheduler::results::MatchOutcome {
         engine: "test".into(),
         turns: 3,
-        replay: json!({"turns": []}),
+        // Three turns of Target with both bots staying: a replay the viewer can draw.
+        replay: json!({"game": "target", "seed": 5, "seats": [{}, {}], "cut_short": true,
+                       "turns": vec![json!({"answers": [{"seat": 0, "answer": "2"}, {"seat": 1, "answer": "2"}]}); 3]}),
         seats: (0..2)
             .map(|i| koth_scheduler::results::SeatOutcome {
                 seat: i,
@@ -122,6 +123,7 @@ async fn accounts_submissions_and_who_may_read_what() {
                 result: "tie".into(),
                 status: json!({"kind": "ok"}),
                 stderr: format!("secret of seat {i}"),
+                stderr_turns: vec![(1, 7)],
             })
             .collect(),
     };
@@ -130,13 +132,57 @@ async fn accounts_submissions_and_who_may_read_what() {
     assert_eq!(st, StatusCode::OK);
     assert_eq!(info["seats"][0]["name"], "drift");
     assert!(!info.to_string().contains("secret"), "match info carries no stderr");
-    assert_eq!(api.call("GET", &format!("/api/matches/{m}/replay"), None, Vec::new()).await.1, json!({"turns": []}));
+    assert_eq!(api.call("GET", &format!("/api/matches/{m}/replay"), None, Vec::new()).await.1["seed"], 5);
+    assert_eq!(info["seats"][1]["owner"], "host");
+    assert_eq!((info["game"].as_str(), info["ladder_name"].as_str()), (Some("target"), Some("target")));
+    // Frames: the replay played again through the rules, for anyone.
+    let (st, f) = api.call("GET", &format!("/api/matches/{m}/frames"), None, Vec::new()).await;
+    assert_eq!(st, StatusCode::OK, "{f}");
+    assert_eq!((f["width"].as_u64(), f["frames"].as_array().map(Vec::len)), (Some(32), Some(4)), "{f}");
+    assert_eq!(f["frames"][0]["cells"].as_str().map(str::len), Some(1024));
+    assert!(f["legend"].as_array().unwrap().iter().any(|e| e["name"] == "wall"));
     let seat0 = format!("/api/matches/{m}/stderr/0");
     assert_eq!(api.call("GET", &seat0, Some(&bob), Vec::new()).await.0, StatusCode::FORBIDDEN);
     let (st, e) = api.call("GET", &seat0, Some(&alice), Vec::new()).await;
     assert_eq!((st, e["stderr"].as_str()), (StatusCode::OK, Some("secret of seat 0")));
+    // And by turn, for the viewer: turn 1 wrote "secret ", the rest came after.
+    assert_eq!(e["turns"], json!([{"turn": 1, "text": "secret "}, {"turn": null, "text": "of seat 0"}]));
     assert_eq!(api.call("GET", &format!("/api/matches/{m}/stderr/1"), Some(&alice), Vec::new()).await.0, StatusCode::FORBIDDEN);
     assert_eq!(api.call("GET", "/api/matches/424242", None, Vec::new()).await.0, StatusCode::NOT_FOUND);
+    assert_eq!(api.call("GET", "/api/matches/424242/frames", None, Vec::new()).await.0, StatusCode::NOT_FOUND);
+
+    // Head to head: the two bots tied once; the ladder's matches list both seats.
+    let (_, h2h) = api.call("GET", &format!("/api/bots/{bot}/head-to-head"), None, Vec::new()).await;
+    assert_eq!(h2h, json!([{"bot": other, "name": "other", "played": 1, "won": 0, "lost": 0, "tied": 1}]));
+    let (_, lm) = api.call("GET", &format!("/api/ladders/{ladder}/matches"), None, Vec::new()).await;
+    assert_eq!((lm[0]["match"].as_i64(), lm[0]["seats"][1]["name"].as_str()), (Some(m), Some("other")), "{lm}");
+    assert_eq!(api.call("GET", "/api/ladders/999/matches", None, Vec::new()).await.0, StatusCode::NOT_FOUND);
+    assert_eq!(api.call("GET", "/api/bots/999/head-to-head", None, Vec::new()).await.0, StatusCode::NOT_FOUND);
+
+    // A replay that does not fit the rules is refused with the reason, and an
+    // unfinished match has no frames yet.
+    sqlx::query("UPDATE matches SET replay = '{\"game\": \"snake\", \"seed\": 1, \"seats\": [{}], \"turns\": []}' WHERE id = $1")
+        .bind(m)
+        .execute(&pool)
+        .await
+        .unwrap();
+    let (st, err) = api.call("GET", &format!("/api/matches/{m}/frames"), None, Vec::new()).await;
+    assert_eq!(st, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(err["error"].as_str().unwrap().contains("exactly 2 bots"), "{err}");
+    let queued = store::create_match(&mut conn, ladder, &[bot, other], 2, true, 0).await.unwrap();
+    assert_eq!(api.call("GET", &format!("/api/matches/{queued}/frames"), None, Vec::new()).await.0, StatusCode::CONFLICT);
+
+    // Who am I; what can be played, in what.
+    assert_eq!(api.call("GET", "/api/me", None, Vec::new()).await.0, StatusCode::UNAUTHORIZED);
+    let (_, me) = api.call("GET", "/api/me", Some(&alice), Vec::new()).await;
+    assert_eq!((me["name"].as_str(), me["is_host"].as_bool()), (Some("alice"), Some(false)));
+    assert_eq!(api.call("GET", "/api/me", Some("not-a-token"), Vec::new()).await.0, StatusCode::UNAUTHORIZED);
+    let (_, games) = api.call("GET", "/api/games", None, Vec::new()).await;
+    assert_eq!(games.as_array().map(Vec::len), Some(5));
+    assert_eq!(games[4]["name"], "snake");
+    assert_eq!(games[4]["time"]["per_move"], 200);
+    let (_, langs) = api.call("GET", "/api/languages", None, Vec::new()).await;
+    assert!(langs.as_array().unwrap().iter().any(|l| l["name"] == "python" && l["extensions"][0] == "py"), "{langs}");
 
     // Leaderboard, ladders, health, metrics, unknown paths.
     let (st, lb) = api.call("GET", &format!("/api/ladders/{ladder}/leaderboard"), None, Vec::new()).await;
@@ -157,7 +203,7 @@ async fn accounts_submissions_and_who_may_read_what() {
 async fn host_endpoints_challenges_history_sources_and_the_openapi_document() {
     let Some(pg) = postgres("api-host") else { return };
     let pool = koth_scheduler::db::connect_and_migrate(&pg.url(), 4).await.unwrap();
-    let api = Api(koth_scheduler::api::router(pool.clone(), Arc::new(koth_runner::worker::check_upload)));
+    let api = Api(koth_scheduler::api::router(pool.clone(), koth_runner::worker::uploads()));
     let (_, host) = koth_scheduler::api::create_account(&pool, "host", true).await.unwrap();
     let (_, alice) = koth_scheduler::api::create_account(&pool, "alice", false).await.unwrap();
     let (_, bob) = koth_scheduler::api::create_account(&pool, "bob", false).await.unwrap();
@@ -241,4 +287,57 @@ async fn host_endpoints_challenges_history_sources_and_the_openapi_document() {
         let (_, body) = api.call(&method.to_uppercase(), &concrete, None, vec![]).await;
         assert!(!body.to_string().contains("no such endpoint"), "{method} {path} is in the document but not served");
     }
+}
+
+/// The pages are shells filled by app.js from the API; they carry a strict
+/// Content-Security-Policy; unknown paths get a page, unknown API paths JSON.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn pages_assets_and_security_headers() {
+    let Some(pg) = postgres("api-pages") else { return };
+    let pool = koth_scheduler::db::connect_and_migrate(&pg.url(), 4).await.unwrap();
+    let app = koth_scheduler::api::router(pool.clone(), koth_runner::worker::uploads());
+    let get = |uri: &str| {
+        let app = app.clone();
+        let uri = uri.to_owned();
+        async move {
+            let resp = app.oneshot(Request::builder().uri(&uri).body(Body::empty()).unwrap()).await.unwrap();
+            let (parts, body) = resp.into_parts();
+            let body = String::from_utf8(axum::body::to_bytes(body, usize::MAX).await.unwrap().to_vec()).unwrap();
+            (parts.status, parts.headers, body)
+        }
+    };
+    for (uri, kind) in [("/", "home"), ("/ladders/1", "ladder"), ("/bots/3", "bot"), ("/matches/9", "match"), ("/submit", "submit")] {
+        let (st, headers, body) = get(uri).await;
+        assert_eq!(st, StatusCode::OK, "{uri}");
+        assert!(body.contains(&format!("data-page=\"{kind}\"")), "{uri}: {body}");
+        assert!(body.contains("/static/app.js"), "{uri}");
+        let csp = headers["content-security-policy"].to_str().unwrap();
+        assert!(csp.contains("script-src 'self'") && !csp.contains("unsafe-inline"), "{csp}");
+        assert_eq!(headers["x-content-type-options"], "nosniff");
+    }
+    let (st, _, body) = get("/games/snake").await;
+    assert_eq!(st, StatusCode::OK);
+    assert!(body.contains("127.0.0.1:4040") && body.contains("<table") || body.contains("<p>"), "the protocol, as HTML");
+    let (st, _, body) = get("/games").await;
+    assert_eq!(st, StatusCode::OK);
+    assert!(body.contains("href=\"/games/linkage\""), "{body}");
+    let (st, _, body) = get("/games/chess").await;
+    assert_eq!(st, StatusCode::NOT_FOUND);
+    assert!(body.contains("no game called \"chess\""), "{body}");
+    let (st, _, body) = get("/no/such/page").await;
+    assert_eq!(st, StatusCode::NOT_FOUND);
+    assert!(body.contains("<h1>Not found</h1>"));
+    let (st, headers, body) = get("/api/no/such").await;
+    assert_eq!(st, StatusCode::NOT_FOUND);
+    assert_eq!(headers["content-type"], "application/json");
+    assert!(body.contains("openapi.json"));
+    let (st, headers, body) = get("/static/app.js").await;
+    assert_eq!((st, headers["content-type"].to_str().unwrap()), (StatusCode::OK, "text/javascript; charset=utf-8"));
+    assert!(body.contains("textContent"), "app.js");
+    // An id that is not a number is the client's fault, not a crash.
+    assert_eq!(get("/bots/abc").await.0, StatusCode::BAD_REQUEST);
+    // Requests are counted by route pattern, not by path.
+    let (_, _, metrics) = get("/metrics").await;
+    assert!(metrics.contains("koth_http_requests_total{method=\"GET\",route=\"/bots/{id}\",status=\"200\"} 1"), "{metrics}");
+    assert!(metrics.contains("koth_http_request_seconds_bucket"), "{metrics}");
 }

@@ -35,6 +35,7 @@ use rand::Rng;
 use rand_chacha::ChaCha8Rng;
 use serde_json::json;
 
+use crate::view::{self, Legend, LegendEntry, Mark, View};
 use crate::{parse_coordinates, results_by_score, Judgement, Referee, Reply, Request, Seat, SeatResult, Step, Verdict};
 
 pub const SIZE: usize = 32;
@@ -56,6 +57,8 @@ pub struct Flit {
     outbox: Vec<String>,
     started: bool,
     initial: Vec<(usize, usize, u8)>,
+    /// The last turn's move, for the view: seat and `x0 y0 x1 y1`.
+    last_move: Option<(Seat, [usize; 4])>,
 }
 
 fn idx(x: usize, y: usize) -> usize {
@@ -79,6 +82,7 @@ impl Flit {
             outbox: Vec::new(),
             started: false,
             initial: Vec::new(),
+            last_move: None,
         };
         for _round in 0..2 {
             for colour in 1..=4u8 {
@@ -216,10 +220,12 @@ impl Referee for Flit {
         let colour = seat as u8 + 1;
         let reply = replies.into_iter().find(|(s, _)| *s == seat).map(|(_, r)| r).unwrap_or(Reply::Gone);
         let mut events = Vec::new();
+        self.last_move = None;
         let (verdict, moved) = match reply {
             Reply::Answer(text) => match self.judge(colour, &text) {
                 Ok(Some(v)) => {
                     let changes = self.play(colour, v);
+                    self.last_move = Some((seat, v));
                     for &(x, y, c) in &changes {
                         self.outbox.push(format!("{x} {y} {c}"));
                     }
@@ -255,6 +261,31 @@ impl Referee for Flit {
 
     fn initial_state(&self) -> serde_json::Value {
         json!({"size": SIZE, "pieces": self.initial})
+    }
+
+    fn view(&self) -> View {
+        let mut v = View::grid(SIZE, SIZE);
+        for (cell, &c) in v.cells.iter_mut().zip(&self.board) {
+            *cell = match c {
+                0 => view::EMPTY,
+                NEUTRAL => b'n',
+                c => view::seat_code(c as usize - 1),
+            };
+        }
+        if let Some((seat, [x0, y0, x1, y1])) = self.last_move {
+            v.marks.push(Mark { cell: idx(x0, y0), seat: Some(seat), label: "from" });
+            v.marks.push(Mark { cell: idx(x1, y1), seat: Some(seat), label: "moved" });
+        }
+        let p = self.pieces();
+        v.caption = format!("turn {}: pieces {} {} {} {}", self.turn, p[0], p[1], p[2], p[3]);
+        if let Some(why) = self.ended {
+            v.caption.push_str(&format!("; over: {why}"));
+        }
+        v
+    }
+
+    fn legend(&self) -> Legend {
+        vec![LegendEntry { code: 'n', name: "neutral piece", colour: "#9a9a9a" }]
     }
 }
 

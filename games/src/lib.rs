@@ -19,6 +19,8 @@ pub mod linkage;
 pub mod slime;
 pub mod snake;
 pub mod target;
+pub mod replay;
+pub mod view;
 
 use std::time::Duration;
 
@@ -116,6 +118,13 @@ pub trait Referee: Send {
     }
     /// The state a replay starts from (board, positions, ...).
     fn initial_state(&self) -> serde_json::Value;
+    /// A picture of the game now, for replay viewers (see [`view`]).
+    fn view(&self) -> view::View;
+    /// The game's own cell codes in its [`view`](Referee::view), beyond
+    /// empty cells and the seats' codes.
+    fn legend(&self) -> view::Legend {
+        Vec::new()
+    }
 }
 
 /// What a game's seed says about time.

@@ -22,6 +22,7 @@
 
 use serde_json::json;
 
+use crate::view::{Legend, LegendEntry, Mark, View};
 use crate::{Judgement, MatchResult, Referee, Reply, Request, Seat, SeatResult, Step, Verdict};
 
 pub const SIZE: usize = 7;
@@ -272,6 +273,52 @@ impl Referee for Linkage {
 
     fn initial_state(&self) -> serde_json::Value {
         json!({"size": SIZE, "rows": self.rows(), "left": self.left})
+    }
+
+    /// Dominoes in their colours; each player's last domino is marked in
+    /// that player's colour (the cells next to it are where the other may
+    /// not play).
+    fn view(&self) -> View {
+        let mut v = View::grid(SIZE, SIZE);
+        for (r, row) in self.board.iter().enumerate() {
+            for (c, cell) in row.iter().enumerate() {
+                v.cells[r * SIZE + c] = match cell {
+                    Some(k) => COLOURS[*k] as u8,
+                    None if (c, r) == CENTRE => b'X',
+                    None => b'.',
+                };
+            }
+        }
+        for (seat, last) in self.last.iter().enumerate() {
+            if let Some((_, cells)) = last {
+                for &(c, r) in cells {
+                    v.marks.push(Mark { cell: r * SIZE + c, seat: Some(seat), label: "last" });
+                }
+            }
+        }
+        let l = self.left;
+        v.caption = format!(
+            "{} groups (More wins with {GROUPS_FOR_MORE} or more); left R{} B{} G{} Y{}",
+            self.groups(),
+            l[0],
+            l[1],
+            l[2],
+            l[3]
+        );
+        if let Some(s) = self.forfeit {
+            v.caption.push_str(&format!("; {} forfeited", if s == 0 { "More" } else { "Fewer" }));
+        }
+        v
+    }
+
+    fn legend(&self) -> Legend {
+        vec![
+            LegendEntry { code: 'R', name: "red domino", colour: "#d9412b" },
+            LegendEntry { code: 'B', name: "blue domino", colour: "#2b6cd9" },
+            LegendEntry { code: 'G', name: "green domino", colour: "#2e9e44" },
+            LegendEntry { code: 'Y', name: "yellow domino", colour: "#e3c21c" },
+            LegendEntry { code: 'X', name: "blocked centre", colour: "#333333" },
+        ]
     }
 }
 

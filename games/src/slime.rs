@@ -24,6 +24,7 @@
 
 use serde_json::json;
 
+use crate::view::{self, Mark, View};
 use crate::{parse_coordinates, results_by_score, Judgement, Referee, Reply, Request, Seat, SeatResult, Step, Verdict};
 
 pub const SIZE: usize = 8;
@@ -34,6 +35,8 @@ pub struct Slime {
     /// 0 empty, 1..=4 players.
     board: Vec<u8>,
     turn: u32,
+    /// The last turn's move, for the view: seat and `r0 c0 r1 c1`.
+    last_move: Option<(Seat, [usize; 4])>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -50,7 +53,7 @@ impl Slime {
         for (p, (r, c)) in [(0, 0), (0, last), (last, 0), (last, last)].into_iter().enumerate() {
             board[r * size + c] = p as u8 + 1;
         }
-        Slime { size, board, turn: 0 }
+        Slime { size, board, turn: 0, last_move: None }
     }
 
     /// A board from rows of `.1234` (for tests and replays).
@@ -60,7 +63,7 @@ impl Slime {
             .iter()
             .flat_map(|r| r.bytes().map(|b| if b == b'.' { 0 } else { b - b'0' }))
             .collect();
-        Slime { size, board, turn: 0 }
+        Slime { size, board, turn: 0, last_move: None }
     }
 
     pub fn rows(&self) -> Vec<String> {
@@ -165,12 +168,14 @@ impl Referee for Slime {
         let seat = player as usize - 1;
         let reply = replies.into_iter().find(|(s, _)| *s == seat).map(|(_, r)| r).unwrap_or(Reply::Gone);
         self.turn += 1;
+        self.last_move = None;
         let (verdict, event) = match reply {
             Reply::Answer(text) => {
                 let first = text.lines().next().unwrap_or("").to_owned();
                 match self.judge(player, &first) {
                     Ok((action, v)) => {
                         self.play(player, action, v);
+                        self.last_move = Some((seat, v));
                         let name = format!("{action:?}").to_lowercase();
                         (
                             Verdict::Accepted { r#move: first.trim().to_owned() },
@@ -199,6 +204,20 @@ impl Referee for Slime {
 
     fn initial_state(&self) -> serde_json::Value {
         json!({"size": self.size, "board": self.rows()})
+    }
+
+    fn view(&self) -> View {
+        let mut v = View::grid(self.size, self.size);
+        for (cell, &p) in v.cells.iter_mut().zip(&self.board) {
+            *cell = if p == 0 { view::EMPTY } else { view::seat_code(p as usize - 1) };
+        }
+        if let Some((seat, [r0, c0, r1, c1])) = self.last_move {
+            v.marks.push(Mark { cell: r0 * self.size + c0, seat: Some(seat), label: "from" });
+            v.marks.push(Mark { cell: r1 * self.size + c1, seat: Some(seat), label: "moved" });
+        }
+        let s = self.scores();
+        v.caption = format!("turn {}: squares {} {} {} {}", self.turn, s[0], s[1], s[2], s[3]);
+        v
     }
 }
 

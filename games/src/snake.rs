@@ -21,6 +21,7 @@
 
 use serde_json::json;
 
+use crate::view::{self, Mark, View};
 use crate::{competition_ranks, Judgement, MatchResult, Referee, Reply, Request, Seat, SeatResult, Step, Verdict};
 
 pub const SIZE: usize = 32;
@@ -74,7 +75,8 @@ impl Dir {
 }
 
 pub struct Snake {
-    occupied: Vec<bool>,
+    /// Whose trail covers each cell: 0 none, seat + 1.
+    trail: Vec<u8>,
     heads: [usize; 2],
     crashed: [bool; 2],
     turn: u32,
@@ -91,11 +93,11 @@ impl Default for Snake {
 impl Snake {
     pub fn new() -> Snake {
         let heads = [START, CELLS - 1 - START];
-        let mut occupied = vec![false; CELLS];
-        for h in heads {
-            occupied[h] = true;
+        let mut trail = vec![0; CELLS];
+        for (s, h) in heads.into_iter().enumerate() {
+            trail[h] = s as u8 + 1;
         }
-        Snake { occupied, heads, crashed: [false; 2], turn: 0, told: false }
+        Snake { trail, heads, crashed: [false; 2], turn: 0, told: false }
     }
 
     fn over(&self) -> bool {
@@ -182,7 +184,7 @@ impl Referee for Snake {
                 None => why[s] = Some("no valid move in time"),
                 Some(d) => match d.step(self.heads[s]) {
                     None => why[s] = Some("hit the edge"),
-                    Some(p) if self.occupied[p] => why[s] = Some("hit a trail"),
+                    Some(p) if self.trail[p] != 0 => why[s] = Some("hit a trail"),
                     Some(p) => next[s] = Some(p),
                 },
             }
@@ -203,7 +205,7 @@ impl Referee for Snake {
         for (s, n) in next.iter().enumerate() {
             if let (Some(p), false) = (*n, self.crashed[s]) {
                 self.heads[s] = p;
-                self.occupied[p] = true;
+                self.trail[p] = s as u8 + 1;
             }
         }
         events.insert(
@@ -232,6 +234,26 @@ impl Referee for Snake {
 
     fn initial_state(&self) -> serde_json::Value {
         json!({"size": SIZE, "heads": self.heads})
+    }
+
+    /// Both trails in their seats' colours, heads marked.
+    fn view(&self) -> View {
+        let mut v = View::grid(SIZE, SIZE);
+        for (cell, &t) in v.cells.iter_mut().zip(&self.trail) {
+            if t != 0 {
+                *cell = view::seat_code(t as usize - 1);
+            }
+        }
+        for (s, &h) in self.heads.iter().enumerate() {
+            v.marks.push(Mark { cell: h, seat: Some(s), label: if self.crashed[s] { "crashed" } else { "head" } });
+        }
+        v.caption = format!("turn {}", self.turn);
+        for s in 0..2 {
+            if self.crashed[s] {
+                v.caption.push_str(&format!("; seat {} crashed", s + 1));
+            }
+        }
+        v
     }
 }
 
@@ -299,10 +321,10 @@ mod tests {
     fn head_on_into_the_same_cell_is_a_tie() {
         let mut g = Snake::new();
         // Put the heads two cells apart on one row: seat 0 at 100, seat 1 at 102.
-        g.occupied = vec![false; CELLS];
+        g.trail = vec![0; CELLS];
         g.heads = [100, 102];
-        g.occupied[100] = true;
-        g.occupied[102] = true;
+        g.trail[100] = 1;
+        g.trail[102] = 1;
         // Seat 0 goes right (absolute), seat 1 goes left (absolute) = "r" in its rotated view.
         let events = play(&mut g, "r", "r");
         assert!(events.iter().filter(|e| e["reason"] == "head-on collision").count() == 2, "{events:?}");
@@ -312,10 +334,10 @@ mod tests {
     #[test]
     fn swapping_heads_crashes_both() {
         let mut g = Snake::new();
-        g.occupied = vec![false; CELLS];
+        g.trail = vec![0; CELLS];
         g.heads = [100, 101];
-        g.occupied[100] = true;
-        g.occupied[101] = true;
+        g.trail[100] = 1;
+        g.trail[101] = 1;
         play(&mut g, "r", "r"); // seat 1 absolute left: into 100 while 0 enters 101
         assert!(g.result().unwrap().iter().all(|r| r.result == MatchResult::Tie));
     }
@@ -323,7 +345,7 @@ mod tests {
     #[test]
     fn moving_down_from_the_bottom_left_corner_is_a_clean_crash() {
         let mut g = Snake::new();
-        g.occupied = vec![false; CELLS];
+        g.trail = vec![0; CELLS];
         g.heads = [CELLS - SIZE, 5];
         play(&mut g, "d", "u"); // seat 1's "u" is an absolute down: safe
         let r = g.result().unwrap();

@@ -32,6 +32,7 @@ use rand::Rng;
 use rand_chacha::ChaCha8Rng;
 use serde_json::json;
 
+use crate::view::{self, Legend, LegendEntry, Mark, View};
 use crate::{Judgement, MatchResult, Referee, Reply, Request, Seat, SeatResult, Step, Verdict};
 
 pub const SIZE: usize = 32;
@@ -284,6 +285,31 @@ impl Referee for Target {
 
     fn initial_state(&self) -> serde_json::Value {
         json!({"size": SIZE, "target": self.target, "positions": self.players})
+    }
+
+    /// Walls, the bots and the target, which spectators see and bots do not.
+    fn view(&self) -> View {
+        let mut v = View::grid(SIZE, SIZE);
+        for (cell, &w) in v.cells.iter_mut().zip(&self.wall) {
+            if w {
+                *cell = b'#';
+            }
+        }
+        v.cells[self.target] = b'*';
+        v.marks.push(Mark { cell: self.target, seat: None, label: "target" });
+        for (s, &p) in self.players.iter().enumerate() {
+            v.cells[p] = view::seat_code(s);
+        }
+        let d: Vec<String> = self.players.iter().map(|&p| distance(p, self.target).to_string()).collect();
+        v.caption = format!("turn {}: distance to the target {}", self.turn, d.join(" "));
+        v
+    }
+
+    fn legend(&self) -> Legend {
+        vec![
+            LegendEntry { code: '#', name: "wall", colour: "#444444" },
+            LegendEntry { code: '*', name: "target (unseen by the bots)", colour: "#f2b705" },
+        ]
     }
 }
 

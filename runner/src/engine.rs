@@ -98,6 +98,9 @@ pub struct BotOutcome {
     pub cpu_time_ms: f64,
     pub peak_memory: Option<u64>,
     pub stderr: String,
+    /// (turn, end of that turn's text in `stderr`), for the turns that
+    /// wrote something: a turn's text starts where the previous one's ends.
+    pub stderr_turns: Vec<(u32, usize)>,
     pub stderr_bytes: u64,
 }
 
@@ -284,6 +287,10 @@ pub fn play(opts: &MatchOptions, bots: Vec<BotSpec>) -> Result<MatchReport> {
                 p.stderr.note(&format!("\n[koth] turn {turn}: invalid answer {answer:?}: {reason}\n"));
             }
         }
+        for p in players.iter_mut() {
+            drain_stderr(p);
+            p.stderr.end_turn(turn);
+        }
         turns.push(json!({
             "turn": turn, "engine_us": engine_us, "answers": answers, "times": timing,
             "judgements": judgements, "events": events,
@@ -293,6 +300,8 @@ pub fn play(opts: &MatchOptions, bots: Vec<BotSpec>) -> Result<MatchReport> {
     let mut outcomes = Vec::new();
     for (seat, p) in players.iter_mut().enumerate() {
         drain_stderr(p);
+        p.stderr.end_turn(turn);
+        let (stderr, stderr_turns) = p.stderr.text_by_turn();
         let r = &results[seat];
         let moves_ms: Vec<f64> = p.move_times.iter().map(|d| d.as_secs_f64() * 1e3).collect();
         let oom = p.sandbox.oom_kills().unwrap_or(0) > 0;
@@ -314,7 +323,8 @@ pub fn play(opts: &MatchOptions, bots: Vec<BotSpec>) -> Result<MatchReport> {
             mean_move_ms: if moves_ms.is_empty() { 0.0 } else { moves_ms.iter().sum::<f64>() / moves_ms.len() as f64 },
             cpu_time_ms: p.sandbox.cpu_usage().unwrap_or_default().as_secs_f64() * 1e3,
             peak_memory: p.sandbox.memory_peak().ok().flatten(),
-            stderr: String::from_utf8_lossy(&p.stderr.kept).into_owned(),
+            stderr,
+            stderr_turns,
             stderr_bytes: p.stderr.total,
         });
     }

@@ -141,11 +141,41 @@ pub struct StderrLog {
     pub kept: Vec<u8>,
     pub total: u64,
     pub cap: usize,
+    /// (turn, end of that turn's bytes in `kept`) for every turn that added
+    /// some: a turn's text starts where the previous entry's ends.
+    pub turn_ends: Vec<(u32, usize)>,
 }
 
 impl StderrLog {
     pub fn new(cap: usize) -> StderrLog {
-        StderrLog { kept: Vec::new(), total: 0, cap }
+        StderrLog { kept: Vec::new(), total: 0, cap, turn_ends: Vec::new() }
+    }
+
+    /// Everything kept since the last call belongs to `turn` (output from
+    /// before a turn's request counts for that turn, so viewers show it
+    /// beside the move it led to).
+    pub fn end_turn(&mut self, turn: u32) {
+        let end = self.kept.len();
+        match self.turn_ends.last_mut() {
+            Some((_, e)) if *e == end => {}
+            Some((t, e)) if *t == turn => *e = end,
+            _ => self.turn_ends.push((turn, end)),
+        }
+    }
+
+    /// The kept text, and (turn, end) in that text's bytes. Each turn's bytes
+    /// are made valid UTF-8 on their own, so every end is a char boundary.
+    pub fn text_by_turn(&self) -> (String, Vec<(u32, usize)>) {
+        let mut text = String::with_capacity(self.kept.len());
+        let mut ends = Vec::with_capacity(self.turn_ends.len());
+        let mut start = 0;
+        for &(turn, end) in &self.turn_ends {
+            text.push_str(&String::from_utf8_lossy(&self.kept[start..end]));
+            ends.push((turn, text.len()));
+            start = end;
+        }
+        text.push_str(&String::from_utf8_lossy(&self.kept[start..]));
+        (text, ends)
     }
 
     /// Drain a non-blocking descriptor into the log.
@@ -176,6 +206,23 @@ impl StderrLog {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn stderr_is_split_by_turn_at_char_boundaries() {
+        let mut log = StderrLog::new(1 << 10);
+        log.note("start\n");
+        log.end_turn(1);
+        log.end_turn(2); // nothing written in turn 2
+        log.kept.extend_from_slice(b"bad \xff byte\n");
+        log.end_turn(3);
+        log.note("more");
+        log.end_turn(3); // the same turn again extends it
+        log.note("tail");
+        let (text, ends) = log.text_by_turn();
+        assert_eq!(text, "start\nbad \u{fffd} byte\nmoretail");
+        assert_eq!(ends, vec![(1, 6), (3, 23)]);
+        assert_eq!(&text[6..23], "bad \u{fffd} byte\nmore");
+    }
 
     #[test]
     fn lines_are_split_and_capped() {

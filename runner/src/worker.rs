@@ -396,12 +396,22 @@ fn match_job(cfg: &WorkerConfig, m: &store::MatchToPlay) -> JobResult {
             result: serde_json::to_value(o.result).ok().and_then(|v| v.as_str().map(str::to_owned)).unwrap_or_default(),
             status: serde_json::to_value(&o.status).unwrap_or_default(),
             stderr: o.stderr.clone(),
+            stderr_turns: o.stderr_turns.clone(),
         })
         .collect();
     JobResult::Played {
         match_id: m.match_id,
         outcome: MatchOutcome { engine: ENGINE_VERSION.to_owned(), turns: report.turns, replay: report.replay, seats },
     }
+}
+
+/// What the API needs of submissions: [`check_upload`] and the languages.
+pub fn uploads() -> koth_scheduler::api::Uploads {
+    let languages = crate::language::all()
+        .iter()
+        .map(|l| serde_json::json!({"name": l.name, "display": l.display, "extensions": l.extensions, "compiled": l.compile.is_some()}))
+        .collect();
+    koth_scheduler::api::Uploads { check: std::sync::Arc::new(check_upload), languages: serde_json::Value::Array(languages) }
 }
 
 /// The API's upload check ([`koth_scheduler::api::CheckUpload`]): the

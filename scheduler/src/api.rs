@@ -1,4 +1,5 @@
-//! The HTTP API (axum), served by `koth up` (and, later, `koth web`).
+//! The HTTP API (axum), served by `koth up` and `koth web` with the web
+//! pages ([`crate::web`]).
 //!
 //! JSON in and out; every error is `{"error": "..."}` with a status that
 //! says whose fault it is. Authentication: `Authorization: Bearer <token>`;
@@ -18,17 +19,22 @@
 //! | GET | `/api/versions/{id}/log` | owner, host | compile log |
 //! | GET | `/api/matches/{id}` | all | seats and outcomes |
 //! | GET | `/api/matches/{id}/replay` | all | the replay |
-//! | GET | `/api/matches/{id}/stderr/{seat}` | owner, host | that bot's stderr |
+//! | GET | `/api/matches/{id}/stderr/{seat}` | owner, host | that bot's stderr, whole and by turn |
 //! | POST | `/api/ladders` | host | `{"name", "game", "format"?, "settings"?}`: a ladder (format and settings default to the game's seed) |
 //! | POST | `/api/ladders/{id}/pause`, `/resume` | host | stop or restart scheduling |
 //! | POST | `/api/bots/{id}/disable`, `/enable` | host | `{"reason"}`; a disabled bot is not scheduled |
 //! | POST | `/api/bots/{id}/delete` | owner, host | withdraw the bot (its matches stay in history) |
 //! | GET | `/api/bots/{id}/ratings` | all | rating history |
-//! | GET | `/api/bots/{id}/matches` | all | its last 50 matches |
+//! | GET | `/api/bots/{id}/matches` | all | its last 50 matches, every seat |
 //! | GET | `/api/versions/{id}/source` | owner, host | the sources, as a tar archive |
 //! | POST | `/api/challenges` | user | `{"ladder", "bots": [...]}`: an unrated match, seats in that order; the caller must own one of the bots |
 //! | GET | `/api/openapi.json` | all | this table as an OpenAPI 3 document |
 //! | GET | `/api/ladders/{id}/bots` | all | the ladder's bots and their status |
+//! | GET | `/api/ladders/{id}/matches` | all | its last 50 matches, every seat |
+//! | GET | `/api/me` | user | the token's account |
+//! | GET | `/api/games`, `/api/languages` | all | what can be played, in what |
+//! | GET | `/api/matches/{id}/frames` | all | a picture of every turn, for the replay viewer |
+//! | GET | `/api/bots/{id}/head-to-head` | all | its record against each bot it met |
 //!
 //! Uploads are checked by a function the caller provides ([`CheckUpload`]):
 //! the submission rules live with the languages (koth-runner), which depends
@@ -59,18 +65,27 @@ pub struct CheckedUpload {
 /// Checks an upload (file name, bytes); the error says what is wrong and what to do.
 pub type CheckUpload = Arc<dyn Fn(&str, &[u8]) -> Result<CheckedUpload, String> + Send + Sync>;
 
+/// What the API knows of submissions, from the crate that owns the rules.
+#[derive(Clone)]
+pub struct Uploads {
+    pub check: CheckUpload,
+    /// The languages a bot may be written in, as shown to authors:
+    /// `[{"name", "display", "extensions": [...]}]`.
+    pub languages: Value,
+}
+
 /// Largest request body (an upload).
 pub const MAX_BODY: usize = 40 << 20;
 
 #[derive(Clone)]
-struct AppState {
-    pool: PgPool,
-    check: CheckUpload,
+pub(crate) struct AppState {
+    pub(crate) pool: PgPool,
+    uploads: Uploads,
 }
 
 /// An API error: a status and a message for the client.
 #[derive(Debug)]
-pub struct ApiError(StatusCode, String);
+pub struct ApiError(pub(crate) StatusCode, pub(crate) String);
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
@@ -97,8 +112,14 @@ fn forbidden(msg: &str) -> ApiError {
 
 type ApiResult<T> = Result<T, ApiError>;
 
+/// The whole HTTP service: the API, the web pages, metrics and request
+/// logs (see [`crate::web`] for the pages and the layers).
+pub fn router(pool: PgPool, uploads: Uploads) -> Router {
+    crate::web::service(api_routes(), AppState { pool, uploads })
+}
+
 /// The API's routes.
-pub fn router(pool: PgPool, check: CheckUpload) -> Router {
+fn api_routes() -> Router<AppState> {
     Router::new()
         .route("/health", get(health))
         .route("/metrics", get(metrics))
@@ -123,9 +144,13 @@ pub fn router(pool: PgPool, check: CheckUpload) -> Router {
         .route("/api/challenges", post(challenge))
         .route("/api/openapi.json", get(openapi))
         .route("/api/ladders/{id}/bots", get(ladder_bots))
-        .fallback(|| async { ApiError(StatusCode::NOT_FOUND, "no such endpoint; see the table in the API's documentation".into()) })
+        .route("/api/ladders/{id}/matches", get(ladder_matches))
+        .route("/api/me", get(me))
+        .route("/api/games", get(games))
+        .route("/api/languages", get(languages))
+        .route("/api/matches/{id}/frames", get(frames))
+        .route("/api/bots/{id}/head-to-head", get(head_to_head))
         .layer(DefaultBodyLimit::max(MAX_BODY))
-        .with_state(AppState { pool, check })
 }
 
 /// A new API token: 32 random bytes, hex.
@@ -150,9 +175,10 @@ pub async fn create_account(pool: &PgPool, name: &str, is_host: bool) -> Result<
     Ok((id, token))
 }
 
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 struct Caller {
     id: i64,
+    name: String,
     is_host: bool,
 }
 
@@ -163,12 +189,12 @@ async fn caller(pool: &PgPool, headers: &HeaderMap) -> ApiResult<Option<Caller>>
         .ok()
         .and_then(|v| v.strip_prefix("Bearer "))
         .ok_or_else(|| ApiError(StatusCode::UNAUTHORIZED, "the Authorization header must be `Bearer <token>`".into()))?;
-    let row = sqlx::query("SELECT u.id, u.is_host FROM api_tokens t JOIN users u ON u.id = t.user_id WHERE t.hash = $1")
+    let row = sqlx::query("SELECT u.id, u.name, u.is_host FROM api_tokens t JOIN users u ON u.id = t.user_id WHERE t.hash = $1")
         .bind(token_hash(token.trim()))
         .fetch_optional(pool)
         .await?;
     match row {
-        Some(r) => Ok(Some(Caller { id: r.get("id"), is_host: r.get("is_host") })),
+        Some(r) => Ok(Some(Caller { id: r.get("id"), name: r.get("name"), is_host: r.get("is_host") })),
         None => Err(ApiError(StatusCode::UNAUTHORIZED, "unknown token; create an account with POST /api/users".into())),
     }
 }
@@ -203,6 +229,7 @@ async fn metrics(State(s): State<AppState>) -> ApiResult<Response> {
     }
     let bots: i64 = sqlx::query_scalar("SELECT count(*) FROM bots WHERE disabled_reason IS NULL").fetch_one(&s.pool).await?;
     out.push_str(&format!("# HELP koth_bots Enabled bots.\n# TYPE koth_bots gauge\nkoth_bots {bots}\n"));
+    out.push_str(&crate::web::http_metrics_text());
     Ok(([(axum::http::header::CONTENT_TYPE, "text/plain; version=0.0.4")], out).into_response())
 }
 
@@ -301,7 +328,7 @@ async fn submit(
     let exists: Option<i64> = sqlx::query_scalar("SELECT id FROM ladders WHERE id = $1").bind(ladder).fetch_optional(&s.pool).await?;
     exists.ok_or_else(|| not_found(&format!("ladder {ladder}")))?;
     let file = q.file.ok_or_else(|| bad("say the file's name: ?file=bot.py (its extension picks the language; archives: .tar, .tar.gz, .zip)"))?;
-    let check = s.check.clone();
+    let check = s.uploads.check.clone();
     let bytes = body.to_vec();
     let checked = tokio::task::spawn_blocking(move || check(&file, &bytes))
         .await
@@ -339,8 +366,8 @@ async fn submit(
 
 async fn bot(State(s): State<AppState>, Path(id): Path<i64>) -> ApiResult<Json<Value>> {
     let b = sqlx::query(
-        "SELECT b.id, b.name, b.ladder_id, b.current_version, b.disabled_reason, u.name AS owner \
-         FROM bots b JOIN users u ON u.id = b.owner_id WHERE b.id = $1",
+        "SELECT b.id, b.name, b.ladder_id, l.name AS ladder_name, l.format, g.kind, b.current_version, b.disabled_reason, u.name AS owner \
+         FROM bots b JOIN users u ON u.id = b.owner_id JOIN ladders l ON l.id = b.ladder_id JOIN games g ON g.id = l.game_id WHERE b.id = $1",
     )
     .bind(id)
     .fetch_optional(&s.pool)
@@ -353,7 +380,9 @@ async fn bot(State(s): State<AppState>, Path(id): Path<i64>) -> ApiResult<Json<V
     let rating = sqlx::query("SELECT mu, sigma, games FROM ratings WHERE bot_id = $1").bind(id).fetch_optional(&s.pool).await?;
     Ok(Json(json!({
         "id": b.get::<i64, _>("id"), "name": b.get::<String, _>("name"), "owner": b.get::<String, _>("owner"),
-        "ladder": b.get::<i64, _>("ladder_id"), "current_version": b.get::<Option<i64>, _>("current_version"),
+        "ladder": b.get::<i64, _>("ladder_id"), "ladder_name": b.get::<String, _>("ladder_name"),
+        "format": b.get::<String, _>("format"), "game": b.get::<String, _>("kind"),
+        "current_version": b.get::<Option<i64>, _>("current_version"),
         "disabled_reason": b.get::<Option<String>, _>("disabled_reason"),
         "rating": rating.map(|r| json!({"mu": r.get::<f64, _>("mu"), "sigma": r.get::<f64, _>("sigma"), "games": r.get::<i32, _>("games")})),
         "versions": versions.iter().map(|v| json!({"id": v.get::<i64, _>("id"), "number": v.get::<i32, _>("number"),
@@ -363,7 +392,7 @@ async fn bot(State(s): State<AppState>, Path(id): Path<i64>) -> ApiResult<Json<V
 }
 
 /// Whether `who` owns the bot (or is a host).
-async fn may_see(pool: &PgPool, who: Caller, bot: i64) -> ApiResult<bool> {
+async fn may_see(pool: &PgPool, who: &Caller, bot: i64) -> ApiResult<bool> {
     if who.is_host {
         return Ok(true);
     }
@@ -380,7 +409,7 @@ async fn owned_version(s: &AppState, headers: &HeaderMap, id: i64, what: &str) -
         .fetch_optional(&s.pool)
         .await?
         .ok_or_else(|| not_found(&format!("version {id}")))?;
-    if !may_see(&s.pool, who, v.get("bot_id")).await? {
+    if !may_see(&s.pool, &who, v.get("bot_id")).await? {
         return Err(forbidden(&format!("only the bot's owner can read its {what}")));
     }
     Ok(v)
@@ -392,25 +421,33 @@ async fn version_log(State(s): State<AppState>, Path(id): Path<i64>, headers: He
 }
 
 async fn match_info(State(s): State<AppState>, Path(id): Path<i64>) -> ApiResult<Json<Value>> {
-    let m = sqlx::query("SELECT id, ladder_id, state, seed, rated, engine, turns, error, created_at::text AS created, finished_at::text AS finished FROM matches WHERE id = $1")
+    let m = sqlx::query(
+        "SELECT m.id, m.ladder_id, l.name AS ladder_name, g.kind, m.state, m.seed, m.rated, m.engine, m.turns, m.error, \
+                m.created_at::text AS created, m.finished_at::text AS finished \
+         FROM matches m LEFT JOIN ladders l ON l.id = m.ladder_id LEFT JOIN games g ON g.id = l.game_id WHERE m.id = $1",
+    )
         .bind(id)
         .fetch_optional(&s.pool)
         .await?
         .ok_or_else(|| not_found(&format!("match {id}")))?;
     let seats = sqlx::query(
-        "SELECT s.seat, s.bot_id, b.name, s.version_id, s.score, s.rank, s.result, s.status FROM match_seats s JOIN bots b ON b.id = s.bot_id \
+        "SELECT s.seat, s.bot_id, b.name, u.name AS owner, s.version_id, s.score, s.rank, s.result, s.status \
+         FROM match_seats s JOIN bots b ON b.id = s.bot_id JOIN users u ON u.id = b.owner_id \
          WHERE s.match_id = $1 ORDER BY s.seat",
     )
     .bind(id)
     .fetch_all(&s.pool)
     .await?;
     Ok(Json(json!({
-        "id": m.get::<i64, _>("id"), "ladder": m.get::<Option<i64>, _>("ladder_id"), "state": m.get::<String, _>("state"),
+        "id": m.get::<i64, _>("id"), "ladder": m.get::<Option<i64>, _>("ladder_id"),
+        "ladder_name": m.get::<Option<String>, _>("ladder_name"), "game": m.get::<Option<String>, _>("kind"),
+        "state": m.get::<String, _>("state"),
         "seed": m.get::<i64, _>("seed"), "rated": m.get::<bool, _>("rated"), "engine": m.get::<Option<String>, _>("engine"),
         "turns": m.get::<Option<i32>, _>("turns"), "error": m.get::<Option<String>, _>("error"),
         "created": m.get::<String, _>("created"), "finished": m.get::<Option<String>, _>("finished"),
         "seats": seats.iter().map(|r| json!({"seat": r.get::<i32, _>("seat"), "bot": r.get::<i64, _>("bot_id"),
-            "name": r.get::<String, _>("name"), "version": r.get::<i64, _>("version_id"), "score": r.get::<Option<f64>, _>("score"),
+            "name": r.get::<String, _>("name"), "owner": r.get::<String, _>("owner"),
+            "version": r.get::<i64, _>("version_id"), "score": r.get::<Option<f64>, _>("score"),
             "rank": r.get::<Option<i32>, _>("rank"), "result": r.get::<Option<String>, _>("result"),
             "status": r.get::<Option<Value>, _>("status")})).collect::<Vec<_>>(),
     })))
@@ -427,19 +464,40 @@ async fn replay(State(s): State<AppState>, Path(id): Path<i64>) -> ApiResult<Jso
 
 async fn stderr(State(s): State<AppState>, Path((id, seat)): Path<(i64, i32)>, headers: HeaderMap) -> ApiResult<Json<Value>> {
     let who = require_caller(&s.pool, &headers).await?;
-    let r = sqlx::query("SELECT bot_id, stderr FROM match_seats WHERE match_id = $1 AND seat = $2")
+    let r = sqlx::query("SELECT bot_id, stderr, stderr_turns FROM match_seats WHERE match_id = $1 AND seat = $2")
         .bind(id)
         .bind(seat)
         .fetch_optional(&s.pool)
         .await?
         .ok_or_else(|| not_found(&format!("seat {seat} of match {id}")))?;
-    if !may_see(&s.pool, who, r.get("bot_id")).await? {
+    if !may_see(&s.pool, &who, r.get("bot_id")).await? {
         return Err(forbidden("only the bot's owner can read its stderr"));
     }
-    Ok(Json(json!({"match": id, "seat": seat, "stderr": r.get::<Option<String>, _>("stderr")})))
+    let text = r.get::<Option<String>, _>("stderr");
+    let ends: Vec<(u32, usize)> = r.get::<Option<Value>, _>("stderr_turns").and_then(|v| serde_json::from_value(v).ok()).unwrap_or_default();
+    let turns = text.as_deref().map(|t| stderr_by_turn(t, &ends)).unwrap_or_default();
+    Ok(Json(json!({"match": id, "seat": seat, "stderr": text, "turns": turns})))
 }
 
-fn require_host(who: Caller) -> ApiResult<()> {
+/// A seat's stderr cut at the recorded turn ends: `[{"turn", "text"}]`.
+/// Ends that do not fit the text (a hand-edited row) are skipped, never a panic.
+fn stderr_by_turn(text: &str, ends: &[(u32, usize)]) -> Vec<Value> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    for &(turn, end) in ends {
+        if end < start || end > text.len() || !text.is_char_boundary(end) {
+            continue;
+        }
+        out.push(json!({"turn": turn, "text": &text[start..end]}));
+        start = end;
+    }
+    if start < text.len() {
+        out.push(json!({"turn": Value::Null, "text": &text[start..]}));
+    }
+    out
+}
+
+fn require_host(who: &Caller) -> ApiResult<()> {
     if who.is_host {
         Ok(())
     } else {
@@ -457,7 +515,7 @@ struct NewLadder {
 }
 
 async fn create_ladder(State(s): State<AppState>, headers: HeaderMap, body: axum::body::Bytes) -> ApiResult<Response> {
-    require_host(require_caller(&s.pool, &headers).await?)?;
+    require_host(&require_caller(&s.pool, &headers).await?)?;
     let l: NewLadder = serde_json::from_slice(&body)
         .map_err(|e| bad(format!("expected {{\"name\": \"...\", \"game\": \"snake\", \"format\"?: \"rated\", \"settings\"?: {{...}}}}: {e}")))?;
     if !valid_name(&l.name) {
@@ -500,7 +558,7 @@ async fn create_ladder(State(s): State<AppState>, headers: HeaderMap, body: axum
 }
 
 async fn set_paused(s: &AppState, headers: &HeaderMap, id: i64, paused: bool) -> ApiResult<Json<Value>> {
-    require_host(require_caller(&s.pool, headers).await?)?;
+    require_host(&require_caller(&s.pool, headers).await?)?;
     let n = sqlx::query("UPDATE ladders SET paused = $2 WHERE id = $1").bind(id).bind(paused).execute(&s.pool).await?.rows_affected();
     if n == 0 {
         return Err(not_found(&format!("ladder {id}")));
@@ -531,7 +589,7 @@ async fn set_disabled(s: &AppState, id: i64, reason: Option<String>) -> ApiResul
 }
 
 async fn disable_bot(State(s): State<AppState>, Path(id): Path<i64>, headers: HeaderMap, body: axum::body::Bytes) -> ApiResult<Json<Value>> {
-    require_host(require_caller(&s.pool, &headers).await?)?;
+    require_host(&require_caller(&s.pool, &headers).await?)?;
     let r: Reason = serde_json::from_slice(&body).map_err(|e| bad(format!("expected {{\"reason\": \"...\"}} (shown to the owner): {e}")))?;
     if r.reason.trim().is_empty() {
         return Err(bad("say why: the reason is shown to the bot's owner"));
@@ -540,7 +598,7 @@ async fn disable_bot(State(s): State<AppState>, Path(id): Path<i64>, headers: He
 }
 
 async fn enable_bot(State(s): State<AppState>, Path(id): Path<i64>, headers: HeaderMap) -> ApiResult<Json<Value>> {
-    require_host(require_caller(&s.pool, &headers).await?)?;
+    require_host(&require_caller(&s.pool, &headers).await?)?;
     set_disabled(&s, id, None).await
 }
 
@@ -548,7 +606,7 @@ async fn delete_bot(State(s): State<AppState>, Path(id): Path<i64>, headers: Hea
     let who = require_caller(&s.pool, &headers).await?;
     let exists: Option<i64> = sqlx::query_scalar("SELECT id FROM bots WHERE id = $1").bind(id).fetch_optional(&s.pool).await?;
     exists.ok_or_else(|| not_found(&format!("bot {id}")))?;
-    if !may_see(&s.pool, who, id).await? {
+    if !may_see(&s.pool, &who, id).await? {
         return Err(forbidden("only the bot's owner can delete it"));
     }
     // Withdrawn, not erased: its matches stay in everyone's history.
@@ -572,9 +630,69 @@ async fn rating_history(State(s): State<AppState>, Path(id): Path<i64>) -> ApiRe
 }
 
 async fn bot_matches(State(s): State<AppState>, Path(id): Path<i64>) -> ApiResult<Json<Value>> {
+    let ids: Vec<i64> = sqlx::query_scalar("SELECT match_id FROM match_seats WHERE bot_id = $1 ORDER BY match_id DESC LIMIT 50")
+        .bind(id)
+        .fetch_all(&s.pool)
+        .await?;
+    Ok(Json(Value::Array(matches_with_seats(&s.pool, &ids).await?)))
+}
+
+async fn ladder_matches(State(s): State<AppState>, Path(id): Path<i64>) -> ApiResult<Json<Value>> {
+    let exists: Option<i64> = sqlx::query_scalar("SELECT id FROM ladders WHERE id = $1").bind(id).fetch_optional(&s.pool).await?;
+    exists.ok_or_else(|| not_found(&format!("ladder {id}")))?;
+    let ids: Vec<i64> =
+        sqlx::query_scalar("SELECT id FROM matches WHERE ladder_id = $1 ORDER BY id DESC LIMIT 50").bind(id).fetch_all(&s.pool).await?;
+    Ok(Json(Value::Array(matches_with_seats(&s.pool, &ids).await?)))
+}
+
+/// Matches (newest first) with every seat's bot and outcome.
+async fn matches_with_seats(pool: &PgPool, ids: &[i64]) -> ApiResult<Vec<Value>> {
+    let matches = sqlx::query(
+        "SELECT id, state, rated, turns, finished_at::text AS finished FROM matches WHERE id = ANY($1) ORDER BY id DESC",
+    )
+    .bind(ids)
+    .fetch_all(pool)
+    .await?;
+    let seats = sqlx::query(
+        "SELECT s.match_id, s.seat, s.bot_id, b.name, s.rank, s.result, s.score FROM match_seats s JOIN bots b ON b.id = s.bot_id \
+         WHERE s.match_id = ANY($1) ORDER BY s.match_id, s.seat",
+    )
+    .bind(ids)
+    .fetch_all(pool)
+    .await?;
+    let mut by_match: std::collections::HashMap<i64, Vec<Value>> = std::collections::HashMap::new();
+    for r in &seats {
+        by_match.entry(r.get("match_id")).or_default().push(json!({
+            "seat": r.get::<i32, _>("seat"), "bot": r.get::<i64, _>("bot_id"), "name": r.get::<String, _>("name"),
+            "rank": r.get::<Option<i32>, _>("rank"), "result": r.get::<Option<String>, _>("result"), "score": r.get::<Option<f64>, _>("score"),
+        }));
+    }
+    Ok(matches
+        .iter()
+        .map(|r| {
+            let id: i64 = r.get("id");
+            json!({"match": id, "state": r.get::<String, _>("state"), "rated": r.get::<bool, _>("rated"),
+                   "turns": r.get::<Option<i32>, _>("turns"), "finished": r.get::<Option<String>, _>("finished"),
+                   "seats": by_match.remove(&id).unwrap_or_default()})
+        })
+        .collect())
+}
+
+/// How a bot did against each bot it met: a win is a better rank in the
+/// same match (so it means the same in 2-seat and free-for-all games).
+async fn head_to_head(State(s): State<AppState>, Path(id): Path<i64>) -> ApiResult<Json<Value>> {
+    let exists: Option<i64> = sqlx::query_scalar("SELECT id FROM bots WHERE id = $1").bind(id).fetch_optional(&s.pool).await?;
+    exists.ok_or_else(|| not_found(&format!("bot {id}")))?;
     let rows = sqlx::query(
-        "SELECT m.id, m.state, m.rated, s.seat, s.rank, s.result, s.score, m.finished_at::text AS finished \
-         FROM match_seats s JOIN matches m ON m.id = s.match_id WHERE s.bot_id = $1 ORDER BY m.id DESC LIMIT 50",
+        "SELECT o.bot_id, b.name, count(*) AS played, \
+                count(*) FILTER (WHERE me.rank < o.rank) AS won, \
+                count(*) FILTER (WHERE me.rank > o.rank) AS lost, \
+                count(*) FILTER (WHERE me.rank = o.rank) AS tied \
+         FROM match_seats me \
+         JOIN matches m ON m.id = me.match_id AND m.state = 'finished' \
+         JOIN match_seats o ON o.match_id = me.match_id AND o.bot_id <> me.bot_id \
+         JOIN bots b ON b.id = o.bot_id \
+         WHERE me.bot_id = $1 GROUP BY o.bot_id, b.name ORDER BY played DESC, b.name LIMIT 100",
     )
     .bind(id)
     .fetch_all(&s.pool)
@@ -582,12 +700,49 @@ async fn bot_matches(State(s): State<AppState>, Path(id): Path<i64>) -> ApiResul
     Ok(Json(Value::Array(
         rows.iter()
             .map(|r| {
-                json!({"match": r.get::<i64, _>("id"), "state": r.get::<String, _>("state"), "rated": r.get::<bool, _>("rated"),
-                       "seat": r.get::<i32, _>("seat"), "rank": r.get::<Option<i32>, _>("rank"), "result": r.get::<Option<String>, _>("result"),
-                       "score": r.get::<Option<f64>, _>("score"), "finished": r.get::<Option<String>, _>("finished")})
+                json!({"bot": r.get::<i64, _>("bot_id"), "name": r.get::<String, _>("name"), "played": r.get::<i64, _>("played"),
+                       "won": r.get::<i64, _>("won"), "lost": r.get::<i64, _>("lost"), "tied": r.get::<i64, _>("tied")})
             })
             .collect(),
     )))
+}
+
+async fn me(State(s): State<AppState>, headers: HeaderMap) -> ApiResult<Json<Value>> {
+    let who = require_caller(&s.pool, &headers).await?;
+    Ok(Json(json!({"id": who.id, "name": who.name, "is_host": who.is_host})))
+}
+
+/// The games koth plays: seats, time per move, what a timeout does.
+async fn games() -> Json<Value> {
+    Json(Value::Array(
+        koth_games::GameKind::ALL
+            .iter()
+            .map(|g| {
+                let (lo, hi) = g.seat_range();
+                json!({"name": g.name(), "seats": [lo, hi], "time": g.time_policy(), "protocol": format!("/games/{}", g.name())})
+            })
+            .collect(),
+    ))
+}
+
+async fn languages(State(s): State<AppState>) -> Json<Value> {
+    Json(s.uploads.languages.clone())
+}
+
+/// Pictures of every turn of a finished match, for the replay viewer: the
+/// replay played again through the game's rules ([`koth_games::replay`]).
+async fn frames(State(s): State<AppState>, Path(id): Path<i64>) -> ApiResult<Json<Value>> {
+    let r: Option<Option<Value>> = sqlx::query_scalar("SELECT replay FROM matches WHERE id = $1").bind(id).fetch_optional(&s.pool).await?;
+    let replay = match r {
+        None => return Err(not_found(&format!("match {id}"))),
+        Some(None) => return Err(ApiError(StatusCode::CONFLICT, format!("match {id} has not finished; its replay comes when it does"))),
+        Some(Some(v)) => v,
+    };
+    let frames = tokio::task::spawn_blocking(move || koth_games::replay::frames(&replay))
+        .await
+        .map_err(|e| ApiError(StatusCode::INTERNAL_SERVER_ERROR, format!("drawing the replay failed: {e}")))?
+        .map_err(|e| ApiError(StatusCode::UNPROCESSABLE_ENTITY, format!("match {id}'s replay cannot be drawn: {e}")))?;
+    Ok(Json(serde_json::to_value(frames).unwrap_or_default()))
 }
 
 async fn version_source(State(s): State<AppState>, Path(id): Path<i64>, headers: HeaderMap) -> ApiResult<Response> {
@@ -665,6 +820,12 @@ pub const ROUTES: &[(&str, &str, &str, &str)] = &[
     ("post", "/api/challenges", "An unrated match between chosen bots, one of them yours", "users"),
     ("get", "/api/openapi.json", "This document", "anyone"),
     ("get", "/api/ladders/{id}/bots", "The ladder's bots, their owners, versions and status", "anyone"),
+    ("get", "/api/ladders/{id}/matches", "The ladder's last 50 matches, with every seat", "anyone"),
+    ("get", "/api/me", "The account of the token", "users"),
+    ("get", "/api/games", "The games koth plays: seats, time per move", "anyone"),
+    ("get", "/api/languages", "The languages a bot may be written in, and their file extensions", "anyone"),
+    ("get", "/api/matches/{id}/frames", "Pictures of every turn of a finished match (the replay played again through the rules)", "anyone"),
+    ("get", "/api/bots/{id}/head-to-head", "A bot's record against each bot it met", "anyone"),
 ];
 
 /// The OpenAPI 3 document of [`ROUTES`].

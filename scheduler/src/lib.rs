@@ -13,3 +13,4 @@ pub mod queue;
 pub mod ladder;
 pub mod results;
 pub mod store;
+pub mod web;

@@ -26,6 +26,8 @@ pub struct SeatOutcome {
     /// The engine's status (ok, crashed, timed out, ...), as JSON.
     pub status: Value,
     pub stderr: String,
+    /// (turn, end offset in `stderr`) for the turns that wrote something.
+    pub stderr_turns: Vec<(u32, usize)>,
 }
 
 #[derive(Clone, Debug)]
@@ -59,7 +61,7 @@ pub async fn record_match(conn: &mut PgConnection, match_id: i64, outcome: &Matc
     let queued_rated: bool = m.get("rated");
     for s in &outcome.seats {
         sqlx::query(
-            "UPDATE match_seats SET score = $3, rank = $4, result = $5, status = $6, stderr = $7 \
+            "UPDATE match_seats SET score = $3, rank = $4, result = $5, status = $6, stderr = $7, stderr_turns = $8 \
              WHERE match_id = $1 AND seat = $2",
         )
         .bind(match_id)
@@ -69,6 +71,7 @@ pub async fn record_match(conn: &mut PgConnection, match_id: i64, outcome: &Matc
         .bind(&s.result)
         .bind(&s.status)
         .bind(&s.stderr)
+        .bind(serde_json::to_value(&s.stderr_turns).unwrap_or_default())
         .execute(&mut *conn)
         .await?;
     }

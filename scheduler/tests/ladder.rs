@@ -59,6 +59,7 @@ async fn play_queued<R: Rng>(pool: &PgPool, strength: &dyn Fn(i64) -> f64, rng: 
                     result: if ranks[i] == 1 { "win".into() } else { "loss".into() },
                     status: serde_json::json!({"kind": "ok"}),
                     stderr: String::new(),
+                    stderr_turns: Vec::new(),
                 })
                 .collect(),
         };
@@ -262,6 +263,7 @@ async fn challenges_are_unrated_and_failing_bots_are_disabled() {
                     result: if *bot == a { "loss".into() } else { "win".into() },
                     status: if *bot == a { serde_json::json!({"kind": "crashed", "code": 1}) } else { serde_json::json!({"kind": "ok"}) },
                     stderr: String::new(),
+                    stderr_turns: Vec::new(),
                 })
                 .collect();
             let mut tx = pool.begin().await.unwrap();

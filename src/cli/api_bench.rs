@@ -72,7 +72,7 @@ pub fn run(a: ApiBenchArgs) -> anyhow::Result<i32> {
         }
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
         let addr = listener.local_addr()?;
-        let app = koth_scheduler::api::router(pool.clone(), Arc::new(worker::check_upload));
+        let app = koth_scheduler::api::router(pool.clone(), worker::uploads());
         tokio::spawn(async move { axum::serve(listener, app).await });
         anyhow::Ok((addr, pool))
     })?;

@@ -10,7 +10,6 @@
 //! it again continues where it stopped.
 
 use std::path::PathBuf;
-use std::sync::Arc;
 use std::time::Duration;
 
 use clap::Args;
@@ -103,7 +102,7 @@ async fn serve(a: &UpArgs, url: &str) -> anyhow::Result<i32> {
         .await
         .map_err(|e| anyhow::anyhow!("listening on {}: {e}; pick another with --listen", a.listen))?;
     let addr = listener.local_addr()?;
-    let app = koth_scheduler::api::router(pool.clone(), Arc::new(worker::check_upload));
+    let app = koth_scheduler::api::router(pool.clone(), worker::uploads());
     let mut stop_http = stop.clone();
     let server = tokio::spawn(async move {
         axum::serve(listener, app)

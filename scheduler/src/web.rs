@@ -1,0 +1,232 @@
+//! The web pages, and the layers every HTTP request goes through.
+//!
+//! **Pages.** No separate front-end build: each page is a small HTML shell
+//! that names what it shows (`<body data-page="bot" data-id="7">`), one
+//! script (`web/app.js`) and one style sheet (`web/app.css`), embedded in
+//! the binary. The script reads everything through the public JSON API, so
+//! the pages can show nothing the API would not: who may read a bot's
+//! sources, compile logs and stderr is decided in one place,
+//! [`crate::api`]. Signing in stores the account's API token in the
+//! browser's local storage and sends it as `Authorization: Bearer`.
+//! The protocol pages for bot authors are the Markdown files of
+//! `docs/games/`, rendered on the server.
+//!
+//! | path | page |
+//! |---|---|
+//! | `/` | the ladders of every game, and signing in or up |
+//! | `/ladders/{id}` | leaderboard, bots and recent matches of a ladder |
+//! | `/bots/{id}` | a bot: versions, compile log (owner), rating plot, matches, head-to-head |
+//! | `/matches/{id}` | a match: seats, outcomes and the replay viewer |
+//! | `/submit` | the submit form, then the compile and first matches as they happen |
+//! | `/games`, `/games/{name}` | how bots talk to each game |
+//!
+//! **Safety.** Text from users and bots (names, stderr, compile logs) is
+//! only ever put in the page as text (`textContent`), never as HTML; the
+//! Content-Security-Policy allows scripts and styles from this origin only,
+//! so even a mistake there would not run injected script.
+//!
+//! **Operations.** Every request is logged by tracing (method, path,
+//! status, latency; JSON lines with `KOTH_LOG_FORMAT=json`) and counted in
+//! Prometheus metrics by route and status, with a latency histogram, served
+//! at `/metrics` beside the queue's gauges.
+
+use std::sync::LazyLock;
+use std::time::Instant;
+
+use axum::extract::{MatchedPath, Path, Request};
+use axum::http::{header, HeaderValue, StatusCode};
+use axum::middleware::{self, Next};
+use axum::response::{Html, IntoResponse, Response};
+use axum::routing::get;
+use axum::Router;
+
+use crate::api::{ApiError, AppState};
+
+const APP_JS: &str = include_str!("../web/app.js");
+const APP_CSS: &str = include_str!("../web/app.css");
+
+/// The protocol pages: (game, Markdown).
+const GAME_DOCS: &[(&str, &str)] = &[
+    ("flit", include_str!("../../docs/games/flit.md")),
+    ("slime", include_str!("../../docs/games/slime.md")),
+    ("linkage", include_str!("../../docs/games/linkage.md")),
+    ("target", include_str!("../../docs/games/target.md")),
+    ("snake", include_str!("../../docs/games/snake.md")),
+];
+const GAMES_INDEX: &str = include_str!("../../docs/games/README.md");
+
+const CSP: &str = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; \
+                   connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'";
+
+/// The API's routes, the pages and the layers, as one service.
+pub(crate) fn service(api: Router<AppState>, state: AppState) -> Router {
+    Router::new()
+        .merge(api)
+        .route("/", get(|| page("koth", "home", None)))
+        .route("/ladders/{id}", get(|Path(id): Path<i64>| page("Ladder", "ladder", Some(id))))
+        .route("/bots/{id}", get(|Path(id): Path<i64>| page("Bot", "bot", Some(id))))
+        .route("/matches/{id}", get(|Path(id): Path<i64>| page("Match", "match", Some(id))))
+        .route("/submit", get(|| page("Submit a bot", "submit", None)))
+        .route("/games", get(games_index))
+        .route("/games/{name}", get(game_doc))
+        .route("/static/app.js", get(|| async { asset("text/javascript; charset=utf-8", APP_JS) }))
+        .route("/static/app.css", get(|| async { asset("text/css; charset=utf-8", APP_CSS) }))
+        .fallback(not_found)
+        .with_state(state)
+        .layer(middleware::from_fn(measure))
+        .layer(middleware::from_fn(security_headers))
+        .layer(
+            tower_http::trace::TraceLayer::new_for_http()
+                .make_span_with(tower_http::trace::DefaultMakeSpan::new().level(tracing::Level::INFO))
+                .on_request(())
+                .on_response(tower_http::trace::DefaultOnResponse::new().level(tracing::Level::INFO)),
+        )
+}
+
+/// A page's HTML shell; `app.js` fills `<main>` from the API.
+async fn page(title: &str, kind: &str, id: Option<i64>) -> Html<String> {
+    let id = id.map(|i| format!(" data-id=\"{i}\"")).unwrap_or_default();
+    Html(shell(title, &format!("data-page=\"{kind}\"{id}"), "<p class=\"loading\">Loading…</p>"))
+}
+
+fn shell(title: &str, body_attrs: &str, main: &str) -> String {
+    format!(
+        "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
+         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\
+         <title>{title} · koth</title><link rel=\"stylesheet\" href=\"/static/app.css\">\
+         <script defer src=\"/static/app.js\"></script></head>\n<body {body_attrs}>\
+         <header><a class=\"brand\" href=\"/\">koth</a><nav><a href=\"/\">Ladders</a><a href=\"/submit\">Submit</a>\
+         <a href=\"/games\">Protocols</a><a href=\"/api/openapi.json\">API</a></nav><span id=\"account\"></span></header>\n\
+         <main id=\"main\">{main}</main></body></html>\n"
+    )
+}
+
+fn asset(content_type: &'static str, body: &'static str) -> Response {
+    ([(header::CONTENT_TYPE, content_type), (header::CACHE_CONTROL, "no-cache")], body).into_response()
+}
+
+/// Markdown to HTML; links between the docs (`flit.md`) become page links.
+fn markdown(text: &str) -> String {
+    use pulldown_cmark::{Event, Options, Parser, Tag};
+    let events = Parser::new_ext(text, Options::ENABLE_TABLES).map(|e| match e {
+        Event::Start(Tag::Link { link_type, dest_url, title, id }) => {
+            let dest = match dest_url.strip_suffix(".md") {
+                Some(stem) if !stem.contains('/') && stem != "README" => format!("/games/{stem}").into(),
+                _ => dest_url,
+            };
+            Event::Start(Tag::Link { link_type, dest_url: dest, title, id })
+        }
+        // The docs are ours, but raw HTML in them would be shown, not run.
+        Event::Html(h) | Event::InlineHtml(h) => Event::Text(h),
+        e => e,
+    });
+    let mut out = String::new();
+    pulldown_cmark::html::push_html(&mut out, events);
+    out
+}
+
+async fn games_index() -> Html<String> {
+    Html(shell("Protocols", "data-page=\"doc\"", &format!("<article class=\"doc\">{}</article>", markdown(GAMES_INDEX))))
+}
+
+async fn game_doc(Path(name): Path<String>) -> Response {
+    match GAME_DOCS.iter().find(|(g, _)| *g == name) {
+        Some((g, md)) => Html(shell(
+            &format!("{g} protocol"),
+            &format!("data-page=\"doc\" data-game=\"{g}\""),
+            &format!("<article class=\"doc\">{}<p><a href=\"/games\">All games</a></p></article>", markdown(md)),
+        ))
+        .into_response(),
+        None => not_found_page(&format!("koth plays no game called {name:?}")).into_response(),
+    }
+}
+
+fn not_found_page(msg: &str) -> (StatusCode, Html<String>) {
+    let msg = msg.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;");
+    (StatusCode::NOT_FOUND, Html(shell("Not found", "data-page=\"none\"", &format!("<h1>Not found</h1><p>{msg}</p><p><a href=\"/\">Back to the ladders</a></p>"))))
+}
+
+/// JSON for the API's paths, a page for the rest.
+async fn not_found(req: Request) -> Response {
+    let path = req.uri().path();
+    if path.starts_with("/api/") {
+        ApiError(StatusCode::NOT_FOUND, "no such endpoint; the API's routes are in /api/openapi.json".into()).into_response()
+    } else {
+        not_found_page(&format!("there is no page at {path}")).into_response()
+    }
+}
+
+async fn security_headers(req: Request, next: Next) -> Response {
+    let mut resp = next.run(req).await;
+    let h = resp.headers_mut();
+    h.insert(header::CONTENT_SECURITY_POLICY, HeaderValue::from_static(CSP));
+    h.insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
+    h.insert(header::REFERRER_POLICY, HeaderValue::from_static("same-origin"));
+    resp
+}
+
+/// Request counts and latencies, by route (the route's pattern, not the
+/// path, so ids do not make new series) and status.
+struct HttpMetrics {
+    registry: prometheus::Registry,
+    requests: prometheus::IntCounterVec,
+    seconds: prometheus::HistogramVec,
+}
+
+static HTTP: LazyLock<HttpMetrics> = LazyLock::new(|| {
+    let registry = prometheus::Registry::new();
+    let requests = prometheus::IntCounterVec::new(
+        prometheus::Opts::new("koth_http_requests_total", "HTTP requests by method, route and status."),
+        &["method", "route", "status"],
+    )
+    .expect("a valid metric");
+    let seconds = prometheus::HistogramVec::new(
+        prometheus::HistogramOpts::new("koth_http_request_seconds", "HTTP request latency by method and route.")
+            .buckets(vec![0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0]),
+        &["method", "route"],
+    )
+    .expect("a valid metric");
+    registry.register(Box::new(requests.clone())).expect("registered once");
+    registry.register(Box::new(seconds.clone())).expect("registered once");
+    HttpMetrics { registry, requests, seconds }
+});
+
+async fn measure(req: Request, next: Next) -> Response {
+    let route = req.extensions().get::<MatchedPath>().map(|p| p.as_str().to_owned()).unwrap_or_else(|| "unmatched".into());
+    let method = req.method().as_str().to_owned();
+    let start = Instant::now();
+    let resp = next.run(req).await;
+    let http = &*HTTP;
+    http.seconds.with_label_values(&[&method, &route]).observe(start.elapsed().as_secs_f64());
+    http.requests.with_label_values(&[&method, &route, resp.status().as_str()]).inc();
+    resp
+}
+
+/// The HTTP metrics in Prometheus' text format.
+pub(crate) fn http_metrics_text() -> String {
+    use prometheus::Encoder;
+    let mut out = Vec::new();
+    let _ = prometheus::TextEncoder::new().encode(&HTTP.registry.gather(), &mut out);
+    String::from_utf8(out).unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn doc_links_become_page_links_and_raw_html_is_text() {
+        let html = markdown("See [Flit](flit.md) and [the index](README.md).\n\n<script>alert(1)</script>\n");
+        assert!(html.contains("href=\"/games/flit\""), "{html}");
+        assert!(html.contains("href=\"README.md\""), "{html}");
+        assert!(!html.contains("<script>"), "{html}");
+        assert!(html.contains("&lt;script&gt;"), "{html}");
+    }
+
+    #[test]
+    fn every_game_has_a_protocol_page() {
+        for g in koth_games::GameKind::ALL {
+            assert!(GAME_DOCS.iter().any(|(n, _)| *n == g.name()), "{g:?}");
+        }
+    }
+}

@@ -1,0 +1,535 @@
+// koth's pages. Each page is a shell that names what it shows
+// (<body data-page="bot" data-id="7">); this script fills it from the JSON
+// API, so a page can show nothing the API would not. Text from users and
+// bots (names, stderr, compile logs) only ever goes into the page as text,
+// through el() and textContent, never as HTML.
+'use strict';
+
+const TOKEN_KEY = 'koth.token';
+const SEAT_COLOURS = ['#e6194b', '#3cb44b', '#4363d8', '#f58231', '#911eb4', '#42d4f4', '#f032e6', '#bfef45',
+  '#fabed4', '#469990', '#dcbeff', '#9a6324', '#800000', '#aaffc3', '#808000', '#000075'];
+const SEAT_CODES = '0123456789abcdef';
+
+// ---- helpers -------------------------------------------------------------
+
+function token() { return localStorage.getItem(TOKEN_KEY); }
+
+/** Call the API; resolves to the JSON (or text) body, rejects with the API's error message. */
+async function api(path, opts = {}) {
+  const headers = Object.assign({}, opts.headers || {});
+  const t = token();
+  if (t) headers.Authorization = 'Bearer ' + t;
+  const resp = await fetch(path, Object.assign({}, opts, { headers }));
+  const type = resp.headers.get('content-type') || '';
+  const body = type.includes('json') ? await resp.json() : await resp.text();
+  if (!resp.ok) {
+    const e = new Error(body && body.error ? body.error : resp.status + ' ' + resp.statusText);
+    e.status = resp.status;
+    throw e;
+  }
+  return body;
+}
+
+/** An element: el('a', {href: '/x', class: 'c', onclick: f}, 'text', child, [more]). */
+function el(tag, attrs, ...children) {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (v === null || v === undefined || v === false) continue;
+    if (k.startsWith('on')) e.addEventListener(k.slice(2), v);
+    else if (k === 'class') e.className = v;
+    else e.setAttribute(k, v === true ? '' : String(v));
+  }
+  for (const c of children.flat(Infinity)) {
+    if (c === null || c === undefined || c === false) continue;
+    e.append(c instanceof Node ? c : document.createTextNode(String(c)));
+  }
+  return e;
+}
+
+function table(head, rows, attrs) {
+  return el('table', attrs || {}, el('thead', {}, el('tr', {}, head.map(h => el('th', {}, h)))),
+    el('tbody', {}, rows.map(r => el('tr', {}, r.map(c => el('td', {}, c))))));
+}
+
+/** A seat's colour square. Colours are set through the CSSOM: the CSP forbids inline styles in markup. */
+function swatch(seat) {
+  const e = el('span', { class: 'swatch', 'data-seat': seat });
+  e.style.background = SEAT_COLOURS[seat % SEAT_COLOURS.length];
+  return e;
+}
+
+function fmt(x, digits = 1) {
+  return x === null || x === undefined ? '–' : Number(x).toFixed(digits);
+}
+
+function when(ts) { return ts ? ts.replace(/\.\d+/, '').replace(/\+00(:00)?$/, ' UTC') : '–'; }
+
+function errorBox(e) { return el('p', { class: 'error', role: 'alert' }, e.message || String(e)); }
+
+function setMain(...children) {
+  const main = document.getElementById('main');
+  main.replaceChildren(...children.flat());
+}
+
+const sleep = ms => new Promise(r => setTimeout(r, ms));
+
+let mePromise = null;
+/** The signed-in account, or null. */
+function me() {
+  if (!mePromise) {
+    mePromise = token() ? api('/api/me').catch(e => (e.status === 401 ? (localStorage.removeItem(TOKEN_KEY), null) : null))
+      : Promise.resolve(null);
+  }
+  return mePromise;
+}
+
+// ---- header --------------------------------------------------------------
+
+async function header() {
+  const box = document.getElementById('account');
+  if (!box) return;
+  const who = await me();
+  if (who) {
+    box.replaceChildren(el('span', { class: 'who' }, who.name, who.is_host ? ' (host)' : ''), ' ',
+      el('button', { class: 'link', id: 'sign-out', onclick: () => { localStorage.removeItem(TOKEN_KEY); location.reload(); } }, 'Sign out'));
+  } else {
+    box.replaceChildren(el('a', { href: '/#account-box' }, 'Sign in'));
+  }
+}
+
+// ---- home: ladders and the account ---------------------------------------
+
+async function homePage() {
+  const [ladders, who] = await Promise.all([api('/api/ladders'), me()]);
+  const rows = ladders.map(l => [
+    el('a', { href: '/games/' + l.game }, l.game),
+    el('a', { href: '/ladders/' + l.id, class: 'ladder-link' }, l.name),
+    l.format.replace('_', ' '), l.bots, l.paused ? 'paused' : 'running']);
+  setMain(el('h1', {}, 'Ladders'),
+    ladders.length ? table(['game', 'ladder', 'format', 'bots', 'state'], rows, { id: 'ladders' }) : el('p', {}, 'No ladders yet: a host creates them.'),
+    el('section', { id: 'account-box' }, el('h2', { id: 'account-title' }, 'Your account'), who ? signedIn(who) : signIn()));
+}
+
+function signedIn(who) {
+  return el('div', {}, el('p', {}, 'Signed in as ', el('strong', {}, who.name), who.is_host ? ' (host).' : '.'),
+    el('p', {}, el('a', { href: '/submit' }, 'Submit a bot'), ' · the command line: ', el('code', {}, 'koth submit --server ' + location.origin + ' …')));
+}
+
+function signIn() {
+  const out = el('div', { id: 'account-result' });
+  const name = el('input', { id: 'new-name', name: 'name', required: true, pattern: '[A-Za-z0-9_.\\-]{1,40}', placeholder: 'letters, digits, _ . -' });
+  const tok = el('input', { id: 'token', name: 'token', required: true, placeholder: 'your API token' });
+  const signup = el('form', {
+    id: 'sign-up', onsubmit: async ev => {
+      ev.preventDefault();
+      try {
+        const u = await api('/api/users', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ name: name.value }) });
+        localStorage.setItem(TOKEN_KEY, u.token);
+        out.replaceChildren(el('p', {}, 'Welcome, ', el('strong', {}, u.name), '. Your API token (shown once; this browser keeps it, keep a copy for the command line):'),
+          el('pre', { id: 'new-token' }, u.token), el('p', {}, el('a', { href: '/submit' }, 'Submit your first bot')));
+        mePromise = null; header();
+      } catch (e) { out.replaceChildren(errorBox(e)); }
+    }
+  }, el('label', {}, 'New account: name ', name), ' ', el('button', { type: 'submit' }, 'Sign up'));
+  const signin = el('form', {
+    id: 'sign-in', onsubmit: async ev => {
+      ev.preventDefault();
+      localStorage.setItem(TOKEN_KEY, tok.value.trim());
+      mePromise = null;
+      const who = await me();
+      if (who) location.reload(); else out.replaceChildren(errorBox(new Error('That token is unknown: check it, or sign up.')));
+    }
+  }, el('label', {}, 'Or sign in with your token ', tok), ' ', el('button', { type: 'submit' }, 'Sign in'));
+  return el('div', {}, signup, signin, out);
+}
+
+// ---- ladder --------------------------------------------------------------
+
+async function ladderPage(id) {
+  const [ladders, board, bots, matches, who] = await Promise.all([
+    api('/api/ladders'), api(`/api/ladders/${id}/leaderboard`), api(`/api/ladders/${id}/bots`), api(`/api/ladders/${id}/matches`), me()]);
+  const l = ladders.find(x => x.id === id);
+  document.title = l.name + ' · koth';
+  const botLink = (bid, name) => el('a', { href: '/bots/' + bid }, name || ('bot ' + bid));
+  let head, rows;
+  if (board.format === 'rated') {
+    head = ['#', 'bot', 'score (μ − 3σ)', 'μ', 'σ', 'games'];
+    rows = board.rows.map(r => [r.rank, botLink(r.bot, r.name), fmt(r.score, 2), fmt(r.mu, 2), fmt(r.sigma, 2), r.games]);
+  } else if (board.format === 'round_robin') {
+    head = ['#', 'bot', 'points', 'games'];
+    rows = board.rows.map(r => [r.rank, botLink(r.bot, r.name), fmt(r.points, 2), r.games]);
+  } else {
+    head = ['#', 'bot', 'rating', 'as More', 'as Fewer', 'games'];
+    rows = board.rows.map(r => [r.rank, botLink(r.bot, r.name), fmt(r.rating), fmt(r.as_first), fmt(r.as_second), r.games]);
+  }
+  const hostControls = who && who.is_host ? el('p', {},
+    el('button', {
+      id: 'pause', onclick: async () => {
+        try { await api(`/api/ladders/${id}/${l.paused ? 'resume' : 'pause'}`, { method: 'POST' }); location.reload(); } catch (e) { alert(e.message); }
+      }
+    }, l.paused ? 'Resume the ladder' : 'Pause the ladder')) : null;
+  setMain(el('h1', {}, l.name, ' ', el('small', {}, el('a', { href: '/games/' + l.game }, l.game), ' · ', l.format.replace('_', ' '), l.paused ? ' · paused' : '')),
+    hostControls,
+    el('p', {}, el('a', { href: `/submit?ladder=${id}` }, 'Submit a bot to this ladder')),
+    el('h2', {}, 'Leaderboard'),
+    rows.length ? table(head, rows, { id: 'leaderboard' }) : el('p', {}, 'No results yet.'),
+    el('h2', {}, 'Recent matches'), matchTable(matches, null),
+    el('h2', {}, 'Bots'),
+    table(['bot', 'owner', 'version', 'language', 'latest version', 'state'],
+      bots.map(b => [botLink(b.id, b.name), b.owner, b.current_version ?? '–', b.language ?? '–', b.latest_status ?? '–', b.disabled_reason || 'active']), { id: 'bots' }));
+}
+
+/** Matches with their seats; `self` (a bot id) puts that bot's result first. */
+function matchTable(matches, self) {
+  if (!matches.length) return el('p', {}, 'No matches yet.');
+  const rows = matches.map(m => {
+    const mine = self === null ? null : m.seats.find(s => s.bot === self);
+    const seats = m.seats.map((s, i) => [i ? ', ' : '', swatch(s.seat), el('a', { href: '/bots/' + s.bot }, s.name), s.rank ? ` (${s.rank})` : '']);
+    return [el('a', { href: '/matches/' + m.match }, '#' + m.match), seats,
+      mine ? (mine.result || m.state) : m.state, m.rated ? 'rated' : 'unrated', m.turns ?? '–', when(m.finished)];
+  });
+  return table(['match', 'seats (rank)', self === null ? 'state' : 'result', '', 'turns', 'finished'], rows, { class: 'matches' });
+}
+
+// ---- bot -----------------------------------------------------------------
+
+async function botPage(id) {
+  const [bot, who] = await Promise.all([api('/api/bots/' + id), me()]);
+  document.title = bot.name + ' · koth';
+  const owner = who && (who.is_host || who.name === bot.owner);
+  const [ratings, matches, h2h] = await Promise.all([api(`/api/bots/${id}/ratings`), api(`/api/bots/${id}/matches`), api(`/api/bots/${id}/head-to-head`)]);
+  const logBox = el('div', { id: 'compile-log' });
+  const versions = bot.versions.slice().reverse().map(v => [
+    v.number, v.language, v.main, el('span', { class: 'status-' + v.status }, v.status), when(v.submitted),
+    owner ? [el('button', { class: 'link', 'data-version': v.id, onclick: () => showLog(v, logBox) }, 'compile log'), ' ',
+      el('button', { class: 'link', onclick: () => download(`/api/versions/${v.id}/source`, `${bot.name}-v${v.number}.tar`) }, 'sources')] : '']);
+  const controls = owner ? el('p', {},
+    el('a', { href: `/submit?ladder=${bot.ladder}&name=${encodeURIComponent(bot.name)}` }, 'Submit a new version'), ' · ',
+    el('button', {
+      class: 'link', onclick: async () => {
+        if (!confirm('Withdraw this bot from the ladder? Its matches stay in history.')) return;
+        try { await api(`/api/bots/${id}/delete`, { method: 'POST' }); location.reload(); } catch (e) { alert(e.message); }
+      }
+    }, 'Withdraw')) : null;
+  setMain(
+    el('h1', {}, bot.name, ' ', el('small', {}, 'by ', bot.owner, ' in ', el('a', { href: '/ladders/' + bot.ladder }, bot.ladder_name), ' (', el('a', { href: '/games/' + bot.game }, bot.game), ')')),
+    bot.disabled_reason ? el('p', { class: 'error' }, 'Not playing: ', bot.disabled_reason) : null,
+    bot.rating ? el('p', { id: 'rating' }, `Rating μ ${fmt(bot.rating.mu, 2)}, σ ${fmt(bot.rating.sigma, 2)} after ${bot.rating.games} games.`) : null,
+    controls,
+    el('h2', {}, 'Versions'),
+    table(['#', 'language', 'main file', 'status', 'submitted', ''], versions, { id: 'versions' }), logBox,
+    el('h2', {}, 'Rating history'), ratingPlot(ratings, bot.format),
+    el('h2', {}, 'Recent matches'), matchTable(matches, id),
+    el('h2', {}, 'Head to head'),
+    h2h.length ? table(['opponent', 'played', 'won', 'lost', 'tied'], h2h.map(o => [el('a', { href: '/bots/' + o.bot }, o.name), o.played, o.won, o.lost, o.tied]), { id: 'head-to-head' })
+      : el('p', {}, 'No finished matches yet.'));
+}
+
+async function showLog(v, box) {
+  try {
+    const log = await api(`/api/versions/${v.id}/log`);
+    box.replaceChildren(el('h3', {}, `Compile log of version ${v.number} (${log.status})`), el('pre', { class: 'log' }, log.log || '(empty)'));
+  } catch (e) { box.replaceChildren(errorBox(e)); }
+}
+
+async function download(path, name) {
+  try {
+    const t = token();
+    const resp = await fetch(path, { headers: t ? { Authorization: 'Bearer ' + t } : {} });
+    if (!resp.ok) throw new Error((await resp.json()).error);
+    const url = URL.createObjectURL(await resp.blob());
+    const a = el('a', { href: url, download: name });
+    document.body.append(a); a.click(); a.remove();
+    setTimeout(() => URL.revokeObjectURL(url), 10000);
+  } catch (e) { alert(e.message); }
+}
+
+/** The rating history as an SVG plot: μ and the leaderboard score μ − 3σ, per rated match. */
+function ratingPlot(points, format) {
+  if (!points.length) {
+    return el('p', { id: 'rating-plot-empty' }, format === 'rated' ? 'No rated matches yet.'
+      : `This ladder ranks by ${format.replace('_', ' ')} standings, not ratings: see its leaderboard.`);
+  }
+  const W = 640, H = 220, P = 36;
+  const ys = points.flatMap(p => [p.mu, p.score]);
+  let lo = Math.min(...ys), hi = Math.max(...ys);
+  if (hi - lo < 1) { hi += 0.5; lo -= 0.5; }
+  const x = i => P + (points.length === 1 ? (W - 2 * P) / 2 : i * (W - 2 * P) / (points.length - 1));
+  const y = v => H - P + (lo - v) * (H - 2 * P) / (hi - lo);
+  const NS = 'http://www.w3.org/2000/svg';
+  const s = (tag, attrs, text) => {
+    const e = document.createElementNS(NS, tag);
+    for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
+    if (text !== undefined) e.textContent = text;
+    return e;
+  };
+  const svg = s('svg', { viewBox: `0 0 ${W} ${H}`, class: 'plot', id: 'rating-plot', role: 'img', 'aria-label': 'rating history' });
+  svg.append(s('line', { x1: P, y1: H - P, x2: W - P, y2: H - P, class: 'axis' }), s('line', { x1: P, y1: P, x2: P, y2: H - P, class: 'axis' }));
+  for (const v of [lo, (lo + hi) / 2, hi]) svg.append(s('text', { x: 2, y: y(v) + 4, class: 'tick' }, v.toFixed(1)));
+  svg.append(s('text', { x: W - P, y: H - 8, class: 'tick', 'text-anchor': 'end' }, `${points.length} rated matches`));
+  const line = (key, cls) => s('polyline', { points: points.map((p, i) => `${x(i).toFixed(1)},${y(p[key]).toFixed(1)}`).join(' '), class: cls });
+  svg.append(line('mu', 'mu'), line('score', 'score'));
+  const last = points[points.length - 1];
+  svg.append(s('circle', { cx: x(points.length - 1), cy: y(last.mu), r: 3, class: 'mu-dot' }));
+  return el('figure', {}, svg, el('figcaption', {}, el('span', { class: 'key-mu' }, '— μ'), '  ', el('span', { class: 'key-score' }, '— μ − 3σ (the leaderboard score)')));
+}
+
+// ---- match and the replay viewer ----------------------------------------
+
+async function matchPage(id) {
+  let m = await api('/api/matches/' + id);
+  document.title = `Match ${id} · koth`;
+  const render = () => setMain(
+    el('h1', {}, `Match ${id} `, el('small', {}, m.ladder ? el('a', { href: '/ladders/' + m.ladder }, m.ladder_name) : 'challenge', m.game ? [' · ', el('a', { href: '/games/' + m.game }, m.game)] : '',
+      ' · ', m.rated ? 'rated' : 'unrated', ' · seed ', m.seed)),
+    el('p', { id: 'match-state' }, m.state === 'finished' ? `Finished ${when(m.finished)} after ${m.turns} turns.`
+      : m.state === 'failed' ? 'This match could not be played: ' + (m.error || 'unknown error') : 'Waiting to be played…'),
+    table(['seat', 'bot', 'owner', 'result', 'rank', 'score', 'status'], m.seats.map(s => [
+      [swatch(s.seat), ' ', s.seat + 1], el('a', { href: '/bots/' + s.bot }, s.name), s.owner, s.result ?? '–', s.rank ?? '–', fmt(s.score, 2), statusText(s.status)]), { id: 'seats' }),
+    el('div', { id: 'viewer' }));
+  render();
+  while (m.state === 'queued') {
+    await sleep(2000);
+    m = await api('/api/matches/' + id);
+    if (m.state !== 'queued') render();
+  }
+  if (m.state === 'finished') await replayViewer(m, document.getElementById('viewer'));
+}
+
+function statusText(st) {
+  if (!st) return '–';
+  const parts = [st.kind.replace(/_/g, ' ')];
+  for (const [k, v] of Object.entries(st)) if (k !== 'kind') parts.push(`${k} ${typeof v === 'object' ? JSON.stringify(v) : v}`);
+  return parts.join(', ');
+}
+
+/** Frames as the API sends them: the first with every cell, the rest with changes. */
+class Board {
+  constructor(f) {
+    this.f = f;
+    this.cells = Array.from(f.frames[0].cells);
+    this.at = 0;
+    this.checkpoints = new Map([[0, this.cells.slice()]]);
+  }
+  /** Move to frame k (keeps a copy every 256 frames, so jumping back is cheap). */
+  go(k) {
+    if (k < this.at) {
+      const base = Math.floor(k / 256) * 256;
+      this.cells = this.checkpoints.get(base).slice();
+      this.at = base;
+    }
+    while (this.at < k) {
+      this.at += 1;
+      for (const [i, c] of this.f.frames[this.at].changes) this.cells[i] = c;
+      if (this.at % 256 === 0 && !this.checkpoints.has(this.at)) this.checkpoints.set(this.at, this.cells.slice());
+    }
+  }
+}
+
+async function replayViewer(m, box) {
+  box.replaceChildren(el('p', {}, 'Loading the replay…'));
+  let replay, frames;
+  try {
+    [replay, frames] = await Promise.all([api(`/api/matches/${m.id}/replay`), api(`/api/matches/${m.id}/frames`)]);
+  } catch (e) { box.replaceChildren(errorBox(e)); return; }
+  const who = await me();
+  // The owner's (and hosts') stderr, by turn, beside each move.
+  const stderr = {};
+  await Promise.all(m.seats.filter(s => who && (who.is_host || who.name === s.owner)).map(async s => {
+    try { stderr[s.seat] = await api(`/api/matches/${m.id}/stderr/${s.seat}`); } catch (e) { /* not ours after all */ }
+  }));
+  const board = new Board(frames);
+  const last = frames.frames.length - 1;
+  const legend = new Map(frames.legend.map(e => [e.code, e]));
+  const cell = Math.max(8, Math.min(28, Math.floor(560 / Math.max(frames.width, frames.height))));
+  const canvas = el('canvas', { width: frames.width * cell, height: frames.height * cell, id: 'board', 'data-game': frames.game });
+  const ctx = canvas.getContext('2d');
+  const slider = el('input', { type: 'range', min: 0, max: last, value: 0, id: 'scrub', 'aria-label': 'turn' });
+  const label = el('span', { id: 'turn-label' });
+  const caption = el('p', { id: 'caption' });
+  const panel = el('div', { id: 'turn-panel' });
+  const speeds = [1, 2, 5, 10, 20, 50, 100, 250];
+  const guess = speeds.find(s => last / s <= 30) || 250;
+  const speed = el('select', { id: 'speed', 'aria-label': 'speed' }, speeds.map(s => el('option', { value: s, selected: s === guess }, `${s} turns/s`)));
+  let k = 0, timer = null;
+  const playBtn = el('button', { id: 'play', onclick: () => (timer ? pause() : play()) }, 'Play');
+
+  function colour(code) {
+    if (code === '.') return '#f3f1ea';
+    const seat = SEAT_CODES.indexOf(code);
+    if (seat >= 0) return SEAT_COLOURS[seat];
+    return legend.has(code) ? legend.get(code).colour : '#000';
+  }
+  function draw() {
+    board.go(k);
+    const fr = frames.frames[k];
+    for (let i = 0; i < board.cells.length; i++) {
+      ctx.fillStyle = colour(board.cells[i]);
+      ctx.fillRect((i % frames.width) * cell, Math.floor(i / frames.width) * cell, cell, cell);
+    }
+    ctx.strokeStyle = 'rgba(0,0,0,0.08)';
+    ctx.lineWidth = 1;
+    for (let x = 0; x <= frames.width; x++) { ctx.beginPath(); ctx.moveTo(x * cell + 0.5, 0); ctx.lineTo(x * cell + 0.5, canvas.height); ctx.stroke(); }
+    for (let y = 0; y <= frames.height; y++) { ctx.beginPath(); ctx.moveTo(0, y * cell + 0.5); ctx.lineTo(canvas.width, y * cell + 0.5); ctx.stroke(); }
+    for (const mk of fr.marks) {
+      const x = (mk.cell % frames.width) * cell, y = Math.floor(mk.cell / frames.width) * cell;
+      ctx.lineWidth = Math.max(2, cell / 8);
+      ctx.strokeStyle = mk.label === 'target' ? '#7a5c00' : '#111';
+      if (mk.label === 'from') {
+        ctx.setLineDash([3, 3]); ctx.strokeRect(x + 2, y + 2, cell - 4, cell - 4); ctx.setLineDash([]);
+      } else if (mk.label === 'crashed') {
+        ctx.beginPath(); ctx.moveTo(x + 2, y + 2); ctx.lineTo(x + cell - 2, y + cell - 2); ctx.moveTo(x + cell - 2, y + 2); ctx.lineTo(x + 2, y + cell - 2); ctx.stroke();
+      } else if (mk.label === 'target') {
+        ctx.beginPath(); ctx.arc(x + cell / 2, y + cell / 2, cell / 2 - 1, 0, 2 * Math.PI); ctx.stroke();
+      } else {
+        ctx.strokeRect(x + 1.5, y + 1.5, cell - 3, cell - 3);
+      }
+    }
+    slider.value = k;
+    label.textContent = `turn ${k} / ${last}`;
+    caption.textContent = fr.caption;
+    turnPanel();
+  }
+  function turnPanel() {
+    if (k === 0) { panel.replaceChildren(el('p', {}, 'Before the first move.')); return; }
+    const t = replay.turns[k - 1];
+    const times = new Map((t.times || []).map(x => [x.seat, x]));
+    const verdicts = new Map((t.judgements || []).map(j => [j.seat, j]));
+    const rows = (t.answers || []).map(a => {
+      const seat = m.seats[a.seat];
+      const tm = times.get(a.seat) || {};
+      const j = verdicts.get(a.seat);
+      const verdict = !j ? '' : j.verdict === 'accepted' ? 'ok' : j.verdict === 'timed_out' ? 'timed out' : 'invalid: ' + j.reason;
+      const said = a.answer !== undefined ? a.answer : a.timeout ? '(no answer in time)' : '(gone)';
+      const err = stderr[a.seat] ? stderr[a.seat].turns.filter(x => x.turn === k).map(x => x.text).join('') : null;
+      return el('div', { class: 'move' + (tm.over_limit ? ' late' : ''), 'data-seat': a.seat },
+        el('div', { class: 'move-head' }, swatch(a.seat), ' ', el('strong', {}, seat ? seat.name : 'seat ' + a.seat),
+          el('span', { class: 'ms' }, tm.wall_ms !== undefined ? `${fmt(tm.wall_ms, 2)} ms` : ''), tm.cpu_ms !== undefined ? el('span', { class: 'ms cpu' }, `cpu ${fmt(tm.cpu_ms, 2)} ms`) : ''),
+        el('div', {}, el('code', { class: 'answer' }, said), ' ', el('span', { class: 'verdict' }, verdict)),
+        err !== null ? el('pre', { class: 'stderr' }, err || '(nothing on stderr this turn)') : null);
+    });
+    const events = (t.events || []).map(ev => {
+      const { type, ...rest } = ev; delete rest.board;
+      return el('li', {}, type, Object.keys(rest).length ? ' ' + JSON.stringify(rest) : '');
+    });
+    panel.replaceChildren(el('h3', {}, `Turn ${k}`), rows, events.length ? el('ul', { class: 'events' }, events) : null);
+  }
+  function go(n) { k = Math.max(0, Math.min(last, n)); draw(); }
+  function play() {
+    if (k >= last) go(0);
+    playBtn.textContent = 'Pause';
+    const tick = () => { if (k >= last) { pause(); return; } go(k + 1); timer = setTimeout(tick, 1000 / Number(speed.value)); };
+    timer = setTimeout(tick, 1000 / Number(speed.value));
+  }
+  function pause() { clearTimeout(timer); timer = null; playBtn.textContent = 'Play'; }
+  slider.addEventListener('input', () => { pause(); go(Number(slider.value)); });
+  const legendItems = [...m.seats.map(s => el('span', { class: 'key' }, swatch(s.seat), ' ', s.name)),
+    ...frames.legend.map(e => {
+      const sw = el('span', { class: 'swatch legend', 'data-code': e.code });
+      sw.style.background = e.colour;
+      return el('span', { class: 'key' }, sw, ' ', e.name);
+    })];
+  box.replaceChildren(el('h2', {}, 'Replay'),
+    el('div', { class: 'viewer' },
+      el('div', { class: 'stage' }, canvas, caption,
+        el('div', { class: 'controls' },
+          el('button', { id: 'first', title: 'first turn', onclick: () => { pause(); go(0); } }, '⏮'),
+          el('button', { id: 'step-back', title: 'previous turn', onclick: () => { pause(); go(k - 1); } }, '◀'),
+          playBtn,
+          el('button', { id: 'step', title: 'next turn', onclick: () => { pause(); go(k + 1); } }, '▶'),
+          el('button', { id: 'last', title: 'last turn', onclick: () => { pause(); go(last); } }, '⏭'),
+          speed, label),
+        slider, el('div', { class: 'legend-row' }, legendItems)),
+      panel));
+  document.addEventListener('keydown', ev => {
+    if (ev.target.tagName === 'INPUT' || ev.target.tagName === 'SELECT') return;
+    if (ev.key === ' ') { ev.preventDefault(); timer ? pause() : play(); }
+    if (ev.key === 'ArrowRight') { pause(); go(k + 1); }
+    if (ev.key === 'ArrowLeft') { pause(); go(k - 1); }
+  });
+  draw();
+}
+
+// ---- submit --------------------------------------------------------------
+
+async function submitPage() {
+  const [ladders, languages, who] = await Promise.all([api('/api/ladders'), api('/api/languages'), me()]);
+  const params = new URLSearchParams(location.search);
+  if (!who) {
+    setMain(el('h1', {}, 'Submit a bot'), el('p', {}, 'You need an account: ', el('a', { href: '/#account-box' }, 'sign up or sign in'), ' first.'));
+    return;
+  }
+  const ladder = el('select', { id: 'ladder', name: 'ladder' }, ladders.map(l => el('option', { value: l.id, selected: String(l.id) === params.get('ladder') }, `${l.game} · ${l.name}`)));
+  const name = el('input', { id: 'bot-name', name: 'name', required: true, pattern: '[A-Za-z0-9_.\\-]{1,40}', value: params.get('name') || '' });
+  const exts = languages.flatMap(l => l.extensions.map(x => '.' + x)).concat(['.tar', '.tar.gz', '.tgz', '.zip']);
+  const file = el('input', { id: 'bot-file', name: 'file', type: 'file', required: true, accept: exts.join(',') });
+  const progress = el('div', { id: 'progress', 'aria-live': 'polite' });
+  const form = el('form', {
+    id: 'submit-form', onsubmit: async ev => {
+      ev.preventDefault();
+      const f = file.files[0];
+      if (!f) return;
+      progress.replaceChildren(el('p', {}, 'Uploading…'));
+      try {
+        const body = await f.arrayBuffer();
+        const r = await api(`/api/ladders/${ladder.value}/bots/${encodeURIComponent(name.value)}?file=${encodeURIComponent(f.name)}`, { method: 'POST', body });
+        await follow(r, progress);
+      } catch (e) { progress.replaceChildren(errorBox(e)); }
+    }
+  },
+  el('p', {}, el('label', {}, 'Ladder ', ladder)),
+  el('p', {}, el('label', {}, 'Bot name ', name), ' ', el('small', {}, 'the same name again submits a new version of your bot')),
+  el('p', {}, el('label', {}, 'Source ', file)),
+  el('p', { class: 'hint' }, 'One source file, or an archive (.tar, .tar.gz, .zip) with a main file bot.<ext> or main.<ext>, or a koth.json naming the language and main file. Languages: ',
+    languages.map((l, i) => [i ? ', ' : '', `${l.display} (.${l.extensions.join(', .')})`]), '.'),
+  el('p', {}, el('button', { type: 'submit', id: 'submit-button' }, 'Submit')));
+  setMain(el('h1', {}, 'Submit a bot'), form, progress);
+}
+
+/** Follow a submission: the compile, then its first matches. */
+async function follow(r, box) {
+  const head = el('p', {}, `Version ${r.version} of `, el('a', { href: '/bots/' + r.bot, id: 'bot-link' }, 'your bot'), ` submitted (${r.language}, ${r.main}).`);
+  const status = el('p', { id: 'compile-status' }, 'Compiling…');
+  const log = el('div');
+  const first = el('div', { id: 'first-matches' });
+  box.replaceChildren(head, status, log, first);
+  let v;
+  for (let i = 0; i < 600; i++) {
+    const bot = await api('/api/bots/' + r.bot);
+    v = bot.versions.find(x => x.id === r.version);
+    if (v && v.status !== 'pending') break;
+    await sleep(1000);
+  }
+  if (!v || v.status === 'pending') { status.textContent = 'Still waiting for a runner to compile it; this page will not update further.'; return; }
+  const l = await api(`/api/versions/${r.version}/log`);
+  if (v.status === 'failed') {
+    status.replaceChildren(el('span', { class: 'status-failed' }, 'The compile failed:'));
+    log.replaceChildren(el('pre', { class: 'log', id: 'compile-output' }, l.log || '(no output)'));
+    return;
+  }
+  status.replaceChildren(el('span', { class: 'status-ready' }, 'Compiled.'), ' Waiting for its first matches…');
+  if (l.log) log.replaceChildren(el('details', {}, el('summary', {}, 'compiler output'), el('pre', { class: 'log' }, l.log)));
+  for (let i = 0; i < 300; i++) {
+    const ms = (await api(`/api/bots/${r.bot}/matches`)).filter(m => m.state !== 'queued');
+    if (ms.length) first.replaceChildren(el('h3', {}, 'First matches'), matchTable(ms.slice(-5).reverse(), r.bot));
+    if (ms.length >= 3) break;
+    await sleep(2000);
+  }
+}
+
+// ---- start ---------------------------------------------------------------
+
+async function start() {
+  header();
+  const page = document.body.dataset.page;
+  const id = Number(document.body.dataset.id);
+  const pages = { home: homePage, ladder: ladderPage, bot: botPage, match: matchPage, submit: submitPage };
+  if (!pages[page]) return;
+  try {
+    await pages[page](id);
+  } catch (e) {
+    setMain(el('h1', {}, e.status === 404 ? 'Not found' : 'Something went wrong'), errorBox(e), el('p', {}, el('a', { href: '/' }, 'Back to the ladders')));
+  }
+}
+
+start();
