@@ -2,77 +2,12 @@
 //! the example bots and playing at once, the API answering; stopped with
 //! SIGTERM and started again, it continues with nothing lost.
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::TcpStream;
 use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
-fn in_ci() -> bool {
-    std::env::var("CI").is_ok_and(|v| !v.is_empty() && v != "0" && v != "false")
-}
-
-fn http_get(addr: &str, path: &str) -> (u16, String) {
-    let mut s = TcpStream::connect(addr).unwrap();
-    s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
-    write!(s, "GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n").unwrap();
-    let mut raw = String::new();
-    s.read_to_string(&mut raw).unwrap();
-    let status = raw.split_whitespace().nth(1).and_then(|c| c.parse().ok()).unwrap_or(0);
-    let body = raw.split_once("\r\n\r\n").map(|(_, b)| b.to_owned()).unwrap_or_default();
-    (status, body)
-}
-
-/// Finished matches, from the metrics.
-fn finished(addr: &str) -> u64 {
-    let (_, text) = http_get(addr, "/metrics");
-    text.lines()
-        .find(|l| l.starts_with("koth_matches{state=\"finished\"}"))
-        .and_then(|l| l.split_whitespace().last())
-        .and_then(|n| n.parse().ok())
-        .unwrap_or(0)
-}
-
-fn start(data: &std::path::Path, addr: &str) -> (Child, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_koth"))
-        .args(["up", "--data-dir", data.to_str().unwrap(), "--listen", addr, "--runners", "2"])
-        .env("KOTH_SANDBOX_RUNTIME_DIR", "/run/koth-test/up")
-        .env("KOTH_SANDBOX_UID_BASE", "67000")
-        .env("KOTH_CACHE", data.join("cache"))
-        .env_remove("DATABASE_URL")
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
-    let deadline = Instant::now() + Duration::from_secs(120);
-    let mut seen = Vec::new();
-    let url = loop {
-        let line = lines.next().unwrap_or_else(|| panic!("koth up exited: {seen:?}")).unwrap();
-        if let Some(rest) = line.strip_prefix("koth is up at ") {
-            break rest.split_whitespace().next().unwrap().to_owned();
-        }
-        seen.push(line);
-        assert!(Instant::now() < deadline, "koth up did not come up: {seen:?}");
-    };
-    // Keep draining its log so it never blocks on a full pipe.
-    std::thread::spawn(move || for _ in lines {});
-    (child, url)
-}
-
-fn stop(mut child: Child) -> Option<i32> {
-    unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while Instant::now() < deadline {
-        if let Ok(Some(st)) = child.try_wait() {
-            return st.code();
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    let _ = child.kill();
-    None
-}
+mod common;
+use common::{finished, http_get, in_ci, start, stop};
 
 fn wait_finished(addr: &str, at_least: u64) -> u64 {
     let deadline = Instant::now() + Duration::from_secs(180);
@@ -97,7 +32,7 @@ fn up_starts_everything_plays_at_once_and_continues_after_a_restart() {
     let _ = std::fs::remove_dir_all(&data);
     let port = koth_scheduler::pg::free_port().unwrap();
     let addr = format!("127.0.0.1:{port}");
-    let (child, url) = start(&data, &addr);
+    let (child, url) = start(&data, &addr, "up", 67000);
     assert_eq!(url, format!("http://{addr}/"));
     assert_eq!(http_get(&addr, "/health"), (200, r#"{"database":"ok","status":"ok"}"#.to_owned()));
     let (_, ladders) = http_get(&addr, "/api/ladders");
@@ -111,7 +46,7 @@ fn up_starts_everything_plays_at_once_and_continues_after_a_restart() {
     assert_eq!(stop(child), Some(0), "koth up stops cleanly on SIGTERM");
 
     // Again: the same data, no second seeding, and the ladders play on.
-    let (child, _) = start(&data, &addr);
+    let (child, _) = start(&data, &addr, "up", 67000);
     let after_restart = finished(&addr);
     assert!(after_restart >= before, "finished matches survived the restart ({before} -> {after_restart})");
     let (_, ladders) = http_get(&addr, "/api/ladders");

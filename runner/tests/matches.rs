@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use koth_games::{GameKind, Reply};
+use koth_games::GameKind;
 use koth_runner::engine::{play, MatchOptions, MatchReport};
 use koth_runner::{BotSpec, BotStatus};
 use koth_sandbox::{Limits, SandboxConfig};
@@ -54,41 +54,14 @@ fn options(game: GameKind, seed: u64) -> MatchOptions {
     MatchOptions { sandbox: sandbox_config(), ..MatchOptions::new(game, seed) }
 }
 
-/// Feed the replay's recorded answers to a fresh referee: every judgement,
-/// event and the result must come out the same.
+/// The replay against the rules (every judgement, event and the result, by
+/// a fresh referee fed the recorded answers), and the viewer's frames: one
+/// before the first move and one after each turn.
 fn check_replay(report: &MatchReport, seats: usize) {
-    let replay = &report.replay;
-    let mut referee = report.game.referee(seats, report.seed).unwrap();
-    let turns = replay["turns"].as_array().unwrap();
-    let mut i = 0;
-    while let Some(step) = referee.step() {
-        if step.requests.is_empty() {
-            continue;
-        }
-        let t = &turns[i];
-        let answers: Vec<(usize, Reply)> = t["answers"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|a| {
-                let seat = a["seat"].as_u64().unwrap() as usize;
-                let reply = if let Some(s) = a["answer"].as_str() {
-                    Reply::Answer(s.to_owned())
-                } else if a.get("timeout").is_some() {
-                    Reply::Timeout
-                } else {
-                    Reply::Gone
-                };
-                (seat, reply)
-            })
-            .collect();
-        let (j, e) = referee.apply(answers);
-        assert_eq!(serde_json::to_value(&j).unwrap(), t["judgements"], "{:?} turn {}", report.game, i + 1);
-        assert_eq!(serde_json::Value::from(e), t["events"], "{:?} turn {}", report.game, i + 1);
-        i += 1;
-    }
-    assert_eq!(i, turns.len());
-    assert_eq!(serde_json::to_value(referee.result().unwrap()).unwrap(), replay["result"]);
+    koth_games::replay::check(&report.replay).unwrap_or_else(|e| panic!("{:?}: {e}", report.game));
+    let frames = koth_games::replay::frames(&report.replay).unwrap();
+    assert_eq!(frames.frames.len(), report.turns as usize + 1, "{:?}", report.game);
+    assert_eq!(report.replay["seats"].as_array().unwrap().len(), seats);
 }
 
 #[test]
@@ -318,6 +291,25 @@ fn host_toolchains_compile_and_run_the_hello_bots() {
         for o in &r.outcomes {
             assert_eq!(o.status, BotStatus::Ok, "{name}: {}", o.stderr);
             assert!(o.stderr.contains(&format!("hello from {name}")), "{name}: {}", o.stderr);
+        }
+    }
+}
+
+/// What a bot writes on stderr is filed under the turn it was written in,
+/// so the replay viewer can show it beside that move.
+#[test]
+fn stderr_is_filed_by_turn() {
+    if !sandbox_ok() {
+        return;
+    }
+    let opts = MatchOptions { max_turns: Some(6), ..options(GameKind::Target, 4) };
+    let report = play(&opts, vec![test_bot("chatty.py", &[]), test_bot("chatty.py", &[])]).unwrap();
+    for o in &report.outcomes {
+        assert_eq!(o.stderr_turns.iter().map(|t| t.0).collect::<Vec<_>>(), vec![1, 2, 3, 4, 5, 6], "{:?}", o.stderr_turns);
+        let mut start = 0;
+        for &(turn, end) in &o.stderr_turns {
+            assert_eq!(o.stderr[start..end].trim(), format!("thinking about request {turn}"), "{}", o.stderr);
+            start = end;
         }
     }
 }

@@ -68,7 +68,7 @@ function errorBox(e) { return el('p', { class: 'error', role: 'alert' }, e.messa
 
 function setMain(...children) {
   const main = document.getElementById('main');
-  main.replaceChildren(...children.flat());
+  main.replaceChildren(...children.flat().filter(c => c !== null && c !== undefined && c !== false));
 }
 
 const sleep = ms => new Promise(r => setTimeout(r, ms));
@@ -412,7 +412,7 @@ async function replayViewer(m, box) {
       const { type, ...rest } = ev; delete rest.board;
       return el('li', {}, type, Object.keys(rest).length ? ' ' + JSON.stringify(rest) : '');
     });
-    panel.replaceChildren(el('h3', {}, `Turn ${k}`), rows, events.length ? el('ul', { class: 'events' }, events) : null);
+    panel.replaceChildren(el('h3', {}, `Turn ${k}`), ...rows, el('ul', { class: 'events' }, events));
   }
   function go(n) { k = Math.max(0, Math.min(last, n)); draw(); }
   function play() {
@@ -433,11 +433,11 @@ async function replayViewer(m, box) {
     el('div', { class: 'viewer' },
       el('div', { class: 'stage' }, canvas, caption,
         el('div', { class: 'controls' },
-          el('button', { id: 'first', title: 'first turn', onclick: () => { pause(); go(0); } }, '⏮'),
+          el('button', { id: 'first', title: 'first turn', onclick: () => { pause(); go(0); } }, '«'),
           el('button', { id: 'step-back', title: 'previous turn', onclick: () => { pause(); go(k - 1); } }, '◀'),
           playBtn,
           el('button', { id: 'step', title: 'next turn', onclick: () => { pause(); go(k + 1); } }, '▶'),
-          el('button', { id: 'last', title: 'last turn', onclick: () => { pause(); go(last); } }, '⏭'),
+          el('button', { id: 'last', title: 'last turn', onclick: () => { pause(); go(last); } }, '»'),
           speed, label),
         slider, el('div', { class: 'legend-row' }, legendItems)),
       panel));

@@ -1,0 +1,290 @@
+//! The web pages in a real browser: Debian's chromium, headless, driven over
+//! WebDriver (chromedriver) against a running `koth up`. An author signs up,
+//! submits a bot through the form and follows its compile and first matches;
+//! a broken bot's compile error shows at once; the replay viewer draws and
+//! plays a match of each of the five games; the owner sees their bot's
+//! stderr beside each move and a visitor does not; the bot page plots the
+//! rating history. Screenshots go to `target/tmp/screenshots/`.
+
+mod common;
+
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use common::{http_get, in_ci, start, stop};
+use fantoccini::{Client, ClientBuilder, Locator};
+use serde_json::{json, Value};
+
+const CHROMIUM: &str = "/usr/bin/chromium";
+const CHROMEDRIVER: &str = "/usr/bin/chromedriver";
+
+fn get_json(addr: &str, path: &str) -> Value {
+    let (status, body) = http_get(addr, path);
+    assert_eq!(status, 200, "{path}: {body}");
+    serde_json::from_str(&body).unwrap_or_else(|e| panic!("{path}: {e}: {body}"))
+}
+
+struct Driver(Child);
+impl Drop for Driver {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+async fn browser(shots: &std::path::Path) -> (Client, Driver) {
+    let port = koth_scheduler::pg::free_port().unwrap();
+    let driver = Driver(
+        Command::new(CHROMEDRIVER)
+            .arg(format!("--port={port}"))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("starting chromedriver"),
+    );
+    let profile = shots.join("profile");
+    let _ = std::fs::remove_dir_all(&profile);
+    let mut caps = serde_json::Map::new();
+    // As root, in a machine with no network: no sandbox of its own (it runs
+    // no untrusted page here), no background connections.
+    caps.insert(
+        "goog:chromeOptions".into(),
+        json!({"binary": CHROMIUM, "args": [
+            "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-quic",
+            "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync",
+            "--window-size=1400,1000", format!("--user-data-dir={}", profile.display()),
+        ]}),
+    );
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let mut b = ClientBuilder::new(hyper_util::client::legacy::connect::HttpConnector::new());
+        b.capabilities(caps.clone());
+        match b.connect(&format!("http://127.0.0.1:{port}")).await {
+            Ok(c) => return (c, driver),
+            Err(e) => {
+                assert!(Instant::now() < deadline, "chromedriver did not start a session: {e}");
+                tokio::time::sleep(Duration::from_millis(200)).await;
+            }
+        }
+    }
+}
+
+/// Wait until `script` (a JavaScript expression) is truthy; returns its value.
+async fn until(c: &Client, what: &str, script: &str, secs: u64) -> Value {
+    let deadline = Instant::now() + Duration::from_secs(secs);
+    loop {
+        let v = c.execute(&format!("return ({script});"), vec![]).await.unwrap_or(Value::Null);
+        if !v.is_null() && v != json!(false) && v != json!("") {
+            return v;
+        }
+        if Instant::now() > deadline {
+            let text = c.execute("return document.body.innerText", vec![]).await.unwrap_or_default();
+            panic!("waited {secs} s for {what} ({script}); the page says:\n{text}");
+        }
+        tokio::time::sleep(Duration::from_millis(150)).await;
+    }
+}
+
+async fn shot(c: &Client, dir: &std::path::Path, name: &str) {
+    let png = c.screenshot().await.unwrap();
+    assert!(png.starts_with(b"\x89PNG"), "a PNG");
+    std::fs::write(dir.join(format!("{name}.png")), png).unwrap();
+}
+
+async fn text(c: &Client, css: &str) -> String {
+    c.find(Locator::Css(css)).await.unwrap_or_else(|e| panic!("{css}: {e}")).text().await.unwrap()
+}
+
+/// Wait for a finished match of every ladder; returns (game, match id).
+fn finished_match_per_game(addr: &str) -> Vec<(String, i64)> {
+    let deadline = Instant::now() + Duration::from_secs(600);
+    let ladders = get_json(addr, "/api/ladders");
+    let mut found: Vec<(String, i64)> = Vec::new();
+    for l in ladders.as_array().unwrap() {
+        let game = l["game"].as_str().unwrap().to_owned();
+        loop {
+            let ms = get_json(addr, &format!("/api/ladders/{}/matches", l["id"]));
+            if let Some(m) = ms.as_array().unwrap().iter().find(|m| m["state"] == "finished") {
+                found.push((game, m["match"].as_i64().unwrap()));
+                break;
+            }
+            assert!(Instant::now() < deadline, "no finished {game} match after 10 minutes");
+            std::thread::sleep(Duration::from_secs(1));
+        }
+    }
+    found
+}
+
+#[test]
+fn pages_in_a_real_browser() {
+    let have = std::path::Path::new(CHROMIUM).exists() && std::path::Path::new(CHROMEDRIVER).exists();
+    if !have || koth_scheduler::pg::find_binaries().is_err() {
+        assert!(!in_ci(), "CI=true and chromium, chromedriver or PostgreSQL's binaries are missing");
+        eprintln!("SKIPPED (not in CI): needs {CHROMIUM}, {CHROMEDRIVER} (Debian: chromium chromium-driver) and PostgreSQL");
+        return;
+    }
+    let tmp = PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
+    let data = tmp.join("browser-data");
+    let shots = tmp.join("screenshots");
+    let _ = std::fs::remove_dir_all(&data);
+    std::fs::create_dir_all(&shots).unwrap();
+    let addr = format!("127.0.0.1:{}", koth_scheduler::pg::free_port().unwrap());
+    let (up, url) = start(&data, &addr, "browser", 68000);
+    let matches = finished_match_per_game(&addr);
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        rt.block_on(scenario(&url, &addr, &data, &shots, &matches));
+    }));
+    assert_eq!(stop(up), Some(0));
+    if let Err(e) = result {
+        std::panic::resume_unwind(e);
+    }
+    eprintln!("screenshots in {}", shots.display());
+}
+
+async fn scenario(url: &str, addr: &str, data: &std::path::Path, shots: &std::path::Path, matches: &[(String, i64)]) {
+    let (c, _driver) = browser(shots).await;
+    let url = url.trim_end_matches('/');
+
+    // The ladders of every game.
+    c.goto(&format!("{url}/")).await.unwrap();
+    until(&c, "the ladders", "document.querySelectorAll('#ladders tbody tr').length === 5", 20).await;
+    shot(&c, shots, "home").await;
+
+    // The replay viewer draws and plays a match of each game (as a visitor).
+    for (game, id) in matches {
+        c.goto(&format!("{url}/matches/{id}")).await.unwrap();
+        until(&c, "the board", "document.querySelector('#board') && document.querySelector('#turn-label').textContent", 30).await;
+        let label = text(&c, "#turn-label").await;
+        let last: u64 = label.rsplit(' ').next().unwrap().parse().unwrap();
+        assert!(label.starts_with("turn 0 / ") && last > 0, "{game}: {label}");
+        // The board is drawn: more than one colour on the canvas.
+        let colours = c
+            .execute(
+                "const c = document.querySelector('#board'); const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data; \
+                 const s = new Set(); for (let i = 0; i < d.length; i += 16) s.add(d[i] + ',' + d[i+1] + ',' + d[i+2]); return s.size;",
+                vec![],
+            )
+            .await
+            .unwrap();
+        assert!(colours.as_u64().unwrap() >= 3, "{game}: the board shows {colours} colours");
+        assert_eq!(c.find(Locator::Css("#board")).await.unwrap().attr("data-game").await.unwrap().as_deref(), Some(game.as_str()));
+        c.find(Locator::Css("#step")).await.unwrap().click().await.unwrap();
+        assert_eq!(text(&c, "#turn-label").await, format!("turn 1 / {last}"), "{game}");
+        // Each move of the turn with its time.
+        let moves = text(&c, "#turn-panel").await;
+        assert!(moves.contains("Turn 1") && moves.contains(" ms"), "{game}: {moves}");
+        assert!(c.find_all(Locator::Css("pre.stderr")).await.unwrap().is_empty(), "a visitor sees no stderr");
+        c.find(Locator::Css("#step-back")).await.unwrap().click().await.unwrap();
+        assert_eq!(text(&c, "#turn-label").await, format!("turn 0 / {last}"));
+        // Play at the fastest speed until it moves on by itself, then pause.
+        c.execute("const s = document.querySelector('#speed'); s.value = s.options[s.options.length - 1].value;", vec![]).await.unwrap();
+        c.find(Locator::Css("#play")).await.unwrap().click().await.unwrap();
+        until(&c, "the replay to play", "document.querySelector('#turn-label').textContent !== 'turn 0 / ' + document.querySelector('#scrub').max", 10).await;
+        if last > 1 {
+            until(&c, "turn 2 or later", "Number(document.querySelector('#scrub').value) >= 2", 10).await;
+        }
+        shot(&c, shots, &format!("replay-{game}")).await;
+        c.find(Locator::Css("#last")).await.unwrap().click().await.unwrap();
+        assert_eq!(text(&c, "#turn-label").await, format!("turn {last} / {last}"), "{game}");
+        assert_eq!(text(&c, "#play").await, "Play", "{game}: paused at the end");
+    }
+
+    // Sign up through the form; the token is kept by the browser.
+    c.goto(&format!("{url}/")).await.unwrap();
+    until(&c, "the sign-up form", "document.querySelector('#new-name')", 20).await;
+    c.find(Locator::Css("#new-name")).await.unwrap().send_keys("alice").await.unwrap();
+    c.find(Locator::Css("#sign-up button")).await.unwrap().click().await.unwrap();
+    let token = until(&c, "the new token", "document.querySelector('#new-token') && document.querySelector('#new-token').textContent", 20).await;
+    assert_eq!(token.as_str().unwrap().len(), 64, "{token}");
+    until(&c, "the header to show the account", "document.querySelector('#account .who') && document.querySelector('#account .who').textContent === 'alice'", 10)
+        .await;
+    shot(&c, shots, "signed-up").await;
+
+    // A bad file is refused with the reason, before anything is stored.
+    let target = get_json(addr, "/api/ladders").as_array().unwrap().iter().find(|l| l["game"] == "target").unwrap()["id"].as_i64().unwrap();
+    let bad = data.join("notes.txt");
+    std::fs::write(&bad, "hello").unwrap();
+    c.goto(&format!("{url}/submit?ladder={target}")).await.unwrap();
+    until(&c, "the submit form", "document.querySelector('#bot-file')", 20).await;
+    c.find(Locator::Css("#bot-name")).await.unwrap().send_keys("notes").await.unwrap();
+    c.find(Locator::Css("#bot-file")).await.unwrap().send_keys(bad.to_str().unwrap()).await.unwrap();
+    c.find(Locator::Css("#submit-button")).await.unwrap().click().await.unwrap();
+    let err = until(&c, "the refusal", "document.querySelector('#progress .error') && document.querySelector('#progress .error').textContent", 20).await;
+    assert!(err.as_str().unwrap().contains(".txt"), "{err}");
+
+    // A broken C bot: the compiler's message shows at once.
+    let broken = data.join("broken.c");
+    std::fs::write(&broken, "int main(void) { return no_such_name; }\n").unwrap();
+    c.goto(&format!("{url}/submit?ladder={target}")).await.unwrap();
+    until(&c, "the submit form", "document.querySelector('#bot-file')", 20).await;
+    c.find(Locator::Css("#bot-name")).await.unwrap().send_keys("broken").await.unwrap();
+    c.find(Locator::Css("#bot-file")).await.unwrap().send_keys(broken.to_str().unwrap()).await.unwrap();
+    c.find(Locator::Css("#submit-button")).await.unwrap().click().await.unwrap();
+    let log = until(&c, "the compile error", "document.querySelector('#compile-output') && document.querySelector('#compile-output').textContent", 180).await;
+    assert!(log.as_str().unwrap().contains("no_such_name"), "{log}");
+    shot(&c, shots, "compile-error").await;
+
+    // A good bot that talks on stderr: compiled (nothing to compile for
+    // Python), then its first matches appear as they finish.
+    let bot = data.join("chatty.py");
+    std::fs::write(
+        &bot,
+        "import sys\nn = 0\nfor line in sys.stdin:\n    n += 1\n    print(f'alice thinks, request {n}', file=sys.stderr, flush=True)\n    print('2', flush=True)\n",
+    )
+    .unwrap();
+    c.goto(&format!("{url}/submit?ladder={target}")).await.unwrap();
+    until(&c, "the submit form", "document.querySelector('#bot-file')", 20).await;
+    c.find(Locator::Css("#bot-name")).await.unwrap().send_keys("chatty").await.unwrap();
+    c.find(Locator::Css("#bot-file")).await.unwrap().send_keys(bot.to_str().unwrap()).await.unwrap();
+    c.find(Locator::Css("#submit-button")).await.unwrap().click().await.unwrap();
+    until(&c, "the compile", "document.querySelector('#compile-status .status-ready')", 180).await;
+    until(&c, "its first match", "document.querySelector('#first-matches table')", 300).await;
+    shot(&c, shots, "submitted").await;
+    let bot_href = c.find(Locator::Css("#bot-link")).await.unwrap().attr("href").await.unwrap().unwrap();
+    let bot_id: i64 = bot_href.trim_start_matches("/bots/").parse().unwrap();
+
+    // Its first match, as its owner: its stderr beside each of its moves.
+    let first = get_json(addr, &format!("/api/bots/{bot_id}/matches"));
+    let m = first.as_array().unwrap().iter().find(|m| m["state"] == "finished").expect("a finished match");
+    let seat = m["seats"].as_array().unwrap().iter().find(|s| s["bot"] == bot_id).unwrap()["seat"].as_i64().unwrap();
+    c.goto(&format!("{url}/matches/{}", m["match"])).await.unwrap();
+    until(&c, "the board", "document.querySelector('#board')", 30).await;
+    c.find(Locator::Css("#step")).await.unwrap().click().await.unwrap();
+    let err = text(&c, &format!(".move[data-seat=\"{seat}\"] pre.stderr")).await;
+    assert_eq!(err.trim(), "alice thinks, request 1");
+    c.find(Locator::Css("#step")).await.unwrap().click().await.unwrap();
+    assert_eq!(text(&c, &format!(".move[data-seat=\"{seat}\"] pre.stderr")).await.trim(), "alice thinks, request 2");
+    shot(&c, shots, "replay-owner-stderr").await;
+    // Only hers: the other seat's stderr is not shown.
+    assert_eq!(c.find_all(Locator::Css("pre.stderr")).await.unwrap().len(), 1);
+
+    // The bot page: versions, the owner's compile log, rating plot, matches, head to head.
+    let deadline = Instant::now() + Duration::from_secs(300);
+    while get_json(addr, &format!("/api/bots/{bot_id}/ratings")).as_array().unwrap().len() < 2 {
+        assert!(Instant::now() < deadline, "no two rated matches in 5 minutes");
+        std::thread::sleep(Duration::from_secs(1));
+    }
+    c.goto(&format!("{url}/bots/{bot_id}")).await.unwrap();
+    until(&c, "the rating plot", "document.querySelector('#rating-plot polyline.mu')", 20).await;
+    assert!(c.find_all(Locator::Css("#head-to-head tbody tr")).await.unwrap().len() >= 1);
+    c.find(Locator::Css("#versions button[data-version]")).await.unwrap().click().await.unwrap();
+    until(&c, "the compile log", "document.querySelector('#compile-log h3')", 10).await;
+    shot(&c, shots, "bot").await;
+
+    // A ladder's page, and a protocol page.
+    c.goto(&format!("{url}/ladders/{target}")).await.unwrap();
+    until(&c, "the leaderboard", "document.querySelectorAll('#leaderboard tbody tr').length >= 2", 20).await;
+    shot(&c, shots, "ladder").await;
+    c.goto(&format!("{url}/games/snake")).await.unwrap();
+    assert!(text(&c, "article.doc").await.contains("127.0.0.1:4040"));
+
+    // Signed out, the same match shows no stderr at all.
+    c.find(Locator::Css("#sign-out")).await.unwrap().click().await.unwrap();
+    c.goto(&format!("{url}/matches/{}", m["match"])).await.unwrap();
+    until(&c, "the board", "document.querySelector('#board')", 30).await;
+    c.find(Locator::Css("#step")).await.unwrap().click().await.unwrap();
+    assert!(c.find_all(Locator::Css("pre.stderr")).await.unwrap().is_empty());
+    c.close().await.unwrap();
+}
