@@ -6,14 +6,24 @@ mod cli;
 
 use clap::Parser;
 
+/// Logs go to stderr: `KOTH_LOG` filters them (tracing's EnvFilter syntax,
+/// e.g. `debug` or `warn,koth_runner=debug`; services default to `info`,
+/// other commands to `warn`), `KOTH_LOG_FORMAT=json` writes one JSON object
+/// per line for log collectors.
+fn init_logs(service: bool) {
+    let filter = tracing_subscriber::EnvFilter::try_from_env("KOTH_LOG")
+        .unwrap_or_else(|_| if service { "info,sqlx=warn".into() } else { "warn".into() });
+    let logs = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr);
+    if std::env::var("KOTH_LOG_FORMAT").is_ok_and(|f| f == "json") {
+        logs.json().init();
+    } else {
+        logs.init();
+    }
+}
+
 fn main() {
-    tracing_subscriber::fmt()
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_env("KOTH_LOG").unwrap_or_else(|_| "warn".into()),
-        )
-        .with_writer(std::io::stderr)
-        .init();
     let args = cli::Cli::parse();
+    init_logs(args.is_service());
     let code = match cli::run(args) {
         Ok(code) => code,
         Err(e) => {

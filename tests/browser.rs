@@ -25,16 +25,20 @@ fn get_json(addr: &str, path: &str) -> Value {
     serde_json::from_str(&body).unwrap_or_else(|e| panic!("{path}: {e}: {body}"))
 }
 
-struct Driver(Child);
+/// chromedriver, and the browser it started: a test that fails half-way
+/// must not leave a chromium behind (it outlives its chromedriver).
+struct Driver(Child, PathBuf);
 impl Drop for Driver {
     fn drop(&mut self) {
         let _ = self.0.kill();
         let _ = self.0.wait();
+        let _ = Command::new("pkill").arg("-f").arg(format!("--user-data-dir={}", self.1.display())).status();
     }
 }
 
 async fn browser(shots: &std::path::Path) -> (Client, Driver) {
     let port = koth_scheduler::pg::free_port().unwrap();
+    let profile = shots.join("profile");
     let driver = Driver(
         Command::new(CHROMEDRIVER)
             .arg(format!("--port={port}"))
@@ -42,8 +46,8 @@ async fn browser(shots: &std::path::Path) -> (Client, Driver) {
             .stderr(Stdio::null())
             .spawn()
             .expect("starting chromedriver"),
+        profile.clone(),
     );
-    let profile = shots.join("profile");
     let _ = std::fs::remove_dir_all(&profile);
     let mut caps = serde_json::Map::new();
     // As root, in a machine with no network: no sandbox of its own (it runs

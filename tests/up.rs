@@ -104,3 +104,56 @@ fn cli_against(addr: &str, data: &std::path::Path) {
     assert_eq!(out.status.code(), Some(210));
     assert!(String::from_utf8_lossy(&out.stderr).contains("no ladder \"chess\""));
 }
+
+/// `koth web` serves the pages and the API of an existing database, seeds it
+/// on first start when asked, and logs every request as a JSON line.
+#[test]
+fn web_serves_a_database_and_logs_requests_as_json() {
+    let tmp = PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
+    let Some(pg) = koth_scheduler::pg::start_for_tests(&tmp.join("pg-web")) else { return };
+    let data = tmp.join("web-data");
+    let _ = std::fs::remove_dir_all(&data);
+    let addr = format!("127.0.0.1:{}", koth_scheduler::pg::free_port().unwrap());
+    let mut child = Command::new(env!("CARGO_BIN_EXE_koth"))
+        .args(["web", "--database-url", &pg.url(), "--listen", &addr, "--examples", "--data-dir", data.to_str().unwrap()])
+        .env("KOTH_LOG_FORMAT", "json")
+        .env_remove("KOTH_LOG")
+        .stdin(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let lines = std::io::BufRead::lines(std::io::BufReader::new(child.stderr.take().unwrap()));
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for l in lines.map_while(Result::ok) {
+            let _ = tx.send(l);
+        }
+    });
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    loop {
+        let line = rx.recv_timeout(std::time::Duration::from_secs(60)).expect("koth web printed nothing");
+        if line.starts_with("koth web is up at") {
+            break;
+        }
+        assert!(std::time::Instant::now() < deadline, "koth web did not come up");
+    }
+    let (status, body) = http_get(&addr, "/api/ladders");
+    assert_eq!(status, 200);
+    assert_eq!(serde_json::from_str::<serde_json::Value>(&body).unwrap().as_array().unwrap().len(), 5, "seeded: {body}");
+    assert!(data.join("host-token").exists());
+    assert_eq!(http_get(&addr, "/ladders/1").0, 200);
+    // The request's log line: JSON, with the path and the status.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    let logged = loop {
+        let line = rx.recv_timeout(std::time::Duration::from_secs(10)).expect("no request log");
+        let Ok(v) = serde_json::from_str::<serde_json::Value>(&line) else { panic!("not JSON: {line}") };
+        if v["span"]["uri"] == "/api/ladders" && v["fields"]["status"] == 200 {
+            break v;
+        }
+        assert!(std::time::Instant::now() < deadline, "no log line for GET /api/ladders");
+    };
+    assert_eq!(logged["level"], "INFO");
+    assert!(logged["fields"]["latency"].is_string(), "{logged}");
+    unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
+    assert_eq!(child.wait().unwrap().code(), Some(0), "stops cleanly on SIGTERM");
+}

@@ -1,7 +1,8 @@
 //! `koth api-bench`: a load test on loopback. The whole service runs in
 //! this process (a private PostgreSQL, the scheduler, runners playing the
-//! example bots' ladders, the HTTP API); many clients read leaderboards and
-//! some submit bots while matches run. Prints p50 / p99 latency per kind of
+//! example bots' ladders, the HTTP API and pages); many clients read
+//! leaderboards, pages and replays (the viewer's frames) and some submit
+//! bots while matches run. Prints p50 / p99 latency per kind of
 //! request, against `/health` (no work but the HTTP round trip and one
 //! `SELECT 1`) measured in the same run as the floor.
 
@@ -82,21 +83,34 @@ pub fn run(a: ApiBenchArgs) -> anyhow::Result<i32> {
     let ids: Vec<i64> = ladders.as_array().into_iter().flatten().filter_map(|l| l["id"].as_i64()).collect();
     let target = ladders.as_array().into_iter().flatten().find(|l| l["game"] == "target").and_then(|l| l["id"].as_i64()).unwrap_or(1);
     let source = include_bytes!("../../bots/target/drifter.py");
+    // Replays to read: matches finished before the load starts.
+    let wait = Instant::now();
+    let replays: Vec<i64> = loop {
+        let ids = rt.block_on(
+            sqlx::query_scalar::<_, i64>("SELECT id FROM matches WHERE state = 'finished' ORDER BY id LIMIT 20").fetch_all(&pool),
+        )?;
+        if !ids.is_empty() || wait.elapsed() > Duration::from_secs(120) {
+            break ids;
+        }
+        std::thread::sleep(Duration::from_millis(500));
+    };
+    anyhow::ensure!(!replays.is_empty(), "no match finished within 2 minutes: are the runners able to build and play the example bots?");
     let finished_before = finished(&rt, &pool)?;
 
     let samples: Samples = Arc::new(Mutex::new(Vec::new()));
     let done = Arc::new(AtomicBool::new(false));
     let mut threads = Vec::new();
     for r in 0..a.readers {
-        let (base, ids, samples, done) = (base.clone(), ids.clone(), samples.clone(), done.clone());
+        let (base, ids, replays, samples, done) = (base.clone(), ids.clone(), replays.clone(), samples.clone(), done.clone());
         threads.push(std::thread::spawn(move || {
             let agent = ureq::AgentBuilder::new().timeout(Duration::from_secs(30)).build();
             let mut i = r;
             while !done.load(Ordering::Relaxed) {
-                let (kind, path) = if i % 10 == 0 {
-                    ("health", "/health".to_owned())
-                } else {
-                    ("leaderboard", format!("/api/ladders/{}/leaderboard", ids[i % ids.len()]))
+                let (kind, path) = match i % 10 {
+                    0 => ("health", "/health".to_owned()),
+                    3 => ("page", format!("/ladders/{}", ids[i % ids.len()])),
+                    5 => ("frames", format!("/api/matches/{}/frames", replays[i % replays.len()])),
+                    _ => ("leaderboard", format!("/api/ladders/{}/leaderboard", ids[i % ids.len()])),
                 };
                 let t = Instant::now();
                 let ok = agent.get(&format!("{base}{path}")).call().is_ok();
@@ -142,7 +156,7 @@ pub fn run(a: ApiBenchArgs) -> anyhow::Result<i32> {
         v.sort_by(|a, b| a.total_cmp(b));
         pct(&v, 0.99)
     };
-    for kind in ["health", "leaderboard", "submit"] {
+    for kind in ["health", "page", "leaderboard", "frames", "submit"] {
         let mut v: Vec<f64> = samples.iter().filter(|s| s.0 == kind).map(|s| s.1).collect();
         let errors = samples.iter().filter(|s| s.0 == kind && !s.2).count();
         v.sort_by(|a, b| a.total_cmp(b));

@@ -85,11 +85,21 @@ enum Command {
     Runner(service::RunnerArgs),
     /// Keep every ladder busy: choose and queue the next matches.
     Scheduler(service::SchedulerArgs),
-    /// The whole service on this machine: database, scheduler, runners, HTTP API.
+    /// The whole service on this machine: database, scheduler, runners, web pages and API.
     Up(up::UpArgs),
+    /// Serve the web pages and the HTTP API of a contest's database.
+    Web(service::WebArgs),
     /// Run programs under koth's sandbox, and measure it.
     #[command(subcommand)]
     Sandbox(sandbox::SandboxCommand),
+}
+
+impl Cli {
+    /// Long-running services log what they do (requests, jobs) by default;
+    /// commands a person runs log only warnings.
+    pub fn is_service(&self) -> bool {
+        matches!(self.command, Command::Up(_) | Command::Web(_) | Command::Runner(_) | Command::Scheduler(_))
+    }
 }
 
 pub fn run(cli: Cli) -> anyhow::Result<i32> {
@@ -107,6 +117,7 @@ pub fn run(cli: Cli) -> anyhow::Result<i32> {
         Command::Runner(args) => service::runner(args),
         Command::Scheduler(args) => service::scheduler(args),
         Command::Up(args) => up::run(args),
+        Command::Web(args) => service::web(args),
         Command::Sandbox(cmd) => sandbox::run(cmd),
     }
 }

@@ -1,4 +1,5 @@
-//! `koth runner` and `koth scheduler`: the two long-running services.
+//! `koth runner`, `koth scheduler` and `koth web`: the long-running services
+//! (`koth up` runs all three in one process).
 
 use std::time::Duration;
 
@@ -50,6 +51,24 @@ pub struct SchedulerArgs {
     /// Time between two passes over the ladders.
     #[arg(long, default_value = "500ms", value_parser = duration)]
     tick: Duration,
+}
+
+#[derive(Args)]
+pub struct WebArgs {
+    /// PostgreSQL URL of the contest's database.
+    #[arg(long, env = "DATABASE_URL")]
+    database_url: String,
+    /// Address to serve the API and the pages on.
+    #[arg(long, env = "KOTH_LISTEN", default_value = "127.0.0.1:8080")]
+    listen: String,
+    /// On first start (no ladders yet), create the `host` account, a ladder
+    /// per game and the example bots, as `koth up` does; the host's token is
+    /// written to `<data-dir>/host-token`.
+    #[arg(long)]
+    examples: bool,
+    /// Where `--examples` writes the host's token.
+    #[arg(long, env = "KOTH_DATA", default_value = "/var/lib/koth/web")]
+    data_dir: std::path::PathBuf,
 }
 
 /// A watch that turns true on SIGTERM or SIGINT.
@@ -121,6 +140,30 @@ pub fn scheduler(a: SchedulerArgs) -> anyhow::Result<i32> {
         })
         .await
         .map_err(|e| anyhow::anyhow!(e))?;
+        Ok(0)
+    })
+}
+
+pub fn web(a: WebArgs) -> anyhow::Result<i32> {
+    let rt = tokio::runtime::Runtime::new()?;
+    rt.block_on(async move {
+        let pool = koth_scheduler::db::connect_and_migrate(&a.database_url, 16).await.map_err(|e| anyhow::anyhow!(e))?;
+        if a.examples {
+            std::fs::create_dir_all(&a.data_dir).map_err(|e| anyhow::anyhow!("creating {}: {e}", a.data_dir.display()))?;
+            super::up::seed(&pool, &a.data_dir).await?;
+        }
+        let listener = tokio::net::TcpListener::bind(&a.listen)
+            .await
+            .map_err(|e| anyhow::anyhow!("listening on {}: {e}; pick another with --listen", a.listen))?;
+        let mut stop = shutdown_signal();
+        let app = koth_scheduler::api::router(pool.clone(), worker::uploads());
+        eprintln!("koth web is up at http://{}/", listener.local_addr()?);
+        axum::serve(listener, app)
+            .with_graceful_shutdown(async move {
+                let _ = stop.wait_for(|s| *s).await;
+            })
+            .await?;
+        pool.close().await;
         Ok(0)
     })
 }
