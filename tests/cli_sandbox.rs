@@ -189,6 +189,44 @@ fn groups_left_by_a_killed_supervisor_are_swept() {
     }
     for d in &foreign {
         assert!(d.exists(), "{} belongs to another PID namespace and was removed", d.display());
-        std::fs::remove_dir(d).unwrap();
     }
+    // A container's runner owns its cgroup: another namespace's groups there
+    // are its own earlier life's (the container restarted) and go too.
+    let out = koth(&["sandbox", "run", "--", "/bin/true"], &[("KOTH_SANDBOX_OWNS_CGROUP", "1")]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    for d in &foreign {
+        assert!(!d.exists(), "{} was left behind by a process that owns its cgroup", d.display());
+    }
+}
+
+/// A program that cannot join its box (here: no CAP_SYS_CHROOT, which
+/// setns into a mount namespace needs, as in a container missing it) is an
+/// error that says so, never a hang.
+#[test]
+fn a_spawn_that_cannot_join_its_box_fails_instead_of_hanging() {
+    if !sandbox_works() {
+        return;
+    }
+    let mut child = Command::new("setpriv")
+        .args(["--bounding-set", "-sys_chroot", env!("CARGO_BIN_EXE_koth"), "sandbox", "run", "--", "/bin/true"])
+        .env("KOTH_SANDBOX_RUNTIME_DIR", "/run/koth-test/cli-nochroot")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("setpriv (util-linux)");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    let status = loop {
+        if let Some(st) = child.try_wait().unwrap() {
+            break st;
+        }
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("koth sandbox run hung when the program could not join its box");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    let mut err = String::new();
+    std::io::Read::read_to_string(child.stderr.as_mut().unwrap(), &mut err).unwrap();
+    assert_eq!(status.code(), Some(210), "{err}");
+    assert!(err.contains("CAP_SYS_CHROOT"), "{err}");
 }

@@ -513,7 +513,7 @@ fn intern_stage(stage: &str) -> &'static str {
 }
 
 const STAGES: &[&str] = &[
-    "joining the box namespaces (setns)",
+    "joining the box namespaces (setns, which needs CAP_SYS_ADMIN and CAP_SYS_CHROOT)",
     "joining the box cgroup",
     "forking the program",
     "setsid",
@@ -545,6 +545,11 @@ fn fork_program(plan: &ExecPlan, pid_r: OwnedFd) -> Result<Option<libc::pid_t>> 
         intermediate(plan);
     }
     sys::waitpid(a, 0).map_err(|e| Error::os("waiting for the spawn helper", e))?;
+    // The helper has exited, so its pid report is in the pipe now or never.
+    // Read without blocking: the plan (ours) still holds the write end, and a
+    // blocking read would wait forever for a helper that failed before
+    // writing (its report is then on the error pipe).
+    unsafe { libc::fcntl(pid_r.as_raw_fd(), libc::F_SETFL, libc::O_NONBLOCK) };
     let mut buf = [0u8; 4];
     let n = unsafe { libc::read(pid_r.as_raw_fd(), buf.as_mut_ptr().cast(), 4) };
     Ok((n == 4).then(|| libc::pid_t::from_ne_bytes(buf)))

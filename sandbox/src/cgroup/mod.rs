@@ -302,13 +302,25 @@ pub fn pid_namespace() -> u64 {
     *NS.get_or_init(|| fs::metadata("/proc/self/ns/pid").map(|m| m.ino()).unwrap_or(0))
 }
 
+/// Whether this process is the only supervisor under its cgroup, apart from
+/// its own earlier lives: `KOTH_SANDBOX_OWNS_CGROUP=1`, set for a
+/// container's runner. A restarted container runs in a new PID namespace,
+/// so the groups its previous life left carry another namespace's inode;
+/// only this statement lets the sweep take them as stale.
+pub fn owns_cgroup() -> bool {
+    static OWNS: OnceLock<bool> = OnceLock::new();
+    *OWNS.get_or_init(|| std::env::var("KOTH_SANDBOX_OWNS_CGROUP").is_ok_and(|v| v == "1"))
+}
+
 /// How often box creation sweeps (see [`sweep_stale`]).
 pub const SWEEP_EVERY: Duration = Duration::from_secs(10);
 
 /// Remove the groups that supervisors which died without tearing down
 /// (SIGKILL, OOM, power cut) left under `parents`: `koth-<pidns>-<pid>-...`
-/// of this PID namespace whose process is gone (groups of other namespaces,
-/// e.g. other containers' runners, are never touched). Their programs got
+/// of this PID namespace whose process is gone. Groups of other namespaces
+/// (e.g. other containers' runners sharing a cgroup tree) are never touched,
+/// unless this process [owns its cgroup](owns_cgroup): then they are its own
+/// earlier lives' (a restarted container) and stale. Their programs got
 /// SIGKILL when their holders died, but on cgroup v1 a frozen program cannot
 /// act on it until thawed: thaw, kill what is left, then remove the
 /// directories. Box creation calls it at most every [`SWEEP_EVERY`]; `force`
@@ -339,6 +351,7 @@ pub(crate) fn sweep_stale(parents: &[PathBuf], force: bool) {
                 (Some(ns), Some(pid)) if ns == pid_namespace() => {
                     pid != std::process::id() && !Path::new(&format!("/proc/{pid}")).exists()
                 }
+                (Some(_), Some(_)) => owns_cgroup(),
                 _ => false,
             }
         })
