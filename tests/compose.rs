@@ -1,0 +1,397 @@
+//! koth under docker-compose, end to end, with a real Docker engine:
+//! `docker-compose.yml` as a host runs it.
+//!
+//! The stack is built and started (project `koth-e2e`, its own volumes and
+//! port), the sandbox's hostile suite runs in a container with exactly the
+//! runner's privileges, bots in four languages are submitted through the
+//! API, and while matches run the runners are scaled up, one of them is
+//! killed (SIGKILL) in the middle of a match, and they are scaled down
+//! again (SIGTERM). Then: every bot compiled and played, the killed match
+//! was played again and finished, no match or job failed, every finished
+//! match has a result for every seat and at most one rating change per
+//! seat, and the leaderboard lists the new bots.
+//!
+//! Needs Docker, docker-compose (v1) or `docker compose` (v2), and the base
+//! images (`docker/local-base-images.sh` builds stand-ins without a
+//! registry). `.ci/run` prepares all of that.
+//!
+//! The scaling benchmark is here too, ignored by default:
+//! `cargo test --release --test compose scaling -- --ignored --nocapture`.
+
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+
+fn in_ci() -> bool {
+    std::env::var("CI").is_ok_and(|v| !v.is_empty() && v != "0" && v != "false")
+}
+
+fn repo() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The compose command: `KOTH_COMPOSE`, else docker-compose (v1), else `docker compose` (v2).
+fn compose_program() -> Option<Vec<String>> {
+    if let Ok(c) = std::env::var("KOTH_COMPOSE") {
+        return Some(c.split_whitespace().map(String::from).collect());
+    }
+    let works = |p: &[&str]| Command::new(p[0]).args(&p[1..]).arg("version").output().is_ok_and(|o| o.status.success());
+    if works(&["docker-compose"]) {
+        Some(vec!["docker-compose".into()])
+    } else if works(&["docker", "compose"]) {
+        Some(vec!["docker".into(), "compose".into()])
+    } else {
+        None
+    }
+}
+
+/// A compose project of its own: its containers, volumes and port.
+struct Stack {
+    program: Vec<String>,
+    project: String,
+    port: u16,
+    languages: String,
+}
+
+impl Stack {
+    fn new(project: &str, languages: &str) -> Option<Stack> {
+        let docker_ok = Command::new("docker").arg("info").output().is_ok_and(|o| o.status.success());
+        let program = compose_program();
+        if !docker_ok || program.is_none() {
+            assert!(!in_ci(), "CI=true and Docker or docker-compose is missing (docker info: {docker_ok})");
+            eprintln!("SKIPPED (not in CI): needs a Docker engine and docker-compose");
+            return None;
+        }
+        let port = koth_scheduler::pg::free_port().unwrap();
+        Some(Stack { program: program.unwrap(), project: project.into(), port, languages: languages.into() })
+    }
+
+    fn command(&self, args: &[&str]) -> Command {
+        let mut c = Command::new(&self.program[0]);
+        c.args(&self.program[1..])
+            .args(["-p", &self.project, "-f"])
+            .arg(repo().join("docker-compose.yml"))
+            .args(args)
+            .current_dir(repo())
+            .env("KOTH_PORT", self.port.to_string())
+            .env("KOTH_LANGUAGES", &self.languages)
+            // A killed runner's job is rescued after this long.
+            .env("KOTH_RUNNER_LEASE", "10s")
+            .stdin(Stdio::null());
+        c
+    }
+
+    /// Run a compose command; its output is returned, a failure panics with it.
+    fn run(&self, args: &[&str]) -> Output {
+        let out = self.command(args).output().unwrap();
+        assert!(
+            out.status.success(),
+            "{} {}: {}\n{}",
+            self.program.join(" "),
+            args.join(" "),
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        out
+    }
+
+    fn url(&self, path: &str) -> String {
+        format!("http://127.0.0.1:{}{path}", self.port)
+    }
+
+    /// SQL through the database container (the test needs no route to it).
+    fn sql(&self, query: &str) -> String {
+        let out = self.run(&["exec", "-T", "db", "psql", "-U", "koth", "-d", "koth", "-tAc", query]);
+        String::from_utf8_lossy(&out.stdout).trim().to_owned()
+    }
+
+    fn sql_count(&self, query: &str) -> i64 {
+        let text = self.sql(query);
+        text.parse().unwrap_or_else(|_| panic!("{query}: {text}"))
+    }
+
+    /// Runner containers' ids.
+    fn runners(&self) -> Vec<String> {
+        let out = self.run(&["ps", "-q", "runner"]);
+        String::from_utf8_lossy(&out.stdout).lines().filter(|l| !l.is_empty()).map(String::from).collect()
+    }
+
+    fn scale(&self, runners: usize) {
+        self.run(&["up", "-d", "--no-recreate", "--scale", &format!("runner={runners}")]);
+    }
+
+    fn logs(&self) -> String {
+        let out = self.command(&["logs", "--no-color", "--tail", "60"]).output().unwrap();
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    fn down(&self) {
+        let _ = self.command(&["down", "-v", "--remove-orphans", "-t", "5"]).output();
+    }
+
+    /// Build, start, wait for the API; returns the host's token.
+    fn up(&self) -> String {
+        self.down();
+        self.run(&["build"]);
+        self.run(&["up", "-d"]);
+        let deadline = Instant::now() + Duration::from_secs(600);
+        loop {
+            if let Ok(r) = ureq::get(&self.url("/health")).timeout(Duration::from_secs(5)).call() {
+                if r.into_json::<Value>().is_ok_and(|v| v["status"] == "ok") {
+                    break;
+                }
+            }
+            assert!(Instant::now() < deadline, "the web service did not answer in 10 minutes:\n{}", self.logs());
+            std::thread::sleep(Duration::from_secs(1));
+        }
+        let out = self.run(&["exec", "-T", "web", "cat", "/var/lib/koth/web/host-token"]);
+        String::from_utf8_lossy(&out.stdout).trim().to_owned()
+    }
+}
+
+impl Drop for Stack {
+    fn drop(&mut self) {
+        if std::env::var_os("KOTH_E2E_KEEP").is_none() {
+            self.down();
+        }
+    }
+}
+
+fn get(url: &str) -> Value {
+    ureq::get(url).timeout(Duration::from_secs(30)).call().unwrap_or_else(|e| panic!("GET {url}: {e}")).into_json().unwrap()
+}
+
+/// POST with the token, if any.
+fn post(url: &str, token: &str, body: &[u8]) -> Value {
+    let mut req = ureq::post(url).timeout(Duration::from_secs(60));
+    if !token.is_empty() {
+        req = req.set("Authorization", &format!("Bearer {token}"));
+    }
+    match req.send_bytes(body) {
+        Ok(r) => r.into_json().unwrap(),
+        Err(ureq::Error::Status(code, r)) => panic!("POST {url}: {code} {}", r.into_string().unwrap_or_default()),
+        Err(e) => panic!("POST {url}: {e}"),
+    }
+}
+
+fn ladder_id(stack: &Stack, game: &str) -> i64 {
+    get(&stack.url("/api/ladders")).as_array().unwrap().iter().find(|l| l["game"] == game).unwrap()["id"].as_i64().unwrap()
+}
+
+/// Wait for a bot's version to compile; panics with the log if it fails.
+fn wait_compiled(stack: &Stack, token: &str, bot: i64, version: i64, secs: u64) {
+    let deadline = Instant::now() + Duration::from_secs(secs);
+    loop {
+        let b = get(&stack.url(&format!("/api/bots/{bot}")));
+        let v = b["versions"].as_array().unwrap().iter().find(|v| v["id"] == version).cloned().unwrap();
+        match v["status"].as_str() {
+            Some("ready") => return,
+            Some("failed") => {
+                let log = ureq::get(&stack.url(&format!("/api/versions/{version}/log")))
+                    .set("Authorization", &format!("Bearer {token}"))
+                    .call()
+                    .map(|r| r.into_string().unwrap_or_default())
+                    .unwrap_or_default();
+                panic!("bot {} did not compile: {log}", b["name"]);
+            }
+            _ => {}
+        }
+        assert!(Instant::now() < deadline, "bot {} not compiled after {secs} s:\n{}", b["name"], stack.logs());
+        std::thread::sleep(Duration::from_secs(1));
+    }
+}
+
+fn finished_matches(stack: &Stack) -> i64 {
+    stack.sql_count("SELECT count(*) FROM matches WHERE state = 'finished'")
+}
+
+#[test]
+fn the_stack_plays_scales_and_loses_nothing_when_a_runner_dies() {
+    let Some(stack) = Stack::new("koth-e2e", "c python javascript go") else { return };
+
+    // The sandbox's hostile suite, in a container with the runner's privileges.
+    stack.run(&["build", "sandbox-check"]);
+    let out = stack.command(&["--profile", "check", "run", "--rm", "-T", "sandbox-check"]).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success() && text.contains("test result: ok. 16 passed"),
+        "the sandbox's hostile suite inside the runner's container:\n{text}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+
+    let host = stack.up();
+    // An author's account, and bots in four languages on the Flit ladder.
+    let author = post(&stack.url("/api/users"), "", br#"{"name": "e2e"}"#);
+    let token = author["token"].as_str().unwrap().to_owned();
+    let flit = ladder_id(&stack, "flit");
+    let mut bots = Vec::new();
+    for (lang, file) in [("c", "hello.c"), ("python", "hello.py"), ("javascript", "hello.js"), ("go", "hello.go")] {
+        let src = std::fs::read(repo().join("languages").join(lang).join(file)).unwrap();
+        let r = post(&stack.url(&format!("/api/ladders/{flit}/bots/hello-{lang}?file={file}")), &token, &src);
+        assert_eq!(r["language"], lang, "{r}");
+        bots.push((lang, r["bot"].as_i64().unwrap(), r["version"].as_i64().unwrap()));
+    }
+    for &(_, bot, version) in &bots {
+        wait_compiled(&stack, &token, bot, version, 900);
+    }
+
+    // More runners while matches run.
+    stack.scale(3);
+    let deadline = Instant::now() + Duration::from_secs(120);
+    while stack.runners().len() < 3 {
+        assert!(Instant::now() < deadline, "3 runners did not start:\n{}", stack.logs());
+        std::thread::sleep(Duration::from_secs(1));
+    }
+
+    // Kill (SIGKILL) the runner that is playing a match.
+    let deadline = Instant::now() + Duration::from_secs(300);
+    let (victim, killed_match) = loop {
+        let row = stack.sql(
+            "SELECT j.holder, m.id FROM jobs j JOIN matches m ON m.job_id = j.id \
+             WHERE j.state = 'running' AND j.kind = 'match' ORDER BY j.id LIMIT 1",
+        );
+        if let Some((holder, id)) = row.split_once('|') {
+            // A runner's holder name is `<container hostname>-<pid>`; the hostname is the id's prefix.
+            let host_name = holder.rsplit_once('-').map(|(h, _)| h).unwrap_or(holder).to_owned();
+            if let Some(c) = stack.runners().into_iter().find(|c| c.starts_with(&host_name)) {
+                break (c, id.parse::<i64>().unwrap());
+            }
+        }
+        assert!(Instant::now() < deadline, "no match was running in 5 minutes:\n{}", stack.logs());
+        std::thread::sleep(Duration::from_millis(200));
+    };
+    let out = Command::new("docker").args(["kill", &victim]).output().unwrap();
+    assert!(out.status.success(), "docker kill: {}", String::from_utf8_lossy(&out.stderr));
+    eprintln!("killed runner {victim} while it played match {killed_match}");
+
+    // Fewer runners again (SIGTERM: they give back their jobs).
+    stack.scale(1);
+
+    // The killed match is rescued (after its 10 s lease) and played again.
+    let deadline = Instant::now() + Duration::from_secs(600);
+    loop {
+        let state = stack.sql(&format!("SELECT state FROM matches WHERE id = {killed_match}"));
+        if state == "finished" {
+            break;
+        }
+        assert_ne!(state, "failed", "the killed runner's match failed instead of being played again");
+        assert!(Instant::now() < deadline, "match {killed_match} not finished after 10 minutes:\n{}", stack.logs());
+        std::thread::sleep(Duration::from_secs(1));
+    }
+    let attempts = stack.sql_count(&format!("SELECT j.attempt FROM jobs j JOIN matches m ON m.job_id = j.id WHERE m.id = {killed_match}"));
+    assert!(attempts >= 2, "the killed match was claimed again (attempt {attempts})");
+
+    // Every new bot played; the leaderboard lists them.
+    let deadline = Instant::now() + Duration::from_secs(600);
+    for &(lang, bot, _) in &bots {
+        loop {
+            let played = get(&stack.url(&format!("/api/bots/{bot}/matches")));
+            if played.as_array().unwrap().iter().any(|m| m["state"] == "finished") {
+                break;
+            }
+            assert!(Instant::now() < deadline, "the {lang} bot played no match:\n{}", stack.logs());
+            std::thread::sleep(Duration::from_secs(1));
+        }
+    }
+    let board = get(&stack.url(&format!("/api/ladders/{flit}/leaderboard")));
+    for &(lang, bot, _) in &bots {
+        let row = board["rows"].as_array().unwrap().iter().find(|r| r["bot"] == bot);
+        assert!(row.is_some_and(|r| r["games"].as_i64().unwrap() > 0), "hello-{lang} is not on the leaderboard: {board}");
+    }
+
+    // Nothing lost, nothing twice.
+    assert_eq!(stack.sql_count("SELECT count(*) FROM matches WHERE state = 'failed'"), 0, "failed matches");
+    assert_eq!(stack.sql_count("SELECT count(*) FROM jobs WHERE state = 'failed'"), 0, "failed jobs: {}", stack.sql("SELECT id, kind, last_error FROM jobs WHERE state = 'failed'"));
+    assert_eq!(
+        stack.sql_count("SELECT count(*) FROM match_seats s JOIN matches m ON m.id = s.match_id WHERE m.state = 'finished' AND s.result IS NULL"),
+        0,
+        "a finished match without a seat's result"
+    );
+    assert_eq!(
+        stack.sql_count(
+            "SELECT count(*) FROM (SELECT match_id, bot_id FROM rating_history GROUP BY match_id, bot_id HAVING count(*) > 1) twice"
+        ),
+        0,
+        "a rating changed twice for one match"
+    );
+    assert_eq!(
+        stack.sql_count("SELECT count(*) FROM jobs WHERE state = 'running' AND lease_until < now() - interval '1 minute'"),
+        0,
+        "a job held by a dead runner was not rescued"
+    );
+    assert!(finished_matches(&stack) >= 5, "{}", finished_matches(&stack));
+    // The host account works through the stack too.
+    assert_eq!(post(&stack.url(&format!("/api/ladders/{flit}/pause")), &host, b"")["paused"], true);
+
+    // Down: no bot outlives the stack, not even one frozen when its runner was killed.
+    stack.down();
+    let left: Vec<String> = std::fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .filter_map(|e| std::fs::read_to_string(e.path().join("status")).ok())
+        .filter(|st| {
+            st.lines()
+                .find(|l| l.starts_with("Uid:"))
+                .and_then(|l| l.split_whitespace().nth(1))
+                .and_then(|u| u.parse::<u32>().ok())
+                .is_some_and(|u| (61000..62000).contains(&u))
+        })
+        .collect();
+    assert!(left.is_empty(), "processes of the boxes' uids outlived the stack: {left:?}");
+}
+
+/// Matches per minute with 1, 2 and 4 runner containers (one job each), on
+/// a Snake ladder of 8 example bots, the seeded ladders paused. Prints the
+/// figures and each against one runner's.
+#[test]
+#[ignore = "a benchmark: cargo test --release --test compose scaling -- --ignored --nocapture"]
+fn scaling_matches_per_minute_with_1_2_and_4_runners() {
+    let Some(stack) = Stack::new("koth-bench", "c python") else { return };
+    let host = stack.up();
+    for l in get(&stack.url("/api/ladders")).as_array().unwrap() {
+        post(&stack.url(&format!("/api/ladders/{}/pause", l["id"])), &host, b"");
+    }
+    let ladder = post(
+        &stack.url("/api/ladders"),
+        &host,
+        json!({"name": "bench", "game": "snake", "format": "rated", "settings": {"concurrency": 16, "newcomer_games": 0}})
+            .to_string()
+            .as_bytes(),
+    )["id"]
+        .as_i64()
+        .unwrap();
+    let mut versions = Vec::new();
+    for i in 0..4 {
+        for file in ["tcp_survivor.py", "stdio_wall_hugger.c"] {
+            let src = std::fs::read(repo().join("bots/snake").join(file)).unwrap();
+            let name = format!("{}-{i}", file.split('.').next().unwrap());
+            let r = post(&stack.url(&format!("/api/ladders/{ladder}/bots/{name}?file={file}")), &host, &src);
+            versions.push((r["bot"].as_i64().unwrap(), r["version"].as_i64().unwrap()));
+        }
+    }
+    for (bot, version) in versions {
+        wait_compiled(&stack, &host, bot, version, 900);
+    }
+    let window = Duration::from_secs(std::env::var("KOTH_BENCH_SECONDS").ok().and_then(|s| s.parse().ok()).unwrap_or(60));
+    let mut results: Vec<(usize, f64)> = Vec::new();
+    for runners in [1, 2, 4] {
+        stack.scale(runners);
+        while stack.runners().len() != runners {
+            std::thread::sleep(Duration::from_millis(500));
+        }
+        std::thread::sleep(Duration::from_secs(15)); // warm up: every runner busy
+        let (t0, n0) = (Instant::now(), finished_matches(&stack));
+        std::thread::sleep(window);
+        let n1 = finished_matches(&stack);
+        let per_minute = (n1 - n0) as f64 * 60.0 / t0.elapsed().as_secs_f64();
+        results.push((runners, per_minute));
+    }
+    let cores = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(0);
+    println!("koth compose scaling: snake, 8 example bots, {} s windows, {cores} CPU cores", window.as_secs());
+    println!("{:>8} {:>16} {:>10}", "runners", "matches/minute", "vs 1");
+    for (runners, per_minute) in &results {
+        println!("{runners:>8} {per_minute:>16.1} {:>9.2}x", per_minute / results[0].1);
+    }
+}
