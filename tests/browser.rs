@@ -96,6 +96,15 @@ async fn shot(c: &Client, dir: &std::path::Path, name: &str) {
     std::fs::write(dir.join(format!("{name}.png")), png).unwrap();
 }
 
+/// Fill the submit form (ladder, name, file) and send it.
+async fn submit_form(c: &Client, url: &str, ladder: i64, name: &str, file: &std::path::Path) {
+    c.goto(&format!("{url}/submit?ladder={ladder}")).await.unwrap();
+    until(c, "the submit form", "document.querySelector('#bot-file')", 20).await;
+    c.find(Locator::Css("#bot-name")).await.unwrap().send_keys(name).await.unwrap();
+    c.find(Locator::Css("#bot-file")).await.unwrap().send_keys(file.to_str().unwrap()).await.unwrap();
+    c.find(Locator::Css("#submit-button")).await.unwrap().click().await.unwrap();
+}
+
 async fn text(c: &Client, css: &str) -> String {
     c.find(Locator::Css(css)).await.unwrap_or_else(|e| panic!("{css}: {e}")).text().await.unwrap()
 }
@@ -210,22 +219,14 @@ async fn scenario(url: &str, addr: &str, data: &std::path::Path, shots: &std::pa
     let target = get_json(addr, "/api/ladders").as_array().unwrap().iter().find(|l| l["game"] == "target").unwrap()["id"].as_i64().unwrap();
     let bad = data.join("notes.txt");
     std::fs::write(&bad, "hello").unwrap();
-    c.goto(&format!("{url}/submit?ladder={target}")).await.unwrap();
-    until(&c, "the submit form", "document.querySelector('#bot-file')", 20).await;
-    c.find(Locator::Css("#bot-name")).await.unwrap().send_keys("notes").await.unwrap();
-    c.find(Locator::Css("#bot-file")).await.unwrap().send_keys(bad.to_str().unwrap()).await.unwrap();
-    c.find(Locator::Css("#submit-button")).await.unwrap().click().await.unwrap();
+    submit_form(&c, url, target, "notes", &bad).await;
     let err = until(&c, "the refusal", "document.querySelector('#progress .error') && document.querySelector('#progress .error').textContent", 20).await;
     assert!(err.as_str().unwrap().contains(".txt"), "{err}");
 
     // A broken C bot: the compiler's message shows at once.
     let broken = data.join("broken.c");
     std::fs::write(&broken, "int main(void) { return no_such_name; }\n").unwrap();
-    c.goto(&format!("{url}/submit?ladder={target}")).await.unwrap();
-    until(&c, "the submit form", "document.querySelector('#bot-file')", 20).await;
-    c.find(Locator::Css("#bot-name")).await.unwrap().send_keys("broken").await.unwrap();
-    c.find(Locator::Css("#bot-file")).await.unwrap().send_keys(broken.to_str().unwrap()).await.unwrap();
-    c.find(Locator::Css("#submit-button")).await.unwrap().click().await.unwrap();
+    submit_form(&c, url, target, "broken", &broken).await;
     let log = until(&c, "the compile error", "document.querySelector('#compile-output') && document.querySelector('#compile-output').textContent", 180).await;
     assert!(log.as_str().unwrap().contains("no_such_name"), "{log}");
     shot(&c, shots, "compile-error").await;
@@ -238,11 +239,7 @@ async fn scenario(url: &str, addr: &str, data: &std::path::Path, shots: &std::pa
         "import sys\nn = 0\nfor line in sys.stdin:\n    n += 1\n    print(f'alice thinks, request {n}', file=sys.stderr, flush=True)\n    print('2', flush=True)\n",
     )
     .unwrap();
-    c.goto(&format!("{url}/submit?ladder={target}")).await.unwrap();
-    until(&c, "the submit form", "document.querySelector('#bot-file')", 20).await;
-    c.find(Locator::Css("#bot-name")).await.unwrap().send_keys("chatty").await.unwrap();
-    c.find(Locator::Css("#bot-file")).await.unwrap().send_keys(bot.to_str().unwrap()).await.unwrap();
-    c.find(Locator::Css("#submit-button")).await.unwrap().click().await.unwrap();
+    submit_form(&c, url, target, "chatty", &bot).await;
     until(&c, "the compile", "document.querySelector('#compile-status .status-ready')", 180).await;
     until(&c, "its first match", "document.querySelector('#first-matches table')", 300).await;
     shot(&c, shots, "submitted").await;
