@@ -37,6 +37,8 @@
 //!   v1), detected at start: memory limit with swap off, pids limit, CPU time of
 //!   the whole tree, peak memory, OOM kills, freeze/thaw, kill of the whole
 //!   tree. No usable hierarchy is an error, never an unconfined program.
+//!   (On v1 a box pauses by SIGSTOP from its holder, not v1's freezer, whose
+//!   frozen tasks ignore SIGKILL: see [`cgroup`].)
 //! * **Privileges.** Each box runs as its own unprivileged uid/gid (a *slot*,
 //!   [`slots`]), with no supplementary groups, every capability set cleared
 //!   (bounding, inheritable, ambient; effective and permitted by the uid

@@ -214,7 +214,18 @@ fn loopback_up() -> io::Result<()> {
     Ok(())
 }
 
-/// As pid 1 of the box: reap every orphan, exit when `control` closes.
+/// Holder commands on the control pipe: stop or continue every program of
+/// the box (see `Sandbox::freeze` on cgroup v1).
+pub(crate) const STOP_ALL: u8 = b'S';
+pub(crate) const CONTINUE_ALL: u8 = b'C';
+
+/// As pid 1 of the box: reap every orphan, run the supervisor's commands
+/// (answering each with the same byte once done), exit when `control` closes.
+///
+/// `kill(-1, sig)` from a PID namespace's init reaches every other process of
+/// the namespace in one pass under the kernel's task-list lock, so no fork
+/// slips between the signals, and a process that is stopped cannot continue
+/// another: the whole box stops together.
 fn reap_until_eof(control: RawFd) -> ! {
     unsafe {
         let mut set: libc::sigset_t = std::mem::zeroed();
@@ -232,7 +243,20 @@ fn reap_until_eof(control: RawFd) -> ! {
                 continue;
             }
             if fds[0].revents != 0 {
-                libc::_exit(0);
+                let mut cmd = [0u8; 16];
+                let n = libc::read(control, cmd.as_mut_ptr().cast(), cmd.len());
+                if n == 0 || (n < 0 && *libc::__errno_location() != libc::EINTR) {
+                    libc::_exit(0);
+                }
+                for &c in &cmd[..n.max(0) as usize] {
+                    match c {
+                        STOP_ALL => libc::kill(-1, libc::SIGSTOP),
+                        CONTINUE_ALL => libc::kill(-1, libc::SIGCONT),
+                        _ => 0,
+                    };
+                    // Done: the supervisor waits for this before it goes on.
+                    libc::write(control, [c].as_ptr().cast(), 1);
+                }
             }
             let mut info = [0u8; 128];
             while libc::read(sfd, info.as_mut_ptr().cast(), info.len()) > 0 {}

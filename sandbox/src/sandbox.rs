@@ -125,7 +125,7 @@ pub struct Sandbox {
     cgroup: Box<dyn Group>,
     holder_pid: libc::pid_t,
     holder_pidfd: OwnedFd,
-    /// Closing it tells the holder to exit.
+    /// The holder's commands and answers; closing it tells the holder to exit.
     control: Option<OwnedFd>,
     scratch_dir: PathBuf,
     workdir: WorkDir,
@@ -344,13 +344,47 @@ impl Sandbox {
     }
 
     /// Stop every process of the box (see [`Group::freeze`]).
+    ///
+    /// On cgroup v2 this is the cgroup freezer. On v1 it is `SIGSTOP` to
+    /// every program of the box, sent by the box's holder: v1's freezer
+    /// holds its tasks in an uninterruptible sleep where even SIGKILL waits,
+    /// so a runner killed while a bot was frozen would leave that bot for
+    /// ever, and a runner that is a container's PID 1 could never finish
+    /// dying (the kernel waits for every process of the namespace). A
+    /// stopped program dies on SIGKILL like any other.
     pub fn freeze(&self) -> Result<()> {
-        self.cgroup.freeze()
+        match self.version {
+            Version::V1 => self.signal_all(crate::mounts::STOP_ALL),
+            Version::V2 => self.cgroup.freeze(),
+        }
     }
     /// Resume the box; returns once it runs again, so a move's clock may start.
     pub fn thaw(&self) -> Result<()> {
-        self.cgroup.thaw()
+        match self.version {
+            Version::V1 => self.signal_all(crate::mounts::CONTINUE_ALL),
+            Version::V2 => self.cgroup.thaw(),
+        }
     }
+
+    /// Have the holder stop or continue every program of the box; returns
+    /// once its `kill(2)` has returned. Then every program is signalled and
+    /// woken: none runs another instruction of its own before it stops, and
+    /// after SIGCONT each is runnable again.
+    fn signal_all(&self, command: u8) -> Result<()> {
+        let control = self.control.as_ref().ok_or_else(|| Error::Config("the box is being torn down".into()))?;
+        let fd = control.as_raw_fd();
+        if unsafe { libc::write(fd, [command].as_ptr().cast(), 1) } != 1 {
+            return Err(Error::os("sending the box's holder a command", io::Error::last_os_error()));
+        }
+        let mut pfd = libc::pollfd { fd, events: libc::POLLIN, revents: 0 };
+        let ready = unsafe { libc::poll(&mut pfd, 1, 5000) };
+        let mut ack = [0u8; 1];
+        if ready != 1 || unsafe { libc::read(fd, ack.as_mut_ptr().cast(), 1) } != 1 || ack[0] != command {
+            return Err(Error::Config("the box's holder did not answer (it died, or the machine is stalled)".into()));
+        }
+        Ok(())
+    }
+
     /// CPU time of everything that ran in the box so far.
     pub fn cpu_usage(&self) -> Result<Duration> {
         self.cgroup.cpu_usage()
@@ -659,7 +693,9 @@ fn exec_child(plan: &ExecPlan) -> ! {
 /// Start the holder; returns its pid, pidfd and the control pipe's write end.
 fn start_holder(plan: MountPlan) -> Result<(libc::pid_t, OwnedFd, OwnedFd)> {
     let (report_r, report_w) = sys::pipe_cloexec().map_err(|e| Error::os("creating a pipe", e))?;
-    let (control_r, control_w) = sys::pipe_cloexec().map_err(|e| Error::os("creating a pipe", e))?;
+    // Commands to the holder and its answers (see `Sandbox::freeze`); closing
+    // our end tells it to exit.
+    let (control_r, control_w) = sys::socketpair_cloexec().map_err(|e| Error::os("creating a socket pair", e))?;
     let (pid_r, pid_w) = sys::pipe_cloexec().map_err(|e| Error::os("creating a pipe", e))?;
     let forked = on_launcher(move || -> Result<()> {
         let a = unsafe { libc::fork() };

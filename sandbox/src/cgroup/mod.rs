@@ -15,6 +15,14 @@
 //! | freeze / thaw         | `cgroup.freeze`, `cgroup.events` | `freezer.state`                 |
 //! | kill the tree         | `cgroup.kill`               | freeze, SIGKILL each, thaw, repeat   |
 //!
+//! Pausing a box between its moves ([`crate::Sandbox::freeze`]) uses v2's
+//! freezer, whose tasks still die on SIGKILL. On v1 it does not: v1's
+//! freezer holds its tasks in an uninterruptible sleep where even SIGKILL
+//! waits, so a box left frozen by a killed supervisor would stay for ever
+//! (and a supervisor that is a container's PID 1 could never finish dying).
+//! There the box's holder stops and continues its programs with signals
+//! instead, and the v1 freezer only serves the brief freeze of a kill.
+//!
 //! Detection ([`Hierarchy::detect`]) prefers v2 when the supervisor's own v2
 //! cgroup offers the `memory` and `pids` controllers, else v1 when `memory`,
 //! `pids`, `cpuacct` and `freezer` are mounted, else fails with a message
