@@ -245,23 +245,42 @@ fn the_stack_plays_scales_and_loses_nothing_when_a_runner_dies() {
         std::thread::sleep(Duration::from_secs(1));
     }
 
-    // Kill (SIGKILL) the runner that is playing a match.
+    // Kill (SIGKILL) a runner in the middle of a match. Matches of a ladder
+    // of slow bots last seconds (300 turns of 30 ms moves), so the kill
+    // lands mid-match, not after the result is written.
+    let slow = post(
+        &stack.url("/api/ladders"),
+        &host,
+        json!({"name": "slow", "game": "target", "format": "rated", "settings": {"max_turns": 300, "newcomer_games": 0}})
+            .to_string()
+            .as_bytes(),
+    )["id"]
+        .as_i64()
+        .unwrap();
+    let sleepy = b"import sys, time\nfor line in sys.stdin:\n    time.sleep(0.03)\n    print(2, flush=True)\n";
+    for name in ["sleepy-a", "sleepy-b"] {
+        let r = post(&stack.url(&format!("/api/ladders/{slow}/bots/{name}?file=sleepy.py")), &host, sleepy);
+        wait_compiled(&stack, &host, r["bot"].as_i64().unwrap(), r["version"].as_i64().unwrap(), 300);
+    }
     let deadline = Instant::now() + Duration::from_secs(300);
     let (victim, killed_match) = loop {
-        let row = stack.sql(
+        let row = stack.sql(&format!(
             "SELECT j.holder, m.id FROM jobs j JOIN matches m ON m.job_id = j.id \
-             WHERE j.state = 'running' AND j.kind = 'match' ORDER BY j.id LIMIT 1",
-        );
+             WHERE j.state = 'running' AND m.ladder_id = {slow} AND j.lease_until > now() \
+             AND (SELECT max(attempt) FROM jobs WHERE id = j.id) = 1 ORDER BY j.id LIMIT 1"
+        ));
         if let Some((holder, id)) = row.split_once('|') {
             // A runner's holder name is `<container hostname>-<pid>`; the hostname is the id's prefix.
             let host_name = holder.rsplit_once('-').map(|(h, _)| h).unwrap_or(holder).to_owned();
             if let Some(c) = stack.runners().into_iter().find(|c| c.starts_with(&host_name)) {
+                std::thread::sleep(Duration::from_secs(1)); // well into its ~9 s
                 break (c, id.parse::<i64>().unwrap());
             }
         }
-        assert!(Instant::now() < deadline, "no match was running in 5 minutes:\n{}", stack.logs());
+        assert!(Instant::now() < deadline, "no slow match was running in 5 minutes:\n{}", stack.logs());
         std::thread::sleep(Duration::from_millis(200));
     };
+    assert_eq!(stack.sql(&format!("SELECT state FROM matches WHERE id = {killed_match}")), "queued", "the match ended before the kill");
     let out = Command::new("docker").args(["kill", &victim]).output().unwrap();
     assert!(out.status.success(), "docker kill: {}", String::from_utf8_lossy(&out.stderr));
     eprintln!("killed runner {victim} while it played match {killed_match}");
