@@ -161,7 +161,10 @@ pub fn run(a: BenchArgs) -> anyhow::Result<i32> {
     // cgroup also sees the process start and exit, so a 0 ms run measures that
     // overhead, which is subtracted.
     let exe = std::fs::read("/proc/self/exe").context("reading koth's own binary")?;
-    let sb = Sandbox::create(config())?;
+    // The box's scratch disk holds a copy of koth itself.
+    let mut cfg = config();
+    cfg.limits.disk = cfg.limits.disk.max(exe.len() as u64 + (16 << 20));
+    let sb = Sandbox::create(cfg)?;
     sb.workdir().write_file("koth", &exe, 0o755)?;
     let spin = |ms: u64| -> anyhow::Result<(Duration, Duration)> {
         let before = sb.cpu_usage()?;
