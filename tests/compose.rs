@@ -176,6 +176,11 @@ fn post(url: &str, token: &str, body: &[u8]) -> Value {
     }
 }
 
+/// A ladder made by the host; returns its id.
+fn create_ladder(stack: &Stack, host: &str, spec: Value) -> i64 {
+    post(&stack.url("/api/ladders"), host, spec.to_string().as_bytes())["id"].as_i64().unwrap()
+}
+
 fn ladder_id(stack: &Stack, game: &str) -> i64 {
     get(&stack.url("/api/ladders")).as_array().unwrap().iter().find(|l| l["game"] == game).unwrap()["id"].as_i64().unwrap()
 }
@@ -248,15 +253,11 @@ fn the_stack_plays_scales_and_loses_nothing_when_a_runner_dies() {
     // Kill (SIGKILL) a runner in the middle of a match. Matches of a ladder
     // of slow bots last seconds (300 turns of 30 ms moves), so the kill
     // lands mid-match, not after the result is written.
-    let slow = post(
-        &stack.url("/api/ladders"),
+    let slow = create_ladder(
+        &stack,
         &host,
-        json!({"name": "slow", "game": "target", "format": "rated", "settings": {"max_turns": 300, "newcomer_games": 0}})
-            .to_string()
-            .as_bytes(),
-    )["id"]
-        .as_i64()
-        .unwrap();
+        json!({"name": "slow", "game": "target", "format": "rated", "settings": {"max_turns": 300, "newcomer_games": 0}}),
+    );
     let sleepy = b"import sys, time\nfor line in sys.stdin:\n    time.sleep(0.03)\n    print(2, flush=True)\n";
     for name in ["sleepy-a", "sleepy-b"] {
         let r = post(&stack.url(&format!("/api/ladders/{slow}/bots/{name}?file=sleepy.py")), &host, sleepy);
@@ -372,15 +373,11 @@ fn scaling_matches_per_minute_with_1_2_and_4_runners() {
     for l in get(&stack.url("/api/ladders")).as_array().unwrap() {
         post(&stack.url(&format!("/api/ladders/{}/pause", l["id"])), &host, b"");
     }
-    let ladder = post(
-        &stack.url("/api/ladders"),
+    let ladder = create_ladder(
+        &stack,
         &host,
-        json!({"name": "bench", "game": "snake", "format": "rated", "settings": {"concurrency": 16, "newcomer_games": 0}})
-            .to_string()
-            .as_bytes(),
-    )["id"]
-        .as_i64()
-        .unwrap();
+        json!({"name": "bench", "game": "snake", "format": "rated", "settings": {"concurrency": 16, "newcomer_games": 0}}),
+    );
     let mut versions = Vec::new();
     for i in 0..4 {
         for file in ["tcp_survivor.py", "stdio_wall_hugger.c"] {

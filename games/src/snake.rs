@@ -324,7 +324,7 @@ mod tests {
         g.trail = vec![0; CELLS];
         g.heads = [100, 102];
         g.trail[100] = 1;
-        g.trail[102] = 1;
+        g.trail[102] = 2;
         // Seat 0 goes right (absolute), seat 1 goes left (absolute) = "r" in its rotated view.
         let events = play(&mut g, "r", "r");
         assert!(events.iter().filter(|e| e["reason"] == "head-on collision").count() == 2, "{events:?}");
@@ -337,7 +337,7 @@ mod tests {
         g.trail = vec![0; CELLS];
         g.heads = [100, 101];
         g.trail[100] = 1;
-        g.trail[101] = 1;
+        g.trail[101] = 2;
         play(&mut g, "r", "r"); // seat 1 absolute left: into 100 while 0 enters 101
         assert!(g.result().unwrap().iter().all(|r| r.result == MatchResult::Tie));
     }

@@ -70,14 +70,4 @@ impl View {
     pub fn grid(width: usize, height: usize) -> View {
         View { width, height, cells: vec![EMPTY; width * height], marks: Vec::new(), caption: String::new() }
     }
-
-    /// The code at (row, column).
-    pub fn at(&self, row: usize, col: usize) -> u8 {
-        self.cells[row * self.width + col]
-    }
-
-    /// The rows as text, for tests and logs.
-    pub fn rows(&self) -> Vec<String> {
-        self.cells.chunks(self.width).map(|r| String::from_utf8_lossy(r).into_owned()).collect()
-    }
 }

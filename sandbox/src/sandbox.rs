@@ -373,7 +373,9 @@ impl Sandbox {
     fn signal_all(&self, command: u8) -> Result<()> {
         let control = self.control.as_ref().ok_or_else(|| Error::Config("the box is being torn down".into()))?;
         let fd = control.as_raw_fd();
-        if unsafe { libc::write(fd, [command].as_ptr().cast(), 1) } != 1 {
+        // send, not write: a holder that died must be an error here, not a
+        // SIGPIPE for a program that uses this library without ignoring it.
+        if unsafe { libc::send(fd, [command].as_ptr().cast(), 1, libc::MSG_NOSIGNAL) } != 1 {
             return Err(Error::os("sending the box's holder a command", io::Error::last_os_error()));
         }
         let mut pfd = libc::pollfd { fd, events: libc::POLLIN, revents: 0 };
