@@ -159,16 +159,10 @@ async fn accounts_submissions_and_who_may_read_what() {
     assert_eq!(api.call("GET", "/api/ladders/999/matches", None, Vec::new()).await.0, StatusCode::NOT_FOUND);
     assert_eq!(api.call("GET", "/api/bots/999/head-to-head", None, Vec::new()).await.0, StatusCode::NOT_FOUND);
 
-    // A replay that does not fit the rules is refused with the reason, and an
-    // unfinished match has no frames yet.
-    sqlx::query("UPDATE matches SET replay = '{\"game\": \"snake\", \"seed\": 1, \"seats\": [{}], \"turns\": []}' WHERE id = $1")
-        .bind(m)
-        .execute(&pool)
-        .await
-        .unwrap();
-    let (st, err) = api.call("GET", &format!("/api/matches/{m}/frames"), None, Vec::new()).await;
-    assert_eq!(st, StatusCode::UNPROCESSABLE_ENTITY);
-    assert!(err["error"].as_str().unwrap().contains("exactly 2 bots"), "{err}");
+    // Drawn once, kept for the next viewers: the same frames again.
+    assert_eq!(api.call("GET", &format!("/api/matches/{m}/frames"), None, Vec::new()).await.1, f);
+
+    // An unfinished match has no frames yet.
     let queued = store::create_match(&mut conn, ladder, &[bot, other], 2, true, 0).await.unwrap();
     assert_eq!(api.call("GET", &format!("/api/matches/{queued}/frames"), None, Vec::new()).await.0, StatusCode::CONFLICT);
 
@@ -197,6 +191,17 @@ async fn accounts_submissions_and_who_may_read_what() {
     let (st, err) = api.call("GET", "/api/nothing", None, Vec::new()).await;
     assert_eq!(st, StatusCode::NOT_FOUND);
     assert!(err["error"].is_string());
+    // A finished match whose replay does not fit the rules: its frames are
+    // refused with the reason (after the metrics above, which count matches).
+    let broken = store::create_match(&mut conn, ladder, &[bot, other], 3, true, 0).await.unwrap();
+    let bad_replay = koth_scheduler::results::MatchOutcome {
+        replay: json!({"game": "snake", "seed": 1, "seats": [{}], "turns": []}),
+        ..outcome.clone()
+    };
+    koth_scheduler::results::record_match(&mut conn, broken, &bad_replay).await.unwrap();
+    let (st, err) = api.call("GET", &format!("/api/matches/{broken}/frames"), None, Vec::new()).await;
+    assert_eq!(st, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(err["error"].as_str().unwrap().contains("exactly 2 bots"), "{err}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -81,6 +81,37 @@ pub const MAX_BODY: usize = 40 << 20;
 pub(crate) struct AppState {
     pub(crate) pool: PgPool,
     uploads: Uploads,
+    frames: Arc<FramesCache>,
+}
+
+/// The viewer's frames of recently viewed matches. A replay never changes
+/// once written, and playing a long one again through the rules costs real
+/// CPU (a Target match may have 50 000 turns), so the viewers of a match
+/// share one computation, and at most two computations run at once: the
+/// public endpoint cannot be made to spend every core.
+struct FramesCache {
+    recent: std::sync::Mutex<std::collections::VecDeque<(i64, axum::body::Bytes)>>,
+    computing: tokio::sync::Semaphore,
+}
+
+/// Matches whose frames are kept.
+const FRAMES_KEPT: usize = 16;
+
+impl FramesCache {
+    fn get(&self, id: i64) -> Option<axum::body::Bytes> {
+        let recent = self.recent.lock().unwrap_or_else(|e| e.into_inner());
+        recent.iter().find(|(m, _)| *m == id).map(|(_, b)| b.clone())
+    }
+
+    fn put(&self, id: i64, frames: axum::body::Bytes) {
+        let mut recent = self.recent.lock().unwrap_or_else(|e| e.into_inner());
+        if !recent.iter().any(|(m, _)| *m == id) {
+            if recent.len() == FRAMES_KEPT {
+                recent.pop_front();
+            }
+            recent.push_back((id, frames));
+        }
+    }
 }
 
 /// An API error: a status and a message for the client.
@@ -115,7 +146,8 @@ type ApiResult<T> = Result<T, ApiError>;
 /// The whole HTTP service: the API, the web pages, metrics and request
 /// logs (see [`crate::web`] for the pages and the layers).
 pub fn router(pool: PgPool, uploads: Uploads) -> Router {
-    crate::web::service(api_routes(), AppState { pool, uploads })
+    let frames = Arc::new(FramesCache { recent: Default::default(), computing: tokio::sync::Semaphore::new(2) });
+    crate::web::service(api_routes(), AppState { pool, uploads, frames })
 }
 
 /// The API's routes.
@@ -730,19 +762,33 @@ async fn languages(State(s): State<AppState>) -> Json<Value> {
 }
 
 /// Pictures of every turn of a finished match, for the replay viewer: the
-/// replay played again through the game's rules ([`koth_games::replay`]).
-async fn frames(State(s): State<AppState>, Path(id): Path<i64>) -> ApiResult<Json<Value>> {
+/// replay played again through the game's rules ([`koth_games::replay`]),
+/// kept for the next viewers ([`FramesCache`]).
+async fn frames(State(s): State<AppState>, Path(id): Path<i64>) -> ApiResult<Response> {
+    let json = |bytes| ([(axum::http::header::CONTENT_TYPE, "application/json")], bytes).into_response();
+    if let Some(b) = s.frames.get(id) {
+        return Ok(json(b));
+    }
+    let _permit = s.frames.computing.acquire().await.map_err(|e| ApiError(StatusCode::SERVICE_UNAVAILABLE, e.to_string()))?;
+    // Another request may have drawn it while this one waited.
+    if let Some(b) = s.frames.get(id) {
+        return Ok(json(b));
+    }
     let r: Option<Option<Value>> = sqlx::query_scalar("SELECT replay FROM matches WHERE id = $1").bind(id).fetch_optional(&s.pool).await?;
     let replay = match r {
         None => return Err(not_found(&format!("match {id}"))),
         Some(None) => return Err(ApiError(StatusCode::CONFLICT, format!("match {id} has not finished; its replay comes when it does"))),
         Some(Some(v)) => v,
     };
-    let frames = tokio::task::spawn_blocking(move || koth_games::replay::frames(&replay))
+    let drawn = tokio::task::spawn_blocking(move || {
+        koth_games::replay::frames(&replay).map(|f| axum::body::Bytes::from(serde_json::to_vec(&f).unwrap_or_default()))
+    });
+    let bytes = drawn
         .await
         .map_err(|e| ApiError(StatusCode::INTERNAL_SERVER_ERROR, format!("drawing the replay failed: {e}")))?
         .map_err(|e| ApiError(StatusCode::UNPROCESSABLE_ENTITY, format!("match {id}'s replay cannot be drawn: {e}")))?;
-    Ok(Json(serde_json::to_value(frames).unwrap_or_default()))
+    s.frames.put(id, bytes.clone());
+    Ok(json(bytes))
 }
 
 async fn version_source(State(s): State<AppState>, Path(id): Path<i64>, headers: HeaderMap) -> ApiResult<Response> {
