@@ -24,7 +24,7 @@ pub mod view;
 
 use std::time::Duration;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// A player's place in a match, 0-based (bots are "1 to 4" in the seeds'
 /// protocols; the protocol text uses the seeds' numbering).
@@ -58,7 +58,7 @@ pub struct Step {
 }
 
 /// How a bot's answer was judged.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Judgement {
     pub seat: Seat,
     /// The move as the referee understood it, or why it was refused.
@@ -66,7 +66,7 @@ pub struct Judgement {
     pub verdict: Verdict,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "verdict", rename_all = "snake_case")]
 pub enum Verdict {
     /// A legal move (including a deliberate pass).
@@ -79,7 +79,7 @@ pub enum Verdict {
 }
 
 /// The result of one seat when the game is over.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SeatResult {
     pub seat: Seat,
     /// The game's own measure (pieces, squares, points).
@@ -89,7 +89,7 @@ pub struct SeatResult {
     pub result: MatchResult,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum MatchResult {
     Win,
@@ -128,7 +128,7 @@ pub trait Referee: Send {
 }
 
 /// What a game's seed says about time.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TimePolicy {
     /// Time allowed per move.
     #[serde(with = "millis")]
@@ -136,7 +136,7 @@ pub struct TimePolicy {
     pub on_timeout: OnTimeout,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case", tag = "kind")]
 pub enum OnTimeout {
     /// The bot does not move; after `freeze_after` consecutive timeouts (if
@@ -155,13 +155,17 @@ pub enum OnTimeout {
 }
 
 mod millis {
+    use serde::Deserialize;
     pub fn serialize<S: serde::Serializer>(d: &std::time::Duration, s: S) -> Result<S::Ok, S::Error> {
         s.serialize_u64(d.as_millis() as u64)
+    }
+    pub fn deserialize<'de, D: serde::Deserializer<'de>>(d: D) -> Result<std::time::Duration, D::Error> {
+        u64::deserialize(d).map(std::time::Duration::from_millis)
     }
 }
 
 /// The games koth knows.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum GameKind {
     Flit,

@@ -1,22 +1,180 @@
-//! Reading replays: a recorded match played again through a fresh referee.
+//! Replays: the typed record of a match that the runner's engine writes, and
+//! reading it back by playing it again through a fresh referee.
 //!
-//! A replay (written by the runner's engine) holds the game, the seed, the
-//! seats and, for every turn that asked something, each bot's answer. The
-//! rules are deterministic given the seed, so a fresh referee fed the
-//! recorded answers passes through the same states. That gives viewers a
-//! picture of every turn ([`frames`]) without replays carrying a board per
-//! turn, and lets tests check a replay against the rules ([`check`]).
-//!
-//! Replay fields read here: `game`, `seed`, `seats` (one entry per seat),
-//! `turns[].answers[]` (`{"seat", "answer"}`, `{"seat", "timeout": true}`
-//! or `{"seat", "gone": true}`), and for [`check`] also
-//! `turns[].judgements`, `turns[].events` and `result`.
+//! A [`Replay`] holds the game, the seed, the seats and, for every turn that
+//! asked something, each bot's answer, with its timing, the referee's
+//! judgements and events. The rules are deterministic given the seed, so a
+//! fresh referee fed the recorded answers passes through the same states.
+//! That gives viewers a picture of every turn ([`frames`]) without replays
+//! carrying a board per turn, and lets anyone check a replay against the
+//! rules ([`check`]). The JSON shape is pinned by a golden file
+//! (`games/tests/golden/replay.json`); what each game's events mean is on
+//! its page in `docs/games/`, the envelope in `docs/replay.md`.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::view::{Legend, Mark, View};
-use crate::{GameKind, Referee, Reply, Seat};
+use crate::{GameKind, Judgement, Referee, Reply, Seat, SeatResult, TimePolicy};
+
+/// A whole match as recorded.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Replay {
+    pub game: GameKind,
+    /// The seed every random draw of the match comes from, as a string:
+    /// 64-bit seeds do not survive JavaScript's numbers. (Older replays
+    /// wrote a number; both are read.)
+    #[serde(with = "seed_text")]
+    pub seed: u64,
+    /// The engine that played it (`koth-runner x.y.z`).
+    #[serde(default)]
+    pub engine: String,
+    pub time_policy: Option<TimePolicy>,
+    pub seats: Vec<ReplaySeat>,
+    /// The state the game starts from, as the referee describes it.
+    #[serde(default)]
+    pub initial: Value,
+    pub turns: Vec<Turn>,
+    /// Every seat's result; the standings at the stop for a match that was
+    /// cut short.
+    #[serde(default)]
+    pub result: Vec<SeatResult>,
+    /// The match was stopped before the rules ended it (see `ended_by`).
+    #[serde(default)]
+    pub cut_short: bool,
+    /// What ended the match.
+    #[serde(default)]
+    pub ended_by: EndedBy,
+}
+
+/// Why a match ended.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "kind")]
+pub enum EndedBy {
+    /// The game's rules ended it.
+    #[default]
+    Rules,
+    /// The turn limit the host asked for (quick checks).
+    TurnLimit { turns: u32 },
+    /// The match's wall-clock cap; the position was scored as it stood.
+    WallClockCap { seconds: f64 },
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReplaySeat {
+    #[serde(default)]
+    pub name: String,
+    /// What the bot said about itself (Snake's and Linkage's id lines).
+    #[serde(default)]
+    pub id_line: Option<String>,
+    /// How the bot's match went, in words (`"crashed on turn 5 (exit code
+    /// 3)"`); absent when all was well.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status: Option<String>,
+}
+
+/// One turn: the bots asked, what each answered, how long it took, how the
+/// referee judged it and what happened.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Turn {
+    #[serde(default)]
+    pub turn: u32,
+    /// The engine's own time for the turn (thaw, send, wait, freeze), µs.
+    #[serde(default)]
+    pub engine_us: f64,
+    pub answers: Vec<Answer>,
+    #[serde(default)]
+    pub times: Vec<MoveTime>,
+    #[serde(default)]
+    pub judgements: Vec<Judgement>,
+    #[serde(default)]
+    pub events: Vec<Value>,
+}
+
+/// What one bot answered in a turn.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Answer {
+    pub seat: Seat,
+    #[serde(flatten)]
+    pub reply: Recorded,
+}
+
+/// A reply as recorded: `{"answer": "..."}`, `{"timeout": true}` or
+/// `{"gone": true, "why": "..."}`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum Recorded {
+    Answer {
+        answer: String,
+    },
+    Timeout {
+        timeout: bool,
+    },
+    Gone {
+        gone: bool,
+        /// Why the bot is gone, in words; absent in older replays.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        why: Option<String>,
+    },
+}
+
+impl Recorded {
+    pub fn reply(&self) -> Reply {
+        match self {
+            Recorded::Answer { answer } => Reply::Answer(answer.clone()),
+            Recorded::Timeout { .. } => Reply::Timeout,
+            Recorded::Gone { .. } => Reply::Gone,
+        }
+    }
+}
+
+/// How long one bot took over one request.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct MoveTime {
+    pub seat: Seat,
+    /// From the request's write to the answer (or the deadline), ms.
+    pub wall_ms: f64,
+    /// CPU time of the bot's box over the same span, up to its freeze, ms.
+    pub cpu_ms: f64,
+    /// The answer came after the move's limit (or never came).
+    pub over_limit: bool,
+    /// CPU the bot's box used between its answer being seen and the box
+    /// being frozen, µs (how much a bot can steal after answering).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu_after_answer_us: Option<f64>,
+}
+
+impl Replay {
+    /// Read a replay from JSON, saying what is wrong with one that is not.
+    pub fn from_json(bytes: &[u8]) -> Result<Replay, String> {
+        serde_json::from_slice(bytes).map_err(|e| format!("not a koth replay: {e}"))
+    }
+
+    pub fn from_value(v: &Value) -> Result<Replay, String> {
+        Replay::deserialize(v).map_err(|e| format!("not a koth replay: {e}"))
+    }
+}
+
+mod seed_text {
+    use serde::{de::Error, Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(seed: &u64, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&seed.to_string())
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<u64, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Either {
+            Number(u64),
+            Text(String),
+        }
+        match Either::deserialize(d)? {
+            Either::Number(n) => Ok(n),
+            Either::Text(t) => t.parse().map_err(|_| D::Error::custom(format!("seed {t:?} is not a 64-bit unsigned number"))),
+        }
+    }
+}
 
 /// Every turn of a match as pictures, compactly: the first frame has all
 /// the cells, each later one only the cells that changed.
@@ -43,14 +201,13 @@ pub struct Frame {
 }
 
 /// The frames of a replay: the initial picture and one after each turn.
-pub fn frames(replay: &Value) -> Result<Frames, String> {
-    let kind = game_of(replay)?;
+pub fn frames(replay: &Replay) -> Result<Frames, String> {
     let mut out: Option<Frames> = None;
     let mut previous: Option<View> = None;
     replay_through(replay, |referee, turn, _, _| {
         let v = referee.view();
         let frames = out.get_or_insert_with(|| Frames {
-            game: kind.name(),
+            game: replay.game.name(),
             width: v.width,
             height: v.height,
             legend: referee.legend(),
@@ -77,58 +234,50 @@ pub fn frames(replay: &Value) -> Result<Frames, String> {
 
 /// Check a replay against the rules: every judgement, every event and the
 /// result must be what a fresh referee makes of the recorded answers.
-pub fn check(replay: &Value) -> Result<(), String> {
-    let turns = replay["turns"].as_array().ok_or("the replay has no turns")?;
+pub fn check(replay: &Replay) -> Result<(), String> {
     let referee = replay_through(replay, |_, turn, judgements, events| {
         if turn == 0 {
             return Ok(());
         }
-        let t = &turns[turn - 1];
-        let j = serde_json::to_value(judgements).map_err(|e| e.to_string())?;
-        if j != t["judgements"] {
-            return Err(format!("turn {turn}: judgements differ: rules say {j}, replay says {}", t["judgements"]));
+        let t = &replay.turns[turn - 1];
+        if judgements != t.judgements.as_slice() {
+            let rules = serde_json::to_string(judgements).unwrap_or_default();
+            let recorded = serde_json::to_string(&t.judgements).unwrap_or_default();
+            return Err(format!("turn {turn}: judgements differ: rules say {rules}, replay says {recorded}"));
         }
-        if Value::from(events.to_vec()) != t["events"] {
-            return Err(format!("turn {turn}: events differ: rules say {events:?}, replay says {}", t["events"]));
+        if events != t.events.as_slice() {
+            return Err(format!("turn {turn}: events differ: rules say {}, replay says {}", Value::from(events.to_vec()), Value::from(t.events.clone())));
         }
         Ok(())
     })?;
-    if replay["cut_short"].as_bool() != Some(true) {
-        let result = serde_json::to_value(referee.result().ok_or("the rules say the game is not over")?).map_err(|e| e.to_string())?;
-        if result != replay["result"] {
-            return Err(format!("results differ: rules say {result}, replay says {}", replay["result"]));
-        }
+    let result = if replay.cut_short { referee.standings() } else { referee.result().ok_or("the rules say the game is not over")? };
+    if result != replay.result {
+        let rules = serde_json::to_string(&result).unwrap_or_default();
+        let recorded = serde_json::to_string(&replay.result).unwrap_or_default();
+        return Err(format!("results differ: rules say {rules}, replay says {recorded}"));
     }
     Ok(())
-}
-
-fn game_of(replay: &Value) -> Result<GameKind, String> {
-    let name = replay["game"].as_str().ok_or("the replay does not say its game")?;
-    GameKind::from_name(name).ok_or_else(|| format!("unknown game {name:?} in the replay"))
 }
 
 /// Play the replay's answers through a fresh referee, calling `each` with
 /// the referee before the first turn (turn 0, no judgements) and after every
 /// turn. Returns the referee at the end.
 fn replay_through(
-    replay: &Value,
-    mut each: impl FnMut(&dyn Referee, usize, &[crate::Judgement], &[Value]) -> Result<(), String>,
+    replay: &Replay,
+    mut each: impl FnMut(&dyn Referee, usize, &[Judgement], &[Value]) -> Result<(), String>,
 ) -> Result<Box<dyn Referee>, String> {
-    let kind = game_of(replay)?;
-    let seed = replay["seed"].as_u64().ok_or("the replay has no seed")?;
-    let seats = replay["seats"].as_array().map(Vec::len).ok_or("the replay does not list its seats")?;
-    let turns = replay["turns"].as_array().ok_or("the replay has no turns")?;
-    let mut referee = kind.referee(seats, seed)?;
+    let mut referee = replay.game.referee(replay.seats.len(), replay.seed)?;
     each(referee.as_ref(), 0, &[], &[])?;
     let mut played = 0;
-    while played < turns.len() {
+    while played < replay.turns.len() {
         let Some(step) = referee.step() else {
-            return Err(format!("the rules end the game after {played} turns, the replay has {}", turns.len()));
+            return Err(format!("the rules end the game after {played} turns, the replay has {}", replay.turns.len()));
         };
         if step.requests.is_empty() {
             continue;
         }
-        let answers = parse_answers(&turns[played]).map_err(|e| format!("turn {}: {e}", played + 1))?;
+        let turn = &replay.turns[played];
+        let answers = answers_for(&step, turn).map_err(|e| format!("turn {}: {e}", played + 1))?;
         let (judgements, events) = referee.apply(answers);
         played += 1;
         each(referee.as_ref(), played, &judgements, &events)?;
@@ -136,24 +285,17 @@ fn replay_through(
     Ok(referee)
 }
 
-fn parse_answers(turn: &Value) -> Result<Vec<(Seat, Reply)>, String> {
-    let answers = turn["answers"].as_array().ok_or("no answers")?;
-    answers
-        .iter()
-        .map(|a| {
-            let seat = a["seat"].as_u64().ok_or("an answer without a seat")? as Seat;
-            let reply = if let Some(s) = a["answer"].as_str() {
-                Reply::Answer(s.to_owned())
-            } else if a.get("timeout").is_some() {
-                Reply::Timeout
-            } else if a.get("gone").is_some() {
-                Reply::Gone
-            } else {
-                return Err(format!("seat {seat}: an answer that is neither text, timeout nor gone"));
-            };
-            Ok((seat, reply))
-        })
-        .collect()
+/// The recorded answers of a turn, which must answer exactly the seats the
+/// rules ask in that turn.
+fn answers_for(step: &crate::Step, turn: &Turn) -> Result<Vec<(Seat, Reply)>, String> {
+    let mut asked: Vec<Seat> = step.requests.iter().map(|r| r.seat).collect();
+    let mut answered: Vec<Seat> = turn.answers.iter().map(|a| a.seat).collect();
+    asked.sort_unstable();
+    answered.sort_unstable();
+    if asked != answered {
+        return Err(format!("the rules ask seats {asked:?}, the replay answers for {answered:?}"));
+    }
+    Ok(turn.answers.iter().map(|a| (a.seat, a.reply.reply())).collect())
 }
 
 #[cfg(test)]
@@ -163,7 +305,11 @@ mod tests {
 
     /// A Slime replay written by hand: seat 0 spreads, seat 1 answers
     /// nonsense, seat 2 times out, seat 3 jumps.
-    fn slime_replay() -> Value {
+    fn slime_replay() -> Replay {
+        Replay::from_value(&slime_json()).unwrap()
+    }
+
+    fn slime_json() -> Value {
         json!({
             "game": "slime", "seed": 0, "seats": [{}, {}, {}, {}],
             "turns": [
@@ -197,18 +343,24 @@ mod tests {
 
     #[test]
     fn a_replay_that_disagrees_with_the_rules_is_refused() {
-        let mut r = slime_replay();
-        // Five turns of Slime answers for a game of Snake: Snake ends at
-        // once on the first (invalid) answers.
+        let mut r = slime_json();
+        // Turns of Slime answers for a game of Snake: Snake asks both seats
+        // at once, the replay answers for one.
         r["game"] = json!("snake");
         r["seats"] = json!([{}, {}]);
-        assert!(frames(&r).unwrap_err().contains("the rules end the game"));
-        let mut r = slime_replay();
+        let e = frames(&Replay::from_value(&r).unwrap()).unwrap_err();
+        assert!(e.contains("turn 1: the rules ask seats [0, 1], the replay answers for [0]"), "{e}");
+        let mut r = slime_json();
         r["turns"][0]["answers"] = json!([{"seat": 0}]);
-        assert!(frames(&r).unwrap_err().contains("turn 1"));
-        let mut r = slime_replay();
+        assert!(Replay::from_value(&r).unwrap_err().contains("not a koth replay"));
+        let mut r = slime_json();
         r["game"] = json!("chess");
-        assert!(frames(&r).unwrap_err().contains("unknown game"));
+        assert!(Replay::from_value(&r).unwrap_err().contains("unknown variant `chess`"));
+        // A seat asked in a turn of the rules that the replay skips.
+        let mut r = slime_json();
+        r["turns"][1]["answers"] = json!([{"seat": 2, "answer": "x"}]);
+        let e = frames(&Replay::from_value(&r).unwrap()).unwrap_err();
+        assert!(e.contains("turn 2: the rules ask seats [1]"), "{e}");
         // check() compares judgements: these were never recorded.
         assert!(check(&slime_replay()).unwrap_err().contains("turn 1: judgements differ"));
     }

@@ -16,14 +16,10 @@
 //!
 //! Each bot lives in its own [`Sandbox`](koth_sandbox::Sandbox) for the whole
 //! match, so its folder persists and per-turn games pay only a spawn per turn.
-//! How bytes travel is the [`transport`]'s business, chosen by the game:
-//!
-//! | protocol | games | transport |
-//! |---|---|---|
-//! | one process, lines on stdin/stdout | Flit, Target | [`transport::Transport::Stdio`] |
-//! | TCP to 127.0.0.1:4040 in the bot's own network namespace, or stdin/stdout | Snake | detected from the bot's first act |
-//! | a new process per turn, the state as its argument | Slime | [`transport::Transport::PerTurnArgv`] |
-//! | a new process per turn, `input.txt` / `order.txt` in its folder | Linkage | [`transport::Transport::PerTurnFiles`] |
+//! How bytes travel is the [`protocol`]'s business, one type per protocol
+//! (see that module for the table of games and protocols); what the game's
+//! time policy makes of the moments the engine saw is [`engine::clock`]'s,
+//! pure code tested without processes.
 //!
 //! Timing: per move, the wall time from the request's write to the end of
 //! the reply (measured with the monotonic clock around `poll`), and
@@ -36,7 +32,7 @@ pub mod engine;
 pub mod image;
 pub mod language;
 pub mod submission;
-pub mod transport;
+pub mod protocol;
 pub mod worker;
 
 pub use bot::BotSpec;

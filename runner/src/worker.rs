@@ -380,6 +380,7 @@ fn match_job(cfg: &WorkerConfig, m: &store::MatchToPlay) -> JobResult {
     let opts = MatchOptions {
         sandbox: cfg.match_sandbox.clone(),
         max_turns: m.settings.max_turns,
+        wall_cap: m.settings.max_match_seconds.map(|s| std::time::Duration::from_secs(s.into())),
         ..MatchOptions::new(game, m.seed as u64)
     };
     let report = match play(&opts, bots) {
@@ -401,7 +402,12 @@ fn match_job(cfg: &WorkerConfig, m: &store::MatchToPlay) -> JobResult {
         .collect();
     JobResult::Played {
         match_id: m.match_id,
-        outcome: MatchOutcome { engine: ENGINE_VERSION.to_owned(), turns: report.turns, replay: report.replay, seats },
+        outcome: MatchOutcome {
+            engine: ENGINE_VERSION.to_owned(),
+            turns: report.turns,
+            replay: serde_json::to_value(&report.replay).unwrap_or_default(),
+            seats,
+        },
     }
 }
 

@@ -2,57 +2,17 @@
 //! the example bots in Python and C, replays checked against the rules, both
 //! Snake transports, and move timing.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use common::{bot, options, repo, sandbox_config, sandbox_ok, test_bot};
+
+use koth_games::replay::Recorded;
 use koth_games::GameKind;
 use koth_runner::engine::{play, MatchOptions, MatchReport};
 use koth_runner::{BotSpec, BotStatus};
-use koth_sandbox::{Limits, SandboxConfig};
-
-fn in_ci() -> bool {
-    std::env::var("CI").is_ok_and(|v| !v.is_empty() && v != "0" && v != "false")
-}
-
-/// Whether the sandbox works here; in CI its absence fails the test.
-fn sandbox_ok() -> bool {
-    match koth_sandbox::Sandbox::create(sandbox_config()) {
-        Ok(_) => true,
-        Err(e) if in_ci() => panic!("CI=true and the sandbox cannot run: {e}"),
-        Err(e) => {
-            eprintln!("SKIPPED (not in CI): {e}");
-            false
-        }
-    }
-}
-
-fn sandbox_config() -> SandboxConfig {
-    SandboxConfig {
-        limits: Limits { memory: 512 << 20, cpu_time: None, wall_time: None, ..Limits::default() },
-        runtime_dir: PathBuf::from("/run/koth-test/runner"),
-        uid_base: 63000,
-        slots: 200,
-        ..SandboxConfig::default()
-    }
-}
-
-fn repo() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap()
-}
-
-fn bot(path: &str) -> BotSpec {
-    koth_runner::bot::prepare(&repo().join(path), &sandbox_config()).unwrap_or_else(|e| panic!("{path}: {e}"))
-}
-
-fn test_bot(name: &str, args: &[&str]) -> BotSpec {
-    let mut b = bot(&format!("runner/tests/bots/{name}"));
-    b.args.extend(args.iter().map(|a| a.to_string()));
-    b
-}
-
-fn options(game: GameKind, seed: u64) -> MatchOptions {
-    MatchOptions { sandbox: sandbox_config(), ..MatchOptions::new(game, seed) }
-}
 
 /// The replay against the rules (every judgement, event and the result, by
 /// a fresh referee fed the recorded answers), and the viewer's frames: one
@@ -61,7 +21,7 @@ fn check_replay(report: &MatchReport, seats: usize) {
     koth_games::replay::check(&report.replay).unwrap_or_else(|e| panic!("{:?}: {e}", report.game));
     let frames = koth_games::replay::frames(&report.replay).unwrap();
     assert_eq!(frames.frames.len(), report.turns as usize + 1, "{:?}", report.game);
-    assert_eq!(report.replay["seats"].as_array().unwrap().len(), seats);
+    assert_eq!(report.replay.seats.len(), seats);
 }
 
 #[test]
@@ -117,14 +77,7 @@ fn snake_bots_may_speak_tcp_or_stdio_and_their_id_lines_are_kept() {
 
 /// Wall times of one seat's moves, from the replay.
 fn move_times(report: &MatchReport, seat: usize) -> Vec<f64> {
-    report.replay["turns"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .flat_map(|t| t["times"].as_array().unwrap().iter())
-        .filter(|m| m["seat"] == seat)
-        .map(|m| m["wall_ms"].as_f64().unwrap())
-        .collect()
+    report.replay.turns.iter().flat_map(|t| t.times.iter()).filter(|m| m.seat == seat).map(|m| m.wall_ms).collect()
 }
 
 #[test]
@@ -175,17 +128,16 @@ fn flit_freezes_a_bot_after_its_fifth_consecutive_timeout() {
     // allowance), the next five time out, and the fifth of those freezes it.
     assert_eq!(slow.moves, 1, "{}", slow.stderr);
     assert_eq!(slow.timeouts, 5, "{}", slow.stderr);
-    assert_eq!(slow.status, BotStatus::Frozen { turn: 21 }, "{}", slow.stderr);
-    // After that it is never asked again: the others still play.
-    let asked_after: usize = report.replay["turns"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|t| t["turn"].as_u64().unwrap() > 21)
-        .flat_map(|t| t["answers"].as_array().unwrap().iter())
-        .filter(|a| a["seat"] == 0 && a.get("gone").is_none())
-        .count();
-    assert_eq!(asked_after, 0);
+    assert_eq!(slow.status, BotStatus::Frozen { turn: 21, timeouts: 5 }, "{}", slow.stderr);
+    // The fifth timeout is recorded as a timeout; after it the bot is never
+    // asked again (its turns say why): the others still play.
+    let answers = |turn: u32| report.replay.turns.iter().filter(move |t| t.turn == turn).flat_map(|t| t.answers.iter()).filter(|a| a.seat == 0);
+    assert!(answers(21).all(|a| a.reply == Recorded::Timeout { timeout: true }));
+    for t in 22..=40 {
+        for a in answers(t) {
+            assert_eq!(a.reply, Recorded::Gone { gone: true, why: Some("frozen on turn 21 after 5 consecutive timeouts".into()) });
+        }
+    }
     assert!(report.outcomes[1..].iter().all(|o| o.moves >= 9));
 }
 
@@ -259,15 +211,19 @@ fn misbehaving_bots_get_the_status_that_says_what_happened() {
     assert!(matches!(r.outcomes[0].status, BotStatus::OutOfMemory { turn: 1 }), "{:?}", r.outcomes[0].status);
     assert!(r.outcomes[0].peak_memory.unwrap_or(0) <= (128 << 20) + (1 << 20));
 
-    // Disqualified: a Snake bot that never connects nor speaks loses at once.
+    // Not connected: a Snake bot that never connects nor speaks loses at once.
     let opts = MatchOptions { first_move_extra: Duration::from_millis(300), ..options(GameKind::Snake, 2) };
     let r = play(&opts, vec![test_bot("mute.py", &[]), bot("bots/snake/stdio_wall_hugger.c")]).unwrap();
-    assert!(matches!(&r.outcomes[0].status, BotStatus::Disqualified { reason } if reason.contains("no id line")), "{:?}", r.outcomes[0].status);
+    assert!(
+        matches!(&r.outcomes[0].status, BotStatus::NotConnected { reason } if reason == "neither connected to 127.0.0.1:4040 nor wrote its id line on stdout within 500 ms"),
+        "{:?}",
+        r.outcomes[0].status
+    );
     assert_eq!(r.outcomes[0].result, koth_games::MatchResult::Loss);
 
     // Timed out: in Snake a late move loses.
     let r = play(&options(GameKind::Snake, 2), vec![test_bot("slow_snake.py", &[]), bot("bots/snake/stdio_wall_hugger.c")]).unwrap();
-    assert_eq!(r.outcomes[0].status, BotStatus::TimedOut { turn: 1 }, "{}", r.outcomes[0].stderr);
+    assert!(matches!(r.outcomes[0].status, BotStatus::TimedOut { turn: 1, .. }), "{:?}: {}", r.outcomes[0].status, r.outcomes[0].stderr);
     assert_eq!(r.outcomes[0].result, koth_games::MatchResult::Loss);
     assert_eq!(r.outcomes[1].result, koth_games::MatchResult::Win);
 }

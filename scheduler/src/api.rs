@@ -781,6 +781,7 @@ async fn frames(State(s): State<AppState>, Path(id): Path<i64>) -> ApiResult<Res
         Some(Some(v)) => v,
     };
     let drawn = tokio::task::spawn_blocking(move || {
+        let replay = koth_games::replay::Replay::from_value(&replay)?;
         koth_games::replay::frames(&replay).map(|f| axum::body::Bytes::from(serde_json::to_vec(&f).unwrap_or_default()))
     });
     let bytes = drawn

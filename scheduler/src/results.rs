@@ -38,8 +38,11 @@ pub struct MatchOutcome {
     pub seats: Vec<SeatOutcome>,
 }
 
-/// Status kinds that count as the bot's own failure.
-const FAILURE_KINDS: [&str; 3] = ["crashed", "out_of_memory", "disqualified"];
+/// Status kinds that count as the bot's own failure: the runner's
+/// `BotStatus::is_bot_failure` (a runner test keeps the two equal), and
+/// `disqualified`, which engines before 0.1.1 wrote for a Snake bot that
+/// never spoke.
+pub const FAILURE_KINDS: [&str; 6] = ["crashed", "out_of_memory", "not_reading", "closed_output", "not_connected", "disqualified"];
 /// A bot failing in this many of its current version's last
 /// [`FAILURE_WINDOW`] matches is disabled.
 const FAILURE_LIMIT: i64 = 7;
@@ -145,7 +148,7 @@ async fn apply_ratings(conn: &mut PgConnection, ladder_id: i64, match_id: i64, s
 }
 
 /// Disable a bot whose current version failed (crashed, ran out of
-/// memory, was disqualified) in most of its recent matches.
+/// memory, stopped reading, never connected) in most of its recent matches.
 async fn disable_failing_bots(conn: &mut PgConnection, match_id: i64) -> Result<(), sqlx::Error> {
     let kinds: Vec<String> = FAILURE_KINDS.iter().map(|s| s.to_string()).collect();
     sqlx::query(
@@ -159,7 +162,7 @@ async fn disable_failing_bots(conn: &mut PgConnection, match_id: i64) -> Result<
              SELECT bot_id, count(*) AS played, count(*) FILTER (WHERE kind = ANY($2)) AS failed \
              FROM recent WHERE n <= $3 GROUP BY bot_id) \
          UPDATE bots SET disabled_reason = format( \
-             'disabled: its current version crashed, ran out of memory or was disqualified in %s of its last %s matches; \
+             'disabled: its current version crashed, ran out of memory, stopped reading its input or never connected in %s of its last %s matches; \
               read its stderr logs and submit a fixed version', tally.failed, tally.played) \
          FROM tally WHERE bots.id = tally.bot_id AND tally.played >= $3 AND tally.failed >= $4 \
                AND bots.disabled_reason IS NULL",

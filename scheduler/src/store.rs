@@ -30,6 +30,9 @@ pub struct LadderSettings {
     pub newcomer_games: u32,
     /// Stop matches after this many turns (quick ladders, tests); None = to the end.
     pub max_turns: Option<u32>,
+    /// Stop a match that has run this many seconds and score it as it
+    /// stands; None = the engine's default cap for the game.
+    pub max_match_seconds: Option<u32>,
     /// Round robin: times each pairing is played on each side.
     pub rounds: u32,
     /// Neighbours ladder: games against each neighbour.
@@ -46,6 +49,7 @@ impl Default for LadderSettings {
             rating: crate::rating::RatingSystem::WengLin,
             newcomer_games: 10,
             max_turns: None,
+            max_match_seconds: None,
             rounds: 1,
             games_per_neighbour: 10,
             scoring: crate::formats::RoundRobinScoring::Points { win: 2.0, tie: 1.0, loss: 0.0 },

@@ -338,6 +338,11 @@ async function replayViewer(m, box) {
   await Promise.all(m.seats.filter(s => who && (who.is_host || who.name === s.owner)).map(async s => {
     try { stderr[s.seat] = await api(`/api/matches/${m.id}/stderr/${s.seat}`); } catch (e) { /* not ours after all */ }
   }));
+  // The engine's own words for how each bot's match went (the replay's).
+  (replay.seats || []).forEach((st, i) => {
+    const row = document.querySelectorAll('#seats tbody tr')[i];
+    if (st.status && row) row.lastElementChild.textContent = st.status;
+  });
   const board = new Board(frames);
   const last = frames.frames.length - 1;
   const legend = new Map(frames.legend.map(e => [e.code, e]));
@@ -399,8 +404,8 @@ async function replayViewer(m, box) {
       const seat = m.seats[a.seat];
       const tm = times.get(a.seat) || {};
       const j = verdicts.get(a.seat);
-      const verdict = !j ? '' : j.verdict === 'accepted' ? 'ok' : j.verdict === 'timed_out' ? 'timed out' : 'invalid: ' + j.reason;
-      const said = a.answer !== undefined ? a.answer : a.timeout ? '(no answer in time)' : '(gone)';
+      const said = a.answer !== undefined ? a.answer : a.timeout ? '(no answer in time)' : a.why ? `(gone: ${a.why})` : '(gone)';
+      const verdict = !j || a.gone ? '' : j.verdict === 'accepted' ? 'ok' : j.verdict === 'timed_out' ? 'timed out' : 'invalid: ' + j.reason;
       const err = stderr[a.seat] ? stderr[a.seat].turns.filter(x => x.turn === k).map(x => x.text).join('') : null;
       return el('div', { class: 'move' + (tm.over_limit ? ' late' : ''), 'data-seat': a.seat },
         el('div', { class: 'move-head' }, swatch(a.seat), ' ', el('strong', {}, seat ? seat.name : 'seat ' + a.seat),

@@ -74,6 +74,25 @@ int main(void) {
 }
 "#;
 
+/// A Target bot that answers at once and has three threads spinning all
+/// the time: on its own time it is busy, and it would be on everyone
+/// else's if it were not frozen the moment it answered.
+const SPINNER_BOT: &str = r#"
+#include <pthread.h>
+#include <stdio.h>
+static void *spin(void *arg) { volatile unsigned long n = 0; for (;;) n++; return arg; }
+int main(void) {
+    char line[4096];
+    pthread_t t;
+    for (int i = 0; i < 3; i++) pthread_create(&t, NULL, spin, NULL);
+    for (;;) {
+        if (!fgets(line, sizeof line, stdin)) return 0;
+        fputs("2\n", stdout);
+        fflush(stdout);
+    }
+}
+"#;
+
 fn percentile(mut v: Vec<f64>, q: f64) -> f64 {
     v.sort_by(|a, b| a.partial_cmp(b).unwrap());
     v[((v.len() as f64 - 1.0) * q).round() as usize]
@@ -99,17 +118,19 @@ fn write_src(dir: &std::path::Path, name: &str, src: &str) -> anyhow::Result<std
     Ok(p)
 }
 
-fn field_us(report: &MatchReport, key: &str) -> Vec<f64> {
-    report.replay["turns"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .skip(1) // the first move includes the bot's start-up
-        .flat_map(|t| match key {
-            "engine_us" => vec![t["engine_us"].as_f64().unwrap_or(0.0)],
-            _ => t["times"].as_array().into_iter().flatten().map(|m| m["wall_ms"].as_f64().unwrap_or(0.0) * 1e3).collect(),
-        })
-        .collect()
+/// Per-move wall times (µs), the first move (the bot's start-up) left out.
+fn move_us(report: &MatchReport) -> Vec<f64> {
+    report.replay.turns.iter().skip(1).flat_map(|t| t.times.iter().map(|m| m.wall_ms * 1e3)).collect()
+}
+
+/// The engine's own time per turn (µs), the first turn left out.
+fn turn_us(report: &MatchReport) -> Vec<f64> {
+    report.replay.turns.iter().skip(1).map(|t| t.engine_us).collect()
+}
+
+/// CPU (µs) one seat's box used between its answer and its freeze.
+fn after_answer_us(report: &MatchReport, seat: usize) -> Vec<f64> {
+    report.replay.turns.iter().skip(1).flat_map(|t| t.times.iter().filter(|m| m.seat == seat).filter_map(|m| m.cpu_after_answer_us)).collect()
 }
 
 pub fn run(a: BenchArgs) -> anyhow::Result<i32> {
@@ -145,10 +166,10 @@ pub fn run(a: BenchArgs) -> anyhow::Result<i32> {
         reports.push(report);
     }
     println!();
-    row("koth move (request sent -> answer read), no freezing", &field_us(&reports[0], "times"), Some(base));
-    row("koth move (request sent -> answer read), freezing", &field_us(&reports[1], "times"), Some(base));
-    let turn_nofreeze = field_us(&reports[0], "engine_us");
-    let turn_freeze = field_us(&reports[1], "engine_us");
+    row("koth move (request sent -> answer read), no freezing", &move_us(&reports[0]), Some(base));
+    row("koth move (request sent -> answer read), freezing", &move_us(&reports[1]), Some(base));
+    let turn_nofreeze = turn_us(&reports[0]);
+    let turn_freeze = turn_us(&reports[1]);
     let tn = row("koth turn of 2 bots (engine time), no freezing", &turn_nofreeze, None);
     let tf = row("koth turn of 2 bots (engine time), thaw + freeze each", &turn_freeze, None);
     // A difference of medians; tails of two separate runs do not subtract.
@@ -160,19 +181,31 @@ pub fn run(a: BenchArgs) -> anyhow::Result<i32> {
     // Timing error: koth's measured time minus the bot's own view of how long
     // it held the request (reading to answering) is the transport's share.
     let own: Vec<f64> = reports[1].outcomes[0].stderr.lines().filter_map(|l| l.trim().parse().ok()).skip(1).collect();
-    let measured: Vec<f64> = reports[1].replay["turns"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .skip(1)
-        .filter_map(|t| t["times"].as_array()?.iter().find(|m| m["seat"] == 0)?["wall_ms"].as_f64())
-        .map(|ms| ms * 1e3)
-        .collect();
+    let measured: Vec<f64> =
+        reports[1].replay.turns.iter().skip(1).filter_map(|t| t.times.iter().find(|m| m.seat == 0)).map(|m| m.wall_ms * 1e3).collect();
     let errs: Vec<f64> = measured.iter().zip(&own).map(|(m, o)| m - o).collect();
     if !errs.is_empty() {
         println!();
         row("timing error: koth's move time - the bot's own", &errs, None);
     }
+
+    // A simultaneous game of 4 bots: the turn's cost grows with the bots.
+    println!();
+    let opts = MatchOptions { max_turns: Some(n / 2 + 1), sandbox: sandbox(), ..MatchOptions::new(GameKind::Target, 2) };
+    let four = play(&opts, vec![bot.clone(); 4]).map_err(|e| anyhow::anyhow!(e))?;
+    row("koth turn of 4 bots at once (Target, engine time)", &turn_us(&four), Some(tf));
+    println!("(ratio against the turn of 2 bots with freezing)");
+
+    // A bot that answers and keeps spinning threads: what it can still burn
+    // between its answer being seen and its box being frozen.
+    println!();
+    let spin_src = write_src(&dir, "spinner.c", SPINNER_BOT)?;
+    let mut spinner = koth_runner::bot::prepare(&spin_src, &sandbox()).map_err(|e| anyhow::anyhow!(e))?;
+    spinner.name = "spinner".into();
+    let opts = MatchOptions { max_turns: Some(n / 2 + 1), sandbox: sandbox(), ..MatchOptions::new(GameKind::Target, 3) };
+    let spun = play(&opts, vec![spinner, bot.clone()]).map_err(|e| anyhow::anyhow!(e))?;
+    row("CPU a spinning bot burns between answer and freeze", &after_answer_us(&spun, 0), None);
+    row("CPU a quiet bot burns between answer and freeze", &after_answer_us(&spun, 1), None);
 
     println!();
     let spreader = koth_runner::bot::prepare(

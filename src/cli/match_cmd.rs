@@ -41,6 +41,10 @@ pub struct MatchArgs {
     /// Stop after this many turns and score the position as it stands.
     #[arg(long)]
     max_turns: Option<u32>,
+    /// Stop when the match has run this long and score the position as it
+    /// stands (default: twice the game's longest match at the time limit).
+    #[arg(long, value_parser = duration)]
+    wall_cap: Option<Duration>,
     /// Let bots run while it is not their turn (default: frozen).
     #[arg(long)]
     no_freeze: bool,
@@ -124,6 +128,7 @@ pub fn run(a: MatchArgs) -> anyhow::Result<i32> {
         first_move_extra: a.first_move_extra,
         freeze_off_turn: !a.no_freeze,
         max_turns: a.max_turns,
+        wall_cap: a.wall_cap,
         sandbox,
         ..MatchOptions::new(a.game, seed)
     };
@@ -151,16 +156,18 @@ pub fn run(a: MatchArgs) -> anyhow::Result<i32> {
         "{} (seed {seed}), {} turns{}",
         a.game.name(),
         report.turns,
-        if report.cut_short { " (cut short by --max-turns; scored as it stands)" } else { "" }
+        match report.ended_by {
+            koth_games::replay::EndedBy::Rules => String::new(),
+            koth_games::replay::EndedBy::TurnLimit { .. } => " (cut short by --max-turns; scored as it stands)".to_owned(),
+            koth_games::replay::EndedBy::WallClockCap { seconds } =>
+                format!(" (stopped by the wall-clock cap of {seconds:.0} s; scored as it stands)"),
+        }
     );
     println!("{:<4} {:<24} {:>7} {:<5} {:>6} {:>8} {:>8} {:>9} {:>9}  status", "rank", "bot", "score", "", "moves", "timeouts", "invalid", "max ms", "mean ms");
     let mut order: Vec<_> = report.outcomes.iter().collect();
     order.sort_by_key(|o| (o.rank, o.seat));
     for o in order {
-        let status = match &o.status {
-            koth_runner::BotStatus::Ok => "ok".to_owned(),
-            s => serde_json::to_string(s)?,
-        };
+        let status = o.status.describe();
         println!(
             "{:<4} {:<24} {:>7} {:<5} {:>6} {:>8} {:>8} {:>9.2} {:>9.2}  {status}",
             o.rank,

@@ -1,0 +1,89 @@
+//! The replay's JSON shape, pinned: a replay written by today's types must
+//! equal the golden file byte for byte (a change to the shape is a change
+//! to a stored and served contract: update the file on purpose with
+//! `UPDATE_GOLDEN=1 cargo test -p koth-games --test replay_golden`), and
+//! replays written by older engines must still read.
+
+use koth_games::replay::{self, Answer, EndedBy, MoveTime, Recorded, Replay, ReplaySeat, Turn};
+use koth_games::{GameKind, Reply};
+
+/// Two turns of Target between two seats, through the real referee: an
+/// answer, a timeout, an invalid answer and a bot that is gone.
+fn two_turns() -> Replay {
+    let game = GameKind::Target;
+    let seed = 2313453884618432439; // does not fit a JavaScript number
+    let mut referee = game.referee(2, seed).unwrap();
+    let initial = referee.initial_state();
+    let scripted: [[Recorded; 2]; 2] = [
+        [Recorded::Answer { answer: "3".into() }, Recorded::Timeout { timeout: true }],
+        [Recorded::Answer { answer: "x".into() }, Recorded::Gone { gone: true, why: Some("crashed on turn 2 (exit code 3)".into()) }],
+    ];
+    let mut turns = Vec::new();
+    for (i, answers) in scripted.into_iter().enumerate() {
+        let step = referee.step().unwrap();
+        assert_eq!(step.requests.len(), 2);
+        let replies: Vec<(usize, Reply)> = answers.iter().enumerate().map(|(s, a)| (s, a.reply())).collect();
+        let (judgements, events) = referee.apply(replies);
+        turns.push(Turn {
+            turn: i as u32 + 1,
+            engine_us: 250.5,
+            answers: answers.into_iter().enumerate().map(|(seat, reply)| Answer { seat, reply }).collect(),
+            times: vec![MoveTime { seat: 0, wall_ms: 1.25, cpu_ms: 0.5, over_limit: false, cpu_after_answer_us: Some(12.0) }],
+            judgements,
+            events,
+        });
+    }
+    Replay {
+        game,
+        seed,
+        engine: "koth-runner 0.1.0".into(),
+        time_policy: Some(game.time_policy()),
+        seats: vec![
+            ReplaySeat { name: "still.c".into(), id_line: None, status: None },
+            ReplaySeat { name: "crasher.py".into(), id_line: None, status: Some("crashed on turn 2 (exit code 3)".into()) },
+        ],
+        initial,
+        turns,
+        result: referee.standings(),
+        cut_short: true,
+        ended_by: EndedBy::TurnLimit { turns: 2 },
+    }
+}
+
+#[test]
+fn the_replay_shape_is_the_golden_file() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden/replay.json");
+    let written = serde_json::to_string_pretty(&two_turns()).unwrap() + "\n";
+    if std::env::var("UPDATE_GOLDEN").is_ok() {
+        std::fs::write(&path, &written).unwrap();
+    }
+    let golden = std::fs::read_to_string(&path).expect("tests/golden/replay.json (UPDATE_GOLDEN=1 writes it)");
+    assert_eq!(written, golden, "the replay's JSON changed; if on purpose, UPDATE_GOLDEN=1 and say so in docs/replay.md");
+    // It reads back to the same replay, and it agrees with the rules.
+    let back = Replay::from_json(golden.as_bytes()).unwrap();
+    assert_eq!(back, two_turns());
+    replay::check(&back).unwrap();
+    // The seed is a string: JavaScript's numbers would round it.
+    let v: serde_json::Value = serde_json::from_str(&golden).unwrap();
+    assert_eq!(v["seed"], "2313453884618432439");
+}
+
+#[test]
+fn replays_of_older_engines_still_read() {
+    // A numeric seed, no ended_by, no times, a gone bot without a reason.
+    let old = serde_json::json!({
+        "game": "target", "seed": 5, "engine": "koth-runner 0.1.0",
+        "time_policy": {"per_move": 50, "on_timeout": {"kind": "no_move", "freeze_after": null}},
+        "seats": [{"name": "a", "id_line": null}, {"name": "b", "id_line": null}],
+        "initial": {},
+        "turns": [{"turn": 1, "engine_us": 10.0, "answers": [{"seat": 0, "answer": "2"}, {"seat": 1, "gone": true}],
+                   "times": [{"seat": 0, "wall_ms": 1.0, "cpu_ms": 0.2, "over_limit": false}], "judgements": [], "events": []}],
+        "result": [], "cut_short": true,
+    });
+    let r = Replay::from_value(&old).unwrap();
+    assert_eq!((r.seed, r.ended_by.clone(), r.turns[0].answers[1].reply.clone()), (5, EndedBy::Rules, Recorded::Gone { gone: true, why: None }));
+    // A seed that is not a number is refused with what is wrong.
+    let mut bad = old.clone();
+    bad["seed"] = "twelve".into();
+    assert!(Replay::from_value(&bad).unwrap_err().contains("seed \"twelve\" is not a 64-bit unsigned number"));
+}

@@ -1,0 +1,372 @@
+//! Time accounting: what a game's [`TimePolicy`] makes of when a bot
+//! answered, as pure code (no clock is read here; the engine passes
+//! durations in).
+//!
+//! One [`Clock`] per bot, for the whole match. Every *exchange* (the
+//! start-up exchange of a bot that speaks first, then each request) goes
+//! through it:
+//!
+//! 1. [`Clock::begin`] gives the exchange's [`Allowance`]: the move's limit,
+//!    plus the first-move allowance for the bot's *first* exchange only (a
+//!    bot that never answers gets it once, not on every move), plus, under a
+//!    soft limit, the hard limit past which the engine stops waiting.
+//! 2. Lines from a long-lived bot are matched to requests in order:
+//!    [`Clock::line`] says whether a line is the pending request's answer or
+//!    the late answer to an earlier, timed-out request (which is discarded,
+//!    whenever it arrives), and [`Clock::before_request`] sorts the lines
+//!    that were waiting when a request is sent.
+//! 3. [`Clock::judge`] decides the exchange from what was [`Seen`] and how
+//!    long it took: on time, late but counted (soft limits), timed out (with
+//!    the game's consequence: no move, loss or forfeit, or frozen for good
+//!    after `freeze_after` consecutive timeouts), or gone.
+//!
+//! An answer seen exactly at the limit is on time; one seen after it is
+//! late, even if the engine noticed it in the same wake-up as the deadline.
+
+use std::time::Duration;
+
+use koth_games::{OnTimeout, TimePolicy};
+
+/// How long an exchange may take, from the moment its clock started.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Allowance {
+    /// Answers after this are late.
+    pub limit: Duration,
+    /// The engine stops waiting here (= `limit` unless the limit is soft).
+    pub give_up: Duration,
+}
+
+/// What the engine saw by the end of an exchange.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Seen {
+    /// The answer, this long after the clock started.
+    Answer(Duration),
+    /// Nothing before the engine gave up, this long after the clock started.
+    Nothing(Duration),
+    /// The bot is gone (died, closed its output, stopped reading).
+    Gone,
+}
+
+/// The clock's decision about one exchange.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Decision {
+    /// In time: the answer counts.
+    OnTime,
+    /// Over a soft limit: the answer counts, the overrun is recorded.
+    LateCounted { by: Duration },
+    /// No answer in time; the bot does not move this turn. A long-lived
+    /// bot's answer to it is owed and will be discarded when it comes.
+    TimedOut { by: Duration },
+    /// As [`Decision::TimedOut`], and this was the `n`-th consecutive
+    /// timeout: the bot is frozen for the rest of the game.
+    TimedOutFrozen { by: Duration, consecutive: u32 },
+    /// No answer in time where the game does not forgive it (the referee
+    /// decides: the bot loses, or forfeits).
+    TimedOutLoses { by: Duration },
+    /// The bot is gone.
+    Gone,
+}
+
+impl Decision {
+    /// Whether the answer reaches the referee (otherwise it sees a timeout,
+    /// or that the bot is gone).
+    pub fn answer_counts(self) -> bool {
+        matches!(self, Decision::OnTime | Decision::LateCounted { .. })
+    }
+    pub fn over_limit(self) -> bool {
+        !matches!(self, Decision::OnTime | Decision::Gone)
+    }
+}
+
+/// Whether a line from a long-lived bot is the pending answer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LineUse {
+    Answer,
+    /// The late answer to an earlier request: discard it.
+    Late,
+}
+
+/// One bot's time accounting for a match.
+#[derive(Clone, Debug)]
+pub struct Clock {
+    policy: TimePolicy,
+    first_extra: Duration,
+    /// Lines are matched to requests in order (long-lived bots).
+    in_order: bool,
+    exchanges: u32,
+    /// Answers to timed-out requests not received yet.
+    owed: u32,
+    consecutive: u32,
+    pub timeouts: u32,
+    pub answers: u32,
+    frozen: bool,
+}
+
+impl Clock {
+    /// `in_order`: the bot is one long-lived process whose lines answer the
+    /// requests in order (a late answer arrives later and must be skipped);
+    /// false for a process per turn.
+    pub fn new(policy: TimePolicy, first_extra: Duration, in_order: bool) -> Clock {
+        Clock { policy, first_extra, in_order, exchanges: 0, owed: 0, consecutive: 0, timeouts: 0, answers: 0, frozen: false }
+    }
+
+    /// Start an exchange: its allowance.
+    pub fn begin(&mut self) -> Allowance {
+        let extra = if self.exchanges == 0 { self.first_extra } else { Duration::ZERO };
+        self.exchanges += 1;
+        let limit = self.policy.per_move + extra;
+        let give_up = match self.policy.on_timeout {
+            OnTimeout::Soft { hard } => limit + hard.saturating_sub(self.policy.per_move),
+            _ => limit,
+        };
+        Allowance { limit, give_up }
+    }
+
+    /// A line arrived while a request is pending.
+    pub fn line(&mut self) -> LineUse {
+        if self.owed > 0 {
+            self.owed -= 1;
+            LineUse::Late
+        } else {
+            LineUse::Answer
+        }
+    }
+
+    /// `waiting` lines were there before a request was sent: none can answer
+    /// it. Returns how many of them were owed late answers (the rest were
+    /// unrequested).
+    pub fn before_request(&mut self, waiting: u32) -> u32 {
+        let late = waiting.min(self.owed);
+        self.owed -= late;
+        late
+    }
+
+    /// Whether the bot was frozen for the rest of the game.
+    pub fn frozen(&self) -> bool {
+        self.frozen
+    }
+
+    /// Decide an exchange.
+    pub fn judge(&mut self, seen: Seen, allowance: Allowance) -> Decision {
+        let took = match seen {
+            Seen::Gone => return Decision::Gone,
+            Seen::Answer(t) if t <= allowance.limit => {
+                self.answers += 1;
+                self.consecutive = 0;
+                return Decision::OnTime;
+            }
+            Seen::Answer(t) => t,
+            Seen::Nothing(t) => t,
+        };
+        let by = took.saturating_sub(allowance.limit);
+        if let (OnTimeout::Soft { .. }, Seen::Answer(t)) = (self.policy.on_timeout, seen) {
+            if t <= allowance.give_up {
+                // Soft limit: the answer counts; an overrun does not reset
+                // nor add to a run of timeouts.
+                self.answers += 1;
+                self.timeouts += 1;
+                return Decision::LateCounted { by };
+            }
+        }
+        // Late or missing. A late answer already read is not owed; a
+        // missing one from a long-lived bot is, and is skipped when it comes.
+        if matches!(seen, Seen::Nothing(_)) && self.in_order {
+            self.owed += 1;
+        }
+        self.timeouts += 1;
+        self.consecutive += 1;
+        match self.policy.on_timeout {
+            OnTimeout::NoMove { freeze_after: Some(n) } if self.consecutive >= n => {
+                self.frozen = true;
+                Decision::TimedOutFrozen { by, consecutive: self.consecutive }
+            }
+            OnTimeout::Loses | OnTimeout::Forfeits => Decision::TimedOutLoses { by },
+            _ => Decision::TimedOut { by },
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use koth_games::GameKind;
+
+    const MS: fn(u64) -> Duration = Duration::from_millis;
+
+    /// One request's story: when (after its clock started) its answer line
+    /// arrived, if ever, and the lines that were already waiting when it was
+    /// sent. Late lines of earlier requests come as `extra_before`.
+    #[derive(Clone, Copy)]
+    struct Ask {
+        /// The bot's own answer to this request arrives this late (ms).
+        answer_at: Option<u64>,
+        /// Late answers of earlier requests that arrive while this one is
+        /// pending, before its own answer.
+        late_lines_during: u32,
+        /// Lines waiting before this request is sent.
+        waiting: u32,
+    }
+
+    fn ask(answer_at: Option<u64>) -> Ask {
+        Ask { answer_at, late_lines_during: 0, waiting: 0 }
+    }
+
+    /// Play a sequence of requests through a clock, as the engine does:
+    /// sort waiting lines, begin, match arriving lines, then judge.
+    fn run(game: GameKind, first_extra: u64, in_order: bool, asks: &[Ask]) -> (Vec<Decision>, Clock) {
+        let mut clock = Clock::new(game.time_policy(), MS(first_extra), in_order);
+        let mut out = Vec::new();
+        for a in asks {
+            clock.before_request(a.waiting);
+            let allowance = clock.begin();
+            let mut lines = a.late_lines_during;
+            let mut answer = None;
+            // Lines arrive in order: the late ones first, then this answer
+            // (if it comes before the engine gives up).
+            let arrives = a.answer_at.map(MS).filter(|&t| t <= allowance.give_up);
+            while lines > 0 || arrives.is_some() && answer.is_none() {
+                match clock.line() {
+                    LineUse::Late => {
+                        assert!(lines > 0, "a line was taken for a late answer that was its own");
+                        lines -= 1;
+                    }
+                    LineUse::Answer if lines > 0 => panic!("a late answer was taken for the pending one"),
+                    LineUse::Answer => answer = arrives,
+                }
+            }
+            let seen = match answer {
+                Some(t) => Seen::Answer(t),
+                None => Seen::Nothing(allowance.give_up),
+            };
+            out.push(clock.judge(seen, allowance));
+        }
+        (out, clock)
+    }
+
+    use Decision::*;
+
+    /// A clock whose first-move allowance is spent (one answer on time).
+    fn warmed(game: GameKind) -> Clock {
+        let mut c = Clock::new(game.time_policy(), MS(1000), true);
+        let a = c.begin();
+        assert_eq!(c.judge(Seen::Answer(MS(1)), a), OnTime);
+        c
+    }
+
+    #[test]
+    fn every_seed_policy_judges_the_limit_exactly() {
+        // (game, what the engine saw (ms after the clock started), decision).
+        let answer = |ms| Seen::Answer(MS(ms));
+        let cases: &[(GameKind, Seen, Decision)] = &[
+            (GameKind::Flit, answer(50), OnTime),
+            // Seen 1 ms late (the engine woke up for the deadline and found it).
+            (GameKind::Flit, answer(51), TimedOut { by: MS(1) }),
+            (GameKind::Flit, Seen::Nothing(MS(50)), TimedOut { by: MS(0) }),
+            (GameKind::Target, answer(50), OnTime),
+            (GameKind::Target, answer(53), TimedOut { by: MS(3) }),
+            (GameKind::Snake, answer(200), OnTime),
+            (GameKind::Snake, answer(201), TimedOutLoses { by: MS(1) }),
+            (GameKind::Snake, Seen::Nothing(MS(200)), TimedOutLoses { by: MS(0) }),
+            (GameKind::Linkage, answer(5000), OnTime),
+            (GameKind::Linkage, Seen::Nothing(MS(5000)), TimedOutLoses { by: MS(0) }),
+            // Slime's 0.1 s is soft: counted up to the hard 2 s, then a pass.
+            (GameKind::Slime, answer(100), OnTime),
+            (GameKind::Slime, answer(150), LateCounted { by: MS(50) }),
+            (GameKind::Slime, answer(2000), LateCounted { by: MS(1900) }),
+            (GameKind::Slime, Seen::Nothing(MS(2000)), TimedOut { by: MS(1900) }),
+        ];
+        for &(game, seen, want) in cases {
+            let mut c = warmed(game);
+            let a = c.begin();
+            assert_eq!(c.judge(seen, a), want, "{game:?}, {seen:?}");
+        }
+        // The engine waits until the limit, or Slime's hard 2 s.
+        for game in GameKind::ALL {
+            let a = warmed(game).begin();
+            let want = if game == GameKind::Slime { MS(2000) } else { game.time_policy().per_move };
+            assert_eq!((a.limit, a.give_up), (game.time_policy().per_move, want), "{game:?}");
+        }
+    }
+
+    #[test]
+    fn the_first_move_allowance_is_for_the_first_exchange_only() {
+        // A silent bot gets 50 + 1000 ms once, then 50 ms per move: a match
+        // of N turns takes about N × 50 ms, not N seconds.
+        let mut clock = Clock::new(GameKind::Target.time_policy(), MS(1000), true);
+        let first = clock.begin();
+        assert_eq!(first, Allowance { limit: MS(1050), give_up: MS(1050) });
+        assert_eq!(clock.judge(Seen::Nothing(first.give_up), first), TimedOut { by: MS(0) });
+        for _ in 0..100 {
+            let a = clock.begin();
+            assert_eq!(a, Allowance { limit: MS(50), give_up: MS(50) });
+            assert_eq!(clock.judge(Seen::Nothing(a.give_up), a), TimedOut { by: MS(0) });
+        }
+        // Target never freezes: 101 timeouts, the bot still asked.
+        assert!(!clock.frozen());
+        assert_eq!(clock.timeouts, 101);
+        // A start-up answered slowly still spends it.
+        let (d, _) = run(GameKind::Flit, 1000, true, &[ask(Some(900)), ask(Some(60))]);
+        assert_eq!(d, vec![OnTime, TimedOut { by: MS(0) }]);
+    }
+
+    #[test]
+    fn the_fifth_consecutive_flit_timeout_freezes_and_an_answer_in_time_resets_the_run() {
+        let late = ask(None);
+        // Lines answer requests in order: the four late answers come first,
+        // then this request's own, in time.
+        let ok = Ask { answer_at: Some(10), late_lines_during: 4, waiting: 0 };
+        let (d, clock) = run(GameKind::Flit, 0, true, &[late, late, late, late, ok, late, late, late, late, late]);
+        let t = TimedOut { by: MS(0) };
+        assert_eq!(d, vec![t, t, t, t, OnTime, t, t, t, t, TimedOutFrozen { by: MS(0), consecutive: 5 }]);
+        assert!(clock.frozen());
+        assert_eq!((clock.timeouts, clock.answers), (9, 1));
+    }
+
+    #[test]
+    fn a_late_answer_arriving_during_the_next_request_is_discarded_not_taken() {
+        // Request 1 times out; its answer arrives while request 2 is
+        // pending, followed by request 2's own answer, which counts.
+        let asks = [ask(None), Ask { answer_at: Some(20), late_lines_during: 1, waiting: 0 }];
+        let (d, _) = run(GameKind::Target, 0, true, &asks);
+        assert_eq!(d, vec![TimedOut { by: MS(0) }, OnTime]);
+        // Two timeouts, then both late answers were already waiting when
+        // request 3 was sent: both discarded, nothing owed any more.
+        let asks = [ask(None), ask(None), Ask { answer_at: Some(5), late_lines_during: 0, waiting: 2 }];
+        let (d, _) = run(GameKind::Target, 0, true, &asks);
+        assert_eq!(d[2], OnTime);
+        // Lines waiting that nobody owes are unrequested.
+        let mut c = Clock::new(GameKind::Target.time_policy(), MS(0), true);
+        assert_eq!(c.before_request(3), 0);
+    }
+
+    #[test]
+    fn a_late_answer_that_was_read_is_not_owed() {
+        // Seen after the limit (the engine noticed it when it woke up for
+        // the deadline): late, and nothing is owed, so the next line answers
+        // the next request.
+        let mut c = Clock::new(GameKind::Target.time_policy(), MS(0), true);
+        let a = c.begin();
+        assert_eq!(c.judge(Seen::Answer(MS(52)), a), TimedOut { by: MS(2) });
+        let a = c.begin();
+        assert_eq!(c.line(), LineUse::Answer);
+        assert_eq!(c.judge(Seen::Answer(MS(3)), a), OnTime);
+    }
+
+    #[test]
+    fn per_turn_processes_owe_nothing() {
+        let mut c = Clock::new(GameKind::Slime.time_policy(), MS(0), false);
+        let a = c.begin();
+        assert_eq!(c.judge(Seen::Nothing(a.give_up), a), TimedOut { by: MS(1900) });
+        c.begin();
+        assert_eq!(c.line(), LineUse::Answer);
+    }
+
+    #[test]
+    fn gone_is_gone_whatever_the_time() {
+        let mut c = Clock::new(GameKind::Snake.time_policy(), MS(0), true);
+        let a = c.begin();
+        assert_eq!(c.judge(Seen::Gone, a), Gone);
+        assert!(!Gone.answer_counts() && !Gone.over_limit());
+        assert!(LateCounted { by: MS(1) }.answer_counts() && LateCounted { by: MS(1) }.over_limit());
+    }
+}

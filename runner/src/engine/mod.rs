@@ -1,0 +1,650 @@
+//! The match loop (see the crate docs for the design).
+//!
+//! ```text
+//! boxes for every seat ─▶ every protocol prepares (Snake: listen) ─▶ bots start one at a time,
+//!   each paused once started (or once it has said its id line)
+//! turn: notices ─▶ resume the bots on move ─▶ send every request (each clock starts at its write)
+//!   ─▶ poll: each bot paused the moment its answer (or its death) is seen ─▶ deadline: paused
+//!   ─▶ clock.judge ─▶ referee.apply ─▶ stderr filed under the turn
+//! end: the rules, the turn limit, or the wall-clock cap ─▶ end notices read ─▶ bots stopped
+//! ```
+//!
+//! The engine never blocks on a bot: writes go through outboxes, reads are
+//! non-blocking, waits are `poll(2)` against the earliest deadline, and a
+//! killed process is waited for a bounded time only. What the time policy
+//! makes of the moments seen is [`clock`]'s business (pure, tested without
+//! processes); how bytes travel is the [`protocol`](crate::protocol)'s.
+//!
+//! "Paused" is the box's freezer for a long-lived bot (nothing of it runs
+//! between its answer and its next request, so a bot cannot think, or spin
+//! threads, on another bot's clock), and the end of its process for a
+//! process-per-turn bot.
+
+pub mod clock;
+pub mod status;
+
+use std::time::{Duration, Instant};
+
+use koth_games::replay::{Answer, EndedBy, MoveTime, Recorded, Replay, ReplaySeat, Turn};
+use koth_games::{GameKind, MatchResult, Reply, Request, Seat, TimePolicy, Verdict};
+use koth_sandbox::{Network, Sandbox, SandboxConfig};
+use serde::Serialize;
+
+use crate::bot::BotSpec;
+use crate::protocol::io::{PollSet, StderrLog};
+use crate::protocol::{Bot, Gone, Heard, Protocol, ProtocolKind};
+use clock::{Allowance, Clock, Decision, LineUse, Seen};
+pub use status::BotStatus;
+
+/// The engine's version, recorded in every replay.
+pub const ENGINE_VERSION: &str = concat!("koth-runner ", env!("CARGO_PKG_VERSION"));
+
+/// Input queued for a bot beyond this, not taken, means it does not read.
+const MAX_UNSENT: usize = 1 << 20;
+
+/// Deadlines at which a bot's input was still not taken, in a row, before
+/// it is gone for not reading (the first is an ordinary timeout).
+const NOT_READING_DEADLINES: u32 = 2;
+
+/// At the end, how long a bot that was just sent an end notice gets to read
+/// it before it is stopped.
+const END_NOTICE_GRACE: Duration = Duration::from_millis(100);
+
+#[derive(Clone, Debug)]
+pub struct MatchOptions {
+    pub game: GameKind,
+    pub seed: u64,
+    /// Box for each bot: limits (memory, pids, ...). The root filesystem is
+    /// each bot's own ([`BotSpec::root`], its language's image).
+    pub sandbox: SandboxConfig,
+    /// Override the game's time per move.
+    pub per_move: Option<Duration>,
+    /// Added to each bot's first exchange (process start-up, JIT warm-up).
+    pub first_move_extra: Duration,
+    /// Pause bots that are not on move (no thinking on an opponent's time).
+    pub freeze_off_turn: bool,
+    /// Bytes of each bot's stderr kept.
+    pub stderr_cap: usize,
+    /// Stop after this many turns and score the position as it stands
+    /// (quick checks; ladders play games to their end).
+    pub max_turns: Option<u32>,
+    /// Stop when the match has run this long and score the position as it
+    /// stands; `None`: [`default_wall_cap`].
+    pub wall_cap: Option<Duration>,
+}
+
+impl MatchOptions {
+    pub fn new(game: GameKind, seed: u64) -> MatchOptions {
+        MatchOptions {
+            game,
+            seed,
+            sandbox: SandboxConfig::default(),
+            per_move: None,
+            first_move_extra: Duration::from_secs(1),
+            freeze_off_turn: true,
+            stderr_cap: 64 << 10,
+            max_turns: None,
+            wall_cap: None,
+        }
+    }
+
+    pub fn policy(&self) -> TimePolicy {
+        let mut p = self.game.time_policy();
+        if let Some(t) = self.per_move {
+            p.per_move = t;
+        }
+        p
+    }
+}
+
+/// The most turns a game's rules can take (Target: its safety cap).
+pub fn turn_bound(game: GameKind) -> u32 {
+    match game {
+        // One bot per turn; the game ends when the turn count exceeds 32,768.
+        GameKind::Flit => 32_769,
+        GameKind::Slime => 2000,
+        // 49 squares, a domino covers 2: at most 24 placements, and skips.
+        GameKind::Linkage => 60,
+        GameKind::Target => 50_000,
+        // Both heads fill a cell of 32 × 32 every turn.
+        GameKind::Snake => 512,
+    }
+}
+
+/// The default cap on a match's wall time: twice the time its longest game
+/// takes with every move at the limit, every start-up allowance, and a
+/// minute. A match that hits it is ended and scored as it stands.
+pub fn default_wall_cap(opts: &MatchOptions, seats: usize) -> Duration {
+    let policy = opts.policy();
+    policy.per_move * turn_bound(opts.game) * 2 + (opts.first_move_extra + policy.per_move) * seats as u32 + Duration::from_secs(60)
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct BotOutcome {
+    pub seat: Seat,
+    pub name: String,
+    /// What the bot said about itself (Snake's and Linkage's id lines).
+    pub id_line: Option<String>,
+    pub score: f64,
+    pub rank: usize,
+    pub result: MatchResult,
+    pub status: BotStatus,
+    pub moves: u32,
+    pub timeouts: u32,
+    pub invalid_moves: u32,
+    pub max_move_ms: f64,
+    pub mean_move_ms: f64,
+    pub cpu_time_ms: f64,
+    pub peak_memory: Option<u64>,
+    pub stderr: String,
+    /// (turn, end of that turn's text in `stderr`), for the turns that
+    /// wrote something: a turn's text starts where the previous one's ends.
+    pub stderr_turns: Vec<(u32, usize)>,
+    pub stderr_bytes: u64,
+}
+
+#[derive(Debug, Serialize)]
+pub struct MatchReport {
+    pub game: GameKind,
+    pub seed: u64,
+    pub engine: &'static str,
+    pub turns: u32,
+    /// The match was stopped before the rules ended it (see `ended_by`).
+    pub cut_short: bool,
+    pub ended_by: EndedBy,
+    pub outcomes: Vec<BotOutcome>,
+    /// Seed, initial state and every turn with its answers, per-move times
+    /// and the referee's events: enough to redraw and re-check the game.
+    #[serde(skip)]
+    pub replay: Replay,
+}
+
+pub type Result<T> = std::result::Result<T, String>;
+
+/// One seat during a match.
+struct Player {
+    spec: BotSpec,
+    sandbox: Sandbox,
+    proto: Box<dyn Protocol>,
+    clock: Clock,
+    log: StderrLog,
+    id_line: Option<String>,
+    status: BotStatus,
+    /// Long-lived and frozen right now.
+    paused: bool,
+    freeze: bool,
+    moves: u32,
+    invalid: u32,
+    move_times: Vec<Duration>,
+    /// Sent a notice since its last request (it gets a moment to read an
+    /// end notice).
+    notified: bool,
+    /// Consecutive deadlines at which its input was still not taken.
+    undrained: u32,
+}
+
+impl Player {
+    fn new(opts: &MatchOptions, kind: ProtocolKind, spec: BotSpec) -> Result<Player> {
+        let mut cfg = opts.sandbox.clone();
+        cfg.root = spec.root.clone();
+        if let Some(port) = kind.loopback_port() {
+            cfg.network = Network::Loopback { connect_ports: vec![port] };
+        }
+        let sandbox = Sandbox::create(cfg).map_err(|e| format!("building the box for {}: {e}", spec.name))?;
+        for (name, data, mode) in &spec.files {
+            sandbox.workdir().write_file(name, data, *mode).map_err(|e| format!("putting {name} in {}'s folder: {e}", spec.name))?;
+        }
+        let proto = kind.make();
+        let first_extra = opts.first_move_extra.max(Duration::from_millis(spec.first_move_extra_ms.unwrap_or(0)));
+        Ok(Player {
+            clock: Clock::new(opts.policy(), first_extra, proto.long_lived()),
+            proto,
+            sandbox,
+            log: StderrLog::new(opts.stderr_cap),
+            id_line: None,
+            status: BotStatus::Ok,
+            paused: false,
+            freeze: opts.freeze_off_turn,
+            moves: 0,
+            invalid: 0,
+            move_times: Vec::new(),
+            notified: false,
+            undrained: 0,
+            spec,
+        })
+    }
+
+    /// The protocol and what it needs of the bot, borrowed apart.
+    fn parts(&mut self) -> (&mut dyn Protocol, Bot<'_>) {
+        (self.proto.as_mut(), Bot { sandbox: &self.sandbox, spec: &self.spec, log: &mut self.log })
+    }
+
+    fn gone(&self) -> bool {
+        self.status.is_gone()
+    }
+
+    /// Nothing of the bot runs until [`resume`](Player::resume).
+    fn pause(&mut self) {
+        let (proto, mut bot) = self.parts();
+        if proto.long_lived() {
+            if self.freeze && !self.paused {
+                self.paused = self.sandbox.freeze().is_ok();
+            }
+        } else {
+            proto.end_exchange(&mut bot);
+        }
+    }
+
+    fn resume(&mut self) {
+        if self.paused {
+            let _ = self.sandbox.thaw();
+            self.paused = false;
+        }
+    }
+
+    /// The bot is out of the match: record why, stop everything of it.
+    fn retire(&mut self, status: BotStatus, turn: u32) {
+        if self.gone() {
+            return;
+        }
+        self.log.note(&format!("\n[koth] turn {turn}: {}\n", status.describe()));
+        self.status = status;
+        let (proto, mut bot) = self.parts();
+        proto.end_exchange(&mut bot);
+        // Killing works on frozen and stopped programs alike.
+        let _ = self.sandbox.kill_all();
+        self.paused = false;
+    }
+
+    fn status_of(&self, gone: Gone, turn: u32) -> BotStatus {
+        match gone {
+            Gone::Exited(_) if self.sandbox.oom_kills().unwrap_or(0) > 0 => BotStatus::OutOfMemory { turn },
+            Gone::Exited(exit) => BotStatus::from_exit(exit, turn),
+            Gone::ClosedOutput => BotStatus::ClosedOutput { turn },
+            Gone::NotConnected(reason) => BotStatus::NotConnected { reason },
+            Gone::NotStarted(why) => BotStatus::NotConnected { reason: format!("its program could not be started: {why}") },
+        }
+    }
+
+    /// Start the bot; one that speaks first gets its start-up exchange now,
+    /// alone (every other bot is paused or not started yet). Paused after.
+    fn start(&mut self) {
+        let speaks_first = self.proto.speaks_first();
+        let allowance = speaks_first.then(|| self.clock.begin());
+        let started = Instant::now();
+        let (proto, mut bot) = self.parts();
+        if let Err(g) = proto.start(&mut bot) {
+            let st = self.status_of(g, 0);
+            self.retire(st, 0);
+            return;
+        }
+        if let Some(allowance) = allowance {
+            let deadline = started + allowance.limit;
+            let mut set = PollSet::default();
+            loop {
+                let (proto, mut bot) = self.parts();
+                match proto.hear(&mut bot) {
+                    Some(Heard::Line(l) | Heard::Answer(l)) => {
+                        self.id_line = Some(l);
+                        break;
+                    }
+                    Some(Heard::Gone(g)) => {
+                        if proto.long_lived() {
+                            let st = self.status_of(g, 0);
+                            self.retire(st, 0);
+                        }
+                        break;
+                    }
+                    None => {}
+                }
+                let Some(left) = deadline.checked_duration_since(Instant::now()) else {
+                    if proto.long_lived() {
+                        let reason = proto.silence(allowance.limit);
+                        self.retire(BotStatus::NotConnected { reason }, 0);
+                    }
+                    break;
+                };
+                set.clear();
+                proto.wait_on(&mut set);
+                set.wait(left);
+            }
+        }
+        if !self.gone() {
+            self.pause();
+        }
+    }
+
+    fn notice(&mut self, text: &str) {
+        if self.gone() {
+            return;
+        }
+        let (proto, mut bot) = self.parts();
+        proto.notice(&mut bot, text);
+        self.notified = true;
+    }
+
+    /// Keep the bot's logs and file them under `turn`.
+    fn end_turn(&mut self, turn: u32) {
+        let (proto, mut bot) = self.parts();
+        proto.drain_logs(&mut bot);
+        self.log.end_turn(turn);
+    }
+}
+
+/// A request in flight.
+struct Pending {
+    seat: Seat,
+    allowance: Allowance,
+    sent: Instant,
+    cpu_at_send: Duration,
+    state: Waiting,
+}
+
+impl Pending {
+    fn gone(seat: Seat) -> Pending {
+        let none = Allowance { limit: Duration::ZERO, give_up: Duration::ZERO };
+        Pending { seat, allowance: none, sent: Instant::now(), cpu_at_send: Duration::ZERO, state: Waiting::Gone }
+    }
+}
+
+enum Waiting {
+    /// Nothing seen yet.
+    Open,
+    /// Answered after `took`; CPU at the answer and after the pause.
+    Answered { answer: String, took: Duration, cpu_at_answer: Duration, cpu_after: Duration },
+    /// Nothing by the deadline.
+    Nothing { took: Duration, cpu_after: Duration },
+    /// The bot was gone before or during the request.
+    Gone,
+}
+
+/// Play one match between `bots` (in seat order).
+pub fn play(opts: &MatchOptions, bots: Vec<BotSpec>) -> Result<MatchReport> {
+    let mut referee = opts.game.referee(bots.len(), opts.seed)?;
+    let kind = ProtocolKind::of(opts.game);
+    let policy = opts.policy();
+    let began = Instant::now();
+    let wall_cap = opts.wall_cap.unwrap_or_else(|| default_wall_cap(opts, bots.len()));
+    // Every box, then every box's preparation, then the bots one at a time:
+    // a bot may act the instant it starts, and none runs while another starts.
+    let mut players = bots.into_iter().map(|spec| Player::new(opts, kind, spec)).collect::<Result<Vec<_>>>()?;
+    for p in players.iter_mut() {
+        let (proto, mut bot) = p.parts();
+        proto.prepare(&mut bot).map_err(|e| format!("preparing {}'s box: {e}", p.spec.name))?;
+    }
+    for p in players.iter_mut() {
+        p.start();
+    }
+    let initial = referee.initial_state();
+    let mut turns = Vec::new();
+    let mut turn: u32 = 0;
+    let mut ended_by = EndedBy::Rules;
+    loop {
+        if let Some(m) = opts.max_turns.filter(|&m| turn >= m && !referee.is_over()) {
+            ended_by = EndedBy::TurnLimit { turns: m };
+            break;
+        }
+        if began.elapsed() >= wall_cap && !referee.is_over() {
+            ended_by = EndedBy::WallClockCap { seconds: wall_cap.as_secs_f64() };
+            break;
+        }
+        let Some(step) = referee.step() else { break };
+        for (seat, line) in &step.notices {
+            players[*seat].notice(line);
+        }
+        if step.requests.is_empty() {
+            continue;
+        }
+        turn += 1;
+        let turn_start = Instant::now();
+        let pending = play_turn(&mut players, &step.requests, turn);
+        let (replies, answers, times) = judge_turn(&mut players, pending, turn);
+        let engine_us = turn_start.elapsed().as_secs_f64() * 1e6;
+        let (judgements, events) = referee.apply(replies);
+        for j in &judgements {
+            let p = &mut players[j.seat];
+            if let Verdict::Invalid { answer, reason } = &j.verdict {
+                p.invalid += 1;
+                if matches!(p.status, BotStatus::Ok | BotStatus::InvalidOutput { .. }) {
+                    p.status = BotStatus::InvalidOutput { turn, answer: answer.clone(), reason: reason.clone() };
+                }
+                p.log.note(&format!("\n[koth] turn {turn}: invalid answer {answer:?}: {reason}\n"));
+            }
+        }
+        for p in players.iter_mut() {
+            p.end_turn(turn);
+        }
+        turns.push(Turn { turn, engine_us, answers, times, judgements, events });
+    }
+    if ended_by == EndedBy::Rules {
+        // The rules' last step may be notices only (Snake's WIN / LOSS).
+        while let Some(step) = referee.step() {
+            for (seat, line) in &step.notices {
+                players[*seat].notice(line);
+            }
+        }
+    }
+    let results = referee.standings();
+    let mut outcomes = Vec::new();
+    for (seat, p) in players.iter_mut().enumerate() {
+        // A bot just told how the game ended gets a moment to read it.
+        let grace = if p.notified && !p.gone() { END_NOTICE_GRACE.min(policy.per_move) } else { Duration::ZERO };
+        if !grace.is_zero() {
+            p.resume();
+        }
+        let (proto, mut bot) = p.parts();
+        proto.finish(&mut bot, grace);
+        p.end_turn(turn);
+        if p.sandbox.oom_kills().unwrap_or(0) > 0 && !matches!(p.status, BotStatus::OutOfMemory { .. }) {
+            p.status = BotStatus::OutOfMemory { turn };
+        }
+        let (stderr, stderr_turns) = p.log.text_by_turn();
+        let r = &results[seat];
+        let moves_ms: Vec<f64> = p.move_times.iter().map(|d| d.as_secs_f64() * 1e3).collect();
+        outcomes.push(BotOutcome {
+            seat,
+            name: p.spec.name.clone(),
+            id_line: p.id_line.clone(),
+            score: r.score,
+            rank: r.rank,
+            result: r.result,
+            status: p.status.clone(),
+            moves: p.moves,
+            timeouts: p.clock.timeouts,
+            invalid_moves: p.invalid,
+            max_move_ms: moves_ms.iter().cloned().fold(0.0, f64::max),
+            mean_move_ms: if moves_ms.is_empty() { 0.0 } else { moves_ms.iter().sum::<f64>() / moves_ms.len() as f64 },
+            cpu_time_ms: p.sandbox.cpu_usage().unwrap_or_default().as_secs_f64() * 1e3,
+            peak_memory: p.sandbox.memory_peak().ok().flatten(),
+            stderr,
+            stderr_turns,
+            stderr_bytes: p.log.total,
+        });
+    }
+    let cut_short = ended_by != EndedBy::Rules;
+    let replay = Replay {
+        game: opts.game,
+        seed: opts.seed,
+        engine: ENGINE_VERSION.to_owned(),
+        time_policy: Some(policy),
+        seats: outcomes
+            .iter()
+            .map(|o| ReplaySeat {
+                name: o.name.clone(),
+                id_line: o.id_line.clone(),
+                status: (o.status != BotStatus::Ok).then(|| o.status.describe()),
+            })
+            .collect(),
+        initial,
+        turns,
+        result: results,
+        cut_short,
+        ended_by: ended_by.clone(),
+    };
+    Ok(MatchReport { game: opts.game, seed: opts.seed, engine: ENGINE_VERSION, turns: turn, cut_short, ended_by, outcomes, replay })
+}
+
+/// Resume the bots on move, send every request, and wait: each bot is
+/// paused the moment its answer, its death or its deadline is seen.
+fn play_turn(players: &mut [Player], requests: &[Request], turn: u32) -> Vec<Pending> {
+    // Resume every bot on move first, then send the requests back to back,
+    // so no bot's clock runs while the engine resumes another.
+    for req in requests {
+        if !players[req.seat].gone() {
+            players[req.seat].resume();
+        }
+    }
+    let mut pending = Vec::with_capacity(requests.len());
+    for req in requests {
+        let p = &mut players[req.seat];
+        p.notified = false;
+        if !p.gone() && p.proto.unsent() > MAX_UNSENT {
+            let unread = p.proto.unsent() as u64;
+            p.retire(BotStatus::NotReading { turn, unread }, turn);
+        }
+        if p.gone() {
+            pending.push(Pending::gone(req.seat));
+            continue;
+        }
+        let waiting = p.proto.discard_waiting();
+        if waiting > 0 {
+            let late = p.clock.before_request(waiting);
+            p.log.note(&format!(
+                "\n[koth] turn {turn}: before the request, discarded {late} late answer(s) and {} unrequested line(s)\n",
+                waiting - late
+            ));
+        }
+        let allowance = p.clock.begin();
+        let cpu_at_send = p.sandbox.cpu_usage().unwrap_or_default();
+        let (proto, mut bot) = p.parts();
+        match proto.request(&mut bot, &req.payload) {
+            Ok(sent) => pending.push(Pending { seat: req.seat, allowance, sent, cpu_at_send, state: Waiting::Open }),
+            Err(g) => {
+                let st = p.status_of(g, turn);
+                p.retire(st, turn);
+                pending.push(Pending::gone(req.seat));
+            }
+        }
+    }
+    let mut set = PollSet::default();
+    loop {
+        let mut next: Option<Instant> = None;
+        set.clear();
+        for pend in pending.iter_mut().filter(|x| matches!(x.state, Waiting::Open)) {
+            let p = &mut players[pend.seat];
+            if let Some(state) = listen(p, pend, turn) {
+                pend.state = state;
+                continue;
+            }
+            let deadline = pend.sent + pend.allowance.give_up;
+            let now = Instant::now();
+            if now >= deadline {
+                let took = now - pend.sent;
+                p.pause();
+                let cpu_after = p.sandbox.cpu_usage().unwrap_or_default();
+                pend.state = Waiting::Nothing { took, cpu_after };
+                // Its input still not taken: an ordinary timeout, unless it
+                // has not taken it for NOT_READING_DEADLINES in a row.
+                let unread = p.proto.unsent();
+                p.undrained = if unread > 0 { p.undrained + 1 } else { 0 };
+                if p.undrained >= NOT_READING_DEADLINES {
+                    p.retire(BotStatus::NotReading { turn, unread: unread as u64 }, turn);
+                }
+                continue;
+            }
+            next = Some(next.map_or(deadline, |d: Instant| d.min(deadline)));
+            p.proto.wait_on(&mut set);
+        }
+        let Some(deadline) = next else { break };
+        set.wait(deadline.saturating_duration_since(Instant::now()));
+    }
+    pending
+}
+
+/// Everything the bot said since the last look: its answer (it is paused
+/// at once), or its death; `None` while it is still thinking.
+fn listen(p: &mut Player, pend: &Pending, turn: u32) -> Option<Waiting> {
+    loop {
+        let (proto, mut bot) = p.parts();
+        let heard = proto.hear(&mut bot)?;
+        let answer = match heard {
+            Heard::Line(line) => match p.clock.line() {
+                LineUse::Late => {
+                    p.log.note(&format!("\n[koth] turn {turn}: discarded a late answer: {line:?}\n"));
+                    continue;
+                }
+                LineUse::Answer => line,
+            },
+            Heard::Answer(a) => a,
+            Heard::Gone(g) => {
+                let st = p.status_of(g, turn);
+                p.retire(st, turn);
+                return Some(Waiting::Gone);
+            }
+        };
+        let took = pend.sent.elapsed();
+        let cpu_at_answer = p.sandbox.cpu_usage().unwrap_or_default();
+        p.pause();
+        let cpu_after = p.sandbox.cpu_usage().unwrap_or_default();
+        return Some(Waiting::Answered { answer, took, cpu_at_answer, cpu_after });
+    }
+}
+
+/// The clock's decisions: what the referee gets, and the replay's record.
+fn judge_turn(players: &mut [Player], pending: Vec<Pending>, turn: u32) -> (Vec<(Seat, Reply)>, Vec<Answer>, Vec<MoveTime>) {
+    let mut replies = Vec::with_capacity(pending.len());
+    let mut answers = Vec::with_capacity(pending.len());
+    let mut times = Vec::with_capacity(pending.len());
+    let ms = |d: Duration| d.as_secs_f64() * 1e3;
+    for pend in pending {
+        let p = &mut players[pend.seat];
+        let (seen, took, cpu_after, after_answer, text) = match pend.state {
+            Waiting::Answered { answer, took, cpu_at_answer, cpu_after } => {
+                (Seen::Answer(took), took, cpu_after, Some(cpu_after.saturating_sub(cpu_at_answer)), Some(answer))
+            }
+            Waiting::Nothing { took, cpu_after } => (Seen::Nothing(took), took, cpu_after, None, None),
+            Waiting::Gone | Waiting::Open => (Seen::Gone, Duration::ZERO, Duration::ZERO, None, None),
+        };
+        let decision = p.clock.judge(seen, pend.allowance);
+        let limit_ms = pend.allowance.limit.as_millis();
+        match decision {
+            Decision::OnTime => {}
+            Decision::LateCounted { by } => {
+                p.log.note(&format!("\n[koth] turn {turn}: answered {:.1} ms over the {limit_ms} ms limit (counted: the limit is soft)\n", ms(by)))
+            }
+            Decision::TimedOut { .. } | Decision::TimedOutFrozen { .. } | Decision::TimedOutLoses { .. } => {
+                let late = text.as_ref().map_or(String::new(), |a| format!(" (its answer {a:?} came {:.1} ms late and was discarded)", ms(took) - limit_ms as f64));
+                p.log.note(&format!("\n[koth] turn {turn}: no answer within {limit_ms} ms{late}\n"));
+            }
+            Decision::Gone => {}
+        }
+        match decision {
+            Decision::TimedOutFrozen { consecutive, .. } => p.retire(BotStatus::Frozen { turn, timeouts: consecutive }, turn),
+            Decision::TimedOutLoses { by } if !p.gone() => p.status = BotStatus::TimedOut { turn, by_ms: by.as_millis() as u64 },
+            _ => {}
+        }
+        if !matches!(decision, Decision::Gone) {
+            p.move_times.push(took);
+        }
+        let (reply, recorded) = match (decision.answer_counts(), text) {
+            (true, Some(a)) => {
+                p.moves += 1;
+                (Reply::Answer(a.clone()), Recorded::Answer { answer: a })
+            }
+            _ if decision == Decision::Gone => (Reply::Gone, Recorded::Gone { gone: true, why: Some(p.status.describe()) }),
+            _ => (Reply::Timeout, Recorded::Timeout { timeout: true }),
+        };
+        if decision != Decision::Gone {
+            times.push(MoveTime {
+                seat: pend.seat,
+                wall_ms: ms(took),
+                cpu_ms: ms(cpu_after.saturating_sub(pend.cpu_at_send)),
+                over_limit: decision.over_limit(),
+                cpu_after_answer_us: after_answer.map(|d| d.as_secs_f64() * 1e6),
+            });
+        }
+        replies.push((pend.seat, reply));
+        answers.push(Answer { seat: pend.seat, reply: recorded });
+    }
+    (replies, answers, times)
+}

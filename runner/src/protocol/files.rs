@@ -1,0 +1,117 @@
+//! A new process per turn that reads `input.txt` and writes `order.txt` in
+//! its folder; its answer is `order.txt` once it has exited. Started once
+//! with an argument first, it prints its id line. Linkage.
+//!
+//! What such a bot prints on stdout is kept in its log (it is drained, so a
+//! chatty bot never blocks on a full pipe).
+
+use std::time::{Duration, Instant};
+
+use super::io::PollSet;
+use super::{Bot, Gone, Heard, Process, Protocol, MAX_LINE};
+
+pub const INPUT_FILE: &str = "input.txt";
+pub const ORDER_FILE: &str = "order.txt";
+
+#[derive(Default)]
+pub struct PerTurnFiles {
+    turn: Option<Process>,
+    /// The current process is the start-up one, which prints the id line.
+    starting: bool,
+}
+
+impl PerTurnFiles {
+    fn keep_stdout(p: &mut Process, bot: &mut Bot) {
+        if let Some(out) = p.stdout.as_mut() {
+            out.pump();
+            let bytes = out.take_all();
+            if !bytes.is_empty() {
+                bot.log.keep(&bytes);
+            }
+        }
+    }
+}
+
+impl Protocol for PerTurnFiles {
+    fn long_lived(&self) -> bool {
+        false
+    }
+
+    fn speaks_first(&self) -> bool {
+        true
+    }
+
+    fn start(&mut self, bot: &mut Bot) -> Result<(), Gone> {
+        // Any argument: the bot prints its id line.
+        let (p, _) = Process::spawn(bot, &["id".to_owned()], false)?;
+        self.turn = Some(p);
+        self.starting = true;
+        Ok(())
+    }
+
+    fn request(&mut self, bot: &mut Bot, payload: &str) -> Result<Instant, Gone> {
+        let not_started = |e: koth_sandbox::Error| Gone::NotStarted(e.to_string());
+        bot.sandbox.workdir().remove(ORDER_FILE).map_err(not_started)?;
+        bot.sandbox.workdir().write_file(INPUT_FILE, payload.as_bytes(), 0o644).map_err(not_started)?;
+        let sent = Instant::now();
+        let (p, _) = Process::spawn(bot, &[], false)?;
+        self.turn = Some(p);
+        self.starting = false;
+        Ok(sent)
+    }
+
+    fn hear(&mut self, bot: &mut Bot) -> Option<Heard> {
+        let p = self.turn.as_mut()?;
+        p.drain_stderr(bot.log);
+        if self.starting {
+            let exited = p.exited();
+            let out = p.stdout.as_mut()?;
+            out.pump();
+            if let Some(line) = out.take_line() {
+                return Some(Heard::Line(line));
+            }
+            if out.at_eof() || exited.is_some() {
+                out.pump();
+                return Some(match out.take_line().or_else(|| out.take_rest()) {
+                    Some(line) => Heard::Line(line),
+                    None => Heard::Gone(Gone::Exited(exited)),
+                });
+            }
+            return None;
+        }
+        Self::keep_stdout(p, bot);
+        p.exited()?;
+        let answer = bot
+            .sandbox
+            .workdir()
+            .read_file(ORDER_FILE, MAX_LINE)
+            .map(|(b, _)| String::from_utf8_lossy(&b).into_owned())
+            .unwrap_or_default();
+        Some(Heard::Answer(answer))
+    }
+
+    fn wait_on(&self, set: &mut PollSet) {
+        if let Some(p) = &self.turn {
+            p.wait_on(set);
+        }
+    }
+
+    fn end_exchange(&mut self, bot: &mut Bot) {
+        if let Some(mut p) = self.turn.take() {
+            if !self.starting {
+                Self::keep_stdout(&mut p, bot);
+            }
+            p.stop(bot);
+        }
+    }
+
+    fn drain_logs(&mut self, bot: &mut Bot) {
+        if let Some(p) = self.turn.as_mut() {
+            p.drain_stderr(bot.log);
+        }
+    }
+
+    fn finish(&mut self, bot: &mut Bot, _grace: Duration) {
+        self.end_exchange(bot);
+    }
+}

@@ -1,0 +1,243 @@
+//! How bytes travel between the engine and a bot: one type per protocol,
+//! behind one trait.
+//!
+//! | protocol | games | file |
+//! |---|---|---|
+//! | one process, lines on stdin/stdout | Flit, Target | [`stdio`] |
+//! | TCP to 127.0.0.1:4040 in the bot's own network namespace, or stdin/stdout, whichever it uses first | Snake | [`tcp`] |
+//! | a new process per turn, the state as its argument | Slime | [`argv`] |
+//! | a new process per turn, `input.txt` / `order.txt` in its folder | Linkage | [`files`] |
+//!
+//! Every protocol has the same lifecycle, the methods of [`Protocol`]:
+//! prepare the box before *any* bot of the match starts (Snake binds its
+//! listener then, so a bot that connects the instant it starts finds it),
+//! start, deliver notices, send a request, report what was heard (answer
+//! lines, death), end an exchange, finish. Adding a protocol is adding a
+//! file here and a line in [`ProtocolKind`]; the compiler finds the rest.
+//!
+//! Nothing here blocks: requests and notices go through an [`io::Outbox`]
+//! (a bot that stops reading fills its pipe, and the rest waits in the
+//! outbox, polled for `POLLOUT`); output comes through non-blocking
+//! [`io::LineReader`]s and is bounded however much a bot writes; a process
+//! that must be stopped is killed, and waited for only for a bounded time.
+
+pub mod argv;
+pub mod files;
+pub mod io;
+pub mod stdio;
+pub mod tcp;
+
+use std::fs::File;
+use std::os::fd::AsRawFd;
+use std::time::{Duration, Instant};
+
+use koth_games::GameKind;
+use koth_sandbox::{Child, Command, Exit, Sandbox, Stdio};
+
+use crate::bot::BotSpec;
+use io::{LineReader, PollSet, StderrLog};
+
+/// Longest answer line kept.
+pub const MAX_LINE: usize = 4096;
+
+/// How long the engine waits for a killed process to be reaped before it
+/// goes on without it (the box's teardown reaps it later).
+pub const REAP_WAIT: Duration = Duration::from_millis(200);
+
+/// The protocols koth speaks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ProtocolKind {
+    Stdio,
+    TcpOrStdio,
+    PerTurnArgv,
+    PerTurnFiles,
+}
+
+impl ProtocolKind {
+    pub fn of(game: GameKind) -> ProtocolKind {
+        match game {
+            GameKind::Flit | GameKind::Target => ProtocolKind::Stdio,
+            GameKind::Snake => ProtocolKind::TcpOrStdio,
+            GameKind::Slime => ProtocolKind::PerTurnArgv,
+            GameKind::Linkage => ProtocolKind::PerTurnFiles,
+        }
+    }
+
+    /// A fresh instance for one bot.
+    pub fn make(self) -> Box<dyn Protocol> {
+        match self {
+            ProtocolKind::Stdio => Box::new(stdio::Stdio::default()),
+            ProtocolKind::TcpOrStdio => Box::new(tcp::TcpOrStdio::default()),
+            ProtocolKind::PerTurnArgv => Box::new(argv::PerTurnArgv::default()),
+            ProtocolKind::PerTurnFiles => Box::new(files::PerTurnFiles::default()),
+        }
+    }
+
+    /// The bot's box needs loopback networking (and which port).
+    pub fn loopback_port(self) -> Option<u16> {
+        match self {
+            ProtocolKind::TcpOrStdio => Some(tcp::PORT),
+            _ => None,
+        }
+    }
+}
+
+/// What a protocol needs of its bot.
+pub struct Bot<'a> {
+    pub sandbox: &'a Sandbox,
+    pub spec: &'a BotSpec,
+    /// The bot's log (stderr, and a TCP bot's stdout), filed by turn.
+    pub log: &'a mut StderrLog,
+}
+
+impl Bot<'_> {
+    /// The bot's program with `extra` arguments.
+    pub fn command(&self, extra: &[String]) -> Command {
+        let (program, args, env) = self.spec.with_memory(self.sandbox.limits().memory);
+        let mut c = Command::new(program).args(args).args(extra.iter().cloned());
+        c.env = env;
+        c
+    }
+}
+
+/// What the engine heard from a bot.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Heard {
+    /// A line from a long-lived bot: the pending answer or a late one (the
+    /// bot's [`Clock`](crate::engine::clock::Clock) tells which).
+    Line(String),
+    /// The answer of a process started for this request.
+    Answer(String),
+    Gone(Gone),
+}
+
+/// Why a bot will not answer any more.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Gone {
+    /// Its process ended (`None`: it could not be reaped in time).
+    Exited(Option<Exit>),
+    /// It closed its output and lives on.
+    ClosedOutput,
+    /// Snake: it neither connected nor wrote its id line (how, in words).
+    NotConnected(String),
+    /// Its process could not be started.
+    NotStarted(String),
+}
+
+/// One protocol's behaviour for one bot (see the module docs).
+pub trait Protocol: Send {
+    /// One process for the whole match, paused between its moves, whose
+    /// lines answer requests in order; otherwise a process per request.
+    fn long_lived(&self) -> bool;
+    /// The bot speaks first: a start-up exchange whose first line is its id.
+    fn speaks_first(&self) -> bool {
+        false
+    }
+    /// Set up the bot's box before any bot of the match starts.
+    fn prepare(&mut self, _bot: &mut Bot) -> Result<(), String> {
+        Ok(())
+    }
+    /// Start the bot (long-lived protocols), or its start-up exchange.
+    fn start(&mut self, bot: &mut Bot) -> Result<(), Gone>;
+    /// A line the bot gets without answering it.
+    fn notice(&mut self, _bot: &mut Bot, _text: &str) {}
+    /// Discard complete lines waiting from before a request; how many.
+    fn discard_waiting(&mut self) -> u32 {
+        0
+    }
+    /// Send a request; returns when its clock started (just before the
+    /// write or the spawn, so a preempted engine never hides bot time).
+    fn request(&mut self, bot: &mut Bot, payload: &str) -> Result<Instant, Gone>;
+    /// The next thing heard, without blocking (it also moves waiting input
+    /// and keeps the bot's logs).
+    fn hear(&mut self, bot: &mut Bot) -> Option<Heard>;
+    /// Descriptors to wait on until [`hear`](Protocol::hear) has news.
+    fn wait_on(&self, set: &mut PollSet);
+    /// Bytes of input the bot has not taken.
+    fn unsent(&self) -> usize {
+        0
+    }
+    /// The exchange is over: a per-turn process is stopped at once.
+    fn end_exchange(&mut self, _bot: &mut Bot) {}
+    /// Why a bot that speaks first said nothing within `allowance`.
+    fn silence(&self, allowance: Duration) -> String {
+        format!("wrote no id line within {} ms", allowance.as_millis())
+    }
+    /// Keep what the bot wrote to its logs so far.
+    fn drain_logs(&mut self, bot: &mut Bot);
+    /// The match is over: deliver what is queued, wait up to `grace` for
+    /// the bot to read it and exit, then stop it.
+    fn finish(&mut self, bot: &mut Bot, grace: Duration);
+}
+
+/// A process started in the bot's box, with its pipes.
+pub struct Process {
+    pub child: Child,
+    pub stdout: Option<LineReader>,
+    pub stderr: Option<File>,
+}
+
+impl Process {
+    /// Spawn with stdout and stderr piped (and stdin when `stdin`).
+    pub fn spawn(bot: &Bot, extra: &[String], stdin: bool) -> Result<(Process, Option<std::os::fd::OwnedFd>), Gone> {
+        let cmd = bot.command(extra).stdin(if stdin { Stdio::Pipe } else { Stdio::Null }).stdout(Stdio::Pipe).stderr(Stdio::Pipe);
+        let mut child = bot.sandbox.spawn(cmd).map_err(|e| Gone::NotStarted(e.to_string()))?;
+        let stdin = child.stdin.take().map(std::os::fd::OwnedFd::from);
+        let stdout = child.stdout.take().map(|f| LineReader::new(f.into(), MAX_LINE));
+        let stderr = child.stderr.take().inspect(|f| io::set_nonblocking(f.as_raw_fd()));
+        Ok((Process { child, stdout, stderr }, stdin))
+    }
+
+    pub fn drain_stderr(&mut self, log: &mut StderrLog) {
+        if let Some(e) = self.stderr.as_mut() {
+            if !log.drain(e) {
+                self.stderr = None;
+            }
+        }
+    }
+
+    /// Whether it has exited (reaping it).
+    pub fn exited(&mut self) -> Option<Exit> {
+        self.child.try_wait().ok().flatten()
+    }
+
+    /// Its exit, waiting up to `wait` for it (a process whose output just
+    /// closed is usually exiting).
+    pub fn exit_within(&mut self, wait: Duration) -> Option<Exit> {
+        self.child.wait_timeout(Some(wait)).ok().flatten()
+    }
+
+    pub fn wait_on(&self, set: &mut PollSet) {
+        set.read(self.child.pidfd());
+        if let Some(r) = &self.stdout {
+            set.read(r.fd());
+        }
+        if let Some(e) = &self.stderr {
+            set.read(e.as_raw_fd());
+        }
+    }
+
+    /// Kill it and whatever it started in the box; wait a bounded time.
+    pub fn stop(&mut self, bot: &mut Bot) {
+        let _ = self.child.kill();
+        let _ = bot.sandbox.kill_all();
+        let _ = self.child.wait_timeout(Some(REAP_WAIT));
+        self.drain_stderr(bot.log);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_game_has_a_protocol_and_only_snake_a_port() {
+        for g in GameKind::ALL {
+            let kind = ProtocolKind::of(g);
+            let p = kind.make();
+            assert_eq!(kind.loopback_port().is_some(), g == GameKind::Snake, "{g:?}");
+            assert_eq!(p.long_lived(), matches!(g, GameKind::Flit | GameKind::Target | GameKind::Snake), "{g:?}");
+            assert_eq!(p.speaks_first(), matches!(g, GameKind::Snake | GameKind::Linkage), "{g:?}");
+        }
+    }
+}

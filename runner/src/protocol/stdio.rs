@@ -1,0 +1,133 @@
+//! One long-lived process; requests and notices are lines on its stdin,
+//! answers lines on its stdout (Flit, Target, and Snake bots that do not
+//! connect).
+
+use std::time::{Duration, Instant};
+
+use super::io::{Outbox, PollSet};
+use super::{Bot, Gone, Heard, Process, Protocol};
+
+#[derive(Default)]
+pub struct Stdio {
+    pub(super) process: Option<Process>,
+    pub(super) stdin: Option<Outbox>,
+    /// Its output ended; the next [`hear`](Protocol::hear) reports how.
+    ended: bool,
+}
+
+impl Stdio {
+    /// What a long-lived process's output says: a line, or how it is gone.
+    pub(super) fn hear_process(process: &mut Process, stdin: Option<&mut Outbox>, ended: &mut bool, bot: &mut Bot) -> Option<Heard> {
+        if let Some(s) = stdin {
+            s.flush();
+        }
+        process.drain_stderr(bot.log);
+        let out = process.stdout.as_mut()?;
+        out.pump();
+        if let Some(line) = out.take_line() {
+            return Some(Heard::Line(line));
+        }
+        if out.at_eof() && !*ended {
+            // What it wrote last without a newline still counts as a line.
+            if let Some(rest) = out.take_rest() {
+                return Some(Heard::Line(rest));
+            }
+            *ended = true;
+            return Some(Heard::Gone(match process.exit_within(Duration::from_millis(50)) {
+                Some(exit) => Gone::Exited(Some(exit)),
+                None => Gone::ClosedOutput,
+            }));
+        }
+        if let Some(exit) = process.exited() {
+            // Exited while something it started holds its stdout open.
+            *ended = true;
+            return Some(Heard::Gone(Gone::Exited(Some(exit))));
+        }
+        None
+    }
+}
+
+impl Protocol for Stdio {
+    fn long_lived(&self) -> bool {
+        true
+    }
+
+    fn start(&mut self, bot: &mut Bot) -> Result<(), Gone> {
+        let (process, stdin) = Process::spawn(bot, &[], true)?;
+        self.stdin = stdin.map(Outbox::new);
+        self.process = Some(process);
+        Ok(())
+    }
+
+    fn notice(&mut self, _bot: &mut Bot, text: &str) {
+        if let Some(s) = self.stdin.as_mut() {
+            s.push_line(text);
+        }
+    }
+
+    fn discard_waiting(&mut self) -> u32 {
+        self.process.as_mut().and_then(|p| p.stdout.as_mut()).map_or(0, |o| o.discard_lines())
+    }
+
+    fn request(&mut self, _bot: &mut Bot, payload: &str) -> Result<Instant, Gone> {
+        let stdin = self.stdin.as_mut().ok_or(Gone::ClosedOutput)?;
+        let sent = Instant::now();
+        stdin.push_line(payload);
+        Ok(sent)
+    }
+
+    fn hear(&mut self, bot: &mut Bot) -> Option<Heard> {
+        let process = self.process.as_mut()?;
+        Stdio::hear_process(process, self.stdin.as_mut(), &mut self.ended, bot)
+    }
+
+    fn wait_on(&self, set: &mut PollSet) {
+        if let Some(p) = &self.process {
+            p.wait_on(set);
+        }
+        if let Some(fd) = self.stdin.as_ref().and_then(Outbox::poll_fd) {
+            set.write(fd);
+        }
+    }
+
+    fn unsent(&self) -> usize {
+        self.stdin.as_ref().map_or(0, Outbox::unsent)
+    }
+
+    fn drain_logs(&mut self, bot: &mut Bot) {
+        if let Some(p) = self.process.as_mut() {
+            p.drain_stderr(bot.log);
+        }
+    }
+
+    fn finish(&mut self, bot: &mut Bot, grace: Duration) {
+        finish_process(self.process.as_mut(), self.stdin.as_mut(), bot, grace);
+    }
+}
+
+/// Let a long-lived process read what is queued for it (an end notice) for
+/// up to `grace`, then stop it.
+pub(super) fn finish_process(process: Option<&mut Process>, mut stdin: Option<&mut Outbox>, bot: &mut Bot, grace: Duration) {
+    let Some(process) = process else { return };
+    let until = Instant::now() + grace;
+    let mut set = PollSet::default();
+    while !grace.is_zero() && process.exited().is_none() {
+        if let Some(s) = stdin.as_deref_mut() {
+            s.flush();
+        }
+        process.drain_stderr(bot.log);
+        // What it prints now (its stdout, or a TCP bot's debug lines) is kept.
+        if let Some(out) = process.stdout.as_mut() {
+            out.pump();
+            bot.log.keep(&out.take_all());
+        }
+        let Some(left) = until.checked_duration_since(Instant::now()) else { break };
+        set.clear();
+        process.wait_on(&mut set);
+        if let Some(fd) = stdin.as_deref().and_then(Outbox::poll_fd) {
+            set.write(fd);
+        }
+        set.wait(left);
+    }
+    process.stop(bot);
+}

@@ -1,0 +1,195 @@
+//! The engine against bots that do the worst thing they can at each point
+//! of the protocol (`runner/tests/bots/adversary.c`, `tcp_chatty.py`): each
+//! match must end, with a status that says what the attacker did and a fair
+//! result for its victim.
+//!
+//! The tests that depend on CPU time run one at a time (a lock): two of them
+//! side by side would be each other's spinning neighbour.
+
+mod common;
+
+use std::sync::Mutex;
+use std::time::Duration;
+
+use common::{bot, options, sandbox_ok, test_bot};
+use koth_games::replay::{EndedBy, Recorded};
+use koth_games::GameKind;
+use koth_runner::engine::{play, MatchOptions, MatchReport};
+use koth_runner::BotStatus;
+
+static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
+
+fn alone() -> std::sync::MutexGuard<'static, ()> {
+    ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+fn adversary(args: &[&str]) -> koth_runner::BotSpec {
+    let mut b = test_bot("adversary.c", args);
+    b.name = args.join("-");
+    b
+}
+
+fn seat_answers(r: &MatchReport, seat: usize) -> impl Iterator<Item = (u32, &Recorded)> {
+    r.replay.turns.iter().flat_map(move |t| t.answers.iter().filter(move |a| a.seat == seat).map(move |a| (t.turn, &a.reply)))
+}
+
+/// A Target bot that shrinks its stdin pipe to one page and never reads:
+/// the engine's writes would block for ever; it times out, then is gone for
+/// not reading, and the other bot plays every turn.
+#[test]
+fn a_bot_that_never_reads_its_input_is_gone_and_the_match_goes_on() {
+    if !sandbox_ok() {
+        return;
+    }
+    let _alone = alone();
+    let opts = MatchOptions { max_turns: Some(800), per_move: Some(Duration::from_millis(20)), ..options(GameKind::Target, 9) };
+    let r = play(&opts, vec![adversary(&["never_reads"]), bot("bots/target/still.c")]).unwrap();
+    let (attacker, victim) = (&r.outcomes[0], &r.outcomes[1]);
+    assert!(matches!(attacker.status, BotStatus::NotReading { unread, .. } if unread > 0), "{:?}\n{}", attacker.status, attacker.stderr);
+    assert!(attacker.stderr.contains("stdin pipe is now 4096 bytes"), "{}", attacker.stderr);
+    assert_eq!((victim.status.clone(), victim.moves, victim.timeouts), (BotStatus::Ok, r.turns, 0), "{}", victim.stderr);
+    // Its later turns say why it is gone.
+    let (_, last) = seat_answers(&r, 0).last().unwrap();
+    assert!(matches!(last, Recorded::Gone { why: Some(w), .. } if w.starts_with("stopped reading its input")), "{last:?}");
+    koth_games::replay::check(&r.replay).unwrap();
+}
+
+/// A bot that answers at once and keeps three threads spinning, against a
+/// victim that needs 40% of its limit in CPU every move: the attacker is
+/// frozen the moment its answer is seen, so the victim never times out.
+#[test]
+fn answering_then_spinning_steals_no_time_from_the_other_bot() {
+    if !sandbox_ok() {
+        return;
+    }
+    let _alone = alone();
+    for (game, cpu_ms, turns) in [(GameKind::Target, "20", Some(150)), (GameKind::Snake, "80", None)] {
+        let name = game.name();
+        let opts = MatchOptions { max_turns: turns, ..options(game, 4) };
+        let r = play(&opts, vec![adversary(&["spin_after_answer", name]), adversary(&["victim", name, cpu_ms])]).unwrap();
+        let (attacker, victim) = (&r.outcomes[0], &r.outcomes[1]);
+        assert!(victim.moves >= 10, "{name}: only {} moves", victim.moves);
+        assert_eq!(victim.timeouts, 0, "{name}: the victim was timed out: {}", victim.stderr);
+        assert!(!matches!(victim.status, BotStatus::TimedOut { .. }), "{name}: {:?}", victim.status);
+        // The attacker's CPU between its answer and its freeze, per move.
+        let stolen: Vec<f64> = r.replay.turns.iter().flat_map(|t| &t.times).filter(|m| m.seat == 0).filter_map(|m| m.cpu_after_answer_us).collect();
+        assert_eq!(stolen.len() as u32, attacker.moves, "{name}");
+        eprintln!("{name}: attacker's CPU after answering, max {:.0} us over {} moves", stolen.iter().cloned().fold(0.0, f64::max), stolen.len());
+    }
+}
+
+/// Snake: a bot that spins three threads from its start, and a victim whose
+/// start-up needs 300 ms of CPU within a 500 ms allowance. Bots start one
+/// at a time and the spinner is frozen once it has said its id line, so
+/// the victim starts on an idle machine, in either seat.
+#[test]
+fn a_bot_spinning_while_the_other_starts_steals_none_of_its_start_up() {
+    if !sandbox_ok() {
+        return;
+    }
+    let _alone = alone();
+    let (spinner, victim) = (adversary(&["spin_at_start"]), adversary(&["slow_start", "300"]));
+    let opts = MatchOptions { first_move_extra: Duration::from_millis(300), max_turns: Some(20), ..options(GameKind::Snake, 5) };
+    for (bots, v) in [(vec![spinner.clone(), victim.clone()], 1), (vec![victim, spinner], 0)] {
+        let r = play(&opts, bots).unwrap();
+        let o = &r.outcomes[v];
+        assert_eq!(o.id_line.as_deref(), Some("slow_start"), "{:?}: {}", o.status, o.stderr);
+        assert!(!matches!(o.status, BotStatus::NotConnected { .. } | BotStatus::TimedOut { .. }), "{:?}", o.status);
+    }
+}
+
+/// A Target bot that never answers gets the first-move allowance once:
+/// every later move costs the 50 ms limit, not the start-up second.
+#[test]
+fn a_silent_bot_gets_its_start_up_allowance_once() {
+    if !sandbox_ok() {
+        return;
+    }
+    let turns = 40;
+    let opts = MatchOptions { max_turns: Some(turns), ..options(GameKind::Target, 6) };
+    let r = play(&opts, vec![test_bot("mute.py", &[]), bot("bots/target/still.c")]).unwrap();
+    let silent = &r.outcomes[0];
+    assert_eq!((silent.moves, silent.timeouts), (0, turns));
+    let long: Vec<f64> = r.replay.turns.iter().flat_map(|t| &t.times).filter(|m| m.seat == 0 && m.wall_ms > 500.0).map(|m| m.wall_ms).collect();
+    assert_eq!(long.len(), 1, "moves given more than the 50 ms limit: {long:?}");
+    assert!(r.replay.turns[0].times.iter().any(|m| m.seat == 0 && m.wall_ms >= 1000.0), "the first move had no start-up allowance");
+}
+
+/// Snake bots that connect to 127.0.0.1:4040 the instant they start, in
+/// both seats: every seat's listener is bound before any bot starts, so no
+/// connection is ever refused. 200 matches in a row.
+#[test]
+fn a_tcp_bot_that_connects_the_instant_it_starts_is_never_refused() {
+    if !sandbox_ok() {
+        return;
+    }
+    let quick = adversary(&["instant_tcp"]);
+    let opts = MatchOptions { max_turns: Some(2), ..options(GameKind::Snake, 7) };
+    let mut refused = Vec::new();
+    for i in 0..200 {
+        let r = play(&opts, vec![quick.clone(), quick.clone()]).unwrap();
+        for o in &r.outcomes {
+            if o.id_line.as_deref() != Some("instant_tcp") || o.status != BotStatus::Ok {
+                refused.push(format!("match {i} seat {}: {:?} {}", o.seat, o.status, o.stderr));
+            }
+        }
+    }
+    assert!(refused.is_empty(), "{} of 400 seats failed:\n{}", refused.len(), refused.join("\n"));
+    // A second connection attempt is not served and holds nothing up.
+    let r = play(&opts, vec![adversary(&["instant_tcp", "twice"]), quick]).unwrap();
+    assert_eq!(r.outcomes[0].status, BotStatus::Ok, "{}", r.outcomes[0].stderr);
+    assert_eq!(r.turns, 2);
+}
+
+/// A Snake bot that talks over TCP and prints debug lines on stdout every
+/// turn: its stdout is drained and kept in its log, it plays to the end, and
+/// it reads the end notice (WIN, LOSS or TIE).
+#[test]
+fn a_tcp_bot_printing_to_stdout_plays_to_the_end_and_reads_how_it_ended() {
+    if !sandbox_ok() {
+        return;
+    }
+    let r = play(&options(GameKind::Snake, 8), vec![test_bot("tcp_chatty.py", &[]), bot("bots/snake/stdio_wall_hugger.c")]).unwrap();
+    let chatty = &r.outcomes[0];
+    assert_eq!(r.ended_by, EndedBy::Rules);
+    assert!(!matches!(chatty.status, BotStatus::Crashed { .. } | BotStatus::NotConnected { .. }), "{:?}: {}", chatty.status, chatty.stderr);
+    assert_eq!(chatty.id_line.as_deref(), Some("tcp_chatty"));
+    assert!(chatty.moves > 5, "{}", chatty.stderr);
+    for turn in 1..=chatty.moves {
+        assert!(chatty.stderr.contains(&format!("debug: turn {turn} at ")), "turn {turn} missing: {}", chatty.stderr);
+    }
+    let ending = match chatty.result {
+        koth_games::MatchResult::Win => "WIN",
+        koth_games::MatchResult::Loss => "LOSS",
+        koth_games::MatchResult::Tie => "TIE",
+    };
+    assert!(chatty.stderr.contains(&format!("debug: the game ended: {ending}")), "no end notice read: {}", chatty.stderr);
+}
+
+/// Crashes, closed outputs and floods are named for what they are.
+#[test]
+fn crashes_closed_outputs_and_floods_are_said_as_what_they_are() {
+    if !sandbox_ok() {
+        return;
+    }
+    let quiet = || bot("bots/target/still.c");
+    let opts = MatchOptions { max_turns: Some(6), ..options(GameKind::Target, 2) };
+    let r = play(&opts, vec![test_bot("crasher.py", &[]), quiet()]).unwrap();
+    assert_eq!(r.outcomes[0].status, BotStatus::Crashed { code: Some(3), signal: None, turn: 2 });
+    let said: Vec<(u32, Recorded)> = seat_answers(&r, 0).map(|(t, a)| (t, a.clone())).collect();
+    assert_eq!(said[0], (1, Recorded::Answer { answer: "2".into() }));
+    for (turn, a) in &said[1..] {
+        assert_eq!(*a, Recorded::Gone { gone: true, why: Some("crashed on turn 2 (exit code 3)".into()) }, "turn {turn}");
+    }
+    assert_eq!(r.replay.seats[0].status.as_deref(), Some("crashed on turn 2 (exit code 3)"));
+
+    let r = play(&opts, vec![adversary(&["closes_stdout"]), quiet()]).unwrap();
+    assert_eq!(r.outcomes[0].status, BotStatus::ClosedOutput { turn: 2 }, "{}", r.outcomes[0].stderr);
+
+    let r = play(&opts, vec![adversary(&["flood_no_newline"]), quiet()]).unwrap();
+    let flood = &r.outcomes[0];
+    // The 8 MiB line was cut to one line's length and judged; every later
+    // request was answered.
+    assert!(matches!(&flood.status, BotStatus::InvalidOutput { turn: 1, answer, .. } if answer.len() == 4096), "{:?}", flood.status);
+    assert_eq!((flood.moves, flood.invalid_moves, flood.timeouts), (6, 1, 0), "{}", flood.stderr);
+}
