@@ -1,10 +1,14 @@
 /* Hostile bots for the engine's tests, one per behaviour, chosen by argv[1]:
  *
  *   never_reads                  Target: shrinks its stdin pipe to one page and never reads it
- *   spin_after_answer GAME       answers at once; three threads spin all the time
+ *   spin_after_answer GAME       answers, then eight threads spin for 15 ms of wall time; it
+ *                                reports on stderr the CPU it got in that window
+ *                                ("after-answer spin: X ms")
  *   victim GAME CPU_MS           burns CPU_MS of its own CPU time each move, then answers
  *   slow_start CPU_MS            Snake: burns CPU_MS of CPU before its id line
- *   spin_at_start                Snake: three threads spin from the start, then plays
+ *   spin_at_start                Snake: eight threads spin from its start until 250 ms after its
+ *                                id line, then it plays; reports the CPU it got after its id
+ *                                line ("start-up spin: X ms")
  *   instant_tcp [twice]          Snake: connects the instant it starts (twice: a second
  *                                connection attempt too), then plays over TCP
  *   closes_stdout                Target: answers once, closes stdout, lives on
@@ -61,29 +65,63 @@ static void burn(double ms) {
     while (cpu_ms() < until) n++;
 }
 
+static double now_ms(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
+}
+
+/* Spinners: busy while the wall clock is before `window_end`; the first to
+ * see the window closed reports the CPU the process got since `cpu_mark`. */
+static volatile double window_end;
+static volatile double cpu_mark;
+static volatile int report;
+static const char *report_what = "spin";
+
+/* Report a closed window once (spinners and the main thread both look). */
+static void maybe_report(void) {
+    if (report && now_ms() >= window_end && __sync_bool_compare_and_swap(&report, 1, 0))
+        fprintf(stderr, "%s: %.2f ms\n", report_what, cpu_ms() - cpu_mark);
+}
+
 static void *spin(void *arg) {
     volatile unsigned long n = 0;
-    for (;;) n++;
+    for (;;) {
+        if (now_ms() < window_end) {
+            for (int i = 0; i < 10000; i++) n++;
+        } else {
+            maybe_report();
+            usleep(200);
+        }
+    }
     return arg;
 }
 
 static void spinners(void) {
     pthread_t t;
-    for (int i = 0; i < 3; i++) pthread_create(&t, NULL, spin, NULL);
+    for (int i = 0; i < 8; i++) pthread_create(&t, NULL, spin, NULL);
 }
 
-/* Answer every request on (in, out): Snake's wall hugger or Target's "2". */
-static void play(FILE *in, FILE *out, int snake, double cpu_per_move) {
+/* Open a spinning window of `ms` from now and report the CPU got in it. */
+static void spin_window(double ms) {
+    cpu_mark = cpu_ms();
+    report = 1;
+    window_end = now_ms() + ms;
+}
+
+/* Answer every request on (in, out): Snake's wall hugger or Target's "2";
+ * `spin_ms` > 0 opens a spinning window after each answer. */
+static void play(FILE *in, FILE *out, int snake, double cpu_per_move, double spin_ms) {
     char line[4096];
     while (fgets(line, sizeof line, in)) {
+        maybe_report();
         if (cpu_per_move > 0) burn(cpu_per_move);
-        if (snake) {
-            char m = snake_move(line);
-            if (!m) return;
-            fprintf(out, "%c\n", m);
-        } else {
-            fputs("2\n", out);
-        }
+        char m = snake ? snake_move(line) : '2';
+        if (!m) return;
+        /* The window opens just before the answer goes out: it is frozen
+         * (if it is) while its threads spin in it. */
+        if (spin_ms > 0) spin_window(spin_ms);
+        fprintf(out, "%c\n", m);
         fflush(out);
     }
 }
@@ -110,27 +148,33 @@ int main(int argc, char **argv) {
     }
     if (!strcmp(mode, "spin_after_answer")) {
         if (snake) { puts("spin_after_answer"); fflush(stdout); }
+        report_what = "after-answer spin";
         spinners();
-        play(stdin, stdout, snake, 0);
+        play(stdin, stdout, snake, 0, 15);
         return 0;
     }
     if (!strcmp(mode, "victim")) {
         if (snake) { puts("victim"); fflush(stdout); }
-        play(stdin, stdout, snake, atof(argv[3]));
+        play(stdin, stdout, snake, atof(argv[3]), 0);
         return 0;
     }
     if (!strcmp(mode, "slow_start")) {
         burn(atof(argv[2]));
         puts("slow_start");
         fflush(stdout);
-        play(stdin, stdout, 1, 0);
+        play(stdin, stdout, 1, 0, 0);
         return 0;
     }
     if (!strcmp(mode, "spin_at_start")) {
+        report_what = "start-up spin";
+        window_end = now_ms() + 1e9;
         spinners();
+        /* The window opens just before the id line goes out (it is frozen,
+         * if it is, once the line is read). */
+        spin_window(250);
         puts("spin_at_start");
         fflush(stdout);
-        play(stdin, stdout, 1, 0);
+        play(stdin, stdout, 1, 0, 0);
         return 0;
     }
     if (!strcmp(mode, "instant_tcp")) {
@@ -144,7 +188,7 @@ int main(int argc, char **argv) {
         }
         fputs("instant_tcp\n", s);
         fflush(s);
-        play(s, s, 1, 0);
+        play(s, s, 1, 0, 0);
         return 0;
     }
     if (!strcmp(mode, "closes_stdout")) {
@@ -161,7 +205,7 @@ int main(int argc, char **argv) {
         for (int i = 0; i < 128; i++) fwrite(junk, 1, sizeof junk, stdout);
         fputs("\n", stdout);
         fflush(stdout);
-        play(stdin, stdout, 0, 0);
+        play(stdin, stdout, 0, 0, 0);
         return 0;
     }
     fprintf(stderr, "unknown mode %s\n", mode);
