@@ -224,3 +224,19 @@ fn crashes_closed_outputs_and_floods_are_said_as_what_they_are() {
     assert_eq!((flood.moves, flood.invalid_moves, flood.timeouts), (6, 1, 0), "{}", flood.stderr);
 }
 
+
+/// Two bots that never answer and a wall-clock cap of 1.5 s: the
+/// match ends there, scored as it stands, and says why.
+#[test]
+fn a_match_that_reaches_its_wall_clock_cap_is_scored_as_it_stands() {
+    if !sandbox_ok() {
+        return;
+    }
+    let opts = MatchOptions { wall_cap: Some(Duration::from_millis(1500)), ..options(GameKind::Target, 3) };
+    let r = play(&opts, vec![test_bot("mute.py", &[]), test_bot("mute.py", &[])]).unwrap();
+    assert_eq!(r.ended_by, EndedBy::WallClockCap { seconds: 1.5 });
+    assert!(r.cut_short && r.turns >= 1, "{} turns", r.turns);
+    assert_eq!(r.replay.ended_by, r.ended_by);
+    assert_eq!(r.outcomes.len(), 2);
+    koth_games::replay::check(&r.replay).unwrap();
+}

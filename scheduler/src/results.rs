@@ -40,7 +40,7 @@ pub struct MatchOutcome {
 
 /// Status kinds that count as the bot's own failure: the runner's
 /// `BotStatus::is_bot_failure` (a runner test keeps the two equal), and
-/// `disqualified`, which engines before 0.1.1 wrote for a Snake bot that
+/// `disqualified`, which koth-runner 0.1 wrote for a Snake bot that
 /// never spoke.
 pub const FAILURE_KINDS: [&str; 6] = ["crashed", "out_of_memory", "not_reading", "closed_output", "not_connected", "disqualified"];
 /// A bot failing in this many of its current version's last

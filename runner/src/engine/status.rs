@@ -144,6 +144,18 @@ mod tests {
         }
     }
 
+    /// The scheduler disables a bot by the kinds of its statuses, stored as
+    /// text: its list is the engine's failures (and the old `disqualified`).
+    #[test]
+    fn the_schedulers_failure_kinds_are_the_engines() {
+        let mut engine: Vec<&str> = every_status().iter().filter(|s| s.is_bot_failure()).map(BotStatus::kind).collect();
+        engine.push("disqualified");
+        let mut scheduler = koth_scheduler::results::FAILURE_KINDS.to_vec();
+        engine.sort_unstable();
+        scheduler.sort_unstable();
+        assert_eq!(engine, scheduler);
+    }
+
     #[test]
     fn statuses_say_what_happened() {
         let words: Vec<String> = every_status().iter().map(BotStatus::describe).collect();
