@@ -32,7 +32,7 @@ impl Drop for Driver {
     fn drop(&mut self) {
         let _ = self.0.kill();
         let _ = self.0.wait();
-        let _ = Command::new("pkill").arg("-f").arg(format!("--user-data-dir={}", self.1.display())).status();
+        let _ = Command::new("pkill").args(["-f", "--"]).arg(format!("--user-data-dir={}", self.1.display())).status();
     }
 }
 

@@ -585,6 +585,7 @@ fn listen(p: &mut Player, pend: &Pending, turn: u32) -> Option<Waiting> {
         let took = pend.sent.elapsed();
         let cpu_at_answer = p.sandbox.cpu_usage().unwrap_or_default();
         p.pause();
+        p.undrained = 0;
         let cpu_after = p.sandbox.cpu_usage().unwrap_or_default();
         return Some(Waiting::Answered { answer, took, cpu_at_answer, cpu_after });
     }
