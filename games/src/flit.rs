@@ -15,16 +15,21 @@
 //!   (x1, y1) is empty and next to another of its pieces (decision: the moved
 //!   piece itself does not count, as the seed says "to be next to another of
 //!   its pieces"). Equal origin and destination is a deliberate pass, not
-//!   broadcast. An illegal or unparsable answer is a pass, recorded as
-//!   invalid output with the reason.
+//!   broadcast, whatever the four numbers are ("If origin and destination
+//!   are identical, no move will be made. This is valid and does not lead
+//!   to the bot being penalised": `99 99 99 99` too). An illegal or
+//!   unparsable answer is a pass, recorded as invalid output with the reason.
 //! * After a move, every neutral piece next to the moved piece takes its
 //!   colour. Updates go to every bot: origin emptied, destination, conversions.
 //! * After every turn (decision: passes included, since "each turn one bot
 //!   will move" counts the turn), one square is drawn uniformly; if it is
 //!   available a neutral piece (`5`) appears there with probability 1/16.
 //! * A bot that timed out 5 turns in a row is frozen (the runner decides and
-//!   answers [`Reply::Gone`]); a frozen bot's turns are passes.
-//! * The game ends after more than 32 768 turns, when all 4 bots passed in a
+//!   answers [`Reply::Gone`]); a frozen bot's turns are passes. It is still
+//!   asked (the runner answers for it at once, sending it nothing), so each
+//!   of its turns, and the neutral draw after it, is in the replay.
+//! * The game ends once more than 32 768 turns have been taken (after turn
+//!   32 769), when all 4 bots passed in a
 //!   row, or when a bot cannot be caught: with D its pieces, A, B, C the
 //!   others', N neutral and E empty squares, P = N + E − 4 and
 //!   M = max(A, B, C) + P, the game ends if D > M.
@@ -51,7 +56,6 @@ pub struct Flit {
     /// Seat whose turn is next.
     next: Seat,
     passes_in_a_row: u32,
-    gone: [bool; 4],
     ended: Option<&'static str>,
     /// Updates to broadcast with the next step.
     outbox: Vec<String>,
@@ -77,7 +81,6 @@ impl Flit {
             turn: 0,
             next: 0,
             passes_in_a_row: 0,
-            gone: [false; 4],
             ended: None,
             outbox: Vec::new(),
             started: false,
@@ -117,6 +120,12 @@ impl Flit {
 
     /// Check `x0 y0 x1 y1` for `colour`. `Ok(None)` is a deliberate pass.
     pub fn judge(&self, colour: u8, text: &str) -> Result<Option<[usize; 4]>, String> {
+        // Identical origin and destination is a valid non-move, on the board
+        // or not.
+        let fields: Vec<&str> = text.split_whitespace().collect();
+        if fields.len() == 4 && fields[0] == fields[2] && fields[1] == fields[3] && fields.iter().all(|f| f.parse::<i64>().is_ok()) {
+            return Ok(None);
+        }
         let v = parse_coordinates::<4>(text, SIZE, "\"x0 y0 x1 y1\"")?;
         let [x0, y0, x1, y1] = v;
         if (x0, y0) == (x1, y1) {
@@ -199,11 +208,6 @@ impl Referee for Flit {
                 notices.push((s, (s + 1).to_string()));
             }
         }
-        // Frozen bots' turns pass without a request.
-        while self.ended.is_none() && self.gone[self.next] {
-            let mut events = Vec::new();
-            self.end_turn(false, &mut events);
-        }
         for line in self.outbox.drain(..) {
             for s in 0..4 {
                 notices.push((s, line.clone()));
@@ -241,10 +245,13 @@ impl Referee for Flit {
                     (Verdict::Invalid { answer: text, reason: format!("{reason}; treated as a pass") }, false)
                 }
             },
-            Reply::Timeout => (Verdict::TimedOut, false),
-            Reply::Gone => {
-                self.gone[seat] = true;
+            Reply::Timeout => {
+                events.push(json!({"type": "pass", "turn": self.turn + 1, "seat": seat}));
                 (Verdict::TimedOut, false)
+            }
+            Reply::Gone => {
+                events.push(json!({"type": "pass", "turn": self.turn + 1, "seat": seat}));
+                (Verdict::Gone, false)
             }
         };
         self.end_turn(moved, &mut events);
@@ -403,29 +410,86 @@ mod tests {
         assert!(r.iter().all(|s| s.result == MatchResult::Tie && s.score == 2.0), "{r:?}");
     }
 
+    /// "If a bot exceeds the time limit on 5 consecutive turns then it will
+    /// no longer be prompted for moves. That bot will be frozen for the
+    /// rest of the game." Its turns still count and still draw a neutral
+    /// piece: they are asked (the runner answers Gone for it, sending it
+    /// nothing), so the replay has each of them with its draw.
     #[test]
-    fn frozen_bots_are_skipped_and_their_turns_are_passes() {
+    fn frozen_bots_turns_are_passes_in_the_replay_with_their_draws() {
         let mut g = Flit::new(4);
-        let s = g.step().unwrap().requests[0].seat;
-        g.apply(vec![(s, Reply::Gone)]);
-        // Bot 1 is frozen; bots 2-4 are asked in turn, never bot 1 again.
-        for want in [1, 2, 3, 1, 2, 3] {
-            let step = g.step().unwrap();
-            assert_eq!(step.requests[0].seat, want);
-            // A legal move keeps the game going: move a piece next to its twin.
-            let colour = want as u8 + 1;
-            let mine: Vec<(usize, usize)> =
-                (0..SIZE * SIZE).map(|i| (i % SIZE, i / SIZE)).filter(|&(x, y)| g.at(x, y) == colour).collect();
-            let (ax, ay) = mine[0];
-            let spot = mine[1..]
-                .iter()
-                .flat_map(|&(bx, by)| neighbours(bx, by))
-                .find(|&(x, y)| g.at(x, y) == 0 && (x, y) != (ax, ay))
-                .unwrap();
-            let mv = format!("{ax} {ay} {} {}", spot.0, spot.1);
-            let (j, _) = g.apply(vec![(want, Reply::Answer(mv.clone()))]);
-            assert!(matches!(j[0].verdict, Verdict::Accepted { .. }), "{mv}: {j:?}");
+        let mut neutral_after_gone = 0;
+        for turn in 0..4000 {
+            let Some(step) = g.step() else { break };
+            let seat = step.requests[0].seat;
+            assert_eq!(seat, turn % 4, "every seat is asked in turn, frozen or not");
+            // Bot 1 is gone from the start; the others pass politely.
+            let reply = if seat == 0 { Reply::Gone } else { Reply::Answer("0 0 0 0".into()) };
+            let (j, events) = g.apply(vec![(seat, reply)]);
+            if seat == 0 {
+                assert_eq!(j[0].verdict, Verdict::Gone);
+                assert_eq!(events[0]["type"], "pass");
+                neutral_after_gone += events.iter().filter(|e| e["type"] == "neutral").count();
+            }
+            if g.is_over() {
+                break;
+            }
         }
+        // Four passes in a row end it at once; so a game of polite passers
+        // is short. Play one with moves instead to see draws after gone turns.
+        let mut g = Flit::new(11);
+        for _ in 0..2000 {
+            let Some(step) = g.step() else { break };
+            let seat = step.requests[0].seat;
+            let reply = if seat == 0 { Reply::Gone } else { Reply::Answer(a_legal_move(&g, seat)) };
+            let (_, events) = g.apply(vec![(seat, reply)]);
+            if seat == 0 {
+                neutral_after_gone += events.iter().filter(|e| e["type"] == "neutral").count();
+            }
+        }
+        assert!(neutral_after_gone > 0, "no neutral piece drawn after a frozen bot's turn in 2000 turns");
+    }
+
+    /// A legal move for `seat`: a piece moved next to another of its pieces.
+    fn a_legal_move(g: &Flit, seat: Seat) -> String {
+        let colour = seat as u8 + 1;
+        let mine: Vec<(usize, usize)> = (0..SIZE * SIZE).map(|i| (i % SIZE, i / SIZE)).filter(|&(x, y)| g.at(x, y) == colour).collect();
+        for &(ax, ay) in &mine {
+            for &(bx, by) in mine.iter().filter(|&&b| b != (ax, ay)) {
+                if let Some((x, y)) = neighbours(bx, by).into_iter().find(|&(x, y)| g.at(x, y) == 0 && (x, y) != (ax, ay)) {
+                    return format!("{ax} {ay} {x} {y}");
+                }
+            }
+        }
+        "0 0 0 0".into()
+    }
+
+    /// "If origin and destination are identical, no move will be made. This
+    /// is valid and does not lead to the bot being penalised."
+    #[test]
+    fn identical_coordinates_are_a_valid_pass_even_off_the_board() {
+        let g = Flit::new(3);
+        for pass in ["99 99 99 99", "5 5 5 5", "-1 7 -1 7", " 40 2  40 2 "] {
+            assert_eq!(g.judge(1, pass), Ok(None), "{pass}");
+        }
+        // Not identical, or not numbers: judged as moves, and refused.
+        assert!(g.judge(1, "99 99 99 98").unwrap_err().contains("off the board"));
+        assert!(g.judge(1, "a a a a").unwrap_err().contains("not a coordinate"));
+    }
+
+    /// "The game ends when ... the total number of turns taken exceeds
+    /// 32,768": turn 32,769 is played, and the game ends after it.
+    #[test]
+    fn the_game_ends_once_more_than_32768_turns_were_taken() {
+        let mut g = Flit::new(2);
+        g.turn = MAX_TURNS - 1;
+        let s = g.step().unwrap().requests[0].seat;
+        g.apply(vec![(s, Reply::Answer(a_legal_move(&g, s)))]);
+        assert_eq!((g.turn, g.is_over()), (MAX_TURNS, false), "after turn 32,768");
+        let s = g.step().unwrap().requests[0].seat;
+        let (_, events) = g.apply(vec![(s, Reply::Answer(a_legal_move(&g, s)))]);
+        assert_eq!((g.turn, g.is_over()), (MAX_TURNS + 1, true), "after turn 32,769");
+        assert_eq!(events.last().unwrap()["reason"], "more than 32768 turns");
     }
 
     #[test]

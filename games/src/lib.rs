@@ -76,6 +76,9 @@ pub enum Verdict {
     Invalid { answer: String, reason: String },
     /// No answer in time.
     TimedOut,
+    /// The bot is out of the match (it crashed, was frozen, stopped reading
+    /// its input...): it made no move. The replay's answer says why.
+    Gone,
 }
 
 /// The result of one seat when the game is over.

@@ -15,6 +15,10 @@
 //!   Letters may be in either case; surrounding white space is ignored.
 //! * `Skip` is legal only when no domino can be placed. The game ends when
 //!   all 24 dominoes are played or both players skip in a row.
+//! * A skip lifts the restriction (decision, from the original game's rules
+//!   on IgGameCenter and BoardGameArena, to which the seed sends its
+//!   readers): after a player skips, the next player may play anywhere, not
+//!   only away from the skipper's last domino.
 //! * Groups are the connected areas of one colour (orthogonal). Fewer than
 //!   12 groups: Fewer wins; 12 or more: More wins.
 //! * Decisions: a bot over the time limit forfeits (the seed disqualified
@@ -229,6 +233,9 @@ impl Referee for Linkage {
                 }
                 Ok(None) => {
                     self.skips_in_a_row += 1;
+                    // As in the original game, a pass lifts the restriction:
+                    // the next player may play anywhere.
+                    self.last[seat] = None;
                     events.push(json!({"type": "skip", "seat": seat}));
                     Verdict::Accepted { r#move: "Skip".into() }
                 }
@@ -238,10 +245,15 @@ impl Referee for Linkage {
                     Verdict::Invalid { answer: text, reason: format!("{reason}; the game is forfeited") }
                 }
             },
-            Reply::Timeout | Reply::Gone => {
+            Reply::Timeout => {
                 self.forfeit = Some(seat);
                 events.push(json!({"type": "forfeit", "seat": seat, "reason": "no order in time"}));
                 Verdict::TimedOut
+            }
+            Reply::Gone => {
+                self.forfeit = Some(seat);
+                events.push(json!({"type": "forfeit", "seat": seat, "reason": "its bot left the match"}));
+                Verdict::Gone
             }
         };
         self.to_move = 1 - seat;
@@ -325,6 +337,35 @@ impl Referee for Linkage {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The original game (Ethan Larson's Linkage, to whose rules the seed
+    /// sends its readers): a pass lifts the restriction. Here every empty
+    /// pair (B1-B2) touches both Fewer's last domino (A1-A2) and More's
+    /// previous one (C1-C2): More must skip; Fewer may then play B1-B2, and
+    /// a Skip from Fewer would be illegal.
+    #[test]
+    fn after_a_skip_the_next_player_may_play_anywhere() {
+        let mut g = Linkage::new();
+        for r in 0..SIZE {
+            for c in 0..SIZE {
+                if (c, r) != CENTRE {
+                    g.board[r][c] = Some((r + c) % 4);
+                }
+            }
+        }
+        g.board[0][1] = None; // B1
+        g.board[1][1] = None; // B2
+        g.left = [1, 0, 0, 0];
+        g.last = [Some((1, [(2, 0), (2, 1)])), Some((2, [(0, 0), (0, 1)]))];
+        g.to_move = 0;
+        assert!(!g.has_move(0));
+        assert!(matches!(play(&mut g, "Skip"), Verdict::Accepted { .. }));
+        assert_eq!(g.forbidden(1), vec![], "the skip lifted More's restriction");
+        assert!(!g.input_file(1).contains('x'));
+        assert_eq!(g.judge(1, "Skip"), Err("Skip while a domino can be placed".into()));
+        assert!(matches!(play(&mut g, "RB1B2"), Verdict::Accepted { .. }));
+        assert!(g.is_over(), "all 24 dominoes are played");
+    }
 
     fn play(g: &mut Linkage, order: &str) -> Verdict {
         let s = g.step().unwrap().requests[0].seat;

@@ -189,7 +189,8 @@ impl Referee for Slime {
                 }
             }
             // The policy is soft: the runner passes late answers on as Answer.
-            Reply::Timeout | Reply::Gone => (Verdict::TimedOut, json!({"type": "pass", "seat": seat})),
+            Reply::Timeout => (Verdict::TimedOut, json!({"type": "pass", "seat": seat})),
+            Reply::Gone => (Verdict::Gone, json!({"type": "pass", "seat": seat})),
         };
         (vec![Judgement { seat, verdict }], vec![event])
     }

@@ -161,6 +161,9 @@ impl Referee for Snake {
         let mut judgements = Vec::new();
         let mut events = Vec::new();
         let mut dirs: [Option<Dir>; 2] = [None, None];
+        // Why a seat has no move, if it has none (a seat not answered at all
+        // is gone).
+        let mut no_move = ["its bot left the match"; 2];
         for (s, reply) in replies {
             let verdict = match reply {
                 Reply::Answer(text) => match Dir::parse(&text) {
@@ -168,12 +171,19 @@ impl Referee for Snake {
                         dirs[s] = Some(if s == 0 { d } else { d.rotated() });
                         Verdict::Accepted { r#move: d.letter().to_owned() }
                     }
-                    None => Verdict::Invalid {
-                        answer: text,
-                        reason: "expected one of u, d, l, r on a line; the snake crashes".into(),
-                    },
+                    None => {
+                        no_move[s] = "an invalid move";
+                        Verdict::Invalid { answer: text, reason: "expected one of u, d, l, r on a line; the snake crashes".into() }
+                    }
                 },
-                Reply::Timeout | Reply::Gone => Verdict::TimedOut,
+                Reply::Timeout => {
+                    no_move[s] = "no move in time";
+                    Verdict::TimedOut
+                }
+                Reply::Gone => {
+                    no_move[s] = "its bot left the match";
+                    Verdict::Gone
+                }
             };
             judgements.push(Judgement { seat: s, verdict });
         }
@@ -181,7 +191,7 @@ impl Referee for Snake {
         let mut why: [Option<&str>; 2] = [None, None];
         for s in 0..2 {
             match dirs[s] {
-                None => why[s] = Some("no valid move in time"),
+                None => why[s] = Some(no_move[s]),
                 Some(d) => match d.step(self.heads[s]) {
                     None => why[s] = Some("hit the edge"),
                     Some(p) if self.trail[p] != 0 => why[s] = Some("hit a trail"),

@@ -21,7 +21,10 @@
 //! * End (decision): the seed's "no wall can be placed for 10 consecutive
 //!   turns" is read as 10 consecutive turns in which *no cell qualifies* for
 //!   a wall (the arena is saturated), not 10 turns in which the 1/7 draw
-//!   failed. A safety cap ends the game after 50 000 turns.
+//!   failed. Whether a cell qualifies is judged at the turn's wall step,
+//!   before its wall is placed: the turn whose wall takes the last
+//!   qualifying cell is not one of the ten. A safety cap ends the game
+//!   after 50 000 turns.
 //! * The bots at the smallest Manhattan distance to the target (on the
 //!   torus) are the joint winners and score 1; the others score 0.
 
@@ -236,26 +239,28 @@ impl Referee for Target {
                     }
                     _ => Verdict::Invalid { answer: text, reason: "expected one digit 0-4; treated as 2 (stay)".into() },
                 },
-                Reply::Timeout | Reply::Gone => Verdict::TimedOut,
+                Reply::Timeout => Verdict::TimedOut,
+                Reply::Gone => Verdict::Gone,
             };
             judgements.push(Judgement { seat: s, verdict });
         }
         self.players = self.resolve(&dirs);
         let mut events = vec![json!({"type": "move", "turn": self.turn, "moves": dirs, "positions": self.players})];
         self.last_wall = NO_WALL;
-        if self.rng.gen_bool(WALL_CHANCE) {
-            let cands = self.wall_candidates();
-            if !cands.is_empty() {
-                let c = cands[self.rng.gen_range(0..cands.len())];
-                self.wall[c] = true;
-                self.last_wall = c;
-                events.push(json!({"type": "wall", "cell": c}));
-            }
+        // Whether a wall can be placed this turn is judged when its wall is
+        // drawn: the turn whose wall takes the last qualifying cell is a turn
+        // in which a wall could be placed, not the first of the ten without.
+        let cands = self.wall_candidates();
+        if self.rng.gen_bool(WALL_CHANCE) && !cands.is_empty() {
+            let c = cands[self.rng.gen_range(0..cands.len())];
+            self.wall[c] = true;
+            self.last_wall = c;
+            events.push(json!({"type": "wall", "cell": c}));
         }
-        if !self.wall_candidates().is_empty() {
-            self.saturated_for = 0;
-        } else {
+        if cands.is_empty() {
             self.saturated_for += 1;
+        } else {
+            self.saturated_for = 0;
         }
         (judgements, events)
     }
@@ -316,6 +321,36 @@ impl Referee for Target {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// "Play continues until no wall can be placed for 10 consecutive
+    /// turns": the turn whose wall takes the last qualifying cell is a turn
+    /// in which a wall could be placed, so the game ends 10 turns after it.
+    /// Seed 6 with two bots that stay still: the last wall at turn 3510,
+    /// the end after turn 3520.
+    #[test]
+    fn the_game_ends_ten_turns_after_the_last_turn_a_wall_could_be_placed() {
+        let mut g = Target::new(2, 6);
+        let mut last_wall = 0;
+        while let Some(step) = g.step() {
+            let replies = step.requests.iter().map(|r| (r.seat, Reply::Answer("2".into()))).collect();
+            let (_, events) = g.apply(replies);
+            if events.iter().any(|e| e["type"] == "wall") {
+                last_wall = g.turn;
+            }
+        }
+        assert_eq!((last_wall, g.turn), (3510, 3520));
+        // A saturated arena: ten turns without a qualifying cell, not nine.
+        let mut g = at(&[5, 9]);
+        g.wall = vec![true; CELLS];
+        for c in [0, 5, 9] {
+            g.wall[c] = false;
+        }
+        for turn in 1..=10 {
+            assert!(g.step().is_some(), "turn {turn} is played");
+            g.apply(vec![(0, Reply::Answer("2".into())), (1, Reply::Answer("2".into()))]);
+        }
+        assert!(g.step().is_none());
+    }
 
     fn at(players: &[usize]) -> Target {
         let mut t = Target::new(players.len(), 1);

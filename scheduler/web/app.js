@@ -405,7 +405,7 @@ async function replayViewer(m, box) {
       const tm = times.get(a.seat) || {};
       const j = verdicts.get(a.seat);
       const said = a.answer !== undefined ? a.answer : a.timeout ? '(no answer in time)' : a.why ? `(gone: ${a.why})` : '(gone)';
-      const verdict = !j || a.gone ? '' : j.verdict === 'accepted' ? 'ok' : j.verdict === 'timed_out' ? 'timed out' : 'invalid: ' + j.reason;
+      const verdict = !j || j.verdict === 'gone' ? '' : j.verdict === 'accepted' ? 'ok' : j.verdict === 'timed_out' ? 'timed out' : 'invalid: ' + j.reason;
       const err = stderr[a.seat] ? stderr[a.seat].turns.filter(x => x.turn === k).map(x => x.text).join('') : null;
       return el('div', { class: 'move' + (tm.over_limit ? ' late' : ''), 'data-seat': a.seat },
         el('div', { class: 'move-head' }, swatch(a.seat), ' ', el('strong', {}, seat ? seat.name : 'seat ' + a.seat),

@@ -65,6 +65,14 @@ pub enum ReplayCommand {
         #[arg(short, long)]
         output: Option<PathBuf>,
     },
+    /// Play a replay file through the rules: every judgement, event and the
+    /// result must be what the rules make of its answers. Exit 0 if they
+    /// are, 1 if not (the first disagreement is printed), 2 if the file is
+    /// not a readable replay.
+    Check {
+        /// A replay (from `koth match --replay FILE` or `koth replay download`).
+        file: PathBuf,
+    },
 }
 
 #[derive(Args)]
@@ -253,7 +261,10 @@ pub fn leaderboard(a: LadderArg) -> anyhow::Result<i32> {
 }
 
 pub fn replay(cmd: ReplayCommand) -> anyhow::Result<i32> {
-    let ReplayCommand::Download { server, r#match, output } = cmd;
+    let (server, r#match, output) = match cmd {
+        ReplayCommand::Download { server, r#match, output } => (server, r#match, output),
+        ReplayCommand::Check { file } => return Ok(super::replay::check(&file)),
+    };
     let c = Client::new(&server);
     let replay = c.get(&format!("/api/matches/{match}/replay"))?;
     let path = output.unwrap_or_else(|| PathBuf::from(format!("match-{match}.json")));

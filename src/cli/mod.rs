@@ -7,6 +7,7 @@ mod match_bench;
 mod match_cmd;
 mod sandbox;
 mod queue_bench;
+mod replay;
 mod service;
 mod up;
 
@@ -68,7 +69,7 @@ enum Command {
     Bots(client::LadderArg),
     /// A ladder's leaderboard on a server.
     Leaderboard(client::LadderArg),
-    /// Replays of a server's matches.
+    /// Replays: download a server's, check one against the rules.
     #[command(subcommand)]
     Replay(client::ReplayCommand),
     /// Your bot's stderr in a match on a server.
