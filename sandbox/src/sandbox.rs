@@ -478,26 +478,78 @@ impl Sandbox {
         .map_err(|_| Error::Config("the listener thread panicked".into()))?
     }
 
+    /// Kill everything and remove the box, never waiting without a bound:
+    /// a program stuck in the kernel when it was killed (a disk read) dies
+    /// only when its call returns, and so does the holder, which as the PID
+    /// namespace's init waits for every process of the namespace. If that
+    /// takes longer than [`TEARDOWN_WAIT`], a thread finishes the teardown
+    /// (reaps, removes the cgroup and the scratch folder, releases the uid
+    /// slot) once they are gone, and the caller goes on at once.
     fn destroy(&mut self) -> Result<()> {
         if self.shared.destroyed.swap(true, Ordering::SeqCst) {
             return Ok(());
         }
+        let until = Instant::now() + TEARDOWN_WAIT;
         let killed = self.cgroup.kill_all();
         let pending: Vec<libc::pid_t> = {
             let children = self.shared.children.lock().unwrap_or_else(|p| p.into_inner());
             children.iter().filter(|(_, st)| st.is_none()).map(|(&pid, _)| pid).collect()
         };
-        for pid in pending {
-            // Killed with the cgroup above, so this returns at once.
-            let _ = self.shared.reap(pid, true);
-        }
         self.control.take();
         let _ = sys::pidfd_send_signal(self.holder_pidfd.as_raw_fd(), libc::SIGKILL);
-        let _ = sys::waitpid(self.holder_pid, 0);
+        let mut left: Vec<libc::pid_t> = pending;
+        loop {
+            left.retain(|&pid| !matches!(self.shared.reap(pid, false), Ok(Some(_)) | Err(_)));
+            let holder_gone = left.is_empty() && wait_readable(self.holder_pidfd.as_raw_fd(), Duration::ZERO);
+            if holder_gone {
+                let _ = sys::waitpid(self.holder_pid, 0);
+                break;
+            }
+            let Some(rest) = until.checked_duration_since(Instant::now()) else {
+                self.finish_later(left);
+                return killed;
+            };
+            // Short naps: the normal case is over in microseconds.
+            std::thread::sleep(rest.min(Duration::from_millis(1)));
+        }
         let removed = self.cgroup.remove();
         let _ = std::fs::remove_dir(&self.scratch_dir);
         killed.and(removed)
     }
+
+    /// The rest of [`destroy`](Sandbox::destroy), on a thread: wait for the
+    /// killed programs and the holder, then remove the cgroup and the scratch
+    /// folder and release the slot.
+    fn finish_later(&self, children: Vec<libc::pid_t>) {
+        let (shared, holder) = (self.shared.clone(), self.holder_pid);
+        let (paths, scratch, slot) = (self.cgroup.paths(), self.scratch_dir.clone(), self.slot.hold());
+        let id = self.id.clone();
+        tracing::warn!(box_id = %id, programs = children.len(), "a killed box is still in the kernel; its teardown finishes in the background");
+        std::thread::spawn(move || {
+            for pid in children {
+                let _ = shared.reap(pid, true);
+            }
+            let _ = sys::waitpid(holder, 0);
+            for p in paths.iter().rev() {
+                if let Err(e) = crate::cgroup::rmdir_retry(p) {
+                    tracing::error!(box_id = %id, error = %e, "removing a box's cgroup after a delayed teardown failed");
+                }
+            }
+            let _ = std::fs::remove_dir(&scratch);
+            drop(slot);
+        });
+    }
+}
+
+/// How long [`Sandbox`]'s teardown waits for its programs to be gone before
+/// finishing in the background.
+pub const TEARDOWN_WAIT: Duration = Duration::from_millis(250);
+
+/// Whether `fd` is readable within `timeout` (a pidfd: its process exited).
+fn wait_readable(fd: RawFd, timeout: Duration) -> bool {
+    let mut pfd = libc::pollfd { fd, events: libc::POLLIN, revents: 0 };
+    // SAFETY: one valid pollfd, exclusively borrowed for the call.
+    unsafe { libc::poll(&mut pfd, 1, timeout.as_millis() as libc::c_int) == 1 }
 }
 
 impl Drop for Sandbox {

@@ -18,6 +18,14 @@ pub struct Slot {
     _lock: File,
 }
 
+impl Slot {
+    /// Another hold on the slot: it stays taken until this is dropped too
+    /// (for a teardown that finishes after its box is gone).
+    pub(crate) fn hold(&self) -> Option<File> {
+        self._lock.try_clone().ok()
+    }
+}
+
 /// Take the first free slot.
 pub fn acquire(runtime_dir: &Path, uid_base: u32, slots: u32) -> Result<Slot> {
     let dir = runtime_dir.join("slots");

@@ -360,3 +360,70 @@ fn links_and_fifos_left_in_the_folder_do_not_trip_the_supervisor() {
     assert_eq!(std::fs::read("/etc/shadow").unwrap_or_default(), shadow_before);
     assert!(!std::path::Path::new("/etc/x").exists());
 }
+
+/// Threads held in uninterruptible disk waits (O_DIRECT reads of a large
+/// file on the host's disk, visible in the box's read-only root): the v1
+/// freezer cannot freeze them and SIGKILL waits for their reads to return.
+/// The run still ends at its wall-time limit, reported as such, with every
+/// kill sent at once and nothing waited for without a bound; the tasks die
+/// as their reads return and nothing of the box is left.
+#[test]
+fn threads_stuck_in_the_kernel_are_killed_and_hold_nothing_up() {
+    require_sandbox!();
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("dstate");
+    std::fs::create_dir_all(&dir).unwrap();
+    let big = dir.join("big");
+    let size: u64 = 512 << 20;
+    if std::fs::metadata(&big).map(|m| m.len()).unwrap_or(0) != size {
+        use std::io::Write;
+        let mut f = std::fs::File::create(&big).unwrap();
+        let block: Vec<u8> = (0..1u32 << 20).map(|i| (i * 31 + 7) as u8).collect();
+        for _ in 0..size >> 20 {
+            f.write_all(&block).unwrap();
+        }
+        f.sync_all().unwrap();
+    }
+    for p in [dir.as_path(), big.as_path()] {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = if p.is_dir() { 0o755 } else { 0o644 };
+        std::fs::set_permissions(p, std::fs::Permissions::from_mode(mode)).unwrap();
+    }
+    let limits = koth_sandbox::Limits {
+        memory: 1 << 30,
+        cpu_time: None,
+        wall_time: Some(scaled(Duration::from_secs(1))),
+        ..hostile_limits()
+    };
+    // Watch for tasks in state D while it runs.
+    let uid_seen = std::sync::Arc::new(std::sync::atomic::AtomicU32::new(0));
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let watcher = {
+        let (uid_seen, stop) = (uid_seen.clone(), stop.clone());
+        std::thread::spawn(move || {
+            let mut d_seen = 0u32;
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                let uid = uid_seen.load(std::sync::atomic::Ordering::Relaxed);
+                if uid != 0 {
+                    d_seen += common::tasks_in_state(uid, 'D');
+                }
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            d_seen
+        })
+    };
+    let started = std::time::Instant::now();
+    let args = vec![big.display().to_string(), "16".into(), "64".into()];
+    let r = common::run_hostile_watched(Lang::C, "dstate", &args, limits, |uid| uid_seen.store(uid, std::sync::atomic::Ordering::Relaxed));
+    let took = started.elapsed();
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    let d_seen = watcher.join().unwrap();
+    eprintln!("{} ; tasks seen in state D: {d_seen}; the run took {took:?}", r.stdout.trim());
+    assert_eq!(r.out.usage.outcome, Outcome::WallTimeLimit, "{:?}", r.out.usage);
+    assert!(r.stdout.contains("readers=16"), "{}", r.stdout);
+    if common::slowdown() == 1 && r.stdout.contains("direct=1") {
+        assert!(d_seen > 0, "no task was ever seen in state D: the test did not test anything");
+    }
+    // Bounded: the limit, a teardown that does not wait for the reads, and
+    // slack for a loaded machine (the old code failed after 5 s freezer waits).
+    assert!(took < scaled(Duration::from_secs(20)), "the run took {took:?}");
+}

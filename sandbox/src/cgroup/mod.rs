@@ -68,13 +68,19 @@ pub trait Group: Send + Sync {
     fn thaw(&self) -> Result<()>;
     /// Processes now in the cgroup (global pids).
     fn pids(&self) -> Result<Vec<i32>>;
-    /// Kill every process and return once none is left.
+    /// Send every process SIGKILL, again for any that appear meanwhile, and
+    /// return once none is left, or after [`KILL_WAIT`] with every one left
+    /// killed: a task in an uninterruptible wait in the kernel (a disk read)
+    /// dies when the call returns, and nobody waits for it here.
     fn kill_all(&self) -> Result<()>;
     /// Remove the cgroup directories. The cgroup must be empty.
     fn remove(&self) -> Result<()>;
     /// Directories of this cgroup (for reports and tests).
     fn paths(&self) -> Vec<PathBuf>;
 }
+
+/// How long [`Group::kill_all`] waits for killed tasks to be gone.
+pub const KILL_WAIT: Duration = Duration::from_millis(250);
 
 /// A detected cgroup hierarchy able to create box cgroups.
 pub trait Hierarchy: Send + Sync {

@@ -3,10 +3,10 @@
 
 use std::os::fd::OwnedFd;
 use std::path::{Path, PathBuf};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use super::{keyed, open_ro, open_rw, parse_u64, pread, pwrite, read_pids, rmdir_retry, wait_until, write_file};
-use super::{dir_under_mount, Group, Hierarchy, Mounts, Version};
+use super::{dir_under_mount, Group, Hierarchy, Mounts, Version, KILL_WAIT};
 use crate::{Error, Limits, Result};
 
 const CONTROLLERS: [&str; 4] = ["memory", "pids", "cpuacct", "freezer"];
@@ -151,24 +151,38 @@ impl Group for V1Group {
         read_pids(&self.freezer_dir().join("cgroup.procs"))
     }
 
+    /// v1 has no `cgroup.kill`. Each round: freeze (so forks stop racing the
+    /// kill; *not waited for*: a task in an uninterruptible wait keeps the
+    /// group FREEZING until its call returns, which can take seconds), send
+    /// SIGKILL to every task listed, thaw (a frozen task acts on SIGKILL only
+    /// once thawed, and the box must never be left frozen). Rounds go on
+    /// while tasks remain, for [`KILL_WAIT`] at most; what is left then has
+    /// SIGKILL pending and dies as soon as it returns from the kernel.
     fn kill_all(&self) -> Result<()> {
-        // v1 has no cgroup.kill. Freezing first stops forks racing the kill;
-        // a frozen task dies as soon as it is thawed with SIGKILL pending.
-        for _ in 0..100 {
-            self.freeze()?;
-            let pids = self.pids()?;
-            for &pid in &pids {
+        let until = Instant::now() + KILL_WAIT;
+        loop {
+            let _ = pwrite(&self.freezer_state, b"FROZEN", "freezer.state");
+            let pids = self.pids();
+            for &pid in pids.as_deref().unwrap_or_default() {
+                // SAFETY: kill(2) on a pid read from the box's cgroup; one
+                // that exited since makes it fail, harmlessly.
                 unsafe { libc::kill(pid, libc::SIGKILL) };
             }
-            self.thaw()?;
+            let thawed = pwrite(&self.freezer_state, b"THAWED", "freezer.state");
+            let pids = pids?;
             if pids.is_empty() {
-                return Ok(());
+                return thawed;
             }
-            wait_until(Duration::from_secs(5), "waiting for killed processes to exit", || {
-                Ok(self.pids()?.iter().all(|p| !pids.contains(p)))
-            })?;
+            // Give the killed a moment to go, then look again.
+            let _ = wait_until(Duration::from_millis(2), "", || Ok(self.pids()?.iter().all(|p| !pids.contains(p))));
+            if Instant::now() >= until {
+                let left = self.pids()?;
+                if !left.is_empty() {
+                    tracing::warn!(tasks = left.len(), "killed tasks are still in the kernel; they die when their calls return");
+                }
+                return thawed;
+            }
         }
-        Err(Error::os("killing the cgroup's processes", std::io::Error::other("processes keep appearing")))
     }
 
     fn remove(&self) -> Result<()> {

@@ -144,6 +144,30 @@ fn host_snapshot() -> Vec<(String, Vec<u8>)> {
 /// Run hostile program `name` in `lang` in a fresh box, then check that
 /// nothing of it is left and the host is unchanged.
 pub fn run_hostile(lang: Lang, name: &str, args: &[String], limits: Limits) -> Ran {
+    run_hostile_watched(lang, name, args, limits, |_| {})
+}
+
+/// Tasks (threads) of processes of `uid` now in state `state` (e.g. 'D').
+pub fn tasks_in_state(uid: u32, state: char) -> u32 {
+    let mut n = 0;
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(status) = std::fs::read_to_string(entry.path().join("status")) else { continue };
+        let real = status.lines().find_map(|l| l.strip_prefix("Uid:")).and_then(|v| v.split_whitespace().next()).and_then(|v| v.parse::<u32>().ok());
+        if real != Some(uid) {
+            continue;
+        }
+        for task in std::fs::read_dir(entry.path().join("task")).into_iter().flatten().flatten() {
+            let Ok(stat) = std::fs::read_to_string(task.path().join("stat")) else { continue };
+            if stat.rsplit_once(") ").and_then(|(_, rest)| rest.chars().next()) == Some(state) {
+                n += 1;
+            }
+        }
+    }
+    n
+}
+
+/// [`run_hostile`], telling `watch` the box's uid before the program starts.
+pub fn run_hostile_watched(lang: Lang, name: &str, args: &[String], limits: Limits, watch: impl FnOnce(u32)) -> Ran {
     let (program, mut argv, file, bytes) = match lang {
         Lang::C => ("./prog".to_owned(), vec![], "prog", compile_c(name)),
         Lang::Python => (
@@ -159,6 +183,7 @@ pub fn run_hostile(lang: Lang, name: &str, args: &[String], limits: Limits) -> R
     let out = run_once(config(limits), &program, &argv, &[], b"", |sb| {
         sb.workdir().write_file(file, &bytes, 0o755)?;
         *seen.lock().unwrap() = Some((sb.uid(), sb.cgroup_paths(), sb.holder_pid()));
+        watch(sb.uid());
         Ok(())
     })
     .unwrap_or_else(|e| panic!("{name} ({lang:?}): the sandbox failed: {e}"));
@@ -191,8 +216,16 @@ pub fn processes_of(uid: u32) -> Vec<String> {
     found
 }
 
-/// After a box is gone: no process of its uid, no cgroup, no holder.
+/// After a box is gone: no process of its uid, no cgroup, no holder. A
+/// task stuck in the kernel when it was killed dies when its call returns,
+/// and its box's teardown finishes then: allow that a few seconds.
 pub fn assert_clean(what: &str, uid: u32, cgroups: &[PathBuf], holder: i32) {
+    let until = std::time::Instant::now() + scaled(Duration::from_secs(10));
+    while std::time::Instant::now() < until
+        && (!processes_of(uid).is_empty() || cgroups.iter().any(|p| p.exists()) || unsafe { libc::kill(holder, 0) } == 0)
+    {
+        std::thread::sleep(Duration::from_millis(20));
+    }
     let left = processes_of(uid);
     assert!(left.is_empty(), "{what}: processes left behind: {left:?}");
     for p in cgroups {
