@@ -23,6 +23,14 @@
 //!   `name_to_handle_at`, kernel modules, `kexec_*`, `reboot`, swap, `acct`,
 //!   `quotactl`, `syslog`, `iopl`/`ioperm`, `personality`, `vhangup`.
 //!
+//! Sockets of the families a program may need only: `socket` and
+//! `socketpair` with `AF_UNIX`, `AF_INET`, `AF_INET6` or `AF_NETLINK` (libc's
+//! address lookups read the box's own interfaces through netlink); any other
+//! family gets `EAFNOSUPPORT`, as from a kernel without it. That closes
+//! `AF_VSOCK` (not network-namespaced: it reaches the hypervisor of a VM
+//! host), `AF_ALG` (the kernel's crypto API), `AF_PACKET`, Bluetooth, CAN,
+//! TIPC, RDS, XDP and the rest, none of which a bot or compiler uses.
+//!
 //! Other architectures' system calls (32-bit `int 0x80` calls arrive with
 //! `AUDIT_ARCH_I386`) kill the process; x32 calls (bit 30 of the number) get
 //! `ENOSYS`.
@@ -51,6 +59,10 @@ const CLONE_NEW_ANY: u32 = (libc::CLONE_NEWUSER
     | libc::CLONE_NEWIPC
     | libc::CLONE_NEWUTS
     | libc::CLONE_NEWCGROUP) as u32;
+
+/// Socket families a program may create; others get `EAFNOSUPPORT`.
+pub const SOCKET_FAMILIES: [(&str, i32); 4] =
+    [("AF_UNIX", libc::AF_UNIX), ("AF_INET", libc::AF_INET), ("AF_INET6", libc::AF_INET6), ("AF_NETLINK", libc::AF_NETLINK)];
 
 /// System calls answered with `EPERM`.
 pub const DENIED: &[(&str, libc::c_long)] = &[
@@ -133,6 +145,17 @@ impl Filter {
         // After the clone block the accumulator may hold arg0 rather than the
         // number; reload it so the deny list compares numbers.
         p.push(stmt(ld, OFFSET_NR));
+        // socket / socketpair: only SOCKET_FAMILIES (the family is arg0).
+        let families = SOCKET_FAMILIES.len() as u8;
+        p.push(jump(jeq, libc::SYS_socket as u32, 1, 0));
+        p.push(jump(jeq, libc::SYS_socketpair as u32, 0, families + 3));
+        p.push(stmt(ld, OFFSET_ARG0_LOW));
+        for (i, &(_, family)) in SOCKET_FAMILIES.iter().enumerate() {
+            // Over the remaining comparisons and the refusal, to the ALLOW.
+            p.push(jump(jeq, family as u32, families - i as u8, 0));
+        }
+        p.push(stmt(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | libc::EAFNOSUPPORT as u32));
+        p.push(stmt(BPF_RET | BPF_K, SECCOMP_RET_ALLOW));
         let n = DENIED.len();
         for (i, &(_, nr)) in DENIED.iter().enumerate() {
             // Jump over the remaining comparisons and the ALLOW to the EPERM.
@@ -202,6 +225,7 @@ mod tests {
 
     const EPERM: u32 = SECCOMP_RET_ERRNO | libc::EPERM as u32;
     const ENOSYS: u32 = SECCOMP_RET_ERRNO | libc::ENOSYS as u32;
+    const EAFNOSUPPORT: u32 = SECCOMP_RET_ERRNO | libc::EAFNOSUPPORT as u32;
 
     #[test]
     fn decisions() {
@@ -221,12 +245,25 @@ mod tests {
             ("vhangup, the last entry, is denied", x, libc::SYS_vhangup as u32, 0, EPERM),
             ("x32 calls are ENOSYS", x, X32_SYSCALL_BIT | libc::SYS_read as u32, 0, ENOSYS),
             ("i386 calls kill", 0x4000_0003, 3, 0, SECCOMP_RET_KILL_PROCESS),
+            ("a TCP socket is allowed", x, libc::SYS_socket as u32, libc::AF_INET as u32, SECCOMP_RET_ALLOW),
+            ("an IPv6 socket is allowed", x, libc::SYS_socket as u32, libc::AF_INET6 as u32, SECCOMP_RET_ALLOW),
+            ("a unix socket pair is allowed", x, libc::SYS_socketpair as u32, libc::AF_UNIX as u32, SECCOMP_RET_ALLOW),
+            ("netlink is allowed", x, libc::SYS_socket as u32, libc::AF_NETLINK as u32, SECCOMP_RET_ALLOW),
+            ("vsock is refused", x, libc::SYS_socket as u32, libc::AF_VSOCK as u32, EAFNOSUPPORT),
+            ("AF_ALG is refused", x, libc::SYS_socket as u32, libc::AF_ALG as u32, EAFNOSUPPORT),
+            ("packet sockets are refused", x, libc::SYS_socket as u32, libc::AF_PACKET as u32, EAFNOSUPPORT),
+            ("a vsock pair is refused", x, libc::SYS_socketpair as u32, libc::AF_VSOCK as u32, EAFNOSUPPORT),
         ];
         for &(what, arch, nr, arg0, want) in cases {
             assert_eq!(eval(&f.program, arch, nr, arg0), want, "{what}");
         }
         for &(name, nr) in DENIED {
             assert_eq!(eval(&f.program, x, nr as u32, 0), EPERM, "{name} must be denied");
+        }
+        for family in 0..64u32 {
+            let allowed = SOCKET_FAMILIES.iter().any(|&(_, f)| f as u32 == family);
+            let want = if allowed { SECCOMP_RET_ALLOW } else { EAFNOSUPPORT };
+            assert_eq!(eval(&f.program, x, libc::SYS_socket as u32, family), want, "socket family {family}");
         }
     }
 }

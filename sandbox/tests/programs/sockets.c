@@ -35,6 +35,8 @@ int main(int argc, char **argv) {
     report("udp send host", (int)sendto(s, "hi", 2, 0, (struct sockaddr *)&u, sizeof u));
     report("raw icmp socket", socket(AF_INET, SOCK_RAW, IPPROTO_ICMP));
     report("packet socket", socket(AF_PACKET, SOCK_RAW, htons(ETH_P_ALL)));
+    report("vsock socket", socket(40 /* AF_VSOCK */, SOCK_STREAM, 0));
+    report("crypto api socket", socket(38 /* AF_ALG */, SOCK_SEQPACKET, 0));
     int i = 3;
     for (; i < argc && strcmp(argv[i], "--") != 0; i++) {
         struct sockaddr_un un = {0};

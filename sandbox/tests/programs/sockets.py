@@ -12,6 +12,8 @@ report("tcp bind", lambda: socket.socket().bind(("0.0.0.0", 5555)))
 report("udp send host", lambda: socket.socket(socket.AF_INET, socket.SOCK_DGRAM).sendto(b"hi", ("127.0.0.1", udp)))
 report("raw icmp socket", lambda: socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_ICMP))
 report("packet socket", lambda: socket.socket(socket.AF_PACKET, socket.SOCK_RAW, 3))
+report("vsock socket", lambda: socket.socket(40, socket.SOCK_STREAM))
+report("crypto api socket", lambda: socket.socket(38, socket.SOCK_SEQPACKET))
 rest = sys.argv[3:]
 sep = rest.index("--")
 for path in rest[:sep]:
