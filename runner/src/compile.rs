@@ -145,8 +145,14 @@ pub struct ArtifactCache {
 }
 
 impl ArtifactCache {
+    /// The cache in `dir`, made root's only if it exists (older installs
+    /// made it 0755) or when it is first written.
     pub fn open(dir: impl Into<PathBuf>) -> ArtifactCache {
-        ArtifactCache { dir: dir.into() }
+        let dir = dir.into();
+        if dir.is_dir() {
+            let _ = crate::state::private_dir(&dir);
+        }
+        ArtifactCache { dir }
     }
 
     /// `KOTH_CACHE`, or `/var/lib/koth/artifacts`.
@@ -166,6 +172,7 @@ impl ArtifactCache {
 
     /// Store an artifact; written whole by rename, never half.
     pub fn put(&self, key: &str, artifact: &Artifact) -> std::io::Result<()> {
+        crate::state::private_dir(&self.dir)?;
         write_atomically(&self.path(key), &artifact.to_tar())
     }
 
@@ -208,7 +215,7 @@ pub fn build(
     }
     let limits = limits.unwrap_or(&lang.compile_limits);
     let cpu = limits.cpu_time();
-    let cfg = SandboxConfig {
+    let mut cfg = SandboxConfig {
         root: image.root.clone(),
         limits: Limits {
             memory: limits.memory_mb << 20,
@@ -223,6 +230,7 @@ pub fn build(
         network: koth_sandbox::Network::None,
         ..base.clone()
     };
+    crate::state::hide(&mut cfg, cache.map(ArtifactCache::dir));
     let p = Placeholders { main: &sub.main, memory_mb: Some(limits.memory_mb) };
     let command = p.expand_all(compile);
     let env = p.expand_env(&lang.env);

@@ -27,6 +27,7 @@
 //! "host" image, reported as such (`koth languages`).
 
 use std::io::{BufRead, BufReader, Read, Write};
+use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
@@ -215,6 +216,7 @@ impl ImageStore {
 
     /// `docker create` + `docker export`, unpacked under `tmp/`, renamed into place.
     fn export(&self, tag: &str, id: &str, progress: &mut dyn FnMut(Progress<'_>)) -> Result<(), String> {
+        crate::state::private_dir(&self.dir).map_err(|e| format!("creating {}: {e}", self.dir.display()))?;
         let tmp_dir = self.dir.join("tmp");
         std::fs::create_dir_all(&tmp_dir).map_err(|e| format!("creating {}: {e}", tmp_dir.display()))?;
         std::fs::create_dir_all(self.dir.join("rootfs")).map_err(|e| format!("creating the store: {e}"))?;
@@ -381,7 +383,7 @@ fn docker_build(tag: &str, dockerfile: &str, progress: &mut dyn FnMut(Progress<'
 /// Write a file by writing a temporary sibling and renaming it over.
 pub(crate) fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     let dir = path.parent().expect("a file in a folder");
-    std::fs::create_dir_all(dir)?;
+    std::fs::DirBuilder::new().recursive(true).mode(0o700).create(dir)?;
     // Unique per writer: two threads may store the same key at once.
     static SERIAL: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
     let tmp = dir.join(format!(
@@ -391,7 +393,8 @@ pub(crate) fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()>
         SERIAL.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
     ));
     {
-        let mut f = std::fs::File::create(&tmp)?;
+        // Root's only: artifacts hold bots' sources (see `crate::state`).
+        let mut f = std::fs::OpenOptions::new().write(true).create_new(true).mode(0o600).open(&tmp)?;
         f.write_all(bytes)?;
         f.sync_all()?;
     }

@@ -33,6 +33,7 @@ pub mod image;
 pub mod language;
 pub mod submission;
 pub mod protocol;
+pub mod state;
 pub mod worker;
 
 pub use bot::BotSpec;

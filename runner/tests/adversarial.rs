@@ -240,3 +240,71 @@ fn a_match_that_reaches_its_wall_clock_cap_is_scored_as_it_stands() {
     assert_eq!(r.outcomes.len(), 2);
     koth_games::replay::check(&r.replay).unwrap();
 }
+
+/// A bot that looks for other bots' files in every place koth keeps them:
+/// the artifact cache (a victim's compiled folder, sources included, with a
+/// secret in its source) and `/var/lib/koth`. With its language on the
+/// host's `/`, it sees those folders empty (hidden from every box); and were
+/// the cache not hidden, its files would still be root's only.
+#[test]
+fn a_bot_finds_nothing_of_other_bots_where_koth_keeps_them() {
+    if !sandbox_ok() {
+        return;
+    }
+    let cache_dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("secrecy-cache");
+    let _ = std::fs::remove_dir_all(&cache_dir);
+    let secret = format!("SECRET-{}-{}", std::process::id(), cache_dir.display().to_string().len());
+    let victim_dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("secrecy-victim");
+    std::fs::create_dir_all(&victim_dir).unwrap();
+    let victim = victim_dir.join("victim.c");
+    std::fs::write(&victim, format!("/* {secret} */\n#include <stdio.h>\nint main(void) {{ char l[4096]; while (fgets(l, sizeof l, stdin)) {{ puts(\"2\"); fflush(stdout); }} return 0; }}\n")).unwrap();
+    let victim = koth_runner::bot::prepare(&victim, &common::sandbox_config()).unwrap();
+    // Stored as a runner stores what it compiled in a language's image (the
+    // host's own toolchains are never cached).
+    let cache = koth_runner::compile::ArtifactCache::open(&cache_dir);
+    let files = victim.files.iter().map(|(path, bytes, mode)| koth_sandbox::TreeFile { path: path.clone(), bytes: bytes.clone(), mode: *mode }).collect();
+    cache.put(&"ab".repeat(32), &koth_runner::compile::Artifact { files }).unwrap();
+    // The cache holds it, readable by root only.
+    let mut stored = Vec::new();
+    for e in walk(&cache_dir) {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(&e).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, if e.is_dir() { 0o700 } else { 0o600 }, "{}", e.display());
+        stored.push(e);
+    }
+    assert!(stored.iter().any(|p| p.is_file()), "nothing was cached in {}", cache_dir.display());
+    let file = stored.iter().find(|p| p.is_file()).unwrap().to_str().unwrap().to_owned();
+    let snoop = test_bot("snoop.py", &[&format!("SECRET={secret}"), cache_dir.to_str().unwrap(), &file, "/var/lib/koth"]);
+    for hidden in [true, false] {
+        let mut opts = MatchOptions { max_turns: Some(2), ..options(GameKind::Target, 1) };
+        if hidden {
+            // What `koth runner` and `koth up` do with their cache folder.
+            koth_runner::state::hide(&mut opts.sandbox, [cache_dir.as_path()]);
+        }
+        let r = play(&opts, vec![snoop.clone(), victim.clone()]).unwrap();
+        let log = &r.outcomes[0].stderr;
+        assert!(!log.contains("found=1") && log.contains("found=0"), "hidden={hidden}: {log}");
+        let summary = |top: &str| log.lines().find(|l| l.starts_with(&format!("{top}: listed="))).unwrap_or("").to_owned();
+        let (cache_line, file_line) = (summary(cache_dir.to_str().unwrap()), summary(&file));
+        assert!(file_line.contains("read=0"), "hidden={hidden}: the cached file was readable by its path: {log}");
+        if hidden {
+            assert!(cache_line.contains("listed=0 read=0"), "the cache was not hidden: {log}");
+        } else {
+            assert!(cache_line.contains("read=0"), "a cached file was readable: {log}");
+        }
+        let state_line = summary("/var/lib/koth");
+        assert!(state_line.contains("listed=0 read=0"), "/var/lib/koth was not hidden: {log}");
+    }
+}
+
+fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            out.extend(walk(&p));
+        }
+        out.push(p);
+    }
+    out
+}

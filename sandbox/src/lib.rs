@@ -82,7 +82,7 @@ mod usage;
 pub mod workdir;
 
 pub use error::{Error, Result};
-pub use limits::{parse_duration, parse_size, Limits, Network, SandboxConfig};
+pub use limits::{parse_duration, parse_size, Limits, Network, SandboxConfig, STATE_DIR};
 pub use run::{run_in, run_once, RunOutput};
 pub use sandbox::{Child, Command, Sandbox, Stdio};
 pub use workdir::TreeFile;

@@ -1,4 +1,4 @@
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use crate::{Error, Result};
@@ -71,7 +71,14 @@ pub struct SandboxConfig {
     pub uid_base: u32,
     /// Number of slots, i.e. boxes that can exist at once on this host.
     pub slots: u32,
+    /// Folders of the root filesystem that appear empty in the box (an empty
+    /// read-only tmpfs over each that exists): where the host keeps state no
+    /// program may see, such as other bots' compiled artifacts. Absolute.
+    pub hidden: Vec<PathBuf>,
 }
+
+/// Where koth keeps its state unless told otherwise: hidden from every box.
+pub const STATE_DIR: &str = "/var/lib/koth";
 
 impl Default for SandboxConfig {
     fn default() -> Self {
@@ -82,12 +89,18 @@ impl Default for SandboxConfig {
             runtime_dir: PathBuf::from("/run/koth/sandbox"),
             uid_base: 61000,
             slots: 1000,
+            hidden: vec![PathBuf::from(STATE_DIR)],
         }
     }
 }
 
 impl SandboxConfig {
     pub(crate) fn validate(&self) -> Result<()> {
+        for h in &self.hidden {
+            if !h.is_absolute() || h.components().any(|c| matches!(c, std::path::Component::ParentDir)) || h == Path::new("/") {
+                return Err(Error::Config(format!("hidden folder {} must be an absolute path below / without ..", h.display())));
+            }
+        }
         let l = &self.limits;
         if l.memory < (4 << 20) {
             return Err(Error::Config(format!(

@@ -36,6 +36,8 @@ pub(crate) struct MountPlan {
     pub uid: u32,
     pub gid: u32,
     pub loopback: bool,
+    /// Absolute folders of the root to show empty (see `SandboxConfig::hidden`).
+    pub hidden: Vec<PathBuf>,
 }
 
 fn c(p: &Path) -> CString {
@@ -163,6 +165,9 @@ pub(crate) fn holder_main(plan: &MountPlan, report: RawFd, control: RawFd) -> ! 
     }
     step!("hiding /run", ro_tmpfs("run"));
     step!("hiding /sys", ro_tmpfs("sys"));
+    for dir in &plan.hidden {
+        step!("hiding a state folder", ro_tmpfs(&dir.to_string_lossy()[1..]));
+    }
 
     let dev = root.join("dev");
     step!("mounting /dev", mount("koth-dev", &dev, "tmpfs", libc::MS_NOSUID | libc::MS_NOEXEC, "size=64k,mode=0755"));

@@ -201,6 +201,7 @@ impl Sandbox {
                 uid: slot.uid,
                 gid: slot.uid,
                 loopback: matches!(config.network, Network::Loopback { .. }),
+                hidden: config.hidden.clone(),
             };
             start_holder(plan)
         })();

@@ -30,12 +30,17 @@ pub struct BotStoreArgs {
 }
 
 impl BotStoreArgs {
+    /// Boxes that see nothing of koth's state: the default folders, and
+    /// these images and cache wherever they are.
     pub fn sandbox(&self) -> koth_sandbox::SandboxConfig {
-        koth_sandbox::SandboxConfig {
+        let mut c = koth_sandbox::SandboxConfig {
             runtime_dir: self.runtime_dir.clone(),
             uid_base: self.uid_base,
             ..koth_sandbox::SandboxConfig::default()
-        }
+        };
+        let (images, cache) = (std::path::absolute(&self.images).ok(), std::path::absolute(&self.cache).ok());
+        koth_runner::state::hide(&mut c, images.iter().chain(&cache).map(|p| p.as_path()));
+        c
     }
 
     pub fn builder(&self, policy: koth_runner::bot::ImagePolicy) -> koth_runner::bot::Builder {

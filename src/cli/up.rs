@@ -48,7 +48,9 @@ pub struct UpArgs {
 }
 
 pub fn run(a: UpArgs) -> anyhow::Result<i32> {
-    std::fs::create_dir_all(&a.data_dir).map_err(|e| anyhow::anyhow!("creating {}: {e}", a.data_dir.display()))?;
+    // Root's only (the host token is in it); PostgreSQL's start adds the
+    // search bit for its server user.
+    koth_runner::state::private_dir(&a.data_dir).map_err(|e| anyhow::anyhow!("creating {}: {e}", a.data_dir.display()))?;
     let private = match &a.database_url {
         Some(_) => None,
         None => Some(PrivatePostgres::start(&a.data_dir.join("postgres"), None).map_err(|e| anyhow::anyhow!(e))?),
@@ -78,7 +80,10 @@ async fn serve(a: &UpArgs, url: &str) -> anyhow::Result<i32> {
             .await;
         }));
     }
-    let sandbox = a.store.sandbox();
+    let mut sandbox = a.store.sandbox();
+    if let Ok(data) = std::path::absolute(&a.data_dir) {
+        sandbox.hidden.push(data);
+    }
     let builder = a.store.builder(ImagePolicy::Auto);
     for i in 0..a.runners.max(1) {
         let cfg = WorkerConfig {

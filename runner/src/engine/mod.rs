@@ -187,6 +187,7 @@ impl Player {
     fn new(opts: &MatchOptions, kind: ProtocolKind, spec: BotSpec) -> Result<Player> {
         let mut cfg = opts.sandbox.clone();
         cfg.root = spec.root.clone();
+        crate::state::hide(&mut cfg, []);
         if let Some(port) = kind.loopback_port() {
             cfg.network = Network::Loopback { connect_ports: vec![port] };
         }
