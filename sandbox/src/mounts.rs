@@ -23,6 +23,30 @@ use std::path::{Path, PathBuf};
 
 use crate::sys;
 
+/// Files and folders of the box's `/proc` that read as empty. A procfs is
+/// the box's own for processes, but these are the host's: the load
+/// average, pressure stall information, interrupt and disk counters, and
+/// the scheduler's statistics move with the other bots' CPU and I/O, so a
+/// bot could watch its opponents think during simultaneous moves; the rest
+/// (timers, keys, kcore) are the usual masked paths of container runtimes.
+/// Kept, because runtimes read them (Node's `os.cpus()` and glibc's CPU
+/// count read `/proc/stat`, JVMs and Python read `/proc/meminfo`): `stat`
+/// and `meminfo`, whose totals move too (documented in the README).
+pub const PROC_MASKED: [&str; 12] = [
+    "loadavg",
+    "pressure",
+    "interrupts",
+    "softirqs",
+    "diskstats",
+    "schedstat",
+    "vmstat",
+    "timer_list",
+    "sched_debug",
+    "kcore",
+    "keys",
+    "latency_stats",
+];
+
 /// Where the work folder appears inside the box.
 pub const WORK_DIR: &str = "/home/bot";
 /// Device nodes bound into the box's /dev.
@@ -190,6 +214,16 @@ pub(crate) fn holder_main(plan: &MountPlan, report: RawFd, control: RawFd) -> ! 
     let proc_dir = root.join("proc");
     if mount("proc", &proc_dir, "proc", proc_flags, "hidepid=invisible").is_err() {
         step!("mounting /proc", mount("proc", &proc_dir, "proc", proc_flags, "hidepid=2"));
+    }
+    // Host-wide counters that show the other boxes' activity while they
+    // move (see PROC_MASKED) read as empty.
+    for name in PROC_MASKED {
+        let target = proc_dir.join(name);
+        if target.is_dir() {
+            step!("masking a /proc folder", mount("koth-empty", &target, "tmpfs", proc_flags | libc::MS_RDONLY, "size=4k,mode=0555"));
+        } else if target.exists() {
+            step!("masking a /proc file", bind(Path::new("/dev/null"), &target, libc::MS_NOSUID | libc::MS_NOEXEC));
+        }
     }
 
     step!("entering the new root", check(unsafe { libc::chdir(c(&root).as_ptr()) }));
