@@ -98,7 +98,17 @@ pub fn run(a: BenchArgs) -> anyhow::Result<i32> {
         Ok(())
     })?;
     row("spawn + exit in a live box (per turn)", &in_box, Some(&bare));
+    // What an unsandboxed controller does per turn: popen("sh -c ...").
+    let popen = sample(n, || {
+        let st = std::process::Command::new("/bin/sh").args(["-c", "/bin/true"]).status()?;
+        anyhow::ensure!(st.success(), "sh -c /bin/true failed");
+        Ok(())
+    })?;
+    row("popen-style sh -c /bin/true, no sandbox", &popen, None);
+    row("spawn + exit in a live box (per turn)", &in_box, Some(&popen));
     drop(sb);
+
+    anchors(n)?;
 
     println!("\n== network namespace ==");
     let netns = sample(n.min(100), || {
@@ -200,6 +210,60 @@ pub fn run(a: BenchArgs) -> anyhow::Result<i32> {
     let worst = errs.iter().cloned().fold(0.0, f64::max);
     println!("worst accounting error: {:.3} ms of {} ms ({:.3}%)", worst * 1e3, a.spin_ms, worst * 1e5 / a.spin_ms as f64);
     Ok(0)
+}
+
+/// Other sandboxes, where installed: a fresh sandbox running `/bin/true`,
+/// sampled alternately with koth's new box (create, spawn, exit, teardown),
+/// so both see the same machine.
+fn anchors(n: usize) -> anyhow::Result<()> {
+    let candidates: [(&str, &[&str]); 3] = [
+        ("bwrap", &["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--unshare-all", "--die-with-parent", "--", "/bin/true"]),
+        ("nsjail", &["-Mo", "-q", "--chroot", "/", "--disable_proc", "--cgroup_mem_max", "268435456", "--cgroup_pids_max", "64", "--", "/bin/true"]),
+        ("isolate", &["--run", "--", "/bin/true"]),
+    ];
+    println!("\n== other sandboxes, where installed (alternating with koth's new box) ==");
+    let mut any = false;
+    for (tool, args) in candidates {
+        let Some(path) = which(tool) else {
+            println!("{tool:<46} not installed");
+            continue;
+        };
+        any = true;
+        let isolate = tool == "isolate";
+        if isolate {
+            // isolate runs in a box it initialises once (its --init).
+            let _ = std::process::Command::new(&path).args(["--cleanup"]).output();
+            let init = std::process::Command::new(&path).arg("--init").output()?;
+            anyhow::ensure!(init.status.success(), "isolate --init failed: {}", String::from_utf8_lossy(&init.stderr));
+        }
+        let (mut theirs, mut ours) = (Vec::with_capacity(n), Vec::with_capacity(n));
+        for _ in 0..n {
+            let t = Instant::now();
+            let out = std::process::Command::new(&path).args(args).output()?;
+            theirs.push(t.elapsed());
+            anyhow::ensure!(out.status.success(), "{tool} failed: {}", String::from_utf8_lossy(&out.stderr));
+            let t = Instant::now();
+            let sb = Sandbox::create(config())?;
+            sb.spawn(Command::new("/bin/true"))?.wait()?;
+            drop(sb);
+            ours.push(t.elapsed());
+        }
+        if isolate {
+            let _ = std::process::Command::new(&path).arg("--cleanup").output();
+        }
+        let (theirs, ours) = (stats(theirs), stats(ours));
+        let what = if isolate { "isolate --run in an initialised box" } else { tool };
+        row(what, &theirs, None);
+        row("koth new box, create + spawn + exit + teardown", &ours, Some(&theirs));
+    }
+    if !any {
+        println!("(install bubblewrap, nsjail or isolate to see them beside koth)");
+    }
+    Ok(())
+}
+
+fn which(tool: &str) -> Option<std::path::PathBuf> {
+    std::env::var_os("PATH")?.to_str()?.split(':').map(|d| std::path::Path::new(d).join(tool)).find(|p| p.is_file())
 }
 
 /// Burn `cpu_ms` of CPU time, then print the CPU time this process used (ns).
