@@ -109,6 +109,7 @@ pub fn run(a: BenchArgs) -> anyhow::Result<i32> {
     drop(sb);
 
     anchors(n)?;
+    slime_against_popen()?;
 
     println!("\n== network namespace ==");
     let netns = sample(n.min(100), || {
@@ -258,6 +259,73 @@ fn anchors(n: usize) -> anyhow::Result<()> {
     }
     if !any {
         println!("(install bubblewrap, nsjail or isolate to see them beside koth)");
+    }
+    Ok(())
+}
+
+/// A Slime match of four copies of one bot (a process per turn, the state
+/// in argv), played by koth's engine and by a minimal unsandboxed driver
+/// that does what the original controller did, `popen("sh -c './bot STATE'")`
+/// a turn, with the same referee. Alternating, three of each; medians.
+fn slime_against_popen() -> anyhow::Result<()> {
+    use koth_games::{GameKind, Reply};
+    use koth_runner::engine::{play, MatchOptions};
+    println!("\n== a Slime match (a new process per turn): koth against a plain popen loop, same bots and rules ==");
+    let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let sandbox = SandboxConfig { limits: Limits { memory: 256 << 20, pids: 64, cpu_time: None, wall_time: None, ..Limits::default() }, ..Default::default() };
+    for (what, file) in [("four C bots", "bots/slime/spreader.c"), ("four Python bots", "bots/slime/greedy.py")] {
+        let spec = koth_runner::bot::prepare(&repo.join(file), &sandbox).map_err(|e| anyhow::anyhow!("{file}: {e}"))?;
+        let dir = std::env::temp_dir().join(format!("koth-popen-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        for (path, bytes, mode) in &spec.files {
+            use std::os::unix::fs::PermissionsExt;
+            let p = dir.join(path);
+            std::fs::create_dir_all(p.parent().unwrap_or(&dir))?;
+            std::fs::write(&p, bytes)?;
+            std::fs::set_permissions(&p, std::fs::Permissions::from_mode(*mode))?;
+        }
+        let (program, args, env) = spec.with_memory(sandbox.limits.memory);
+        let line = std::iter::once(program).chain(args).collect::<Vec<_>>().join(" ");
+        let popen_match = || -> anyhow::Result<(u32, Duration)> {
+            let mut referee = GameKind::Slime.referee(4, 1).map_err(|e| anyhow::anyhow!(e))?;
+            let (mut turns, t) = (0, Instant::now());
+            while let Some(step) = referee.step() {
+                let Some(req) = step.requests.first() else { continue };
+                // The state is digits, dots and commas: quoting is safe.
+                let out = std::process::Command::new("/bin/sh")
+                    .arg("-c")
+                    .arg(format!("{line} '{}'", req.payload))
+                    .current_dir(&dir)
+                    .envs(env.iter().cloned())
+                    .output()?;
+                let answer = String::from_utf8_lossy(&out.stdout).lines().next().unwrap_or("").to_owned();
+                referee.apply(vec![(req.seat, Reply::Answer(answer))]);
+                turns += 1;
+            }
+            Ok((turns, t.elapsed()))
+        };
+        let koth_match = || -> anyhow::Result<(u32, Duration)> {
+            let t = Instant::now();
+            let r = play(&MatchOptions { sandbox: sandbox.clone(), ..MatchOptions::new(GameKind::Slime, 1) }, vec![spec.clone(); 4])
+                .map_err(|e| anyhow::anyhow!(e))?;
+            Ok((r.turns, t.elapsed()))
+        };
+        let (mut popen, mut koth) = (Vec::new(), Vec::new());
+        for _ in 0..3 {
+            let (pt, pd) = popen_match()?;
+            let (kt, kd) = koth_match()?;
+            anyhow::ensure!(pt == kt, "{what}: the popen loop played {pt} turns, koth {kt}");
+            popen.push(pd / pt.max(1));
+            koth.push(kd / kt.max(1));
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+        let (popen, koth) = (stats(popen), stats(koth));
+        println!(
+            "{what:<18} per turn (median of 3 matches): popen loop {}, koth {}  ({:.2}x)",
+            ms(popen.p50),
+            ms(koth.p50),
+            koth.p50.as_secs_f64() / popen.p50.as_secs_f64()
+        );
     }
     Ok(())
 }
