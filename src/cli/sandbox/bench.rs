@@ -109,6 +109,7 @@ pub fn run(a: BenchArgs) -> anyhow::Result<i32> {
     drop(sb);
 
     anchors(n)?;
+    flock_channel()?;
     slime_against_popen()?;
 
     println!("\n== network namespace ==");
@@ -260,6 +261,84 @@ fn anchors(n: usize) -> anyhow::Result<()> {
     if !any {
         println!("(install bubblewrap, nsjail or isolate to see them beside koth)");
     }
+    Ok(())
+}
+
+/// Two programs in two boxes signalling each other with `flock(2)` on two
+/// files of the shared read-only root (the channel the README documents):
+/// a ping-pong, each round trip two signals. Prints signals per second.
+const FLOCK_PINGPONG: &str = r#"
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <time.h>
+static int held(int fd) { if (flock(fd, LOCK_SH | LOCK_NB) == 0) { flock(fd, LOCK_UN); return 0; } return 1; }
+int main(int argc, char **argv) {
+    int first = strcmp(argv[1], "a") == 0, n = atoi(argv[2]);
+    int mine = open(first ? argv[3] : argv[4], O_RDONLY), theirs = open(first ? argv[4] : argv[3], O_RDONLY);
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    for (int i = 0; i < n; i++) {
+        if (first) {
+            flock(mine, LOCK_EX);           /* signal 1 */
+            while (!held(theirs)) {}        /* wait for the answer */
+            flock(mine, LOCK_UN);           /* signal 2 */
+            while (held(theirs)) {}
+        } else {
+            while (!held(theirs)) {}
+            flock(mine, LOCK_EX);
+            while (held(theirs)) {}
+            flock(mine, LOCK_UN);
+        }
+    }
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    printf("%.0f
+", 2.0 * n / ((t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9));
+    return 0;
+}
+"#;
+
+fn flock_channel() -> anyhow::Result<()> {
+    println!("\n== flock(2) between two boxes on the shared read-only root (a documented channel) ==");
+    let dir = std::path::PathBuf::from(format!("/var/lib/koth-flock-bench-{}", std::process::id()));
+    std::fs::create_dir_all(&dir)?;
+    let cleanup = |d: &std::path::Path| {
+        let _ = std::fs::remove_dir_all(d);
+    };
+    let run = || -> anyhow::Result<String> {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o755))?;
+        for f in ["a", "b"] {
+            std::fs::write(dir.join(f), "lock\n")?;
+            std::fs::set_permissions(dir.join(f), std::fs::Permissions::from_mode(0o644))?;
+        }
+        std::fs::write(dir.join("pp.c"), FLOCK_PINGPONG)?;
+        let st = std::process::Command::new("cc").args(["-O2", "-o"]).arg(dir.join("pp")).arg(dir.join("pp.c")).status()?;
+        anyhow::ensure!(st.success(), "compiling the flock ping-pong failed");
+        let exe = std::fs::read(dir.join("pp"))?;
+        let (a, b) = (dir.join("a").display().to_string(), dir.join("b").display().to_string());
+        let boxes = [Sandbox::create(config())?, Sandbox::create(config())?];
+        let mut children = Vec::new();
+        for (sb, who) in boxes.iter().zip(["a", "b"]) {
+            sb.workdir().write_file("pp", &exe, 0o755)?;
+            children.push(sb.spawn(Command::new("./pp").args([who, "20000", &a, &b]).stdout(koth_sandbox::Stdio::Pipe))?);
+        }
+        let mut rate = String::new();
+        for c in children.iter_mut() {
+            let mut out = String::new();
+            std::io::Read::read_to_string(c.stdout.as_mut().expect("piped"), &mut out)?;
+            let exit = c.wait_timeout(Some(Duration::from_secs(60)))?;
+            anyhow::ensure!(exit == Some(koth_sandbox::Exit::Code(0)), "the flock ping-pong failed: {exit:?}");
+            rate = out.trim().to_owned();
+        }
+        Ok(rate)
+    };
+    let r = run();
+    cleanup(&dir);
+    let rate: f64 = r?.parse().unwrap_or(0.0);
+    println!("signals per second between two boxes running at once: {rate:.0} (a bit each, polled)");
     Ok(())
 }
 
