@@ -218,10 +218,12 @@ impl Process {
     }
 
     /// Kill it and whatever it started in the box; wait a bounded time.
+    /// The program first: once it is reaped, the box is usually empty and
+    /// killing the rest costs one look at the cgroup.
     pub fn stop(&mut self, bot: &mut Bot) {
         let _ = self.child.kill();
-        let _ = bot.sandbox.kill_all();
         let _ = self.child.wait_timeout(Some(REAP_WAIT));
+        let _ = bot.sandbox.kill_all();
         self.drain_stderr(bot.log);
     }
 }

@@ -294,8 +294,7 @@ int main(int argc, char **argv) {
         }
     }
     clock_gettime(CLOCK_MONOTONIC, &t1);
-    printf("%.0f
-", 2.0 * n / ((t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9));
+    printf("%.0f\n", 2.0 * n / ((t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9));
     return 0;
 }
 "#;
