@@ -74,22 +74,55 @@ int main(void) {
 }
 "#;
 
-/// A Target bot that answers at once and has three threads spinning all
-/// the time: on its own time it is busy, and it would be on everyone
-/// else's if it were not frozen the moment it answered.
+/// A Target bot with three threads that spin for 10 ms after each of its
+/// answers (the window opens just before the answer goes out), measuring
+/// with its own process clock the CPU it got in that window, reported on
+/// stderr when it next runs: what a bot can burn after answering, exactly
+/// (the cgroup's counters lag a running task by up to a scheduler tick).
 const SPINNER_BOT: &str = r#"
 #include <pthread.h>
 #include <stdio.h>
-static void *spin(void *arg) { volatile unsigned long n = 0; for (;;) n++; return arg; }
+#include <time.h>
+#include <unistd.h>
+static volatile double window_end, mark;
+static volatile int report;
+static double ms(clockid_t c) { struct timespec t; clock_gettime(c, &t); return t.tv_sec * 1e3 + t.tv_nsec / 1e6; }
+static void maybe_report(void) {
+    if (report && ms(CLOCK_MONOTONIC) >= window_end && __sync_bool_compare_and_swap(&report, 1, 0))
+        fprintf(stderr, "%.1f\n", (ms(CLOCK_PROCESS_CPUTIME_ID) - mark) * 1e3);
+}
+static void *spin(void *arg) {
+    volatile unsigned long n = 0;
+    for (;;) { if (ms(CLOCK_MONOTONIC) < window_end) { for (int i = 0; i < 10000; i++) n++; } else { maybe_report(); usleep(200); } }
+    return arg;
+}
 int main(void) {
     char line[4096];
     pthread_t t;
+    setvbuf(stderr, NULL, _IONBF, 0);
     for (int i = 0; i < 3; i++) pthread_create(&t, NULL, spin, NULL);
     for (;;) {
         if (!fgets(line, sizeof line, stdin)) return 0;
+        maybe_report();
+        /* The window first, the flag last: a reporter never sees the flag
+         * with an old window. */
+        mark = ms(CLOCK_PROCESS_CPUTIME_ID);
+        window_end = ms(CLOCK_MONOTONIC) + 10;
+        report = 1;
         fputs("2\n", stdout);
         fflush(stdout);
     }
+}
+"#;
+
+/// A Target bot that takes 15 ms (asleep) to answer each move.
+const SLOW_BOT: &str = r#"
+#include <stdio.h>
+#include <unistd.h>
+int main(void) {
+    char line[4096];
+    while (fgets(line, sizeof line, stdin)) { usleep(15000); puts("2"); fflush(stdout); }
+    return 0;
 }
 "#;
 
@@ -126,6 +159,12 @@ fn move_us(report: &MatchReport) -> Vec<f64> {
 /// The engine's own time per turn (µs), the first turn left out.
 fn turn_us(report: &MatchReport) -> Vec<f64> {
     report.replay.turns.iter().skip(1).map(|t| t.engine_us).collect()
+}
+
+/// The figures (µs) a bot printed on stderr, one a line; the first left out
+/// (its start-up).
+fn own_reports(stderr: &str) -> Vec<f64> {
+    stderr.lines().filter_map(|l| l.trim().parse().ok()).skip(1).collect()
 }
 
 /// CPU (µs) one seat's box used between its answer and its freeze.
@@ -202,10 +241,17 @@ pub fn run(a: BenchArgs) -> anyhow::Result<i32> {
     let spin_src = write_src(&dir, "spinner.c", SPINNER_BOT)?;
     let mut spinner = koth_runner::bot::prepare(&spin_src, &sandbox()).map_err(|e| anyhow::anyhow!(e))?;
     spinner.name = "spinner".into();
-    let opts = MatchOptions { max_turns: Some(n / 2 + 1), sandbox: sandbox(), ..MatchOptions::new(GameKind::Target, 3) };
-    let spun = play(&opts, vec![spinner, bot.clone()]).map_err(|e| anyhow::anyhow!(e))?;
-    row("CPU a spinning bot burns between answer and freeze", &after_answer_us(&spun, 0), None);
-    row("CPU a quiet bot burns between answer and freeze", &after_answer_us(&spun, 1), None);
+    // Its opponent takes 15 ms a move, so each 10 ms window closes while
+    // the spinner is frozen (or, were it not, while it steals).
+    let slow_src = write_src(&dir, "slow.c", SLOW_BOT)?;
+    let slow = koth_runner::bot::prepare(&slow_src, &sandbox()).map_err(|e| anyhow::anyhow!(e))?;
+    let turns = (n / 4).max(50);
+    println!("a spinning bot against one that takes 15 ms a move, {turns} turns:");
+    let opts = MatchOptions { max_turns: Some(turns + 1), sandbox: sandbox(), ..MatchOptions::new(GameKind::Target, 3) };
+    let spun = play(&opts, vec![spinner, slow]).map_err(|e| anyhow::anyhow!(e))?;
+    row("CPU a spinning bot burns after answering (its own clock)", &own_reports(&spun.outcomes[0].stderr), None);
+    row("the same, by its box's cgroup (lags by up to a tick)", &after_answer_us(&spun, 0), None);
+    row("CPU a sleeping bot's box uses after answering (cgroup)", &after_answer_us(&spun, 1), None);
 
     println!();
     let spreader = koth_runner::bot::prepare(

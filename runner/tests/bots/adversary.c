@@ -104,9 +104,11 @@ static void spinners(void) {
 
 /* Open a spinning window of `ms` from now and report the CPU got in it. */
 static void spin_window(double ms) {
+    /* The window first, the flag last (x86 keeps stores in order): a
+     * reporter never sees the flag with an old window. */
     cpu_mark = cpu_ms();
-    report = 1;
     window_end = now_ms() + ms;
+    report = 1;
 }
 
 /* Answer every request on (in, out): Snake's wall hugger or Target's "2";
