@@ -5,7 +5,7 @@
 //! The process is killed the moment its answer is read: nothing of a turn
 //! runs on into the next bot's turn.
 
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use super::io::PollSet;
 use super::{Bot, Gone, Heard, Process, Protocol};
@@ -65,9 +65,5 @@ impl Protocol for PerTurnArgv {
         if let Some(p) = self.turn.as_mut() {
             p.drain_stderr(bot.log);
         }
-    }
-
-    fn finish(&mut self, bot: &mut Bot, _grace: Duration) {
-        self.end_exchange(bot);
     }
 }

@@ -5,7 +5,7 @@
 //! What such a bot prints on stdout is kept in its log (it is drained, so a
 //! chatty bot never blocks on a full pipe).
 
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use super::io::PollSet;
 use super::{Bot, Gone, Heard, Process, Protocol, MAX_LINE};
@@ -18,18 +18,6 @@ pub struct PerTurnFiles {
     turn: Option<Process>,
     /// The current process is the start-up one, which prints the id line.
     starting: bool,
-}
-
-impl PerTurnFiles {
-    fn keep_stdout(p: &mut Process, bot: &mut Bot) {
-        if let Some(out) = p.stdout.as_mut() {
-            out.pump();
-            let bytes = out.take_all();
-            if !bytes.is_empty() {
-                bot.log.keep(&bytes);
-            }
-        }
-    }
 }
 
 impl Protocol for PerTurnFiles {
@@ -79,7 +67,7 @@ impl Protocol for PerTurnFiles {
             }
             return None;
         }
-        Self::keep_stdout(p, bot);
+        p.keep_stdout(bot.log);
         p.exited()?;
         let answer = bot
             .sandbox
@@ -99,7 +87,7 @@ impl Protocol for PerTurnFiles {
     fn end_exchange(&mut self, bot: &mut Bot) {
         if let Some(mut p) = self.turn.take() {
             if !self.starting {
-                Self::keep_stdout(&mut p, bot);
+                p.keep_stdout(bot.log);
             }
             p.stop(bot);
         }
@@ -109,9 +97,5 @@ impl Protocol for PerTurnFiles {
         if let Some(p) = self.turn.as_mut() {
             p.drain_stderr(bot.log);
         }
-    }
-
-    fn finish(&mut self, bot: &mut Bot, _grace: Duration) {
-        self.end_exchange(bot);
     }
 }

@@ -166,8 +166,11 @@ pub trait Protocol: Send {
     /// Keep what the bot wrote to its logs so far.
     fn drain_logs(&mut self, bot: &mut Bot);
     /// The match is over: deliver what is queued, wait up to `grace` for
-    /// the bot to read it and exit, then stop it.
-    fn finish(&mut self, bot: &mut Bot, grace: Duration);
+    /// the bot to read it and exit, then stop it. (A process per turn has
+    /// nothing queued: its exchange ends.)
+    fn finish(&mut self, bot: &mut Bot, _grace: Duration) {
+        self.end_exchange(bot);
+    }
 }
 
 /// A process started in the bot's box, with its pipes.
@@ -186,6 +189,18 @@ impl Process {
         let stdout = child.stdout.take().map(|f| LineReader::new(f.into(), MAX_LINE));
         let stderr = child.stderr.take().inspect(|f| io::set_nonblocking(f.as_raw_fd()));
         Ok((Process { child, stdout, stderr }, stdin))
+    }
+
+    /// Keep what it wrote on stdout in its log (where stdout is no channel:
+    /// a TCP bot's debug lines, a file-exchanging bot's prints).
+    pub fn keep_stdout(&mut self, log: &mut StderrLog) {
+        if let Some(out) = self.stdout.as_mut() {
+            out.pump();
+            let bytes = out.take_all();
+            if !bytes.is_empty() {
+                log.keep(&bytes);
+            }
+        }
     }
 
     pub fn drain_stderr(&mut self, log: &mut StderrLog) {

@@ -37,12 +37,8 @@ impl TcpOrStdio {
 
     /// A TCP bot's stdout is a log.
     fn keep_stdout(&mut self, bot: &mut Bot) {
-        if let Some(out) = self.stdio.process.as_mut().and_then(|p| p.stdout.as_mut()) {
-            out.pump();
-            let bytes = out.take_all();
-            if !bytes.is_empty() {
-                bot.log.keep(&bytes);
-            }
+        if let Some(p) = self.stdio.process.as_mut() {
+            p.keep_stdout(bot.log);
         }
     }
 
