@@ -11,8 +11,13 @@ use clap::Parser;
 /// other commands to `warn`), `KOTH_LOG_FORMAT=json` writes one JSON object
 /// per line for log collectors.
 fn init_logs(service: bool) {
-    let filter = tracing_subscriber::EnvFilter::try_from_env("KOTH_LOG")
-        .unwrap_or_else(|_| if service { "info,sqlx=warn".into() } else { "warn".into() });
+    let filter = tracing_subscriber::EnvFilter::try_from_env("KOTH_LOG").unwrap_or_else(|_| {
+        if service {
+            "info,sqlx=warn".into()
+        } else {
+            "warn".into()
+        }
+    });
     let logs = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr);
     if std::env::var("KOTH_LOG_FORMAT").is_ok_and(|f| f == "json") {
         logs.json().init();

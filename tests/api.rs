@@ -276,7 +276,10 @@ async fn host_endpoints_challenges_history_sources_and_the_openapi_document() {
     assert_eq!(api.call("GET", &format!("/api/bots/{}", bots[1]), None, vec![]).await.1["disabled_reason"], d["disabled_reason"]);
     assert_eq!(api.call("POST", &format!("/api/bots/{}/enable", bots[1]), Some(&host), vec![]).await.1["disabled_reason"], Value::Null);
     assert_eq!(api.call("POST", &format!("/api/bots/{}/delete", bots[0]), Some(&bob), vec![]).await.0, StatusCode::FORBIDDEN);
-    assert_eq!(api.call("POST", &format!("/api/bots/{}/delete", bots[0]), Some(&alice), vec![]).await.1["disabled_reason"], "deleted by its owner");
+    assert_eq!(
+        api.call("POST", &format!("/api/bots/{}/delete", bots[0]), Some(&alice), vec![]).await.1["disabled_reason"],
+        "deleted by its owner"
+    );
 
     // Rating history: one entry per rated match.
     let (st, h) = api.call("GET", &format!("/api/bots/{}/ratings", bots[0]), None, vec![]).await;

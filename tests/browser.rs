@@ -194,7 +194,13 @@ async fn scenario(url: &str, addr: &str, data: &std::path::Path, shots: &std::pa
         // Play at the fastest speed until it moves on by itself, then pause.
         c.execute("const s = document.querySelector('#speed'); s.value = s.options[s.options.length - 1].value;", vec![]).await.unwrap();
         c.find(Locator::Css("#play")).await.unwrap().click().await.unwrap();
-        until(&c, "the replay to play", "document.querySelector('#turn-label').textContent !== 'turn 0 / ' + document.querySelector('#scrub').max", 10).await;
+        until(
+            &c,
+            "the replay to play",
+            "document.querySelector('#turn-label').textContent !== 'turn 0 / ' + document.querySelector('#scrub').max",
+            10,
+        )
+        .await;
         if last > 1 {
             until(&c, "turn 2 or later", "Number(document.querySelector('#scrub').value) >= 2", 10).await;
         }
@@ -209,10 +215,16 @@ async fn scenario(url: &str, addr: &str, data: &std::path::Path, shots: &std::pa
     until(&c, "the sign-up form", "document.querySelector('#new-name')", 20).await;
     c.find(Locator::Css("#new-name")).await.unwrap().send_keys("alice").await.unwrap();
     c.find(Locator::Css("#sign-up button")).await.unwrap().click().await.unwrap();
-    let token = until(&c, "the new token", "document.querySelector('#new-token') && document.querySelector('#new-token').textContent", 20).await;
+    let token =
+        until(&c, "the new token", "document.querySelector('#new-token') && document.querySelector('#new-token').textContent", 20).await;
     assert_eq!(token.as_str().unwrap().len(), 64, "{token}");
-    until(&c, "the header to show the account", "document.querySelector('#account .who') && document.querySelector('#account .who').textContent === 'alice'", 10)
-        .await;
+    until(
+        &c,
+        "the header to show the account",
+        "document.querySelector('#account .who') && document.querySelector('#account .who').textContent === 'alice'",
+        10,
+    )
+    .await;
     shot(&c, shots, "signed-up").await;
 
     // A bad file is refused with the reason, before anything is stored.
@@ -220,14 +232,26 @@ async fn scenario(url: &str, addr: &str, data: &std::path::Path, shots: &std::pa
     let bad = data.join("notes.txt");
     std::fs::write(&bad, "hello").unwrap();
     submit_form(&c, url, target, "notes", &bad).await;
-    let err = until(&c, "the refusal", "document.querySelector('#progress .error') && document.querySelector('#progress .error').textContent", 20).await;
+    let err = until(
+        &c,
+        "the refusal",
+        "document.querySelector('#progress .error') && document.querySelector('#progress .error').textContent",
+        20,
+    )
+    .await;
     assert!(err.as_str().unwrap().contains(".txt"), "{err}");
 
     // A broken C bot: the compiler's message shows at once.
     let broken = data.join("broken.c");
     std::fs::write(&broken, "int main(void) { return no_such_name; }\n").unwrap();
     submit_form(&c, url, target, "broken", &broken).await;
-    let log = until(&c, "the compile error", "document.querySelector('#compile-output') && document.querySelector('#compile-output').textContent", 180).await;
+    let log = until(
+        &c,
+        "the compile error",
+        "document.querySelector('#compile-output') && document.querySelector('#compile-output').textContent",
+        180,
+    )
+    .await;
     assert!(log.as_str().unwrap().contains("no_such_name"), "{log}");
     shot(&c, shots, "compile-error").await;
 
@@ -269,7 +293,7 @@ async fn scenario(url: &str, addr: &str, data: &std::path::Path, shots: &std::pa
     }
     c.goto(&format!("{url}/bots/{bot_id}")).await.unwrap();
     until(&c, "the rating plot", "document.querySelector('#rating-plot polyline.mu')", 20).await;
-    assert!(c.find_all(Locator::Css("#head-to-head tbody tr")).await.unwrap().len() >= 1);
+    assert!(!c.find_all(Locator::Css("#head-to-head tbody tr")).await.unwrap().is_empty());
     c.find(Locator::Css("#versions button[data-version]")).await.unwrap().click().await.unwrap();
     until(&c, "the compile log", "document.querySelector('#compile-log h3')", 10).await;
     shot(&c, shots, "bot").await;

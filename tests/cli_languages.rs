@@ -29,11 +29,8 @@ fn languages() -> Vec<serde_json::Value> {
 
 /// Whether every language's image is built; in CI it must be.
 fn images_ready() -> bool {
-    let not_ready: Vec<String> = languages()
-        .iter()
-        .filter(|l| l["image"] == "host")
-        .map(|l| l["name"].as_str().unwrap().to_owned())
-        .collect();
+    let not_ready: Vec<String> =
+        languages().iter().filter(|l| l["image"] == "host").map(|l| l["name"].as_str().unwrap().to_owned()).collect();
     if not_ready.is_empty() {
         return true;
     }
@@ -152,7 +149,16 @@ fn bad_input_gets_a_clear_error() {
 
     // --docker with an empty store: the missing image is named, with the fix.
     let empty = dir.join("no-images");
-    let out = koth(&["match", "--docker", "--images", empty.to_str().unwrap(), "--game", "target", "bots/target/drifter.py", "bots/target/still.c"]);
+    let out = koth(&[
+        "match",
+        "--docker",
+        "--images",
+        empty.to_str().unwrap(),
+        "--game",
+        "target",
+        "bots/target/drifter.py",
+        "bots/target/still.c",
+    ]);
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(210), "{err}");
     assert!(err.contains("koth languages build python"), "{err}");

@@ -110,8 +110,17 @@ fn a_played_match_checks_out() {
     let repo = env!("CARGO_MANIFEST_DIR");
     let file = dir().join("played.json");
     let out = koth(&[
-        "match", "--game", "flit", "--seed", "3", "--max-turns", "200", "--replay", file.to_str().unwrap(),
-        &format!("{repo}/bots/flit/wanderer.c"), &format!("{repo}/runner/tests/bots/mute.py"),
+        "match",
+        "--game",
+        "flit",
+        "--seed",
+        "3",
+        "--max-turns",
+        "200",
+        "--replay",
+        file.to_str().unwrap(),
+        &format!("{repo}/bots/flit/wanderer.c"),
+        &format!("{repo}/runner/tests/bots/mute.py"),
     ]);
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
     let out = koth(&["replay", "check", file.to_str().unwrap()]);
@@ -119,5 +128,9 @@ fn a_played_match_checks_out() {
     // The silent bots were frozen after five timeouts; their turns are in
     // the replay, with why.
     let r = Replay::from_json(&std::fs::read(&file).unwrap()).unwrap();
-    assert!(r.turns.iter().flat_map(|t| &t.answers).any(|a| matches!(&a.reply, Recorded::Gone { why: Some(w), .. } if w.contains("after 5 consecutive timeouts"))));
+    assert!(r
+        .turns
+        .iter()
+        .flat_map(|t| &t.answers)
+        .any(|a| matches!(&a.reply, Recorded::Gone { why: Some(w), .. } if w.contains("after 5 consecutive timeouts"))));
 }

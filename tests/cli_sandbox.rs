@@ -32,8 +32,8 @@ fn run_json(args: &[&str]) -> (i32, serde_json::Value) {
     let mut full = vec!["sandbox", "run", "--json"];
     full.extend_from_slice(args);
     let out = koth(&full, &[]);
-    let report = serde_json::from_slice(&out.stdout)
-        .unwrap_or_else(|e| panic!("no JSON report ({e}): {}", String::from_utf8_lossy(&out.stderr)));
+    let report =
+        serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("no JSON report ({e}): {}", String::from_utf8_lossy(&out.stderr)));
     (out.status.code().expect("exited"), report)
 }
 
@@ -59,9 +59,7 @@ fn exit_codes_say_what_happened() {
     let (code, r) = run_json(&["--wall-time", "300ms", "--", "/bin/sleep", "10"]);
     assert_eq!((code, r["outcome"].as_str().unwrap()), (201, "wall_time_limit"));
 
-    let (code, r) = run_json(&[
-        "--memory", "32M", "--", "/usr/bin/python3", "-c", "a = [bytearray(1 << 20) for _ in range(200)]",
-    ]);
+    let (code, r) = run_json(&["--memory", "32M", "--", "/usr/bin/python3", "-c", "a = [bytearray(1 << 20) for _ in range(200)]"]);
     assert_eq!((code, r["outcome"].as_str().unwrap()), (202, "memory_limit"));
 
     let (code, r) = run_json(&["--output", "1k", "--", "/usr/bin/yes"]);

@@ -323,9 +323,16 @@ fn the_stack_plays_scales_and_loses_nothing_when_a_runner_dies() {
 
     // Nothing lost, nothing twice.
     assert_eq!(stack.sql_count("SELECT count(*) FROM matches WHERE state = 'failed'"), 0, "failed matches");
-    assert_eq!(stack.sql_count("SELECT count(*) FROM jobs WHERE state = 'failed'"), 0, "failed jobs: {}", stack.sql("SELECT id, kind, last_error FROM jobs WHERE state = 'failed'"));
     assert_eq!(
-        stack.sql_count("SELECT count(*) FROM match_seats s JOIN matches m ON m.id = s.match_id WHERE m.state = 'finished' AND s.result IS NULL"),
+        stack.sql_count("SELECT count(*) FROM jobs WHERE state = 'failed'"),
+        0,
+        "failed jobs: {}",
+        stack.sql("SELECT id, kind, last_error FROM jobs WHERE state = 'failed'")
+    );
+    assert_eq!(
+        stack.sql_count(
+            "SELECT count(*) FROM match_seats s JOIN matches m ON m.id = s.match_id WHERE m.state = 'finished' AND s.result IS NULL"
+        ),
         0,
         "a finished match without a seat's result"
     );

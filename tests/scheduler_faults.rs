@@ -111,7 +111,8 @@ async fn check_consistency(pool: &PgPool, ladder: i64) -> (i64, i64) {
     assert_eq!(count(pool, "SELECT count(*) FROM matches WHERE state = 'queued'").await, 0, "no match left queued");
     assert_eq!(count(pool, "SELECT count(*) FROM jobs WHERE state IN ('running', 'available')").await, 0, "no job left");
     assert_eq!(
-        count(pool, "SELECT count(*) FROM match_seats s JOIN matches m ON m.id = s.match_id WHERE m.state = 'finished' AND s.rank IS NULL").await,
+        count(pool, "SELECT count(*) FROM match_seats s JOIN matches m ON m.id = s.match_id WHERE m.state = 'finished' AND s.rank IS NULL")
+            .await,
         0,
         "every seat of a finished match has its result"
     );
@@ -126,7 +127,8 @@ async fn check_consistency(pool: &PgPool, ladder: i64) -> (i64, i64) {
         "each rated match changed each seat's rating exactly once"
     );
     assert_eq!(
-        count(pool, "SELECT count(*) FROM rating_history h JOIN matches m ON m.id = h.match_id WHERE NOT m.rated OR m.state <> 'finished'").await,
+        count(pool, "SELECT count(*) FROM rating_history h JOIN matches m ON m.id = h.match_id WHERE NOT m.rated OR m.state <> 'finished'")
+            .await,
         0
     );
     // Replay in recording order.
@@ -188,12 +190,11 @@ async fn runners_killed_mid_match_lose_nothing_and_ratings_replay_exactly() {
     // Kill a runner that holds a running match, over and over.
     while kills < 12 && started.elapsed() < Duration::from_secs(240) {
         tokio::time::sleep(Duration::from_millis(700)).await;
-        let holders: Vec<String> = sqlx::query_scalar(
-            "SELECT holder FROM jobs WHERE state = 'running' AND kind = 'match' AND attempt < 3 AND holder IS NOT NULL",
-        )
-        .fetch_all(&pool)
-        .await
-        .unwrap();
+        let holders: Vec<String> =
+            sqlx::query_scalar("SELECT holder FROM jobs WHERE state = 'running' AND kind = 'match' AND attempt < 3 AND holder IS NOT NULL")
+                .fetch_all(&pool)
+                .await
+                .unwrap();
         if let Some(i) = runners.iter().position(|r| holders.contains(&r.name)) {
             runners[i].kill();
             kills += 1;
@@ -232,7 +233,8 @@ fn bot_processes(uids: std::ops::Range<u32>) -> Vec<(u32, String)> {
     for e in std::fs::read_dir("/proc").unwrap().flatten() {
         let Some(pid) = e.file_name().to_str().and_then(|p| p.parse::<u32>().ok()) else { continue };
         let Ok(status) = std::fs::read_to_string(e.path().join("status")) else { continue };
-        let uid = status.lines().find(|l| l.starts_with("Uid:")).and_then(|l| l.split_whitespace().nth(1)).and_then(|u| u.parse::<u32>().ok());
+        let uid =
+            status.lines().find(|l| l.starts_with("Uid:")).and_then(|l| l.split_whitespace().nth(1)).and_then(|u| u.parse::<u32>().ok());
         if uid.is_some_and(|u| uids.contains(&u)) {
             let name = status.lines().next().unwrap_or("").to_owned();
             out.push((pid, name));
@@ -254,7 +256,8 @@ async fn a_postgres_restart_under_running_workers_loses_nothing() {
         async move {
             let deadline = Instant::now() + Duration::from_secs(180);
             loop {
-                let done: Result<i64, _> = sqlx::query_scalar("SELECT count(*) FROM matches WHERE state = 'finished'").fetch_one(&pool).await;
+                let done: Result<i64, _> =
+                    sqlx::query_scalar("SELECT count(*) FROM matches WHERE state = 'finished'").fetch_one(&pool).await;
                 if done.is_ok_and(|d| d >= n) {
                     return;
                 }

@@ -16,10 +16,10 @@
 
 pub mod flit;
 pub mod linkage;
+pub mod replay;
 pub mod slime;
 pub mod snake;
 pub mod target;
-pub mod replay;
 pub mod view;
 
 use std::time::Duration;

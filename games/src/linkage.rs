@@ -100,9 +100,9 @@ impl Linkage {
         if self.left.iter().all(|&n| n == 0) {
             return false;
         }
-        (0..SIZE).flat_map(|r| (0..SIZE).map(move |c| (c, r))).any(|a| {
-            [(a.0 + 1, a.1), (a.0, a.1 + 1)].into_iter().any(|b| b.0 < SIZE && b.1 < SIZE && self.placeable(seat, a, b))
-        })
+        (0..SIZE)
+            .flat_map(|r| (0..SIZE).map(move |c| (c, r)))
+            .any(|a| [(a.0 + 1, a.1), (a.0, a.1 + 1)].into_iter().any(|b| b.0 < SIZE && b.1 < SIZE && self.placeable(seat, a, b)))
     }
 
     /// `input.txt` for `seat`.
@@ -133,7 +133,8 @@ impl Linkage {
         if b.len() != 5 {
             return Err("expected an order like YA1A2 (colour, cell, cell) or Skip".into());
         }
-        let colour = COLOURS.iter().position(|&k| k as u8 == b[0]).ok_or_else(|| format!("{:?} is not a colour (R, B, G, Y)", b[0] as char))?;
+        let colour =
+            COLOURS.iter().position(|&k| k as u8 == b[0]).ok_or_else(|| format!("{:?} is not a colour (R, B, G, Y)", b[0] as char))?;
         let cell = |i: usize| -> Result<(usize, usize), String> {
             let (c, r) = (b[i], b[i + 1]);
             if !(b'A'..=b'G').contains(&c) || !(b'1'..=b'7').contains(&r) {
@@ -309,14 +310,8 @@ impl Referee for Linkage {
             }
         }
         let l = self.left;
-        v.caption = format!(
-            "{} groups (More wins with {GROUPS_FOR_MORE} or more); left R{} B{} G{} Y{}",
-            self.groups(),
-            l[0],
-            l[1],
-            l[2],
-            l[3]
-        );
+        v.caption =
+            format!("{} groups (More wins with {GROUPS_FOR_MORE} or more); left R{} B{} G{} Y{}", self.groups(), l[0], l[1], l[2], l[3]);
         if let Some(s) = self.forfeit {
             v.caption.push_str(&format!("; {} forfeited", if s == 0 { "More" } else { "Fewer" }));
         }
@@ -427,9 +422,7 @@ mod tests {
     fn group_count_decides_the_winner() {
         // Twelve dominoes in four one-colour stripes: four groups.
         let mut g = Linkage::new();
-        let orders = [
-            "RA1B1", "BA7B7", "RC1D1", "BC7D7", "RE1F1", "BE7F7", "GA3B3", "YA5B5", "GC3D3", "YC5D5", "GE3F3", "YE5F5",
-        ];
+        let orders = ["RA1B1", "BA7B7", "RC1D1", "BC7D7", "RE1F1", "BE7F7", "GA3B3", "YA5B5", "GC3D3", "YC5D5", "GE3F3", "YE5F5"];
         for o in orders {
             assert!(matches!(play(&mut g, o), Verdict::Accepted { .. }), "{o}");
         }

@@ -246,7 +246,11 @@ pub fn check(replay: &Replay) -> Result<(), String> {
             return Err(format!("turn {turn}: judgements differ: rules say {rules}, replay says {recorded}"));
         }
         if events != t.events.as_slice() {
-            return Err(format!("turn {turn}: events differ: rules say {}, replay says {}", Value::from(events.to_vec()), Value::from(t.events.clone())));
+            return Err(format!(
+                "turn {turn}: events differ: rules say {}, replay says {}",
+                Value::from(events.to_vec()),
+                Value::from(t.events.clone())
+            ));
         }
         Ok(())
     })?;

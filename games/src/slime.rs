@@ -59,18 +59,12 @@ impl Slime {
     /// A board from rows of `.1234` (for tests and replays).
     pub fn from_rows(rows: &[&str]) -> Slime {
         let size = rows.len();
-        let board = rows
-            .iter()
-            .flat_map(|r| r.bytes().map(|b| if b == b'.' { 0 } else { b - b'0' }))
-            .collect();
+        let board = rows.iter().flat_map(|r| r.bytes().map(|b| if b == b'.' { 0 } else { b - b'0' })).collect();
         Slime { size, board, turn: 0, last_move: None }
     }
 
     pub fn rows(&self) -> Vec<String> {
-        self.board
-            .chunks(self.size)
-            .map(|row| row.iter().map(|&v| if v == 0 { '.' } else { (b'0' + v) as char }).collect())
-            .collect()
+        self.board.chunks(self.size).map(|row| row.iter().map(|&v| if v == 0 { '.' } else { (b'0' + v) as char }).collect()).collect()
     }
 
     fn at(&self, r: usize, c: usize) -> u8 {
@@ -129,8 +123,7 @@ impl Slime {
             }
             Action::Merge => {
                 self.set(r0, c0, 0);
-                let fill: Vec<_> =
-                    self.neighbours(r1, c1).filter(|&(r, c)| self.at(r, c) == 0 && (r, c) != (r0, c0)).collect();
+                let fill: Vec<_> = self.neighbours(r1, c1).filter(|&(r, c)| self.at(r, c) == 0 && (r, c) != (r0, c0)).collect();
                 for (r, c) in fill {
                     self.set(r, c, player);
                 }
@@ -277,7 +270,10 @@ mod tests {
                 .filter(|&i| g.board[i] == p)
                 .flat_map(|i| {
                     let (r, c) = (i / 4, i % 4);
-                    g.neighbours(r, c).filter(|&(rr, cc)| g.at(rr, cc) == 0).map(move |(rr, cc)| format!("{r} {c} {rr} {cc}")).collect::<Vec<_>>()
+                    g.neighbours(r, c)
+                        .filter(|&(rr, cc)| g.at(rr, cc) == 0)
+                        .map(move |(rr, cc)| format!("{r} {c} {rr} {cc}"))
+                        .collect::<Vec<_>>()
                 })
                 .next()
                 .unwrap_or_else(|| "0 0 0 0".into());

@@ -300,8 +300,18 @@ mod tests {
         // (name, seat-0 moves, seat-1 moves, expected results)
         let cases: &[(&str, &[&str], &[&str], [MatchResult; 2])] = &[
             // 484 is row 15 column 4; seat 1's "l" is an absolute right from column 27.
-            ("seat 0 runs into the left edge", &["l", "l", "l", "l", "l"], &["u", "u", "u", "u", "u"], [MatchResult::Loss, MatchResult::Win]),
-            ("both hit edges on the same turn", &["l", "l", "l", "l", "l"], &["l", "l", "l", "l", "l"], [MatchResult::Tie, MatchResult::Tie]),
+            (
+                "seat 0 runs into the left edge",
+                &["l", "l", "l", "l", "l"],
+                &["u", "u", "u", "u", "u"],
+                [MatchResult::Loss, MatchResult::Win],
+            ),
+            (
+                "both hit edges on the same turn",
+                &["l", "l", "l", "l", "l"],
+                &["l", "l", "l", "l", "l"],
+                [MatchResult::Tie, MatchResult::Tie],
+            ),
         ];
         for (name, a, b, want) in cases {
             let mut g = Snake::new();

@@ -109,7 +109,11 @@ impl Target {
             .zip(dirs)
             .map(|(&p, &d)| {
                 let n = neighbour(p, d);
-                if self.wall[n] { p } else { n }
+                if self.wall[n] {
+                    p
+                } else {
+                    n
+                }
             })
             .collect();
         loop {
@@ -177,11 +181,7 @@ impl Target {
                 }
             }
         }
-        (0..CELLS)
-            .filter(|&c| {
-                disc[c] != UNSEEN && c != self.target && !self.players.contains(&c) && !cuts_off_a_bot[c]
-            })
-            .collect()
+        (0..CELLS).filter(|&c| disc[c] != UNSEEN && c != self.target && !self.players.contains(&c) && !cuts_off_a_bot[c]).collect()
     }
 
     /// Cells reachable from the target (for tests).

@@ -61,8 +61,7 @@ impl RandomBot {
             GameKind::Linkage => {
                 let lines: Vec<&[u8]> = payload.lines().map(str::as_bytes).collect();
                 let left = &lines[0][1..5];
-                let colours: Vec<char> =
-                    "RBGY".chars().zip(left).filter(|(_, &n)| n != b'0').map(|(c, _)| c).collect();
+                let colours: Vec<char> = "RBGY".chars().zip(left).filter(|(_, &n)| n != b'0').map(|(c, _)| c).collect();
                 let free = |c: usize, row: usize| lines[row + 1][c] == b'.';
                 let mut spots = Vec::new();
                 for row in 0..7 {
@@ -91,12 +90,7 @@ impl RandomBot {
                     [(x + 1) % 32 + y * 32, (x + 31) % 32 + y * 32, x + (y + 1) % 32 * 32, x + (y + 31) % 32 * 32]
                 };
                 let from = own[r.gen_range(0..own.len())];
-                let targets: Vec<usize> = own
-                    .iter()
-                    .filter(|&&o| o != from)
-                    .flat_map(|&o| nb(o))
-                    .filter(|&t| self.board[t] == 0)
-                    .collect();
+                let targets: Vec<usize> = own.iter().filter(|&&o| o != from).flat_map(|&o| nb(o)).filter(|&t| self.board[t] == 0).collect();
                 if targets.is_empty() || r.gen_bool(0.05) {
                     format!("{0} {1} {0} {1}", from % 32, from / 32)
                 } else {

@@ -81,7 +81,10 @@ fn replays_of_older_engines_still_read() {
         "result": [], "cut_short": true,
     });
     let r = Replay::from_value(&old).unwrap();
-    assert_eq!((r.seed, r.ended_by.clone(), r.turns[0].answers[1].reply.clone()), (5, EndedBy::Rules, Recorded::Gone { gone: true, why: None }));
+    assert_eq!(
+        (r.seed, r.ended_by.clone(), r.turns[0].answers[1].reply.clone()),
+        (5, EndedBy::Rules, Recorded::Gone { gone: true, why: None })
+    );
     // A seed that is not a number is refused with what is wrong.
     let mut bad = old.clone();
     bad["seed"] = "twelve".into();

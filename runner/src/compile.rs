@@ -83,11 +83,7 @@ impl Artifact {
             }
             let mode = entry.header().mode().unwrap_or(0o644) & 0o777;
             let mut data = Vec::new();
-            entry
-                .by_ref()
-                .take(MAX_ARTIFACT_BYTES - total + 1)
-                .read_to_end(&mut data)
-                .map_err(|e| format!("reading the artifact: {e}"))?;
+            entry.by_ref().take(MAX_ARTIFACT_BYTES - total + 1).read_to_end(&mut data).map_err(|e| format!("reading the artifact: {e}"))?;
             total += data.len() as u64;
             if total > MAX_ARTIFACT_BYTES || files.len() >= MAX_ARTIFACT_FILES {
                 return Err("the artifact is over the size or file-count limit".into());
@@ -253,19 +249,17 @@ pub fn build(
         Outcome::Failed => Some(format!("the compiler exited with {:?}", out.usage.exit)),
         Outcome::Crashed => Some(format!("the compiler crashed ({:?})", out.usage.exit)),
         Outcome::CpuTimeLimit => Some(format!("the compile used more than its {} s of CPU time and was stopped", cpu.as_secs())),
-        Outcome::WallTimeLimit => {
-            Some(format!("the compile ran longer than {} s and was stopped", (cpu * WALL_PER_CPU).as_secs()))
-        }
+        Outcome::WallTimeLimit => Some(format!("the compile ran longer than {} s and was stopped", (cpu * WALL_PER_CPU).as_secs())),
         Outcome::MemoryLimit => Some(memory()),
         Outcome::OutputLimit => Some(format!("the compiler printed more than {} MiB and was stopped", OUTPUT_LIMIT >> 20)),
     };
     if let Some(reason) = reason {
         return Err(BuildError::Compile { reason, log });
     }
-    let files = sb.workdir().read_tree(MAX_ARTIFACT_FILES, MAX_ARTIFACT_BYTES).map_err(|e| BuildError::Compile {
-        reason: format!("reading the compiled bot back: {e}"),
-        log: log.clone(),
-    })?;
+    let files = sb
+        .workdir()
+        .read_tree(MAX_ARTIFACT_FILES, MAX_ARTIFACT_BYTES)
+        .map_err(|e| BuildError::Compile { reason: format!("reading the compiled bot back: {e}"), log: log.clone() })?;
     drop(sb);
     let artifact = Artifact { files };
     if let (Some(cache), Some(key)) = (cache, &key) {

@@ -187,15 +187,9 @@ impl ImageStore {
     /// Build the language's image with Docker, export its filesystem into the
     /// store (unless this image id was exported before), check that its
     /// toolchain runs inside a sandbox box, and make it the language's image.
-    pub fn build(
-        &self,
-        lang: &Language,
-        sandbox: &SandboxConfig,
-        progress: &mut dyn FnMut(Progress<'_>),
-    ) -> Result<ImageRoot, String> {
-        let dockerfile = lang
-            .dockerfile
-            .ok_or_else(|| format!("language {} has no Dockerfile (languages/{}/Dockerfile)", lang.name, lang.name))?;
+    pub fn build(&self, lang: &Language, sandbox: &SandboxConfig, progress: &mut dyn FnMut(Progress<'_>)) -> Result<ImageRoot, String> {
+        let dockerfile =
+            lang.dockerfile.ok_or_else(|| format!("language {} has no Dockerfile (languages/{}/Dockerfile)", lang.name, lang.name))?;
         let tag = lang.image_tag();
         docker_build(&tag, dockerfile, progress)?;
         let id = image_id(&tag)?;
@@ -207,8 +201,7 @@ impl ImageStore {
         }
         progress(Progress::Checking);
         let version = check_root(lang, &root, sandbox)?;
-        let pointer =
-            Pointer { language: lang.name.clone(), image: id.clone(), tag, version: version.clone(), exported_unix: now_unix() };
+        let pointer = Pointer { language: lang.name.clone(), image: id.clone(), tag, version: version.clone(), exported_unix: now_unix() };
         write_atomically(&self.pointer_path(&lang.name), &serde_json::to_vec_pretty(&pointer).unwrap())
             .map_err(|e| format!("recording the image of {}: {e}", lang.name))?;
         Ok(ImageRoot { id, root, version: Some(version) })
@@ -295,11 +288,8 @@ impl<R: Read> Read for CountingReader<'_, '_, R> {
 /// Run the language's version command in a box on `root`: proves the root
 /// works as a box's root and the toolchain runs as an unprivileged user.
 pub fn check_root(lang: &Language, root: &Path, sandbox: &SandboxConfig) -> Result<String, String> {
-    let cfg = SandboxConfig {
-        root: root.to_path_buf(),
-        limits: Limits { memory: 512 << 20, pids: 64, ..Limits::default() },
-        ..sandbox.clone()
-    };
+    let cfg =
+        SandboxConfig { root: root.to_path_buf(), limits: Limits { memory: 512 << 20, pids: 64, ..Limits::default() }, ..sandbox.clone() };
     let p = Placeholders { main: "main", memory_mb: Some(512) };
     let cmd = p.expand_all(&lang.version);
     let env = p.expand_env(&lang.env);
@@ -308,22 +298,14 @@ pub fn check_root(lang: &Language, root: &Path, sandbox: &SandboxConfig) -> Resu
     let text = if out.stdout.iter().any(|b| !b.is_ascii_whitespace()) { &out.stdout } else { &out.stderr };
     let first = String::from_utf8_lossy(text).lines().find(|l| !l.trim().is_empty()).unwrap_or("").trim().to_owned();
     if out.usage.outcome != koth_sandbox::Outcome::Ok {
-        return Err(format!(
-            "{}: `{}` did not run in the image ({:?}): {first}",
-            lang.name,
-            cmd.join(" "),
-            out.usage.outcome
-        ));
+        return Err(format!("{}: `{}` did not run in the image ({:?}): {first}", lang.name, cmd.join(" "), out.usage.outcome));
     }
     Ok(first)
 }
 
 fn docker_output(args: &[&str]) -> Result<String, String> {
-    let out = Command::new(docker_cli())
-        .args(args)
-        .stdin(Stdio::null())
-        .output()
-        .map_err(|e| format!("running docker {}: {e}", args[0]))?;
+    let out =
+        Command::new(docker_cli()).args(args).stdin(Stdio::null()).output().map_err(|e| format!("running docker {}: {e}", args[0]))?;
     if !out.status.success() {
         return Err(format!("docker {} failed: {}", args.join(" "), String::from_utf8_lossy(&out.stderr).trim()));
     }
@@ -370,12 +352,7 @@ fn docker_build(tag: &str, dockerfile: &str, progress: &mut dyn FnMut(Progress<'
     let err = err_reader.join().unwrap_or_default();
     let status = child.wait().map_err(|e| format!("waiting for docker build: {e}"))?;
     if !status.success() {
-        return Err(format!(
-            "docker build of {tag} failed after {:.0?}:\n{}\n{}",
-            started.elapsed(),
-            tail.join("\n"),
-            err.trim()
-        ));
+        return Err(format!("docker build of {tag} failed after {:.0?}:\n{}\n{}", started.elapsed(), tail.join("\n"), err.trim()));
     }
     Ok(())
 }

@@ -128,8 +128,8 @@ pub fn all() -> &'static [Language] {
         embedded::DEFINITIONS
             .iter()
             .map(|(folder, text, dockerfile, hello)| {
-                let mut lang: Language = serde_json::from_str(text)
-                    .unwrap_or_else(|e| panic!("languages/{folder}/language.json is invalid: {e}"));
+                let mut lang: Language =
+                    serde_json::from_str(text).unwrap_or_else(|e| panic!("languages/{folder}/language.json is invalid: {e}"));
                 lang.check(folder).unwrap_or_else(|e| panic!("{e}"));
                 lang.dockerfile = *dockerfile;
                 lang.hello = *hello;

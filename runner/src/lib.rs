@@ -31,11 +31,11 @@ pub mod compile;
 pub mod engine;
 pub mod image;
 pub mod language;
-pub mod submission;
 pub mod protocol;
 pub mod state;
+pub mod submission;
 pub mod worker;
 
 pub use bot::BotSpec;
-pub use language::Language;
 pub use engine::{play, BotOutcome, BotStatus, MatchOptions, MatchReport};
+pub use language::Language;

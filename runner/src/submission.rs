@@ -126,13 +126,7 @@ impl Default for SubmissionLimits {
     /// 16 MiB per file, 32 MiB in all (and per upload), 256 files, 16 deep,
     /// paths of at most 255 bytes.
     fn default() -> Self {
-        SubmissionLimits {
-            max_file_bytes: 16 << 20,
-            max_total_bytes: 32 << 20,
-            max_files: 256,
-            max_depth: 16,
-            max_path_len: 255,
-        }
+        SubmissionLimits { max_file_bytes: 16 << 20, max_total_bytes: 32 << 20, max_files: 256, max_depth: 16, max_path_len: 255 }
     }
 }
 
@@ -170,9 +164,7 @@ pub struct Submission {
 /// to do about it.
 #[derive(Debug, thiserror::Error)]
 pub enum SubmissionError {
-    #[error(
-        "{name:?} is empty (0 bytes); upload the bot's source file, or an archive (.tar, .tar.gz, .zip) of its folder"
-    )]
+    #[error("{name:?} is empty (0 bytes); upload the bot's source file, or an archive (.tar, .tar.gz, .zip) of its folder")]
     EmptyUpload { name: String },
 
     #[error("{name:?} is larger than the {limit}-byte upload limit; leave out build outputs, data files and version-control folders")]
@@ -220,14 +212,10 @@ pub enum SubmissionError {
     #[error("entry {entry:?} is a link to {target:?}, which is not a file in the archive (links may only point to regular files in it); replace the link with a copy of the file")]
     LinkTargetMissing { entry: String, target: String },
 
-    #[error(
-        "entry {entry:?} starts a chain of more than 16 links, or a loop; replace the links with copies of the file"
-    )]
+    #[error("entry {entry:?} starts a chain of more than 16 links, or a loop; replace the links with copies of the file")]
     LinkChain { entry: String },
 
-    #[error(
-        "{path:?} is a symbolic link; links in a bot's folder are not followed; replace it with a copy of the file"
-    )]
+    #[error("{path:?} is a symbolic link; links in a bot's folder are not followed; replace it with a copy of the file")]
     SymlinkOnDisk { path: String },
 
     #[error("entry {entry:?} is a {kind}; only regular files and folders (and, in archives, links to files in the archive) are allowed; remove it")]
@@ -239,7 +227,9 @@ pub enum SubmissionError {
     #[error("{entry:?} is larger than the {limit}-byte limit for one file; leave out large data files")]
     FileTooLarge { entry: String, limit: u64 },
 
-    #[error("the files add up to more than the {limit}-byte limit (uncompressed, link copies included); leave out build outputs and data files")]
+    #[error(
+        "the files add up to more than the {limit}-byte limit (uncompressed, link copies included); leave out build outputs and data files"
+    )]
     TotalTooLarge { limit: u64 },
 
     #[error("more than {limit} files; leave out build outputs, dependencies and version-control folders")]
@@ -260,9 +250,7 @@ pub enum SubmissionError {
     #[error("the main file {main:?} is empty; submit the bot's source code")]
     EmptyMain { main: String },
 
-    #[error(
-        "koth.json is invalid ({detail}); it must be exactly {{\"language\": \"python\", \"main\": \"my_bot.py\"}}"
-    )]
+    #[error("koth.json is invalid ({detail}); it must be exactly {{\"language\": \"python\", \"main\": \"my_bot.py\"}}")]
     BadManifest { detail: String },
 
     #[error("koth.json names the unknown language {language:?}; use one of {known}")]
@@ -295,11 +283,7 @@ impl Submission {
     /// `PK\x03\x04` or empty-zip `PK\x05\x06`, tar `ustar` at offset 257).
     /// The name is used for single files (its extension picks the language)
     /// and in messages.
-    pub fn from_upload(
-        file_name: &str,
-        bytes: &[u8],
-        limits: &SubmissionLimits,
-    ) -> Result<Submission, SubmissionError> {
+    pub fn from_upload(file_name: &str, bytes: &[u8], limits: &SubmissionLimits) -> Result<Submission, SubmissionError> {
         let name = shown(file_name.as_bytes());
         if bytes.is_empty() {
             return Err(E::EmptyUpload { name });
@@ -476,11 +460,7 @@ fn ancestors(path: &str) -> impl Iterator<Item = &str> {
 }
 
 /// The final step for every source: checks, manifest, main file.
-fn finish(
-    mut files: Vec<SourceFile>,
-    limits: &SubmissionLimits,
-    single: Option<&'static Language>,
-) -> Result<Submission, SubmissionError> {
+fn finish(mut files: Vec<SourceFile>, limits: &SubmissionLimits, single: Option<&'static Language>) -> Result<Submission, SubmissionError> {
     if files.is_empty() {
         return Err(E::NoFiles { name: "the submission".into() });
     }
@@ -489,8 +469,7 @@ fn finish(
     }
     let mut total: u64 = 0;
     for f in &mut files {
-        f.path = normalise(f.path.as_bytes())?
-            .ok_or_else(|| E::BadName { entry: shown(f.path.as_bytes()), why: "the path is empty" })?;
+        f.path = normalise(f.path.as_bytes())?.ok_or_else(|| E::BadName { entry: shown(f.path.as_bytes()), why: "the path is empty" })?;
         check_shape(&f.path, limits, 0)?;
         let len = f.bytes.len() as u64;
         if len > limits.max_file_bytes {
@@ -531,8 +510,8 @@ fn finish(
 
 fn read_manifest(text: &[u8], files: &[SourceFile]) -> Result<(&'static Language, String), SubmissionError> {
     let m: Manifest = serde_json::from_slice(text).map_err(|e| E::BadManifest { detail: e.to_string() })?;
-    let language = language::by_name(&m.language)
-        .ok_or_else(|| E::UnknownLanguage { language: m.language.clone(), known: language::names_list() })?;
+    let language =
+        language::by_name(&m.language).ok_or_else(|| E::UnknownLanguage { language: m.language.clone(), known: language::names_list() })?;
     let main = match normalise(m.main.as_bytes()) {
         Ok(Some(p)) => p,
         Ok(None) => return Err(E::MainMissing { main: m.main }),
@@ -711,12 +690,7 @@ impl<R: Read> Read for Capped<R> {
     }
 }
 
-fn read_tar<'l>(
-    name: &str,
-    kind: &'static str,
-    stream: impl Read,
-    limits: &'l SubmissionLimits,
-) -> Result<Collector<'l>, SubmissionError> {
+fn read_tar<'l>(name: &str, kind: &'static str, stream: impl Read, limits: &'l SubmissionLimits) -> Result<Collector<'l>, SubmissionError> {
     let tripped = Rc::new(Cell::new(false));
     let capped = Capped { inner: stream, left: limits.max_tar_stream(), tripped: tripped.clone() };
     let fail = |e: io::Error| {
@@ -912,8 +886,7 @@ fn resolve<'n>(nodes: &'n BTreeMap<String, Node>, link: &str) -> Result<(&'n [u8
                     return Err(E::LinkTargetMissing { entry: link.to_owned(), target: target_shown });
                 };
                 let base = if *hard { "" } else { path.rsplit_once('/').map_or("", |(dir, _)| dir) };
-                cur = join_link(base, target)
-                    .ok_or_else(|| E::LinkEscapes { entry: link.to_owned(), target: target_shown.clone() })?;
+                cur = join_link(base, target).ok_or_else(|| E::LinkEscapes { entry: link.to_owned(), target: target_shown.clone() })?;
             }
             _ => return Err(E::LinkTargetMissing { entry: link.to_owned(), target: target_shown }),
         }
@@ -925,9 +898,7 @@ fn resolve<'n>(nodes: &'n BTreeMap<String, Node>, link: &str) -> Result<(&'n [u8
 fn finish_archive(name: &str, mut c: Collector<'_>, limits: &SubmissionLimits) -> Result<Submission, SubmissionError> {
     // A path below a file ("a" is a file, "a/b" anything) is ambiguous.
     for path in c.nodes.keys() {
-        if let Some(a) =
-            ancestors(path).find(|a| matches!(c.nodes.get(*a), Some(Node::File { .. } | Node::Link { .. })))
-        {
+        if let Some(a) = ancestors(path).find(|a| matches!(c.nodes.get(*a), Some(Node::File { .. } | Node::Link { .. }))) {
             return Err(E::FileFolderClash { entry: a.to_owned() });
         }
     }
@@ -1143,10 +1114,7 @@ mod tests {
     fn single_source_file() {
         let s = upload("bot.py", b"print(1)\n").unwrap();
         assert_eq!((s.language.name.as_str(), s.main.as_str()), ("python", "bot.py"));
-        assert_eq!(
-            s.files,
-            vec![SourceFile { path: "bot.py".into(), bytes: b"print(1)\n".to_vec(), executable: false }]
-        );
+        assert_eq!(s.files, vec![SourceFile { path: "bot.py".into(), bytes: b"print(1)\n".to_vec(), executable: false }]);
         // A single file is its own main file, whatever its name; browser
         // paths are reduced to the last component.
         let s = upload("C:\\fakepath\\solver.c", b"int main(){}").unwrap();
@@ -1157,14 +1125,7 @@ mod tests {
     fn tgz_with_wrapping_folder_and_manifest() {
         let mut t = Vec::new();
         tar_entry(&mut t, b"./mybot/", b'5', b"", b"", 0o755);
-        tar_entry(
-            &mut t,
-            b"./mybot/koth.json",
-            b'0',
-            b"",
-            br#"{"language": "python", "main": "src/my_bot.py"}"#,
-            0o644,
-        );
+        tar_entry(&mut t, b"./mybot/koth.json", b'0', b"", br#"{"language": "python", "main": "src/my_bot.py"}"#, 0o644);
         tar_entry(&mut t, b"./mybot/src/", b'5', b"", b"", 0o755);
         tar_entry(&mut t, b"./mybot/src/my_bot.py", b'0', b"", b"import util\n", 0o755);
         tar_entry(&mut t, b"./mybot/src/util.py", b'0', b"", b"X = 1\n", 0o644);
@@ -1179,14 +1140,7 @@ mod tests {
     #[test]
     fn plain_tar_and_pax_global_header() {
         let mut t = Vec::new();
-        tar_entry(
-            &mut t,
-            b"pax_global_header",
-            b'g',
-            b"",
-            b"52 comment=0123456789012345678901234567890123456789\n",
-            0o666,
-        );
+        tar_entry(&mut t, b"pax_global_header", b'g', b"", b"52 comment=0123456789012345678901234567890123456789\n", 0o666);
         tar_entry(&mut t, b"bot.js", b'0', b"", b"console.log(1)", 0o644);
         let s = upload("x.tar", &tar_end(t)).unwrap();
         assert_eq!((s.language.name.as_str(), paths(&s)), ("javascript", vec!["bot.js"]));
@@ -1230,10 +1184,7 @@ mod tests {
         z.write_all(b"print(2)").unwrap();
         z.add_symlink("sub/link.py", "../bot.py", zip_opts(0o777)).unwrap();
         let s = upload("l.zip", &z.finish().unwrap().into_inner()).unwrap();
-        assert_eq!(
-            s.files[1],
-            SourceFile { path: "sub/link.py".into(), bytes: b"print(2)".to_vec(), executable: false }
-        );
+        assert_eq!(s.files[1], SourceFile { path: "sub/link.py".into(), bytes: b"print(2)".to_vec(), executable: false });
     }
 
     #[test]
@@ -1248,10 +1199,7 @@ mod tests {
         let from_tgz = upload("a.tgz", &gz(&tar)).unwrap().source_hash();
         let from_zip = upload("a.zip", &zip_of(files)).unwrap().source_hash();
         let from_files = Submission::from_files(
-            files
-                .iter()
-                .map(|(n, d, m)| SourceFile { path: format!("./{n}"), bytes: d.to_vec(), executable: *m & 0o111 != 0 })
-                .collect(),
+            files.iter().map(|(n, d, m)| SourceFile { path: format!("./{n}"), bytes: d.to_vec(), executable: *m & 0o111 != 0 }).collect(),
             &lim(),
         )
         .unwrap()
@@ -1353,10 +1301,7 @@ mod tests {
         }
         let e = upload("z.zip", &zip_of(&[("bot.py", b"1", 0o644), ("../evil.py", b"1", 0o644)])).unwrap_err();
         assert!(matches!(e, SubmissionError::ParentDir { .. }), "{e}");
-        assert_eq!(
-            e.to_string(),
-            "entry \"../evil.py\" leaves the bot's folder (.. is not allowed); put all files under one folder"
-        );
+        assert_eq!(e.to_string(), "entry \"../evil.py\" leaves the bot's folder (.. is not allowed); put all files under one folder");
     }
 
     #[test]
@@ -1435,10 +1380,7 @@ mod tests {
         z[end + 8] = 1;
         z[end + 10] = 1;
         let e = upload("d.zip", &z).unwrap_err();
-        assert!(
-            matches!(&e, SubmissionError::CorruptArchive { detail, .. } if detail.contains("central directory holds 2")),
-            "{e}"
-        );
+        assert!(matches!(&e, SubmissionError::CorruptArchive { detail, .. } if detail.contains("central directory holds 2")), "{e}");
         let files = vec![
             SourceFile { path: "bot.py".into(), bytes: b"1".to_vec(), executable: false },
             SourceFile { path: "./bot.py".into(), bytes: b"1".to_vec(), executable: false },

@@ -67,8 +67,15 @@ pub struct WorkerStats {
 
 /// How a job ended on this worker.
 enum JobResult {
-    Compiled { version: i64, outcome: Result<(Vec<u8>, String), ()>, log: String },
-    Played { match_id: i64, outcome: MatchOutcome },
+    Compiled {
+        version: i64,
+        outcome: Result<(Vec<u8>, String), ()>,
+        log: String,
+    },
+    Played {
+        match_id: i64,
+        outcome: MatchOutcome,
+    },
     /// Retry (maybe elsewhere): the problem is this runner's, not the job's.
     Retry(String),
     /// Fail for good: the job cannot succeed.
@@ -305,11 +312,7 @@ async fn execute(pool: &PgPool, cfg: &Arc<WorkerConfig>, job: &Claimed) -> JobRe
 fn submission(language: &str, main: &str, source: &[u8]) -> Result<Submission, String> {
     let language = language::by_name(language).ok_or_else(|| format!("language {language:?} is no longer available"))?;
     let artifact = Artifact::from_tar(source).map_err(|e| format!("stored sources: {e}"))?;
-    let files = artifact
-        .files
-        .into_iter()
-        .map(|f| SourceFile { path: f.path, bytes: f.bytes, executable: f.mode & 0o111 != 0 })
-        .collect();
+    let files = artifact.files.into_iter().map(|f| SourceFile { path: f.path, bytes: f.bytes, executable: f.mode & 0o111 != 0 }).collect();
     Ok(Submission { language, main: main.to_owned(), files })
 }
 
@@ -335,11 +338,9 @@ fn compile_job(builder: &Builder, src: &store::VersionSource) -> JobResult {
         Err(e) => return JobResult::Compiled { version: src.version_id, outcome: Err(()), log: e },
     };
     match builder.build(&sub) {
-        Ok((image, compiled)) => JobResult::Compiled {
-            version: src.version_id,
-            outcome: Ok((compiled.artifact.to_tar(), image.id.clone())),
-            log: compiled.log,
-        },
+        Ok((image, compiled)) => {
+            JobResult::Compiled { version: src.version_id, outcome: Ok((compiled.artifact.to_tar(), image.id.clone())), log: compiled.log }
+        }
         Err(PrepareError::Build(BuildError::Compile { reason, log })) => {
             JobResult::Compiled { version: src.version_id, outcome: Err(()), log: format!("{reason}\n{log}") }
         }

@@ -88,10 +88,23 @@ fn answering_then_spinning_steals_no_time_from_the_other_bot() {
             v.sort_by(f64::total_cmp);
             v[v.len() / 2]
         };
-        let engine: Vec<f64> =
-            r.replay.turns.iter().flat_map(|t| &t.times).filter(|m| m.seat == 0).filter_map(|m| m.cpu_after_answer_us).map(|us| us / 1e3).collect();
+        let engine: Vec<f64> = r
+            .replay
+            .turns
+            .iter()
+            .flat_map(|t| &t.times)
+            .filter(|m| m.seat == 0)
+            .filter_map(|m| m.cpu_after_answer_us)
+            .map(|us| us / 1e3)
+            .collect();
         let own = reported(&attacker.stderr, "after-answer spin");
-        assert!(own.len() * 2 >= attacker.moves as usize, "{name}: {} reports for {} moves: {}", own.len(), attacker.moves, attacker.stderr);
+        assert!(
+            own.len() * 2 >= attacker.moves as usize,
+            "{name}: {} reports for {} moves: {}",
+            own.len(),
+            attacker.moves,
+            attacker.stderr
+        );
         let (engine, own) = (median(engine), median(own));
         eprintln!("{name}: the attacker's CPU after answering, median: {engine:.3} ms measured by the engine, {own:.3} ms by itself");
         assert!(engine < 3.0 && own < 3.0, "{name}: the attacker got CPU after answering: {engine:.3} ms (engine), {own:.3} ms (itself)");
@@ -140,7 +153,8 @@ fn a_silent_bot_gets_its_start_up_allowance_once() {
     let r = play(&opts, vec![test_bot("mute.py", &[]), bot("bots/target/still.c")]).unwrap();
     let silent = &r.outcomes[0];
     assert_eq!((silent.moves, silent.timeouts), (0, turns));
-    let long: Vec<f64> = r.replay.turns.iter().flat_map(|t| &t.times).filter(|m| m.seat == 0 && m.wall_ms > 500.0).map(|m| m.wall_ms).collect();
+    let long: Vec<f64> =
+        r.replay.turns.iter().flat_map(|t| &t.times).filter(|m| m.seat == 0 && m.wall_ms > 500.0).map(|m| m.wall_ms).collect();
     assert_eq!(long.len(), 1, "moves given more than the 50 ms limit: {long:?}");
     assert!(r.replay.turns[0].times.iter().any(|m| m.seat == 0 && m.wall_ms >= 1000.0), "the first move had no start-up allowance");
 }
@@ -224,7 +238,6 @@ fn crashes_closed_outputs_and_floods_are_said_as_what_they_are() {
     assert_eq!((flood.moves, flood.invalid_moves, flood.timeouts), (6, 1, 0), "{}", flood.stderr);
 }
 
-
 /// Two bots that never answer and a wall-clock cap of 1.5 s: the
 /// match ends there, scored as it stands, and says why.
 #[test]
@@ -262,7 +275,11 @@ fn a_bot_finds_nothing_of_other_bots_where_koth_keeps_them() {
     // Stored as a runner stores what it compiled in a language's image (the
     // host's own toolchains are never cached).
     let cache = koth_runner::compile::ArtifactCache::open(&cache_dir);
-    let files = victim.files.iter().map(|(path, bytes, mode)| koth_sandbox::TreeFile { path: path.clone(), bytes: bytes.clone(), mode: *mode }).collect();
+    let files = victim
+        .files
+        .iter()
+        .map(|(path, bytes, mode)| koth_sandbox::TreeFile { path: path.clone(), bytes: bytes.clone(), mode: *mode })
+        .collect();
     cache.put(&"ab".repeat(32), &koth_runner::compile::Artifact { files }).unwrap();
     // The cache holds it, readable by root only.
     let mut stored = Vec::new();

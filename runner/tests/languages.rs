@@ -42,10 +42,9 @@ fn image(name: &str) -> Option<ImageRoot> {
     let lang = language::by_name(name).unwrap();
     match store().status(lang) {
         ImageStatus::Ready(r) => Some(r),
-        other if in_ci() => panic!(
-            "CI=true and the {name} image is not ready in {} ({other:?}); run `koth languages build`",
-            store().dir().display()
-        ),
+        other if in_ci() => {
+            panic!("CI=true and the {name} image is not ready in {} ({other:?}); run `koth languages build`", store().dir().display())
+        }
         other => {
             eprintln!("SKIPPED (not in CI): {name} image {other:?}");
             None
@@ -61,12 +60,7 @@ fn scratch(name: &str) -> PathBuf {
 }
 
 fn builder(cache: &Path) -> Builder {
-    Builder {
-        policy: ImagePolicy::Images,
-        store: store(),
-        cache: Some(ArtifactCache::open(cache)),
-        ..Builder::host(sandbox_config())
-    }
+    Builder { policy: ImagePolicy::Images, store: store(), cache: Some(ArtifactCache::open(cache)), ..Builder::host(sandbox_config()) }
 }
 
 fn hello(lang: &language::Language) -> Submission {
@@ -77,9 +71,7 @@ fn hello(lang: &language::Language) -> Submission {
 /// Files under a folder, recursively (to see that a failure stored nothing).
 fn count_files(dir: &Path) -> usize {
     let Ok(rd) = std::fs::read_dir(dir) else { return 0 };
-    rd.flatten()
-        .map(|e| if e.path().is_dir() { count_files(&e.path()) } else { 1 })
-        .sum()
+    rd.flatten().map(|e| if e.path().is_dir() { count_files(&e.path()) } else { 1 }).sum()
 }
 
 #[test]
@@ -174,8 +166,7 @@ fn artifacts_are_cached_by_source_and_image() {
     assert!(second.elapsed < first.elapsed, "a hit ({:?}) is faster than a compile ({:?})", second.elapsed, first.elapsed);
     // One byte more is another bot.
     let (file, text) = lang.hello.unwrap();
-    let changed =
-        Submission::from_upload(file, format!("{text}\n// v2\n").as_bytes(), &SubmissionLimits::default()).unwrap();
+    let changed = Submission::from_upload(file, format!("{text}\n// v2\n").as_bytes(), &SubmissionLimits::default()).unwrap();
     let (_, third) = b.build(&changed).unwrap();
     assert!(!third.cached);
     assert_ne!(third.key, first.key);

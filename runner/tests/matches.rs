@@ -63,11 +63,8 @@ fn snake_bots_may_speak_tcp_or_stdio_and_their_id_lines_are_kept() {
     if !sandbox_ok() {
         return;
     }
-    let report = play(
-        &options(GameKind::Snake, 3),
-        vec![bot("bots/snake/stdio_wall_hugger.c"), bot("bots/snake/tcp_survivor.py")],
-    )
-    .unwrap();
+    let report =
+        play(&options(GameKind::Snake, 3), vec![bot("bots/snake/stdio_wall_hugger.c"), bot("bots/snake/tcp_survivor.py")]).unwrap();
     assert_eq!(report.outcomes[0].id_line.as_deref(), Some("stdio_wall_hugger"));
     assert_eq!(report.outcomes[1].id_line.as_deref(), Some("tcp_survivor"));
     let report = play(&options(GameKind::Linkage, 3), vec![bot("bots/linkage/scatter.c"), bot("bots/linkage/first_fit.py")]).unwrap();
@@ -90,15 +87,8 @@ fn a_40ms_answer_is_never_late_and_a_60ms_answer_always_is_while_another_bot_bur
     }
     let turns = 30;
     let opts = MatchOptions { max_turns: Some(turns), ..options(GameKind::Target, 5) };
-    let report = play(
-        &opts,
-        vec![
-            test_bot("sleeper.py", &["40", "2"]),
-            test_bot("sleeper.py", &["60", "2"]),
-            test_bot("burner.py", &[]),
-        ],
-    )
-    .unwrap();
+    let report =
+        play(&opts, vec![test_bot("sleeper.py", &["40", "2"]), test_bot("sleeper.py", &["60", "2"]), test_bot("burner.py", &[])]).unwrap();
     let fast = &report.outcomes[0];
     let slow = &report.outcomes[1];
     assert_eq!(fast.timeouts, 0, "the 40 ms bot was timed out: {}", fast.stderr);
@@ -131,7 +121,8 @@ fn flit_freezes_a_bot_after_its_fifth_consecutive_timeout() {
     assert_eq!(slow.status, BotStatus::Frozen { turn: 21, timeouts: 5 }, "{}", slow.stderr);
     // The fifth timeout is recorded as a timeout; after it the bot is never
     // asked again (its turns say why): the others still play.
-    let answers = |turn: u32| report.replay.turns.iter().filter(move |t| t.turn == turn).flat_map(|t| t.answers.iter()).filter(|a| a.seat == 0);
+    let answers =
+        |turn: u32| report.replay.turns.iter().filter(move |t| t.turn == turn).flat_map(|t| t.answers.iter()).filter(|a| a.seat == 0);
     assert!(answers(21).all(|a| a.reply == Recorded::Timeout { timeout: true }));
     for t in 22..=40 {
         for a in answers(t) {
@@ -145,10 +136,7 @@ fn flit_freezes_a_bot_after_its_fifth_consecutive_timeout() {
 fn bad_bots_get_clear_errors() {
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("bad-bots");
     std::fs::create_dir_all(&dir).unwrap();
-    let cases: &[(&str, &[u8], &str)] = &[
-        ("bot.xyz", b"print(1)", "cannot tell the language"),
-        ("empty.py", b"", "empty"),
-    ];
+    let cases: &[(&str, &[u8], &str)] = &[("bot.xyz", b"print(1)", "cannot tell the language"), ("empty.py", b"", "empty")];
     for (name, body, why) in cases {
         let p = dir.join(name);
         std::fs::write(&p, body).unwrap();

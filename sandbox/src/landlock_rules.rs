@@ -13,8 +13,7 @@
 use std::os::fd::OwnedFd;
 
 use landlock::{
-    Access, AccessFs, AccessNet, NetPort, PathBeneath, PathFd, Ruleset, RulesetAttr, RulesetCreatedAttr,
-    RulesetStatus, Scope, ABI,
+    Access, AccessFs, AccessNet, NetPort, PathBeneath, PathFd, Ruleset, RulesetAttr, RulesetCreatedAttr, RulesetStatus, Scope, ABI,
 };
 
 use crate::mounts::{DEVICES, WORK_DIR};
@@ -51,8 +50,7 @@ pub(crate) fn build(holder: libc::pid_t, connect_ports: &[u16]) -> Result<Policy
     let abi = PINNED_ABI;
     let box_path = |inside: &str| format!("/proc/{holder}/root{inside}");
     let fd_of = |inside: &str| {
-        PathFd::new(box_path(inside))
-            .map_err(|e| Error::Unsupported(format!("opening {inside} in the box for Landlock: {e}")))
+        PathFd::new(box_path(inside)).map_err(|e| Error::Unsupported(format!("opening {inside} in the box for Landlock: {e}")))
     };
 
     let mut ruleset = Ruleset::default()
@@ -71,18 +69,14 @@ pub(crate) fn build(holder: libc::pid_t, connect_ports: &[u16]) -> Result<Policy
     }
     let device_rights = AccessFs::ReadFile | AccessFs::WriteFile | AccessFs::Truncate | AccessFs::IoctlDev;
     for dev in DEVICES {
-        ruleset = ruleset
-            .add_rule(PathBeneath::new(fd_of(&format!("/dev/{dev}"))?, device_rights))
-            .map_err(err)?;
+        ruleset = ruleset.add_rule(PathBeneath::new(fd_of(&format!("/dev/{dev}"))?, device_rights)).map_err(err)?;
     }
     for &port in connect_ports {
         ruleset = ruleset.add_rule(NetPort::new(port, AccessNet::ConnectTcp)).map_err(err)?;
     }
 
     // Measure what the kernel enforces on a throwaway thread.
-    let probe = ruleset
-        .try_clone()
-        .map_err(|e| Error::os("duplicating the Landlock ruleset", e))?;
+    let probe = ruleset.try_clone().map_err(|e| Error::os("duplicating the Landlock ruleset", e))?;
     let status = std::thread::spawn(move || probe.restrict_self().map(|s| s.ruleset))
         .join()
         .map_err(|_| Error::Unsupported("the Landlock probe thread panicked".into()))?
@@ -98,9 +92,7 @@ pub(crate) fn build(holder: libc::pid_t, connect_ports: &[u16]) -> Result<Policy
 /// The Landlock ABI version of the running kernel (0: no Landlock).
 pub fn kernel_abi() -> i32 {
     const LANDLOCK_CREATE_RULESET_VERSION: libc::c_uint = 1;
-    let v = unsafe {
-        libc::syscall(libc::SYS_landlock_create_ruleset, std::ptr::null::<u8>(), 0usize, LANDLOCK_CREATE_RULESET_VERSION)
-    };
+    let v = unsafe { libc::syscall(libc::SYS_landlock_create_ruleset, std::ptr::null::<u8>(), 0usize, LANDLOCK_CREATE_RULESET_VERSION) };
     v.max(0) as i32
 }
 

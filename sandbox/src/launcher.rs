@@ -32,10 +32,6 @@ pub(crate) fn on_launcher<R: Send + 'static>(f: impl FnOnce() -> R + Send + 'sta
     let job: Job = Box::new(move || {
         let _ = tx.send(f());
     });
-    sender()
-        .lock()
-        .unwrap_or_else(|p| p.into_inner())
-        .send(job)
-        .expect("the sandbox launcher thread is gone");
+    sender().lock().unwrap_or_else(|p| p.into_inner()).send(job).expect("the sandbox launcher thread is gone");
     rx.recv().expect("the sandbox launcher thread dropped a job")
 }

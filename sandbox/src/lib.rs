@@ -75,9 +75,9 @@ mod limits;
 pub mod mounts;
 mod run;
 mod sandbox;
-mod sys;
 pub mod seccomp;
 pub mod slots;
+mod sys;
 mod usage;
 pub mod workdir;
 
@@ -85,5 +85,5 @@ pub use error::{Error, Result};
 pub use limits::{parse_duration, parse_size, Limits, Network, SandboxConfig, STATE_DIR};
 pub use run::{run_in, run_once, RunOutput};
 pub use sandbox::{Child, Command, Sandbox, Stdio};
-pub use workdir::TreeFile;
 pub use usage::{Exit, Outcome, Usage};
+pub use workdir::TreeFile;

@@ -103,10 +103,7 @@ impl SandboxConfig {
         }
         let l = &self.limits;
         if l.memory < (4 << 20) {
-            return Err(Error::Config(format!(
-                "memory limit {} bytes is below the 4 MiB minimum",
-                l.memory
-            )));
+            return Err(Error::Config(format!("memory limit {} bytes is below the 4 MiB minimum", l.memory)));
         }
         if l.pids < 1 {
             return Err(Error::Config("pids limit must be at least 1".into()));
@@ -118,16 +115,10 @@ impl SandboxConfig {
             return Err(Error::Config("open files limit must be at least 3".into()));
         }
         if self.uid_base == 0 || self.uid_base.checked_add(self.slots).is_none() {
-            return Err(Error::Config(format!(
-                "uid range {}..+{} is not a valid unprivileged range",
-                self.uid_base, self.slots
-            )));
+            return Err(Error::Config(format!("uid range {}..+{} is not a valid unprivileged range", self.uid_base, self.slots)));
         }
         if !self.root.is_absolute() {
-            return Err(Error::Config(format!(
-                "root {:?} must be an absolute path",
-                self.root
-            )));
+            return Err(Error::Config(format!("root {:?} must be an absolute path", self.root)));
         }
         Ok(())
     }
@@ -138,11 +129,7 @@ pub fn parse_size(text: &str) -> Result<u64> {
     let t = text.trim();
     let split = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
     let (digits, unit) = t.split_at(split);
-    let bad = || {
-        Error::Config(format!(
-            "size {text:?} is not a number with an optional unit k, M, G (e.g. 64M)"
-        ))
-    };
+    let bad = || Error::Config(format!("size {text:?} is not a number with an optional unit k, M, G (e.g. 64M)"));
     let n: u64 = digits.parse().map_err(|_| bad())?;
     let mult: u64 = match unit.trim().to_ascii_lowercase().as_str() {
         "" | "b" => 1,
@@ -157,15 +144,9 @@ pub fn parse_size(text: &str) -> Result<u64> {
 /// Parse a duration such as `2s`, `50ms`, `1.5s`, `200us` or `3` (seconds).
 pub fn parse_duration(text: &str) -> Result<Duration> {
     let t = text.trim();
-    let split = t
-        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-        .unwrap_or(t.len());
+    let split = t.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(t.len());
     let (num, unit) = t.split_at(split);
-    let bad = || {
-        Error::Config(format!(
-            "duration {text:?} is not a number with an optional unit us, ms, s, m (e.g. 2s)"
-        ))
-    };
+    let bad = || Error::Config(format!("duration {text:?} is not a number with an optional unit us, ms, s, m (e.g. 2s)"));
     let n: f64 = num.parse().map_err(|_| bad())?;
     let secs = match unit.trim() {
         "" | "s" => n,

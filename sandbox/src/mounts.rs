@@ -92,18 +92,10 @@ fn mount(src: &str, target: &Path, fstype: &str, flags: libc::c_ulong, data: &st
 }
 
 fn bind(src: &Path, target: &Path, extra: libc::c_ulong) -> io::Result<()> {
-    check(unsafe {
-        libc::mount(c(src).as_ptr(), c(target).as_ptr(), std::ptr::null(), libc::MS_BIND, std::ptr::null())
-    })?;
+    check(unsafe { libc::mount(c(src).as_ptr(), c(target).as_ptr(), std::ptr::null(), libc::MS_BIND, std::ptr::null()) })?;
     // Flags of a bind mount can only be set by a remount.
     check(unsafe {
-        libc::mount(
-            std::ptr::null(),
-            c(target).as_ptr(),
-            std::ptr::null(),
-            libc::MS_BIND | libc::MS_REMOUNT | extra,
-            std::ptr::null(),
-        )
+        libc::mount(std::ptr::null(), c(target).as_ptr(), std::ptr::null(), libc::MS_BIND | libc::MS_REMOUNT | extra, std::ptr::null())
     })
 }
 
@@ -138,19 +130,17 @@ pub(crate) fn holder_main(plan: &MountPlan, report: RawFd, control: RawFd) -> ! 
             }
         };
     }
-    step!("making mounts private", check(unsafe {
-        libc::mount(std::ptr::null(), c"/".as_ptr(), std::ptr::null(), libc::MS_REC | libc::MS_PRIVATE, std::ptr::null())
-    }));
+    step!(
+        "making mounts private",
+        check(unsafe { libc::mount(std::ptr::null(), c"/".as_ptr(), std::ptr::null(), libc::MS_REC | libc::MS_PRIVATE, std::ptr::null()) })
+    );
     let tree = match sys::open_tree_clone_recursive(&c(&plan.root)) {
         Ok(fd) => fd,
         Err(e) => sys::child_fail(report, "cloning the root filesystem (open_tree)", e),
     };
     step!(
         "making the root read-only (mount_setattr)",
-        sys::mount_setattr_recursive(
-            tree.as_raw_fd(),
-            sys::MOUNT_ATTR_RDONLY | sys::MOUNT_ATTR_NOSUID | sys::MOUNT_ATTR_NODEV
-        )
+        sys::mount_setattr_recursive(tree.as_raw_fd(), sys::MOUNT_ATTR_RDONLY | sys::MOUNT_ATTR_NOSUID | sys::MOUNT_ATTR_NODEV)
     );
     let s = &plan.scratch;
     step!(
@@ -158,13 +148,16 @@ pub(crate) fn holder_main(plan: &MountPlan, report: RawFd, control: RawFd) -> ! 
         mount("koth-scratch", s, "tmpfs", libc::MS_NOSUID | libc::MS_NODEV, &format!("size={},mode=0755", plan.disk))
     );
     let (root, work, tmp, shm) = (s.join("root"), s.join("work"), s.join("tmp"), s.join("shm"));
-    step!("creating scratch folders", (|| {
-        mkdir(&root, 0o755)?;
-        mkdir(&work, 0o700)?;
-        check(unsafe { libc::chown(c(&work).as_ptr(), plan.uid, plan.gid) })?;
-        mkdir(&tmp, 0o1777)?;
-        mkdir(&shm, 0o1777)
-    })());
+    step!(
+        "creating scratch folders",
+        (|| {
+            mkdir(&root, 0o755)?;
+            mkdir(&work, 0o700)?;
+            check(unsafe { libc::chown(c(&work).as_ptr(), plan.uid, plan.gid) })?;
+            mkdir(&tmp, 0o1777)?;
+            mkdir(&shm, 0o1777)
+        })()
+    );
     step!("attaching the root (move_mount)", sys::move_mount_to(tree.as_raw_fd(), &c(&root)));
     drop(tree);
 
@@ -177,7 +170,11 @@ pub(crate) fn holder_main(plan: &MountPlan, report: RawFd, control: RawFd) -> ! 
     };
     let home = root.join("home");
     if !home.is_dir() {
-        sys::child_fail(report, "the root filesystem has no /home directory for the work folder", io::Error::from_raw_os_error(libc::ENOENT));
+        sys::child_fail(
+            report,
+            "the root filesystem has no /home directory for the work folder",
+            io::Error::from_raw_os_error(libc::ENOENT),
+        );
     }
     step!("mounting /home", ro_tmpfs("home"));
     step!("creating /home/bot", mkdir(&home.join("bot"), 0o755));
@@ -200,13 +197,16 @@ pub(crate) fn holder_main(plan: &MountPlan, report: RawFd, control: RawFd) -> ! 
         step!("creating a device mount point", std::fs::File::create(&node).map(drop));
         step!("binding a device", bind(&Path::new("/dev").join(name), &node, libc::MS_NOSUID | libc::MS_NOEXEC));
     }
-    step!("creating /dev links", (|| {
-        std::os::unix::fs::symlink("/proc/self/fd", dev.join("fd"))?;
-        std::os::unix::fs::symlink("/proc/self/fd/0", dev.join("stdin"))?;
-        std::os::unix::fs::symlink("/proc/self/fd/1", dev.join("stdout"))?;
-        std::os::unix::fs::symlink("/proc/self/fd/2", dev.join("stderr"))?;
-        mkdir(&dev.join("shm"), 0o755)
-    })());
+    step!(
+        "creating /dev links",
+        (|| {
+            std::os::unix::fs::symlink("/proc/self/fd", dev.join("fd"))?;
+            std::os::unix::fs::symlink("/proc/self/fd/0", dev.join("stdin"))?;
+            std::os::unix::fs::symlink("/proc/self/fd/1", dev.join("stdout"))?;
+            std::os::unix::fs::symlink("/proc/self/fd/2", dev.join("stderr"))?;
+            mkdir(&dev.join("shm"), 0o755)
+        })()
+    );
     step!("mounting /dev/shm", bind(&shm, &dev.join("shm"), libc::MS_NOSUID | libc::MS_NODEV));
     step!("remounting /dev read-only", remount_ro(&dev));
 
@@ -272,10 +272,8 @@ fn reap_until_eof(control: RawFd) -> ! {
         libc::sigaddset(&mut set, libc::SIGCHLD);
         libc::sigprocmask(libc::SIG_BLOCK, &set, std::ptr::null_mut());
         let sfd = libc::signalfd(-1, &set, libc::SFD_CLOEXEC | libc::SFD_NONBLOCK);
-        let mut fds = [
-            libc::pollfd { fd: control, events: libc::POLLIN, revents: 0 },
-            libc::pollfd { fd: sfd, events: libc::POLLIN, revents: 0 },
-        ];
+        let mut fds =
+            [libc::pollfd { fd: control, events: libc::POLLIN, revents: 0 }, libc::pollfd { fd: sfd, events: libc::POLLIN, revents: 0 }];
         loop {
             while libc::waitpid(-1, std::ptr::null_mut(), libc::WNOHANG) > 0 {}
             if libc::poll(fds.as_mut_ptr(), 2, -1) < 0 {

@@ -18,8 +18,7 @@ use crate::usage::{decode_wait_status, Exit};
 use crate::workdir::WorkDir;
 use crate::{sys, Error, Limits, Network, Result, SandboxConfig};
 
-const BOX_NAMESPACES: libc::c_int =
-    libc::CLONE_NEWNS | libc::CLONE_NEWPID | libc::CLONE_NEWNET | libc::CLONE_NEWIPC | libc::CLONE_NEWUTS;
+const BOX_NAMESPACES: libc::c_int = libc::CLONE_NEWNS | libc::CLONE_NEWPID | libc::CLONE_NEWNET | libc::CLONE_NEWIPC | libc::CLONE_NEWUTS;
 
 /// Environment every program starts with; [`Command::env`] adds to it.
 const BASE_ENV: [(&str, &str); 5] = [
@@ -141,10 +140,7 @@ fn seccomp_filter() -> &'static Filter {
 }
 
 fn cap_last_cap() -> u32 {
-    std::fs::read_to_string("/proc/sys/kernel/cap_last_cap")
-        .ok()
-        .and_then(|s| s.trim().parse().ok())
-        .unwrap_or(63)
+    std::fs::read_to_string("/proc/sys/kernel/cap_last_cap").ok().and_then(|s| s.trim().parse().ok()).unwrap_or(63)
 }
 
 fn cstring(s: &str, what: &str) -> Result<CString> {
@@ -192,8 +188,7 @@ impl Sandbox {
         let cgroup = hierarchy.create(&id, &config.limits)?;
         let scratch_dir = config.runtime_dir.join("boxes").join(&id);
         let built = (|| {
-            std::fs::create_dir_all(&scratch_dir)
-                .map_err(|e| Error::os(format!("creating {}", scratch_dir.display()), e))?;
+            std::fs::create_dir_all(&scratch_dir).map_err(|e| Error::os(format!("creating {}", scratch_dir.display()), e))?;
             let plan = MountPlan {
                 root: config.root.clone(),
                 scratch: scratch_dir.clone(),
@@ -455,11 +450,7 @@ impl Sandbox {
     pub fn listen_tcp(&self, port: u16) -> Result<TcpListener> {
         match &self.config.network {
             Network::Loopback { connect_ports } if connect_ports.contains(&port) => {}
-            _ => {
-                return Err(Error::Config(format!(
-                    "listening on port {port} needs Network::Loopback with that port allowed"
-                )))
-            }
+            _ => return Err(Error::Config(format!("listening on port {port} needs Network::Loopback with that port allowed"))),
         }
         let path = CString::new(format!("/proc/{}/ns/net", self.holder_pid)).expect("no NUL");
         let fd = unsafe { libc::open(path.as_ptr(), libc::O_RDONLY | libc::O_CLOEXEC) };
@@ -565,11 +556,8 @@ impl Drop for Sandbox {
 fn child_end(s: Stdio, input: bool) -> Result<(OwnedFd, Option<OwnedFd>)> {
     match s {
         Stdio::Null => {
-            let f = std::fs::OpenOptions::new()
-                .read(input)
-                .write(!input)
-                .open("/dev/null")
-                .map_err(|e| Error::os("opening /dev/null", e))?;
+            let f =
+                std::fs::OpenOptions::new().read(input).write(!input).open("/dev/null").map_err(|e| Error::os("opening /dev/null", e))?;
             Ok((f.into(), None))
         }
         Stdio::Fd(fd) => Ok((fd, None)),
@@ -581,12 +569,8 @@ fn child_end(s: Stdio, input: bool) -> Result<(OwnedFd, Option<OwnedFd>)> {
 }
 
 fn rlimits(l: &Limits) -> Vec<(libc::__rlimit_resource_t, u64)> {
-    let mut v = vec![
-        (libc::RLIMIT_FSIZE, l.file_size),
-        (libc::RLIMIT_NOFILE, l.open_files),
-        (libc::RLIMIT_CORE, 0),
-        (libc::RLIMIT_STACK, l.stack),
-    ];
+    let mut v =
+        vec![(libc::RLIMIT_FSIZE, l.file_size), (libc::RLIMIT_NOFILE, l.open_files), (libc::RLIMIT_CORE, 0), (libc::RLIMIT_STACK, l.stack)];
     if let Some(cpu) = l.cpu_time {
         // Backstop only: the supervisor enforces the tree's CPU time exactly.
         v.push((libc::RLIMIT_CPU, cpu.as_secs() + 2));

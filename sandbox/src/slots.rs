@@ -42,9 +42,7 @@ pub fn acquire(runtime_dir: &Path, uid_base: u32, slots: u32) -> Result<Slot> {
             return Ok(Slot { index, uid: uid_base + index, _lock: file });
         }
     }
-    Err(Error::Config(format!(
-        "all {slots} sandbox slots are in use; raise the slot count or run fewer boxes at once"
-    )))
+    Err(Error::Config(format!("all {slots} sandbox slots are in use; raise the slot count or run fewer boxes at once")))
 }
 
 #[cfg(test)]

@@ -53,20 +53,13 @@ pub fn pidfd_open(pid: libc::pid_t) -> io::Result<OwnedFd> {
 }
 
 pub fn pidfd_send_signal(pidfd: RawFd, sig: libc::c_int) -> io::Result<()> {
-    ret_unit(unsafe {
-        libc::syscall(libc::SYS_pidfd_send_signal, pidfd, sig, std::ptr::null::<libc::siginfo_t>(), 0)
-    })
+    ret_unit(unsafe { libc::syscall(libc::SYS_pidfd_send_signal, pidfd, sig, std::ptr::null::<libc::siginfo_t>(), 0) })
 }
 
 /// Clone a mount tree (detached) for `mount_setattr` and `move_mount`.
 pub fn open_tree_clone_recursive(path: &CStr) -> io::Result<OwnedFd> {
     ret_fd(unsafe {
-        libc::syscall(
-            libc::SYS_open_tree,
-            libc::AT_FDCWD,
-            path.as_ptr(),
-            OPEN_TREE_CLONE | AT_RECURSIVE | libc::O_CLOEXEC as libc::c_uint,
-        )
+        libc::syscall(libc::SYS_open_tree, libc::AT_FDCWD, path.as_ptr(), OPEN_TREE_CLONE | AT_RECURSIVE | libc::O_CLOEXEC as libc::c_uint)
     })
 }
 
@@ -86,16 +79,7 @@ pub fn mount_setattr_recursive(fd: RawFd, set: u64) -> io::Result<()> {
 }
 
 pub fn move_mount_to(fd: RawFd, to: &CStr) -> io::Result<()> {
-    ret_unit(unsafe {
-        libc::syscall(
-            libc::SYS_move_mount,
-            fd,
-            c"".as_ptr(),
-            libc::AT_FDCWD,
-            to.as_ptr(),
-            MOVE_MOUNT_F_EMPTY_PATH,
-        )
-    })
+    ret_unit(unsafe { libc::syscall(libc::SYS_move_mount, fd, c"".as_ptr(), libc::AT_FDCWD, to.as_ptr(), MOVE_MOUNT_F_EMPTY_PATH) })
 }
 
 /// `openat2` confined beneath `dir`: no symlinks, no magic links, no other mounts.
@@ -105,23 +89,14 @@ pub fn openat2_beneath(dir: RawFd, path: &CStr, flags: libc::c_int, mode: libc::
         mode: if flags & libc::O_CREAT != 0 { mode as u64 } else { 0 },
         resolve: RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV,
     };
-    ret_fd(unsafe {
-        libc::syscall(libc::SYS_openat2, dir, path.as_ptr(), &how as *const OpenHow, std::mem::size_of::<OpenHow>())
-    })
+    ret_fd(unsafe { libc::syscall(libc::SYS_openat2, dir, path.as_ptr(), &how as *const OpenHow, std::mem::size_of::<OpenHow>()) })
 }
 
 /// fork-like clone whose child gets the caller's parent as its parent.
 /// Returns 0 in the child. Only call from a single-threaded process.
 pub fn clone_parent() -> io::Result<libc::pid_t> {
     let r = unsafe {
-        libc::syscall(
-            libc::SYS_clone,
-            (libc::CLONE_PARENT as libc::c_long) | libc::SIGCHLD as libc::c_long,
-            0usize,
-            0usize,
-            0usize,
-            0usize,
-        )
+        libc::syscall(libc::SYS_clone, (libc::CLONE_PARENT as libc::c_long) | libc::SIGCHLD as libc::c_long, 0usize, 0usize, 0usize, 0usize)
     };
     if r < 0 {
         Err(io::Error::last_os_error())

@@ -53,9 +53,9 @@ fn components(path: &str) -> Result<Vec<CString>> {
     let mut out = Vec::new();
     for c in p.components() {
         match c {
-            Component::Normal(s) => out.push(
-                CString::new(s.as_encoded_bytes()).map_err(|_| unsafe_path(path, "the name contains a NUL byte"))?,
-            ),
+            Component::Normal(s) => {
+                out.push(CString::new(s.as_encoded_bytes()).map_err(|_| unsafe_path(path, "the name contains a NUL byte"))?)
+            }
             Component::CurDir => {}
             _ => return Err(unsafe_path(path, "only plain relative names are allowed (no /, no ..)")),
         }
@@ -92,8 +92,7 @@ impl WorkDir {
                     return Err(Error::last_os(format!("creating folders for {path:?}")));
                 }
             }
-            cur = openat2_beneath(cur.as_raw_fd(), part, libc::O_PATH | libc::O_DIRECTORY, 0)
-                .map_err(|e| explain(path, e))?;
+            cur = openat2_beneath(cur.as_raw_fd(), part, libc::O_PATH | libc::O_DIRECTORY, 0).map_err(|e| explain(path, e))?;
         }
         Ok(cur)
     }
@@ -105,13 +104,8 @@ impl WorkDir {
         let parent = self.parent_dir(path, &parts, true)?;
         let name = parts.last().expect("non-empty");
         let tmp = CString::new(format!(".koth-tmp-{}-{}", std::process::id(), unique())).unwrap();
-        let fd = openat2_beneath(
-            parent.as_raw_fd(),
-            &tmp,
-            libc::O_WRONLY | libc::O_CREAT | libc::O_EXCL | libc::O_NOFOLLOW,
-            0o600,
-        )
-        .map_err(|e| explain(path, e))?;
+        let fd = openat2_beneath(parent.as_raw_fd(), &tmp, libc::O_WRONLY | libc::O_CREAT | libc::O_EXCL | libc::O_NOFOLLOW, 0o600)
+            .map_err(|e| explain(path, e))?;
         let file = std::fs::File::from(fd);
         let result = (|| {
             use std::io::Write;
@@ -128,9 +122,7 @@ impl WorkDir {
         if let Err(e) = result {
             unsafe { libc::unlinkat(parent.as_raw_fd(), tmp.as_ptr(), 0) };
             return Err(match e.raw_os_error() {
-                Some(libc::EISDIR) | Some(libc::ENOTEMPTY) | Some(libc::EEXIST) => {
-                    unsafe_path(path, "a directory is in the way")
-                }
+                Some(libc::EISDIR) | Some(libc::ENOTEMPTY) | Some(libc::EEXIST) => unsafe_path(path, "a directory is in the way"),
                 _ => Error::os(format!("writing {path:?} into the work folder"), e),
             });
         }
@@ -163,10 +155,7 @@ impl WorkDir {
         let mut out = Vec::with_capacity(max.min(st.st_size.max(0) as usize));
         let mut file = std::fs::File::from(fd);
         use std::io::Read;
-        (&mut file)
-            .take(max as u64 + 1)
-            .read_to_end(&mut out)
-            .map_err(|e| Error::os(format!("reading {path:?}"), e))?;
+        (&mut file).take(max as u64 + 1).read_to_end(&mut out).map_err(|e| Error::os(format!("reading {path:?}"), e))?;
         let truncated = out.len() > max;
         out.truncate(max);
         Ok((out, truncated))
@@ -181,9 +170,7 @@ impl WorkDir {
             return Ok(());
         }
         let e = io::Error::last_os_error();
-        if e.raw_os_error() == Some(libc::EISDIR)
-            && unsafe { libc::unlinkat(parent.as_raw_fd(), name.as_ptr(), libc::AT_REMOVEDIR) } == 0
-        {
+        if e.raw_os_error() == Some(libc::EISDIR) && unsafe { libc::unlinkat(parent.as_raw_fd(), name.as_ptr(), libc::AT_REMOVEDIR) } == 0 {
             return Ok(());
         }
         if e.raw_os_error() == Some(libc::ENOENT) {
@@ -229,7 +216,8 @@ impl WorkDir {
             if name.as_bytes().starts_with(b".koth-tmp-") {
                 continue;
             }
-            let fd = match openat2_beneath(dir.as_raw_fd(), &name, libc::O_RDONLY | libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_NOCTTY, 0) {
+            let fd = match openat2_beneath(dir.as_raw_fd(), &name, libc::O_RDONLY | libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_NOCTTY, 0)
+            {
                 Ok(fd) => fd,
                 // A symbolic link (ELOOP) or a socket (ENXIO) is skipped.
                 Err(e) if matches!(e.raw_os_error(), Some(libc::ELOOP) | Some(libc::ENXIO)) => continue,

@@ -126,7 +126,11 @@ fn the_work_folder_persists_across_spawns_in_one_box() {
     let sb = Sandbox::create(config(hostile_limits())).unwrap();
     for turn in 0..20 {
         let mut c = sb
-            .spawn(Command::new("/bin/sh").args(["-c", "n=$(cat count 2>/dev/null || echo 0); echo $((n+1)) > count; echo $1", "sh", &turn.to_string()]).stdout(Stdio::Pipe))
+            .spawn(
+                Command::new("/bin/sh")
+                    .args(["-c", "n=$(cat count 2>/dev/null || echo 0); echo $((n+1)) > count; echo $1", "sh", &turn.to_string()])
+                    .stdout(Stdio::Pipe),
+            )
             .unwrap();
         let mut out = String::new();
         c.stdout.take().unwrap().read_to_string(&mut out).unwrap();

@@ -178,7 +178,11 @@ fn secrets_and_other_boxes_are_out_of_reach() {
             let line = r.stdout.lines().find(|l| l.starts_with(&format!("{c}: "))).unwrap_or("");
             assert!(["READ", "READ b''", "errno=2"].iter().any(|w| line.trim_end() == format!("{c}: {w}")), "{lang:?}: {c}: {line:?}");
         }
-        assert!(!r.stdout.lines().any(|l| l.contains("READ") && !counters.iter().any(|c| l.starts_with(c))), "{lang:?} read something: {}", r.stdout);
+        assert!(
+            !r.stdout.lines().any(|l| l.contains("READ") && !counters.iter().any(|c| l.starts_with(c))),
+            "{lang:?} read something: {}",
+            r.stdout
+        );
         assert!(!r.stdout.contains(&secret), "{lang:?}");
         let refused = r.stdout.lines().filter(|l| paths.iter().any(|p| l.starts_with(&format!("{p}: errno=")))).count();
         assert_eq!(refused, paths.len(), "{lang:?}: {}", r.stdout);
@@ -308,7 +312,11 @@ fn a_setuid_binary_gives_no_privilege() {
     let py = koth_sandbox::run_once(
         common::config(hostile_limits()),
         common::PYTHON,
-        &["-c".into(), "import subprocess, sys; sys.stdout.write(subprocess.run([sys.argv[1]], capture_output=True, text=True).stdout)".into(), exe_s.clone()],
+        &[
+            "-c".into(),
+            "import subprocess, sys; sys.stdout.write(subprocess.run([sys.argv[1]], capture_output=True, text=True).stdout)".into(),
+            exe_s.clone(),
+        ],
         &[],
         b"",
         |_| Ok(()),
@@ -405,12 +413,8 @@ fn threads_stuck_in_the_kernel_are_killed_and_hold_nothing_up() {
         std::fs::set_permissions(p, std::fs::Permissions::from_mode(mode)).unwrap();
     }
     // 16 readers × 64 MiB buffers, with room to spare.
-    let limits = koth_sandbox::Limits {
-        memory: 2 << 30,
-        cpu_time: None,
-        wall_time: Some(scaled(Duration::from_secs(1))),
-        ..hostile_limits()
-    };
+    let limits =
+        koth_sandbox::Limits { memory: 2 << 30, cpu_time: None, wall_time: Some(scaled(Duration::from_secs(1))), ..hostile_limits() };
     // Watch for tasks in state D while it runs.
     let uid_seen = std::sync::Arc::new(std::sync::atomic::AtomicU32::new(0));
     let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));

@@ -247,7 +247,8 @@ async fn health(State(s): State<AppState>) -> Response {
 async fn metrics(State(s): State<AppState>) -> ApiResult<Response> {
     let mut out = String::new();
     out.push_str("# HELP koth_jobs Jobs in the queue by kind and state.\n# TYPE koth_jobs gauge\n");
-    for r in sqlx::query("SELECT kind, state, count(*) AS n FROM jobs GROUP BY kind, state ORDER BY kind, state").fetch_all(&s.pool).await? {
+    for r in sqlx::query("SELECT kind, state, count(*) AS n FROM jobs GROUP BY kind, state ORDER BY kind, state").fetch_all(&s.pool).await?
+    {
         out.push_str(&format!(
             "koth_jobs{{kind=\"{}\",state=\"{}\"}} {}\n",
             r.get::<String, _>("kind"),
@@ -279,7 +280,9 @@ async fn create_user(State(s): State<AppState>, body: axum::body::Bytes) -> ApiR
     }
     match create_account(&s.pool, &u.name, false).await {
         Ok((id, token)) => Ok((StatusCode::CREATED, Json(json!({"id": id, "name": u.name, "token": token}))).into_response()),
-        Err(sqlx::Error::Database(e)) if e.is_unique_violation() => Err(ApiError(StatusCode::CONFLICT, format!("the name {:?} is taken", u.name))),
+        Err(sqlx::Error::Database(e)) if e.is_unique_violation() => {
+            Err(ApiError(StatusCode::CONFLICT, format!("the name {:?} is taken", u.name)))
+        }
         Err(e) => Err(e.into()),
     }
 }
@@ -306,7 +309,13 @@ async fn ladders(State(s): State<AppState>) -> ApiResult<Json<Value>> {
 }
 
 async fn bot_names(pool: &PgPool, ladder: i64) -> ApiResult<std::collections::HashMap<i64, String>> {
-    Ok(sqlx::query("SELECT id, name FROM bots WHERE ladder_id = $1").bind(ladder).fetch_all(pool).await?.iter().map(|r| (r.get("id"), r.get("name"))).collect())
+    Ok(sqlx::query("SELECT id, name FROM bots WHERE ladder_id = $1")
+        .bind(ladder)
+        .fetch_all(pool)
+        .await?
+        .iter()
+        .map(|r| (r.get("id"), r.get("name")))
+        .collect())
 }
 
 async fn leaderboard(State(s): State<AppState>, Path(id): Path<i64>) -> ApiResult<Json<Value>> {
@@ -359,7 +368,8 @@ async fn submit(
     }
     let exists: Option<i64> = sqlx::query_scalar("SELECT id FROM ladders WHERE id = $1").bind(ladder).fetch_optional(&s.pool).await?;
     exists.ok_or_else(|| not_found(&format!("ladder {ladder}")))?;
-    let file = q.file.ok_or_else(|| bad("say the file's name: ?file=bot.py (its extension picks the language; archives: .tar, .tar.gz, .zip)"))?;
+    let file =
+        q.file.ok_or_else(|| bad("say the file's name: ?file=bot.py (its extension picks the language; archives: .tar, .tar.gz, .zip)"))?;
     let check = s.uploads.check.clone();
     let bytes = body.to_vec();
     let checked = tokio::task::spawn_blocking(move || check(&file, &bytes))
@@ -405,10 +415,12 @@ async fn bot(State(s): State<AppState>, Path(id): Path<i64>) -> ApiResult<Json<V
     .fetch_optional(&s.pool)
     .await?
     .ok_or_else(|| not_found(&format!("bot {id}")))?;
-    let versions = sqlx::query("SELECT id, number, language, main, status, image_id, created_at::text AS at FROM bot_versions WHERE bot_id = $1 ORDER BY number")
-        .bind(id)
-        .fetch_all(&s.pool)
-        .await?;
+    let versions = sqlx::query(
+        "SELECT id, number, language, main, status, image_id, created_at::text AS at FROM bot_versions WHERE bot_id = $1 ORDER BY number",
+    )
+    .bind(id)
+    .fetch_all(&s.pool)
+    .await?;
     let rating = sqlx::query("SELECT mu, sigma, games FROM ratings WHERE bot_id = $1").bind(id).fetch_optional(&s.pool).await?;
     Ok(Json(json!({
         "id": b.get::<i64, _>("id"), "name": b.get::<String, _>("name"), "owner": b.get::<String, _>("owner"),
@@ -458,10 +470,10 @@ async fn match_info(State(s): State<AppState>, Path(id): Path<i64>) -> ApiResult
                 m.created_at::text AS created, m.finished_at::text AS finished \
          FROM matches m LEFT JOIN ladders l ON l.id = m.ladder_id LEFT JOIN games g ON g.id = l.game_id WHERE m.id = $1",
     )
-        .bind(id)
-        .fetch_optional(&s.pool)
-        .await?
-        .ok_or_else(|| not_found(&format!("match {id}")))?;
+    .bind(id)
+    .fetch_optional(&s.pool)
+    .await?
+    .ok_or_else(|| not_found(&format!("match {id}")))?;
     let seats = sqlx::query(
         "SELECT s.seat, s.bot_id, b.name, u.name AS owner, s.version_id, s.score, s.rank, s.result, s.status \
          FROM match_seats s JOIN bots b ON b.id = s.bot_id JOIN users u ON u.id = b.owner_id \
@@ -506,7 +518,8 @@ async fn stderr(State(s): State<AppState>, Path((id, seat)): Path<(i64, i32)>, h
         return Err(forbidden("only the bot's owner can read its stderr"));
     }
     let text = r.get::<Option<String>, _>("stderr");
-    let ends: Vec<(u32, usize)> = r.get::<Option<Value>, _>("stderr_turns").and_then(|v| serde_json::from_value(v).ok()).unwrap_or_default();
+    let ends: Vec<(u32, usize)> =
+        r.get::<Option<Value>, _>("stderr_turns").and_then(|v| serde_json::from_value(v).ok()).unwrap_or_default();
     let turns = text.as_deref().map(|t| stderr_by_turn(t, &ends)).unwrap_or_default();
     Ok(Json(json!({"match": id, "seat": seat, "stderr": text, "turns": turns})))
 }
@@ -548,14 +561,14 @@ struct NewLadder {
 
 async fn create_ladder(State(s): State<AppState>, headers: HeaderMap, body: axum::body::Bytes) -> ApiResult<Response> {
     require_host(&require_caller(&s.pool, &headers).await?)?;
-    let l: NewLadder = serde_json::from_slice(&body)
-        .map_err(|e| bad(format!("expected {{\"name\": \"...\", \"game\": \"snake\", \"format\"?: \"rated\", \"settings\"?: {{...}}}}: {e}")))?;
+    let l: NewLadder = serde_json::from_slice(&body).map_err(|e| {
+        bad(format!("expected {{\"name\": \"...\", \"game\": \"snake\", \"format\"?: \"rated\", \"settings\"?: {{...}}}}: {e}"))
+    })?;
     if !valid_name(&l.name) {
         return Err(bad("a ladder's name is 1 to 40 letters, digits, '_', '.' or '-'"));
     }
-    let kind = koth_games::GameKind::from_name(&l.game).ok_or_else(|| {
-        bad(format!("unknown game {:?}; koth plays {}", l.game, koth_games::GameKind::ALL.map(|g| g.name()).join(", ")))
-    })?;
+    let kind = koth_games::GameKind::from_name(&l.game)
+        .ok_or_else(|| bad(format!("unknown game {:?}; koth plays {}", l.game, koth_games::GameKind::ALL.map(|g| g.name()).join(", "))))?;
     let (default_format, default_settings) = crate::store::default_format(kind);
     let format = l.format.unwrap_or_else(|| default_format.to_owned());
     if !["rated", "round_robin", "neighbours"].contains(&format.as_str()) {
@@ -584,7 +597,9 @@ async fn create_ladder(State(s): State<AppState>, headers: HeaderMap, body: axum
     }
     match crate::store::create_ladder(&s.pool, &l.name, kind, &format, &settings).await {
         Ok(id) => Ok((StatusCode::CREATED, Json(json!({"id": id, "name": l.name, "game": kind.name(), "format": format}))).into_response()),
-        Err(sqlx::Error::Database(e)) if e.is_unique_violation() => Err(ApiError(StatusCode::CONFLICT, format!("a ladder named {:?} exists", l.name))),
+        Err(sqlx::Error::Database(e)) if e.is_unique_violation() => {
+            Err(ApiError(StatusCode::CONFLICT, format!("a ladder named {:?} exists", l.name)))
+        }
         Err(e) => Err(e.into()),
     }
 }
@@ -613,16 +628,23 @@ struct Reason {
 }
 
 async fn set_disabled(s: &AppState, id: i64, reason: Option<String>) -> ApiResult<Json<Value>> {
-    let n = sqlx::query("UPDATE bots SET disabled_reason = $2 WHERE id = $1").bind(id).bind(&reason).execute(&s.pool).await?.rows_affected();
+    let n =
+        sqlx::query("UPDATE bots SET disabled_reason = $2 WHERE id = $1").bind(id).bind(&reason).execute(&s.pool).await?.rows_affected();
     if n == 0 {
         return Err(not_found(&format!("bot {id}")));
     }
     Ok(Json(json!({"id": id, "disabled_reason": reason})))
 }
 
-async fn disable_bot(State(s): State<AppState>, Path(id): Path<i64>, headers: HeaderMap, body: axum::body::Bytes) -> ApiResult<Json<Value>> {
+async fn disable_bot(
+    State(s): State<AppState>,
+    Path(id): Path<i64>,
+    headers: HeaderMap,
+    body: axum::body::Bytes,
+) -> ApiResult<Json<Value>> {
     require_host(&require_caller(&s.pool, &headers).await?)?;
-    let r: Reason = serde_json::from_slice(&body).map_err(|e| bad(format!("expected {{\"reason\": \"...\"}} (shown to the owner): {e}")))?;
+    let r: Reason =
+        serde_json::from_slice(&body).map_err(|e| bad(format!("expected {{\"reason\": \"...\"}} (shown to the owner): {e}")))?;
     if r.reason.trim().is_empty() {
         return Err(bad("say why: the reason is shown to the bot's owner"));
     }
@@ -679,12 +701,11 @@ async fn ladder_matches(State(s): State<AppState>, Path(id): Path<i64>) -> ApiRe
 
 /// Matches (newest first) with every seat's bot and outcome.
 async fn matches_with_seats(pool: &PgPool, ids: &[i64]) -> ApiResult<Vec<Value>> {
-    let matches = sqlx::query(
-        "SELECT id, state, rated, turns, finished_at::text AS finished FROM matches WHERE id = ANY($1) ORDER BY id DESC",
-    )
-    .bind(ids)
-    .fetch_all(pool)
-    .await?;
+    let matches =
+        sqlx::query("SELECT id, state, rated, turns, finished_at::text AS finished FROM matches WHERE id = ANY($1) ORDER BY id DESC")
+            .bind(ids)
+            .fetch_all(pool)
+            .await?;
     let seats = sqlx::query(
         "SELECT s.match_id, s.seat, s.bot_id, b.name, s.rank, s.result, s.score FROM match_seats s JOIN bots b ON b.id = s.bot_id \
          WHERE s.match_id = ANY($1) ORDER BY s.match_id, s.seat",
@@ -838,7 +859,9 @@ async fn challenge(State(s): State<AppState>, headers: HeaderMap, body: axum::bo
         use rand::Rng;
         (rand::thread_rng().gen::<u64>() >> 1) as i64
     };
-    let id = crate::store::create_challenge(&s.pool, c.ladder, &c.bots, seed).await.map_err(|e| ApiError(StatusCode::UNPROCESSABLE_ENTITY, e))?;
+    let id = crate::store::create_challenge(&s.pool, c.ladder, &c.bots, seed)
+        .await
+        .map_err(|e| ApiError(StatusCode::UNPROCESSABLE_ENTITY, e))?;
     Ok((StatusCode::CREATED, Json(json!({"match": id, "rated": false}))).into_response())
 }
 
@@ -852,7 +875,12 @@ pub const ROUTES: &[(&str, &str, &str, &str)] = &[
     ("get", "/api/ladders/{id}/leaderboard", "The ladder's leaderboard, by its format", "anyone"),
     ("post", "/api/ladders/{id}/pause", "Stop scheduling the ladder", "hosts"),
     ("post", "/api/ladders/{id}/resume", "Schedule the ladder again", "hosts"),
-    ("post", "/api/ladders/{id}/bots/{name}", "Submit a bot (new) or a new version (yours); body: the file or archive, ?file=<name>", "users"),
+    (
+        "post",
+        "/api/ladders/{id}/bots/{name}",
+        "Submit a bot (new) or a new version (yours); body: the file or archive, ?file=<name>",
+        "users",
+    ),
     ("get", "/api/bots/{id}", "A bot, its versions and rating", "anyone"),
     ("get", "/api/bots/{id}/ratings", "A bot's rating history", "anyone"),
     ("get", "/api/bots/{id}/matches", "A bot's last 50 matches", "anyone"),

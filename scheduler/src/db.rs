@@ -12,11 +12,7 @@ pub static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("../sql");
 pub async fn connect(url: &str, max: u32, patience: Duration) -> Result<PgPool, sqlx::Error> {
     let deadline = tokio::time::Instant::now() + patience;
     loop {
-        let r = PgPoolOptions::new()
-            .max_connections(max)
-            .acquire_timeout(Duration::from_secs(10))
-            .connect(url)
-            .await;
+        let r = PgPoolOptions::new().max_connections(max).acquire_timeout(Duration::from_secs(10)).connect(url).await;
         match r {
             Ok(pool) => return Ok(pool),
             Err(e) if tokio::time::Instant::now() < deadline => {

@@ -200,10 +200,7 @@ pub fn round_robin_schedule(bots: &[i64], seats: usize, rounds: u32) -> Vec<Vec<
     // Measured: the circle method needs little smoothing, and a long
     // lookahead there trades its regular rests for greedy ones.
     let lookahead = if k == 2 { 8 } else { 32 };
-    interleave(canonical, per_pass * passes, n, k, lookahead)
-        .into_iter()
-        .map(|t| t.into_iter().map(|b| ids[b]).collect())
-        .collect()
+    interleave(canonical, per_pass * passes, n, k, lookahead).into_iter().map(|t| t.into_iter().map(|b| ids[b]).collect()).collect()
 }
 
 /// The pairings of 0..n as n − 1 slates of n/2 disjoint pairs (n even) or
@@ -805,10 +802,7 @@ mod tests {
         }
         // k = 3 over two rounds: all six orders of each triple.
         let s = round_robin_schedule(&[1, 2, 3], 3, 2);
-        assert_eq!(
-            sorted_tuples(s),
-            vec![vec![1, 2, 3], vec![1, 3, 2], vec![2, 1, 3], vec![2, 3, 1], vec![3, 1, 2], vec![3, 2, 1]]
-        );
+        assert_eq!(sorted_tuples(s), vec![vec![1, 2, 3], vec![1, 3, 2], vec![2, 1, 3], vec![2, 3, 1], vec![3, 1, 2], vec![3, 2, 1]]);
     }
 
     fn sorted_tuples(mut s: Vec<Vec<i64>>) -> Vec<Vec<i64>> {
@@ -933,12 +927,7 @@ mod tests {
                 vec![(2, 25.0, 2, 1), (1, 15.0, 2, 2), (3, 5.0, 2, 3), (4, 4.0, 2, 4)],
             ),
             // Ranks that do not start at 1: the best one present wins.
-            (
-                &[1, 2],
-                vec![RoundRobinRecord { seats: vec![(1, 2, 0.0), (2, 3, 0.0)] }],
-                &snake,
-                vec![(1, 2.0, 1, 1), (2, 0.0, 1, 2)],
-            ),
+            (&[1, 2], vec![RoundRobinRecord { seats: vec![(1, 2, 0.0), (2, 3, 0.0)] }], &snake, vec![(1, 2.0, 1, 1), (2, 0.0, 1, 2)]),
             // Custom points (a 3-1-0 league), competition ranking 1, 1, 3.
             (
                 &[1, 2, 3],
@@ -1032,8 +1021,7 @@ mod tests {
         ];
         // (bot, overall, as first, as second, played), best first
         type Line = (i64, f64, f64, f64, u32);
-        let got: Vec<Line> =
-            neighbours_ratings(&done).iter().map(|r| (r.bot, r.overall, r.as_first, r.as_second, r.played)).collect();
+        let got: Vec<Line> = neighbours_ratings(&done).iter().map(|r| (r.bot, r.overall, r.as_first, r.as_second, r.played)).collect();
         assert_eq!(got, vec![(30, 100.0, 100.0, 100.0, 2), (10, 50.0, 50.0, 50.0, 4), (20, 100.0 / 6.0, 0.0, 100.0 / 3.0, 6)]);
         assert!(neighbours_ratings(&[]).is_empty());
         // Equal rates: more games first, then by id.

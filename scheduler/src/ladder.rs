@@ -147,11 +147,8 @@ async fn fill_rated<R: Rng>(
                 in_flight: r.get::<i64, _>("in_flight") as u32,
             })
             .collect();
-        let ladder_settings = formats::LadderSettings {
-            seats,
-            newcomer_games: settings.newcomer_games,
-            ..formats::LadderSettings::default()
-        };
+        let ladder_settings =
+            formats::LadderSettings { seats, newcomer_games: settings.newcomer_games, ..formats::LadderSettings::default() };
         let Some(pick) = formats::next_rated_match(&entrants, &ladder_settings, rng) else { break };
         store::create_match(conn, ladder, &pick, seed(rng), true, store::PRIORITY_LADDER).await?;
         queued += 1;
@@ -162,12 +159,10 @@ async fn fill_rated<R: Rng>(
 
 /// Bots with a ready current version, not disabled.
 async fn playing_bots(conn: &mut PgConnection, ladder: i64) -> Result<Vec<i64>, sqlx::Error> {
-    sqlx::query_scalar(
-        "SELECT id FROM bots WHERE ladder_id = $1 AND current_version IS NOT NULL AND disabled_reason IS NULL ORDER BY id",
-    )
-    .bind(ladder)
-    .fetch_all(&mut *conn)
-    .await
+    sqlx::query_scalar("SELECT id FROM bots WHERE ladder_id = $1 AND current_version IS NOT NULL AND disabled_reason IS NULL ORDER BY id")
+        .bind(ladder)
+        .fetch_all(&mut *conn)
+        .await
 }
 
 /// Every match of the ladder (queued or finished) as its seat order.
@@ -207,12 +202,7 @@ async fn fill_round_robin<R: Rng>(
     Ok(created)
 }
 
-async fn fill_neighbours<R: Rng>(
-    conn: &mut PgConnection,
-    ladder: i64,
-    settings: &LadderSettings,
-    rng: &mut R,
-) -> Result<u64, sqlx::Error> {
+async fn fill_neighbours<R: Rng>(conn: &mut PgConnection, ladder: i64, settings: &LadderSettings, rng: &mut R) -> Result<u64, sqlx::Error> {
     let bots = playing_bots(conn, ladder).await?;
     let rows = sqlx::query(
         "SELECT m.state, array_agg(s.bot_id ORDER BY s.seat) AS seats, array_agg(s.rank ORDER BY s.seat) AS ranks \

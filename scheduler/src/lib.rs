@@ -5,12 +5,12 @@
 //! and [`formats`] (which matches to play next).
 
 pub mod api;
-pub mod formats;
-pub mod rating;
 pub mod db;
+pub mod formats;
+pub mod ladder;
 pub mod pg;
 pub mod queue;
-pub mod ladder;
+pub mod rating;
 pub mod results;
 pub mod store;
 pub mod web;

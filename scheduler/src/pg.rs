@@ -31,11 +31,7 @@ pub struct PrivatePostgres {
 pub fn find_binaries() -> Result<PathBuf, String> {
     if let Some(dir) = std::env::var_os("KOTH_PG_BIN") {
         let dir = PathBuf::from(dir);
-        return if dir.join("pg_ctl").is_file() {
-            Ok(dir)
-        } else {
-            Err(format!("KOTH_PG_BIN={} holds no pg_ctl", dir.display()))
-        };
+        return if dir.join("pg_ctl").is_file() { Ok(dir) } else { Err(format!("KOTH_PG_BIN={} holds no pg_ctl", dir.display())) };
     }
     let mut majors: Vec<(u32, PathBuf)> = std::fs::read_dir("/usr/lib/postgresql")
         .into_iter()
@@ -122,10 +118,7 @@ impl PrivatePostgres {
         };
         let pg = PrivatePostgres { bin, data, port, run_as };
         if !pg.data.join("PG_VERSION").exists() {
-            pg.run(
-                "initdb",
-                &["-D", pg.data.to_str().unwrap(), "-U", "koth", "--auth=trust", "-E", "UTF8", "--no-instructions"],
-            )?;
+            pg.run("initdb", &["-D", pg.data.to_str().unwrap(), "-U", "koth", "--auth=trust", "-E", "UTF8", "--no-instructions"])?;
         }
         pg.start_server()?;
         // `createdb` fails harmlessly when the database exists.

@@ -78,8 +78,7 @@ impl RatingSystem {
             RatingSystem::WengLin => {
                 let teams: Vec<[WengLinRating; 1]> =
                     seats.iter().map(|(r, _)| [WengLinRating { rating: r.mu, uncertainty: sigma(r) }]).collect();
-                let input: Vec<(&[WengLinRating], MultiTeamOutcome)> =
-                    teams.iter().zip(&ranks).map(|(t, k)| (&t[..], *k)).collect();
+                let input: Vec<(&[WengLinRating], MultiTeamOutcome)> = teams.iter().zip(&ranks).map(|(t, k)| (&t[..], *k)).collect();
                 weng_lin_multi_team(&input, &WengLinConfig::new())
                     .into_iter()
                     .map(|t| Rating { mu: t[0].rating, sigma: t[0].uncertainty })
@@ -88,8 +87,7 @@ impl RatingSystem {
             RatingSystem::TrueSkill => {
                 let teams: Vec<[TrueSkillRating; 1]> =
                     seats.iter().map(|(r, _)| [TrueSkillRating { rating: r.mu, uncertainty: sigma(r) }]).collect();
-                let input: Vec<(&[TrueSkillRating], MultiTeamOutcome)> =
-                    teams.iter().zip(&ranks).map(|(t, k)| (&t[..], *k)).collect();
+                let input: Vec<(&[TrueSkillRating], MultiTeamOutcome)> = teams.iter().zip(&ranks).map(|(t, k)| (&t[..], *k)).collect();
                 trueskill_multi_team(&input, &TrueSkillConfig::new())
                     .into_iter()
                     .map(|t| Rating { mu: t[0].rating, sigma: t[0].uncertainty })
@@ -250,10 +248,7 @@ mod tests {
                 let new = system.update(seats);
                 assert_eq!(new.len(), seats.len());
                 for (n, (old, _)) in new.iter().zip(seats) {
-                    assert!(
-                        (n.mu.is_finite() && n.sigma.is_finite() && n.sigma > 0.0) || n == old,
-                        "{system:?} {seats:?}: {new:?}"
-                    );
+                    assert!((n.mu.is_finite() && n.sigma.is_finite() && n.sigma > 0.0) || n == old, "{system:?} {seats:?}: {new:?}");
                 }
             }
             assert_eq!(system.update(&[(r(30.0, 2.0), 1)]), vec![r(30.0, 2.0)], "one seat: no change");

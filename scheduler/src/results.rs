@@ -103,7 +103,8 @@ pub async fn record_match(conn: &mut PgConnection, match_id: i64, outcome: &Matc
 
 async fn apply_ratings(conn: &mut PgConnection, ladder_id: i64, match_id: i64, system: RatingSystem) -> Result<(), sqlx::Error> {
     let initial = system.initial();
-    let seats = sqlx::query("SELECT bot_id, rank FROM match_seats WHERE match_id = $1 ORDER BY seat").bind(match_id).fetch_all(&mut *conn).await?;
+    let seats =
+        sqlx::query("SELECT bot_id, rank FROM match_seats WHERE match_id = $1 ORDER BY seat").bind(match_id).fetch_all(&mut *conn).await?;
     let mut bots: Vec<i64> = seats.iter().map(|r| r.get("bot_id")).collect();
     bots.sort_unstable();
     bots.dedup();
@@ -186,10 +187,7 @@ pub async fn leaderboard(pool: &sqlx::PgPool, ladder_id: i64) -> Result<Vec<(i64
     .bind(ladder_id)
     .fetch_all(pool)
     .await?;
-    Ok(rows
-        .iter()
-        .map(|r| (r.get("bot_id"), r.get("name"), Rating { mu: r.get("mu"), sigma: r.get("sigma") }, r.get("games")))
-        .collect())
+    Ok(rows.iter().map(|r| (r.get("bot_id"), r.get("name"), Rating { mu: r.get("mu"), sigma: r.get("sigma") }, r.get("games"))).collect())
 }
 
 /// A round-robin ladder's standings from its finished matches, by its
@@ -216,9 +214,7 @@ pub async fn round_robin_standings(pool: &sqlx::PgPool, ladder_id: i64) -> Resul
             let b: Vec<i64> = r.get("bots");
             let k: Vec<i32> = r.get("ranks");
             let s: Vec<f64> = r.get("scores");
-            crate::formats::RoundRobinRecord {
-                seats: b.into_iter().zip(k).zip(s).map(|((b, k), s)| (b, k.max(1) as u32, s)).collect(),
-            }
+            crate::formats::RoundRobinRecord { seats: b.into_iter().zip(k).zip(s).map(|((b, k), s)| (b, k.max(1) as u32, s)).collect() }
         })
         .collect();
     Ok(crate::formats::round_robin_standings(&bots, &records, &settings.scoring))

@@ -75,10 +75,9 @@ pub fn default_format(kind: koth_games::GameKind) -> (&'static str, LadderSettin
         GameKind::Slime => ("round_robin", LadderSettings { seats: Some(4), scoring: RoundRobinScoring::AverageScore, ..d }),
         GameKind::Linkage => ("neighbours", LadderSettings { seats: Some(2), games_per_neighbour: 10, ..d }),
         GameKind::Target => ("rated", LadderSettings { seats: Some(2), ..d }),
-        GameKind::Snake => (
-            "round_robin",
-            LadderSettings { seats: Some(2), scoring: RoundRobinScoring::Points { win: 2.0, tie: 1.0, loss: 0.0 }, ..d },
-        ),
+        GameKind::Snake => {
+            ("round_robin", LadderSettings { seats: Some(2), scoring: RoundRobinScoring::Points { win: 2.0, tie: 1.0, loss: 0.0 }, ..d })
+        }
     }
 }
 
@@ -88,21 +87,15 @@ pub async fn create_user(pool: &PgPool, name: &str, is_host: bool) -> Result<i64
 }
 
 pub async fn create_user_on(conn: &mut PgConnection, name: &str, is_host: bool) -> Result<i64, sqlx::Error> {
-    sqlx::query_scalar("INSERT INTO users (name, is_host) VALUES ($1, $2) RETURNING id")
-        .bind(name)
-        .bind(is_host)
-        .fetch_one(conn)
-        .await
+    sqlx::query_scalar("INSERT INTO users (name, is_host) VALUES ($1, $2) RETURNING id").bind(name).bind(is_host).fetch_one(conn).await
 }
 
 /// The game row for a koth game kind (created on first use).
 pub async fn game(pool: &PgPool, kind: koth_games::GameKind) -> Result<i64, sqlx::Error> {
-    sqlx::query_scalar(
-        "INSERT INTO games (name, kind) VALUES ($1, $1) ON CONFLICT (name) DO UPDATE SET kind = EXCLUDED.kind RETURNING id",
-    )
-    .bind(kind.name())
-    .fetch_one(pool)
-    .await
+    sqlx::query_scalar("INSERT INTO games (name, kind) VALUES ($1, $1) ON CONFLICT (name) DO UPDATE SET kind = EXCLUDED.kind RETURNING id")
+        .bind(kind.name())
+        .fetch_one(pool)
+        .await
 }
 
 pub async fn create_ladder(

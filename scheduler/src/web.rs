@@ -143,7 +143,14 @@ async fn game_doc(Path(name): Path<String>) -> Response {
 
 fn not_found_page(msg: &str) -> (StatusCode, Html<String>) {
     let msg = msg.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;");
-    (StatusCode::NOT_FOUND, Html(shell("Not found", "data-page=\"none\"", &format!("<h1>Not found</h1><p>{msg}</p><p><a href=\"/\">Back to the ladders</a></p>"))))
+    (
+        StatusCode::NOT_FOUND,
+        Html(shell(
+            "Not found",
+            "data-page=\"none\"",
+            &format!("<h1>Not found</h1><p>{msg}</p><p><a href=\"/\">Back to the ladders</a></p>"),
+        )),
+    )
 }
 
 /// JSON for the API's paths, a page for the rest.

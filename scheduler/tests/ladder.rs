@@ -106,7 +106,8 @@ async fn twenty_bots_of_known_strength_end_in_strength_order() {
     println!("20 bots: the leaderboard matched the strength order after {n} matches");
     eprintln!("20 bots: the leaderboard matched the strength order after {n} matches");
     // Every bot played; newcomers were served.
-    let min_games: i32 = sqlx::query_scalar("SELECT min(games) FROM ratings WHERE ladder_id = $1").bind(ladder).fetch_one(&pool).await.unwrap();
+    let min_games: i32 =
+        sqlx::query_scalar("SELECT min(games) FROM ratings WHERE ladder_id = $1").bind(ladder).fetch_one(&pool).await.unwrap();
     assert!(min_games >= 5, "every bot played several games ({min_games})");
 }
 
@@ -136,13 +137,12 @@ async fn newcomers_play_one_at_a_time_and_superseded_versions_are_not_rated() {
 
     // A new version arrives while its bot's match is queued: that match's
     // result is recorded but not rated.
-    let queued: Vec<i64> = sqlx::query_scalar(
-        "SELECT m.id FROM matches m JOIN match_seats s ON s.match_id = m.id WHERE m.state = 'queued' AND s.bot_id = $1",
-    )
-    .bind(bots[0])
-    .fetch_all(&pool)
-    .await
-    .unwrap();
+    let queued: Vec<i64> =
+        sqlx::query_scalar("SELECT m.id FROM matches m JOIN match_seats s ON s.match_id = m.id WHERE m.state = 'queued' AND s.bot_id = $1")
+            .bind(bots[0])
+            .fetch_all(&pool)
+            .await
+            .unwrap();
     assert_eq!(queued.len(), 1);
     new_ready_version(&pool, bots[0]).await;
     let mut rng2 = rand_chacha::ChaCha8Rng::seed_from_u64(2);
@@ -198,7 +198,11 @@ async fn round_robin_and_neighbours_ladders_schedule_what_is_owed_once() {
     }
     want.sort();
     assert_eq!(got, want, "every ordered pair once");
-    assert!(sqlx::query_scalar::<_, bool>("SELECT bool_and(NOT rated) FROM matches WHERE ladder_id = $1").bind(rr).fetch_one(&pool).await.unwrap());
+    assert!(sqlx::query_scalar::<_, bool>("SELECT bool_and(NOT rated) FROM matches WHERE ladder_id = $1")
+        .bind(rr)
+        .fetch_one(&pool)
+        .await
+        .unwrap());
     tick(&pool, &q, &mut rng).await.unwrap();
     assert_eq!(queued_tuples(&pool, rr).await.len(), 6, "nothing scheduled twice");
     // A late bot gets its games.
@@ -214,7 +218,11 @@ async fn round_robin_and_neighbours_ladders_schedule_what_is_owed_once() {
     let mut total = 0;
     for _ in 0..10 {
         tick(&pool, &q, &mut rng).await.unwrap();
-        let queued: i64 = sqlx::query_scalar("SELECT count(*) FROM matches WHERE ladder_id = $1 AND state = 'queued'").bind(nb).fetch_one(&pool).await.unwrap();
+        let queued: i64 = sqlx::query_scalar("SELECT count(*) FROM matches WHERE ladder_id = $1 AND state = 'queued'")
+            .bind(nb)
+            .fetch_one(&pool)
+            .await
+            .unwrap();
         assert!(queued <= 3, "concurrency respected");
         total += play_queued(&pool, &|b| b as f64, &mut rng).await;
     }
@@ -268,11 +276,14 @@ async fn challenges_are_unrated_and_failing_bots_are_disabled() {
                 .collect();
             let mut tx = pool.begin().await.unwrap();
             Queue::complete(&mut tx, &job).await.unwrap();
-            record_match(&mut tx, match_id, &MatchOutcome { engine: "t".into(), turns: 1, replay: serde_json::json!({}), seats }).await.unwrap();
+            record_match(&mut tx, match_id, &MatchOutcome { engine: "t".into(), turns: 1, replay: serde_json::json!({}), seats })
+                .await
+                .unwrap();
             tx.commit().await.unwrap();
         }
     }
-    let reason: Option<String> = sqlx::query_scalar("SELECT disabled_reason FROM bots WHERE id = $1").bind(a).fetch_one(&pool).await.unwrap();
+    let reason: Option<String> =
+        sqlx::query_scalar("SELECT disabled_reason FROM bots WHERE id = $1").bind(a).fetch_one(&pool).await.unwrap();
     let reason = reason.expect("a crashing bot is disabled");
     assert!(reason.contains("crashed") && reason.contains("submit a fixed version"), "{reason}");
     let rated_challenge: bool = sqlx::query_scalar("SELECT rated FROM matches WHERE id = $1").bind(m).fetch_one(&pool).await.unwrap();
@@ -307,9 +318,15 @@ async fn standings_follow_each_games_seed_format() {
     // Linkage's seed: the neighbours ladder.
     let (format, settings) = store::default_format(koth_games::GameKind::Linkage);
     assert_eq!((format, settings.games_per_neighbour), ("neighbours", 10));
-    let nb = store::create_ladder(&pool, "linkage", koth_games::GameKind::Linkage, format, &LadderSettings { games_per_neighbour: 2, ..settings })
-        .await
-        .unwrap();
+    let nb = store::create_ladder(
+        &pool,
+        "linkage",
+        koth_games::GameKind::Linkage,
+        format,
+        &LadderSettings { games_per_neighbour: 2, ..settings },
+    )
+    .await
+    .unwrap();
     let a = ready_bot(&pool, nb, owner, "weak").await;
     let b = ready_bot(&pool, nb, owner, "strong").await;
     tick(&pool, &q, &mut rng).await.unwrap();

@@ -67,10 +67,8 @@ async fn no_job_is_claimed_twice_under_concurrency() {
     }
     assert_eq!(seen.len(), JOBS, "every job claimed");
     assert!(seen.values().all(|&n| n == 1), "no job claimed twice");
-    let done: i64 = sqlx::query_scalar("SELECT count(*) FROM jobs WHERE state = 'completed' AND attempt = 1")
-        .fetch_one(q.pool())
-        .await
-        .unwrap();
+    let done: i64 =
+        sqlx::query_scalar("SELECT count(*) FROM jobs WHERE state = 'completed' AND attempt = 1").fetch_one(q.pool()).await.unwrap();
     assert_eq!(done as usize, JOBS);
     assert!(per_worker.iter().filter(|&&n| n > 0).count() >= 2, "work was shared: {per_worker:?}");
 }

@@ -160,7 +160,15 @@ pub fn run(a: ApiBenchArgs) -> anyhow::Result<i32> {
         let mut v: Vec<f64> = samples.iter().filter(|s| s.0 == kind).map(|s| s.1).collect();
         let errors = samples.iter().filter(|s| s.0 == kind && !s.2).count();
         v.sort_by(|a, b| a.total_cmp(b));
-        println!("{:<12} {:>8} {:>7} {:>9.2} {:>9.2} {:>11.1}x", kind, v.len(), errors, pct(&v, 0.5), pct(&v, 0.99), pct(&v, 0.99) / health_p99);
+        println!(
+            "{:<12} {:>8} {:>7} {:>9.2} {:>9.2} {:>11.1}x",
+            kind,
+            v.len(),
+            errors,
+            pct(&v, 0.5),
+            pct(&v, 0.99),
+            pct(&v, 0.99) / health_p99
+        );
     }
     rt.shutdown_timeout(Duration::from_secs(2));
     drop(pg);

@@ -114,10 +114,7 @@ impl Client {
             Ok(resp) => Ok(resp),
             Err(ureq::Error::Status(code, resp)) => {
                 let text = resp.into_string().unwrap_or_default();
-                let msg = serde_json::from_str::<Value>(&text)
-                    .ok()
-                    .and_then(|v| v["error"].as_str().map(str::to_owned))
-                    .unwrap_or(text);
+                let msg = serde_json::from_str::<Value>(&text).ok().and_then(|v| v["error"].as_str().map(str::to_owned)).unwrap_or(text);
                 bail!("the server answered {code}: {msg}")
             }
             Err(e) => bail!("cannot reach {}: {e}", self.base),
@@ -155,7 +152,12 @@ pub fn submit(a: SubmitArgs) -> anyhow::Result<i32> {
     let resp = c.finish(c.request("POST", &path).set("Content-Type", "application/octet-stream").send_bytes(&bytes))?;
     let made: Value = resp.into_json()?;
     let (bot, version) = (made["bot"].as_i64().unwrap_or(0), made["version"].as_i64().unwrap_or(0));
-    eprintln!("submitted {} ({}, main file {}): bot {bot}, version {version}; compiling...", a.name, made["language"].as_str().unwrap_or("?"), made["main"].as_str().unwrap_or("?"));
+    eprintln!(
+        "submitted {} ({}, main file {}): bot {bot}, version {version}; compiling...",
+        a.name,
+        made["language"].as_str().unwrap_or("?"),
+        made["main"].as_str().unwrap_or("?")
+    );
     let deadline = Instant::now() + Duration::from_secs(a.timeout_secs);
     let started = Instant::now();
     let status = loop {
@@ -251,9 +253,19 @@ pub fn leaderboard(a: LadderArg) -> anyhow::Result<i32> {
     println!("{} ({format})", a.ladder);
     for r in lb["rows"].as_array().into_iter().flatten() {
         let value = match format {
-            "rated" => format!("{:>7.2}  (mu {:.2}, sigma {:.2})", r["score"].as_f64().unwrap_or(0.0), r["mu"].as_f64().unwrap_or(0.0), r["sigma"].as_f64().unwrap_or(0.0)),
+            "rated" => format!(
+                "{:>7.2}  (mu {:.2}, sigma {:.2})",
+                r["score"].as_f64().unwrap_or(0.0),
+                r["mu"].as_f64().unwrap_or(0.0),
+                r["sigma"].as_f64().unwrap_or(0.0)
+            ),
             "round_robin" => format!("{:>7.2} points", r["points"].as_f64().unwrap_or(0.0)),
-            _ => format!("{:>6.1} (first {:.1}, second {:.1})", r["rating"].as_f64().unwrap_or(0.0), r["as_first"].as_f64().unwrap_or(0.0), r["as_second"].as_f64().unwrap_or(0.0)),
+            _ => format!(
+                "{:>6.1} (first {:.1}, second {:.1})",
+                r["rating"].as_f64().unwrap_or(0.0),
+                r["as_first"].as_f64().unwrap_or(0.0),
+                r["as_second"].as_f64().unwrap_or(0.0)
+            ),
         };
         println!("{:>3}. {:<24} {value}  {} games", r["rank"], r["name"].as_str().unwrap_or("?"), r["games"]);
     }

@@ -66,10 +66,7 @@ pub fn select(names: &[String]) -> anyhow::Result<Vec<&'static Language>> {
     }
     names
         .iter()
-        .map(|n| {
-            language::by_name(n)
-                .ok_or_else(|| anyhow::anyhow!("unknown language {n:?}; koth knows {}", language::names_list()))
-        })
+        .map(|n| language::by_name(n).ok_or_else(|| anyhow::anyhow!("unknown language {n:?}; koth knows {}", language::names_list())))
         .collect()
 }
 

@@ -139,10 +139,7 @@ fn row(name: &str, v: &[f64], base: Option<(f64, f64)>) -> (f64, f64) {
 }
 
 fn sandbox() -> SandboxConfig {
-    SandboxConfig {
-        limits: Limits { memory: 256 << 20, cpu_time: None, wall_time: None, ..Limits::default() },
-        ..SandboxConfig::default()
-    }
+    SandboxConfig { limits: Limits { memory: 256 << 20, cpu_time: None, wall_time: None, ..Limits::default() }, ..SandboxConfig::default() }
 }
 
 fn write_src(dir: &std::path::Path, name: &str, src: &str) -> anyhow::Result<std::path::PathBuf> {
@@ -169,7 +166,13 @@ fn own_reports(stderr: &str) -> Vec<f64> {
 
 /// CPU (µs) one seat's box used between its answer and its freeze.
 fn after_answer_us(report: &MatchReport, seat: usize) -> Vec<f64> {
-    report.replay.turns.iter().skip(1).flat_map(|t| t.times.iter().filter(|m| m.seat == seat).filter_map(|m| m.cpu_after_answer_us)).collect()
+    report
+        .replay
+        .turns
+        .iter()
+        .skip(1)
+        .flat_map(|t| t.times.iter().filter(|m| m.seat == seat).filter_map(|m| m.cpu_after_answer_us))
+        .collect()
 }
 
 pub fn run(a: BenchArgs) -> anyhow::Result<i32> {
@@ -194,12 +197,8 @@ pub fn run(a: BenchArgs) -> anyhow::Result<i32> {
     let bot = koth_runner::bot::prepare(&bot_src, &sandbox()).map_err(|e| anyhow::anyhow!(e))?;
     let mut reports = Vec::new();
     for freeze in [false, true] {
-        let opts = MatchOptions {
-            max_turns: Some(n + 1),
-            freeze_off_turn: freeze,
-            sandbox: sandbox(),
-            ..MatchOptions::new(GameKind::Target, 1)
-        };
+        let opts =
+            MatchOptions { max_turns: Some(n + 1), freeze_off_turn: freeze, sandbox: sandbox(), ..MatchOptions::new(GameKind::Target, 1) };
         // One seat plus a second one that is never slow: Target needs two.
         let report = play(&opts, vec![bot.clone(), bot.clone()]).map_err(|e| anyhow::anyhow!(e))?;
         reports.push(report);
@@ -254,11 +253,8 @@ pub fn run(a: BenchArgs) -> anyhow::Result<i32> {
     row("CPU a sleeping bot's box uses after answering (cgroup)", &after_answer_us(&spun, 1), None);
 
     println!();
-    let spreader = koth_runner::bot::prepare(
-        &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("bots/slime/spreader.c"),
-        &sandbox(),
-    )
-    .map_err(|e| anyhow::anyhow!(e))?;
+    let spreader = koth_runner::bot::prepare(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("bots/slime/spreader.c"), &sandbox())
+        .map_err(|e| anyhow::anyhow!(e))?;
     let t = Instant::now();
     let report = play(&MatchOptions { sandbox: sandbox(), ..MatchOptions::new(GameKind::Slime, 1) }, vec![spreader; 4])
         .map_err(|e| anyhow::anyhow!(e))?;

@@ -68,9 +68,7 @@ pub struct MatchArgs {
 }
 
 fn game(s: &str) -> Result<GameKind, String> {
-    GameKind::from_name(s).ok_or_else(|| {
-        format!("unknown game {s:?}; koth knows {}", GameKind::ALL.map(|g| g.name()).join(", "))
-    })
+    GameKind::from_name(s).ok_or_else(|| format!("unknown game {s:?}; koth knows {}", GameKind::ALL.map(|g| g.name()).join(", ")))
 }
 fn duration(s: &str) -> Result<Duration, String> {
     parse_duration(s).map_err(|e| e.to_string())
@@ -96,10 +94,8 @@ pub fn run(a: MatchArgs) -> anyhow::Result<i32> {
         let t = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
         t.as_nanos() as u64 ^ (std::process::id() as u64) << 32
     });
-    let sandbox = SandboxConfig {
-        limits: Limits { memory: a.memory, cpu_time: None, wall_time: None, ..Limits::default() },
-        ..a.store.sandbox()
-    };
+    let sandbox =
+        SandboxConfig { limits: Limits { memory: a.memory, cpu_time: None, wall_time: None, ..Limits::default() }, ..a.store.sandbox() };
     let builder = a.store.builder(if a.docker {
         ImagePolicy::Images
     } else if a.host {
@@ -163,7 +159,10 @@ pub fn run(a: MatchArgs) -> anyhow::Result<i32> {
                 format!(" (stopped by the wall-clock cap of {seconds:.0} s; scored as it stands)"),
         }
     );
-    println!("{:<4} {:<24} {:>7} {:<5} {:>6} {:>8} {:>8} {:>9} {:>9}  status", "rank", "bot", "score", "", "moves", "timeouts", "invalid", "max ms", "mean ms");
+    println!(
+        "{:<4} {:<24} {:>7} {:<5} {:>6} {:>8} {:>8} {:>9} {:>9}  status",
+        "rank", "bot", "score", "", "moves", "timeouts", "invalid", "max ms", "mean ms"
+    );
     let mut order: Vec<_> = report.outcomes.iter().collect();
     order.sort_by_key(|o| (o.rank, o.seat));
     for o in order {

@@ -5,9 +5,9 @@ mod client;
 mod languages;
 mod match_bench;
 mod match_cmd;
-mod sandbox;
 mod queue_bench;
 mod replay;
+mod sandbox;
 mod service;
 mod up;
 

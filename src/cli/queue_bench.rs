@@ -36,10 +36,7 @@ UPDATE jobs SET state = 'completed', finished_at = now(), lease_until = NULL WHE
 ";
 
 async fn fill(pool: &PgPool, n: u32) -> anyhow::Result<()> {
-    sqlx::query("INSERT INTO jobs (kind, max_attempts) SELECT 'noop', 1 FROM generate_series(1, $1)")
-        .bind(n as i32)
-        .execute(pool)
-        .await?;
+    sqlx::query("INSERT INTO jobs (kind, max_attempts) SELECT 'noop', 1 FROM generate_series(1, $1)").bind(n as i32).execute(pool).await?;
     Ok(())
 }
 

@@ -39,7 +39,12 @@ pub fn check(file: &Path) -> i32 {
             format!("seat {} {name}: {result} (score {}, rank {})", s.seat + 1, s.score, s.rank)
         })
         .collect();
-    println!("ok: {} seed {}, {} turns, {ended}; every judgement, event and the result agree with the rules", r.game.name(), r.seed, r.turns.len());
+    println!(
+        "ok: {} seed {}, {} turns, {ended}; every judgement, event and the result agree with the rules",
+        r.game.name(),
+        r.seed,
+        r.turns.len()
+    );
     for line in result {
         println!("  {line}");
     }

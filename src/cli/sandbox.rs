@@ -118,9 +118,7 @@ fn run_program(a: RunArgs) -> anyhow::Result<i32> {
         .env
         .iter()
         .map(|kv| {
-            kv.split_once('=')
-                .map(|(k, v)| (k.to_owned(), v.to_owned()))
-                .with_context(|| format!("--env {kv:?}: expected NAME=VALUE"))
+            kv.split_once('=').map(|(k, v)| (k.to_owned(), v.to_owned())).with_context(|| format!("--env {kv:?}: expected NAME=VALUE"))
         })
         .collect::<anyhow::Result<Vec<_>>>()?;
     let mut files = Vec::new();

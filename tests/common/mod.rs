@@ -73,4 +73,3 @@ pub fn stop(mut child: Child) -> Option<i32> {
     let _ = child.kill();
     None
 }
-

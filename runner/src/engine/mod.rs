@@ -611,11 +611,14 @@ fn judge_turn(players: &mut [Player], pending: Vec<Pending>, turn: u32) -> (Vec<
         let limit_ms = pend.allowance.limit.as_millis();
         match decision {
             Decision::OnTime => {}
-            Decision::LateCounted { by } => {
-                p.log.note(&format!("\n[koth] turn {turn}: answered {:.1} ms over the {limit_ms} ms limit (counted: the limit is soft)\n", ms(by)))
-            }
+            Decision::LateCounted { by } => p.log.note(&format!(
+                "\n[koth] turn {turn}: answered {:.1} ms over the {limit_ms} ms limit (counted: the limit is soft)\n",
+                ms(by)
+            )),
             Decision::TimedOut { .. } | Decision::TimedOutFrozen { .. } | Decision::TimedOutLoses { .. } => {
-                let late = text.as_ref().map_or(String::new(), |a| format!(" (its answer {a:?} came {:.1} ms late and was discarded)", ms(took) - limit_ms as f64));
+                let late = text.as_ref().map_or(String::new(), |a| {
+                    format!(" (its answer {a:?} came {:.1} ms late and was discarded)", ms(took) - limit_ms as f64)
+                });
                 p.log.note(&format!("\n[koth] turn {turn}: no answer within {limit_ms} ms{late}\n"));
             }
             Decision::Gone => {}

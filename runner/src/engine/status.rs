@@ -11,25 +11,48 @@ pub enum BotStatus {
     Ok,
     /// Its process ended while it was still needed (exit code or signal;
     /// neither when it could not be reaped).
-    Crashed { code: Option<i32>, signal: Option<i32>, turn: u32 },
+    Crashed {
+        code: Option<i32>,
+        signal: Option<i32>,
+        turn: u32,
+    },
     /// The kernel killed it for memory.
-    OutOfMemory { turn: u32 },
+    OutOfMemory {
+        turn: u32,
+    },
     /// It ran out of time where the game does not forgive that (a loss or
     /// a forfeit), by this many milliseconds.
-    TimedOut { turn: u32, by_ms: u64 },
+    TimedOut {
+        turn: u32,
+        by_ms: u64,
+    },
     /// Frozen for the rest of the game after `timeouts` consecutive
     /// timeouts; not asked again.
-    Frozen { turn: u32, timeouts: u32 },
+    Frozen {
+        turn: u32,
+        timeouts: u32,
+    },
     /// It stopped reading its input: `unread` bytes were still waiting for
     /// it at a move's deadline. Not asked again.
-    NotReading { turn: u32, unread: u64 },
+    NotReading {
+        turn: u32,
+        unread: u64,
+    },
     /// It closed its output and lived on. Not asked again.
-    ClosedOutput { turn: u32 },
+    ClosedOutput {
+        turn: u32,
+    },
     /// It never got going (Snake: it neither connected nor wrote its id
     /// line; or its program could not be started).
-    NotConnected { reason: String },
+    NotConnected {
+        reason: String,
+    },
     /// Its last invalid answer (the game went on; see `invalid_moves`).
-    InvalidOutput { turn: u32, answer: String, reason: String },
+    InvalidOutput {
+        turn: u32,
+        answer: String,
+        reason: String,
+    },
 }
 
 impl BotStatus {
@@ -163,6 +186,9 @@ mod tests {
         assert_eq!(words[3], "timed out on turn 2 (over the limit by 17 ms)");
         assert_eq!(words[4], "frozen on turn 21 after 5 consecutive timeouts");
         assert!(words[5].starts_with("stopped reading its input: 9000 bytes"));
-        assert_eq!(BotStatus::Crashed { code: None, signal: Some(9), turn: 0 }.describe(), "crashed while starting (killed by signal 9, SIGKILL)");
+        assert_eq!(
+            BotStatus::Crashed { code: None, signal: Some(9), turn: 0 }.describe(),
+            "crashed while starting (killed by signal 9, SIGKILL)"
+        );
     }
 }

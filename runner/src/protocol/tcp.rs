@@ -201,4 +201,3 @@ impl Protocol for TcpOrStdio {
         }
     }
 }
-

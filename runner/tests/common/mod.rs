@@ -52,4 +52,3 @@ pub fn test_bot(name: &str, args: &[&str]) -> BotSpec {
 pub fn options(game: GameKind, seed: u64) -> MatchOptions {
     MatchOptions { sandbox: sandbox_config(), ..MatchOptions::new(game, seed) }
 }
-

@@ -102,8 +102,7 @@ pub fn sweep_stale_groups() -> Result<()> {
 impl dyn Hierarchy {
     /// Detect the hierarchy once per process (see the module docs).
     pub fn detect() -> Result<&'static dyn Hierarchy> {
-        static DETECTED: OnceLock<std::result::Result<Box<dyn Hierarchy>, String>> =
-            OnceLock::new();
+        static DETECTED: OnceLock<std::result::Result<Box<dyn Hierarchy>, String>> = OnceLock::new();
         match DETECTED.get_or_init(|| detect_uncached().map_err(|e| e.to_string())) {
             Ok(h) => Ok(h.as_ref()),
             Err(msg) => Err(Error::Unsupported(msg.clone())),
@@ -117,11 +116,7 @@ fn detect_uncached() -> Result<Box<dyn Hierarchy>> {
     match forced.as_deref() {
         Some("v2") => return Ok(Box::new(v2::V2::open(&mounts)?)),
         Some("v1") => return Ok(Box::new(v1::V1::open(&mounts)?)),
-        Some(other) if !other.is_empty() => {
-            return Err(Error::Config(format!(
-                "KOTH_CGROUP={other:?}: expected v1 or v2"
-            )))
-        }
+        Some(other) if !other.is_empty() => return Err(Error::Config(format!("KOTH_CGROUP={other:?}: expected v1 or v2"))),
         _ => {}
     }
     let v2_err = match v2::V2::open(&mounts) {
@@ -153,10 +148,8 @@ pub(crate) struct Mounts {
 
 impl Mounts {
     fn read() -> Result<Mounts> {
-        let info = fs::read_to_string("/proc/self/mountinfo")
-            .map_err(|e| Error::os("reading /proc/self/mountinfo", e))?;
-        let own = fs::read_to_string("/proc/self/cgroup")
-            .map_err(|e| Error::os("reading /proc/self/cgroup", e))?;
+        let info = fs::read_to_string("/proc/self/mountinfo").map_err(|e| Error::os("reading /proc/self/mountinfo", e))?;
+        let own = fs::read_to_string("/proc/self/cgroup").map_err(|e| Error::os("reading /proc/self/cgroup", e))?;
         Ok(Mounts::parse(&info, &own))
     }
 
@@ -190,11 +183,7 @@ impl Mounts {
                 let id = parts.next()?.to_owned();
                 let ctrls = parts.next()?;
                 let path = parts.next()?.to_owned();
-                let ctrls = if ctrls.is_empty() {
-                    Vec::new()
-                } else {
-                    ctrls.split(',').map(str::to_owned).collect()
-                };
+                let ctrls = if ctrls.is_empty() { Vec::new() } else { ctrls.split(',').map(str::to_owned).collect() };
                 Some((id, ctrls, path))
             })
             .collect();
@@ -223,11 +212,7 @@ fn unescape(s: &str) -> String {
 /// The directory of cgroup `path` (as in /proc/self/cgroup) under a mount
 /// whose root is `mount_root`, e.g. inside a container.
 pub(crate) fn dir_under_mount(point: &Path, mount_root: &str, path: &str) -> PathBuf {
-    let rel = if mount_root == "/" {
-        path
-    } else {
-        path.strip_prefix(mount_root).unwrap_or(path)
-    };
+    let rel = if mount_root == "/" { path } else { path.strip_prefix(mount_root).unwrap_or(path) };
     point.join(rel.trim_start_matches('/'))
 }
 
@@ -243,9 +228,7 @@ pub(crate) fn open_rw(path: &Path) -> Result<OwnedFd> {
 }
 
 pub(crate) fn open_ro(path: &Path) -> Result<OwnedFd> {
-    fs::File::open(path)
-        .map(OwnedFd::from)
-        .map_err(|e| Error::os(format!("opening {}", path.display()), e))
+    fs::File::open(path).map(OwnedFd::from).map_err(|e| Error::os(format!("opening {}", path.display()), e))
 }
 
 pub(crate) fn write_file(path: &Path, value: &str) -> Result<()> {
@@ -362,9 +345,7 @@ pub(crate) fn sweep_stale(parents: &[PathBuf], force: bool) {
             let ns = parts.next().and_then(|p| p.parse::<u64>().ok());
             let pid = parts.next().and_then(|p| p.parse::<u32>().ok());
             match (ns, pid) {
-                (Some(ns), Some(pid)) if ns == pid_namespace() => {
-                    pid != std::process::id() && !Path::new(&format!("/proc/{pid}")).exists()
-                }
+                (Some(ns), Some(pid)) if ns == pid_namespace() => pid != std::process::id() && !Path::new(&format!("/proc/{pid}")).exists(),
                 (Some(_), Some(_)) => owns_cgroup(),
                 _ => false,
             }

@@ -5,8 +5,8 @@ use std::os::fd::OwnedFd;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use super::{keyed, open_ro, open_rw, parse_u64, pread, pwrite, read_pids, rmdir_retry, wait_until, write_file};
 use super::{dir_under_mount, Group, Hierarchy, Mounts, Version, KILL_WAIT};
+use super::{keyed, open_ro, open_rw, parse_u64, pread, pwrite, read_pids, rmdir_retry, wait_until, write_file};
 use crate::{Error, Limits, Result};
 
 const CONTROLLERS: [&str; 4] = ["memory", "pids", "cpuacct", "freezer"];

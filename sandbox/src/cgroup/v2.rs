@@ -23,10 +23,7 @@ pub(crate) struct V2 {
 
 impl V2 {
     pub(crate) fn open(m: &Mounts) -> Result<V2> {
-        let (point, root) = m
-            .v2
-            .as_ref()
-            .ok_or_else(|| Error::Unsupported("no cgroup2 filesystem is mounted".into()))?;
+        let (point, root) = m.v2.as_ref().ok_or_else(|| Error::Unsupported("no cgroup2 filesystem is mounted".into()))?;
         let own = m
             .own
             .iter()
@@ -39,11 +36,7 @@ impl V2 {
             own_dir
         };
         let available = fs::read_to_string(parent.join("cgroup.controllers")).unwrap_or_default();
-        let missing: Vec<&str> = NEEDED
-            .iter()
-            .copied()
-            .filter(|c| !available.split_whitespace().any(|a| a == *c))
-            .collect();
+        let missing: Vec<&str> = NEEDED.iter().copied().filter(|c| !available.split_whitespace().any(|a| a == *c)).collect();
         if !missing.is_empty() {
             return Err(Error::Unsupported(format!(
                 "controllers {} are not available in {} (enabled in its parent's cgroup.subtree_control?)",

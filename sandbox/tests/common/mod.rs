@@ -33,7 +33,11 @@ pub fn sandbox_available() -> bool {
         if !Path::new(PYTHON).exists() {
             missing.push(format!("no {PYTHON}"));
         }
-        if missing.is_empty() { Ok(()) } else { Err(missing.join("; ")) }
+        if missing.is_empty() {
+            Ok(())
+        } else {
+            Err(missing.join("; "))
+        }
     });
     match r {
         Ok(()) => true,
@@ -82,13 +86,7 @@ pub fn hostile_limits() -> Limits {
 }
 
 pub fn config(limits: Limits) -> SandboxConfig {
-    SandboxConfig {
-        limits,
-        runtime_dir: PathBuf::from("/run/koth-test/sandbox"),
-        uid_base: 62000,
-        slots: 200,
-        ..SandboxConfig::default()
-    }
+    SandboxConfig { limits, runtime_dir: PathBuf::from("/run/koth-test/sandbox"), uid_base: 62000, slots: 200, ..SandboxConfig::default() }
 }
 
 fn programs_dir() -> PathBuf {
@@ -105,13 +103,7 @@ pub fn compile_c(name: &str) -> Vec<u8> {
     std::fs::create_dir_all(&out_dir).unwrap();
     let exe = out_dir.join(name);
     let src = programs_dir().join(format!("{name}.c"));
-    let st = HostCommand::new("cc")
-        .args(["-O1", "-o"])
-        .arg(&exe)
-        .arg(&src)
-        .arg("-lpthread")
-        .status()
-        .expect("running cc");
+    let st = HostCommand::new("cc").args(["-O1", "-o"]).arg(&exe).arg(&src).arg("-lpthread").status().expect("running cc");
     assert!(st.success(), "compiling {}", src.display());
     let bytes = std::fs::read(&exe).unwrap();
     CACHE.lock().unwrap().push((name.to_owned(), bytes.clone()));
@@ -152,7 +144,11 @@ pub fn tasks_in_state(uid: u32, state: char) -> u32 {
     let mut n = 0;
     for entry in std::fs::read_dir("/proc").unwrap().flatten() {
         let Ok(status) = std::fs::read_to_string(entry.path().join("status")) else { continue };
-        let real = status.lines().find_map(|l| l.strip_prefix("Uid:")).and_then(|v| v.split_whitespace().next()).and_then(|v| v.parse::<u32>().ok());
+        let real = status
+            .lines()
+            .find_map(|l| l.strip_prefix("Uid:"))
+            .and_then(|v| v.split_whitespace().next())
+            .and_then(|v| v.parse::<u32>().ok());
         if real != Some(uid) {
             continue;
         }
@@ -170,12 +166,9 @@ pub fn tasks_in_state(uid: u32, state: char) -> u32 {
 pub fn run_hostile_watched(lang: Lang, name: &str, args: &[String], limits: Limits, watch: impl FnOnce(u32)) -> Ran {
     let (program, mut argv, file, bytes) = match lang {
         Lang::C => ("./prog".to_owned(), vec![], "prog", compile_c(name)),
-        Lang::Python => (
-            PYTHON.to_owned(),
-            vec!["prog.py".to_owned()],
-            "prog.py",
-            std::fs::read(programs_dir().join(format!("{name}.py"))).unwrap(),
-        ),
+        Lang::Python => {
+            (PYTHON.to_owned(), vec!["prog.py".to_owned()], "prog.py", std::fs::read(programs_dir().join(format!("{name}.py"))).unwrap())
+        }
     };
     argv.extend(args.iter().cloned());
     let before = host_snapshot();

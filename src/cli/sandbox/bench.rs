@@ -180,9 +180,8 @@ pub fn run(a: BenchArgs) -> anyhow::Result<i32> {
     sb.workdir().write_file("koth", &exe, 0o755)?;
     let spin = |ms: u64| -> anyhow::Result<(Duration, Duration)> {
         let before = sb.cpu_usage()?;
-        let mut child = sb.spawn(
-            Command::new("./koth").args(["sandbox", "spin", "--cpu-ms", &ms.to_string()]).stdout(koth_sandbox::Stdio::Pipe),
-        )?;
+        let mut child =
+            sb.spawn(Command::new("./koth").args(["sandbox", "spin", "--cpu-ms", &ms.to_string()]).stdout(koth_sandbox::Stdio::Pipe))?;
         let mut out = String::new();
         std::io::Read::read_to_string(child.stdout.as_mut().expect("piped"), &mut out)?;
         let exit = child.wait()?;
@@ -220,7 +219,22 @@ pub fn run(a: BenchArgs) -> anyhow::Result<i32> {
 fn anchors(n: usize) -> anyhow::Result<()> {
     let candidates: [(&str, &[&str]); 3] = [
         ("bwrap", &["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--unshare-all", "--die-with-parent", "--", "/bin/true"]),
-        ("nsjail", &["-Mo", "-q", "--chroot", "/", "--disable_proc", "--cgroup_mem_max", "268435456", "--cgroup_pids_max", "64", "--", "/bin/true"]),
+        (
+            "nsjail",
+            &[
+                "-Mo",
+                "-q",
+                "--chroot",
+                "/",
+                "--disable_proc",
+                "--cgroup_mem_max",
+                "268435456",
+                "--cgroup_pids_max",
+                "64",
+                "--",
+                "/bin/true",
+            ],
+        ),
         ("isolate", &["--run", "--", "/bin/true"]),
     ];
     println!("\n== other sandboxes, where installed (alternating with koth's new box) ==");
@@ -350,7 +364,10 @@ fn slime_against_popen() -> anyhow::Result<()> {
     use koth_runner::engine::{play, MatchOptions};
     println!("\n== a Slime match (a new process per turn): koth against a plain popen loop, same bots and rules ==");
     let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-    let sandbox = SandboxConfig { limits: Limits { memory: 256 << 20, pids: 64, cpu_time: None, wall_time: None, ..Limits::default() }, ..Default::default() };
+    let sandbox = SandboxConfig {
+        limits: Limits { memory: 256 << 20, pids: 64, cpu_time: None, wall_time: None, ..Limits::default() },
+        ..Default::default()
+    };
     for (what, file) in [("four C bots", "bots/slime/spreader.c"), ("four Python bots", "bots/slime/greedy.py")] {
         let spec = koth_runner::bot::prepare(&repo.join(file), &sandbox).map_err(|e| anyhow::anyhow!("{file}: {e}"))?;
         let dir = std::env::temp_dir().join(format!("koth-popen-{}", std::process::id()));
