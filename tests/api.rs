@@ -34,9 +34,9 @@ impl Api {
 async fn accounts_submissions_and_who_may_read_what() {
     let Some(pg) = postgres("api") else { return };
     let pool = koth_scheduler::db::connect_and_migrate(&pg.url(), 4).await.unwrap();
-    let (format, settings) = store::default_format(koth_games::GameKind::Target);
-    let ladder = store::create_ladder(&pool, "target", koth_games::GameKind::Target, format, &settings).await.unwrap();
-    let api = Api(koth_scheduler::api::router(pool.clone(), koth_runner::worker::uploads()));
+    let target = koth_scheduler::format::LadderConfig::default_for(koth_games::GameKind::Target);
+    let ladder = store::create_ladder(&pool, "target", koth_games::GameKind::Target, &target).await.unwrap();
+    let api = Api(koth_scheduler::api::router(pool.clone()));
     let (_, host_token) = koth_scheduler::api::create_account(&pool, "host", true).await.unwrap();
 
     // Accounts.
@@ -113,15 +113,16 @@ async fn accounts_submissions_and_who_may_read_what() {
         engine: "test".into(),
         turns: 3,
         // Three turns of Target with both bots staying: a replay the viewer can draw.
-        replay: json!({"game": "target", "seed": 5, "seats": [{}, {}], "cut_short": true,
-                       "turns": vec![json!({"answers": [{"seat": 0, "answer": "2"}, {"seat": 1, "answer": "2"}]}); 3]}),
+        replay: serde_json::from_value(json!({"game": "target", "seed": 5, "seats": [{}, {}], "cut_short": true,
+                       "turns": vec![json!({"answers": [{"seat": 0, "answer": "2"}, {"seat": 1, "answer": "2"}]}); 3]}))
+        .unwrap(),
         seats: (0..2)
             .map(|i| koth_scheduler::results::SeatOutcome {
                 seat: i,
                 score: 1.0,
                 rank: 1,
-                result: "tie".into(),
-                status: json!({"kind": "ok"}),
+                result: koth_games::MatchResult::Tie,
+                status: koth_runner::BotStatus::Ok,
                 stderr: format!("secret of seat {i}"),
                 stderr_turns: vec![(1, 7)],
             })
@@ -132,7 +133,11 @@ async fn accounts_submissions_and_who_may_read_what() {
     assert_eq!(st, StatusCode::OK);
     assert_eq!(info["seats"][0]["name"], "drift");
     assert!(!info.to_string().contains("secret"), "match info carries no stderr");
-    assert_eq!(api.call("GET", &format!("/api/matches/{m}/replay"), None, Vec::new()).await.1["seed"], 5);
+    assert_eq!(
+        api.call("GET", &format!("/api/matches/{m}/replay"), None, Vec::new()).await.1["seed"],
+        "5",
+        "replays carry the seed as a string"
+    );
     assert_eq!(info["seats"][1]["owner"], "host");
     assert_eq!((info["game"].as_str(), info["ladder_name"].as_str()), (Some("target"), Some("target")));
     // Frames: the replay played again through the rules, for anyone.
@@ -182,6 +187,8 @@ async fn accounts_submissions_and_who_may_read_what() {
     let (st, lb) = api.call("GET", &format!("/api/ladders/{ladder}/leaderboard"), None, Vec::new()).await;
     assert_eq!(st, StatusCode::OK);
     assert_eq!(lb["rows"].as_array().unwrap().len(), 2, "{lb}");
+    assert_eq!((lb["format"].as_str(), lb["columns"][0]["key"].as_str()), (Some("rated"), Some("score")), "{lb}");
+    assert!(lb["rows"][0]["score"].is_number() && lb["rows"][0]["name"].is_string(), "{lb}");
     let (_, ls) = api.call("GET", "/api/ladders", None, Vec::new()).await;
     assert_eq!(ls[0]["game"], "target");
     assert_eq!(api.call("GET", "/health", None, Vec::new()).await.1["status"], "ok");
@@ -195,7 +202,7 @@ async fn accounts_submissions_and_who_may_read_what() {
     // refused with the reason (after the metrics above, which count matches).
     let broken = store::create_match(&mut conn, ladder, &[bot, other], 3, true, 0).await.unwrap();
     let bad_replay = koth_scheduler::results::MatchOutcome {
-        replay: json!({"game": "snake", "seed": 1, "seats": [{}], "turns": []}),
+        replay: serde_json::from_value(json!({"game": "snake", "seed": 1, "seats": [{}], "turns": []})).unwrap(),
         ..outcome.clone()
     };
     koth_scheduler::results::record_match(&mut conn, broken, &bad_replay).await.unwrap();
@@ -208,7 +215,7 @@ async fn accounts_submissions_and_who_may_read_what() {
 async fn host_endpoints_challenges_history_sources_and_the_openapi_document() {
     let Some(pg) = postgres("api-host") else { return };
     let pool = koth_scheduler::db::connect_and_migrate(&pg.url(), 4).await.unwrap();
-    let api = Api(koth_scheduler::api::router(pool.clone(), koth_runner::worker::uploads()));
+    let api = Api(koth_scheduler::api::router(pool.clone()));
     let (_, host) = koth_scheduler::api::create_account(&pool, "host", true).await.unwrap();
     let (_, alice) = koth_scheduler::api::create_account(&pool, "alice", false).await.unwrap();
     let (_, bob) = koth_scheduler::api::create_account(&pool, "bob", false).await.unwrap();
@@ -221,9 +228,21 @@ async fn host_endpoints_challenges_history_sources_and_the_openapi_document() {
     assert_eq!((st, made["format"].as_str()), (StatusCode::CREATED, Some("round_robin")), "{made}");
     let ladder = made["id"].as_i64().unwrap();
     assert_eq!(api.call("POST", "/api/ladders", Some(&host), body).await.0, StatusCode::CONFLICT);
+    // Any format on any game its seats allow, with the format's own settings.
+    let body = br#"{"name": "snake-swiss", "game": "snake", "format": "swiss", "settings": {"rounds": 3, "max_turns": 100}}"#;
+    let (st, made) = api.call("POST", "/api/ladders", Some(&host), body.to_vec()).await;
+    assert_eq!((st, made["format"].as_str()), (StatusCode::CREATED, Some("swiss")), "{made}");
+    let (_, lb) = api.call("GET", &format!("/api/ladders/{}/leaderboard", made["id"]), None, Vec::new()).await;
+    assert_eq!(
+        (lb["format"].as_str(), lb["columns"][1]["label"].as_str(), lb["rows"].as_array().map(Vec::len)),
+        (Some("swiss"), Some("Buchholz"), Some(0)),
+        "{lb}"
+    );
     for (bad, says) in [
         (&br#"{"name": "x", "game": "chess"}"#[..], "unknown game"),
-        (br#"{"name": "x", "game": "snake", "format": "swiss"}"#, "unknown format"),
+        (br#"{"name": "x", "game": "snake", "format": "knockout"}"#, "unknown format"),
+        (br#"{"name": "x", "game": "snake", "format": "rated", "settings": {"rounds": 2}}"#, "it takes"),
+        (br#"{"name": "x", "game": "flit", "format": "neighbours"}"#, "two bots"),
         (br#"{"name": "x", "game": "snake", "settings": {"seats": 3}}"#, "2 to 2 bots"),
         (br#"{"name": "x", "game": "snake", "settings": {"nonsense": 1}}"#, "settings"),
         (br#"{"game": "snake"}"#, "expected"),
@@ -303,7 +322,7 @@ async fn host_endpoints_challenges_history_sources_and_the_openapi_document() {
 async fn pages_assets_and_security_headers() {
     let Some(pg) = postgres("api-pages") else { return };
     let pool = koth_scheduler::db::connect_and_migrate(&pg.url(), 4).await.unwrap();
-    let app = koth_scheduler::api::router(pool.clone(), koth_runner::worker::uploads());
+    let app = koth_scheduler::api::router(pool.clone());
     let get = |uri: &str| {
         let app = app.clone();
         let uri = uri.to_owned();

@@ -10,9 +10,10 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use koth_runner::submission::{Submission, SubmissionLimits};
+use koth_scheduler::format::LadderConfig;
 use koth_scheduler::pg::PrivatePostgres;
 use koth_scheduler::rating::{replay, MatchRecord, Rating, RatingSystem};
-use koth_scheduler::store::{self, LadderSettings};
+use koth_scheduler::store;
 use sqlx::{PgPool, Row};
 
 fn postgres(name: &str) -> Option<PrivatePostgres> {
@@ -84,15 +85,14 @@ impl Drop for Service {
 /// A rated Target ladder of four example bots (two Python, two C), short
 /// matches.
 async fn setup(pool: &PgPool) -> i64 {
-    let settings = LadderSettings { seats: Some(2), concurrency: 3, newcomer_games: 2, max_turns: Some(40), ..LadderSettings::default() };
-    let ladder = store::create_ladder(pool, "target-faults", koth_games::GameKind::Target, "rated", &settings).await.unwrap();
+    let settings = serde_json::json!({"seats": 2, "concurrency": 3, "newcomer_games": 2, "max_turns": 40});
+    let settings = LadderConfig::parse("rated", &settings).unwrap();
+    let ladder = store::create_ladder(pool, "target-faults", koth_games::GameKind::Target, &settings).await.unwrap();
     let owner = store::create_user(pool, "author", false).await.unwrap();
     for (i, path) in ["bots/target/drifter.py", "bots/target/still.c", "bots/target/drifter.py", "bots/target/still.c"].iter().enumerate() {
         let sub = Submission::from_path(&repo().join(path), &SubmissionLimits::default()).unwrap();
         let bot = store::create_bot(pool, ladder, owner, &format!("bot{i}")).await.unwrap();
-        store::submit_version(pool, bot, &sub.language.name, &sub.main, &koth_runner::worker::source_tar(&sub), &sub.source_hash())
-            .await
-            .unwrap();
+        store::submit_version(pool, bot, &sub.language.name, &sub.main, &sub.source_tar(), &sub.source_hash()).await.unwrap();
     }
     ladder
 }
@@ -296,15 +296,13 @@ async fn sigterm_mid_match_gives_the_job_back() {
     let Some(pg) = postgres("sigterm") else { return };
     let pool = koth_scheduler::db::connect_and_migrate(&pg.url(), 4).await.unwrap();
     // Full-length Target games: long enough to be caught running.
-    let settings = LadderSettings { seats: Some(2), concurrency: 1, newcomer_games: 0, ..LadderSettings::default() };
-    let ladder = store::create_ladder(&pool, "target-long", koth_games::GameKind::Target, "rated", &settings).await.unwrap();
+    let settings = LadderConfig::parse("rated", &serde_json::json!({"seats": 2, "concurrency": 1, "newcomer_games": 0})).unwrap();
+    let ladder = store::create_ladder(&pool, "target-long", koth_games::GameKind::Target, &settings).await.unwrap();
     let owner = store::create_user(&pool, "author", false).await.unwrap();
     for (i, path) in ["bots/target/drifter.py", "bots/target/still.c"].iter().enumerate() {
         let sub = Submission::from_path(&repo().join(path), &SubmissionLimits::default()).unwrap();
         let bot = store::create_bot(&pool, ladder, owner, &format!("long{i}")).await.unwrap();
-        store::submit_version(&pool, bot, &sub.language.name, &sub.main, &koth_runner::worker::source_tar(&sub), &sub.source_hash())
-            .await
-            .unwrap();
+        store::submit_version(&pool, bot, &sub.language.name, &sub.main, &sub.source_tar(), &sub.source_hash()).await.unwrap();
     }
     let url = pg.url();
     let mut runner = Service::start(

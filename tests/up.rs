@@ -69,7 +69,11 @@ fn cli_against(addr: &str, data: &std::path::Path) {
     let token = std::fs::read_to_string(data.join("host-token")).unwrap().trim().to_owned();
     let out = koth_cli(&["leaderboard", "target"], addr, None);
     let text = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success() && text.starts_with("target (rated)"), "{text}{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success() && text.starts_with("target (rated)") && text.contains("μ − 3σ"),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let out = koth_cli(&["bots", "snake"], addr, None);
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success() && text.contains("tcp_survivor"), "{text}");

@@ -100,6 +100,17 @@ pub enum MatchResult {
     Loss,
 }
 
+impl MatchResult {
+    /// As stored and served (`win`, `tie`, `loss`).
+    pub fn name(self) -> &'static str {
+        match self {
+            MatchResult::Win => "win",
+            MatchResult::Tie => "tie",
+            MatchResult::Loss => "loss",
+        }
+    }
+}
+
 /// A game's rules engine.
 pub trait Referee: Send {
     /// Number of seats.
@@ -288,6 +299,13 @@ mod tests {
     #[test]
     fn ranks_share_places() {
         assert_eq!(competition_ranks(&[3.0, 5.0, 5.0, 1.0]), vec![3, 1, 1, 4]);
+    }
+
+    #[test]
+    fn result_names_are_the_serde_names() {
+        for r in [MatchResult::Win, MatchResult::Tie, MatchResult::Loss] {
+            assert_eq!(serde_json::to_value(r).unwrap(), r.name());
+        }
     }
 
     #[test]

@@ -34,7 +34,6 @@ pub mod language;
 pub mod protocol;
 pub mod state;
 pub mod submission;
-pub mod worker;
 
 pub use bot::BotSpec;
 pub use engine::{play, BotOutcome, BotStatus, MatchOptions, MatchReport};

@@ -73,6 +73,7 @@ use std::rc::Rc;
 
 use sha2::{Digest, Sha256};
 
+use crate::compile::Artifact;
 use crate::language::{self, Language};
 
 /// The manifest's name, at the top of a bot's folder or archive.
@@ -359,6 +360,30 @@ impl Submission {
     /// language and main file from the manifest or the file names.
     pub fn from_files(files: Vec<SourceFile>, limits: &SubmissionLimits) -> Result<Submission, SubmissionError> {
         finish(files, limits, None)
+    }
+
+    /// The sources as stored (a tar archive, see [`Artifact::to_tar`]).
+    pub fn source_tar(&self) -> Vec<u8> {
+        let files = self
+            .files
+            .iter()
+            .map(|f| koth_sandbox::TreeFile {
+                path: f.path.clone(),
+                bytes: f.bytes.clone(),
+                mode: if f.executable { 0o755 } else { 0o644 },
+            })
+            .collect();
+        Artifact { files }.to_tar()
+    }
+
+    /// Stored sources ([`Submission::source_tar`]) as a submission again:
+    /// they were checked when submitted; the language must still exist.
+    pub fn from_stored(language: &str, main: &str, source_tar: &[u8]) -> Result<Submission, String> {
+        let language = language::by_name(language).ok_or_else(|| format!("language {language:?} is no longer available"))?;
+        let artifact = Artifact::from_tar(source_tar).map_err(|e| format!("stored sources: {e}"))?;
+        let files =
+            artifact.files.into_iter().map(|f| SourceFile { path: f.path, bytes: f.bytes, executable: f.mode & 0o111 != 0 }).collect();
+        Ok(Submission { language, main: main.to_owned(), files })
     }
 
     /// sha256 (hex) over the language's name, the main file and every file

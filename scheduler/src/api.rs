@@ -13,14 +13,14 @@
 //! | GET | `/metrics` | all | Prometheus text: jobs, matches, bots |
 //! | POST | `/api/users` | all | `{"name"}` → account and its token |
 //! | GET | `/api/ladders` | all | ladders and their games |
-//! | GET | `/api/ladders/{id}/leaderboard` | all | by the ladder's format |
+//! | GET | `/api/ladders/{id}/leaderboard` | all | by the ladder's format: `{"format", "columns": [{"key", "label"}], "rows": [{"rank", "bot", "name", <key>...}]}` |
 //! | POST | `/api/ladders/{id}/bots/{name}?file=bot.py` | user | body: the file or archive; new bot or new version |
 //! | GET | `/api/bots/{id}` | all | bot, versions, status |
 //! | GET | `/api/versions/{id}/log` | owner, host | compile log |
 //! | GET | `/api/matches/{id}` | all | seats and outcomes |
 //! | GET | `/api/matches/{id}/replay` | all | the replay |
 //! | GET | `/api/matches/{id}/stderr/{seat}` | owner, host | that bot's stderr, whole and by turn |
-//! | POST | `/api/ladders` | host | `{"name", "game", "format"?, "settings"?}`: a ladder (format and settings default to the game's seed) |
+//! | POST | `/api/ladders` | host | `{"name", "game", "format"?, "settings"?}`: a ladder; format and settings default to the game's seed, given settings replace those fields (see [`crate::format`]) |
 //! | POST | `/api/ladders/{id}/pause`, `/resume` | host | stop or restart scheduling |
 //! | POST | `/api/bots/{id}/disable`, `/enable` | host | `{"reason"}`; a disabled bot is not scheduled |
 //! | POST | `/api/bots/{id}/delete` | owner, host | withdraw the bot (its matches stay in history) |
@@ -36,9 +36,8 @@
 //! | GET | `/api/matches/{id}/frames` | all | a picture of every turn, for the replay viewer |
 //! | GET | `/api/bots/{id}/head-to-head` | all | its record against each bot it met |
 //!
-//! Uploads are checked by a function the caller provides ([`CheckUpload`]):
-//! the submission rules live with the languages (koth-runner), which depends
-//! on this crate, not the other way round.
+//! Uploads are checked by the submission rules of koth-runner
+//! ([`Submission::from_upload`]), the crate that owns the languages.
 
 use std::sync::Arc;
 
@@ -47,32 +46,11 @@ use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
+use koth_runner::submission::{Submission, SubmissionLimits};
 use serde::Deserialize;
 use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
 use sqlx::{PgPool, Row};
-
-/// A checked upload: what to store as a bot version.
-#[derive(Clone, Debug)]
-pub struct CheckedUpload {
-    pub language: String,
-    pub main: String,
-    /// The checked sources as a tar archive.
-    pub source: Vec<u8>,
-    pub source_hash: String,
-}
-
-/// Checks an upload (file name, bytes); the error says what is wrong and what to do.
-pub type CheckUpload = Arc<dyn Fn(&str, &[u8]) -> Result<CheckedUpload, String> + Send + Sync>;
-
-/// What the API knows of submissions, from the crate that owns the rules.
-#[derive(Clone)]
-pub struct Uploads {
-    pub check: CheckUpload,
-    /// The languages a bot may be written in, as shown to authors:
-    /// `[{"name", "display", "extensions": [...]}]`.
-    pub languages: Value,
-}
 
 /// Largest request body (an upload).
 pub const MAX_BODY: usize = 40 << 20;
@@ -80,7 +58,6 @@ pub const MAX_BODY: usize = 40 << 20;
 #[derive(Clone)]
 pub(crate) struct AppState {
     pub(crate) pool: PgPool,
-    uploads: Uploads,
     frames: Arc<FramesCache>,
 }
 
@@ -145,9 +122,9 @@ type ApiResult<T> = Result<T, ApiError>;
 
 /// The whole HTTP service: the API, the web pages, metrics and request
 /// logs (see [`crate::web`] for the pages and the layers).
-pub fn router(pool: PgPool, uploads: Uploads) -> Router {
+pub fn router(pool: PgPool) -> Router {
     let frames = Arc::new(FramesCache { recent: Default::default(), computing: tokio::sync::Semaphore::new(2) });
-    crate::web::service(api_routes(), AppState { pool, uploads, frames })
+    crate::web::service(api_routes(), AppState { pool, frames })
 }
 
 /// The API's routes.
@@ -308,46 +285,18 @@ async fn ladders(State(s): State<AppState>) -> ApiResult<Json<Value>> {
     )))
 }
 
-async fn bot_names(pool: &PgPool, ladder: i64) -> ApiResult<std::collections::HashMap<i64, String>> {
-    Ok(sqlx::query("SELECT id, name FROM bots WHERE ladder_id = $1")
-        .bind(ladder)
-        .fetch_all(pool)
-        .await?
-        .iter()
-        .map(|r| (r.get("id"), r.get("name")))
-        .collect())
-}
-
+/// The leaderboard, drawn by its format: `{"ladder", "format", "columns":
+/// [{"key", "label"}], "rows": [{"rank", "bot", "name", <key>: value...}]}`.
 async fn leaderboard(State(s): State<AppState>, Path(id): Path<i64>) -> ApiResult<Json<Value>> {
-    let format: Option<String> = sqlx::query_scalar("SELECT format FROM ladders WHERE id = $1").bind(id).fetch_optional(&s.pool).await?;
-    let format = format.ok_or_else(|| not_found(&format!("ladder {id}")))?;
-    let names = bot_names(&s.pool, id).await?;
-    let rows: Vec<Value> = match format.as_str() {
-        "rated" => crate::results::leaderboard(&s.pool, id)
-            .await?
-            .into_iter()
-            .enumerate()
-            .map(|(i, (bot, name, r, games))| {
-                json!({"rank": i + 1, "bot": bot, "name": name, "mu": r.mu, "sigma": r.sigma,
-                       "score": crate::rating::leaderboard_score(r), "games": games})
-            })
-            .collect(),
-        "round_robin" => crate::results::round_robin_standings(&s.pool, id)
-            .await?
-            .into_iter()
-            .map(|st| json!({"rank": st.rank, "bot": st.bot, "name": names.get(&st.bot), "points": st.points, "games": st.played}))
-            .collect(),
-        _ => crate::results::neighbours_standings(&s.pool, id)
-            .await?
-            .into_iter()
-            .enumerate()
-            .map(|(i, r)| {
-                json!({"rank": i + 1, "bot": r.bot, "name": names.get(&r.bot), "rating": r.overall,
-                       "as_first": r.as_first, "as_second": r.as_second, "games": r.played})
-            })
-            .collect(),
+    let table = match crate::results::standings(&s.pool, id).await {
+        Ok(Some(t)) => t,
+        Ok(None) => return Err(not_found(&format!("ladder {id}"))),
+        Err(crate::store::StoreError::Db(e)) => return Err(e.into()),
+        Err(crate::store::StoreError::Invalid(why)) => return Err(ApiError(StatusCode::INTERNAL_SERVER_ERROR, why)),
     };
-    Ok(Json(json!({"ladder": id, "format": format, "rows": rows})))
+    let mut v = serde_json::to_value(&table).map_err(|e| ApiError(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))?;
+    v["ladder"] = json!(id);
+    Ok(Json(v))
 }
 
 #[derive(Deserialize)]
@@ -370,12 +319,11 @@ async fn submit(
     exists.ok_or_else(|| not_found(&format!("ladder {ladder}")))?;
     let file =
         q.file.ok_or_else(|| bad("say the file's name: ?file=bot.py (its extension picks the language; archives: .tar, .tar.gz, .zip)"))?;
-    let check = s.uploads.check.clone();
     let bytes = body.to_vec();
-    let checked = tokio::task::spawn_blocking(move || check(&file, &bytes))
+    let sub = tokio::task::spawn_blocking(move || Submission::from_upload(&file, &bytes, &SubmissionLimits::default()))
         .await
         .map_err(|e| ApiError(StatusCode::INTERNAL_SERVER_ERROR, format!("checking the upload failed: {e}")))?
-        .map_err(|e| ApiError(StatusCode::UNPROCESSABLE_ENTITY, e))?;
+        .map_err(|e| ApiError(StatusCode::UNPROCESSABLE_ENTITY, e.to_string()))?;
     let existing = sqlx::query("SELECT id, owner_id FROM bots WHERE ladder_id = $1 AND name = $2")
         .bind(ladder)
         .bind(&name)
@@ -397,11 +345,11 @@ async fn submit(
             Err(e) => return Err(e.into()),
         },
     };
-    let (version, job) =
-        crate::store::submit_version(&s.pool, bot, &checked.language, &checked.main, &checked.source, &checked.source_hash).await?;
+    let language = &sub.language.name;
+    let (version, job) = crate::store::submit_version(&s.pool, bot, language, &sub.main, &sub.source_tar(), &sub.source_hash()).await?;
     Ok((
         if created { StatusCode::CREATED } else { StatusCode::ACCEPTED },
-        Json(json!({"bot": bot, "version": version, "compile_job": job, "language": checked.language, "main": checked.main})),
+        Json(json!({"bot": bot, "version": version, "compile_job": job, "language": language, "main": sub.main})),
     )
         .into_response())
 }
@@ -569,33 +517,15 @@ async fn create_ladder(State(s): State<AppState>, headers: HeaderMap, body: axum
     }
     let kind = koth_games::GameKind::from_name(&l.game)
         .ok_or_else(|| bad(format!("unknown game {:?}; koth plays {}", l.game, koth_games::GameKind::ALL.map(|g| g.name()).join(", "))))?;
-    let (default_format, default_settings) = crate::store::default_format(kind);
-    let format = l.format.unwrap_or_else(|| default_format.to_owned());
-    if !["rated", "round_robin", "neighbours"].contains(&format.as_str()) {
-        return Err(bad(format!("unknown format {format:?}; use rated, round_robin or neighbours")));
-    }
-    let settings: crate::store::LadderSettings = match l.settings {
-        None => default_settings,
-        Some(v) => {
-            // Given fields over the game's defaults.
-            let mut base = serde_json::to_value(&default_settings).unwrap();
-            if let (Some(b), Some(o)) = (base.as_object_mut(), v.as_object()) {
-                for (k, val) in o {
-                    b.insert(k.clone(), val.clone());
-                }
-            } else {
-                return Err(bad("settings must be a JSON object"));
-            }
-            serde_json::from_value(base).map_err(|e| bad(format!("settings: {e}")))?
-        }
-    };
-    if let Some(seats) = settings.seats {
-        let (lo, hi) = kind.seat_range();
-        if seats < lo || seats > hi {
-            return Err(bad(format!("{} is played by {lo} to {hi} bots, not {seats}", kind.name())));
-        }
-    }
-    match crate::store::create_ladder(&s.pool, &l.name, kind, &format, &settings).await {
+    let config = crate::format::LadderConfig::with_request(
+        &crate::format::LadderConfig::default_for(kind),
+        l.format.as_deref(),
+        l.settings.as_ref(),
+    )
+    .and_then(|c| c.check(kind).map(|()| c))
+    .map_err(bad)?;
+    let format = config.format.name();
+    match crate::store::create_ladder(&s.pool, &l.name, kind, &config).await {
         Ok(id) => Ok((StatusCode::CREATED, Json(json!({"id": id, "name": l.name, "game": kind.name(), "format": format}))).into_response()),
         Err(sqlx::Error::Database(e)) if e.is_unique_violation() => {
             Err(ApiError(StatusCode::CONFLICT, format!("a ladder named {:?} exists", l.name)))
@@ -778,8 +708,13 @@ async fn games() -> Json<Value> {
     ))
 }
 
-async fn languages(State(s): State<AppState>) -> Json<Value> {
-    Json(s.uploads.languages.clone())
+/// The languages a bot may be written in, as shown to authors.
+async fn languages() -> Json<Value> {
+    let all = koth_runner::language::all()
+        .iter()
+        .map(|l| json!({"name": l.name, "display": l.display, "extensions": l.extensions, "compiled": l.compile.is_some()}))
+        .collect();
+    Json(Value::Array(all))
 }
 
 /// Pictures of every turn of a finished match, for the replay viewer: the

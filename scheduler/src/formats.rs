@@ -536,6 +536,149 @@ pub fn neighbours_ratings(records: &[PairRecord]) -> Vec<NeighbourRating> {
     out
 }
 
+// ---------------------------------------------------------------------------
+// Swiss rounds
+// ---------------------------------------------------------------------------
+
+/// One match of a Swiss ladder.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SwissRecord {
+    pub round: u32,
+    /// Bots in seat order.
+    pub seats: Vec<i64>,
+    /// Rank per seat once finished (1 = best, equal ranks tie); None while queued.
+    pub ranks: Option<Vec<u32>>,
+}
+
+/// One line of a Swiss table.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SwissStanding {
+    pub bot: i64,
+    /// Per match: (opponents beaten + ½ × opponents tied) / (seats − 1),
+    /// so 1 a win, ½ a draw, 0 a loss with two seats.
+    pub points: f64,
+    /// The tie-break: the sum of the points of every opponent met.
+    pub buchholz: f64,
+    pub played: u32,
+    /// Competition ranking over (points, Buchholz): 1, 1, 3, ...
+    pub rank: u32,
+}
+
+fn swiss_points(ranks: &[u32], i: usize) -> f64 {
+    let k = ranks.len();
+    if k < 2 {
+        return 0.0;
+    }
+    let beaten = ranks.iter().filter(|r| **r > ranks[i]).count() as f64;
+    let tied = ranks.iter().filter(|r| **r == ranks[i]).count() as f64 - 1.0;
+    (beaten + 0.5 * tied) / (k - 1) as f64
+}
+
+/// The Swiss table for the bots of `bots` from the finished matches of
+/// `records`, best first: by points, then Buchholz, then bot id.
+pub fn swiss_standings(bots: &[i64], records: &[SwissRecord]) -> Vec<SwissStanding> {
+    let mut points: HashMap<i64, f64> = HashMap::new();
+    let mut played: HashMap<i64, u32> = HashMap::new();
+    for r in records {
+        let Some(ranks) = &r.ranks else { continue };
+        for (i, bot) in r.seats.iter().enumerate() {
+            *points.entry(*bot).or_default() += swiss_points(ranks, i);
+            *played.entry(*bot).or_default() += 1;
+        }
+    }
+    let mut buchholz: HashMap<i64, f64> = HashMap::new();
+    for r in records.iter().filter(|r| r.ranks.is_some()) {
+        for bot in &r.seats {
+            let opponents: f64 = r.seats.iter().filter(|o| *o != bot).map(|o| points.get(o).copied().unwrap_or(0.0)).sum();
+            *buchholz.entry(*bot).or_default() += opponents;
+        }
+    }
+    let mut seen = HashSet::new();
+    let mut out: Vec<SwissStanding> = bots
+        .iter()
+        .filter(|b| seen.insert(**b))
+        .map(|b| SwissStanding {
+            bot: *b,
+            points: points.get(b).copied().unwrap_or(0.0),
+            buchholz: buchholz.get(b).copied().unwrap_or(0.0),
+            played: played.get(b).copied().unwrap_or(0),
+            rank: 0,
+        })
+        .collect();
+    out.sort_by(|a, b| b.points.total_cmp(&a.points).then(b.buchholz.total_cmp(&a.buchholz)).then(a.bot.cmp(&b.bot)));
+    for i in 0..out.len() {
+        let same = i > 0 && out[i].points == out[i - 1].points && out[i].buchholz == out[i - 1].buchholz;
+        out[i].rank = if same { out[i - 1].rank } else { i as u32 + 1 };
+    }
+    out
+}
+
+/// The next Swiss round: its number and its matches (bots in seat order),
+/// or None while a round is still being played, when every round has been
+/// played, or with fewer than `seats` bots.
+///
+/// * **Rounds**: `rounds`, or ⌈log₂ n⌉ (at least 1) for the n bots of
+///   `bots` (those ready now: a bot that joins late enters the next round
+///   with no points).
+/// * **Order**: by the table so far (points, then Buchholz); bots level on
+///   both in random order, so round 1 is drawn at random.
+/// * **Sitting out**: when n is not a multiple of `seats`, the n mod seats
+///   bots who sit out this round are those who sat out least so far, the
+///   lowest placed first; a sit-out scores nothing.
+/// * **Pairing**: two seats: top down, each bot meets the highest placed
+///   bot left that it has not met yet (if it has met them all, the highest
+///   placed), so rematches wait until they cannot be avoided by this greedy
+///   pass. More seats: consecutive groups of the order.
+/// * **Seats**: shuffled within each match.
+pub fn swiss_next_round<R: Rng>(
+    bots: &[i64],
+    records: &[SwissRecord],
+    seats: usize,
+    rounds: Option<u32>,
+    rng: &mut R,
+) -> Option<(u32, Vec<Vec<i64>>)> {
+    let k = seats.max(2);
+    let current = records.iter().map(|r| r.round).max().unwrap_or(0);
+    if records.iter().any(|r| r.round == current && r.ranks.is_none()) {
+        return None;
+    }
+    let mut seen = HashSet::new();
+    let mut ids: Vec<i64> = bots.iter().copied().filter(|b| seen.insert(*b)).collect();
+    let n = ids.len();
+    let total = rounds.unwrap_or_else(|| (usize::BITS - (n.max(2) - 1).leading_zeros()).max(1));
+    if n < k || current >= total {
+        return None;
+    }
+    let table = swiss_standings(&ids, records);
+    let place: HashMap<i64, usize> = table.iter().enumerate().map(|(i, s)| (s.bot, i)).collect();
+    let level: HashMap<i64, (f64, f64)> = table.iter().map(|s| (s.bot, (s.points, s.buchholz))).collect();
+    ids.shuffle(rng);
+    ids.sort_by(|a, b| {
+        let (pa, ba) = level[a];
+        let (pb, bb) = level[b];
+        pb.total_cmp(&pa).then(bb.total_cmp(&ba))
+    });
+    let played_rounds = |bot: i64| records.iter().filter(|r| r.seats.contains(&bot)).map(|r| r.round).collect::<HashSet<_>>().len() as u32;
+    let mut by_rest: Vec<i64> = ids.clone();
+    by_rest.sort_by_key(|b| (current - played_rounds(*b).min(current), Reverse(place[b])));
+    let sitting: HashSet<i64> = by_rest.into_iter().take(n % k).collect();
+    let mut pool: Vec<i64> = ids.into_iter().filter(|b| !sitting.contains(b)).collect();
+    let met = |a: i64, b: i64| records.iter().any(|r| r.seats.contains(&a) && r.seats.contains(&b));
+    let mut out = Vec::new();
+    while !pool.is_empty() {
+        let mut group = if k == 2 {
+            let a = pool.remove(0);
+            let j = pool.iter().position(|b| !met(a, *b)).unwrap_or(0);
+            vec![a, pool.remove(j)]
+        } else {
+            pool.drain(..k).collect()
+        };
+        group.shuffle(rng);
+        out.push(group);
+    }
+    Some((current + 1, out))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1040,5 +1183,85 @@ mod tests {
         // A bot that only moved first: as_second is 0, not NaN.
         let one = neighbours_ratings(&[game(1, 2, Some(1))]);
         assert_eq!((one[0].bot, one[0].as_first, one[0].as_second), (1, 100.0, 0.0));
+    }
+
+    fn swiss_round(round: u32, pairs: &[(i64, i64, u32, u32)]) -> Vec<SwissRecord> {
+        pairs.iter().map(|(a, b, ra, rb)| SwissRecord { round, seats: vec![*a, *b], ranks: Some(vec![*ra, *rb]) }).collect()
+    }
+
+    /// Eight bots, every round played to its end with the lower id winning:
+    /// three rounds (⌈log₂ 8⌉), no rematch, and bot 1 alone on 3 points.
+    #[test]
+    fn swiss_plays_log2_rounds_without_rematches() {
+        let bots: Vec<i64> = (1..=8).collect();
+        let mut rng = ChaCha8Rng::seed_from_u64(7);
+        let mut records: Vec<SwissRecord> = Vec::new();
+        let mut met = HashSet::new();
+        while let Some((round, groups)) = swiss_next_round(&bots, &records, 2, None, &mut rng) {
+            assert_eq!(groups.len(), 4);
+            for g in &groups {
+                assert!(met.insert((g[0].min(g[1]), g[0].max(g[1]))), "rematch {g:?} in round {round}");
+                let ranks = if g[0] < g[1] { vec![1, 2] } else { vec![2, 1] };
+                records.push(SwissRecord { round, seats: g.clone(), ranks: Some(ranks) });
+            }
+        }
+        assert_eq!(records.iter().map(|r| r.round).max(), Some(3));
+        let table = swiss_standings(&bots, &records);
+        assert_eq!((table[0].bot, table[0].points, table[0].rank), (1, 3.0, 1));
+        assert!(table[1].points < 3.0);
+        assert_eq!(table.iter().map(|s| s.played).sum::<u32>(), 24);
+    }
+
+    #[test]
+    fn swiss_waits_for_the_round_and_stops_after_the_last() {
+        let mut rng = ChaCha8Rng::seed_from_u64(1);
+        let mut records = swiss_round(1, &[(1, 2, 1, 2)]);
+        records.push(SwissRecord { round: 1, seats: vec![3, 4], ranks: None });
+        assert_eq!(swiss_next_round(&[1, 2, 3, 4], &records, 2, Some(2), &mut rng), None, "round 1 is still playing");
+        records[1].ranks = Some(vec![1, 2]);
+        let (round, groups) = swiss_next_round(&[1, 2, 3, 4], &records, 2, Some(2), &mut rng).unwrap();
+        assert_eq!(round, 2);
+        let mut winners: Vec<i64> = groups.iter().find(|g| g.contains(&1)).unwrap().clone();
+        winners.sort_unstable();
+        assert_eq!(winners, [1, 3], "the two winners meet");
+        records.extend(groups.iter().map(|g| SwissRecord { round: 2, seats: g.clone(), ranks: Some(vec![1, 2]) }));
+        assert_eq!(swiss_next_round(&[1, 2, 3, 4], &records, 2, Some(2), &mut rng), None, "two rounds were asked for");
+        assert_eq!(swiss_next_round(&[1], &[], 2, None, &mut rng), None, "one bot cannot play");
+    }
+
+    /// Five bots, two seats: one sits out each round, never the same one
+    /// twice before everyone has, and sitting out scores nothing.
+    #[test]
+    fn swiss_sit_outs_rotate() {
+        let bots = [1, 2, 3, 4, 5];
+        let mut rng = ChaCha8Rng::seed_from_u64(3);
+        let mut records = Vec::new();
+        let mut sat = Vec::new();
+        for _ in 0..5 {
+            let (round, groups) = swiss_next_round(&bots, &records, 2, Some(5), &mut rng).unwrap();
+            let playing: HashSet<i64> = groups.iter().flatten().copied().collect();
+            let out: Vec<i64> = bots.iter().copied().filter(|b| !playing.contains(b)).collect();
+            assert_eq!(out.len(), 1);
+            sat.push(out[0]);
+            records.extend(groups.iter().map(|g| SwissRecord { round, seats: g.clone(), ranks: Some(vec![1, 1]) }));
+        }
+        sat.sort_unstable();
+        assert_eq!(sat, bots, "each bot sat out once");
+        let table = swiss_standings(&bots, &records);
+        assert!(table.iter().all(|s| s.points == 2.0 && s.played == 4), "draws only: {table:?}");
+    }
+
+    /// Points and Buchholz, by hand: a beats b and c; b beats c.
+    #[test]
+    fn swiss_points_and_buchholz() {
+        let records: Vec<SwissRecord> =
+            [swiss_round(1, &[(1, 2, 1, 2)]), swiss_round(2, &[(3, 1, 2, 1)]), swiss_round(3, &[(2, 3, 1, 2)])].concat();
+        let table = swiss_standings(&[3, 2, 1], &records);
+        let line = |b: i64| table.iter().find(|s| s.bot == b).unwrap().clone();
+        assert_eq!((line(1).points, line(1).buchholz, line(1).rank), (2.0, 1.0, 1));
+        assert_eq!((line(2).points, line(2).buchholz, line(2).rank), (1.0, 2.0, 2));
+        assert_eq!((line(3).points, line(3).buchholz, line(3).rank), (0.0, 3.0, 3));
+        // Four seats: ranks 1, 2, 2, 4 score 1, ½, ½, 0.
+        assert_eq!([0, 1, 2, 3].map(|i| swiss_points(&[1, 2, 2, 4], i)), [1.0, 0.5, 0.5, 0.0]);
     }
 }

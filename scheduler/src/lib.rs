@@ -6,6 +6,7 @@
 
 pub mod api;
 pub mod db;
+pub mod format;
 pub mod formats;
 pub mod ladder;
 pub mod pg;
@@ -14,3 +15,4 @@ pub mod rating;
 pub mod results;
 pub mod store;
 pub mod web;
+pub mod worker;

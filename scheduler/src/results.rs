@@ -8,11 +8,14 @@
 //! match's bots are locked in bot order before they are read, so matches
 //! sharing a bot apply their updates one after another, in commit order.
 
-use serde_json::Value;
+use koth_games::replay::Replay;
+use koth_games::MatchResult;
+use koth_runner::BotStatus;
 use sqlx::{PgConnection, Row};
 
+use crate::format::Standings;
 use crate::rating::{Rating, RatingSystem};
-use crate::store::LadderSettings;
+use crate::store::{self, StoreError};
 
 /// One seat's outcome.
 #[derive(Clone, Debug)]
@@ -21,10 +24,9 @@ pub struct SeatOutcome {
     pub score: f64,
     /// 1 = best; equal ranks tie.
     pub rank: u32,
-    /// win, loss, tie, ...
-    pub result: String,
-    /// The engine's status (ok, crashed, timed out, ...), as JSON.
-    pub status: Value,
+    pub result: MatchResult,
+    /// How the bot's program fared (ok, crashed, timed out, ...).
+    pub status: BotStatus,
     pub stderr: String,
     /// (turn, end offset in `stderr`) for the turns that wrote something.
     pub stderr_turns: Vec<(u32, usize)>,
@@ -34,15 +36,16 @@ pub struct SeatOutcome {
 pub struct MatchOutcome {
     pub engine: String,
     pub turns: u32,
-    pub replay: Value,
+    pub replay: Replay,
     pub seats: Vec<SeatOutcome>,
 }
 
-/// Status kinds that count as the bot's own failure: the runner's
-/// `BotStatus::is_bot_failure` (a runner test keeps the two equal), and
-/// `disqualified`, which koth-runner 0.1 wrote for a Snake bot that
-/// never spoke.
-pub const FAILURE_KINDS: [&str; 6] = ["crashed", "out_of_memory", "not_reading", "closed_output", "not_connected", "disqualified"];
+/// Status kinds, as stored, that count as the bot's own failure: the
+/// engine's ([`BotStatus::is_bot_failure`]) and `disqualified`, which
+/// koth-runner 0.1 wrote for a Snake bot that never spoke.
+pub fn failure_kinds() -> Vec<&'static str> {
+    BotStatus::FAILURE_KINDS.iter().copied().chain(["disqualified"]).collect()
+}
 /// A bot failing in this many of its current version's last
 /// [`FAILURE_WINDOW`] matches is disabled.
 const FAILURE_LIMIT: i64 = 7;
@@ -57,7 +60,7 @@ pub async fn record_match(conn: &mut PgConnection, match_id: i64, outcome: &Matc
     .bind(match_id)
     .bind(&outcome.engine)
     .bind(outcome.turns as i32)
-    .bind(&outcome.replay)
+    .bind(serde_json::to_value(&outcome.replay).unwrap_or_default())
     .fetch_one(&mut *conn)
     .await?;
     let ladder_id: Option<i64> = m.get("ladder_id");
@@ -71,8 +74,8 @@ pub async fn record_match(conn: &mut PgConnection, match_id: i64, outcome: &Matc
         .bind(s.seat)
         .bind(s.score)
         .bind(s.rank as i32)
-        .bind(&s.result)
-        .bind(&s.status)
+        .bind(s.result.name())
+        .bind(serde_json::to_value(&s.status).unwrap_or_default())
         .bind(&s.stderr)
         .bind(serde_json::to_value(&s.stderr_turns).unwrap_or_default())
         .execute(&mut *conn)
@@ -80,12 +83,17 @@ pub async fn record_match(conn: &mut PgConnection, match_id: i64, outcome: &Matc
     }
     disable_failing_bots(conn, match_id).await?;
     let Some(ladder_id) = ladder_id else { return Ok(false) };
-    let ladder = sqlx::query("SELECT format, settings FROM ladders WHERE id = $1").bind(ladder_id).fetch_one(&mut *conn).await?;
-    let format: String = ladder.get("format");
-    let settings: LadderSettings = serde_json::from_value(ladder.get("settings")).unwrap_or_default();
-    if !queued_rated || format != "rated" {
-        return Ok(false);
-    }
+    let system = match store::ladder_config(&mut *conn, ladder_id).await {
+        Ok(Some((_, config))) => config.format.rating_system(),
+        Ok(None) => None,
+        Err(StoreError::Db(e)) => return Err(e),
+        // The result is kept; ratings wait for a configuration koth can read.
+        Err(StoreError::Invalid(why)) => {
+            tracing::warn!(match_id, "not rated: {why}");
+            None
+        }
+    };
+    let Some(system) = system.filter(|_| queued_rated) else { return Ok(false) };
     let superseded: i64 = sqlx::query_scalar(
         "SELECT count(*) FROM match_seats s JOIN bots b ON b.id = s.bot_id \
          WHERE s.match_id = $1 AND b.current_version IS DISTINCT FROM s.version_id",
@@ -97,7 +105,7 @@ pub async fn record_match(conn: &mut PgConnection, match_id: i64, outcome: &Matc
         sqlx::query("UPDATE matches SET rated = false WHERE id = $1").bind(match_id).execute(&mut *conn).await?;
         return Ok(false);
     }
-    apply_ratings(conn, ladder_id, match_id, settings.rating).await?;
+    apply_ratings(conn, ladder_id, match_id, system).await?;
     Ok(true)
 }
 
@@ -151,7 +159,7 @@ async fn apply_ratings(conn: &mut PgConnection, ladder_id: i64, match_id: i64, s
 /// Disable a bot whose current version failed (crashed, ran out of
 /// memory, stopped reading, never connected) in most of its recent matches.
 async fn disable_failing_bots(conn: &mut PgConnection, match_id: i64) -> Result<(), sqlx::Error> {
-    let kinds: Vec<String> = FAILURE_KINDS.iter().map(|s| s.to_string()).collect();
+    let kinds = failure_kinds();
     sqlx::query(
         "WITH recent AS ( \
              SELECT s.bot_id, s.status->>'kind' AS kind, \
@@ -177,74 +185,11 @@ async fn disable_failing_bots(conn: &mut PgConnection, match_id: i64) -> Result<
     Ok(())
 }
 
-/// The rated ladder's leaderboard: (bot, name, rating, games), best first
-/// by mu - 3 sigma.
-pub async fn leaderboard(pool: &sqlx::PgPool, ladder_id: i64) -> Result<Vec<(i64, String, Rating, i32)>, sqlx::Error> {
-    let rows = sqlx::query(
-        "SELECT r.bot_id, b.name, r.mu, r.sigma, r.games FROM ratings r JOIN bots b ON b.id = r.bot_id \
-         WHERE r.ladder_id = $1 AND b.disabled_reason IS NULL ORDER BY r.mu - 3 * r.sigma DESC, r.bot_id",
-    )
-    .bind(ladder_id)
-    .fetch_all(pool)
-    .await?;
-    Ok(rows.iter().map(|r| (r.get("bot_id"), r.get("name"), Rating { mu: r.get("mu"), sigma: r.get("sigma") }, r.get("games"))).collect())
-}
-
-/// A round-robin ladder's standings from its finished matches, by its
-/// scoring (points, or average score), best first.
-pub async fn round_robin_standings(pool: &sqlx::PgPool, ladder_id: i64) -> Result<Vec<crate::formats::Standing>, sqlx::Error> {
-    let settings: serde_json::Value =
-        sqlx::query_scalar("SELECT settings FROM ladders WHERE id = $1").bind(ladder_id).fetch_one(pool).await?;
-    let settings: LadderSettings = serde_json::from_value(settings).unwrap_or_default();
-    let bots: Vec<i64> = sqlx::query_scalar("SELECT id FROM bots WHERE ladder_id = $1 AND disabled_reason IS NULL ORDER BY id")
-        .bind(ladder_id)
-        .fetch_all(pool)
-        .await?;
-    let rows = sqlx::query(
-        "SELECT array_agg(s.bot_id ORDER BY s.seat) AS bots, array_agg(s.rank ORDER BY s.seat) AS ranks, \
-                array_agg(s.score ORDER BY s.seat) AS scores \
-         FROM matches m JOIN match_seats s ON s.match_id = m.id WHERE m.ladder_id = $1 AND m.state = 'finished' GROUP BY m.id",
-    )
-    .bind(ladder_id)
-    .fetch_all(pool)
-    .await?;
-    let records: Vec<crate::formats::RoundRobinRecord> = rows
-        .iter()
-        .map(|r| {
-            let b: Vec<i64> = r.get("bots");
-            let k: Vec<i32> = r.get("ranks");
-            let s: Vec<f64> = r.get("scores");
-            crate::formats::RoundRobinRecord { seats: b.into_iter().zip(k).zip(s).map(|((b, k), s)| (b, k.max(1) as u32, s)).collect() }
-        })
-        .collect();
-    Ok(crate::formats::round_robin_standings(&bots, &records, &settings.scoring))
-}
-
-/// A neighbours ladder's ratings (100 × won / played, split by side) from
-/// its finished games, best first.
-pub async fn neighbours_standings(pool: &sqlx::PgPool, ladder_id: i64) -> Result<Vec<crate::formats::NeighbourRating>, sqlx::Error> {
-    let rows = sqlx::query(
-        "SELECT array_agg(s.bot_id ORDER BY s.seat) AS bots, array_agg(s.rank ORDER BY s.seat) AS ranks \
-         FROM matches m JOIN match_seats s ON s.match_id = m.id WHERE m.ladder_id = $1 AND m.state = 'finished' \
-         GROUP BY m.id HAVING count(*) = 2",
-    )
-    .bind(ladder_id)
-    .fetch_all(pool)
-    .await?;
-    let records: Vec<crate::formats::PairRecord> = rows
-        .iter()
-        .map(|r| {
-            let b: Vec<i64> = r.get("bots");
-            let k: Vec<i32> = r.get("ranks");
-            let winner = if k[0] < k[1] {
-                Some(b[0])
-            } else if k[1] < k[0] {
-                Some(b[1])
-            } else {
-                None
-            };
-            crate::formats::PairRecord { first: b[0], second: b[1], winner }
-        })
-        .collect();
-    Ok(crate::formats::neighbours_ratings(&records))
+/// A ladder's leaderboard, by its format ([`crate::format::Format::standings`]);
+/// None if there is no such ladder.
+pub async fn standings(pool: &sqlx::PgPool, ladder_id: i64) -> Result<Option<Standings>, StoreError> {
+    let mut conn = pool.acquire().await?;
+    let Some((_, config)) = store::ladder_config(&mut conn, ladder_id).await? else { return Ok(None) };
+    let state = store::ladder_state(&mut conn, ladder_id, config.format.needs_history()).await?;
+    Ok(Some(config.format.standings(&state)))
 }

@@ -2,11 +2,22 @@
 //! their versions, and the jobs that go with them. Each function is one
 //! transaction (or runs inside the caller's).
 
-use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use sqlx::{PgConnection, PgPool, Row};
 
+use crate::format::{CommonSettings, LadderBot, LadderConfig, LadderState, MatchRecord};
 use crate::queue::enqueue_on;
+use crate::rating::Rating;
+
+/// A stored row that cannot be used, or the database failing.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error(transparent)]
+    Db(#[from] sqlx::Error),
+    /// A row koth cannot read (written by a newer version, or edited by hand).
+    #[error("{0}")]
+    Invalid(String),
+}
 
 /// Job priorities: compiles first (an author waits for them), challenges
 /// next, ladder matches last.
@@ -15,71 +26,6 @@ pub const PRIORITY_CHALLENGE: i32 = 50;
 pub const PRIORITY_LADDER: i32 = 0;
 /// Attempts before a job fails for good.
 pub const MAX_ATTEMPTS: i32 = 5;
-
-/// A ladder's settings (`ladders.settings`), with defaults.
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
-#[serde(default, deny_unknown_fields)]
-pub struct LadderSettings {
-    /// Seats per match (default: the game's smallest).
-    pub seats: Option<usize>,
-    /// Matches of this ladder queued or running at once.
-    pub concurrency: u32,
-    /// Rating system of a rated ladder.
-    pub rating: crate::rating::RatingSystem,
-    /// Games under which a bot counts as new (one match at a time, first in line).
-    pub newcomer_games: u32,
-    /// Stop matches after this many turns (quick ladders, tests); None = to the end.
-    pub max_turns: Option<u32>,
-    /// Stop a match that has run this many seconds and score it as it
-    /// stands; None = the engine's default cap for the game.
-    pub max_match_seconds: Option<u32>,
-    /// Round robin: times each pairing is played on each side.
-    pub rounds: u32,
-    /// Neighbours ladder: games against each neighbour.
-    pub games_per_neighbour: u32,
-    /// Round robin: how a match scores (default: points 2 / 1 / 0).
-    pub scoring: crate::formats::RoundRobinScoring,
-}
-
-impl Default for LadderSettings {
-    fn default() -> Self {
-        LadderSettings {
-            seats: None,
-            concurrency: 4,
-            rating: crate::rating::RatingSystem::WengLin,
-            newcomer_games: 10,
-            max_turns: None,
-            max_match_seconds: None,
-            rounds: 1,
-            games_per_neighbour: 10,
-            scoring: crate::formats::RoundRobinScoring::Points { win: 2.0, tie: 1.0, loss: 0.0 },
-        }
-    }
-}
-
-/// The format and settings a game's seed describes:
-///
-/// | game | format | from the seed |
-/// |---|---|---|
-/// | Flit | rated, 4 seats | winner only (most pieces): rated by finishing order |
-/// | Slime | round robin, 4 seats, average score | every 4-bot combination plays; average score |
-/// | Linkage | neighbours, 10 games per neighbour | the weekly ladder, 100 × won / played |
-/// | Target | rated, 2 seats | games until a clear winner; joint winners each score |
-/// | Snake | round robin, 2 seats, win 2 / tie 1 / loss 0 | each pair M times on each side |
-pub fn default_format(kind: koth_games::GameKind) -> (&'static str, LadderSettings) {
-    use crate::formats::RoundRobinScoring;
-    use koth_games::GameKind;
-    let d = LadderSettings::default();
-    match kind {
-        GameKind::Flit => ("rated", LadderSettings { seats: Some(4), ..d }),
-        GameKind::Slime => ("round_robin", LadderSettings { seats: Some(4), scoring: RoundRobinScoring::AverageScore, ..d }),
-        GameKind::Linkage => ("neighbours", LadderSettings { seats: Some(2), games_per_neighbour: 10, ..d }),
-        GameKind::Target => ("rated", LadderSettings { seats: Some(2), ..d }),
-        GameKind::Snake => {
-            ("round_robin", LadderSettings { seats: Some(2), scoring: RoundRobinScoring::Points { win: 2.0, tie: 1.0, loss: 0.0 }, ..d })
-        }
-    }
-}
 
 pub async fn create_user(pool: &PgPool, name: &str, is_host: bool) -> Result<i64, sqlx::Error> {
     let mut conn = pool.acquire().await?;
@@ -98,21 +44,92 @@ pub async fn game(pool: &PgPool, kind: koth_games::GameKind) -> Result<i64, sqlx
         .await
 }
 
-pub async fn create_ladder(
-    pool: &PgPool,
-    name: &str,
-    kind: koth_games::GameKind,
-    format: &str,
-    settings: &LadderSettings,
-) -> Result<i64, sqlx::Error> {
+pub async fn create_ladder(pool: &PgPool, name: &str, kind: koth_games::GameKind, config: &LadderConfig) -> Result<i64, sqlx::Error> {
     let game_id = game(pool, kind).await?;
+    let (format, settings) = config.to_stored();
     sqlx::query_scalar("INSERT INTO ladders (game_id, name, format, settings) VALUES ($1, $2, $3, $4) RETURNING id")
         .bind(game_id)
         .bind(name)
         .bind(format)
-        .bind(serde_json::to_value(settings).unwrap())
+        .bind(settings)
         .fetch_one(pool)
         .await
+}
+
+/// A ladder's game and configuration; None if there is no such ladder.
+/// A stored configuration that no longer parses is an error that names the
+/// ladder (the scheduler skips that ladder and says why).
+pub async fn ladder_config(conn: &mut PgConnection, ladder: i64) -> Result<Option<(koth_games::GameKind, LadderConfig)>, StoreError> {
+    let Some(row) = sqlx::query("SELECT l.format, l.settings, g.kind FROM ladders l JOIN games g ON g.id = l.game_id WHERE l.id = $1")
+        .bind(ladder)
+        .fetch_optional(&mut *conn)
+        .await?
+    else {
+        return Ok(None);
+    };
+    let kind = koth_games::GameKind::from_name(&row.get::<String, _>("kind"))
+        .ok_or_else(|| StoreError::Invalid(format!("ladder {ladder}: koth plays no game {:?}", row.get::<String, _>("kind"))))?;
+    let config = LadderConfig::parse(&row.get::<String, _>("format"), &row.get::<Value, _>("settings"))
+        .map_err(|e| StoreError::Invalid(format!("ladder {ladder}: {e}")))?;
+    Ok(Some((kind, config)))
+}
+
+/// What a ladder's format sees of it ([`LadderState`]); its past matches
+/// only when `with_history`.
+pub async fn ladder_state(conn: &mut PgConnection, ladder: i64, with_history: bool) -> Result<LadderState, sqlx::Error> {
+    let bots = sqlx::query(
+        "SELECT b.id, b.name, b.current_version IS NOT NULL AS ready, r.mu, r.sigma, r.games, \
+                (SELECT count(*) FROM match_seats s JOIN matches m ON m.id = s.match_id \
+                 WHERE s.bot_id = b.id AND m.state = 'queued') AS in_flight \
+         FROM bots b LEFT JOIN ratings r ON r.ladder_id = b.ladder_id AND r.bot_id = b.id \
+         WHERE b.ladder_id = $1 AND b.disabled_reason IS NULL ORDER BY b.id",
+    )
+    .bind(ladder)
+    .fetch_all(&mut *conn)
+    .await?
+    .iter()
+    .map(|r| LadderBot {
+        id: r.get("id"),
+        name: r.get("name"),
+        ready: r.get("ready"),
+        rating: match (r.get::<Option<f64>, _>("mu"), r.get::<Option<f64>, _>("sigma"), r.get::<Option<i32>, _>("games")) {
+            (Some(mu), Some(sigma), Some(games)) => Some((Rating { mu, sigma }, games.max(0) as u32)),
+            _ => None,
+        },
+        in_flight: r.get::<i64, _>("in_flight") as u32,
+    })
+    .collect();
+    let queued: i64 = sqlx::query_scalar("SELECT count(*) FROM matches WHERE ladder_id = $1 AND state = 'queued'")
+        .bind(ladder)
+        .fetch_one(&mut *conn)
+        .await?;
+    let matches = if with_history {
+        sqlx::query(
+            "SELECT m.state, m.round, array_agg(s.bot_id ORDER BY s.seat) AS seats, array_agg(s.rank ORDER BY s.seat) AS ranks, \
+                    array_agg(s.score ORDER BY s.seat) AS scores \
+             FROM matches m JOIN match_seats s ON s.match_id = m.id \
+             WHERE m.ladder_id = $1 AND m.state <> 'failed' GROUP BY m.id ORDER BY m.id",
+        )
+        .bind(ladder)
+        .fetch_all(&mut *conn)
+        .await?
+        .iter()
+        .map(|r| {
+            let ranks: Vec<Option<i32>> = r.get("ranks");
+            let scores: Vec<Option<f64>> = r.get("scores");
+            let finished = r.get::<String, _>("state") == "finished";
+            MatchRecord {
+                seats: r.get("seats"),
+                results: finished
+                    .then(|| ranks.iter().zip(&scores).map(|(k, s)| (k.unwrap_or(1).max(1) as u32, s.unwrap_or(0.0))).collect()),
+                round: r.get::<Option<i32>, _>("round").map(|n| n.max(1) as u32),
+            }
+        })
+        .collect()
+    } else {
+        Vec::new()
+    };
+    Ok(LadderState { bots, matches, queued: queued as u32 })
 }
 
 pub async fn create_bot(pool: &PgPool, ladder_id: i64, owner_id: i64, name: &str) -> Result<i64, sqlx::Error> {
@@ -240,7 +257,7 @@ pub struct MatchToPlay {
     pub match_id: i64,
     pub game: String,
     pub seed: i64,
-    pub settings: LadderSettings,
+    pub settings: CommonSettings,
     pub seats: Vec<SeatToPlay>,
 }
 
@@ -269,7 +286,7 @@ pub async fn match_to_play(pool: &PgPool, match_id: i64) -> Result<Option<MatchT
         match_id: m.get("id"),
         game: m.get("kind"),
         seed: m.get("seed"),
-        settings: serde_json::from_value(settings).unwrap_or_default(),
+        settings: CommonSettings::from_stored(&settings),
         seats: seats
             .iter()
             .map(|r| SeatToPlay {
@@ -318,10 +335,24 @@ pub async fn create_match(
     rated: bool,
     priority: i32,
 ) -> Result<i64, sqlx::Error> {
-    let match_id: i64 = sqlx::query_scalar("INSERT INTO matches (ladder_id, seed, rated) VALUES ($1, $2, $3) RETURNING id")
+    create_match_in_round(conn, ladder_id, seats, seed, rated, priority, None).await
+}
+
+/// [`create_match`] for a format played in rounds.
+pub async fn create_match_in_round(
+    conn: &mut PgConnection,
+    ladder_id: i64,
+    seats: &[i64],
+    seed: i64,
+    rated: bool,
+    priority: i32,
+    round: Option<u32>,
+) -> Result<i64, sqlx::Error> {
+    let match_id: i64 = sqlx::query_scalar("INSERT INTO matches (ladder_id, seed, rated, round) VALUES ($1, $2, $3, $4) RETURNING id")
         .bind(ladder_id)
         .bind(seed)
         .bind(rated)
+        .bind(round.map(|r| r as i32))
         .fetch_one(&mut *conn)
         .await?;
     for (i, bot) in seats.iter().enumerate() {

@@ -40,8 +40,6 @@ use axum::response::{Html, IntoResponse, Response};
 use axum::routing::get;
 use axum::Router;
 
-use crate::api::{ApiError, AppState};
-
 const APP_JS: &str = include_str!("../web/app.js");
 const APP_CSS: &str = include_str!("../web/app.css");
 
@@ -59,7 +57,7 @@ const CSP: &str = "default-src 'self'; script-src 'self'; style-src 'self'; img-
                    connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'";
 
 /// The API's routes, the pages and the layers, as one service.
-pub(crate) fn service(api: Router<AppState>, state: AppState) -> Router {
+pub(crate) fn service<S: Clone + Send + Sync + 'static>(api: Router<S>, state: S) -> Router {
     Router::new()
         .merge(api)
         .route("/", get(|| page("koth", "home", None)))
@@ -157,7 +155,8 @@ fn not_found_page(msg: &str) -> (StatusCode, Html<String>) {
 async fn not_found(req: Request) -> Response {
     let path = req.uri().path();
     if path.starts_with("/api/") {
-        ApiError(StatusCode::NOT_FOUND, "no such endpoint; the API's routes are in /api/openapi.json".into()).into_response()
+        let error = "no such endpoint; the API's routes are in /api/openapi.json";
+        (StatusCode::NOT_FOUND, axum::Json(serde_json::json!({ "error": error }))).into_response()
     } else {
         not_found_page(&format!("there is no page at {path}")).into_response()
     }

@@ -9,11 +9,16 @@ mod common;
 
 use std::time::Duration;
 
+use koth_games::replay::Replay;
+use koth_games::MatchResult;
+use koth_runner::BotStatus;
+use koth_scheduler::format::{LadderConfig, Standings};
 use koth_scheduler::ladder::tick;
 use koth_scheduler::queue::Queue;
-use koth_scheduler::results::{leaderboard, record_match, MatchOutcome, SeatOutcome};
-use koth_scheduler::store::{self, LadderSettings};
+use koth_scheduler::results::{record_match, standings, MatchOutcome, SeatOutcome};
+use koth_scheduler::store;
 use rand::{Rng, SeedableRng};
+use serde_json::json;
 use sqlx::{PgPool, Row};
 
 /// A bot with a ready version (sources and artifact are not needed here).
@@ -50,14 +55,14 @@ async fn play_queued<R: Rng>(pool: &PgPool, strength: &dyn Fn(i64) -> f64, rng: 
         let outcome = MatchOutcome {
             engine: "stand-in".into(),
             turns: 1,
-            replay: serde_json::json!({}),
+            replay: any_replay(),
             seats: (0..2)
                 .map(|i| SeatOutcome {
                     seat: i as i32,
                     score: if ranks[i] == 1 { 1.0 } else { 0.0 },
                     rank: ranks[i],
-                    result: if ranks[i] == 1 { "win".into() } else { "loss".into() },
-                    status: serde_json::json!({"kind": "ok"}),
+                    result: if ranks[i] == 1 { MatchResult::Win } else { MatchResult::Loss },
+                    status: BotStatus::Ok,
                     stderr: String::new(),
                     stderr_turns: Vec::new(),
                 })
@@ -76,8 +81,8 @@ async fn play_queued<R: Rng>(pool: &PgPool, strength: &dyn Fn(i64) -> f64, rng: 
 async fn twenty_bots_of_known_strength_end_in_strength_order() {
     let Some(pg) = common::postgres("ladder20") else { return };
     let pool = common::pool(&pg, 4).await;
-    let settings = LadderSettings { seats: Some(2), concurrency: 10, ..LadderSettings::default() };
-    let ladder = store::create_ladder(&pool, "snake-20", koth_games::GameKind::Snake, "rated", &settings).await.unwrap();
+    let settings = config("rated", json!({"seats": 2, "concurrency": 10}));
+    let ladder = store::create_ladder(&pool, "snake-20", koth_games::GameKind::Snake, &settings).await.unwrap();
     let owner = store::create_user(&pool, "host", true).await.unwrap();
     let mut bots = Vec::new();
     for i in 0..20 {
@@ -93,8 +98,8 @@ async fn twenty_bots_of_known_strength_end_in_strength_order() {
     while matches < 20_000 {
         tick(&pool, &q, &mut rng).await.unwrap();
         matches += play_queued(&pool, &strength, &mut rng).await;
-        let board = leaderboard(&pool, ladder).await.unwrap();
-        let order: Vec<i64> = board.iter().map(|(b, ..)| *b).collect();
+        let board = table(&pool, ladder).await;
+        let order: Vec<i64> = board.rows.iter().map(|r| r.bot).collect();
         let mut by_strength = bots.clone();
         by_strength.reverse();
         if order == by_strength {
@@ -115,8 +120,8 @@ async fn twenty_bots_of_known_strength_end_in_strength_order() {
 async fn newcomers_play_one_at_a_time_and_superseded_versions_are_not_rated() {
     let Some(pg) = common::postgres("ladder-rules") else { return };
     let pool = common::pool(&pg, 4).await;
-    let settings = LadderSettings { seats: Some(2), concurrency: 6, newcomer_games: 3, ..LadderSettings::default() };
-    let ladder = store::create_ladder(&pool, "target-rules", koth_games::GameKind::Target, "rated", &settings).await.unwrap();
+    let settings = config("rated", json!({"seats": 2, "concurrency": 6, "newcomer_games": 3}));
+    let ladder = store::create_ladder(&pool, "target-rules", koth_games::GameKind::Target, &settings).await.unwrap();
     let owner = store::create_user(&pool, "author", false).await.unwrap();
     let mut bots = Vec::new();
     for i in 0..4 {
@@ -180,7 +185,7 @@ async fn round_robin_and_neighbours_ladders_schedule_what_is_owed_once() {
     let q = Queue::new(pool.clone());
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(3);
 
-    let rr = store::create_ladder(&pool, "snake-rr", koth_games::GameKind::Snake, "round_robin", &LadderSettings::default()).await.unwrap();
+    let rr = store::create_ladder(&pool, "snake-rr", koth_games::GameKind::Snake, &config("round_robin", json!({}))).await.unwrap();
     let mut bots = Vec::new();
     for i in 0..3 {
         bots.push(ready_bot(&pool, rr, owner, &format!("r{i}")).await);
@@ -210,8 +215,8 @@ async fn round_robin_and_neighbours_ladders_schedule_what_is_owed_once() {
     tick(&pool, &q, &mut rng).await.unwrap();
     assert_eq!(queued_tuples(&pool, rr).await.len(), 12);
 
-    let settings = LadderSettings { concurrency: 3, games_per_neighbour: 4, ..LadderSettings::default() };
-    let nb = store::create_ladder(&pool, "linkage-nb", koth_games::GameKind::Linkage, "neighbours", &settings).await.unwrap();
+    let settings = config("neighbours", json!({"concurrency": 3, "games_per_neighbour": 4}));
+    let nb = store::create_ladder(&pool, "linkage-nb", koth_games::GameKind::Linkage, &settings).await.unwrap();
     for i in 0..3 {
         ready_bot(&pool, nb, owner, &format!("n{i}")).await;
     }
@@ -238,8 +243,8 @@ async fn challenges_are_unrated_and_failing_bots_are_disabled() {
     let Some(pg) = common::postgres("challenge") else { return };
     let pool = common::pool(&pg, 4).await;
     let owner = store::create_user(&pool, "author", false).await.unwrap();
-    let settings = LadderSettings { seats: Some(2), concurrency: 2, newcomer_games: 0, ..LadderSettings::default() };
-    let ladder = store::create_ladder(&pool, "target-ch", koth_games::GameKind::Target, "rated", &settings).await.unwrap();
+    let settings = config("rated", json!({"seats": 2, "concurrency": 2, "newcomer_games": 0}));
+    let ladder = store::create_ladder(&pool, "target-ch", koth_games::GameKind::Target, &settings).await.unwrap();
     let a = ready_bot(&pool, ladder, owner, "a").await;
     let b = ready_bot(&pool, ladder, owner, "b").await;
     let m = store::create_challenge(&pool, ladder, &[a, b], 9).await.unwrap();
@@ -268,17 +273,15 @@ async fn challenges_are_unrated_and_failing_bots_are_disabled() {
                     seat: i as i32,
                     score: 0.0,
                     rank: if *bot == a { 2 } else { 1 },
-                    result: if *bot == a { "loss".into() } else { "win".into() },
-                    status: if *bot == a { serde_json::json!({"kind": "crashed", "code": 1}) } else { serde_json::json!({"kind": "ok"}) },
+                    result: if *bot == a { MatchResult::Loss } else { MatchResult::Win },
+                    status: if *bot == a { BotStatus::Crashed { code: Some(1), signal: None, turn: 1 } } else { BotStatus::Ok },
                     stderr: String::new(),
                     stderr_turns: Vec::new(),
                 })
                 .collect();
             let mut tx = pool.begin().await.unwrap();
             Queue::complete(&mut tx, &job).await.unwrap();
-            record_match(&mut tx, match_id, &MatchOutcome { engine: "t".into(), turns: 1, replay: serde_json::json!({}), seats })
-                .await
-                .unwrap();
+            record_match(&mut tx, match_id, &MatchOutcome { engine: "t".into(), turns: 1, replay: any_replay(), seats }).await.unwrap();
             tx.commit().await.unwrap();
         }
     }
@@ -301,9 +304,9 @@ async fn standings_follow_each_games_seed_format() {
     let q = Queue::new(pool.clone());
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(5);
     // Snake's seed: round robin, win 2, tie 1, loss 0.
-    let (format, settings) = store::default_format(koth_games::GameKind::Snake);
-    assert_eq!(format, "round_robin");
-    let rr = store::create_ladder(&pool, "snake", koth_games::GameKind::Snake, format, &settings).await.unwrap();
+    let snake = LadderConfig::default_for(koth_games::GameKind::Snake);
+    assert_eq!(snake.format.name(), "round_robin");
+    let rr = store::create_ladder(&pool, "snake", koth_games::GameKind::Snake, &snake).await.unwrap();
     let mut bots = Vec::new();
     for i in 0..3 {
         bots.push(ready_bot(&pool, rr, owner, &format!("s{i}")).await);
@@ -312,28 +315,92 @@ async fn standings_follow_each_games_seed_format() {
     // The strongest (highest id) wins with near certainty.
     let played = play_queued(&pool, &|b| b as f64 * 100.0, &mut rng).await;
     assert_eq!(played, 6);
-    let st = koth_scheduler::results::round_robin_standings(&pool, rr).await.unwrap();
-    let got: Vec<(i64, f64, u32)> = st.iter().map(|s| (s.bot, s.points, s.played)).collect();
+    let st = table(&pool, rr).await;
+    let got: Vec<(i64, f64, i64)> =
+        st.rows.iter().map(|r| (r.bot, r.values["points"].as_f64().unwrap(), r.values["games"].as_i64().unwrap())).collect();
     assert_eq!(got, vec![(bots[2], 8.0, 4), (bots[1], 4.0, 4), (bots[0], 0.0, 4)]);
     // Linkage's seed: the neighbours ladder.
-    let (format, settings) = store::default_format(koth_games::GameKind::Linkage);
-    assert_eq!((format, settings.games_per_neighbour), ("neighbours", 10));
-    let nb = store::create_ladder(
-        &pool,
-        "linkage",
-        koth_games::GameKind::Linkage,
-        format,
-        &LadderSettings { games_per_neighbour: 2, ..settings },
-    )
-    .await
-    .unwrap();
+    let linkage = LadderConfig::default_for(koth_games::GameKind::Linkage);
+    assert_eq!(linkage.to_stored().0, "neighbours");
+    assert_eq!(linkage.to_stored().1["games_per_neighbour"], 10);
+    let nb = LadderConfig::with_request(&linkage, None, Some(&json!({"games_per_neighbour": 2}))).unwrap();
+    let nb = store::create_ladder(&pool, "linkage", koth_games::GameKind::Linkage, &nb).await.unwrap();
     let a = ready_bot(&pool, nb, owner, "weak").await;
     let b = ready_bot(&pool, nb, owner, "strong").await;
     tick(&pool, &q, &mut rng).await.unwrap();
     play_queued(&pool, &|x| if x == b { 100.0 } else { 0.0 }, &mut rng).await;
-    let st = koth_scheduler::results::neighbours_standings(&pool, nb).await.unwrap();
-    assert_eq!(st.len(), 2);
-    assert_eq!((st[0].bot, st[0].overall, st[0].as_first, st[0].as_second, st[0].played), (b, 100.0, 100.0, 100.0, 2));
-    assert_eq!((st[1].bot, st[1].overall), (a, 0.0));
-    assert_eq!(store::default_format(koth_games::GameKind::Slime).1.scoring, koth_scheduler::formats::RoundRobinScoring::AverageScore);
+    let st = table(&pool, nb).await;
+    assert_eq!(st.rows.len(), 2);
+    let v = &st.rows[0].values;
+    assert_eq!(
+        (st.rows[0].bot, &v["rating"], &v["as_first"], &v["as_second"], &v["games"]),
+        (b, &json!(100.0), &json!(100.0), &json!(100.0), &json!(2))
+    );
+    assert_eq!((st.rows[1].bot, &st.rows[1].values["rating"]), (a, &json!(0.0)));
+    assert_eq!(LadderConfig::default_for(koth_games::GameKind::Slime).to_stored().1["scoring"], "average_score");
+}
+
+/// Swiss rounds through the scheduler: a round is created whole, the next
+/// only when it has finished, the round numbers are stored, and after
+/// ⌈log₂ 4⌉ = 2 rounds nothing more is scheduled; the strongest bot leads.
+#[tokio::test]
+async fn swiss_rounds_follow_one_another() {
+    let Some(pg) = common::postgres("swiss") else { return };
+    let pool = common::pool(&pg, 4).await;
+    let owner = store::create_user(&pool, "host", true).await.unwrap();
+    let q = Queue::new(pool.clone());
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(9);
+    let ladder =
+        store::create_ladder(&pool, "target-swiss", koth_games::GameKind::Target, &config("swiss", json!({"seats": 2}))).await.unwrap();
+    let mut bots = Vec::new();
+    for i in 0..4 {
+        bots.push(ready_bot(&pool, ladder, owner, &format!("w{i}")).await);
+    }
+    let rounds = |pool: PgPool| async move {
+        sqlx::query_scalar::<_, Option<i32>>("SELECT round FROM matches WHERE ladder_id = $1 ORDER BY id")
+            .bind(ladder)
+            .fetch_all(&pool)
+            .await
+            .unwrap()
+    };
+    assert_eq!(tick(&pool, &q, &mut rng).await.unwrap().created, 2);
+    assert_eq!(tick(&pool, &q, &mut rng).await.unwrap().created, 0, "round 1 is still queued");
+    assert_eq!(play_queued(&pool, &|b| b as f64 * 100.0, &mut rng).await, 2);
+    assert_eq!(tick(&pool, &q, &mut rng).await.unwrap().created, 2);
+    assert_eq!(play_queued(&pool, &|b| b as f64 * 100.0, &mut rng).await, 2);
+    assert_eq!(tick(&pool, &q, &mut rng).await.unwrap().created, 0, "two rounds for four bots");
+    assert_eq!(rounds(pool.clone()).await, [Some(1), Some(1), Some(2), Some(2)]);
+    let st = table(&pool, ladder).await;
+    assert_eq!(st.format, "swiss");
+    assert_eq!((st.rows[0].bot, &st.rows[0].values["points"]), (bots[3], &json!(2.0)));
+    assert_eq!(st.columns.iter().map(|c| c.key).collect::<Vec<_>>(), ["points", "buchholz", "games"]);
+}
+
+/// The formats the database accepts are the formats koth knows.
+#[tokio::test]
+async fn the_sql_check_lists_every_format() {
+    let Some(pg) = common::postgres("format-check") else { return };
+    let pool = common::pool(&pg, 2).await;
+    let def: String = sqlx::query_scalar("SELECT pg_get_constraintdef(oid) FROM pg_constraint WHERE conname = 'ladders_format_check'")
+        .fetch_one(&pool)
+        .await
+        .unwrap();
+    let mut in_sql: Vec<&str> = def.split('\'').skip(1).step_by(2).collect();
+    let mut known = koth_scheduler::format::Format::NAMES.to_vec();
+    in_sql.sort_unstable();
+    known.sort_unstable();
+    assert_eq!(in_sql, known, "{def}");
+}
+
+fn config(format: &str, settings: serde_json::Value) -> LadderConfig {
+    LadderConfig::parse(format, &settings).unwrap()
+}
+
+async fn table(pool: &PgPool, ladder: i64) -> Standings {
+    standings(pool, ladder).await.unwrap().unwrap()
+}
+
+/// A replay for matches these tests decide without playing them.
+fn any_replay() -> Replay {
+    serde_json::from_value(serde_json::json!({"game": "target", "seed": "1", "seats": [{}, {}], "turns": []})).unwrap()
 }

@@ -151,17 +151,10 @@ async function ladderPage(id) {
   const l = ladders.find(x => x.id === id);
   document.title = l.name + ' · koth';
   const botLink = (bid, name) => el('a', { href: '/bots/' + bid }, name || ('bot ' + bid));
-  let head, rows;
-  if (board.format === 'rated') {
-    head = ['#', 'bot', 'score (μ − 3σ)', 'μ', 'σ', 'games'];
-    rows = board.rows.map(r => [r.rank, botLink(r.bot, r.name), fmt(r.score, 2), fmt(r.mu, 2), fmt(r.sigma, 2), r.games]);
-  } else if (board.format === 'round_robin') {
-    head = ['#', 'bot', 'points', 'games'];
-    rows = board.rows.map(r => [r.rank, botLink(r.bot, r.name), fmt(r.points, 2), r.games]);
-  } else {
-    head = ['#', 'bot', 'rating', 'as More', 'as Fewer', 'games'];
-    rows = board.rows.map(r => [r.rank, botLink(r.bot, r.name), fmt(r.rating), fmt(r.as_first), fmt(r.as_second), r.games]);
-  }
+  // The columns are the ladder format's own: any format draws the same way.
+  const head = ['#', 'bot', ...board.columns.map(c => c.label)];
+  const cell = v => typeof v === 'number' && !Number.isInteger(v) ? fmt(v, 2) : v;
+  const rows = board.rows.map(r => [r.rank, botLink(r.bot, r.name), ...board.columns.map(c => cell(r[c.key]))]);
   const hostControls = who && who.is_host ? el('p', {},
     el('button', {
       id: 'pause', onclick: async () => {

@@ -12,8 +12,8 @@ use std::time::{Duration, Instant};
 
 use clap::Args;
 use koth_runner::bot::ImagePolicy;
-use koth_runner::worker::{self, WorkerConfig};
 use koth_scheduler::pg::PrivatePostgres;
+use koth_scheduler::worker::{self, WorkerConfig};
 
 #[derive(Args)]
 pub struct ApiBenchArgs {
@@ -50,7 +50,7 @@ pub fn run(a: ApiBenchArgs) -> anyhow::Result<i32> {
     let (stop_tx, stop) = tokio::sync::watch::channel(false);
     let (addr, pool) = rt.block_on(async {
         let pool = koth_scheduler::db::connect_and_migrate(&pg.url(), 40).await.map_err(|e| anyhow::anyhow!(e))?;
-        super::up::seed(&pool, &dir).await?;
+        super::examples::seed(&pool, &dir).await?;
         let mut s = stop.clone();
         tokio::spawn(koth_scheduler::ladder::run(pool.clone(), Duration::from_millis(500), async move {
             let _ = s.wait_for(|v| *v).await;
@@ -58,22 +58,14 @@ pub fn run(a: ApiBenchArgs) -> anyhow::Result<i32> {
         let builder = a.store.builder(ImagePolicy::Auto);
         for i in 0..a.runners.max(1) {
             let cfg = WorkerConfig {
-                name: format!("bench/{i}"),
-                builder: builder.clone(),
-                match_sandbox: koth_sandbox::SandboxConfig {
-                    limits: koth_sandbox::Limits { memory: 512 << 20, cpu_time: None, wall_time: None, ..Default::default() },
-                    ..a.store.sandbox()
-                },
-                lease: Duration::from_secs(60),
-                heartbeat: Duration::from_secs(15),
-                poll: Duration::from_secs(2),
                 grace: Duration::from_secs(1),
+                ..WorkerConfig::new(format!("bench/{i}"), builder.clone(), &a.store.sandbox(), worker::DEFAULT_BOT_MEMORY)
             };
             tokio::spawn(worker::run(pool.clone(), cfg, stop.clone()));
         }
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
         let addr = listener.local_addr()?;
-        let app = koth_scheduler::api::router(pool.clone(), worker::uploads());
+        let app = koth_scheduler::api::router(pool.clone());
         tokio::spawn(async move { axum::serve(listener, app).await });
         anyhow::Ok((addr, pool))
     })?;

@@ -251,23 +251,24 @@ pub fn leaderboard(a: LadderArg) -> anyhow::Result<i32> {
     }
     let format = lb["format"].as_str().unwrap_or("");
     println!("{} ({format})", a.ladder);
+    // The columns are the format's (GET /api/ladders/{id}/leaderboard).
+    let columns: Vec<(&str, &str)> = lb["columns"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|c| (c["key"].as_str().unwrap_or(""), c["label"].as_str().unwrap_or("")))
+        .collect();
+    let cell = |v: &serde_json::Value| match v {
+        serde_json::Value::Number(n) if n.is_f64() => format!("{:.2}", n.as_f64().unwrap_or(0.0)),
+        serde_json::Value::String(s) => s.clone(),
+        v => v.to_string(),
+    };
+    let widths: Vec<usize> = columns.iter().map(|(_, label)| label.chars().count().max(8)).collect();
+    let head: Vec<String> = columns.iter().zip(&widths).map(|((_, label), w)| format!("{label:>w$}")).collect();
+    println!("{:>3}  {:<24} {}", "#", "bot", head.join("  "));
     for r in lb["rows"].as_array().into_iter().flatten() {
-        let value = match format {
-            "rated" => format!(
-                "{:>7.2}  (mu {:.2}, sigma {:.2})",
-                r["score"].as_f64().unwrap_or(0.0),
-                r["mu"].as_f64().unwrap_or(0.0),
-                r["sigma"].as_f64().unwrap_or(0.0)
-            ),
-            "round_robin" => format!("{:>7.2} points", r["points"].as_f64().unwrap_or(0.0)),
-            _ => format!(
-                "{:>6.1} (first {:.1}, second {:.1})",
-                r["rating"].as_f64().unwrap_or(0.0),
-                r["as_first"].as_f64().unwrap_or(0.0),
-                r["as_second"].as_f64().unwrap_or(0.0)
-            ),
-        };
-        println!("{:>3}. {:<24} {value}  {} games", r["rank"], r["name"].as_str().unwrap_or("?"), r["games"]);
+        let values: Vec<String> = columns.iter().zip(&widths).map(|((key, _), w)| format!("{:>w$}", cell(&r[*key]))).collect();
+        println!("{:>3}. {:<24} {}", r["rank"], r["name"].as_str().unwrap_or("?"), values.join("  "));
     }
     Ok(0)
 }

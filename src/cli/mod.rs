@@ -2,6 +2,7 @@ use clap::{Parser, Subcommand};
 
 mod api_bench;
 mod client;
+mod examples;
 mod languages;
 mod match_bench;
 mod match_cmd;

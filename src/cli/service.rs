@@ -5,8 +5,8 @@ use std::time::Duration;
 
 use clap::Args;
 use koth_runner::bot::ImagePolicy;
-use koth_runner::worker::{self, WorkerConfig};
-use koth_sandbox::{parse_duration, parse_size, Limits, SandboxConfig};
+use koth_sandbox::{parse_duration, parse_size};
+use koth_scheduler::worker::{self, WorkerConfig};
 use tokio::sync::watch;
 
 fn duration(s: &str) -> Result<Duration, String> {
@@ -101,17 +101,12 @@ pub fn runner(a: RunnerArgs) -> anyhow::Result<i32> {
         let stop = shutdown_signal();
         let mut loops = Vec::new();
         for i in 0..a.jobs.max(1) {
+            let name = if a.jobs > 1 { format!("{name}/{i}") } else { name.clone() };
             let cfg = WorkerConfig {
-                name: if a.jobs > 1 { format!("{name}/{i}") } else { name.clone() },
-                builder: builder.clone(),
-                match_sandbox: SandboxConfig {
-                    limits: Limits { memory: a.memory, cpu_time: None, wall_time: None, ..Limits::default() },
-                    ..sandbox.clone()
-                },
                 lease: a.lease,
                 heartbeat: a.lease / 4,
-                poll: Duration::from_secs(2),
                 grace: a.grace,
+                ..WorkerConfig::new(name, builder.clone(), &sandbox, a.memory)
             };
             loops.push(tokio::spawn(worker::run(pool.clone(), cfg, stop.clone())));
         }
@@ -150,13 +145,13 @@ pub fn web(a: WebArgs) -> anyhow::Result<i32> {
         let pool = koth_scheduler::db::connect_and_migrate(&a.database_url, 16).await.map_err(|e| anyhow::anyhow!(e))?;
         if a.examples {
             std::fs::create_dir_all(&a.data_dir).map_err(|e| anyhow::anyhow!("creating {}: {e}", a.data_dir.display()))?;
-            super::up::seed(&pool, &a.data_dir).await?;
+            super::examples::seed(&pool, &a.data_dir).await?;
         }
         let listener = tokio::net::TcpListener::bind(&a.listen)
             .await
             .map_err(|e| anyhow::anyhow!("listening on {}: {e}; pick another with --listen", a.listen))?;
         let mut stop = shutdown_signal();
-        let app = koth_scheduler::api::router(pool.clone(), worker::uploads());
+        let app = koth_scheduler::api::router(pool.clone());
         eprintln!("koth web is up at http://{}/", listener.local_addr()?);
         axum::serve(listener, app)
             .with_graceful_shutdown(async move {

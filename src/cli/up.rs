@@ -13,18 +13,9 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use clap::Args;
-use koth_games::GameKind;
 use koth_runner::bot::ImagePolicy;
-use koth_runner::submission::{Submission, SubmissionLimits};
-use koth_runner::worker::{self, WorkerConfig};
-use koth_sandbox::{Limits, SandboxConfig};
 use koth_scheduler::pg::PrivatePostgres;
-use koth_scheduler::store;
-use sqlx::PgPool;
-
-mod examples {
-    include!(concat!(env!("OUT_DIR"), "/examples.rs"));
-}
+use koth_scheduler::worker::{self, WorkerConfig};
 
 #[derive(Args)]
 pub struct UpArgs {
@@ -66,7 +57,7 @@ pub fn run(a: UpArgs) -> anyhow::Result<i32> {
 async fn serve(a: &UpArgs, url: &str) -> anyhow::Result<i32> {
     let pool = koth_scheduler::db::connect_and_migrate(url, a.runners + 8).await.map_err(|e| anyhow::anyhow!(e))?;
     if !a.no_examples {
-        seed(&pool, &a.data_dir).await?;
+        super::examples::seed(&pool, &a.data_dir).await?;
     }
     let stop = super::service::shutdown_signal();
     let mut tasks = Vec::new();
@@ -86,18 +77,7 @@ async fn serve(a: &UpArgs, url: &str) -> anyhow::Result<i32> {
     }
     let builder = a.store.builder(ImagePolicy::Auto);
     for i in 0..a.runners.max(1) {
-        let cfg = WorkerConfig {
-            name: format!("up-{}/{i}", std::process::id()),
-            builder: builder.clone(),
-            match_sandbox: SandboxConfig {
-                limits: Limits { memory: 512 << 20, cpu_time: None, wall_time: None, ..Limits::default() },
-                ..sandbox.clone()
-            },
-            lease: Duration::from_secs(60),
-            heartbeat: Duration::from_secs(15),
-            poll: Duration::from_secs(2),
-            grace: Duration::from_secs(10),
-        };
+        let cfg = WorkerConfig::new(format!("up-{}/{i}", std::process::id()), builder.clone(), &sandbox, worker::DEFAULT_BOT_MEMORY);
         let (pool, stop) = (pool.clone(), stop.clone());
         tasks.push(tokio::spawn(async move {
             worker::run(pool, cfg, stop).await;
@@ -107,7 +87,7 @@ async fn serve(a: &UpArgs, url: &str) -> anyhow::Result<i32> {
         .await
         .map_err(|e| anyhow::anyhow!("listening on {}: {e}; pick another with --listen", a.listen))?;
     let addr = listener.local_addr()?;
-    let app = koth_scheduler::api::router(pool.clone(), worker::uploads());
+    let app = koth_scheduler::api::router(pool.clone());
     let mut stop_http = stop.clone();
     let server = tokio::spawn(async move {
         axum::serve(listener, app)
@@ -124,41 +104,4 @@ async fn serve(a: &UpArgs, url: &str) -> anyhow::Result<i32> {
     server.await??;
     pool.close().await;
     Ok(0)
-}
-
-/// First start: a ladder per game in its seed's format, and the example
-/// bots (enough copies to fill the game's seats), owned by the `host`
-/// account whose token is written to `<data-dir>/host-token`.
-pub(super) async fn seed(pool: &PgPool, data_dir: &std::path::Path) -> anyhow::Result<()> {
-    let ladders: i64 = sqlx::query_scalar("SELECT count(*) FROM ladders").fetch_one(pool).await?;
-    if ladders > 0 {
-        return Ok(());
-    }
-    let (host, token) = koth_scheduler::api::create_account(pool, "host", true).await?;
-    let token_file = data_dir.join("host-token");
-    {
-        use std::io::Write;
-        use std::os::unix::fs::OpenOptionsExt;
-        let mut f = std::fs::OpenOptions::new().write(true).create(true).truncate(true).mode(0o600).open(&token_file)?;
-        writeln!(f, "{token}")?;
-    }
-    for kind in GameKind::ALL {
-        let (format, settings) = store::default_format(kind);
-        let ladder = store::create_ladder(pool, kind.name(), kind, format, &settings).await?;
-        let files: Vec<&(&str, &str, &[u8])> = examples::EXAMPLES.iter().filter(|(g, _, _)| *g == kind.name()).collect();
-        let seats = settings.seats.unwrap_or(kind.seat_range().0).max(2);
-        let copies = seats.div_ceil(files.len().max(1));
-        for (_, file, bytes) in &files {
-            let sub = Submission::from_upload(file, bytes, &SubmissionLimits::default())
-                .map_err(|e| anyhow::anyhow!("example bot {}/{file}: {e}", kind.name()))?;
-            let stem = file.rsplit_once('.').map(|(s, _)| s).unwrap_or(file);
-            for c in 1..=copies {
-                let name = if copies == 1 { stem.to_owned() } else { format!("{stem}-{c}") };
-                let bot = store::create_bot(pool, ladder, host, &name).await?;
-                store::submit_version(pool, bot, &sub.language.name, &sub.main, &worker::source_tar(&sub), &sub.source_hash()).await?;
-            }
-        }
-    }
-    eprintln!("koth: created a ladder per game and seeded the example bots");
-    Ok(())
 }

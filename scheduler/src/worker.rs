@@ -1,5 +1,5 @@
 //! `koth runner`: a worker that claims compile and match jobs from the
-//! queue in PostgreSQL ([`koth_scheduler::queue`]), runs them, and writes
+//! queue in PostgreSQL ([`crate::queue`]), runs them with koth-runner, and writes
 //! the results back.
 //!
 //! One job at a time per worker loop (a process may run several loops). For
@@ -27,18 +27,17 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use koth_games::GameKind;
+use koth_runner::bot::{BotSpec, Builder, PrepareError};
+use koth_runner::compile::{Artifact, BuildError};
+use koth_runner::engine::{play, MatchOptions, ENGINE_VERSION};
+use koth_runner::submission::Submission;
 use koth_sandbox::SandboxConfig;
-use koth_scheduler::queue::{wait_for_work, Claimed, Queue, QueueError};
-use koth_scheduler::results::{record_match, MatchOutcome, SeatOutcome};
-use koth_scheduler::store;
 use sqlx::PgPool;
 use tokio::sync::watch;
 
-use crate::bot::{BotSpec, Builder, PrepareError};
-use crate::compile::{Artifact, BuildError};
-use crate::engine::{play, MatchOptions, ENGINE_VERSION};
-use crate::language;
-use crate::submission::{SourceFile, Submission};
+use crate::queue::{wait_for_work, Claimed, FailOutcome, Queue, QueueError};
+use crate::results::{record_match, MatchOutcome, SeatOutcome};
+use crate::store;
 
 #[derive(Clone, Debug)]
 pub struct WorkerConfig {
@@ -55,6 +54,28 @@ pub struct WorkerConfig {
     /// How long a shutting-down worker lets its job run before releasing it.
     pub grace: Duration,
 }
+
+impl WorkerConfig {
+    /// A worker with the service's defaults: a 60 s lease renewed every
+    /// 15 s, a 2 s backstop poll, 10 s of grace on shutdown, and match bots
+    /// in boxes of `sandbox` with `memory` bytes each and no CPU or wall
+    /// limit of the box's own (the engine times every move).
+    pub fn new(name: String, builder: Builder, sandbox: &SandboxConfig, memory: u64) -> WorkerConfig {
+        let limits = koth_sandbox::Limits { memory, cpu_time: None, wall_time: None, ..koth_sandbox::Limits::default() };
+        WorkerConfig {
+            name,
+            builder,
+            match_sandbox: SandboxConfig { limits, ..sandbox.clone() },
+            lease: Duration::from_secs(60),
+            heartbeat: Duration::from_secs(15),
+            poll: Duration::from_secs(2),
+            grace: Duration::from_secs(10),
+        }
+    }
+}
+
+/// Memory of a match bot's box unless the host says otherwise.
+pub const DEFAULT_BOT_MEMORY: u64 = 512 << 20;
 
 /// What a worker loop did.
 #[derive(Clone, Debug, Default)]
@@ -241,8 +262,8 @@ async fn record(pool: &PgPool, job: &Claimed, result: &JobResult) -> Result<Reco
         }
         JobResult::Retry(why) => {
             match Queue::fail_in(&mut tx, job, why, true).await? {
-                koth_scheduler::queue::FailOutcome::Failed => fail_target(&mut tx, job, why).await?,
-                koth_scheduler::queue::FailOutcome::Retried(_) => {}
+                FailOutcome::Failed => fail_target(&mut tx, job, why).await?,
+                FailOutcome::Retried(_) => {}
             }
             Recorded::Failed
         }
@@ -307,33 +328,8 @@ async fn execute(pool: &PgPool, cfg: &Arc<WorkerConfig>, job: &Claimed) -> JobRe
     }
 }
 
-/// The stored sources of a version as a submission (they were checked when
-/// submitted; the language must still exist).
-fn submission(language: &str, main: &str, source: &[u8]) -> Result<Submission, String> {
-    let language = language::by_name(language).ok_or_else(|| format!("language {language:?} is no longer available"))?;
-    let artifact = Artifact::from_tar(source).map_err(|e| format!("stored sources: {e}"))?;
-    let files = artifact.files.into_iter().map(|f| SourceFile { path: f.path, bytes: f.bytes, executable: f.mode & 0o111 != 0 }).collect();
-    Ok(Submission { language, main: main.to_owned(), files })
-}
-
-/// The sources of a submission as stored (a tar archive, see [`Artifact::to_tar`]).
-pub fn source_tar(sub: &Submission) -> Vec<u8> {
-    Artifact {
-        files: sub
-            .files
-            .iter()
-            .map(|f| koth_sandbox::TreeFile {
-                path: f.path.clone(),
-                bytes: f.bytes.clone(),
-                mode: if f.executable { 0o755 } else { 0o644 },
-            })
-            .collect(),
-    }
-    .to_tar()
-}
-
 fn compile_job(builder: &Builder, src: &store::VersionSource) -> JobResult {
-    let sub = match submission(&src.language, &src.main, &src.source) {
+    let sub = match Submission::from_stored(&src.language, &src.main, &src.source) {
         Ok(s) => s,
         Err(e) => return JobResult::Compiled { version: src.version_id, outcome: Err(()), log: e },
     };
@@ -353,7 +349,7 @@ fn match_job(cfg: &WorkerConfig, m: &store::MatchToPlay) -> JobResult {
     let Some(game) = GameKind::from_name(&m.game) else { return JobResult::Fail(format!("unknown game {:?}", m.game)) };
     let mut bots = Vec::new();
     for s in &m.seats {
-        let sub = match submission(&s.language, &s.main, &s.source) {
+        let sub = match Submission::from_stored(&s.language, &s.main, &s.source) {
             Ok(sub) => sub,
             Err(e) => return JobResult::Fail(format!("seat {}: {e}", s.seat)),
         };
@@ -395,40 +391,14 @@ fn match_job(cfg: &WorkerConfig, m: &store::MatchToPlay) -> JobResult {
             seat: o.seat as i32,
             score: o.score,
             rank: o.rank as u32,
-            result: serde_json::to_value(o.result).ok().and_then(|v| v.as_str().map(str::to_owned)).unwrap_or_default(),
-            status: serde_json::to_value(&o.status).unwrap_or_default(),
+            result: o.result,
+            status: o.status.clone(),
             stderr: o.stderr.clone(),
             stderr_turns: o.stderr_turns.clone(),
         })
         .collect();
     JobResult::Played {
         match_id: m.match_id,
-        outcome: MatchOutcome {
-            engine: ENGINE_VERSION.to_owned(),
-            turns: report.turns,
-            replay: serde_json::to_value(&report.replay).unwrap_or_default(),
-            seats,
-        },
+        outcome: MatchOutcome { engine: ENGINE_VERSION.to_owned(), turns: report.turns, replay: report.replay, seats },
     }
-}
-
-/// What the API needs of submissions: [`check_upload`] and the languages.
-pub fn uploads() -> koth_scheduler::api::Uploads {
-    let languages = crate::language::all()
-        .iter()
-        .map(|l| serde_json::json!({"name": l.name, "display": l.display, "extensions": l.extensions, "compiled": l.compile.is_some()}))
-        .collect();
-    koth_scheduler::api::Uploads { check: std::sync::Arc::new(check_upload), languages: serde_json::Value::Array(languages) }
-}
-
-/// The API's upload check ([`koth_scheduler::api::CheckUpload`]): the
-/// submission rules of [`Submission::from_upload`], stored as a tar archive.
-pub fn check_upload(file_name: &str, bytes: &[u8]) -> Result<koth_scheduler::api::CheckedUpload, String> {
-    let sub = Submission::from_upload(file_name, bytes, &crate::submission::SubmissionLimits::default()).map_err(|e| e.to_string())?;
-    Ok(koth_scheduler::api::CheckedUpload {
-        language: sub.language.name.clone(),
-        main: sub.main.clone(),
-        source: source_tar(&sub),
-        source_hash: sub.source_hash(),
-    })
 }

@@ -1,0 +1,49 @@
+//! The example ladders and bots that `koth up` and `koth web --examples`
+//! start with (the bots are the repository's `bots/`, embedded by build.rs).
+
+use koth_games::GameKind;
+use koth_runner::submission::{Submission, SubmissionLimits};
+use koth_scheduler::format::LadderConfig;
+use koth_scheduler::store;
+use sqlx::PgPool;
+
+mod embedded {
+    include!(concat!(env!("OUT_DIR"), "/examples.rs"));
+}
+
+/// First start: a ladder per game in its seed's format, and the example
+/// bots (enough copies to fill the game's seats), owned by the `host`
+/// account whose token is written to `<data-dir>/host-token`.
+pub async fn seed(pool: &PgPool, data_dir: &std::path::Path) -> anyhow::Result<()> {
+    let ladders: i64 = sqlx::query_scalar("SELECT count(*) FROM ladders").fetch_one(pool).await?;
+    if ladders > 0 {
+        return Ok(());
+    }
+    let (host, token) = koth_scheduler::api::create_account(pool, "host", true).await?;
+    let token_file = data_dir.join("host-token");
+    {
+        use std::io::Write;
+        use std::os::unix::fs::OpenOptionsExt;
+        let mut f = std::fs::OpenOptions::new().write(true).create(true).truncate(true).mode(0o600).open(&token_file)?;
+        writeln!(f, "{token}")?;
+    }
+    for kind in GameKind::ALL {
+        let config = LadderConfig::default_for(kind);
+        let ladder = store::create_ladder(pool, kind.name(), kind, &config).await?;
+        let files: Vec<&(&str, &str, &[u8])> = embedded::EXAMPLES.iter().filter(|(g, _, _)| *g == kind.name()).collect();
+        let seats = config.seats(kind).max(2);
+        let copies = seats.div_ceil(files.len().max(1));
+        for (_, file, bytes) in &files {
+            let sub = Submission::from_upload(file, bytes, &SubmissionLimits::default())
+                .map_err(|e| anyhow::anyhow!("example bot {}/{file}: {e}", kind.name()))?;
+            let stem = file.rsplit_once('.').map(|(s, _)| s).unwrap_or(file);
+            for c in 1..=copies {
+                let name = if copies == 1 { stem.to_owned() } else { format!("{stem}-{c}") };
+                let bot = store::create_bot(pool, ladder, host, &name).await?;
+                store::submit_version(pool, bot, &sub.language.name, &sub.main, &sub.source_tar(), &sub.source_hash()).await?;
+            }
+        }
+    }
+    eprintln!("koth: created a ladder per game and seeded the example bots");
+    Ok(())
+}
