@@ -8,6 +8,7 @@ pub mod api;
 pub mod db;
 pub mod format;
 pub mod formats;
+pub mod job;
 pub mod ladder;
 pub mod pg;
 pub mod queue;

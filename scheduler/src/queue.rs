@@ -46,6 +46,13 @@ pub struct Claimed {
     pub lease: i64,
 }
 
+impl Claimed {
+    /// The job, typed ([`crate::job::Job`]).
+    pub fn job(&self) -> Result<crate::job::Job, String> {
+        crate::job::Job::from_row(&self.kind, &self.payload)
+    }
+}
+
 #[derive(Debug, thiserror::Error)]
 pub enum QueueError {
     /// The job's lease is no longer ours: it expired and was rescued (and

@@ -2,10 +2,11 @@
 //! their versions, and the jobs that go with them. Each function is one
 //! transaction (or runs inside the caller's).
 
-use serde_json::{json, Value};
+use serde_json::Value;
 use sqlx::{PgConnection, PgPool, Row};
 
 use crate::format::{CommonSettings, LadderBot, LadderConfig, LadderState, MatchRecord};
+use crate::job::Job;
 use crate::queue::enqueue_on;
 use crate::rating::Rating;
 
@@ -166,7 +167,7 @@ pub async fn submit_version(
     .bind(source_hash)
     .fetch_one(&mut *tx)
     .await?;
-    let job = enqueue_on(&mut tx, "compile", &json!({ "version": version_id }), PRIORITY_COMPILE, MAX_ATTEMPTS).await?;
+    let job = enqueue_job(&mut tx, Job::Compile { version: version_id }, PRIORITY_COMPILE).await?;
     tx.commit().await?;
     Ok((version_id, job))
 }
@@ -366,7 +367,32 @@ pub async fn create_match_in_round(
         .execute(&mut *conn)
         .await?;
     }
-    let job = enqueue_on(conn, "match", &json!({ "match": match_id }), priority, MAX_ATTEMPTS).await?;
+    let job = enqueue_job(conn, Job::Match { match_id }, priority).await?;
     sqlx::query("UPDATE matches SET job_id = $2 WHERE id = $1").bind(match_id).bind(job).execute(&mut *conn).await?;
     Ok(match_id)
+}
+
+/// Queue one of koth's jobs.
+pub async fn enqueue_job(conn: &mut PgConnection, job: Job, priority: i32) -> Result<i64, sqlx::Error> {
+    enqueue_on(conn, job.kind(), &job.payload(), priority, MAX_ATTEMPTS).await
+}
+
+/// A pending version that will not be compiled: failed, with the reason as its log.
+pub async fn fail_version(conn: &mut PgConnection, version: i64, log: &str) -> Result<(), sqlx::Error> {
+    sqlx::query("UPDATE bot_versions SET status = 'failed', compile_log = $2 WHERE id = $1 AND status = 'pending'")
+        .bind(version)
+        .bind(log)
+        .execute(&mut *conn)
+        .await?;
+    Ok(())
+}
+
+/// A queued match that will not be played: failed, with the reason.
+pub async fn fail_match(conn: &mut PgConnection, match_id: i64, why: &str) -> Result<(), sqlx::Error> {
+    sqlx::query("UPDATE matches SET state = 'failed', error = $2, finished_at = now() WHERE id = $1 AND state = 'queued'")
+        .bind(match_id)
+        .bind(why)
+        .execute(&mut *conn)
+        .await?;
+    Ok(())
 }

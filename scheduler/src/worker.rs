@@ -35,6 +35,7 @@ use koth_sandbox::SandboxConfig;
 use sqlx::PgPool;
 use tokio::sync::watch;
 
+use crate::job::Job;
 use crate::queue::{wait_for_work, Claimed, FailOutcome, Queue, QueueError};
 use crate::results::{record_match, MatchOutcome, SeatOutcome};
 use crate::store;
@@ -120,7 +121,7 @@ pub async fn run(pool: PgPool, cfg: WorkerConfig, mut shutdown: watch::Receiver<
         if listener.is_none() {
             listener = queue.listener().await.ok();
         }
-        let job = match queue.claim(&cfg.name, &["compile", "match"], cfg.lease).await {
+        let job = match queue.claim(&cfg.name, &Job::KINDS, cfg.lease).await {
             Ok(j) => j,
             Err(e) => {
                 tracing::warn!(worker = %cfg.name, "claiming failed ({e}); retrying");
@@ -279,27 +280,21 @@ async fn record(pool: &PgPool, job: &Claimed, result: &JobResult) -> Result<Reco
 
 /// A job failed for good: say so on what it was for.
 async fn fail_target(tx: &mut sqlx::PgConnection, job: &Claimed, why: &str) -> Result<(), sqlx::Error> {
-    if let Some(v) = job.payload["version"].as_i64() {
-        sqlx::query("UPDATE bot_versions SET status = 'failed', compile_log = $2 WHERE id = $1 AND status = 'pending'")
-            .bind(v)
-            .bind(format!("koth could not compile this version: {why}"))
-            .execute(&mut *tx)
-            .await?;
+    match job.job() {
+        Ok(Job::Compile { version }) => store::fail_version(tx, version, &format!("koth could not compile this version: {why}")).await,
+        Ok(Job::Match { match_id }) => store::fail_match(tx, match_id, why).await,
+        // Nothing koth made: nothing to mark.
+        Err(_) => Ok(()),
     }
-    if let Some(m) = job.payload["match"].as_i64() {
-        sqlx::query("UPDATE matches SET state = 'failed', error = $2, finished_at = now() WHERE id = $1 AND state = 'queued'")
-            .bind(m)
-            .bind(why)
-            .execute(&mut *tx)
-            .await?;
-    }
-    Ok(())
 }
 
 async fn execute(pool: &PgPool, cfg: &Arc<WorkerConfig>, job: &Claimed) -> JobResult {
-    match job.kind.as_str() {
-        "compile" => {
-            let Some(version) = job.payload["version"].as_i64() else { return JobResult::Fail("no version in payload".into()) };
+    let job = match job.job() {
+        Ok(j) => j,
+        Err(e) => return JobResult::Fail(e),
+    };
+    match job {
+        Job::Compile { version } => {
             let src = match store::version_source(pool, version).await {
                 Ok(Some(s)) => s,
                 Ok(None) => return JobResult::Fail(format!("version {version} does not exist")),
@@ -311,8 +306,7 @@ async fn execute(pool: &PgPool, cfg: &Arc<WorkerConfig>, job: &Claimed) -> JobRe
                 Err(e) => JobResult::Retry(format!("the compile thread failed: {e}")),
             }
         }
-        "match" => {
-            let Some(match_id) = job.payload["match"].as_i64() else { return JobResult::Fail("no match in payload".into()) };
+        Job::Match { match_id } => {
             let m = match store::match_to_play(pool, match_id).await {
                 Ok(Some(m)) => m,
                 Ok(None) => return JobResult::Fail(format!("match {match_id} does not exist")),
@@ -324,7 +318,6 @@ async fn execute(pool: &PgPool, cfg: &Arc<WorkerConfig>, job: &Claimed) -> JobRe
                 Err(e) => JobResult::Retry(format!("the match thread failed: {e}")),
             }
         }
-        other => JobResult::Fail(format!("unknown job kind {other:?}")),
     }
 }
 

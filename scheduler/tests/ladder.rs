@@ -13,6 +13,7 @@ use koth_games::replay::Replay;
 use koth_games::MatchResult;
 use koth_runner::BotStatus;
 use koth_scheduler::format::{LadderConfig, Standings};
+use koth_scheduler::job::Job;
 use koth_scheduler::ladder::tick;
 use koth_scheduler::queue::Queue;
 use koth_scheduler::results::{record_match, standings, MatchOutcome, SeatOutcome};
@@ -42,7 +43,7 @@ async fn play_queued<R: Rng>(pool: &PgPool, strength: &dyn Fn(i64) -> f64, rng: 
     let q = Queue::new(pool.clone());
     let mut played = 0;
     while let Some(job) = q.claim("stand-in", &["match"], Duration::from_secs(60)).await.unwrap() {
-        let match_id = job.payload["match"].as_i64().unwrap();
+        let Job::Match { match_id } = job.job().unwrap() else { panic!("{job:?} is not a match") };
         let bots: Vec<i64> = sqlx::query_scalar("SELECT bot_id FROM match_seats WHERE match_id = $1 ORDER BY seat")
             .bind(match_id)
             .fetch_all(pool)
@@ -250,7 +251,7 @@ async fn challenges_are_unrated_and_failing_bots_are_disabled() {
     let m = store::create_challenge(&pool, ladder, &[a, b], 9).await.unwrap();
     let q = Queue::new(pool.clone());
     let job = q.claim("w", &["match"], Duration::from_secs(60)).await.unwrap().unwrap();
-    assert_eq!(job.payload["match"].as_i64(), Some(m), "challenges go first");
+    assert_eq!(job.job(), Ok(Job::Match { match_id: m }), "challenges go first");
     q.release(&job).await.unwrap();
     let err = store::create_challenge(&pool, ladder, &[a, 999_999], 9).await.unwrap_err();
     assert!(err.contains("every bot"), "{err}");
@@ -260,7 +261,7 @@ async fn challenges_are_unrated_and_failing_bots_are_disabled() {
     for _ in 0..8 {
         tick(&pool, &q, &mut rng).await.unwrap();
         while let Some(job) = q.claim("w", &["match"], Duration::from_secs(60)).await.unwrap() {
-            let match_id = job.payload["match"].as_i64().unwrap();
+            let Job::Match { match_id } = job.job().unwrap() else { panic!("{job:?} is not a match") };
             let bots: Vec<i64> = sqlx::query_scalar("SELECT bot_id FROM match_seats WHERE match_id = $1 ORDER BY seat")
                 .bind(match_id)
                 .fetch_all(&pool)
@@ -378,7 +379,7 @@ async fn swiss_rounds_follow_one_another() {
 
 /// The formats the database accepts are the formats koth knows.
 #[tokio::test]
-async fn the_sql_check_lists_every_format() {
+async fn the_sql_checks_list_every_format_and_job_kind() {
     let Some(pg) = common::postgres("format-check") else { return };
     let pool = common::pool(&pg, 2).await;
     let def: String = sqlx::query_scalar("SELECT pg_get_constraintdef(oid) FROM pg_constraint WHERE conname = 'ladders_format_check'")
@@ -390,6 +391,13 @@ async fn the_sql_check_lists_every_format() {
     in_sql.sort_unstable();
     known.sort_unstable();
     assert_eq!(in_sql, known, "{def}");
+    // Every job kind a runner claims may be stored.
+    let def: String = sqlx::query_scalar("SELECT pg_get_constraintdef(oid) FROM pg_constraint WHERE conname = 'jobs_kind_check'")
+        .fetch_one(&pool)
+        .await
+        .unwrap();
+    let in_sql: Vec<&str> = def.split('\'').skip(1).step_by(2).collect();
+    assert!(Job::KINDS.iter().all(|k| in_sql.contains(k)), "{def}");
 }
 
 fn config(format: &str, settings: serde_json::Value) -> LadderConfig {

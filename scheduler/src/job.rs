@@ -1,0 +1,84 @@
+//! The jobs koth queues, as one type: what the scheduler and the API
+//! enqueue and what a worker claims. The queue ([`crate::queue`]) stays
+//! generic (a kind and a JSON payload per row, as River keeps its job
+//! args); this module is the only place that writes or reads those two
+//! columns for koth's own jobs. The stored shape is pinned by a golden file
+//! (`scheduler/tests/golden/jobs.json`).
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// A unit of work for a runner.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "kind", content = "payload")]
+pub enum Job {
+    /// Compile a bot version in its language's image.
+    Compile {
+        /// `bot_versions.id`
+        version: i64,
+    },
+    /// Play a match between the artifacts of its seats' versions.
+    Match {
+        /// `matches.id`
+        #[serde(rename = "match")]
+        match_id: i64,
+    },
+}
+
+impl Job {
+    /// Every kind a runner claims.
+    pub const KINDS: [&'static str; 2] = ["compile", "match"];
+
+    /// As stored in `jobs.kind`.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Job::Compile { .. } => "compile",
+            Job::Match { .. } => "match",
+        }
+    }
+
+    /// As stored in `jobs.payload`.
+    pub fn payload(&self) -> Value {
+        serde_json::to_value(self).map(|mut v| v["payload"].take()).unwrap_or_default()
+    }
+
+    /// From a row's kind and payload; the error says what is wrong with it.
+    pub fn from_row(kind: &str, payload: &Value) -> Result<Job, String> {
+        serde_json::from_value(serde_json::json!({"kind": kind, "payload": payload}))
+            .map_err(|e| format!("a {kind:?} job with payload {payload} is not one koth runs: {e}"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn every_job() -> Vec<Job> {
+        vec![Job::Compile { version: 7 }, Job::Match { match_id: 42 }]
+    }
+
+    /// Kind and payload as stored: `UPDATE_GOLDEN=1 cargo test -p koth-scheduler job` rewrites the file.
+    #[test]
+    fn jobs_are_stored_as_the_golden_file_says() {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden/jobs.json");
+        let rows: Vec<Value> = every_job().iter().map(|j| serde_json::json!({"kind": j.kind(), "payload": j.payload()})).collect();
+        let written = serde_json::to_string_pretty(&rows).unwrap() + "\n";
+        if std::env::var("UPDATE_GOLDEN").is_ok() {
+            std::fs::write(&path, &written).unwrap();
+        }
+        let golden = std::fs::read_to_string(&path).expect("tests/golden/jobs.json (UPDATE_GOLDEN=1 writes it)");
+        assert_eq!(written, golden, "a job's stored shape changed: queued jobs of older versions must still read");
+        for (job, row) in every_job().iter().zip(serde_json::from_str::<Vec<Value>>(&golden).unwrap()) {
+            assert_eq!(Job::from_row(row["kind"].as_str().unwrap(), &row["payload"]).unwrap(), *job);
+        }
+        assert_eq!(every_job().iter().map(Job::kind).collect::<Vec<_>>(), Job::KINDS);
+    }
+
+    #[test]
+    fn rows_koth_does_not_run_say_why() {
+        let e = Job::from_row("compile", &serde_json::json!({})).unwrap_err();
+        assert!(e.contains("missing field `version`"), "{e}");
+        let e = Job::from_row("noop", &serde_json::json!({})).unwrap_err();
+        assert!(e.contains("\"noop\""), "{e}");
+    }
+}
