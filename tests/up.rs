@@ -34,7 +34,7 @@ fn up_starts_everything_plays_at_once_and_continues_after_a_restart() {
     let addr = format!("127.0.0.1:{port}");
     let (child, url) = start(&data, &addr, "up", 67000);
     assert_eq!(url, format!("http://{addr}/"));
-    assert_eq!(http_get(&addr, "/health"), (200, r#"{"database":"ok","status":"ok"}"#.to_owned()));
+    assert_eq!(http_get(&addr, "/health"), (200, r#"{"status":"ok","database":"ok"}"#.to_owned()));
     let (_, ladders) = http_get(&addr, "/api/ladders");
     let ladders: serde_json::Value = serde_json::from_str(&ladders).unwrap();
     let games: Vec<&str> = ladders.as_array().unwrap().iter().map(|l| l["game"].as_str().unwrap()).collect();
@@ -89,6 +89,10 @@ fn cli_against(addr: &str, data: &std::path::Path) {
     assert!(stderr.contains("compiled in"), "{stderr}");
     let line = stdout.lines().find(|l| l.starts_with("match ")).unwrap_or_else(|| panic!("no match shown: {stdout}"));
     let match_id: String = line["match ".len()..].chars().take_while(|c| c.is_ascii_digit()).collect();
+    // The author's own result, rank, score and opponents, and the page (not `? (rank null, ...)`).
+    assert!(line.contains(" against ") && !line.contains('?') && !line.contains("null"), "{line}");
+    assert!(["win", "tie", "loss"].iter().any(|r| line.contains(r)) && line.contains("(rank "), "{line}");
+    assert!(line.ends_with(&format!("/matches/{match_id}")), "{line}");
     // A broken bot: the compiler's message, exit 1.
     let broken = data.join("broken.c");
     std::fs::write(&broken, "int main(void) { return missing_name; }\n").unwrap();

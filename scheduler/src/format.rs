@@ -186,34 +186,35 @@ pub struct NewMatch {
 
 /// A column of a leaderboard: the key of its values in each row and how
 /// to head it.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct Column {
-    pub key: &'static str,
-    pub label: &'static str,
+    pub key: String,
+    pub label: String,
 }
 
 /// One line of a leaderboard.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct StandingRow {
     pub rank: u32,
     pub bot: i64,
     pub name: String,
-    /// A value per column of [`Standings::columns`].
+    /// A value per column of [`Standings::columns`], by its key.
     #[serde(flatten)]
-    pub values: BTreeMap<&'static str, Value>,
+    pub values: BTreeMap<String, Value>,
 }
 
 /// A ladder's leaderboard as served (`GET /api/ladders/{id}/leaderboard`).
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct Standings {
-    pub format: &'static str,
+    /// The ladder's format (`rated`, `round_robin`, `neighbours`, `swiss`).
+    pub format: String,
     /// The columns after rank and name, in order.
     pub columns: Vec<Column>,
     pub rows: Vec<StandingRow>,
 }
 
-fn column(key: &'static str, label: &'static str) -> Column {
-    Column { key, label }
+fn column(key: &str, label: &str) -> Column {
+    Column { key: key.into(), label: label.into() }
 }
 
 impl Format {
@@ -340,7 +341,7 @@ impl Format {
         let name_of = |bot: i64| state.bots.iter().find(|b| b.id == bot).map(|b| b.name.clone());
         let listed: Vec<i64> = state.bots.iter().map(|b| b.id).collect();
         let row = |rank: u32, bot: i64, values: Vec<(&'static str, Value)>| {
-            name_of(bot).map(|name| StandingRow { rank, bot, name, values: values.into_iter().collect() })
+            name_of(bot).map(|name| StandingRow { rank, bot, name, values: values.into_iter().map(|(k, v)| (k.to_owned(), v)).collect() })
         };
         let (columns, rows): (Vec<Column>, Vec<StandingRow>) = match self {
             Format::Rated(_) => {
@@ -424,7 +425,7 @@ impl Format {
                 (vec![column("points", "points"), column("buchholz", "Buchholz"), column("games", "games")], rows)
             }
         };
-        Standings { format: self.name(), columns, rows }
+        Standings { format: self.name().to_owned(), columns, rows }
     }
 }
 
@@ -675,7 +676,7 @@ mod tests {
         assert_eq!(f.next_matches(&state, 2, &mut rand_chacha::ChaCha8Rng::seed_from_u64(1)).len(), 1);
         let table = f.standings(&state);
         assert_eq!((table.rows[0].bot, table.rows[0].values["rating"].as_f64()), (2, Some(100.0)));
-        assert_eq!(table.columns.iter().map(|c| c.key).collect::<Vec<_>>(), ["rating", "as_first", "as_second", "games"]);
+        assert_eq!(table.columns.iter().map(|c| c.key.as_str()).collect::<Vec<_>>(), ["rating", "as_first", "as_second", "games"]);
     }
 
     #[test]

@@ -71,6 +71,7 @@ pub(crate) fn service<S: Clone + Send + Sync + 'static>(api: Router<S>, state: S
         .route("/static/app.css", get(|| async { asset("text/css; charset=utf-8", APP_CSS) }))
         .fallback(not_found)
         .with_state(state)
+        .layer(middleware::from_fn(json_errors))
         .layer(middleware::from_fn(measure))
         .layer(middleware::from_fn(security_headers))
         .layer(
@@ -160,6 +161,28 @@ async fn not_found(req: Request) -> Response {
     } else {
         not_found_page(&format!("there is no page at {path}")).into_response()
     }
+}
+
+/// Every error of the API is JSON, the framework's own rejections too (a
+/// wrong method, a body over the limit seen by a layer, ...): a non-JSON
+/// error on an `/api/` path is wrapped as `{"error": ...}` with its text.
+async fn json_errors(req: Request, next: Next) -> Response {
+    let api = req.uri().path().starts_with("/api/");
+    let resp = next.run(req).await;
+    let status = resp.status();
+    let is_json = resp.headers().get(header::CONTENT_TYPE).is_some_and(|v| v.as_bytes().starts_with(b"application/json"));
+    if !api || !(status.is_client_error() || status.is_server_error()) || is_json {
+        return resp;
+    }
+    let (parts, body) = resp.into_parts();
+    let text = axum::body::to_bytes(body, 64 << 10).await.map(|b| String::from_utf8_lossy(&b).trim().to_owned()).unwrap_or_default();
+    let reason = status.canonical_reason().unwrap_or("error").to_lowercase();
+    let error = if text.is_empty() { reason } else { format!("{reason}: {text}") };
+    let mut json = (status, axum::Json(serde_json::json!({ "error": error }))).into_response();
+    for (name, value) in parts.headers.iter().filter(|(n, _)| *n != header::CONTENT_TYPE && *n != header::CONTENT_LENGTH) {
+        json.headers_mut().insert(name, value.clone());
+    }
+    json
 }
 
 async fn security_headers(req: Request, next: Next) -> Response {

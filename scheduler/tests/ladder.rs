@@ -374,7 +374,7 @@ async fn swiss_rounds_follow_one_another() {
     let st = table(&pool, ladder).await;
     assert_eq!(st.format, "swiss");
     assert_eq!((st.rows[0].bot, &st.rows[0].values["points"]), (bots[3], &json!(2.0)));
-    assert_eq!(st.columns.iter().map(|c| c.key).collect::<Vec<_>>(), ["points", "buchholz", "games"]);
+    assert_eq!(st.columns.iter().map(|c| c.key.as_str()).collect::<Vec<_>>(), ["points", "buchholz", "games"]);
 }
 
 /// The formats the database accepts are the formats koth knows.

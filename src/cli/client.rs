@@ -3,13 +3,19 @@
 //!
 //! The server comes from `--server` (`KOTH_SERVER`, default
 //! `http://127.0.0.1:8080`), the token from `--token` (`KOTH_TOKEN`).
-//! Ladders are named by id or name.
+//! Ladders are named by id or name. Responses are read into the API's own
+//! types (`koth_scheduler::api::types`), so the client and the server
+//! cannot disagree on a field.
 
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context};
 use clap::{Args, Subcommand};
+use koth_scheduler::api::types::{
+    BotInfo, ErrorBody, LadderBot, LadderSummary, Leaderboard, MatchSummary, SeatStderr, Submitted, VersionLog,
+};
+use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 #[derive(Args, Clone)]
@@ -114,29 +120,25 @@ impl Client {
             Ok(resp) => Ok(resp),
             Err(ureq::Error::Status(code, resp)) => {
                 let text = resp.into_string().unwrap_or_default();
-                let msg = serde_json::from_str::<Value>(&text).ok().and_then(|v| v["error"].as_str().map(str::to_owned)).unwrap_or(text);
+                let msg = serde_json::from_str::<ErrorBody>(&text).map(|e| e.error).unwrap_or(text);
                 bail!("the server answered {code}: {msg}")
             }
             Err(e) => bail!("cannot reach {}: {e}", self.base),
         }
     }
 
-    fn get(&self, path: &str) -> anyhow::Result<Value> {
+    fn get<T: DeserializeOwned>(&self, path: &str) -> anyhow::Result<T> {
         let resp = self.finish(self.request("GET", path).call())?;
-        resp.into_json().context("reading the server's answer")
+        resp.into_json().with_context(|| format!("reading the server's answer to GET {path}"))
     }
 
     /// A ladder's id from its id or name.
     fn ladder_id(&self, ladder: &str) -> anyhow::Result<i64> {
-        let all = self.get("/api/ladders")?;
-        let list = all.as_array().cloned().unwrap_or_default();
-        list.iter()
-            .find(|l| l["name"].as_str() == Some(ladder) || l["id"].as_i64().map(|i| i.to_string()).as_deref() == Some(ladder))
-            .and_then(|l| l["id"].as_i64())
-            .ok_or_else(|| {
-                let names: Vec<&str> = list.iter().filter_map(|l| l["name"].as_str()).collect();
-                anyhow::anyhow!("no ladder {ladder:?} on {}; there are: {}", self.base, names.join(", "))
-            })
+        let list: Vec<LadderSummary> = self.get("/api/ladders")?;
+        list.iter().find(|l| l.name == ladder || l.id.to_string() == ladder).map(|l| l.id).ok_or_else(|| {
+            let names: Vec<&str> = list.iter().map(|l| l.name.as_str()).collect();
+            anyhow::anyhow!("no ladder {ladder:?} on {}; there are: {}", self.base, names.join(", "))
+        })
     }
 }
 
@@ -150,24 +152,14 @@ pub fn submit(a: SubmitArgs) -> anyhow::Result<i32> {
     let file_name = a.file.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     let path = format!("/api/ladders/{ladder}/bots/{}?file={}", a.name, file_name);
     let resp = c.finish(c.request("POST", &path).set("Content-Type", "application/octet-stream").send_bytes(&bytes))?;
-    let made: Value = resp.into_json()?;
-    let (bot, version) = (made["bot"].as_i64().unwrap_or(0), made["version"].as_i64().unwrap_or(0));
-    eprintln!(
-        "submitted {} ({}, main file {}): bot {bot}, version {version}; compiling...",
-        a.name,
-        made["language"].as_str().unwrap_or("?"),
-        made["main"].as_str().unwrap_or("?")
-    );
+    let made: Submitted = resp.into_json()?;
+    let (bot, version) = (made.bot, made.version);
+    eprintln!("submitted {} ({}, main file {}): bot {bot}, version {version}; compiling...", a.name, made.language, made.main);
     let deadline = Instant::now() + Duration::from_secs(a.timeout_secs);
     let started = Instant::now();
     let status = loop {
-        let b = c.get(&format!("/api/bots/{bot}"))?;
-        let st = b["versions"]
-            .as_array()
-            .and_then(|vs| vs.iter().find(|v| v["id"].as_i64() == Some(version)))
-            .and_then(|v| v["status"].as_str())
-            .unwrap_or("pending")
-            .to_owned();
+        let b: BotInfo = c.get(&format!("/api/bots/{bot}"))?;
+        let st = b.versions.iter().find(|v| v.id == version).map(|v| v.status.clone()).unwrap_or_else(|| "pending".into());
         if st != "pending" {
             break st;
         }
@@ -179,8 +171,8 @@ pub fn submit(a: SubmitArgs) -> anyhow::Result<i32> {
     };
     eprintln!();
     if status == "failed" {
-        let log = c.get(&format!("/api/versions/{version}/log"))?;
-        eprintln!("compile failed:\n{}", log["log"].as_str().unwrap_or(""));
+        let log: VersionLog = c.get(&format!("/api/versions/{version}/log"))?;
+        eprintln!("compile failed:\n{}", log.log.unwrap_or_default());
         return Ok(1);
     }
     eprintln!("compiled in {:.1} s; it now plays on the ladder", started.elapsed().as_secs_f64());
@@ -189,19 +181,10 @@ pub fn submit(a: SubmitArgs) -> anyhow::Result<i32> {
     }
     let mut shown = std::collections::HashSet::new();
     while shown.len() < a.watch {
-        let ms = c.get(&format!("/api/bots/{bot}/matches"))?;
-        let mut finished: Vec<&Value> = ms.as_array().into_iter().flatten().filter(|m| m["state"] == "finished").collect();
-        finished.reverse();
-        for m in finished {
-            let id = m["match"].as_i64().unwrap_or(0);
-            if shown.len() < a.watch && shown.insert(id) {
-                println!(
-                    "match {id}: {} (rank {}, score {}){}",
-                    m["result"].as_str().unwrap_or("?"),
-                    m["rank"],
-                    m["score"],
-                    if m["rated"] == true { "" } else { ", unrated" }
-                );
+        let ms: Vec<MatchSummary> = c.get(&format!("/api/bots/{bot}/matches"))?;
+        for m in ms.iter().rev().filter(|m| m.state == "finished") {
+            if shown.len() < a.watch && shown.insert(m.match_id) {
+                println!("{}", match_line(m, bot, &c.base));
             }
         }
         if shown.len() >= a.watch {
@@ -217,25 +200,47 @@ pub fn submit(a: SubmitArgs) -> anyhow::Result<i32> {
     Ok(0)
 }
 
+/// One finished match as the author reads it: their result, rank and
+/// score, the opponents, and where to watch it.
+fn match_line(m: &MatchSummary, bot: i64, server: &str) -> String {
+    let mine = m.seats.iter().find(|s| s.bot == bot);
+    let opponents: Vec<&str> = m.seats.iter().filter(|s| s.bot != bot).map(|s| s.name.as_str()).collect();
+    let (result, rank, score) = match mine {
+        Some(s) => (
+            s.result.clone().unwrap_or_else(|| "?".into()),
+            s.rank.map(|r| r.to_string()).unwrap_or_else(|| "-".into()),
+            s.score.map(|x| format!("{x}")).unwrap_or_else(|| "-".into()),
+        ),
+        None => ("?".into(), "-".into(), "-".into()),
+    };
+    format!(
+        "match {}: {result} against {} (rank {rank}, score {score}{}) {server}/matches/{}",
+        m.match_id,
+        opponents.join(", "),
+        if m.rated { "" } else { ", unrated" },
+        m.match_id
+    )
+}
+
 pub fn bots(a: LadderArg) -> anyhow::Result<i32> {
     let c = Client::new(&a.server);
     let id = c.ladder_id(&a.ladder)?;
-    let list = c.get(&format!("/api/ladders/{id}/bots"))?;
+    let list: Vec<LadderBot> = c.get(&format!("/api/ladders/{id}/bots"))?;
     if a.json {
         println!("{}", serde_json::to_string_pretty(&list)?);
         return Ok(0);
     }
     println!("{:>5} {:<24} {:<14} {:<11} {:>8} {:<8} note", "id", "bot", "owner", "language", "version", "latest");
-    for b in list.as_array().into_iter().flatten() {
+    for b in &list {
         println!(
             "{:>5} {:<24} {:<14} {:<11} {:>8} {:<8} {}",
-            b["id"],
-            b["name"].as_str().unwrap_or(""),
-            b["owner"].as_str().unwrap_or(""),
-            b["language"].as_str().unwrap_or("-"),
-            b["current_version"].as_i64().map(|v| v.to_string()).unwrap_or("-".into()),
-            b["latest_status"].as_str().unwrap_or("-"),
-            b["disabled_reason"].as_str().unwrap_or("")
+            b.id,
+            b.name,
+            b.owner,
+            b.language.as_deref().unwrap_or("-"),
+            b.current_version.map(|v| v.to_string()).unwrap_or("-".into()),
+            b.latest_status.as_deref().unwrap_or("-"),
+            b.disabled_reason.as_deref().unwrap_or("")
         );
     }
     Ok(0)
@@ -244,31 +249,26 @@ pub fn bots(a: LadderArg) -> anyhow::Result<i32> {
 pub fn leaderboard(a: LadderArg) -> anyhow::Result<i32> {
     let c = Client::new(&a.server);
     let id = c.ladder_id(&a.ladder)?;
-    let lb = c.get(&format!("/api/ladders/{id}/leaderboard"))?;
+    let lb: Leaderboard = c.get(&format!("/api/ladders/{id}/leaderboard"))?;
     if a.json {
         println!("{}", serde_json::to_string_pretty(&lb)?);
         return Ok(0);
     }
-    let format = lb["format"].as_str().unwrap_or("");
-    println!("{} ({format})", a.ladder);
-    // The columns are the format's (GET /api/ladders/{id}/leaderboard).
-    let columns: Vec<(&str, &str)> = lb["columns"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .map(|c| (c["key"].as_str().unwrap_or(""), c["label"].as_str().unwrap_or("")))
-        .collect();
-    let cell = |v: &serde_json::Value| match v {
-        serde_json::Value::Number(n) if n.is_f64() => format!("{:.2}", n.as_f64().unwrap_or(0.0)),
-        serde_json::Value::String(s) => s.clone(),
-        v => v.to_string(),
+    let table = &lb.standings;
+    println!("{} ({})", a.ladder, table.format);
+    // The columns are the format's own.
+    let cell = |v: Option<&Value>| match v {
+        Some(Value::Number(n)) if n.is_f64() => format!("{:.2}", n.as_f64().unwrap_or(0.0)),
+        Some(Value::String(s)) => s.clone(),
+        Some(v) => v.to_string(),
+        None => "-".into(),
     };
-    let widths: Vec<usize> = columns.iter().map(|(_, label)| label.chars().count().max(8)).collect();
-    let head: Vec<String> = columns.iter().zip(&widths).map(|((_, label), w)| format!("{label:>w$}")).collect();
+    let widths: Vec<usize> = table.columns.iter().map(|c| c.label.chars().count().max(8)).collect();
+    let head: Vec<String> = table.columns.iter().zip(&widths).map(|(c, w)| format!("{:>w$}", c.label)).collect();
     println!("{:>3}  {:<24} {}", "#", "bot", head.join("  "));
-    for r in lb["rows"].as_array().into_iter().flatten() {
-        let values: Vec<String> = columns.iter().zip(&widths).map(|((key, _), w)| format!("{:>w$}", cell(&r[*key]))).collect();
-        println!("{:>3}. {:<24} {}", r["rank"], r["name"].as_str().unwrap_or("?"), values.join("  "));
+    for r in &table.rows {
+        let values: Vec<String> = table.columns.iter().zip(&widths).map(|(c, w)| format!("{:>w$}", cell(r.values.get(&c.key)))).collect();
+        println!("{:>3}. {:<24} {}", r.rank, r.name, values.join("  "));
     }
     Ok(0)
 }
@@ -279,7 +279,7 @@ pub fn replay(cmd: ReplayCommand) -> anyhow::Result<i32> {
         ReplayCommand::Check { file } => return Ok(super::replay::check(&file)),
     };
     let c = Client::new(&server);
-    let replay = c.get(&format!("/api/matches/{match}/replay"))?;
+    let replay: Value = c.get(&format!("/api/matches/{match}/replay"))?;
     let path = output.unwrap_or_else(|| PathBuf::from(format!("match-{match}.json")));
     std::fs::write(&path, serde_json::to_vec_pretty(&replay)?).with_context(|| format!("writing {}", path.display()))?;
     println!("{}", path.display());
@@ -291,7 +291,7 @@ pub fn logs(a: LogsArgs) -> anyhow::Result<i32> {
     if c.token.is_none() {
         bail!("a bot's stderr is its owner's: --token or KOTH_TOKEN");
     }
-    let v = c.get(&format!("/api/matches/{}/stderr/{}", a.r#match, a.seat))?;
-    print!("{}", v["stderr"].as_str().unwrap_or(""));
+    let v: SeatStderr = c.get(&format!("/api/matches/{}/stderr/{}", a.r#match, a.seat))?;
+    print!("{}", v.stderr.unwrap_or_default());
     Ok(0)
 }

@@ -1,0 +1,1050 @@
+//! The HTTP API (axum), served by `koth up` and `koth web` with the web
+//! pages ([`crate::web`]).
+//!
+//! JSON in and out; every error is `{"error": "..."}` with a status that
+//! says whose fault it is. Authentication: `Authorization: Bearer <token>`;
+//! tokens are shown once at account creation and stored as SHA-256 hashes.
+//! Only a bot's owner (and hosts) may submit new versions of it, read its
+//! compile logs and its stderr in matches; everything else is public.
+//!
+//! Every route, its parameters, request body, responses and who may call
+//! it are declared once, on its handler (`#[utoipa::path]`); the router and
+//! the OpenAPI document served at `/api/openapi.json` are both built from
+//! those declarations ([`routes`]), so they cannot disagree. The request and
+//! response types are in [`types`], shared with the CLI client.
+//!
+//! Uploads are checked by the submission rules of koth-runner
+//! ([`Submission::from_upload`]), the crate that owns the languages.
+
+pub mod types;
+
+use std::sync::Arc;
+
+use axum::extract::{DefaultBodyLimit, FromRequest, FromRequestParts, Request, State};
+use axum::http::request::Parts;
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::{Json, Router};
+use koth_runner::submission::{Submission, SubmissionLimits};
+use serde::de::DeserializeOwned;
+use serde::Deserialize;
+use serde_json::Value;
+use sha2::{Digest, Sha256};
+use sqlx::{PgPool, Row};
+use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
+use utoipa::OpenApi;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
+
+use types::*;
+
+/// Largest request body (an upload).
+pub const MAX_BODY: usize = 40 << 20;
+
+#[derive(Clone)]
+pub(crate) struct AppState {
+    pub(crate) pool: PgPool,
+    frames: Arc<FramesCache>,
+}
+
+/// The viewer's frames of recently viewed matches. A replay never changes
+/// once written, and playing a long one again through the rules costs real
+/// CPU (a Target match may have 50 000 turns), so the viewers of a match
+/// share one computation, and at most two computations run at once: the
+/// public endpoint cannot be made to spend every core.
+struct FramesCache {
+    recent: std::sync::Mutex<std::collections::VecDeque<(i64, axum::body::Bytes)>>,
+    computing: tokio::sync::Semaphore,
+}
+
+/// Matches whose frames are kept.
+const FRAMES_KEPT: usize = 16;
+
+impl FramesCache {
+    fn get(&self, id: i64) -> Option<axum::body::Bytes> {
+        let recent = self.recent.lock().unwrap_or_else(|e| e.into_inner());
+        recent.iter().find(|(m, _)| *m == id).map(|(_, b)| b.clone())
+    }
+
+    fn put(&self, id: i64, frames: axum::body::Bytes) {
+        let mut recent = self.recent.lock().unwrap_or_else(|e| e.into_inner());
+        if !recent.iter().any(|(m, _)| *m == id) {
+            if recent.len() == FRAMES_KEPT {
+                recent.pop_front();
+            }
+            recent.push_back((id, frames));
+        }
+    }
+}
+
+/// An API error: a status and a message for the client.
+#[derive(Debug)]
+pub struct ApiError(pub(crate) StatusCode, pub(crate) String);
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        (self.0, Json(ErrorBody { error: self.1 })).into_response()
+    }
+}
+
+/// `Path` whose rejection (a malformed or out-of-range id) is a JSON 400.
+pub struct ApiPath<T>(pub T);
+
+impl<T: DeserializeOwned + Send, S: Send + Sync> FromRequestParts<S> for ApiPath<T> {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
+        match axum::extract::Path::<T>::from_request_parts(parts, state).await {
+            Ok(axum::extract::Path(v)) => Ok(ApiPath(v)),
+            Err(e) => Err(bad(format!("{}; ids are whole numbers from 1 to {}", e.body_text(), i64::MAX))),
+        }
+    }
+}
+
+/// `Query` whose rejection is a JSON 400.
+pub struct ApiQuery<T>(pub T);
+
+impl<T: DeserializeOwned + Send, S: Send + Sync> FromRequestParts<S> for ApiQuery<T> {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
+        match axum::extract::Query::<T>::from_request_parts(parts, state).await {
+            Ok(axum::extract::Query(v)) => Ok(ApiQuery(v)),
+            Err(e) => Err(bad(e.body_text())),
+        }
+    }
+}
+
+/// The request's body, whole; over [`MAX_BODY`] it is a JSON 413.
+pub struct ApiBody(pub axum::body::Bytes);
+
+impl<S: Send + Sync> FromRequest<S> for ApiBody {
+    type Rejection = ApiError;
+
+    async fn from_request(req: Request, state: &S) -> Result<Self, Self::Rejection> {
+        match axum::body::Bytes::from_request(req, state).await {
+            Ok(b) => Ok(ApiBody(b)),
+            Err(e) => Err(ApiError(e.status(), format!("{}; the largest body is {} MiB", e.body_text(), MAX_BODY >> 20))),
+        }
+    }
+}
+
+/// A JSON body of type `T`, whatever the Content-Type says (clients forget
+/// it); `expected` shows its shape in the error.
+fn json_body<T: DeserializeOwned>(body: &[u8], expected: &str) -> ApiResult<T> {
+    let mut v: Value = serde_json::from_slice(body).map_err(|e| bad(format!("expected {expected}: {e}")))?;
+    whole_numbers(&mut v);
+    serde_json::from_value(v).map_err(|e| bad(format!("expected {expected}: {e}")))
+}
+
+/// JSON does not tell 1 from 1.0 (JSON Schema counts both as integers):
+/// integral floats become integers before the typed reading.
+fn whole_numbers(v: &mut Value) {
+    match v {
+        Value::Number(n) => {
+            if let Some(f) = n.as_f64().filter(|f| n.is_f64() && f.fract() == 0.0 && f.abs() < 9.0e15) {
+                *v = Value::from(f as i64);
+            }
+        }
+        Value::Array(a) => a.iter_mut().for_each(whole_numbers),
+        Value::Object(o) => o.values_mut().for_each(whole_numbers),
+        _ => {}
+    }
+}
+
+impl From<sqlx::Error> for ApiError {
+    fn from(e: sqlx::Error) -> Self {
+        tracing::error!("database error: {e}");
+        ApiError(StatusCode::SERVICE_UNAVAILABLE, "the database is not available; try again shortly".into())
+    }
+}
+
+fn bad(msg: impl Into<String>) -> ApiError {
+    ApiError(StatusCode::BAD_REQUEST, msg.into())
+}
+fn not_found(what: &str) -> ApiError {
+    ApiError(StatusCode::NOT_FOUND, format!("{what} does not exist"))
+}
+fn forbidden(msg: &str) -> ApiError {
+    ApiError(StatusCode::FORBIDDEN, msg.into())
+}
+
+type ApiResult<T> = Result<T, ApiError>;
+
+/// The whole HTTP service: the API, the web pages, metrics and request
+/// logs (see [`crate::web`] for the pages and the layers).
+pub fn router(pool: PgPool) -> Router {
+    let frames = Arc::new(FramesCache { recent: Default::default(), computing: tokio::sync::Semaphore::new(2) });
+    let (api, _) = routes().split_for_parts();
+    crate::web::service(api.layer(DefaultBodyLimit::max(MAX_BODY)), AppState { pool, frames })
+}
+
+/// The OpenAPI document: every route's declaration, as served.
+pub fn openapi_document() -> utoipa::openapi::OpenApi {
+    let mut doc = routes().split_for_parts().1;
+    // After the routes are in: the conventions apply to each of them.
+    utoipa::Modify::modify(&Conventions, &mut doc);
+    doc
+}
+
+#[derive(OpenApi)]
+#[openapi(
+    info(
+        title = "koth",
+        description = "King-of-the-Hill contests: bots, ladders, matches, replays. \
+        Errors are `{\"error\": \"...\"}` saying what was wrong and what to do."
+    ),
+    components(schemas(ErrorBody))
+)]
+struct ApiDoc;
+
+/// What every route shares: the bearer token scheme, and error responses
+/// (the request's fault: 4XX; the database unavailable: 503).
+struct Conventions;
+
+impl utoipa::Modify for Conventions {
+    fn modify(&self, doc: &mut utoipa::openapi::OpenApi) {
+        use utoipa::openapi::{ContentBuilder, RefOr, ResponseBuilder};
+        let components = doc.components.get_or_insert_with(Default::default);
+        components.add_security_scheme("token", SecurityScheme::Http(HttpBuilder::new().scheme(HttpAuthScheme::Bearer).build()));
+        let schema = RefOr::Ref(utoipa::openapi::Ref::from_schema_name("ErrorBody"));
+        let error = |what: &str| {
+            ResponseBuilder::new()
+                .description(what)
+                .content("application/json", ContentBuilder::new().schema(Some(schema.clone())).build())
+                .build()
+        };
+        for item in doc.paths.paths.values_mut() {
+            for op in [&mut item.get, &mut item.post].into_iter().flatten() {
+                let r = &mut op.responses.responses;
+                r.entry("4XX".into()).or_insert_with(|| RefOr::T(error("The request's fault: what was wrong and what to do")));
+                r.entry("503".into()).or_insert_with(|| RefOr::T(error("The database is not available; try again shortly")));
+            }
+        }
+    }
+}
+
+/// Every route, each declared on its handler.
+fn routes() -> OpenApiRouter<AppState> {
+    OpenApiRouter::with_openapi(ApiDoc::openapi())
+        .routes(routes!(health))
+        .routes(routes!(metrics))
+        .routes(routes!(openapi))
+        .routes(routes!(create_user))
+        .routes(routes!(me))
+        .routes(routes!(games))
+        .routes(routes!(languages))
+        .routes(routes!(ladders, create_ladder))
+        .routes(routes!(leaderboard))
+        .routes(routes!(pause_ladder))
+        .routes(routes!(resume_ladder))
+        .routes(routes!(ladder_bots))
+        .routes(routes!(ladder_matches))
+        .routes(routes!(submit))
+        .routes(routes!(bot))
+        .routes(routes!(rating_history))
+        .routes(routes!(bot_matches))
+        .routes(routes!(head_to_head))
+        .routes(routes!(disable_bot))
+        .routes(routes!(enable_bot))
+        .routes(routes!(delete_bot))
+        .routes(routes!(version_log))
+        .routes(routes!(version_source))
+        .routes(routes!(match_info))
+        .routes(routes!(replay))
+        .routes(routes!(frames))
+        .routes(routes!(stderr))
+        .routes(routes!(challenge))
+}
+
+/// A new API token: 32 random bytes, hex.
+fn new_token() -> String {
+    use rand::RngCore;
+    let mut b = [0u8; 32];
+    rand::rngs::OsRng.fill_bytes(&mut b);
+    hex::encode(b)
+}
+
+fn token_hash(token: &str) -> Vec<u8> {
+    Sha256::digest(token.as_bytes()).to_vec()
+}
+
+/// Create an account and its first token (returned once).
+pub async fn create_account(pool: &PgPool, name: &str, is_host: bool) -> Result<(i64, String), sqlx::Error> {
+    let mut tx = pool.begin().await?;
+    let id = crate::store::create_user_on(&mut tx, name, is_host).await?;
+    let token = new_token();
+    sqlx::query("INSERT INTO api_tokens (hash, user_id) VALUES ($1, $2)").bind(token_hash(&token)).bind(id).execute(&mut *tx).await?;
+    tx.commit().await?;
+    Ok((id, token))
+}
+
+#[derive(Clone, Debug)]
+struct Caller {
+    id: i64,
+    name: String,
+    is_host: bool,
+}
+
+async fn caller(pool: &PgPool, headers: &HeaderMap) -> ApiResult<Option<Caller>> {
+    let Some(h) = headers.get(axum::http::header::AUTHORIZATION) else { return Ok(None) };
+    let token = h
+        .to_str()
+        .ok()
+        .and_then(|v| v.strip_prefix("Bearer "))
+        .ok_or_else(|| ApiError(StatusCode::UNAUTHORIZED, "the Authorization header must be `Bearer <token>`".into()))?;
+    let row = sqlx::query("SELECT u.id, u.name, u.is_host FROM api_tokens t JOIN users u ON u.id = t.user_id WHERE t.hash = $1")
+        .bind(token_hash(token.trim()))
+        .fetch_optional(pool)
+        .await?;
+    match row {
+        Some(r) => Ok(Some(Caller { id: r.get("id"), name: r.get("name"), is_host: r.get("is_host") })),
+        None => Err(ApiError(StatusCode::UNAUTHORIZED, "unknown token; create an account with POST /api/users".into())),
+    }
+}
+
+async fn require_caller(pool: &PgPool, headers: &HeaderMap) -> ApiResult<Caller> {
+    caller(pool, headers)
+        .await?
+        .ok_or_else(|| ApiError(StatusCode::UNAUTHORIZED, "this needs an account: send `Authorization: Bearer <token>`".into()))
+}
+
+/// Whether the database is reachable.
+#[utoipa::path(get, path = "/health", tag = "service",
+    responses((status = 200, body = Health), (status = 503, body = Health, description = "The database cannot be reached")))]
+async fn health(State(s): State<AppState>) -> Response {
+    match sqlx::query("SELECT 1").execute(&s.pool).await {
+        Ok(_) => Json(Health { status: "ok".into(), database: "ok".into() }).into_response(),
+        Err(e) => (StatusCode::SERVICE_UNAVAILABLE, Json(Health { status: "degraded".into(), database: e.to_string() })).into_response(),
+    }
+}
+
+/// Prometheus metrics: jobs, matches, bots, HTTP requests.
+#[utoipa::path(get, path = "/metrics", tag = "service", responses((status = 200, content_type = "text/plain", body = String)))]
+async fn metrics(State(s): State<AppState>) -> ApiResult<Response> {
+    let mut out = String::new();
+    out.push_str("# HELP koth_jobs Jobs in the queue by kind and state.\n# TYPE koth_jobs gauge\n");
+    for r in sqlx::query("SELECT kind, state, count(*) AS n FROM jobs GROUP BY kind, state ORDER BY kind, state").fetch_all(&s.pool).await?
+    {
+        out.push_str(&format!(
+            "koth_jobs{{kind=\"{}\",state=\"{}\"}} {}\n",
+            r.get::<String, _>("kind"),
+            r.get::<String, _>("state"),
+            r.get::<i64, _>("n")
+        ));
+    }
+    out.push_str("# HELP koth_matches Matches by state.\n# TYPE koth_matches gauge\n");
+    for r in sqlx::query("SELECT state, count(*) AS n FROM matches GROUP BY state ORDER BY state").fetch_all(&s.pool).await? {
+        out.push_str(&format!("koth_matches{{state=\"{}\"}} {}\n", r.get::<String, _>("state"), r.get::<i64, _>("n")));
+    }
+    let bots: i64 = sqlx::query_scalar("SELECT count(*) FROM bots WHERE disabled_reason IS NULL").fetch_one(&s.pool).await?;
+    out.push_str(&format!("# HELP koth_bots Enabled bots.\n# TYPE koth_bots gauge\nkoth_bots {bots}\n"));
+    out.push_str(&crate::web::http_metrics_text());
+    Ok(([(axum::http::header::CONTENT_TYPE, "text/plain; version=0.0.4")], out).into_response())
+}
+
+/// This document.
+#[utoipa::path(get, path = "/api/openapi.json", tag = "service", responses((status = 200, body = Object)))]
+async fn openapi() -> Response {
+    // Built once: the routes do not change while the process runs.
+    static DOC: std::sync::LazyLock<Vec<u8>> = std::sync::LazyLock::new(|| serde_json::to_vec(&openapi_document()).unwrap_or_default());
+    ([(axum::http::header::CONTENT_TYPE, "application/json")], DOC.as_slice()).into_response()
+}
+
+/// Create an account; its token is returned this once.
+#[utoipa::path(post, path = "/api/users", tag = "accounts", request_body = NewUser,
+    responses((status = 201, body = NewAccount), (status = 409, body = ErrorBody, description = "The name is taken")))]
+async fn create_user(State(s): State<AppState>, ApiBody(body): ApiBody) -> ApiResult<Response> {
+    let u: NewUser = json_body(&body, r#"{"name": "..."}"#)?;
+    if !valid_name(&u.name) {
+        return Err(bad(NAME_RULE));
+    }
+    match create_account(&s.pool, &u.name, false).await {
+        Ok((id, token)) => Ok((StatusCode::CREATED, Json(NewAccount { id, name: u.name, token })).into_response()),
+        Err(sqlx::Error::Database(e)) if e.is_unique_violation() => {
+            Err(ApiError(StatusCode::CONFLICT, format!("the name {:?} is taken", u.name)))
+        }
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// Names of users, bots and ladders.
+const NAME_RULE: &str = "a name is 1 to 40 letters, digits, '_', '.' or '-', and not only dots";
+
+/// A name that cannot be confused with a path (`.`, `..`).
+fn valid_name(n: &str) -> bool {
+    !n.is_empty() && n.len() <= 40 && n.chars().all(|c| c.is_ascii_alphanumeric() || "_.-".contains(c)) && !n.chars().all(|c| c == '.')
+}
+
+/// The token's account.
+#[utoipa::path(get, path = "/api/me", tag = "accounts", security(("token" = [])), responses((status = 200, body = Me)))]
+async fn me(State(s): State<AppState>, headers: HeaderMap) -> ApiResult<Json<Me>> {
+    let who = require_caller(&s.pool, &headers).await?;
+    Ok(Json(Me { id: who.id, name: who.name, is_host: who.is_host }))
+}
+
+/// The games koth plays: seats, time per move, what a timeout does.
+#[utoipa::path(get, path = "/api/games", tag = "games", responses((status = 200, body = Vec<GameInfo>)))]
+async fn games() -> Json<Vec<GameInfo>> {
+    Json(
+        koth_games::GameKind::ALL
+            .iter()
+            .map(|g| {
+                let (lo, hi) = g.seat_range();
+                GameInfo {
+                    name: g.name().into(),
+                    seats: [lo, hi],
+                    time: serde_json::to_value(g.time_policy()).unwrap_or_default(),
+                    protocol: format!("/games/{}", g.name()),
+                }
+            })
+            .collect(),
+    )
+}
+
+/// The languages a bot may be written in, and their file extensions.
+#[utoipa::path(get, path = "/api/languages", tag = "games", responses((status = 200, body = Vec<LanguageInfo>)))]
+async fn languages() -> Json<Vec<LanguageInfo>> {
+    Json(
+        koth_runner::language::all()
+            .iter()
+            .map(|l| LanguageInfo {
+                name: l.name.clone(),
+                display: l.display.clone(),
+                extensions: l.extensions.clone(),
+                compiled: l.compile.is_some(),
+            })
+            .collect(),
+    )
+}
+
+/// Ladders and their games.
+#[utoipa::path(get, path = "/api/ladders", tag = "ladders", responses((status = 200, body = Vec<LadderSummary>)))]
+async fn ladders(State(s): State<AppState>) -> ApiResult<Json<Vec<LadderSummary>>> {
+    let rows = sqlx::query(
+        "SELECT l.id, l.name, l.format, l.paused, g.kind, (SELECT count(*) FROM bots b WHERE b.ladder_id = l.id) AS bots \
+         FROM ladders l JOIN games g ON g.id = l.game_id ORDER BY l.id",
+    )
+    .fetch_all(&s.pool)
+    .await?;
+    Ok(Json(
+        rows.iter()
+            .map(|r| LadderSummary {
+                id: r.get("id"),
+                name: r.get("name"),
+                game: r.get("kind"),
+                format: r.get("format"),
+                paused: r.get("paused"),
+                bots: r.get("bots"),
+            })
+            .collect(),
+    ))
+}
+
+/// Create a ladder (hosts): format and settings default to the game's seed.
+#[utoipa::path(post, path = "/api/ladders", tag = "ladders", security(("token" = [])), request_body = NewLadder,
+    responses((status = 201, body = LadderCreated), (status = 409, body = ErrorBody, description = "A ladder of that name exists")))]
+async fn create_ladder(State(s): State<AppState>, headers: HeaderMap, ApiBody(body): ApiBody) -> ApiResult<Response> {
+    require_host(&require_caller(&s.pool, &headers).await?)?;
+    let l: NewLadder = json_body(&body, r#"{"name": "...", "game": "snake", "format"?: "rated", "settings"?: {...}}"#)?;
+    if !valid_name(&l.name) {
+        return Err(bad(NAME_RULE));
+    }
+    let kind = koth_games::GameKind::from_name(&l.game)
+        .ok_or_else(|| bad(format!("unknown game {:?}; koth plays {}", l.game, koth_games::GameKind::ALL.map(|g| g.name()).join(", "))))?;
+    let config = crate::format::LadderConfig::with_request(
+        &crate::format::LadderConfig::default_for(kind),
+        l.format.as_deref(),
+        l.settings.as_ref(),
+    )
+    .and_then(|c| c.check(kind).map(|()| c))
+    .map_err(bad)?;
+    let format = config.format.name().to_owned();
+    match crate::store::create_ladder(&s.pool, &l.name, kind, &config).await {
+        Ok(id) => Ok((StatusCode::CREATED, Json(LadderCreated { id, name: l.name, game: kind.name().into(), format })).into_response()),
+        Err(sqlx::Error::Database(e)) if e.is_unique_violation() => {
+            Err(ApiError(StatusCode::CONFLICT, format!("a ladder named {:?} exists", l.name)))
+        }
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// The ladder's leaderboard, drawn by its format: the columns are the format's own.
+#[utoipa::path(get, path = "/api/ladders/{id}/leaderboard", tag = "ladders", params(("id" = i64, Path, description = "The ladder")),
+    responses((status = 200, body = Leaderboard)))]
+async fn leaderboard(State(s): State<AppState>, ApiPath(id): ApiPath<i64>) -> ApiResult<Json<Leaderboard>> {
+    match crate::results::standings(&s.pool, id).await {
+        Ok(Some(standings)) => Ok(Json(Leaderboard { ladder: id, standings })),
+        Ok(None) => Err(not_found(&format!("ladder {id}"))),
+        Err(crate::store::StoreError::Db(e)) => Err(e.into()),
+        Err(crate::store::StoreError::Invalid(why)) => Err(ApiError(StatusCode::INTERNAL_SERVER_ERROR, why)),
+    }
+}
+
+async fn set_paused(s: &AppState, headers: &HeaderMap, id: i64, paused: bool) -> ApiResult<Json<Paused>> {
+    require_host(&require_caller(&s.pool, headers).await?)?;
+    let n = sqlx::query("UPDATE ladders SET paused = $2 WHERE id = $1").bind(id).bind(paused).execute(&s.pool).await?.rows_affected();
+    if n == 0 {
+        return Err(not_found(&format!("ladder {id}")));
+    }
+    Ok(Json(Paused { id, paused }))
+}
+
+/// Stop scheduling the ladder (hosts).
+#[utoipa::path(post, path = "/api/ladders/{id}/pause", tag = "ladders", security(("token" = [])),
+    params(("id" = i64, Path, description = "The ladder")), responses((status = 200, body = Paused)))]
+async fn pause_ladder(State(s): State<AppState>, ApiPath(id): ApiPath<i64>, headers: HeaderMap) -> ApiResult<Json<Paused>> {
+    set_paused(&s, &headers, id, true).await
+}
+
+/// Schedule the ladder again (hosts).
+#[utoipa::path(post, path = "/api/ladders/{id}/resume", tag = "ladders", security(("token" = [])),
+    params(("id" = i64, Path, description = "The ladder")), responses((status = 200, body = Paused)))]
+async fn resume_ladder(State(s): State<AppState>, ApiPath(id): ApiPath<i64>, headers: HeaderMap) -> ApiResult<Json<Paused>> {
+    set_paused(&s, &headers, id, false).await
+}
+
+async fn ladder_exists(pool: &PgPool, id: i64) -> ApiResult<()> {
+    let exists: Option<i64> = sqlx::query_scalar("SELECT id FROM ladders WHERE id = $1").bind(id).fetch_optional(pool).await?;
+    exists.map(|_| ()).ok_or_else(|| not_found(&format!("ladder {id}")))
+}
+
+async fn bot_exists(pool: &PgPool, id: i64) -> ApiResult<()> {
+    let exists: Option<i64> = sqlx::query_scalar("SELECT id FROM bots WHERE id = $1").bind(id).fetch_optional(pool).await?;
+    exists.map(|_| ()).ok_or_else(|| not_found(&format!("bot {id}")))
+}
+
+/// The ladder's bots, their owners, versions and status.
+#[utoipa::path(get, path = "/api/ladders/{id}/bots", tag = "ladders", params(("id" = i64, Path, description = "The ladder")),
+    responses((status = 200, body = Vec<LadderBot>)))]
+async fn ladder_bots(State(s): State<AppState>, ApiPath(id): ApiPath<i64>) -> ApiResult<Json<Vec<LadderBot>>> {
+    ladder_exists(&s.pool, id).await?;
+    let rows = sqlx::query(
+        "SELECT b.id, b.name, u.name AS owner, b.disabled_reason, v.number AS current, v.language, \
+                (SELECT status FROM bot_versions WHERE bot_id = b.id ORDER BY number DESC LIMIT 1) AS latest_status \
+         FROM bots b JOIN users u ON u.id = b.owner_id LEFT JOIN bot_versions v ON v.id = b.current_version \
+         WHERE b.ladder_id = $1 ORDER BY b.id",
+    )
+    .bind(id)
+    .fetch_all(&s.pool)
+    .await?;
+    Ok(Json(
+        rows.iter()
+            .map(|r| LadderBot {
+                id: r.get("id"),
+                name: r.get("name"),
+                owner: r.get("owner"),
+                current_version: r.get("current"),
+                language: r.get("language"),
+                latest_status: r.get("latest_status"),
+                disabled_reason: r.get("disabled_reason"),
+            })
+            .collect(),
+    ))
+}
+
+/// The ladder's last 50 matches, with every seat.
+#[utoipa::path(get, path = "/api/ladders/{id}/matches", tag = "ladders", params(("id" = i64, Path, description = "The ladder")),
+    responses((status = 200, body = Vec<MatchSummary>)))]
+async fn ladder_matches(State(s): State<AppState>, ApiPath(id): ApiPath<i64>) -> ApiResult<Json<Vec<MatchSummary>>> {
+    ladder_exists(&s.pool, id).await?;
+    let ids: Vec<i64> =
+        sqlx::query_scalar("SELECT id FROM matches WHERE ladder_id = $1 ORDER BY id DESC LIMIT 50").bind(id).fetch_all(&s.pool).await?;
+    Ok(Json(matches_with_seats(&s.pool, &ids).await?))
+}
+
+#[derive(Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
+struct SubmitQuery {
+    /// The file's name: its extension picks the language (archives: .tar, .tar.gz, .zip).
+    #[param(required = true, pattern = r"^[A-Za-z0-9_.-]+\.[A-Za-z0-9]+$")]
+    file: Option<String>,
+}
+
+/// Submit a bot (new) or a new version (yours): the body is the file or archive.
+#[utoipa::path(post, path = "/api/ladders/{id}/bots/{name}", tag = "bots", security(("token" = [])),
+    params(("id" = i64, Path, description = "The ladder"),
+           ("name" = String, Path, description = "The bot's name", pattern = r"^(?!\.+$)[A-Za-z0-9_.-]{1,40}$"), SubmitQuery),
+    request_body(content = Vec<u8>, content_type = "application/octet-stream", description = "The source file or archive"),
+    responses((status = 201, body = Submitted, description = "A new bot and its first version"),
+              (status = 202, body = Submitted, description = "A new version of the caller's bot"),
+              (status = 409, body = ErrorBody, description = "A bot of this name was just created"),
+              (status = 413, body = ErrorBody, description = "Larger than 40 MiB"),
+              (status = 422, body = ErrorBody, description = "The upload breaks a submission rule (which, and what to do)")))]
+async fn submit(
+    State(s): State<AppState>,
+    ApiPath((ladder, name)): ApiPath<(i64, String)>,
+    ApiQuery(q): ApiQuery<SubmitQuery>,
+    headers: HeaderMap,
+    ApiBody(body): ApiBody,
+) -> ApiResult<Response> {
+    let who = require_caller(&s.pool, &headers).await?;
+    if !valid_name(&name) {
+        return Err(bad(NAME_RULE));
+    }
+    ladder_exists(&s.pool, ladder).await?;
+    let file =
+        q.file.ok_or_else(|| bad("say the file's name: ?file=bot.py (its extension picks the language; archives: .tar, .tar.gz, .zip)"))?;
+    let bytes = body.to_vec();
+    let sub = tokio::task::spawn_blocking(move || Submission::from_upload(&file, &bytes, &SubmissionLimits::default()))
+        .await
+        .map_err(|e| ApiError(StatusCode::INTERNAL_SERVER_ERROR, format!("checking the upload failed: {e}")))?
+        .map_err(|e| ApiError(StatusCode::UNPROCESSABLE_ENTITY, e.to_string()))?;
+    let existing = sqlx::query("SELECT id, owner_id FROM bots WHERE ladder_id = $1 AND name = $2")
+        .bind(ladder)
+        .bind(&name)
+        .fetch_optional(&s.pool)
+        .await?;
+    let (bot, created) = match existing {
+        Some(r) => {
+            let owner: i64 = r.get("owner_id");
+            if owner != who.id && !who.is_host {
+                return Err(forbidden("this bot belongs to someone else; choose another name"));
+            }
+            (r.get::<i64, _>("id"), false)
+        }
+        None => match crate::store::create_bot(&s.pool, ladder, who.id, &name).await {
+            Ok(id) => (id, true),
+            Err(sqlx::Error::Database(e)) if e.is_unique_violation() => {
+                return Err(ApiError(StatusCode::CONFLICT, "a bot of this name was just created; try again".into()))
+            }
+            Err(e) => return Err(e.into()),
+        },
+    };
+    let language = sub.language.name.clone();
+    let (version, compile_job) =
+        crate::store::submit_version(&s.pool, bot, &language, &sub.main, &sub.source_tar(), &sub.source_hash()).await?;
+    let status = if created { StatusCode::CREATED } else { StatusCode::ACCEPTED };
+    Ok((status, Json(Submitted { bot, version, compile_job, language, main: sub.main })).into_response())
+}
+
+/// A bot, its versions and rating.
+#[utoipa::path(get, path = "/api/bots/{id}", tag = "bots", params(("id" = i64, Path, description = "The bot")),
+    responses((status = 200, body = BotInfo)))]
+async fn bot(State(s): State<AppState>, ApiPath(id): ApiPath<i64>) -> ApiResult<Json<BotInfo>> {
+    let b = sqlx::query(
+        "SELECT b.id, b.name, b.ladder_id, l.name AS ladder_name, l.format, g.kind, b.current_version, b.disabled_reason, u.name AS owner \
+         FROM bots b JOIN users u ON u.id = b.owner_id JOIN ladders l ON l.id = b.ladder_id JOIN games g ON g.id = l.game_id WHERE b.id = $1",
+    )
+    .bind(id)
+    .fetch_optional(&s.pool)
+    .await?
+    .ok_or_else(|| not_found(&format!("bot {id}")))?;
+    let versions = sqlx::query(
+        "SELECT id, number, language, main, status, image_id, created_at::text AS at FROM bot_versions WHERE bot_id = $1 ORDER BY number",
+    )
+    .bind(id)
+    .fetch_all(&s.pool)
+    .await?;
+    let rating = sqlx::query("SELECT mu, sigma, games FROM ratings WHERE bot_id = $1").bind(id).fetch_optional(&s.pool).await?;
+    Ok(Json(BotInfo {
+        id: b.get("id"),
+        name: b.get("name"),
+        owner: b.get("owner"),
+        ladder: b.get("ladder_id"),
+        ladder_name: b.get("ladder_name"),
+        format: b.get("format"),
+        game: b.get("kind"),
+        current_version: b.get("current_version"),
+        disabled_reason: b.get("disabled_reason"),
+        rating: rating.map(|r| RatingNow { mu: r.get("mu"), sigma: r.get("sigma"), games: r.get("games") }),
+        versions: versions
+            .iter()
+            .map(|v| VersionInfo {
+                id: v.get("id"),
+                number: v.get("number"),
+                language: v.get("language"),
+                main: v.get("main"),
+                status: v.get("status"),
+                image: v.get("image_id"),
+                submitted: v.get("at"),
+            })
+            .collect(),
+    }))
+}
+
+/// A bot's rating history: one point per rated match.
+#[utoipa::path(get, path = "/api/bots/{id}/ratings", tag = "bots", params(("id" = i64, Path, description = "The bot")),
+    responses((status = 200, body = Vec<RatingPoint>)))]
+async fn rating_history(State(s): State<AppState>, ApiPath(id): ApiPath<i64>) -> ApiResult<Json<Vec<RatingPoint>>> {
+    bot_exists(&s.pool, id).await?;
+    let rows = sqlx::query("SELECT match_id, mu, sigma, at::text AS at FROM rating_history WHERE bot_id = $1 ORDER BY id")
+        .bind(id)
+        .fetch_all(&s.pool)
+        .await?;
+    Ok(Json(
+        rows.iter()
+            .map(|r| {
+                let (mu, sigma) = (r.get::<f64, _>("mu"), r.get::<f64, _>("sigma"));
+                let score = crate::rating::leaderboard_score(crate::rating::Rating { mu, sigma });
+                RatingPoint { match_id: r.get("match_id"), mu, sigma, score, at: r.get("at") }
+            })
+            .collect(),
+    ))
+}
+
+/// A bot's last 50 matches, with every seat.
+#[utoipa::path(get, path = "/api/bots/{id}/matches", tag = "bots", params(("id" = i64, Path, description = "The bot")),
+    responses((status = 200, body = Vec<MatchSummary>)))]
+async fn bot_matches(State(s): State<AppState>, ApiPath(id): ApiPath<i64>) -> ApiResult<Json<Vec<MatchSummary>>> {
+    bot_exists(&s.pool, id).await?;
+    let ids: Vec<i64> = sqlx::query_scalar("SELECT match_id FROM match_seats WHERE bot_id = $1 ORDER BY match_id DESC LIMIT 50")
+        .bind(id)
+        .fetch_all(&s.pool)
+        .await?;
+    Ok(Json(matches_with_seats(&s.pool, &ids).await?))
+}
+
+/// Matches (newest first) with every seat's bot and outcome.
+async fn matches_with_seats(pool: &PgPool, ids: &[i64]) -> ApiResult<Vec<MatchSummary>> {
+    let matches =
+        sqlx::query("SELECT id, state, rated, turns, finished_at::text AS finished FROM matches WHERE id = ANY($1) ORDER BY id DESC")
+            .bind(ids)
+            .fetch_all(pool)
+            .await?;
+    let seats = sqlx::query(
+        "SELECT s.match_id, s.seat, s.bot_id, b.name, s.rank, s.result, s.score FROM match_seats s JOIN bots b ON b.id = s.bot_id \
+         WHERE s.match_id = ANY($1) ORDER BY s.match_id, s.seat",
+    )
+    .bind(ids)
+    .fetch_all(pool)
+    .await?;
+    let mut by_match: std::collections::HashMap<i64, Vec<SeatSummary>> = std::collections::HashMap::new();
+    for r in &seats {
+        by_match.entry(r.get("match_id")).or_default().push(SeatSummary {
+            seat: r.get("seat"),
+            bot: r.get("bot_id"),
+            name: r.get("name"),
+            rank: r.get("rank"),
+            result: r.get("result"),
+            score: r.get("score"),
+        });
+    }
+    Ok(matches
+        .iter()
+        .map(|r| {
+            let id: i64 = r.get("id");
+            MatchSummary {
+                match_id: id,
+                state: r.get("state"),
+                rated: r.get("rated"),
+                turns: r.get("turns"),
+                finished: r.get("finished"),
+                seats: by_match.remove(&id).unwrap_or_default(),
+            }
+        })
+        .collect())
+}
+
+/// A bot's record against each bot it met: a win is a better rank in the
+/// same match (so it means the same in 2-seat and free-for-all games).
+#[utoipa::path(get, path = "/api/bots/{id}/head-to-head", tag = "bots", params(("id" = i64, Path, description = "The bot")),
+    responses((status = 200, body = Vec<HeadToHead>)))]
+async fn head_to_head(State(s): State<AppState>, ApiPath(id): ApiPath<i64>) -> ApiResult<Json<Vec<HeadToHead>>> {
+    bot_exists(&s.pool, id).await?;
+    let rows = sqlx::query(
+        "SELECT o.bot_id, b.name, count(*) AS played, \
+                count(*) FILTER (WHERE me.rank < o.rank) AS won, \
+                count(*) FILTER (WHERE me.rank > o.rank) AS lost, \
+                count(*) FILTER (WHERE me.rank = o.rank) AS tied \
+         FROM match_seats me \
+         JOIN matches m ON m.id = me.match_id AND m.state = 'finished' \
+         JOIN match_seats o ON o.match_id = me.match_id AND o.bot_id <> me.bot_id \
+         JOIN bots b ON b.id = o.bot_id \
+         WHERE me.bot_id = $1 GROUP BY o.bot_id, b.name ORDER BY played DESC, b.name LIMIT 100",
+    )
+    .bind(id)
+    .fetch_all(&s.pool)
+    .await?;
+    Ok(Json(
+        rows.iter()
+            .map(|r| HeadToHead {
+                bot: r.get("bot_id"),
+                name: r.get("name"),
+                played: r.get("played"),
+                won: r.get("won"),
+                lost: r.get("lost"),
+                tied: r.get("tied"),
+            })
+            .collect(),
+    ))
+}
+
+async fn set_disabled(s: &AppState, id: i64, reason: Option<String>) -> ApiResult<Json<BotDisabled>> {
+    let n =
+        sqlx::query("UPDATE bots SET disabled_reason = $2 WHERE id = $1").bind(id).bind(&reason).execute(&s.pool).await?.rows_affected();
+    if n == 0 {
+        return Err(not_found(&format!("bot {id}")));
+    }
+    Ok(Json(BotDisabled { id, disabled_reason: reason }))
+}
+
+/// Disable a bot (hosts), with a reason shown to its owner.
+#[utoipa::path(post, path = "/api/bots/{id}/disable", tag = "bots", security(("token" = [])),
+    params(("id" = i64, Path, description = "The bot")), request_body = Reason, responses((status = 200, body = BotDisabled)))]
+async fn disable_bot(
+    State(s): State<AppState>,
+    ApiPath(id): ApiPath<i64>,
+    headers: HeaderMap,
+    ApiBody(body): ApiBody,
+) -> ApiResult<Json<BotDisabled>> {
+    require_host(&require_caller(&s.pool, &headers).await?)?;
+    let r: Reason = json_body(&body, r#"{"reason": "..."} (shown to the owner)"#)?;
+    if r.reason.trim().is_empty() {
+        return Err(bad("say why: the reason is shown to the bot's owner"));
+    }
+    set_disabled(&s, id, Some(format!("disabled by a host: {}", r.reason.trim()))).await
+}
+
+/// Enable a bot again (hosts).
+#[utoipa::path(post, path = "/api/bots/{id}/enable", tag = "bots", security(("token" = [])),
+    params(("id" = i64, Path, description = "The bot")), responses((status = 200, body = BotDisabled)))]
+async fn enable_bot(State(s): State<AppState>, ApiPath(id): ApiPath<i64>, headers: HeaderMap) -> ApiResult<Json<BotDisabled>> {
+    require_host(&require_caller(&s.pool, &headers).await?)?;
+    set_disabled(&s, id, None).await
+}
+
+/// Withdraw a bot (its owner or a host); its matches stay in history.
+#[utoipa::path(post, path = "/api/bots/{id}/delete", tag = "bots", security(("token" = [])),
+    params(("id" = i64, Path, description = "The bot")), responses((status = 200, body = BotDisabled)))]
+async fn delete_bot(State(s): State<AppState>, ApiPath(id): ApiPath<i64>, headers: HeaderMap) -> ApiResult<Json<BotDisabled>> {
+    let who = require_caller(&s.pool, &headers).await?;
+    bot_exists(&s.pool, id).await?;
+    if !may_see(&s.pool, &who, id).await? {
+        return Err(forbidden("only the bot's owner can delete it"));
+    }
+    // Withdrawn, not erased: its matches stay in everyone's history.
+    set_disabled(&s, id, Some("deleted by its owner".into())).await
+}
+
+/// Whether `who` owns the bot (or is a host).
+async fn may_see(pool: &PgPool, who: &Caller, bot: i64) -> ApiResult<bool> {
+    if who.is_host {
+        return Ok(true);
+    }
+    let owner: Option<i64> = sqlx::query_scalar("SELECT owner_id FROM bots WHERE id = $1").bind(bot).fetch_optional(pool).await?;
+    Ok(owner == Some(who.id))
+}
+
+/// A version's row, for its bot's owner (or a host) only; `what` names
+/// what is refused to others.
+async fn owned_version(s: &AppState, headers: &HeaderMap, id: i64, what: &str) -> ApiResult<sqlx::postgres::PgRow> {
+    let who = require_caller(&s.pool, headers).await?;
+    let v = sqlx::query("SELECT bot_id, status, compile_log, source FROM bot_versions WHERE id = $1")
+        .bind(id)
+        .fetch_optional(&s.pool)
+        .await?
+        .ok_or_else(|| not_found(&format!("version {id}")))?;
+    if !may_see(&s.pool, &who, v.get("bot_id")).await? {
+        return Err(forbidden(&format!("only the bot's owner can read its {what}")));
+    }
+    Ok(v)
+}
+
+/// A version's compile log (its owner, hosts).
+#[utoipa::path(get, path = "/api/versions/{id}/log", tag = "bots", security(("token" = [])),
+    params(("id" = i64, Path, description = "The version")), responses((status = 200, body = VersionLog)))]
+async fn version_log(State(s): State<AppState>, ApiPath(id): ApiPath<i64>, headers: HeaderMap) -> ApiResult<Json<VersionLog>> {
+    let v = owned_version(&s, &headers, id, "compile log").await?;
+    Ok(Json(VersionLog { version: id, status: v.get("status"), log: v.get("compile_log") }))
+}
+
+/// A version's sources, as a tar archive (its owner, hosts).
+#[utoipa::path(get, path = "/api/versions/{id}/source", tag = "bots", security(("token" = [])),
+    params(("id" = i64, Path, description = "The version")),
+    responses((status = 200, content_type = "application/x-tar", body = Vec<u8>)))]
+async fn version_source(State(s): State<AppState>, ApiPath(id): ApiPath<i64>, headers: HeaderMap) -> ApiResult<Response> {
+    let v = owned_version(&s, &headers, id, "source").await?;
+    let tar: Vec<u8> = v.get("source");
+    Ok((
+        [
+            (axum::http::header::CONTENT_TYPE, "application/x-tar".to_owned()),
+            (axum::http::header::CONTENT_DISPOSITION, format!("attachment; filename=\"version-{id}.tar\"")),
+        ],
+        tar,
+    )
+        .into_response())
+}
+
+/// A match's seats and outcomes.
+#[utoipa::path(get, path = "/api/matches/{id}", tag = "matches", params(("id" = i64, Path, description = "The match")),
+    responses((status = 200, body = MatchInfo)))]
+async fn match_info(State(s): State<AppState>, ApiPath(id): ApiPath<i64>) -> ApiResult<Json<MatchInfo>> {
+    let m = sqlx::query(
+        "SELECT m.id, m.ladder_id, l.name AS ladder_name, g.kind, m.state, m.seed, m.rated, m.engine, m.turns, m.error, \
+                m.created_at::text AS created, m.finished_at::text AS finished \
+         FROM matches m LEFT JOIN ladders l ON l.id = m.ladder_id LEFT JOIN games g ON g.id = l.game_id WHERE m.id = $1",
+    )
+    .bind(id)
+    .fetch_optional(&s.pool)
+    .await?
+    .ok_or_else(|| not_found(&format!("match {id}")))?;
+    let seats = sqlx::query(
+        "SELECT s.seat, s.bot_id, b.name, u.name AS owner, s.version_id, s.score, s.rank, s.result, s.status \
+         FROM match_seats s JOIN bots b ON b.id = s.bot_id JOIN users u ON u.id = b.owner_id \
+         WHERE s.match_id = $1 ORDER BY s.seat",
+    )
+    .bind(id)
+    .fetch_all(&s.pool)
+    .await?;
+    Ok(Json(MatchInfo {
+        id: m.get("id"),
+        ladder: m.get("ladder_id"),
+        ladder_name: m.get("ladder_name"),
+        game: m.get("kind"),
+        state: m.get("state"),
+        // Stored as bigint; seeds are drawn below 2^63, so the cast is exact.
+        seed: (m.get::<i64, _>("seed") as u64).to_string(),
+        rated: m.get("rated"),
+        engine: m.get("engine"),
+        turns: m.get("turns"),
+        error: m.get("error"),
+        created: m.get("created"),
+        finished: m.get("finished"),
+        seats: seats
+            .iter()
+            .map(|r| MatchSeat {
+                seat: r.get("seat"),
+                bot: r.get("bot_id"),
+                name: r.get("name"),
+                owner: r.get("owner"),
+                version: r.get("version_id"),
+                score: r.get("score"),
+                rank: r.get("rank"),
+                result: r.get("result"),
+                status: r.get("status"),
+            })
+            .collect(),
+    }))
+}
+
+/// A finished match's replay (docs/replay.md).
+#[utoipa::path(get, path = "/api/matches/{id}/replay", tag = "matches", params(("id" = i64, Path, description = "The match")),
+    responses((status = 200, body = Object, description = "The replay, as docs/replay.md describes it"),
+              (status = 409, body = ErrorBody, description = "The match has not finished")))]
+async fn replay(State(s): State<AppState>, ApiPath(id): ApiPath<i64>) -> ApiResult<Json<Value>> {
+    finished_replay(&s.pool, id).await.map(Json)
+}
+
+async fn finished_replay(pool: &PgPool, id: i64) -> ApiResult<Value> {
+    let r: Option<Option<Value>> = sqlx::query_scalar("SELECT replay FROM matches WHERE id = $1").bind(id).fetch_optional(pool).await?;
+    match r {
+        None => Err(not_found(&format!("match {id}"))),
+        Some(None) => Err(ApiError(StatusCode::CONFLICT, format!("match {id} has not finished; its replay comes when it does"))),
+        Some(Some(v)) => Ok(v),
+    }
+}
+
+/// Pictures of every turn of a finished match, for the replay viewer: the
+/// replay played again through the game's rules ([`koth_games::replay`]),
+/// kept for the next viewers ([`FramesCache`]).
+#[utoipa::path(get, path = "/api/matches/{id}/frames", tag = "matches", params(("id" = i64, Path, description = "The match")),
+    responses((status = 200, body = Object, description = "The first frame whole, then the cells each turn changed"),
+              (status = 409, body = ErrorBody, description = "The match has not finished"),
+              (status = 422, body = ErrorBody, description = "The stored replay does not fit the game's rules")))]
+async fn frames(State(s): State<AppState>, ApiPath(id): ApiPath<i64>) -> ApiResult<Response> {
+    let json = |bytes| ([(axum::http::header::CONTENT_TYPE, "application/json")], bytes).into_response();
+    if let Some(b) = s.frames.get(id) {
+        return Ok(json(b));
+    }
+    let _permit = s.frames.computing.acquire().await.map_err(|e| ApiError(StatusCode::SERVICE_UNAVAILABLE, e.to_string()))?;
+    // Another request may have drawn it while this one waited.
+    if let Some(b) = s.frames.get(id) {
+        return Ok(json(b));
+    }
+    let replay = finished_replay(&s.pool, id).await?;
+    let drawn = tokio::task::spawn_blocking(move || {
+        let replay = koth_games::replay::Replay::from_value(&replay)?;
+        koth_games::replay::frames(&replay).map(|f| axum::body::Bytes::from(serde_json::to_vec(&f).unwrap_or_default()))
+    });
+    let bytes = drawn
+        .await
+        .map_err(|e| ApiError(StatusCode::INTERNAL_SERVER_ERROR, format!("drawing the replay failed: {e}")))?
+        .map_err(|e| ApiError(StatusCode::UNPROCESSABLE_ENTITY, format!("match {id}'s replay cannot be drawn: {e}")))?;
+    s.frames.put(id, bytes.clone());
+    Ok(json(bytes))
+}
+
+/// A seat's stderr in a match, whole and by turn (its owner, hosts).
+#[utoipa::path(get, path = "/api/matches/{id}/stderr/{seat}", tag = "matches", security(("token" = [])),
+    params(("id" = i64, Path, description = "The match"), ("seat" = i32, Path, description = "The seat, from 0")),
+    responses((status = 200, body = SeatStderr)))]
+async fn stderr(State(s): State<AppState>, ApiPath((id, seat)): ApiPath<(i64, i32)>, headers: HeaderMap) -> ApiResult<Json<SeatStderr>> {
+    let who = require_caller(&s.pool, &headers).await?;
+    let r = sqlx::query("SELECT bot_id, stderr, stderr_turns FROM match_seats WHERE match_id = $1 AND seat = $2")
+        .bind(id)
+        .bind(seat)
+        .fetch_optional(&s.pool)
+        .await?
+        .ok_or_else(|| not_found(&format!("seat {seat} of match {id}")))?;
+    if !may_see(&s.pool, &who, r.get("bot_id")).await? {
+        return Err(forbidden("only the bot's owner can read its stderr"));
+    }
+    let text = r.get::<Option<String>, _>("stderr");
+    let ends: Vec<(u32, usize)> =
+        r.get::<Option<Value>, _>("stderr_turns").and_then(|v| serde_json::from_value(v).ok()).unwrap_or_default();
+    let turns = text.as_deref().map(|t| stderr_by_turn(t, &ends)).unwrap_or_default();
+    Ok(Json(SeatStderr { match_id: id, seat, stderr: text, turns }))
+}
+
+/// A seat's stderr cut at the recorded turn ends.
+/// Ends that do not fit the text (a hand-edited row) are skipped, never a panic.
+fn stderr_by_turn(text: &str, ends: &[(u32, usize)]) -> Vec<StderrTurn> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    for &(turn, end) in ends {
+        if end < start || end > text.len() || !text.is_char_boundary(end) {
+            continue;
+        }
+        out.push(StderrTurn { turn: Some(turn), text: text[start..end].to_owned() });
+        start = end;
+    }
+    if start < text.len() {
+        out.push(StderrTurn { turn: None, text: text[start..].to_owned() });
+    }
+    out
+}
+
+fn require_host(who: &Caller) -> ApiResult<()> {
+    if who.is_host {
+        Ok(())
+    } else {
+        Err(forbidden("only hosts may do this"))
+    }
+}
+
+/// An unrated match between chosen bots, seats in that order; one of them must be the caller's.
+#[utoipa::path(post, path = "/api/challenges", tag = "matches", security(("token" = [])), request_body = NewChallenge,
+    responses((status = 201, body = ChallengeCreated),
+              (status = 422, body = ErrorBody, description = "A bot cannot play now (no ready version, disabled, another ladder, twice)")))]
+async fn challenge(State(s): State<AppState>, headers: HeaderMap, ApiBody(body): ApiBody) -> ApiResult<Response> {
+    let who = require_caller(&s.pool, &headers).await?;
+    let c: NewChallenge = json_body(&body, r#"{"ladder": 1, "bots": [1, 2]}"#)?;
+    let kind: Option<String> = sqlx::query_scalar("SELECT g.kind FROM ladders l JOIN games g ON g.id = l.game_id WHERE l.id = $1")
+        .bind(c.ladder)
+        .fetch_optional(&s.pool)
+        .await?;
+    let kind = kind.and_then(|k| koth_games::GameKind::from_name(&k)).ok_or_else(|| not_found(&format!("ladder {}", c.ladder)))?;
+    let (lo, hi) = kind.seat_range();
+    if c.bots.len() < lo || c.bots.len() > hi {
+        return Err(bad(format!("{} is played by {lo} to {hi} bots; {} given", kind.name(), c.bots.len())));
+    }
+    if !who.is_host {
+        let mine: i64 = sqlx::query_scalar("SELECT count(*) FROM bots WHERE id = ANY($1) AND owner_id = $2")
+            .bind(&c.bots)
+            .bind(who.id)
+            .fetch_one(&s.pool)
+            .await?;
+        if mine == 0 {
+            return Err(forbidden("a challenge must include one of your own bots"));
+        }
+    }
+    let seed = {
+        use rand::Rng;
+        (rand::thread_rng().gen::<u64>() >> 1) as i64
+    };
+    let id = crate::store::create_challenge(&s.pool, c.ladder, &c.bots, seed)
+        .await
+        .map_err(|e| ApiError(StatusCode::UNPROCESSABLE_ENTITY, e))?;
+    Ok((StatusCode::CREATED, Json(ChallengeCreated { match_id: id, rated: false })).into_response())
+}

@@ -1,0 +1,426 @@
+//! The API's requests and responses: the contract between the service, the
+//! CLI client (`src/cli/client.rs` deserialises these same types) and the
+//! pages. The OpenAPI document is generated from them ([`super::ApiDoc`]);
+//! golden files pin three of them (`tests/golden/api/`).
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use utoipa::ToSchema;
+
+pub use crate::format::{Column, StandingRow, Standings};
+
+/// Every error: what went wrong and what to do.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct ErrorBody {
+    pub error: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct Health {
+    /// `ok` or `degraded`.
+    pub status: String,
+    /// `ok`, or why the database cannot be reached.
+    pub database: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NewUser {
+    /// 1 to 40 letters, digits, `_`, `.` or `-`, not only dots.
+    #[schema(pattern = r"^(?!\.+$)[A-Za-z0-9_.-]{1,40}$")]
+    pub name: String,
+}
+
+/// A new account; the token is shown this once.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct NewAccount {
+    pub id: i64,
+    pub name: String,
+    pub token: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct Me {
+    pub id: i64,
+    pub name: String,
+    pub is_host: bool,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct LadderSummary {
+    pub id: i64,
+    pub name: String,
+    pub game: String,
+    pub format: String,
+    pub paused: bool,
+    pub bots: i64,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NewLadder {
+    #[schema(pattern = r"^(?!\.+$)[A-Za-z0-9_.-]{1,40}$")]
+    pub name: String,
+    /// `flit`, `slime`, `linkage`, `target` or `snake`.
+    #[schema(pattern = "^(flit|slime|linkage|target|snake)$")]
+    pub game: String,
+    /// `rated`, `round_robin`, `neighbours` or `swiss`; default: the game's seed's.
+    #[schema(pattern = "^(rated|round_robin|neighbours|swiss)$")]
+    pub format: Option<String>,
+    /// Fields over the format's defaults: `seats`, `max_turns`,
+    /// `max_match_seconds` and the format's own (see the README's table).
+    #[schema(value_type = Option<Object>)]
+    pub settings: Option<Value>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct LadderCreated {
+    pub id: i64,
+    pub name: String,
+    pub game: String,
+    pub format: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct Paused {
+    pub id: i64,
+    pub paused: bool,
+}
+
+/// A ladder's leaderboard, drawn by its format.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct Leaderboard {
+    pub ladder: i64,
+    #[serde(flatten)]
+    pub standings: Standings,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct LadderBot {
+    pub id: i64,
+    pub name: String,
+    pub owner: String,
+    /// The number of the version that plays.
+    pub current_version: Option<i32>,
+    pub language: Option<String>,
+    /// The newest version's status: `pending`, `ready` or `failed`.
+    pub latest_status: Option<String>,
+    pub disabled_reason: Option<String>,
+}
+
+/// An accepted upload: the version and its compile job.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct Submitted {
+    pub bot: i64,
+    pub version: i64,
+    pub compile_job: i64,
+    pub language: String,
+    pub main: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct RatingNow {
+    pub mu: f64,
+    pub sigma: f64,
+    pub games: i32,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct VersionInfo {
+    pub id: i64,
+    pub number: i32,
+    pub language: String,
+    pub main: String,
+    /// `pending`, `ready` or `failed`.
+    pub status: String,
+    /// The image it was compiled in.
+    pub image: Option<String>,
+    pub submitted: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct BotInfo {
+    pub id: i64,
+    pub name: String,
+    pub owner: String,
+    pub ladder: i64,
+    pub ladder_name: String,
+    pub format: String,
+    pub game: String,
+    /// The id of the version that plays.
+    pub current_version: Option<i64>,
+    pub disabled_reason: Option<String>,
+    pub rating: Option<RatingNow>,
+    pub versions: Vec<VersionInfo>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct RatingPoint {
+    #[serde(rename = "match")]
+    pub match_id: i64,
+    pub mu: f64,
+    pub sigma: f64,
+    /// μ − 3σ, the leaderboard's order.
+    pub score: f64,
+    pub at: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Reason {
+    /// Shown to the bot's owner.
+    #[schema(pattern = r"\S")]
+    pub reason: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct BotDisabled {
+    pub id: i64,
+    /// None: enabled.
+    pub disabled_reason: Option<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct VersionLog {
+    pub version: i64,
+    pub status: String,
+    pub log: Option<String>,
+}
+
+/// A seat in a list of matches.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct SeatSummary {
+    pub seat: i32,
+    pub bot: i64,
+    pub name: String,
+    pub rank: Option<i32>,
+    /// `win`, `tie` or `loss`, once finished.
+    pub result: Option<String>,
+    pub score: Option<f64>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct MatchSummary {
+    #[serde(rename = "match")]
+    pub match_id: i64,
+    /// `queued`, `finished` or `failed`.
+    pub state: String,
+    pub rated: bool,
+    pub turns: Option<i32>,
+    pub finished: Option<String>,
+    pub seats: Vec<SeatSummary>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct MatchSeat {
+    pub seat: i32,
+    pub bot: i64,
+    pub name: String,
+    pub owner: String,
+    pub version: i64,
+    pub score: Option<f64>,
+    pub rank: Option<i32>,
+    pub result: Option<String>,
+    /// How the bot's program fared: `{"kind": "ok"}`, `{"kind":
+    /// "crashed", "code", "signal", "turn"}`, ... (docs/replay.md).
+    #[schema(value_type = Option<Object>)]
+    pub status: Option<Value>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct MatchInfo {
+    pub id: i64,
+    pub ladder: Option<i64>,
+    pub ladder_name: Option<String>,
+    pub game: Option<String>,
+    pub state: String,
+    /// The match's seed, as a string (64-bit seeds do not survive
+    /// JavaScript's numbers): `koth match --seed S` plays it again.
+    pub seed: String,
+    pub rated: bool,
+    pub engine: Option<String>,
+    pub turns: Option<i32>,
+    pub error: Option<String>,
+    pub created: String,
+    pub finished: Option<String>,
+    pub seats: Vec<MatchSeat>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct StderrTurn {
+    /// None: written after the last turn.
+    pub turn: Option<u32>,
+    pub text: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct SeatStderr {
+    #[serde(rename = "match")]
+    pub match_id: i64,
+    pub seat: i32,
+    pub stderr: Option<String>,
+    pub turns: Vec<StderrTurn>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct HeadToHead {
+    pub bot: i64,
+    pub name: String,
+    pub played: i64,
+    pub won: i64,
+    pub lost: i64,
+    pub tied: i64,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct GameInfo {
+    pub name: String,
+    /// Fewest and most seats.
+    pub seats: [usize; 2],
+    /// The time per move and what a late answer means.
+    #[schema(value_type = Object)]
+    pub time: Value,
+    /// The page that describes its protocol.
+    pub protocol: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct LanguageInfo {
+    pub name: String,
+    pub display: String,
+    pub extensions: Vec<String>,
+    pub compiled: bool,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NewChallenge {
+    pub ladder: i64,
+    /// Bots in seat order; one must be the caller's.
+    pub bots: Vec<i64>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct ChallengeCreated {
+    #[serde(rename = "match")]
+    pub match_id: i64,
+    pub rated: bool,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn leaderboard() -> Leaderboard {
+        let row = |rank, bot, name: &str, score: f64| StandingRow {
+            rank,
+            bot,
+            name: name.into(),
+            values: [("score", json!(score)), ("mu", json!(25.0)), ("sigma", json!(1.5)), ("games", json!(40))]
+                .into_iter()
+                .map(|(k, v)| (k.to_owned(), v))
+                .collect(),
+        };
+        Leaderboard {
+            ladder: 3,
+            standings: Standings {
+                format: "rated".into(),
+                columns: [("score", "μ − 3σ"), ("mu", "μ"), ("sigma", "σ"), ("games", "games")]
+                    .map(|(key, label)| Column { key: key.into(), label: label.into() })
+                    .to_vec(),
+                rows: vec![row(1, 7, "wall_hugger", 20.5), row(2, 9, "drift", 19.0)],
+            },
+        }
+    }
+
+    fn match_info() -> MatchInfo {
+        MatchInfo {
+            id: 41,
+            ladder: Some(3),
+            ladder_name: Some("snake".into()),
+            game: Some("snake".into()),
+            state: "finished".into(),
+            seed: "2313453884618432439".into(),
+            rated: false,
+            engine: Some("koth-runner 0.2.0".into()),
+            turns: Some(212),
+            error: None,
+            created: "2026-11-24 10:00:00+00".into(),
+            finished: Some("2026-11-24 10:00:03+00".into()),
+            seats: vec![
+                MatchSeat {
+                    seat: 0,
+                    bot: 7,
+                    name: "wall_hugger".into(),
+                    owner: "alice".into(),
+                    version: 12,
+                    score: Some(2.0),
+                    rank: Some(1),
+                    result: Some("win".into()),
+                    status: Some(json!({"kind": "ok"})),
+                },
+                MatchSeat {
+                    seat: 1,
+                    bot: 9,
+                    name: "drift".into(),
+                    owner: "bob".into(),
+                    version: 15,
+                    score: Some(0.0),
+                    rank: Some(2),
+                    result: Some("loss".into()),
+                    status: Some(json!({"kind": "crashed", "code": 1, "signal": null, "turn": 211})),
+                },
+            ],
+        }
+    }
+
+    fn bot_info() -> BotInfo {
+        BotInfo {
+            id: 7,
+            name: "wall_hugger".into(),
+            owner: "alice".into(),
+            ladder: 3,
+            ladder_name: "snake".into(),
+            format: "round_robin".into(),
+            game: "snake".into(),
+            current_version: Some(12),
+            disabled_reason: None,
+            rating: None,
+            versions: vec![VersionInfo {
+                id: 12,
+                number: 1,
+                language: "c".into(),
+                main: "bot.c".into(),
+                status: "ready".into(),
+                image: Some("sha256:0123".into()),
+                submitted: "2026-11-24 09:59:00+00".into(),
+            }],
+        }
+    }
+
+    /// Served shapes, pinned: `UPDATE_GOLDEN=1 cargo test -p koth-scheduler golden` rewrites them.
+    #[test]
+    fn three_responses_are_their_golden_files() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden/api");
+        let cases = [
+            ("leaderboard.json", serde_json::to_value(leaderboard()).unwrap()),
+            ("match.json", serde_json::to_value(match_info()).unwrap()),
+            ("bot.json", serde_json::to_value(bot_info()).unwrap()),
+        ];
+        for (file, value) in cases {
+            let written = serde_json::to_string_pretty(&value).unwrap() + "\n";
+            if std::env::var("UPDATE_GOLDEN").is_ok() {
+                std::fs::create_dir_all(&dir).unwrap();
+                std::fs::write(dir.join(file), &written).unwrap();
+            }
+            let golden = std::fs::read_to_string(dir.join(file)).unwrap_or_else(|e| panic!("{file}: {e} (UPDATE_GOLDEN=1 writes it)"));
+            assert_eq!(written, golden, "{file}: the served shape changed; the pages and the CLI read it");
+        }
+        // And they read back into the same types (what the CLI client does).
+        let back: Leaderboard = serde_json::from_str(&std::fs::read_to_string(dir.join("leaderboard.json")).unwrap()).unwrap();
+        assert_eq!(back, leaderboard());
+        let back: MatchInfo = serde_json::from_str(&std::fs::read_to_string(dir.join("match.json")).unwrap()).unwrap();
+        assert_eq!(back, match_info());
+    }
+}
