@@ -54,6 +54,44 @@ fn a_bot_that_never_reads_its_input_is_gone_and_the_match_goes_on() {
     koth_games::replay::check(&r.replay).unwrap();
 }
 
+/// Bots lose to bots, never to the machine: while every core of the host
+/// is kept busy by ordinary programs outside any box (here: one spinning
+/// thread per core in this process), two bots that each need a quarter of
+/// their Snake move time (50 ms of CPU in 200 ms) get their fair share and
+/// never time out. Boxes run at the host's ordinary priority: were they
+/// lowered (say to nice 19, as an earlier version did to shorten the
+/// supervisor's wake-up), any busy program on the host would take ~98% of a
+/// core from them and time them out.
+#[test]
+fn a_busy_host_does_not_starve_the_bots() {
+    if !sandbox_ok() {
+        return;
+    }
+    let _alone = alone();
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let cores = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(2);
+    let hogs: Vec<_> = (0..cores)
+        .map(|_| {
+            let stop = stop.clone();
+            std::thread::spawn(move || {
+                let mut x = 0u64;
+                while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                    x = std::hint::black_box(x.wrapping_add(1));
+                }
+            })
+        })
+        .collect();
+    let opts = MatchOptions { max_turns: Some(40), ..options(GameKind::Snake, 12) };
+    let r = play(&opts, vec![adversary(&["victim", "snake", "50"]), adversary(&["victim", "snake", "50"])]);
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    hogs.into_iter().for_each(|h| h.join().unwrap());
+    let r = r.unwrap();
+    for o in &r.outcomes {
+        assert!(o.moves >= 10, "only {} moves", o.moves);
+        assert_eq!((o.timeouts, &o.status), (0, &BotStatus::Ok), "seat {} starved on a busy host: {}", o.seat, o.stderr);
+    }
+}
+
 /// The figures a spinning adversary reported on stderr (`<what>: X ms`).
 fn reported(stderr: &str, what: &str) -> Vec<f64> {
     let prefix = format!("{what}: ");
