@@ -24,7 +24,7 @@ use crate::{Error, Result};
 /// connecting to path-named unix sockets (v9, `ResolveUnix`). On a kernel
 /// with an older ABI the ruleset is applied with what that kernel knows and
 /// the status says `partially_enforced` (Linux 6.12-6.18 have ABI 6 or 7:
-/// everything but `ResolveUnix`, see the README).
+/// everything but `ResolveUnix`, see docs/sandbox.md).
 pub const PINNED_ABI: ABI = ABI::V9;
 
 /// What Landlock achieved for a box.

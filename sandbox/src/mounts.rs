@@ -31,7 +31,7 @@ use crate::sys;
 /// (timers, keys, kcore) are the usual masked paths of container runtimes.
 /// Kept, because runtimes read them (Node's `os.cpus()` and glibc's CPU
 /// count read `/proc/stat`, JVMs and Python read `/proc/meminfo`): `stat`
-/// and `meminfo`, whose totals move too (documented in the README).
+/// and `meminfo`, whose totals move too (documented in docs/sandbox.md).
 pub const PROC_MASKED: [&str; 12] = [
     "loadavg",
     "pressure",

@@ -250,7 +250,7 @@ impl Sandbox {
                     status = ?sandbox.landlock_status,
                     kernel_abi = landlock_rules::kernel_abi(),
                     pinned_abi = landlock_rules::PINNED_ABI as i32,
-                    "Landlock is not fully enforced on this kernel (see the README for what is missing)"
+                    "Landlock is not fully enforced on this kernel (see docs/sandbox.md for what is missing)"
                 )
             });
         }

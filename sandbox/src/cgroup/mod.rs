@@ -132,7 +132,7 @@ fn detect_uncached() -> Result<Box<dyn Hierarchy>> {
          cgroup v2: {v2_err}\n  cgroup v1: {v1_err}\n  \
          Run the runner as root on a host with cgroup v2 (memory and pids controllers delegated \
          to the runner's cgroup) or cgroup v1 (memory, pids, cpuacct, freezer mounted); in Docker, \
-         see the README for the privileges the runner container needs."
+         see docs/operations.md for the privileges the runner container needs."
     )))
 }
 

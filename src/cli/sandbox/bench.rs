@@ -279,7 +279,7 @@ fn anchors(n: usize) -> anyhow::Result<()> {
 }
 
 /// Two programs in two boxes signalling each other with `flock(2)` on two
-/// files of the shared read-only root (the channel the README documents):
+/// files of the shared read-only root (the channel docs/sandbox.md documents):
 /// a ping-pong, each round trip two signals. Prints signals per second.
 const FLOCK_PINGPONG: &str = r#"
 #include <fcntl.h>
