@@ -36,5 +36,5 @@ pub mod state;
 pub mod submission;
 
 pub use bot::BotSpec;
-pub use engine::{play, BotOutcome, BotStatus, MatchOptions, MatchReport};
+pub use engine::{play, BotOutcome, BotStatus, EngineError, MatchOptions, MatchReport};
 pub use language::Language;

@@ -308,22 +308,21 @@ pub async fn match_to_play(pool: &PgPool, match_id: i64) -> Result<Option<MatchT
 
 /// An unrated challenge between bots of one ladder, in this seat order,
 /// queued ahead of ladder matches. Every bot must have a ready version.
-pub async fn create_challenge(pool: &PgPool, ladder_id: i64, seats: &[i64], seed: i64) -> Result<i64, String> {
-    let mut tx = pool.begin().await.map_err(|e| e.to_string())?;
+pub async fn create_challenge(pool: &PgPool, ladder_id: i64, seats: &[i64], seed: i64) -> Result<i64, StoreError> {
+    let mut tx = pool.begin().await?;
     let ready: i64 = sqlx::query_scalar(
         "SELECT count(*) FROM bots WHERE id = ANY($1) AND ladder_id = $2 AND current_version IS NOT NULL AND disabled_reason IS NULL",
     )
     .bind(seats)
     .bind(ladder_id)
     .fetch_one(&mut *tx)
-    .await
-    .map_err(|e| e.to_string())?;
+    .await?;
     let distinct: std::collections::HashSet<&i64> = seats.iter().collect();
     if ready as usize != distinct.len() {
-        return Err("every bot of a challenge must be on this ladder, enabled, with a compiled version".into());
+        return Err(StoreError::Invalid("every bot of a challenge must be on this ladder, enabled, with a compiled version".into()));
     }
-    let id = create_match(&mut tx, ladder_id, seats, seed, false, PRIORITY_CHALLENGE).await.map_err(|e| e.to_string())?;
-    tx.commit().await.map_err(|e| e.to_string())?;
+    let id = create_match(&mut tx, ladder_id, seats, seed, false, PRIORITY_CHALLENGE).await?;
+    tx.commit().await?;
     Ok(id)
 }
 

@@ -375,6 +375,8 @@ fn match_job(cfg: &WorkerConfig, m: &store::MatchToPlay) -> JobResult {
     };
     let report = match play(&opts, bots) {
         Ok(r) => r,
+        // The same on any runner: fail it now, with the reason.
+        Err(e) if e.is_deterministic() => return JobResult::Fail(format!("this match cannot be played: {e}")),
         Err(e) => return JobResult::Retry(format!("playing: {e}")),
     };
     let seats = report

@@ -159,7 +159,27 @@ pub struct MatchReport {
     pub replay: Replay,
 }
 
-pub type Result<T> = std::result::Result<T, String>;
+/// Why a match could not be played.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum EngineError {
+    /// The match cannot be played as asked (the game refuses this many
+    /// seats, ...): the same on any runner, so it is not retried.
+    #[error("{0}")]
+    Invalid(String),
+    /// This runner could not play it (a box could not be built or
+    /// prepared): another runner, or a later try, may.
+    #[error("{0}")]
+    Host(String),
+}
+
+impl EngineError {
+    /// Trying again cannot help.
+    pub fn is_deterministic(&self) -> bool {
+        matches!(self, EngineError::Invalid(_))
+    }
+}
+
+pub type Result<T> = std::result::Result<T, EngineError>;
 
 /// One seat during a match.
 struct Player {
@@ -191,9 +211,12 @@ impl Player {
         if let Some(port) = kind.loopback_port() {
             cfg.network = Network::Loopback { connect_ports: vec![port] };
         }
-        let sandbox = Sandbox::create(cfg).map_err(|e| format!("building the box for {}: {e}", spec.name))?;
+        let sandbox = Sandbox::create(cfg).map_err(|e| EngineError::Host(format!("building the box for {}: {e}", spec.name)))?;
         for (name, data, mode) in &spec.files {
-            sandbox.workdir().write_file(name, data, *mode).map_err(|e| format!("putting {name} in {}'s folder: {e}", spec.name))?;
+            sandbox
+                .workdir()
+                .write_file(name, data, *mode)
+                .map_err(|e| EngineError::Host(format!("putting {name} in {}'s folder: {e}", spec.name)))?;
         }
         let proto = kind.make();
         let first_extra = opts.first_move_extra.max(Duration::from_millis(spec.first_move_extra_ms.unwrap_or(0)));
@@ -361,7 +384,7 @@ enum Waiting {
 
 /// Play one match between `bots` (in seat order).
 pub fn play(opts: &MatchOptions, bots: Vec<BotSpec>) -> Result<MatchReport> {
-    let mut referee = opts.game.referee(bots.len(), opts.seed)?;
+    let mut referee = opts.game.referee(bots.len(), opts.seed).map_err(EngineError::Invalid)?;
     let kind = ProtocolKind::of(opts.game);
     let policy = opts.policy();
     let began = Instant::now();
@@ -371,7 +394,7 @@ pub fn play(opts: &MatchOptions, bots: Vec<BotSpec>) -> Result<MatchReport> {
     let mut players = bots.into_iter().map(|spec| Player::new(opts, kind, spec)).collect::<Result<Vec<_>>>()?;
     for p in players.iter_mut() {
         let (proto, mut bot) = p.parts();
-        proto.prepare(&mut bot).map_err(|e| format!("preparing {}'s box: {e}", p.spec.name))?;
+        proto.prepare(&mut bot).map_err(|e| EngineError::Host(format!("preparing {}'s box: {e}", p.spec.name)))?;
     }
     for p in players.iter_mut() {
         p.start();
@@ -652,4 +675,19 @@ fn judge_turn(players: &mut [Player], pending: Vec<Pending>, turn: u32) -> (Vec<
         answers.push(Answer { seat: pend.seat, reply: recorded });
     }
     (replies, answers, times)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A match the game cannot be played with fails the same on any runner:
+    /// the error says so, and the service does not retry it.
+    #[test]
+    fn a_match_the_rules_refuse_is_a_deterministic_error() {
+        let e = play(&MatchOptions::new(GameKind::Snake, 1), Vec::new()).unwrap_err();
+        assert!(matches!(&e, EngineError::Invalid(why) if why.contains("exactly 2")), "{e:?}");
+        assert!(e.is_deterministic());
+        assert!(!EngineError::Host("building the box".into()).is_deterministic());
+    }
 }

@@ -1043,8 +1043,11 @@ async fn challenge(State(s): State<AppState>, headers: HeaderMap, ApiBody(body):
         use rand::Rng;
         (rand::thread_rng().gen::<u64>() >> 1) as i64
     };
-    let id = crate::store::create_challenge(&s.pool, c.ladder, &c.bots, seed)
-        .await
-        .map_err(|e| ApiError(StatusCode::UNPROCESSABLE_ENTITY, e))?;
+    let id = match crate::store::create_challenge(&s.pool, c.ladder, &c.bots, seed).await {
+        Ok(id) => id,
+        Err(crate::store::StoreError::Invalid(why)) => return Err(ApiError(StatusCode::UNPROCESSABLE_ENTITY, why)),
+        // The database failing is not the caller's fault: 503, try again.
+        Err(crate::store::StoreError::Db(e)) => return Err(e.into()),
+    };
     Ok((StatusCode::CREATED, Json(ChallengeCreated { match_id: id, rated: false })).into_response())
 }
