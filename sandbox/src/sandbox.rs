@@ -154,10 +154,12 @@ fn close_all_but(keep: &mut [RawFd]) {
     let mut from: libc::c_uint = 3;
     for &fd in keep.iter() {
         if fd as libc::c_uint > from {
+            // SAFETY: close_range takes plain integers; closing descriptors cannot break memory safety (this runs in a fork child that owns nothing else).
             unsafe { libc::syscall(libc::SYS_close_range, from, fd as libc::c_uint - 1, 0) };
         }
         from = fd as libc::c_uint + 1;
     }
+    // SAFETY: as above: integers only, in the fork child.
     unsafe { libc::syscall(libc::SYS_close_range, from, libc::c_uint::MAX, 0) };
 }
 
@@ -165,6 +167,7 @@ impl Sandbox {
     /// Build a box. Fails, never degrades, when the host cannot confine it.
     pub fn create(config: SandboxConfig) -> Result<Sandbox> {
         config.validate()?;
+        // SAFETY: geteuid has no preconditions.
         if unsafe { libc::geteuid() } != 0 {
             return Err(Error::Unsupported(
                 "the sandbox must run as root (it creates namespaces and cgroups and switches to \
@@ -387,12 +390,15 @@ impl Sandbox {
         let fd = control.as_raw_fd();
         // send, not write: a holder that died must be an error here, not a
         // SIGPIPE for a program that uses this library without ignoring it.
+        // SAFETY: a one-byte buffer that lives for the call; `fd` is the control socket this box owns.
         if unsafe { libc::send(fd, [command].as_ptr().cast(), 1, libc::MSG_NOSIGNAL) } != 1 {
             return Err(Error::os("sending the box's holder a command", io::Error::last_os_error()));
         }
         let mut pfd = libc::pollfd { fd, events: libc::POLLIN, revents: 0 };
+        // SAFETY: one valid pollfd, borrowed for the call.
         let ready = unsafe { libc::poll(&mut pfd, 1, 5000) };
         let mut ack = [0u8; 1];
+        // SAFETY: reads at most one byte into the one-byte `ack`.
         if ready != 1 || unsafe { libc::read(fd, ack.as_mut_ptr().cast(), 1) } != 1 || ack[0] != command {
             return Err(Error::Config("the box's holder did not answer (it died, or the machine is stalled)".into()));
         }
@@ -453,14 +459,17 @@ impl Sandbox {
             _ => return Err(Error::Config(format!("listening on port {port} needs Network::Loopback with that port allowed"))),
         }
         let path = CString::new(format!("/proc/{}/ns/net", self.holder_pid)).expect("no NUL");
+        // SAFETY: a NUL-terminated path that outlives the call.
         let fd = unsafe { libc::open(path.as_ptr(), libc::O_RDONLY | libc::O_CLOEXEC) };
         if fd < 0 {
             return Err(Error::last_os("opening the box's network namespace"));
         }
+        // SAFETY: `fd` was just opened (checked >= 0) and nothing else owns it.
         let ns = unsafe { OwnedFd::from_raw_fd(fd) };
         // setns(CLONE_NEWNET) affects only the calling thread, so a short-lived
         // thread can make the socket; the socket keeps its namespace.
         std::thread::spawn(move || -> Result<TcpListener> {
+            // SAFETY: `ns` is an open namespace fd; setns changes only this short-lived thread's namespace.
             if unsafe { libc::setns(ns.as_raw_fd(), libc::CLONE_NEWNET) } < 0 {
                 return Err(Error::last_os("entering the box's network namespace"));
             }
@@ -596,36 +605,87 @@ struct ExecPlan {
     seccomp: &'static Filter,
 }
 
-/// Map a stage name reported by the child back to its `'static` literal.
-fn intern_stage(stage: &str) -> &'static str {
-    STAGES.iter().find(|s| **s == stage).copied().unwrap_or("starting the program")
+/// The steps a program goes through between the fork and its `execve`, in
+/// order: a step that fails is reported by its name (`Stage::text`) on the
+/// error pipe, and the supervisor says which one failed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Stage {
+    JoinNamespaces,
+    JoinCgroup,
+    Fork,
+    Setsid,
+    Streams,
+    WorkFolder,
+    Rlimits,
+    BoundingSet,
+    Groups,
+    Gid,
+    Uid,
+    ClearCaps,
+    CapsRemain,
+    DeathSignal,
+    NoNewPrivs,
+    Landlock,
+    Seccomp,
+    Exec,
 }
 
-const STAGES: &[&str] = &[
-    "joining the box namespaces (setns, which needs CAP_SYS_ADMIN and CAP_SYS_CHROOT)",
-    "joining the box cgroup",
-    "forking the program",
-    "setsid",
-    "redirecting standard streams",
-    "entering the work folder",
-    "setting resource limits",
-    "dropping the capability bounding set",
-    "dropping supplementary groups",
-    "switching to the box's gid",
-    "switching to the box's uid",
-    "clearing capabilities",
-    "capabilities remain after dropping them",
-    "setting the parent-death signal",
-    "setting no_new_privs",
-    "applying Landlock",
-    "installing the seccomp filter",
-    "execve",
-];
+impl Stage {
+    const ALL: [Stage; 18] = [
+        Stage::JoinNamespaces,
+        Stage::JoinCgroup,
+        Stage::Fork,
+        Stage::Setsid,
+        Stage::Streams,
+        Stage::WorkFolder,
+        Stage::Rlimits,
+        Stage::BoundingSet,
+        Stage::Groups,
+        Stage::Gid,
+        Stage::Uid,
+        Stage::ClearCaps,
+        Stage::CapsRemain,
+        Stage::DeathSignal,
+        Stage::NoNewPrivs,
+        Stage::Landlock,
+        Stage::Seccomp,
+        Stage::Exec,
+    ];
+
+    fn text(self) -> &'static str {
+        match self {
+            Stage::JoinNamespaces => "joining the box namespaces (setns, which needs CAP_SYS_ADMIN and CAP_SYS_CHROOT)",
+            Stage::JoinCgroup => "joining the box cgroup",
+            Stage::Fork => "forking the program",
+            Stage::Setsid => "setsid",
+            Stage::Streams => "redirecting standard streams",
+            Stage::WorkFolder => "entering the work folder",
+            Stage::Rlimits => "setting resource limits",
+            Stage::BoundingSet => "dropping the capability bounding set",
+            Stage::Groups => "dropping supplementary groups",
+            Stage::Gid => "switching to the box's gid",
+            Stage::Uid => "switching to the box's uid",
+            Stage::ClearCaps => "clearing capabilities",
+            Stage::CapsRemain => "capabilities remain after dropping them",
+            Stage::DeathSignal => "setting the parent-death signal",
+            Stage::NoNewPrivs => "setting no_new_privs",
+            Stage::Landlock => "applying Landlock",
+            Stage::Seccomp => "installing the seccomp filter",
+            Stage::Exec => "execve",
+        }
+    }
+}
+
+/// Map a stage name reported by the child back to its `'static` text.
+fn intern_stage(stage: &str) -> &'static str {
+    Stage::ALL.iter().map(|s| s.text()).find(|t| *t == stage).unwrap_or("starting the program")
+}
 
 /// Runs on the launcher thread: fork the intermediate, which joins the box
 /// and clones the program as our child. Returns the program's pid, or `None`
 /// if the intermediate failed (its report is on the error pipe).
 fn fork_program(plan: &ExecPlan, pid_r: OwnedFd) -> Result<Option<libc::pid_t>> {
+    // SAFETY: forked on the launcher thread; the child runs only `intermediate`, which makes raw syscalls and exits or execs, never returning here.
     let a = unsafe { libc::fork() };
     if a < 0 {
         return Err(Error::last_os("fork"));
@@ -638,27 +698,32 @@ fn fork_program(plan: &ExecPlan, pid_r: OwnedFd) -> Result<Option<libc::pid_t>> 
     // Read without blocking: the plan (ours) still holds the write end, and a
     // blocking read would wait forever for a helper that failed before
     // writing (its report is then on the error pipe).
+    // SAFETY: `pid_r` is this function's open pipe end; F_SETFL takes an integer.
     unsafe { libc::fcntl(pid_r.as_raw_fd(), libc::F_SETFL, libc::O_NONBLOCK) };
     let mut buf = [0u8; 4];
+    // SAFETY: reads at most 4 bytes into the 4-byte `buf`.
     let n = unsafe { libc::read(pid_r.as_raw_fd(), buf.as_mut_ptr().cast(), 4) };
     Ok((n == 4).then(|| libc::pid_t::from_ne_bytes(buf)))
 }
 
 fn intermediate(plan: &ExecPlan) -> ! {
     let err = plan.err_w.as_raw_fd();
+    // SAFETY: `holder_pidfd` is the box holder's pidfd, open for the plan's life; in the intermediate child.
     if unsafe { libc::setns(plan.holder_pidfd, BOX_NAMESPACES) } < 0 {
-        sys::child_fail(err, STAGES[0], io::Error::last_os_error());
+        sys::child_fail(err, Stage::JoinNamespaces.text(), io::Error::last_os_error());
     }
     for &fd in &plan.join {
+        // SAFETY: `fd` is an open cgroup.procs file of the box; a one-byte buffer that lives for the call.
         if unsafe { libc::pwrite(fd, b"0".as_ptr().cast(), 1, 0) } < 0 {
-            sys::child_fail(err, STAGES[1], io::Error::last_os_error());
+            sys::child_fail(err, Stage::JoinCgroup.text(), io::Error::last_os_error());
         }
     }
     match sys::clone_parent() {
-        Err(e) => sys::child_fail(err, STAGES[2], e),
+        Err(e) => sys::child_fail(err, Stage::Fork.text(), e),
         Ok(0) => exec_child(plan),
         Ok(pid) => {
             sys::write_all(plan.pid_w.as_raw_fd(), &pid.to_ne_bytes());
+            // SAFETY: the intermediate's work is done; _exit skips destructors that belong to the parent.
             unsafe { libc::_exit(0) }
         }
     }
@@ -666,10 +731,11 @@ fn intermediate(plan: &ExecPlan) -> ! {
 
 fn exec_child(plan: &ExecPlan) -> ! {
     let err = plan.err_w.as_raw_fd();
-    let fail = |i: usize| -> ! { sys::child_fail(err, STAGES[i], io::Error::last_os_error()) };
+    let fail = |stage: Stage| -> ! { sys::child_fail(err, stage.text(), io::Error::last_os_error()) };
+    // SAFETY: raw syscalls in the freshly cloned child, with integer arguments or pointers into `plan` (alive: the child's copy of the parent's memory) and a static C string.
     unsafe {
         if libc::setsid() < 0 {
-            fail(3);
+            fail(Stage::Setsid);
         }
         // No priority of its own: a program in a box runs at the host's
         // ordinary priority, like everything else there. Lowering it (nice
@@ -679,62 +745,64 @@ fn exec_child(plan: &ExecPlan) -> ! {
         // a_busy_host_does_not_starve_the_bots).
         for (target, fd) in plan.stdio.iter().enumerate() {
             if libc::dup2(fd.as_raw_fd(), target as RawFd) < 0 {
-                fail(4);
+                fail(Stage::Streams);
             }
         }
         // Every inherited descriptor but the three streams closes at execve.
         libc::syscall(libc::SYS_close_range, 3 as libc::c_uint, libc::c_uint::MAX, 4 as libc::c_uint);
         if libc::chdir(c"/home/bot".as_ptr()) < 0 {
-            fail(5);
+            fail(Stage::WorkFolder);
         }
         libc::umask(0o022);
         for &(res, value) in &plan.rlimits {
             let lim = libc::rlimit { rlim_cur: value, rlim_max: value };
             if libc::setrlimit(res, &lim) < 0 {
-                fail(6);
+                fail(Stage::Rlimits);
             }
         }
         for cap in 0..=plan.cap_last_cap {
             if libc::prctl(libc::PR_CAPBSET_DROP, cap as libc::c_ulong, 0, 0, 0) < 0 {
-                fail(7);
+                fail(Stage::BoundingSet);
             }
         }
         if libc::setgroups(0, std::ptr::null()) < 0 {
-            fail(8);
+            fail(Stage::Groups);
         }
         if libc::setresgid(plan.gid, plan.gid, plan.gid) < 0 {
-            fail(9);
+            fail(Stage::Gid);
         }
         if libc::setresuid(plan.uid, plan.uid, plan.uid) < 0 {
-            fail(10);
+            fail(Stage::Uid);
         }
     }
     for set in [caps::CapSet::Ambient, caps::CapSet::Inheritable, caps::CapSet::Effective, caps::CapSet::Permitted] {
         if caps::clear(None, set).is_err() {
-            fail(11);
+            fail(Stage::ClearCaps);
         }
     }
     for set in [caps::CapSet::Effective, caps::CapSet::Permitted, caps::CapSet::Inheritable, caps::CapSet::Ambient] {
         if !caps::read(None, set).map(|c| c.is_empty()).unwrap_or(false) {
-            sys::child_fail(err, STAGES[12], io::Error::from_raw_os_error(libc::EPERM));
+            sys::child_fail(err, Stage::CapsRemain.text(), io::Error::from_raw_os_error(libc::EPERM));
         }
     }
+    // SAFETY: integer arguments only, in the child before execve.
     unsafe {
         if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0) < 0 {
-            fail(13);
+            fail(Stage::DeathSignal);
         }
         if libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 {
-            fail(14);
+            fail(Stage::NoNewPrivs);
         }
     }
     if let Some(fd) = plan.landlock {
+        // SAFETY: `fd` is the Landlock ruleset the plan owns; ManuallyDrop keeps the child from closing the plan's copy.
         let owned = std::mem::ManuallyDrop::new(unsafe { OwnedFd::from_raw_fd(fd) });
         if let Err(e) = landlock_rules::restrict_self(Some(&owned)) {
-            sys::child_fail(err, STAGES[15], e);
+            sys::child_fail(err, Stage::Landlock.text(), e);
         }
     }
     if let Err(e) = plan.seccomp.install() {
-        sys::child_fail(err, STAGES[16], e);
+        sys::child_fail(err, Stage::Seccomp.text(), e);
     }
     let mut argv: Vec<*const libc::c_char> = plan.argv.iter().map(|a| a.as_ptr()).collect();
     argv.push(std::ptr::null());
@@ -742,13 +810,14 @@ fn exec_child(plan: &ExecPlan) -> ! {
     envp.push(std::ptr::null());
     let mut last = io::Error::from_raw_os_error(libc::ENOENT);
     for path in &plan.candidates {
+        // SAFETY: `argv` and `envp` are NULL-terminated arrays of pointers into CStrings of `plan`, alive across the call; `path` is a CString of `plan`.
         unsafe { libc::execve(path.as_ptr(), argv.as_ptr(), envp.as_ptr()) };
         last = io::Error::last_os_error();
         if !matches!(last.raw_os_error(), Some(libc::ENOENT) | Some(libc::ENOTDIR) | Some(libc::EACCES)) {
             break;
         }
     }
-    sys::child_fail(err, STAGES[17], last)
+    sys::child_fail(err, Stage::Exec.text(), last)
 }
 
 /// Start the holder; returns its pid, pidfd and the control pipe's write end.
@@ -759,18 +828,21 @@ fn start_holder(plan: MountPlan) -> Result<(libc::pid_t, OwnedFd, OwnedFd)> {
     let (control_r, control_w) = sys::socketpair_cloexec().map_err(|e| Error::os("creating a socket pair", e))?;
     let (pid_r, pid_w) = sys::pipe_cloexec().map_err(|e| Error::os("creating a pipe", e))?;
     let forked = on_launcher(move || -> Result<()> {
+        // SAFETY: forked on the launcher thread; the child only unshares, clones the holder and exits, never returning into this closure.
         let a = unsafe { libc::fork() };
         if a < 0 {
             return Err(Error::last_os("fork"));
         }
         if a == 0 {
             let report = report_w.as_raw_fd();
+            // SAFETY: integer flags only, in the helper child.
             if unsafe { libc::unshare(BOX_NAMESPACES) } < 0 {
                 sys::child_fail(report, "creating the box namespaces (unshare)", io::Error::last_os_error());
             }
             match sys::clone_parent() {
                 Err(e) => sys::child_fail(report, "starting the holder", e),
                 Ok(0) => {
+                    // SAFETY: in the holder child: opening /dev/null (a static C string) and duplicating it over the standard streams.
                     unsafe {
                         let null = libc::open(c"/dev/null".as_ptr(), libc::O_RDWR);
                         for fd in 0..3 {
@@ -782,6 +854,7 @@ fn start_holder(plan: MountPlan) -> Result<(libc::pid_t, OwnedFd, OwnedFd)> {
                 }
                 Ok(pid) => {
                     sys::write_all(pid_w.as_raw_fd(), &pid.to_ne_bytes());
+                    // SAFETY: the helper's work is done; _exit skips destructors that belong to the parent.
                     unsafe { libc::_exit(0) }
                 }
             }
@@ -871,6 +944,7 @@ impl Child {
         }
         let ms = timeout.map_or(-1, |t| t.as_millis().min(i32::MAX as u128) as i32);
         let mut pfd = libc::pollfd { fd: self.pidfd.as_raw_fd(), events: libc::POLLIN, revents: 0 };
+        // SAFETY: one valid pollfd on the program's pidfd, borrowed for the call.
         let r = unsafe { libc::poll(&mut pfd, 1, ms) };
         if r < 0 && io::Error::last_os_error().raw_os_error() != Some(libc::EINTR) {
             return Err(Error::last_os("poll on the program's pidfd"));
