@@ -139,7 +139,7 @@ impl ImageStore {
 
     /// `KOTH_IMAGES`, or `/var/lib/koth/images`.
     pub fn default_dir() -> PathBuf {
-        std::env::var_os("KOTH_IMAGES").map(PathBuf::from).unwrap_or_else(|| PathBuf::from("/var/lib/koth/images"))
+        crate::state::images_dir()
     }
 
     pub fn dir(&self) -> &Path {

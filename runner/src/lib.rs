@@ -26,6 +26,7 @@
 //! the CPU time of the bot's cgroup over the same span. The game's
 //! [`TimePolicy`](koth_games::TimePolicy) decides what a late answer means.
 
+pub mod artifact;
 pub mod bot;
 pub mod compile;
 pub mod engine;

@@ -13,13 +13,23 @@ use koth_sandbox::{SandboxConfig, STATE_DIR};
 /// `KOTH_CACHE`, `KOTH_IMAGES` and `KOTH_DATA` put the cache, the image
 /// store and `koth up`'s data.
 pub fn dirs() -> Vec<PathBuf> {
-    let mut v = vec![PathBuf::from(STATE_DIR), crate::compile::ArtifactCache::default_dir(), crate::image::ImageStore::default_dir()];
+    let mut v = vec![PathBuf::from(STATE_DIR), artifacts_dir(), images_dir()];
     if let Some(d) = std::env::var_os("KOTH_DATA") {
         v.push(PathBuf::from(d));
     }
     v.sort();
     v.dedup();
     v
+}
+
+/// The artifact cache's folder: `KOTH_CACHE`, else `/var/lib/koth/artifacts`.
+pub fn artifacts_dir() -> PathBuf {
+    std::env::var_os("KOTH_CACHE").map(PathBuf::from).unwrap_or_else(|| PathBuf::from(STATE_DIR).join("artifacts"))
+}
+
+/// The image store's folder: `KOTH_IMAGES`, else `/var/lib/koth/images`.
+pub fn images_dir() -> PathBuf {
+    std::env::var_os("KOTH_IMAGES").map(PathBuf::from).unwrap_or_else(|| PathBuf::from(STATE_DIR).join("images"))
 }
 
 /// Hide koth's state folders, and `extra` ones, from the boxes of `cfg`.

@@ -73,7 +73,7 @@ use std::rc::Rc;
 
 use sha2::{Digest, Sha256};
 
-use crate::compile::Artifact;
+use crate::artifact::Artifact;
 use crate::language::{self, Language};
 
 /// The manifest's name, at the top of a bot's folder or archive.
