@@ -379,6 +379,17 @@ async fn pages_assets_and_security_headers() {
     let (st, headers, body) = get("/static/app.js").await;
     assert_eq!((st, headers["content-type"].to_str().unwrap()), (StatusCode::OK, "text/javascript; charset=utf-8"));
     assert!(body.contains("textContent"), "app.js");
+    // Compressed for clients that accept it (the script, the API's JSON).
+    let resp = app
+        .clone()
+        .oneshot(Request::builder().uri("/static/app.js").header("accept-encoding", "gzip").body(Body::empty()).unwrap())
+        .await
+        .unwrap();
+    assert_eq!(resp.headers()["content-encoding"], "gzip");
+    let zipped = axum::body::to_bytes(resp.into_body(), usize::MAX).await.unwrap();
+    let mut plain = String::new();
+    std::io::Read::read_to_string(&mut flate2::read::GzDecoder::new(&zipped[..]), &mut plain).unwrap();
+    assert!(plain.contains("textContent") && zipped.len() * 2 < plain.len(), "{} bytes gzipped from {}", zipped.len(), plain.len());
     // An id that is not a number is the client's fault, not a crash.
     assert_eq!(get("/bots/abc").await.0, StatusCode::BAD_REQUEST);
     // Requests are counted by route pattern, not by path.

@@ -40,6 +40,7 @@ fn up_starts_everything_plays_at_once_and_continues_after_a_restart() {
     let games: Vec<&str> = ladders.as_array().unwrap().iter().map(|l| l["game"].as_str().unwrap()).collect();
     assert_eq!(games, ["flit", "slime", "linkage", "target", "snake"]);
     assert!(data.join("host-token").exists());
+    second_up_refuses(&data, &addr);
     wait_finished(&addr, 5);
     cli_against(&addr, &data);
     let before = finished(&addr);
@@ -164,4 +165,21 @@ fn web_serves_a_database_and_logs_requests_as_json() {
     assert!(logged["fields"]["latency"].is_string(), "{logged}");
     unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
     assert_eq!(child.wait().unwrap().code(), Some(0), "stops cleanly on SIGTERM");
+}
+
+/// A second `koth up` on the same data folder says who runs it and exits;
+/// the first keeps its database and answers as before.
+fn second_up_refuses(data: &std::path::Path, addr: &str) {
+    let other = format!("127.0.0.1:{}", koth_scheduler::pg::free_port().unwrap());
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_koth"))
+        .args(["up", "--data-dir", data.to_str().unwrap(), "--listen", &other])
+        .env_remove("DATABASE_URL")
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "a second koth up started: {stderr}");
+    assert!(stderr.contains("koth up is already running") && stderr.contains(&format!("at http://{addr}/")), "{stderr}");
+    assert_eq!(http_get(addr, "/health"), (200, r#"{"status":"ok","database":"ok"}"#.to_owned()), "the first one lost its database");
+    assert_eq!(http_get(addr, "/api/ladders").0, 200);
 }

@@ -25,6 +25,8 @@ pub struct PrivatePostgres {
     data: PathBuf,
     port: u16,
     run_as: Option<(u32, u32)>,
+    /// This value started the server (and so stops it when dropped).
+    owned: bool,
 }
 
 /// Where PostgreSQL's programs are.
@@ -116,11 +118,20 @@ impl PrivatePostgres {
             Some(p) => p,
             None => free_port().map_err(|e| format!("finding a free port: {e}"))?,
         };
-        let pg = PrivatePostgres { bin, data, port, run_as };
+        if let Some(pid) = running_server(&data) {
+            return Err(format!(
+                "a PostgreSQL server (pid {pid}) is already running on {}; another koth is using this data folder",
+                data.display()
+            ));
+        }
+        let mut pg = PrivatePostgres { bin, data, port, run_as, owned: false };
         if !pg.data.join("PG_VERSION").exists() {
             pg.run("initdb", &["-D", pg.data.to_str().unwrap(), "-U", "koth", "--auth=trust", "-E", "UTF8", "--no-instructions"])?;
         }
         pg.start_server()?;
+        // From here on the server is ours to stop (and only from here: a
+        // failed start must never stop a server someone else started).
+        pg.owned = true;
         // `createdb` fails harmlessly when the database exists.
         let exists = pg
             .command("psql")
@@ -198,6 +209,18 @@ impl PrivatePostgres {
 
 impl Drop for PrivatePostgres {
     fn drop(&mut self) {
-        let _ = self.run("pg_ctl", &["-D", self.data.to_str().unwrap(), "-m", "fast", "-w", "stop"]);
+        if self.owned {
+            let _ = self.run("pg_ctl", &["-D", self.data.to_str().unwrap(), "-m", "fast", "-w", "stop"]);
+        }
     }
+}
+
+/// The pid of a live server on `data` (its `postmaster.pid` names a running
+/// process), if any.
+fn running_server(data: &Path) -> Option<i32> {
+    let text = std::fs::read_to_string(data.join("postmaster.pid")).ok()?;
+    let pid: i32 = text.lines().next()?.trim().parse().ok()?;
+    // SAFETY: kill with signal 0 only checks that the process exists.
+    let alive = pid > 0 && (unsafe { libc::kill(pid, 0) } == 0 || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM));
+    alive.then_some(pid)
 }

@@ -72,6 +72,9 @@ pub(crate) fn service<S: Clone + Send + Sync + 'static>(api: Router<S>, state: S
         .fallback(not_found)
         .with_state(state)
         .layer(middleware::from_fn(json_errors))
+        // Replays and frames are large and repetitive JSON: gzip when the
+        // client accepts it (a long Flit replay shrinks ~10×).
+        .layer(tower_http::compression::CompressionLayer::new())
         .layer(middleware::from_fn(measure))
         .layer(middleware::from_fn(security_headers))
         .layer(

@@ -39,6 +39,18 @@ pub struct UpArgs {
 }
 
 pub fn run(a: UpArgs) -> anyhow::Result<i32> {
+    // One koth up per data folder, checked before anything in it is
+    // touched: a second one must not change what the first relies on (the
+    // folder's modes, which its PostgreSQL server user needs).
+    {
+        use std::os::unix::fs::DirBuilderExt;
+        std::fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o700)
+            .create(&a.data_dir)
+            .map_err(|e| anyhow::anyhow!("creating {}: {e}", a.data_dir.display()))?;
+    }
+    let lock = UpLock::take(&a.data_dir)?;
     // Root's only (the host token is in it); PostgreSQL's start adds the
     // search bit for its server user.
     koth_runner::state::private_dir(&a.data_dir).map_err(|e| anyhow::anyhow!("creating {}: {e}", a.data_dir.display()))?;
@@ -48,13 +60,13 @@ pub fn run(a: UpArgs) -> anyhow::Result<i32> {
     };
     let url = a.database_url.clone().unwrap_or_else(|| private.as_ref().unwrap().url());
     let rt = tokio::runtime::Runtime::new()?;
-    let result = rt.block_on(serve(&a, &url));
+    let result = rt.block_on(serve(&a, &url, &lock));
     rt.shutdown_timeout(Duration::from_secs(1));
     drop(private); // a clean shutdown of the private server
     result
 }
 
-async fn serve(a: &UpArgs, url: &str) -> anyhow::Result<i32> {
+async fn serve(a: &UpArgs, url: &str, lock: &UpLock) -> anyhow::Result<i32> {
     let pool = koth_scheduler::db::connect_and_migrate(url, a.runners + 8).await.map_err(|e| anyhow::anyhow!(e))?;
     if !a.no_examples {
         super::examples::seed(&pool, &a.data_dir).await?;
@@ -96,6 +108,7 @@ async fn serve(a: &UpArgs, url: &str) -> anyhow::Result<i32> {
             })
             .await
     });
+    lock.record(&format!("http://{addr}/"));
     let token_file = a.data_dir.join("host-token");
     eprintln!("koth is up at http://{addr}/ (API: /api/ladders, /health, /metrics; host token in {})", token_file.display());
     for t in tasks {
@@ -104,4 +117,54 @@ async fn serve(a: &UpArgs, url: &str) -> anyhow::Result<i32> {
     server.await??;
     pool.close().await;
     Ok(0)
+}
+
+/// One `koth up` per data folder: an exclusive `flock` on `<data>/up.lock`,
+/// held for the process's life (the kernel drops it when the process dies,
+/// however it dies), with the holder's pid and URL in the file for the next
+/// one's message.
+struct UpLock {
+    file: std::fs::File,
+}
+
+impl UpLock {
+    fn take(data: &std::path::Path) -> anyhow::Result<UpLock> {
+        use std::io::Read;
+        use std::os::fd::AsRawFd;
+        let path = data.join("up.lock");
+        let mut file = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(&path)
+            .map_err(|e| anyhow::anyhow!("opening {}: {e}", path.display()))?;
+        // SAFETY: flock on a file this function just opened.
+        if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } != 0 {
+            let mut holder = String::new();
+            let _ = file.read_to_string(&mut holder);
+            let holder = holder.trim();
+            anyhow::bail!(
+                "koth up is already running with {} ({}); stop it first, or start this one with another --data-dir",
+                data.display(),
+                if holder.is_empty() { "its pid and address are not recorded yet" } else { holder }
+            );
+        }
+        let lock = UpLock { file };
+        lock.write(&format!("pid {}, starting", std::process::id()));
+        Ok(lock)
+    }
+
+    /// Say who holds the lock: `pid N at URL`.
+    fn record(&self, url: &str) {
+        self.write(&format!("pid {} at {url}", std::process::id()));
+    }
+
+    fn write(&self, text: &str) {
+        use std::io::{Seek, Write};
+        let mut f = &self.file;
+        let _ = f.set_len(0);
+        let _ = f.seek(std::io::SeekFrom::Start(0));
+        let _ = f.write_all(text.as_bytes());
+    }
 }
