@@ -328,6 +328,11 @@ async fn host_endpoints_challenges_history_sources_and_the_openapi_document() {
     let (st, err) = api.call("GET", "/api/bots/99999999999999999999", None, vec![]).await;
     assert_eq!(st, StatusCode::BAD_REQUEST);
     assert!(err["error"].as_str().unwrap().contains("whole numbers"), "{err}");
+    // A NUL in a text is the request's fault (400), not a database outage.
+    let dis = format!("/api/bots/{}/disable", bots[0]);
+    let (st, err) = api.call("POST", &dis, Some(&host), br#"{"reason": "a\u0000b"}"#.to_vec()).await;
+    assert_eq!(st, StatusCode::BAD_REQUEST, "{err}");
+    assert!(err["error"].as_str().unwrap().contains("NUL"), "{err}");
     for dots in [".", ".."] {
         let (st, err) = api.call("POST", "/api/users", None, format!(r#"{{"name": "{dots}"}}"#).into_bytes()).await;
         assert_eq!(st, StatusCode::BAD_REQUEST, "{dots}: {err}");

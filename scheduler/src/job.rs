@@ -49,6 +49,53 @@ impl Job {
     }
 }
 
+/// The states stored as text in the database, typed. Each list is the
+/// column's SQL `CHECK` (`scheduler/tests/ladder.rs` compares them).
+macro_rules! stored_states {
+    ($(#[$doc:meta])* $name:ident { $($variant:ident = $text:literal),+ $(,)? }) => {
+        $(#[$doc])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+        #[serde(rename_all = "snake_case")]
+        pub enum $name {
+            $($variant),+
+        }
+
+        impl $name {
+            pub const ALL: &'static [$name] = &[$($name::$variant),+];
+
+            /// As stored.
+            pub fn as_str(self) -> &'static str {
+                match self {
+                    $($name::$variant => $text),+
+                }
+            }
+
+            /// From a stored value; the error names the value.
+            pub fn from_stored(text: &str) -> Result<$name, String> {
+                match text {
+                    $($text => Ok($name::$variant),)+
+                    other => Err(format!("{other:?} is not a {}", stringify!($name))),
+                }
+            }
+        }
+    };
+}
+
+stored_states! {
+    /// Where a job is in the queue (`jobs.state`).
+    JobState { Available = "available", Running = "running", Completed = "completed", Failed = "failed", Cancelled = "cancelled" }
+}
+
+stored_states! {
+    /// Where a match is (`matches.state`).
+    MatchState { Queued = "queued", Finished = "finished", Failed = "failed" }
+}
+
+stored_states! {
+    /// Where a bot version is (`bot_versions.status`).
+    VersionStatus { Pending = "pending", Ready = "ready", Failed = "failed" }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -80,5 +127,20 @@ mod tests {
         assert!(e.contains("missing field `version`"), "{e}");
         let e = Job::from_row("noop", &serde_json::json!({})).unwrap_err();
         assert!(e.contains("\"noop\""), "{e}");
+    }
+
+    #[test]
+    fn stored_states_are_their_serde_names() {
+        for s in MatchState::ALL {
+            assert_eq!(serde_json::to_value(s).unwrap(), s.as_str());
+            assert_eq!(MatchState::from_stored(s.as_str()), Ok(*s));
+        }
+        for s in VersionStatus::ALL {
+            assert_eq!(serde_json::to_value(s).unwrap(), s.as_str());
+        }
+        for s in JobState::ALL {
+            assert_eq!(JobState::from_stored(s.as_str()), Ok(*s));
+        }
+        assert!(MatchState::from_stored("running").unwrap_err().contains("MatchState"));
     }
 }

@@ -241,7 +241,7 @@ impl Queue {
         )
         .fetch_all(&self.pool)
         .await?;
-        let failed = rows.iter().filter(|r| r.get::<String, _>("state") == "failed").count() as u64;
+        let failed = rows.iter().filter(|r| r.get::<String, _>("state") == crate::job::JobState::Failed.as_str()).count() as u64;
         Ok((rows.len() as u64 - failed, failed))
     }
 

@@ -118,7 +118,7 @@ pub async fn ladder_state(conn: &mut PgConnection, ladder: i64, with_history: bo
         .map(|r| {
             let ranks: Vec<Option<i32>> = r.get("ranks");
             let scores: Vec<Option<f64>> = r.get("scores");
-            let finished = r.get::<String, _>("state") == "finished";
+            let finished = r.get::<String, _>("state") == crate::job::MatchState::Finished.as_str();
             MatchRecord {
                 seats: r.get("seats"),
                 results: finished

@@ -391,6 +391,23 @@ async fn the_sql_checks_list_every_format_and_job_kind() {
     in_sql.sort_unstable();
     known.sort_unstable();
     assert_eq!(in_sql, known, "{def}");
+    // The state columns hold exactly the typed states.
+    for (constraint, states) in [
+        ("jobs_state_check", koth_scheduler::job::JobState::ALL.iter().map(|s| s.as_str()).collect::<Vec<_>>()),
+        ("matches_state_check", koth_scheduler::job::MatchState::ALL.iter().map(|s| s.as_str()).collect()),
+        ("bot_versions_status_check", koth_scheduler::job::VersionStatus::ALL.iter().map(|s| s.as_str()).collect()),
+    ] {
+        let def: String = sqlx::query_scalar("SELECT pg_get_constraintdef(oid) FROM pg_constraint WHERE conname = $1")
+            .bind(constraint)
+            .fetch_one(&pool)
+            .await
+            .unwrap_or_else(|e| panic!("{constraint}: {e}"));
+        let mut in_sql: Vec<&str> = def.split('\'').skip(1).step_by(2).collect();
+        let mut typed = states.clone();
+        in_sql.sort_unstable();
+        typed.sort_unstable();
+        assert_eq!(in_sql, typed, "{constraint}: {def}");
+    }
     // Every job kind a runner claims may be stored.
     let def: String = sqlx::query_scalar("SELECT pg_get_constraintdef(oid) FROM pg_constraint WHERE conname = 'jobs_kind_check'")
         .fetch_one(&pool)

@@ -8,7 +8,7 @@ mod common;
 #[tokio::test]
 async fn a_second_start_on_the_same_data_refuses_and_stops_nothing() {
     let Some(first) = common::postgres("twice") else { return };
-    let err = koth_scheduler::pg::PrivatePostgres::start(first.data_dir(), None).err().expect("a second server started");
+    let Err(err) = koth_scheduler::pg::PrivatePostgres::start(first.data_dir(), None) else { panic!("a second server started") };
     assert!(err.contains("already running") && err.contains(&first.data_dir().display().to_string()), "{err}");
     // The refused attempt has been dropped: the first server still answers.
     let pool = common::pool(&first, 1).await;

@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 use anyhow::{bail, Context};
 use clap::{Args, Subcommand};
 use koth_scheduler::api::types::{
-    BotInfo, ErrorBody, LadderBot, LadderSummary, Leaderboard, MatchSummary, SeatStderr, Submitted, VersionLog,
+    BotInfo, ErrorBody, LadderBot, LadderSummary, Leaderboard, MatchState, MatchSummary, SeatStderr, Submitted, VersionLog, VersionStatus,
 };
 use serde::de::DeserializeOwned;
 use serde_json::Value;
@@ -159,8 +159,8 @@ pub fn submit(a: SubmitArgs) -> anyhow::Result<i32> {
     let started = Instant::now();
     let status = loop {
         let b: BotInfo = c.get(&format!("/api/bots/{bot}"))?;
-        let st = b.versions.iter().find(|v| v.id == version).map(|v| v.status.clone()).unwrap_or_else(|| "pending".into());
-        if st != "pending" {
+        let st = b.versions.iter().find(|v| v.id == version).map(|v| v.status).unwrap_or(VersionStatus::Pending);
+        if st != VersionStatus::Pending {
             break st;
         }
         if Instant::now() > deadline {
@@ -170,7 +170,7 @@ pub fn submit(a: SubmitArgs) -> anyhow::Result<i32> {
         std::thread::sleep(Duration::from_millis(500));
     };
     eprintln!();
-    if status == "failed" {
+    if status == VersionStatus::Failed {
         let log: VersionLog = c.get(&format!("/api/versions/{version}/log"))?;
         eprintln!("compile failed:\n{}", log.log.unwrap_or_default());
         return Ok(1);
@@ -182,7 +182,7 @@ pub fn submit(a: SubmitArgs) -> anyhow::Result<i32> {
     let mut shown = std::collections::HashSet::new();
     while shown.len() < a.watch {
         let ms: Vec<MatchSummary> = c.get(&format!("/api/bots/{bot}/matches"))?;
-        for m in ms.iter().rev().filter(|m| m.state == "finished") {
+        for m in ms.iter().rev().filter(|m| m.state == MatchState::Finished) {
             if shown.len() < a.watch && shown.insert(m.match_id) {
                 println!("{}", match_line(m, bot, &c.base));
             }
@@ -239,7 +239,7 @@ pub fn bots(a: LadderArg) -> anyhow::Result<i32> {
             b.owner,
             b.language.as_deref().unwrap_or("-"),
             b.current_version.map(|v| v.to_string()).unwrap_or("-".into()),
-            b.latest_status.as_deref().unwrap_or("-"),
+            b.latest_status.map(|s| s.as_str()).unwrap_or("-"),
             b.disabled_reason.as_deref().unwrap_or("")
         );
     }

@@ -133,8 +133,21 @@ impl<S: Send + Sync> FromRequest<S> for ApiBody {
 /// it); `expected` shows its shape in the error.
 fn json_body<T: DeserializeOwned>(body: &[u8], expected: &str) -> ApiResult<T> {
     let mut v: Value = serde_json::from_slice(body).map_err(|e| bad(format!("expected {expected}: {e}")))?;
+    if has_nul(&v) {
+        return Err(bad("text in a request may not contain NUL characters (\\u0000)"));
+    }
     whole_numbers(&mut v);
     serde_json::from_value(v).map_err(|e| bad(format!("expected {expected}: {e}")))
+}
+
+/// A NUL anywhere in the JSON's strings or keys (PostgreSQL's text cannot hold one).
+fn has_nul(v: &Value) -> bool {
+    match v {
+        Value::String(t) => t.contains('\0'),
+        Value::Array(a) => a.iter().any(has_nul),
+        Value::Object(o) => o.iter().any(|(k, v)| k.contains('\0') || has_nul(v)),
+        _ => false,
+    }
 }
 
 /// JSON does not tell 1 from 1.0 (JSON Schema counts both as integers):
@@ -154,6 +167,14 @@ fn whole_numbers(v: &mut Value) {
 
 impl From<sqlx::Error> for ApiError {
     fn from(e: sqlx::Error) -> Self {
+        // SQLSTATE class 22, a data exception: a value of the request the
+        // database cannot store (a NUL in a text, a number out of range).
+        // The request's fault, not an outage.
+        if let sqlx::Error::Database(d) = &e {
+            if d.code().is_some_and(|c| c.starts_with("22")) {
+                return bad(format!("the database refused a value of this request: {}", d.message()));
+            }
+        }
         tracing::error!("database error: {e}");
         ApiError(StatusCode::SERVICE_UNAVAILABLE, "the database is not available; try again shortly".into())
     }
@@ -368,6 +389,12 @@ async fn create_user(State(s): State<AppState>, ApiBody(body): ApiBody) -> ApiRe
     }
 }
 
+/// A state column, typed; a value outside its `CHECK` cannot be stored, so
+/// failing here means a hand-edited row.
+fn stored<T>(text: String, parse: fn(&str) -> Result<T, String>) -> ApiResult<T> {
+    parse(&text).map_err(|e| ApiError(StatusCode::INTERNAL_SERVER_ERROR, e))
+}
+
 /// Names of users, bots and ladders.
 const NAME_RULE: &str = "a name is 1 to 40 letters, digits, '_', '.' or '-', and not only dots";
 
@@ -536,7 +563,7 @@ async fn ladder_bots(State(s): State<AppState>, ApiPath(id): ApiPath<i64>) -> Ap
                 owner: r.get("owner"),
                 current_version: r.get("current"),
                 language: r.get("language"),
-                latest_status: r.get("latest_status"),
+                latest_status: r.get::<Option<String>, _>("latest_status").and_then(|t| VersionStatus::from_stored(&t).ok()),
                 disabled_reason: r.get("disabled_reason"),
             })
             .collect(),
@@ -637,6 +664,20 @@ async fn bot(State(s): State<AppState>, ApiPath(id): ApiPath<i64>) -> ApiResult<
     .fetch_all(&s.pool)
     .await?;
     let rating = sqlx::query("SELECT mu, sigma, games FROM ratings WHERE bot_id = $1").bind(id).fetch_optional(&s.pool).await?;
+    let versions = versions
+        .iter()
+        .map(|v| {
+            Ok(VersionInfo {
+                id: v.get("id"),
+                number: v.get("number"),
+                language: v.get("language"),
+                main: v.get("main"),
+                status: stored(v.get("status"), VersionStatus::from_stored)?,
+                image: v.get("image_id"),
+                submitted: v.get("at"),
+            })
+        })
+        .collect::<ApiResult<Vec<_>>>()?;
     Ok(Json(BotInfo {
         id: b.get("id"),
         name: b.get("name"),
@@ -648,18 +689,7 @@ async fn bot(State(s): State<AppState>, ApiPath(id): ApiPath<i64>) -> ApiResult<
         current_version: b.get("current_version"),
         disabled_reason: b.get("disabled_reason"),
         rating: rating.map(|r| RatingNow { mu: r.get("mu"), sigma: r.get("sigma"), games: r.get("games") }),
-        versions: versions
-            .iter()
-            .map(|v| VersionInfo {
-                id: v.get("id"),
-                number: v.get("number"),
-                language: v.get("language"),
-                main: v.get("main"),
-                status: v.get("status"),
-                image: v.get("image_id"),
-                submitted: v.get("at"),
-            })
-            .collect(),
+        versions,
     }))
 }
 
@@ -720,20 +750,20 @@ async fn matches_with_seats(pool: &PgPool, ids: &[i64]) -> ApiResult<Vec<MatchSu
             score: r.get("score"),
         });
     }
-    Ok(matches
+    matches
         .iter()
         .map(|r| {
             let id: i64 = r.get("id");
-            MatchSummary {
+            Ok(MatchSummary {
                 match_id: id,
-                state: r.get("state"),
+                state: stored(r.get("state"), MatchState::from_stored)?,
                 rated: r.get("rated"),
                 turns: r.get("turns"),
                 finished: r.get("finished"),
                 seats: by_match.remove(&id).unwrap_or_default(),
-            }
+            })
         })
-        .collect())
+        .collect()
 }
 
 /// A bot's record against each bot it met: a win is a better rank in the
@@ -846,7 +876,7 @@ async fn owned_version(s: &AppState, headers: &HeaderMap, id: i64, what: &str) -
     params(("id" = i64, Path, description = "The version")), responses((status = 200, body = VersionLog)))]
 async fn version_log(State(s): State<AppState>, ApiPath(id): ApiPath<i64>, headers: HeaderMap) -> ApiResult<Json<VersionLog>> {
     let v = owned_version(&s, &headers, id, "compile log").await?;
-    Ok(Json(VersionLog { version: id, status: v.get("status"), log: v.get("compile_log") }))
+    Ok(Json(VersionLog { version: id, status: stored(v.get("status"), VersionStatus::from_stored)?, log: v.get("compile_log") }))
 }
 
 /// A version's sources, as a tar archive (its owner, hosts).
@@ -892,7 +922,7 @@ async fn match_info(State(s): State<AppState>, ApiPath(id): ApiPath<i64>) -> Api
         ladder: m.get("ladder_id"),
         ladder_name: m.get("ladder_name"),
         game: m.get("kind"),
-        state: m.get("state"),
+        state: stored(m.get("state"), MatchState::from_stored)?,
         // Stored as bigint; seeds are drawn below 2^63, so the cast is exact.
         seed: (m.get::<i64, _>("seed") as u64).to_string(),
         rated: m.get("rated"),

@@ -7,6 +7,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use utoipa::ToSchema;
 
+pub use crate::job::{MatchState, VersionStatus};
+
 pub use crate::format::{Column, StandingRow, Standings};
 
 /// Every error: what went wrong and what to do.
@@ -103,8 +105,8 @@ pub struct LadderBot {
     /// The number of the version that plays.
     pub current_version: Option<i32>,
     pub language: Option<String>,
-    /// The newest version's status: `pending`, `ready` or `failed`.
-    pub latest_status: Option<String>,
+    /// The newest version's status.
+    pub latest_status: Option<VersionStatus>,
     pub disabled_reason: Option<String>,
 }
 
@@ -131,8 +133,7 @@ pub struct VersionInfo {
     pub number: i32,
     pub language: String,
     pub main: String,
-    /// `pending`, `ready` or `failed`.
-    pub status: String,
+    pub status: VersionStatus,
     /// The image it was compiled in.
     pub image: Option<String>,
     pub submitted: String,
@@ -168,8 +169,8 @@ pub struct RatingPoint {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Reason {
-    /// Shown to the bot's owner.
-    #[schema(pattern = r"\S")]
+    /// Shown to the bot's owner: some text other than spaces, and no NUL.
+    #[schema(pattern = r"^[^\x00]*\S[^\x00]*$")]
     pub reason: String,
 }
 
@@ -183,7 +184,7 @@ pub struct BotDisabled {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct VersionLog {
     pub version: i64,
-    pub status: String,
+    pub status: VersionStatus,
     pub log: Option<String>,
 }
 
@@ -203,8 +204,7 @@ pub struct SeatSummary {
 pub struct MatchSummary {
     #[serde(rename = "match")]
     pub match_id: i64,
-    /// `queued`, `finished` or `failed`.
-    pub state: String,
+    pub state: MatchState,
     pub rated: bool,
     pub turns: Option<i32>,
     pub finished: Option<String>,
@@ -233,7 +233,7 @@ pub struct MatchInfo {
     pub ladder: Option<i64>,
     pub ladder_name: Option<String>,
     pub game: Option<String>,
-    pub state: String,
+    pub state: MatchState,
     /// The match's seed, as a string (64-bit seeds do not survive
     /// JavaScript's numbers): `koth match --seed S` plays it again.
     pub seed: String,
@@ -340,7 +340,7 @@ mod tests {
             ladder: Some(3),
             ladder_name: Some("snake".into()),
             game: Some("snake".into()),
-            state: "finished".into(),
+            state: MatchState::Finished,
             seed: "2313453884618432439".into(),
             rated: false,
             engine: Some("koth-runner 0.2.0".into()),
@@ -392,7 +392,7 @@ mod tests {
                 number: 1,
                 language: "c".into(),
                 main: "bot.c".into(),
-                status: "ready".into(),
+                status: VersionStatus::Ready,
                 image: Some("sha256:0123".into()),
                 submitted: "2026-11-24 09:59:00+00".into(),
             }],
