@@ -92,6 +92,7 @@ pub(crate) fn build(holder: libc::pid_t, connect_ports: &[u16]) -> Result<Policy
 /// The Landlock ABI version of the running kernel (0: no Landlock).
 pub fn kernel_abi() -> i32 {
     const LANDLOCK_CREATE_RULESET_VERSION: libc::c_uint = 1;
+    // SAFETY: the version query: a null attribute with size 0 is what the ABI asks for.
     let v = unsafe { libc::syscall(libc::SYS_landlock_create_ruleset, std::ptr::null::<u8>(), 0usize, LANDLOCK_CREATE_RULESET_VERSION) };
     v.max(0) as i32
 }
@@ -101,6 +102,7 @@ pub fn kernel_abi() -> i32 {
 pub(crate) fn restrict_self(fd: Option<&OwnedFd>) -> std::io::Result<()> {
     use std::os::fd::AsRawFd;
     let Some(fd) = fd else { return Ok(()) };
+    // SAFETY: `fd` is an open Landlock ruleset; the call restricts only this thread.
     let r = unsafe { libc::syscall(libc::SYS_landlock_restrict_self, fd.as_raw_fd(), 0) };
     if r < 0 {
         return Err(std::io::Error::last_os_error());

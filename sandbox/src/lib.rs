@@ -67,6 +67,9 @@
 //! each fork is single-threaded, which also makes everything it does after
 //! that (allocation included) safe.
 
+// Every unsafe block says why it is sound.
+#![deny(clippy::undocumented_unsafe_blocks)]
+
 pub mod cgroup;
 mod error;
 pub mod landlock_rules;

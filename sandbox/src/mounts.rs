@@ -80,6 +80,7 @@ fn mount(src: &str, target: &Path, fstype: &str, flags: libc::c_ulong, data: &st
     let src = CString::new(src).unwrap();
     let fstype = CString::new(fstype).unwrap();
     let data = CString::new(data).unwrap();
+    // SAFETY: every pointer is a NUL-terminated CString alive across the call (or null where mount allows it).
     check(unsafe {
         libc::mount(
             src.as_ptr(),
@@ -92,14 +93,17 @@ fn mount(src: &str, target: &Path, fstype: &str, flags: libc::c_ulong, data: &st
 }
 
 fn bind(src: &Path, target: &Path, extra: libc::c_ulong) -> io::Result<()> {
+    // SAFETY: NUL-terminated paths alive across the call; the other pointers are null, as a bind mount allows.
     check(unsafe { libc::mount(c(src).as_ptr(), c(target).as_ptr(), std::ptr::null(), libc::MS_BIND, std::ptr::null()) })?;
     // Flags of a bind mount can only be set by a remount.
+    // SAFETY: as above; a remount passes no source, type or data.
     check(unsafe {
         libc::mount(std::ptr::null(), c(target).as_ptr(), std::ptr::null(), libc::MS_BIND | libc::MS_REMOUNT | extra, std::ptr::null())
     })
 }
 
 fn remount_ro(target: &Path) -> io::Result<()> {
+    // SAFETY: as above; a remount passes no source, type or data.
     check(unsafe {
         libc::mount(
             std::ptr::null(),
@@ -112,8 +116,10 @@ fn remount_ro(target: &Path) -> io::Result<()> {
 }
 
 fn mkdir(p: &Path, mode: u32) -> io::Result<()> {
+    // SAFETY: a NUL-terminated path alive across the call.
     check(unsafe { libc::mkdir(c(p).as_ptr(), mode) })?;
     // mkdir obeys the umask; the mode must be exact (1777 for /tmp).
+    // SAFETY: a NUL-terminated path alive across the call.
     check(unsafe { libc::chmod(c(p).as_ptr(), mode) })
 }
 
@@ -122,6 +128,7 @@ fn mkdir(p: &Path, mode: u32) -> io::Result<()> {
 /// a failure (see [`sys::child_fail`]); then reaps orphans until `control`
 /// reaches EOF (the supervisor closed it or died).
 pub(crate) fn holder_main(plan: &MountPlan, report: RawFd, control: RawFd) -> ! {
+    // SAFETY: prctl with integer arguments only.
     unsafe { libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) };
     macro_rules! step {
         ($stage:expr, $e:expr) => {
@@ -132,6 +139,7 @@ pub(crate) fn holder_main(plan: &MountPlan, report: RawFd, control: RawFd) -> ! 
     }
     step!(
         "making mounts private",
+        // SAFETY: a static path and null pointers, as a propagation change takes.
         check(unsafe { libc::mount(std::ptr::null(), c"/".as_ptr(), std::ptr::null(), libc::MS_REC | libc::MS_PRIVATE, std::ptr::null()) })
     );
     let tree = match sys::open_tree_clone_recursive(&c(&plan.root)) {
@@ -153,6 +161,7 @@ pub(crate) fn holder_main(plan: &MountPlan, report: RawFd, control: RawFd) -> ! 
         (|| {
             mkdir(&root, 0o755)?;
             mkdir(&work, 0o700)?;
+            // SAFETY: a NUL-terminated path alive across the call.
             check(unsafe { libc::chown(c(&work).as_ptr(), plan.uid, plan.gid) })?;
             mkdir(&tmp, 0o1777)?;
             mkdir(&shm, 0o1777)
@@ -226,29 +235,41 @@ pub(crate) fn holder_main(plan: &MountPlan, report: RawFd, control: RawFd) -> ! 
         }
     }
 
+    // SAFETY: a NUL-terminated path alive across the call (in the holder, single-threaded).
     step!("entering the new root", check(unsafe { libc::chdir(c(&root).as_ptr()) }));
+    // SAFETY: static C strings; pivot_root(".", ".") stacks the old root under the new one.
     step!("pivot_root", check(unsafe { libc::syscall(libc::SYS_pivot_root, c".".as_ptr(), c".".as_ptr()) as libc::c_int }));
+    // SAFETY: a static C string.
     step!("detaching the old root", check(unsafe { libc::umount2(c".".as_ptr(), libc::MNT_DETACH) }));
+    // SAFETY: a static C string.
     step!("chdir /", check(unsafe { libc::chdir(c"/".as_ptr()) }));
+    // SAFETY: a 4-byte static name and its length.
     step!("setting the hostname", check(unsafe { libc::sethostname(c"koth".as_ptr(), 4) }));
     if plan.loopback {
         step!("bringing loopback up", loopback_up());
     }
     sys::write_all(report, &[0]);
+    // SAFETY: `report` is this process's own pipe end, closed once and never used again.
     unsafe { libc::close(report) };
     reap_until_eof(control)
 }
 
 fn loopback_up() -> io::Result<()> {
+    // SAFETY: socket takes integers only.
     let sock = unsafe { libc::socket(libc::AF_INET, libc::SOCK_DGRAM | libc::SOCK_CLOEXEC, 0) };
     check(sock)?;
+    // SAFETY: ifreq is plain C data, valid when zeroed.
     let mut req: libc::ifreq = unsafe { std::mem::zeroed() };
     for (d, s) in req.ifr_name.iter_mut().zip(b"lo\0") {
         *d = *s as libc::c_char;
     }
+    // SAFETY: `req` is a live ifreq the kernel fills in.
     check(unsafe { libc::ioctl(sock, libc::SIOCGIFFLAGS, &mut req) })?;
+    // SAFETY: ifru_flags is the member SIOCGIFFLAGS just wrote; a plain integer.
     unsafe { req.ifr_ifru.ifru_flags |= (libc::IFF_UP | libc::IFF_RUNNING) as libc::c_short };
+    // SAFETY: `req` is a live, filled ifreq.
     check(unsafe { libc::ioctl(sock, libc::SIOCSIFFLAGS, &req) })?;
+    // SAFETY: `sock` was opened above and is not used again.
     unsafe { libc::close(sock) };
     Ok(())
 }
@@ -266,6 +287,7 @@ pub(crate) const CONTINUE_ALL: u8 = b'C';
 /// slips between the signals, and a process that is stopped cannot continue
 /// another: the whole box stops together.
 fn reap_until_eof(control: RawFd) -> ! {
+    // SAFETY: signal-set and wait calls on locals that live for the loop; the fds polled are this process's own.
     unsafe {
         let mut set: libc::sigset_t = std::mem::zeroed();
         libc::sigemptyset(&mut set);
@@ -305,9 +327,11 @@ fn reap_until_eof(control: RawFd) -> ! {
 pub(crate) fn open_in_box(holder: libc::pid_t, inside: &str, flags: libc::c_int) -> io::Result<OwnedFd> {
     let p = format!("/proc/{holder}/root{inside}");
     let cp = CString::new(p).unwrap();
+    // SAFETY: a NUL-terminated path alive across the call.
     let fd = unsafe { libc::open(cp.as_ptr(), flags | libc::O_CLOEXEC) };
     if fd < 0 {
         return Err(io::Error::last_os_error());
     }
+    // SAFETY: `fd` was just opened (checked >= 0) and nothing else owns it.
     Ok(unsafe { std::os::fd::FromRawFd::from_raw_fd(fd) })
 }

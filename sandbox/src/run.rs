@@ -68,6 +68,7 @@ impl Stream {
 }
 
 fn set_nonblocking(f: &std::fs::File) {
+    // SAFETY: fcntl on the descriptor `f` owns, which outlives the calls.
     unsafe {
         let fd = f.as_raw_fd();
         let flags = libc::fcntl(fd, libc::F_GETFL);
@@ -137,6 +138,7 @@ pub fn run_in(sandbox: &Sandbox, program: &str, args: &[String], env: &[(String,
             wait = wait.min(w.saturating_sub(start.elapsed()));
         }
         let ms = wait.as_millis().max(1) as libc::c_int;
+        // SAFETY: `fds` is a live array of `fds.len()` pollfds.
         unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, ms) };
         out.pump(limits.output);
         err.pump(limits.output);

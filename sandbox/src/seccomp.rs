@@ -171,6 +171,7 @@ impl Filter {
     /// Called in the child right before `execve`.
     pub(crate) fn install(&self) -> std::io::Result<()> {
         let prog = libc::sock_fprog { len: self.program.len() as u16, filter: self.program.as_ptr() as *mut _ };
+        // SAFETY: `prog` points at the filter's instructions, which live as long as `self`, across the call.
         let r = unsafe { libc::syscall(libc::SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog as *const libc::sock_fprog) };
         if r < 0 {
             return Err(std::io::Error::last_os_error());

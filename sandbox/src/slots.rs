@@ -38,6 +38,7 @@ pub fn acquire(runtime_dir: &Path, uid_base: u32, slots: u32) -> Result<Slot> {
             .write(true)
             .open(&path)
             .map_err(|e| Error::os(format!("opening {}", path.display()), e))?;
+        // SAFETY: `file` is open for the call; flock takes integers.
         if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } == 0 {
             return Ok(Slot { index, uid: uid_base + index, _lock: file });
         }

@@ -36,6 +36,7 @@ fn ret_fd(r: libc::c_long) -> io::Result<OwnedFd> {
     if r < 0 {
         Err(io::Error::last_os_error())
     } else {
+        // SAFETY: a descriptor the kernel just returned (r >= 0), owned by nothing else.
         Ok(unsafe { OwnedFd::from_raw_fd(r as RawFd) })
     }
 }
@@ -49,15 +50,18 @@ fn ret_unit(r: libc::c_long) -> io::Result<()> {
 }
 
 pub fn pidfd_open(pid: libc::pid_t) -> io::Result<OwnedFd> {
+    // SAFETY: pidfd_open takes integers only.
     ret_fd(unsafe { libc::syscall(libc::SYS_pidfd_open, pid, 0) })
 }
 
 pub fn pidfd_send_signal(pidfd: RawFd, sig: libc::c_int) -> io::Result<()> {
+    // SAFETY: integers and a null siginfo, which the call allows.
     ret_unit(unsafe { libc::syscall(libc::SYS_pidfd_send_signal, pidfd, sig, std::ptr::null::<libc::siginfo_t>(), 0) })
 }
 
 /// Clone a mount tree (detached) for `mount_setattr` and `move_mount`.
 pub fn open_tree_clone_recursive(path: &CStr) -> io::Result<OwnedFd> {
+    // SAFETY: `path` is a NUL-terminated string alive across the call.
     ret_fd(unsafe {
         libc::syscall(libc::SYS_open_tree, libc::AT_FDCWD, path.as_ptr(), OPEN_TREE_CLONE | AT_RECURSIVE | libc::O_CLOEXEC as libc::c_uint)
     })
@@ -66,6 +70,7 @@ pub fn open_tree_clone_recursive(path: &CStr) -> io::Result<OwnedFd> {
 /// Set mount attributes on every mount of the tree behind `fd`, and make it private.
 pub fn mount_setattr_recursive(fd: RawFd, set: u64) -> io::Result<()> {
     let attr = MountAttr { attr_set: set, attr_clr: 0, propagation: libc::MS_PRIVATE, userns_fd: 0 };
+    // SAFETY: `attr` is a live MountAttr of the size passed; the path is a static empty C string.
     ret_unit(unsafe {
         libc::syscall(
             libc::SYS_mount_setattr,
@@ -79,6 +84,7 @@ pub fn mount_setattr_recursive(fd: RawFd, set: u64) -> io::Result<()> {
 }
 
 pub fn move_mount_to(fd: RawFd, to: &CStr) -> io::Result<()> {
+    // SAFETY: static and caller-provided NUL-terminated strings alive across the call.
     ret_unit(unsafe { libc::syscall(libc::SYS_move_mount, fd, c"".as_ptr(), libc::AT_FDCWD, to.as_ptr(), MOVE_MOUNT_F_EMPTY_PATH) })
 }
 
@@ -89,12 +95,14 @@ pub fn openat2_beneath(dir: RawFd, path: &CStr, flags: libc::c_int, mode: libc::
         mode: if flags & libc::O_CREAT != 0 { mode as u64 } else { 0 },
         resolve: RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV,
     };
+    // SAFETY: `how` is a live OpenHow of the size passed; `path` is NUL-terminated and alive.
     ret_fd(unsafe { libc::syscall(libc::SYS_openat2, dir, path.as_ptr(), &how as *const OpenHow, std::mem::size_of::<OpenHow>()) })
 }
 
 /// fork-like clone whose child gets the caller's parent as its parent.
 /// Returns 0 in the child. Only call from a single-threaded process.
 pub fn clone_parent() -> io::Result<libc::pid_t> {
+    // SAFETY: clone with no new stack behaves like fork; callers are single-threaded, as the doc says.
     let r = unsafe {
         libc::syscall(libc::SYS_clone, (libc::CLONE_PARENT as libc::c_long) | libc::SIGCHLD as libc::c_long, 0usize, 0usize, 0usize, 0usize)
     };
@@ -107,24 +115,29 @@ pub fn clone_parent() -> io::Result<libc::pid_t> {
 
 pub fn pipe_cloexec() -> io::Result<(OwnedFd, OwnedFd)> {
     let mut fds = [0 as RawFd; 2];
+    // SAFETY: `fds` has room for the two descriptors pipe2 writes.
     if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } < 0 {
         return Err(io::Error::last_os_error());
     }
+    // SAFETY: pipe2 succeeded: both descriptors are new and owned by nothing else.
     Ok(unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) })
 }
 
 /// A connected pair of stream sockets, close-on-exec (a two-way pipe).
 pub fn socketpair_cloexec() -> io::Result<(OwnedFd, OwnedFd)> {
     let mut fds = [0; 2];
+    // SAFETY: `fds` has room for the two descriptors socketpair writes.
     if unsafe { libc::socketpair(libc::AF_UNIX, libc::SOCK_STREAM | libc::SOCK_CLOEXEC, 0, fds.as_mut_ptr()) } < 0 {
         return Err(io::Error::last_os_error());
     }
+    // SAFETY: socketpair succeeded: both descriptors are new and owned by nothing else.
     Ok(unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) })
 }
 
 /// Write all of `buf` (small messages on pipes from children).
 pub fn write_all(fd: RawFd, mut buf: &[u8]) {
     while !buf.is_empty() {
+        // SAFETY: writes at most `buf.len()` bytes from the live slice `buf`.
         let n = unsafe { libc::write(fd, buf.as_ptr().cast(), buf.len()) };
         if n <= 0 {
             if n < 0 && io::Error::last_os_error().raw_os_error() == Some(libc::EINTR) {
@@ -141,6 +154,7 @@ pub fn read_to_end(fd: RawFd, max: usize) -> io::Result<Vec<u8>> {
     let mut out = Vec::new();
     let mut buf = [0u8; 512];
     while out.len() < max {
+        // SAFETY: reads at most `buf.len()` bytes into `buf`.
         let n = unsafe { libc::read(fd, buf.as_mut_ptr().cast(), buf.len()) };
         if n < 0 {
             let e = io::Error::last_os_error();
@@ -161,6 +175,7 @@ pub fn read_to_end(fd: RawFd, max: usize) -> io::Result<Vec<u8>> {
 pub fn waitpid(pid: libc::pid_t, flags: libc::c_int) -> io::Result<Option<libc::c_int>> {
     loop {
         let mut status = 0;
+        // SAFETY: `status` is a live int the kernel may write.
         let r = unsafe { libc::waitpid(pid, &mut status, flags) };
         if r == pid {
             return Ok(Some(status));
@@ -179,6 +194,7 @@ pub fn waitpid(pid: libc::pid_t, flags: libc::c_int) -> io::Result<Option<libc::
 pub fn child_fail(fd: RawFd, stage: &str, err: io::Error) -> ! {
     let msg = format!("{stage}\0{}", err.raw_os_error().unwrap_or(0));
     write_all(fd, msg.as_bytes());
+    // SAFETY: _exit ends this child at once; nothing of the parent's is touched.
     unsafe { libc::_exit(127) }
 }
 

@@ -85,8 +85,10 @@ impl WorkDir {
         let mut cur = self.dir.try_clone().map_err(|e| Error::os("duplicating the work folder descriptor", e))?;
         for part in &parts[..parts.len() - 1] {
             if create {
+                // SAFETY: `part` is NUL-terminated; `cur` is an open directory.
                 let r = unsafe { libc::mkdirat(cur.as_raw_fd(), part.as_ptr(), 0o755) };
                 if r == 0 {
+                    // SAFETY: as above; AT_SYMLINK_NOFOLLOW keeps a planted link from being followed.
                     unsafe { libc::fchownat(cur.as_raw_fd(), part.as_ptr(), self.uid, self.gid, libc::AT_SYMLINK_NOFOLLOW) };
                 } else if io::Error::last_os_error().raw_os_error() != Some(libc::EEXIST) {
                     return Err(Error::last_os(format!("creating folders for {path:?}")));
@@ -111,15 +113,18 @@ impl WorkDir {
             use std::io::Write;
             (&file).write_all(contents)?;
             let fd = file.as_raw_fd();
+            // SAFETY: `fd` is the open file this function created.
             if unsafe { libc::fchown(fd, self.uid, self.gid) } < 0 || unsafe { libc::fchmod(fd, mode) } < 0 {
                 return Err(io::Error::last_os_error());
             }
+            // SAFETY: NUL-terminated names relative to the open directory `parent`.
             if unsafe { libc::renameat(parent.as_raw_fd(), tmp.as_ptr(), parent.as_raw_fd(), name.as_ptr()) } < 0 {
                 return Err(io::Error::last_os_error());
             }
             Ok(())
         })();
         if let Err(e) = result {
+            // SAFETY: a NUL-terminated name relative to the open directory `parent`.
             unsafe { libc::unlinkat(parent.as_raw_fd(), tmp.as_ptr(), 0) };
             return Err(match e.raw_os_error() {
                 Some(libc::EISDIR) | Some(libc::ENOTEMPTY) | Some(libc::EEXIST) => unsafe_path(path, "a directory is in the way"),
@@ -166,10 +171,12 @@ impl WorkDir {
         let parts = components(path)?;
         let parent = self.parent_dir(path, &parts, false)?;
         let name = parts.last().expect("non-empty");
+        // SAFETY: a NUL-terminated name relative to the open directory `parent`.
         if unsafe { libc::unlinkat(parent.as_raw_fd(), name.as_ptr(), 0) } == 0 {
             return Ok(());
         }
         let e = io::Error::last_os_error();
+        // SAFETY: as above.
         if e.raw_os_error() == Some(libc::EISDIR) && unsafe { libc::unlinkat(parent.as_raw_fd(), name.as_ptr(), libc::AT_REMOVEDIR) } == 0 {
             return Ok(());
         }
@@ -259,7 +266,9 @@ impl WorkDir {
 }
 
 fn fstat(fd: RawFd) -> io::Result<libc::stat> {
+    // SAFETY: stat is plain C data, valid when zeroed.
     let mut st: libc::stat = unsafe { std::mem::zeroed() };
+    // SAFETY: `st` is a live stat the kernel fills in; `fd` is open.
     if unsafe { libc::fstat(fd, &mut st) } < 0 {
         return Err(io::Error::last_os_error());
     }
@@ -269,27 +278,33 @@ fn fstat(fd: RawFd) -> io::Result<libc::stat> {
 /// Names in a directory, without `.` and `..`.
 fn list_dir(dir: &OwnedFd) -> io::Result<Vec<CString>> {
     // fdopendir takes ownership of the descriptor it is given: hand it a copy.
+    // SAFETY: fcntl on an open descriptor; the copy is owned here.
     let copy = unsafe { libc::fcntl(dir.as_raw_fd(), libc::F_DUPFD_CLOEXEC, 0) };
     if copy < 0 {
         return Err(io::Error::last_os_error());
     }
+    // SAFETY: `copy` is a descriptor we own; fdopendir takes it over.
     let d = unsafe { libc::fdopendir(copy) };
     if d.is_null() {
         let e = io::Error::last_os_error();
+        // SAFETY: fdopendir failed, so `copy` is still ours to close.
         unsafe { libc::close(copy) };
         return Err(e);
     }
     let mut names = Vec::new();
     loop {
+        // SAFETY: `d` is the open directory stream from fdopendir.
         let ent = unsafe { libc::readdir(d) };
         if ent.is_null() {
             break;
         }
+        // SAFETY: readdir returned a non-null entry whose name is NUL-terminated and lives until the next readdir; it is copied at once.
         let name = unsafe { std::ffi::CStr::from_ptr((*ent).d_name.as_ptr()) };
         if name.to_bytes() != b"." && name.to_bytes() != b".." {
             names.push(name.to_owned());
         }
     }
+    // SAFETY: `d` is open and not used again.
     unsafe { libc::closedir(d) };
     names.sort();
     Ok(names)

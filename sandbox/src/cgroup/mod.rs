@@ -236,6 +236,7 @@ pub(crate) fn write_file(path: &Path, value: &str) -> Result<()> {
 }
 
 pub(crate) fn pwrite(fd: &OwnedFd, value: &[u8], what: &str) -> Result<()> {
+    // SAFETY: `value` is a live slice of `value.len()` bytes; `fd` is an open cgroup file borrowed for the call.
     let n = unsafe { libc::pwrite(fd.as_raw_fd(), value.as_ptr().cast(), value.len(), 0) };
     if n < 0 {
         return Err(Error::last_os(format!("writing {what}")));
@@ -245,6 +246,7 @@ pub(crate) fn pwrite(fd: &OwnedFd, value: &[u8], what: &str) -> Result<()> {
 
 /// Read a small cgroup file through a kept descriptor.
 pub(crate) fn pread<'a>(fd: &OwnedFd, buf: &'a mut [u8], what: &str) -> Result<&'a [u8]> {
+    // SAFETY: reads at most `buf.len()` bytes into `buf`; `fd` is open for the call.
     let n = unsafe { libc::pread(fd.as_raw_fd(), buf.as_mut_ptr().cast(), buf.len(), 0) };
     if n < 0 {
         return Err(Error::last_os(format!("reading {what}")));
@@ -362,6 +364,7 @@ pub(crate) fn sweep_stale(parents: &[PathBuf], force: bool) {
             let _ = write_file(&v2_freeze, "0");
         }
         for pid in read_pids(&dir.join("cgroup.procs")).unwrap_or_default() {
+            // SAFETY: kill takes integers only; these pids were just read from the group being swept.
             unsafe { libc::kill(pid, libc::SIGKILL) };
         }
     }

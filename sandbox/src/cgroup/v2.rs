@@ -54,6 +54,7 @@ impl V2 {
 fn enable_controllers(parent: &Path) -> Result<()> {
     let dir = fs::File::open(parent).map_err(|e| Error::os(format!("opening {}", parent.display()), e))?;
     // Serialise with other runners sharing this cgroup.
+    // SAFETY: `dir` is an open directory this function holds; flock takes integers.
     unsafe { libc::flock(dir.as_raw_fd(), libc::LOCK_EX) };
     let control = parent.join("cgroup.subtree_control");
     let enabled = fs::read_to_string(&control).unwrap_or_default();
