@@ -173,7 +173,7 @@ async fn drain(pool: &PgPool, within: Duration) {
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
     // What the (stopped) scheduler's tick would do for jobs that failed for good.
-    koth_scheduler::ladder::mark_failed_matches(pool).await.unwrap();
+    koth_scheduler::store::mark_failed_matches(pool).await.unwrap();
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

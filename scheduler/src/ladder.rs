@@ -50,13 +50,12 @@ pub async fn tick<R: Rng>(pool: &PgPool, queue: &Queue, rng: &mut R) -> Result<T
         Err(crate::queue::QueueError::Db(e)) => return Err(e),
         Err(e) => return Err(sqlx::Error::Protocol(e.to_string())),
     };
-    mark_failed_matches(pool).await?;
-    let ladders: Vec<i64> = sqlx::query_scalar("SELECT id FROM ladders WHERE NOT paused ORDER BY id").fetch_all(pool).await?;
+    store::mark_failed_matches(pool).await?;
+    let ladders = store::unpaused_ladders(pool).await?;
     let mut created = 0;
     for id in ladders {
         let mut tx = pool.begin().await?;
-        let mine: bool = sqlx::query_scalar("SELECT pg_try_advisory_xact_lock(7370, $1::int)").bind(id as i32).fetch_one(&mut *tx).await?;
-        if !mine {
+        if !store::lock_ladder(&mut tx, id).await? {
             continue;
         }
         let (kind, config) = match store::ladder_config(&mut tx, id).await {
@@ -76,18 +75,6 @@ pub async fn tick<R: Rng>(pool: &PgPool, queue: &Queue, rng: &mut R) -> Result<T
         tx.commit().await?;
     }
     Ok(Tick { rescued, failed, created })
-}
-
-/// Matches whose job failed for good (e.g. its lease expired once too
-/// often) are marked failed, with the job's error.
-pub async fn mark_failed_matches(pool: &PgPool) -> Result<(), sqlx::Error> {
-    sqlx::query(
-        "UPDATE matches m SET state = 'failed', error = j.last_error, finished_at = now() \
-         FROM jobs j WHERE j.id = m.job_id AND j.state = 'failed' AND m.state = 'queued'",
-    )
-    .execute(pool)
-    .await?;
-    Ok(())
 }
 
 fn seed<R: Rng>(rng: &mut R) -> i64 {

@@ -1,8 +1,11 @@
-//! The scheduler: ladders, tournaments and ratings over a job queue in
-//! PostgreSQL.
+//! The service: ladders, formats and ratings over a job queue in
+//! PostgreSQL, the runner workers, the HTTP API and the pages.
 //!
-//! Pure parts, free of I/O: [`rating`] (rating systems, leaderboard order)
-//! and [`formats`] (which matches to play next).
+//! Every SQL statement is in [`db`] (connecting and migrating, the queue,
+//! the stored rows, recording results, the API's reads); the rest calls its
+//! typed functions. Pure parts, free of I/O: [`format`] and [`formats`]
+//! (which matches to play, standings), [`rating`] (rating systems), [`job`]
+//! (jobs and stored states), [`types`] (the API's requests and responses).
 
 pub mod api;
 pub mod db;
@@ -11,9 +14,9 @@ pub mod formats;
 pub mod job;
 pub mod ladder;
 pub mod pg;
-pub mod queue;
 pub mod rating;
-pub mod results;
-pub mod store;
+pub mod types;
 pub mod web;
 pub mod worker;
+
+pub use db::{queue, results, store};

@@ -15,7 +15,7 @@ mod embedded {
 /// bots (enough copies to fill the game's seats), owned by the `host`
 /// account whose token is written to `<data-dir>/host-token`.
 pub async fn seed(pool: &PgPool, data_dir: &std::path::Path) -> anyhow::Result<()> {
-    let ladders: i64 = sqlx::query_scalar("SELECT count(*) FROM ladders").fetch_one(pool).await?;
+    let ladders = store::ladder_count(pool).await?;
     if ladders > 0 {
         return Ok(());
     }

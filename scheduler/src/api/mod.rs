@@ -16,7 +16,8 @@
 //! Uploads are checked by the submission rules of koth-runner
 //! ([`Submission::from_upload`]), the crate that owns the languages.
 
-pub mod types;
+/// The API's requests and responses ([`crate::types`]).
+pub use crate::types;
 
 use std::sync::Arc;
 
@@ -30,13 +31,14 @@ use serde::de::DeserializeOwned;
 use serde::Deserialize;
 use serde_json::Value;
 use sha2::{Digest, Sha256};
-use sqlx::{PgPool, Row};
+use sqlx::PgPool;
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa::OpenApi;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
-use types::*;
+use crate::db::reads;
+use crate::types::*;
 
 /// Largest request body (an upload).
 pub const MAX_BODY: usize = 40 << 20;
@@ -84,6 +86,16 @@ pub struct ApiError(pub(crate) StatusCode, pub(crate) String);
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
         (self.0, Json(ErrorBody { error: self.1 })).into_response()
+    }
+}
+
+impl From<crate::store::StoreError> for ApiError {
+    fn from(e: crate::store::StoreError) -> Self {
+        match e {
+            crate::store::StoreError::Db(e) => e.into(),
+            // A stored row koth cannot read: its fault, said plainly.
+            crate::store::StoreError::Invalid(why) => ApiError(StatusCode::INTERNAL_SERVER_ERROR, why),
+        }
     }
 }
 
@@ -292,11 +304,8 @@ fn token_hash(token: &str) -> Vec<u8> {
 
 /// Create an account and its first token (returned once).
 pub async fn create_account(pool: &PgPool, name: &str, is_host: bool) -> Result<(i64, String), sqlx::Error> {
-    let mut tx = pool.begin().await?;
-    let id = crate::store::create_user_on(&mut tx, name, is_host).await?;
     let token = new_token();
-    sqlx::query("INSERT INTO api_tokens (hash, user_id) VALUES ($1, $2)").bind(token_hash(&token)).bind(id).execute(&mut *tx).await?;
-    tx.commit().await?;
+    let id = crate::db::reads::create_account(pool, name, is_host, &token_hash(&token)).await?;
     Ok((id, token))
 }
 
@@ -314,12 +323,9 @@ async fn caller(pool: &PgPool, headers: &HeaderMap) -> ApiResult<Option<Caller>>
         .ok()
         .and_then(|v| v.strip_prefix("Bearer "))
         .ok_or_else(|| ApiError(StatusCode::UNAUTHORIZED, "the Authorization header must be `Bearer <token>`".into()))?;
-    let row = sqlx::query("SELECT u.id, u.name, u.is_host FROM api_tokens t JOIN users u ON u.id = t.user_id WHERE t.hash = $1")
-        .bind(token_hash(token.trim()))
-        .fetch_optional(pool)
-        .await?;
+    let row = reads::account_by_token(pool, &token_hash(token.trim())).await?;
     match row {
-        Some(r) => Ok(Some(Caller { id: r.get("id"), name: r.get("name"), is_host: r.get("is_host") })),
+        Some(me) => Ok(Some(Caller { id: me.id, name: me.name, is_host: me.is_host })),
         None => Err(ApiError(StatusCode::UNAUTHORIZED, "unknown token; create an account with POST /api/users".into())),
     }
 }
@@ -334,7 +340,7 @@ async fn require_caller(pool: &PgPool, headers: &HeaderMap) -> ApiResult<Caller>
 #[utoipa::path(get, path = "/health", tag = "service",
     responses((status = 200, body = Health), (status = 503, body = Health, description = "The database cannot be reached")))]
 async fn health(State(s): State<AppState>) -> Response {
-    match sqlx::query("SELECT 1").execute(&s.pool).await {
+    match reads::ping(&s.pool).await {
         Ok(_) => Json(Health { status: "ok".into(), database: "ok".into() }).into_response(),
         Err(e) => (StatusCode::SERVICE_UNAVAILABLE, Json(Health { status: "degraded".into(), database: e.to_string() })).into_response(),
     }
@@ -344,22 +350,16 @@ async fn health(State(s): State<AppState>) -> Response {
 #[utoipa::path(get, path = "/metrics", tag = "service", responses((status = 200, content_type = "text/plain", body = String)))]
 async fn metrics(State(s): State<AppState>) -> ApiResult<Response> {
     let mut out = String::new();
+    let counts = reads::counts(&s.pool).await?;
     out.push_str("# HELP koth_jobs Jobs in the queue by kind and state.\n# TYPE koth_jobs gauge\n");
-    for r in sqlx::query("SELECT kind, state, count(*) AS n FROM jobs GROUP BY kind, state ORDER BY kind, state").fetch_all(&s.pool).await?
-    {
-        out.push_str(&format!(
-            "koth_jobs{{kind=\"{}\",state=\"{}\"}} {}\n",
-            r.get::<String, _>("kind"),
-            r.get::<String, _>("state"),
-            r.get::<i64, _>("n")
-        ));
+    for (kind, state, n) in &counts.jobs {
+        out.push_str(&format!("koth_jobs{{kind=\"{kind}\",state=\"{state}\"}} {n}\n"));
     }
     out.push_str("# HELP koth_matches Matches by state.\n# TYPE koth_matches gauge\n");
-    for r in sqlx::query("SELECT state, count(*) AS n FROM matches GROUP BY state ORDER BY state").fetch_all(&s.pool).await? {
-        out.push_str(&format!("koth_matches{{state=\"{}\"}} {}\n", r.get::<String, _>("state"), r.get::<i64, _>("n")));
+    for (state, n) in &counts.matches {
+        out.push_str(&format!("koth_matches{{state=\"{state}\"}} {n}\n"));
     }
-    let bots: i64 = sqlx::query_scalar("SELECT count(*) FROM bots WHERE disabled_reason IS NULL").fetch_one(&s.pool).await?;
-    out.push_str(&format!("# HELP koth_bots Enabled bots.\n# TYPE koth_bots gauge\nkoth_bots {bots}\n"));
+    out.push_str(&format!("# HELP koth_bots Enabled bots.\n# TYPE koth_bots gauge\nkoth_bots {}\n", counts.bots));
     out.push_str(&crate::web::http_metrics_text());
     Ok(([(axum::http::header::CONTENT_TYPE, "text/plain; version=0.0.4")], out).into_response())
 }
@@ -387,12 +387,6 @@ async fn create_user(State(s): State<AppState>, ApiBody(body): ApiBody) -> ApiRe
         }
         Err(e) => Err(e.into()),
     }
-}
-
-/// A state column, typed; a value outside its `CHECK` cannot be stored, so
-/// failing here means a hand-edited row.
-fn stored<T>(text: String, parse: fn(&str) -> Result<T, String>) -> ApiResult<T> {
-    parse(&text).map_err(|e| ApiError(StatusCode::INTERNAL_SERVER_ERROR, e))
 }
 
 /// Names of users, bots and ladders.
@@ -448,24 +442,7 @@ async fn languages() -> Json<Vec<LanguageInfo>> {
 /// Ladders and their games.
 #[utoipa::path(get, path = "/api/ladders", tag = "ladders", responses((status = 200, body = Vec<LadderSummary>)))]
 async fn ladders(State(s): State<AppState>) -> ApiResult<Json<Vec<LadderSummary>>> {
-    let rows = sqlx::query(
-        "SELECT l.id, l.name, l.format, l.paused, g.kind, (SELECT count(*) FROM bots b WHERE b.ladder_id = l.id) AS bots \
-         FROM ladders l JOIN games g ON g.id = l.game_id ORDER BY l.id",
-    )
-    .fetch_all(&s.pool)
-    .await?;
-    Ok(Json(
-        rows.iter()
-            .map(|r| LadderSummary {
-                id: r.get("id"),
-                name: r.get("name"),
-                game: r.get("kind"),
-                format: r.get("format"),
-                paused: r.get("paused"),
-                bots: r.get("bots"),
-            })
-            .collect(),
-    ))
+    Ok(Json(reads::ladders(&s.pool).await?))
 }
 
 /// Create a ladder (hosts): format and settings default to the game's seed.
@@ -510,8 +487,7 @@ async fn leaderboard(State(s): State<AppState>, ApiPath(id): ApiPath<i64>) -> Ap
 
 async fn set_paused(s: &AppState, headers: &HeaderMap, id: i64, paused: bool) -> ApiResult<Json<Paused>> {
     require_host(&require_caller(&s.pool, headers).await?)?;
-    let n = sqlx::query("UPDATE ladders SET paused = $2 WHERE id = $1").bind(id).bind(paused).execute(&s.pool).await?.rows_affected();
-    if n == 0 {
+    if !reads::set_paused(&s.pool, id, paused).await? {
         return Err(not_found(&format!("ladder {id}")));
     }
     Ok(Json(Paused { id, paused }))
@@ -532,13 +508,19 @@ async fn resume_ladder(State(s): State<AppState>, ApiPath(id): ApiPath<i64>, hea
 }
 
 async fn ladder_exists(pool: &PgPool, id: i64) -> ApiResult<()> {
-    let exists: Option<i64> = sqlx::query_scalar("SELECT id FROM ladders WHERE id = $1").bind(id).fetch_optional(pool).await?;
-    exists.map(|_| ()).ok_or_else(|| not_found(&format!("ladder {id}")))
+    if reads::ladder_exists(pool, id).await? {
+        Ok(())
+    } else {
+        Err(not_found(&format!("ladder {id}")))
+    }
 }
 
 async fn bot_exists(pool: &PgPool, id: i64) -> ApiResult<()> {
-    let exists: Option<i64> = sqlx::query_scalar("SELECT id FROM bots WHERE id = $1").bind(id).fetch_optional(pool).await?;
-    exists.map(|_| ()).ok_or_else(|| not_found(&format!("bot {id}")))
+    if reads::bot_exists(pool, id).await? {
+        Ok(())
+    } else {
+        Err(not_found(&format!("bot {id}")))
+    }
 }
 
 /// The ladder's bots, their owners, versions and status.
@@ -546,28 +528,7 @@ async fn bot_exists(pool: &PgPool, id: i64) -> ApiResult<()> {
     responses((status = 200, body = Vec<LadderBot>)))]
 async fn ladder_bots(State(s): State<AppState>, ApiPath(id): ApiPath<i64>) -> ApiResult<Json<Vec<LadderBot>>> {
     ladder_exists(&s.pool, id).await?;
-    let rows = sqlx::query(
-        "SELECT b.id, b.name, u.name AS owner, b.disabled_reason, v.number AS current, v.language, \
-                (SELECT status FROM bot_versions WHERE bot_id = b.id ORDER BY number DESC LIMIT 1) AS latest_status \
-         FROM bots b JOIN users u ON u.id = b.owner_id LEFT JOIN bot_versions v ON v.id = b.current_version \
-         WHERE b.ladder_id = $1 ORDER BY b.id",
-    )
-    .bind(id)
-    .fetch_all(&s.pool)
-    .await?;
-    Ok(Json(
-        rows.iter()
-            .map(|r| LadderBot {
-                id: r.get("id"),
-                name: r.get("name"),
-                owner: r.get("owner"),
-                current_version: r.get("current"),
-                language: r.get("language"),
-                latest_status: r.get::<Option<String>, _>("latest_status").and_then(|t| VersionStatus::from_stored(&t).ok()),
-                disabled_reason: r.get("disabled_reason"),
-            })
-            .collect(),
-    ))
+    Ok(Json(reads::ladder_bots(&s.pool, id).await?))
 }
 
 /// The ladder's last 50 matches, with every seat.
@@ -575,9 +536,7 @@ async fn ladder_bots(State(s): State<AppState>, ApiPath(id): ApiPath<i64>) -> Ap
     responses((status = 200, body = Vec<MatchSummary>)))]
 async fn ladder_matches(State(s): State<AppState>, ApiPath(id): ApiPath<i64>) -> ApiResult<Json<Vec<MatchSummary>>> {
     ladder_exists(&s.pool, id).await?;
-    let ids: Vec<i64> =
-        sqlx::query_scalar("SELECT id FROM matches WHERE ladder_id = $1 ORDER BY id DESC LIMIT 50").bind(id).fetch_all(&s.pool).await?;
-    Ok(Json(matches_with_seats(&s.pool, &ids).await?))
+    Ok(Json(reads::ladder_matches(&s.pool, id).await?))
 }
 
 #[derive(Deserialize, utoipa::IntoParams)]
@@ -617,18 +576,13 @@ async fn submit(
         .await
         .map_err(|e| ApiError(StatusCode::INTERNAL_SERVER_ERROR, format!("checking the upload failed: {e}")))?
         .map_err(|e| ApiError(StatusCode::UNPROCESSABLE_ENTITY, e.to_string()))?;
-    let existing = sqlx::query("SELECT id, owner_id FROM bots WHERE ladder_id = $1 AND name = $2")
-        .bind(ladder)
-        .bind(&name)
-        .fetch_optional(&s.pool)
-        .await?;
+    let existing = reads::bot_by_name(&s.pool, ladder, &name).await?;
     let (bot, created) = match existing {
-        Some(r) => {
-            let owner: i64 = r.get("owner_id");
+        Some((id, owner)) => {
             if owner != who.id && !who.is_host {
                 return Err(forbidden("this bot belongs to someone else; choose another name"));
             }
-            (r.get::<i64, _>("id"), false)
+            (id, false)
         }
         None => match crate::store::create_bot(&s.pool, ladder, who.id, &name).await {
             Ok(id) => (id, true),
@@ -649,48 +603,7 @@ async fn submit(
 #[utoipa::path(get, path = "/api/bots/{id}", tag = "bots", params(("id" = i64, Path, description = "The bot")),
     responses((status = 200, body = BotInfo)))]
 async fn bot(State(s): State<AppState>, ApiPath(id): ApiPath<i64>) -> ApiResult<Json<BotInfo>> {
-    let b = sqlx::query(
-        "SELECT b.id, b.name, b.ladder_id, l.name AS ladder_name, l.format, g.kind, b.current_version, b.disabled_reason, u.name AS owner \
-         FROM bots b JOIN users u ON u.id = b.owner_id JOIN ladders l ON l.id = b.ladder_id JOIN games g ON g.id = l.game_id WHERE b.id = $1",
-    )
-    .bind(id)
-    .fetch_optional(&s.pool)
-    .await?
-    .ok_or_else(|| not_found(&format!("bot {id}")))?;
-    let versions = sqlx::query(
-        "SELECT id, number, language, main, status, image_id, created_at::text AS at FROM bot_versions WHERE bot_id = $1 ORDER BY number",
-    )
-    .bind(id)
-    .fetch_all(&s.pool)
-    .await?;
-    let rating = sqlx::query("SELECT mu, sigma, games FROM ratings WHERE bot_id = $1").bind(id).fetch_optional(&s.pool).await?;
-    let versions = versions
-        .iter()
-        .map(|v| {
-            Ok(VersionInfo {
-                id: v.get("id"),
-                number: v.get("number"),
-                language: v.get("language"),
-                main: v.get("main"),
-                status: stored(v.get("status"), VersionStatus::from_stored)?,
-                image: v.get("image_id"),
-                submitted: v.get("at"),
-            })
-        })
-        .collect::<ApiResult<Vec<_>>>()?;
-    Ok(Json(BotInfo {
-        id: b.get("id"),
-        name: b.get("name"),
-        owner: b.get("owner"),
-        ladder: b.get("ladder_id"),
-        ladder_name: b.get("ladder_name"),
-        format: b.get("format"),
-        game: b.get("kind"),
-        current_version: b.get("current_version"),
-        disabled_reason: b.get("disabled_reason"),
-        rating: rating.map(|r| RatingNow { mu: r.get("mu"), sigma: r.get("sigma"), games: r.get("games") }),
-        versions,
-    }))
+    reads::bot_info(&s.pool, id).await?.map(Json).ok_or_else(|| not_found(&format!("bot {id}")))
 }
 
 /// A bot's rating history: one point per rated match.
@@ -698,19 +611,7 @@ async fn bot(State(s): State<AppState>, ApiPath(id): ApiPath<i64>) -> ApiResult<
     responses((status = 200, body = Vec<RatingPoint>)))]
 async fn rating_history(State(s): State<AppState>, ApiPath(id): ApiPath<i64>) -> ApiResult<Json<Vec<RatingPoint>>> {
     bot_exists(&s.pool, id).await?;
-    let rows = sqlx::query("SELECT match_id, mu, sigma, at::text AS at FROM rating_history WHERE bot_id = $1 ORDER BY id")
-        .bind(id)
-        .fetch_all(&s.pool)
-        .await?;
-    Ok(Json(
-        rows.iter()
-            .map(|r| {
-                let (mu, sigma) = (r.get::<f64, _>("mu"), r.get::<f64, _>("sigma"));
-                let score = crate::rating::leaderboard_score(crate::rating::Rating { mu, sigma });
-                RatingPoint { match_id: r.get("match_id"), mu, sigma, score, at: r.get("at") }
-            })
-            .collect(),
-    ))
+    Ok(Json(reads::rating_history(&s.pool, id).await?))
 }
 
 /// A bot's last 50 matches, with every seat.
@@ -718,52 +619,7 @@ async fn rating_history(State(s): State<AppState>, ApiPath(id): ApiPath<i64>) ->
     responses((status = 200, body = Vec<MatchSummary>)))]
 async fn bot_matches(State(s): State<AppState>, ApiPath(id): ApiPath<i64>) -> ApiResult<Json<Vec<MatchSummary>>> {
     bot_exists(&s.pool, id).await?;
-    let ids: Vec<i64> = sqlx::query_scalar("SELECT match_id FROM match_seats WHERE bot_id = $1 ORDER BY match_id DESC LIMIT 50")
-        .bind(id)
-        .fetch_all(&s.pool)
-        .await?;
-    Ok(Json(matches_with_seats(&s.pool, &ids).await?))
-}
-
-/// Matches (newest first) with every seat's bot and outcome.
-async fn matches_with_seats(pool: &PgPool, ids: &[i64]) -> ApiResult<Vec<MatchSummary>> {
-    let matches =
-        sqlx::query("SELECT id, state, rated, turns, finished_at::text AS finished FROM matches WHERE id = ANY($1) ORDER BY id DESC")
-            .bind(ids)
-            .fetch_all(pool)
-            .await?;
-    let seats = sqlx::query(
-        "SELECT s.match_id, s.seat, s.bot_id, b.name, s.rank, s.result, s.score FROM match_seats s JOIN bots b ON b.id = s.bot_id \
-         WHERE s.match_id = ANY($1) ORDER BY s.match_id, s.seat",
-    )
-    .bind(ids)
-    .fetch_all(pool)
-    .await?;
-    let mut by_match: std::collections::HashMap<i64, Vec<SeatSummary>> = std::collections::HashMap::new();
-    for r in &seats {
-        by_match.entry(r.get("match_id")).or_default().push(SeatSummary {
-            seat: r.get("seat"),
-            bot: r.get("bot_id"),
-            name: r.get("name"),
-            rank: r.get("rank"),
-            result: r.get("result"),
-            score: r.get("score"),
-        });
-    }
-    matches
-        .iter()
-        .map(|r| {
-            let id: i64 = r.get("id");
-            Ok(MatchSummary {
-                match_id: id,
-                state: stored(r.get("state"), MatchState::from_stored)?,
-                rated: r.get("rated"),
-                turns: r.get("turns"),
-                finished: r.get("finished"),
-                seats: by_match.remove(&id).unwrap_or_default(),
-            })
-        })
-        .collect()
+    Ok(Json(reads::bot_matches(&s.pool, id).await?))
 }
 
 /// A bot's record against each bot it met: a win is a better rank in the
@@ -772,38 +628,11 @@ async fn matches_with_seats(pool: &PgPool, ids: &[i64]) -> ApiResult<Vec<MatchSu
     responses((status = 200, body = Vec<HeadToHead>)))]
 async fn head_to_head(State(s): State<AppState>, ApiPath(id): ApiPath<i64>) -> ApiResult<Json<Vec<HeadToHead>>> {
     bot_exists(&s.pool, id).await?;
-    let rows = sqlx::query(
-        "SELECT o.bot_id, b.name, count(*) AS played, \
-                count(*) FILTER (WHERE me.rank < o.rank) AS won, \
-                count(*) FILTER (WHERE me.rank > o.rank) AS lost, \
-                count(*) FILTER (WHERE me.rank = o.rank) AS tied \
-         FROM match_seats me \
-         JOIN matches m ON m.id = me.match_id AND m.state = 'finished' \
-         JOIN match_seats o ON o.match_id = me.match_id AND o.bot_id <> me.bot_id \
-         JOIN bots b ON b.id = o.bot_id \
-         WHERE me.bot_id = $1 GROUP BY o.bot_id, b.name ORDER BY played DESC, b.name LIMIT 100",
-    )
-    .bind(id)
-    .fetch_all(&s.pool)
-    .await?;
-    Ok(Json(
-        rows.iter()
-            .map(|r| HeadToHead {
-                bot: r.get("bot_id"),
-                name: r.get("name"),
-                played: r.get("played"),
-                won: r.get("won"),
-                lost: r.get("lost"),
-                tied: r.get("tied"),
-            })
-            .collect(),
-    ))
+    Ok(Json(reads::head_to_head(&s.pool, id).await?))
 }
 
 async fn set_disabled(s: &AppState, id: i64, reason: Option<String>) -> ApiResult<Json<BotDisabled>> {
-    let n =
-        sqlx::query("UPDATE bots SET disabled_reason = $2 WHERE id = $1").bind(id).bind(&reason).execute(&s.pool).await?.rows_affected();
-    if n == 0 {
+    if !reads::set_disabled(&s.pool, id, reason.as_deref()).await? {
         return Err(not_found(&format!("bot {id}")));
     }
     Ok(Json(BotDisabled { id, disabled_reason: reason }))
@@ -852,20 +681,15 @@ async fn may_see(pool: &PgPool, who: &Caller, bot: i64) -> ApiResult<bool> {
     if who.is_host {
         return Ok(true);
     }
-    let owner: Option<i64> = sqlx::query_scalar("SELECT owner_id FROM bots WHERE id = $1").bind(bot).fetch_optional(pool).await?;
-    Ok(owner == Some(who.id))
+    Ok(reads::bot_owner(pool, bot).await? == Some(who.id))
 }
 
 /// A version's row, for its bot's owner (or a host) only; `what` names
 /// what is refused to others.
-async fn owned_version(s: &AppState, headers: &HeaderMap, id: i64, what: &str) -> ApiResult<sqlx::postgres::PgRow> {
+async fn owned_version(s: &AppState, headers: &HeaderMap, id: i64, what: &str) -> ApiResult<reads::VersionRow> {
     let who = require_caller(&s.pool, headers).await?;
-    let v = sqlx::query("SELECT bot_id, status, compile_log, source FROM bot_versions WHERE id = $1")
-        .bind(id)
-        .fetch_optional(&s.pool)
-        .await?
-        .ok_or_else(|| not_found(&format!("version {id}")))?;
-    if !may_see(&s.pool, &who, v.get("bot_id")).await? {
+    let v = reads::version(&s.pool, id).await?.ok_or_else(|| not_found(&format!("version {id}")))?;
+    if !may_see(&s.pool, &who, v.bot).await? {
         return Err(forbidden(&format!("only the bot's owner can read its {what}")));
     }
     Ok(v)
@@ -876,7 +700,7 @@ async fn owned_version(s: &AppState, headers: &HeaderMap, id: i64, what: &str) -
     params(("id" = i64, Path, description = "The version")), responses((status = 200, body = VersionLog)))]
 async fn version_log(State(s): State<AppState>, ApiPath(id): ApiPath<i64>, headers: HeaderMap) -> ApiResult<Json<VersionLog>> {
     let v = owned_version(&s, &headers, id, "compile log").await?;
-    Ok(Json(VersionLog { version: id, status: stored(v.get("status"), VersionStatus::from_stored)?, log: v.get("compile_log") }))
+    Ok(Json(VersionLog { version: id, status: v.status, log: v.log }))
 }
 
 /// A version's sources, as a tar archive (its owner, hosts).
@@ -885,7 +709,7 @@ async fn version_log(State(s): State<AppState>, ApiPath(id): ApiPath<i64>, heade
     responses((status = 200, content_type = "application/x-tar", body = Vec<u8>)))]
 async fn version_source(State(s): State<AppState>, ApiPath(id): ApiPath<i64>, headers: HeaderMap) -> ApiResult<Response> {
     let v = owned_version(&s, &headers, id, "source").await?;
-    let tar: Vec<u8> = v.get("source");
+    let tar = v.source;
     Ok((
         [
             (axum::http::header::CONTENT_TYPE, "application/x-tar".to_owned()),
@@ -900,52 +724,7 @@ async fn version_source(State(s): State<AppState>, ApiPath(id): ApiPath<i64>, he
 #[utoipa::path(get, path = "/api/matches/{id}", tag = "matches", params(("id" = i64, Path, description = "The match")),
     responses((status = 200, body = MatchInfo)))]
 async fn match_info(State(s): State<AppState>, ApiPath(id): ApiPath<i64>) -> ApiResult<Json<MatchInfo>> {
-    let m = sqlx::query(
-        "SELECT m.id, m.ladder_id, l.name AS ladder_name, g.kind, m.state, m.seed, m.rated, m.engine, m.turns, m.error, \
-                m.created_at::text AS created, m.finished_at::text AS finished \
-         FROM matches m LEFT JOIN ladders l ON l.id = m.ladder_id LEFT JOIN games g ON g.id = l.game_id WHERE m.id = $1",
-    )
-    .bind(id)
-    .fetch_optional(&s.pool)
-    .await?
-    .ok_or_else(|| not_found(&format!("match {id}")))?;
-    let seats = sqlx::query(
-        "SELECT s.seat, s.bot_id, b.name, u.name AS owner, s.version_id, s.score, s.rank, s.result, s.status \
-         FROM match_seats s JOIN bots b ON b.id = s.bot_id JOIN users u ON u.id = b.owner_id \
-         WHERE s.match_id = $1 ORDER BY s.seat",
-    )
-    .bind(id)
-    .fetch_all(&s.pool)
-    .await?;
-    Ok(Json(MatchInfo {
-        id: m.get("id"),
-        ladder: m.get("ladder_id"),
-        ladder_name: m.get("ladder_name"),
-        game: m.get("kind"),
-        state: stored(m.get("state"), MatchState::from_stored)?,
-        // Stored as bigint; seeds are drawn below 2^63, so the cast is exact.
-        seed: (m.get::<i64, _>("seed") as u64).to_string(),
-        rated: m.get("rated"),
-        engine: m.get("engine"),
-        turns: m.get("turns"),
-        error: m.get("error"),
-        created: m.get("created"),
-        finished: m.get("finished"),
-        seats: seats
-            .iter()
-            .map(|r| MatchSeat {
-                seat: r.get("seat"),
-                bot: r.get("bot_id"),
-                name: r.get("name"),
-                owner: r.get("owner"),
-                version: r.get("version_id"),
-                score: r.get("score"),
-                rank: r.get("rank"),
-                result: r.get("result"),
-                status: r.get("status"),
-            })
-            .collect(),
-    }))
+    reads::match_info(&s.pool, id).await?.map(Json).ok_or_else(|| not_found(&format!("match {id}")))
 }
 
 /// A finished match's replay (docs/replay.md).
@@ -957,8 +736,7 @@ async fn replay(State(s): State<AppState>, ApiPath(id): ApiPath<i64>) -> ApiResu
 }
 
 async fn finished_replay(pool: &PgPool, id: i64) -> ApiResult<Value> {
-    let r: Option<Option<Value>> = sqlx::query_scalar("SELECT replay FROM matches WHERE id = $1").bind(id).fetch_optional(pool).await?;
-    match r {
+    match reads::replay(pool, id).await? {
         None => Err(not_found(&format!("match {id}"))),
         Some(None) => Err(ApiError(StatusCode::CONFLICT, format!("match {id} has not finished; its replay comes when it does"))),
         Some(Some(v)) => Ok(v),
@@ -1001,18 +779,10 @@ async fn frames(State(s): State<AppState>, ApiPath(id): ApiPath<i64>) -> ApiResu
     responses((status = 200, body = SeatStderr)))]
 async fn stderr(State(s): State<AppState>, ApiPath((id, seat)): ApiPath<(i64, i32)>, headers: HeaderMap) -> ApiResult<Json<SeatStderr>> {
     let who = require_caller(&s.pool, &headers).await?;
-    let r = sqlx::query("SELECT bot_id, stderr, stderr_turns FROM match_seats WHERE match_id = $1 AND seat = $2")
-        .bind(id)
-        .bind(seat)
-        .fetch_optional(&s.pool)
-        .await?
-        .ok_or_else(|| not_found(&format!("seat {seat} of match {id}")))?;
-    if !may_see(&s.pool, &who, r.get("bot_id")).await? {
+    let (bot, text, ends) = reads::seat_stderr(&s.pool, id, seat).await?.ok_or_else(|| not_found(&format!("seat {seat} of match {id}")))?;
+    if !may_see(&s.pool, &who, bot).await? {
         return Err(forbidden("only the bot's owner can read its stderr"));
     }
-    let text = r.get::<Option<String>, _>("stderr");
-    let ends: Vec<(u32, usize)> =
-        r.get::<Option<Value>, _>("stderr_turns").and_then(|v| serde_json::from_value(v).ok()).unwrap_or_default();
     let turns = text.as_deref().map(|t| stderr_by_turn(t, &ends)).unwrap_or_default();
     Ok(Json(SeatStderr { match_id: id, seat, stderr: text, turns }))
 }
@@ -1050,21 +820,14 @@ fn require_host(who: &Caller) -> ApiResult<()> {
 async fn challenge(State(s): State<AppState>, headers: HeaderMap, ApiBody(body): ApiBody) -> ApiResult<Response> {
     let who = require_caller(&s.pool, &headers).await?;
     let c: NewChallenge = json_body(&body, r#"{"ladder": 1, "bots": [1, 2]}"#)?;
-    let kind: Option<String> = sqlx::query_scalar("SELECT g.kind FROM ladders l JOIN games g ON g.id = l.game_id WHERE l.id = $1")
-        .bind(c.ladder)
-        .fetch_optional(&s.pool)
-        .await?;
+    let kind = reads::ladder_game(&s.pool, c.ladder).await?;
     let kind = kind.and_then(|k| koth_games::GameKind::from_name(&k)).ok_or_else(|| not_found(&format!("ladder {}", c.ladder)))?;
     let (lo, hi) = kind.seat_range();
     if c.bots.len() < lo || c.bots.len() > hi {
         return Err(bad(format!("{} is played by {lo} to {hi} bots; {} given", kind.name(), c.bots.len())));
     }
     if !who.is_host {
-        let mine: i64 = sqlx::query_scalar("SELECT count(*) FROM bots WHERE id = ANY($1) AND owner_id = $2")
-            .bind(&c.bots)
-            .bind(who.id)
-            .fetch_one(&s.pool)
-            .await?;
+        let mine = reads::owned_among(&s.pool, &c.bots, who.id).await?;
         if mine == 0 {
             return Err(forbidden("a challenge must include one of your own bots"));
         }

@@ -395,3 +395,30 @@ pub async fn fail_match(conn: &mut PgConnection, match_id: i64, why: &str) -> Re
         .await?;
     Ok(())
 }
+
+/// Matches whose job failed for good (e.g. its lease expired once too
+/// often) are marked failed, with the job's error.
+pub async fn mark_failed_matches(pool: &PgPool) -> Result<(), sqlx::Error> {
+    sqlx::query(
+        "UPDATE matches m SET state = 'failed', error = j.last_error, finished_at = now() \
+         FROM jobs j WHERE j.id = m.job_id AND j.state = 'failed' AND m.state = 'queued'",
+    )
+    .execute(pool)
+    .await?;
+    Ok(())
+}
+
+/// Ladders the scheduler fills, by id.
+pub async fn unpaused_ladders(pool: &PgPool) -> Result<Vec<i64>, sqlx::Error> {
+    sqlx::query_scalar("SELECT id FROM ladders WHERE NOT paused ORDER BY id").fetch_all(pool).await
+}
+
+/// Take the ladder's scheduling lock for this transaction; false if another
+/// scheduler holds it (several may run; one fills a ladder at a time).
+pub async fn lock_ladder(conn: &mut PgConnection, ladder: i64) -> Result<bool, sqlx::Error> {
+    sqlx::query_scalar("SELECT pg_try_advisory_xact_lock(7370, $1::int)").bind(ladder as i32).fetch_one(conn).await
+}
+
+pub async fn ladder_count(pool: &PgPool) -> Result<i64, sqlx::Error> {
+    sqlx::query_scalar("SELECT count(*) FROM ladders").fetch_one(pool).await
+}

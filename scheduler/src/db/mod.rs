@@ -1,4 +1,13 @@
-//! Connecting to PostgreSQL and applying the migrations in `sql/`.
+//! Every SQL statement of the service: connecting to PostgreSQL and
+//! applying the migrations in `sql/` (here), the job queue ([`queue`]), the
+//! rows koth writes and reads ([`store`]), recording a finished match
+//! ([`results`]) and what the API reads ([`reads`]). Each function is one
+//! statement or one transaction, with typed arguments and results.
+
+pub mod queue;
+pub mod reads;
+pub mod results;
+pub mod store;
 
 use std::time::Duration;
 

@@ -1,0 +1,397 @@
+//! What the HTTP API reads and changes, one function per statement, each
+//! returning the API's own types ([`crate::types`]). Who may call what is
+//! the API's business; these only run the SQL.
+
+use serde_json::Value;
+use sqlx::{PgPool, Row};
+
+use super::store::StoreError;
+use crate::job::{MatchState, VersionStatus};
+use crate::rating::{leaderboard_score, Rating};
+use crate::types::*;
+
+type Result<T> = std::result::Result<T, StoreError>;
+
+/// A state column, typed: a value outside its `CHECK` cannot be stored, so
+/// failing here means a hand-edited row.
+fn stored<T>(text: String, parse: fn(&str) -> std::result::Result<T, String>) -> Result<T> {
+    parse(&text).map_err(StoreError::Invalid)
+}
+
+pub async fn ping(pool: &PgPool) -> std::result::Result<(), sqlx::Error> {
+    sqlx::query("SELECT 1").execute(pool).await.map(|_| ())
+}
+
+/// Counts for `/metrics`: jobs by kind and state, matches by state, enabled bots.
+pub struct Counts {
+    pub jobs: Vec<(String, String, i64)>,
+    pub matches: Vec<(String, i64)>,
+    pub bots: i64,
+}
+
+pub async fn counts(pool: &PgPool) -> Result<Counts> {
+    let jobs = sqlx::query("SELECT kind, state, count(*) AS n FROM jobs GROUP BY kind, state ORDER BY kind, state")
+        .fetch_all(pool)
+        .await?
+        .iter()
+        .map(|r| (r.get("kind"), r.get("state"), r.get("n")))
+        .collect();
+    let matches = sqlx::query("SELECT state, count(*) AS n FROM matches GROUP BY state ORDER BY state")
+        .fetch_all(pool)
+        .await?
+        .iter()
+        .map(|r| (r.get("state"), r.get("n")))
+        .collect();
+    let bots = sqlx::query_scalar("SELECT count(*) FROM bots WHERE disabled_reason IS NULL").fetch_one(pool).await?;
+    Ok(Counts { jobs, matches, bots })
+}
+
+/// An account and its first token's hash, in one transaction.
+pub async fn create_account(pool: &PgPool, name: &str, is_host: bool, token_hash: &[u8]) -> std::result::Result<i64, sqlx::Error> {
+    let mut tx = pool.begin().await?;
+    let id = super::store::create_user_on(&mut tx, name, is_host).await?;
+    sqlx::query("INSERT INTO api_tokens (hash, user_id) VALUES ($1, $2)").bind(token_hash).bind(id).execute(&mut *tx).await?;
+    tx.commit().await?;
+    Ok(id)
+}
+
+/// The account of a token's hash.
+pub async fn account_by_token(pool: &PgPool, token_hash: &[u8]) -> Result<Option<Me>> {
+    let row = sqlx::query("SELECT u.id, u.name, u.is_host FROM api_tokens t JOIN users u ON u.id = t.user_id WHERE t.hash = $1")
+        .bind(token_hash)
+        .fetch_optional(pool)
+        .await?;
+    Ok(row.map(|r| Me { id: r.get("id"), name: r.get("name"), is_host: r.get("is_host") }))
+}
+
+pub async fn ladders(pool: &PgPool) -> Result<Vec<LadderSummary>> {
+    let rows = sqlx::query(
+        "SELECT l.id, l.name, l.format, l.paused, g.kind, (SELECT count(*) FROM bots b WHERE b.ladder_id = l.id) AS bots \
+         FROM ladders l JOIN games g ON g.id = l.game_id ORDER BY l.id",
+    )
+    .fetch_all(pool)
+    .await?;
+    Ok(rows
+        .iter()
+        .map(|r| LadderSummary {
+            id: r.get("id"),
+            name: r.get("name"),
+            game: r.get("kind"),
+            format: r.get("format"),
+            paused: r.get("paused"),
+            bots: r.get("bots"),
+        })
+        .collect())
+}
+
+pub async fn ladder_exists(pool: &PgPool, id: i64) -> Result<bool> {
+    let found: Option<i64> = sqlx::query_scalar("SELECT id FROM ladders WHERE id = $1").bind(id).fetch_optional(pool).await?;
+    Ok(found.is_some())
+}
+
+pub async fn bot_exists(pool: &PgPool, id: i64) -> Result<bool> {
+    let found: Option<i64> = sqlx::query_scalar("SELECT id FROM bots WHERE id = $1").bind(id).fetch_optional(pool).await?;
+    Ok(found.is_some())
+}
+
+/// The game a ladder plays (`None`: no such ladder).
+pub async fn ladder_game(pool: &PgPool, ladder: i64) -> Result<Option<String>> {
+    Ok(sqlx::query_scalar("SELECT g.kind FROM ladders l JOIN games g ON g.id = l.game_id WHERE l.id = $1")
+        .bind(ladder)
+        .fetch_optional(pool)
+        .await?)
+}
+
+/// Pause or resume; whether the ladder exists.
+pub async fn set_paused(pool: &PgPool, id: i64, paused: bool) -> Result<bool> {
+    let n = sqlx::query("UPDATE ladders SET paused = $2 WHERE id = $1").bind(id).bind(paused).execute(pool).await?.rows_affected();
+    Ok(n > 0)
+}
+
+pub async fn ladder_bots(pool: &PgPool, id: i64) -> Result<Vec<LadderBot>> {
+    let rows = sqlx::query(
+        "SELECT b.id, b.name, u.name AS owner, b.disabled_reason, v.number AS current, v.language, \
+                (SELECT status FROM bot_versions WHERE bot_id = b.id ORDER BY number DESC LIMIT 1) AS latest_status \
+         FROM bots b JOIN users u ON u.id = b.owner_id LEFT JOIN bot_versions v ON v.id = b.current_version \
+         WHERE b.ladder_id = $1 ORDER BY b.id",
+    )
+    .bind(id)
+    .fetch_all(pool)
+    .await?;
+    rows.iter()
+        .map(|r| {
+            Ok(LadderBot {
+                id: r.get("id"),
+                name: r.get("name"),
+                owner: r.get("owner"),
+                current_version: r.get("current"),
+                language: r.get("language"),
+                latest_status: r.get::<Option<String>, _>("latest_status").map(|t| stored(t, VersionStatus::from_stored)).transpose()?,
+                disabled_reason: r.get("disabled_reason"),
+            })
+        })
+        .collect()
+}
+
+/// A ladder's last 50 matches, newest first, with every seat.
+pub async fn ladder_matches(pool: &PgPool, ladder: i64) -> Result<Vec<MatchSummary>> {
+    let ids: Vec<i64> =
+        sqlx::query_scalar("SELECT id FROM matches WHERE ladder_id = $1 ORDER BY id DESC LIMIT 50").bind(ladder).fetch_all(pool).await?;
+    matches_with_seats(pool, &ids).await
+}
+
+/// A bot's last 50 matches, newest first, with every seat.
+pub async fn bot_matches(pool: &PgPool, bot: i64) -> Result<Vec<MatchSummary>> {
+    let ids: Vec<i64> = sqlx::query_scalar("SELECT match_id FROM match_seats WHERE bot_id = $1 ORDER BY match_id DESC LIMIT 50")
+        .bind(bot)
+        .fetch_all(pool)
+        .await?;
+    matches_with_seats(pool, &ids).await
+}
+
+/// Matches (newest first) with every seat's bot and outcome.
+async fn matches_with_seats(pool: &PgPool, ids: &[i64]) -> Result<Vec<MatchSummary>> {
+    let matches =
+        sqlx::query("SELECT id, state, rated, turns, finished_at::text AS finished FROM matches WHERE id = ANY($1) ORDER BY id DESC")
+            .bind(ids)
+            .fetch_all(pool)
+            .await?;
+    let seats = sqlx::query(
+        "SELECT s.match_id, s.seat, s.bot_id, b.name, s.rank, s.result, s.score FROM match_seats s JOIN bots b ON b.id = s.bot_id \
+         WHERE s.match_id = ANY($1) ORDER BY s.match_id, s.seat",
+    )
+    .bind(ids)
+    .fetch_all(pool)
+    .await?;
+    let mut by_match: std::collections::HashMap<i64, Vec<SeatSummary>> = std::collections::HashMap::new();
+    for r in &seats {
+        by_match.entry(r.get("match_id")).or_default().push(SeatSummary {
+            seat: r.get("seat"),
+            bot: r.get("bot_id"),
+            name: r.get("name"),
+            rank: r.get("rank"),
+            result: r.get("result"),
+            score: r.get("score"),
+        });
+    }
+    matches
+        .iter()
+        .map(|r| {
+            let id: i64 = r.get("id");
+            Ok(MatchSummary {
+                match_id: id,
+                state: stored(r.get("state"), MatchState::from_stored)?,
+                rated: r.get("rated"),
+                turns: r.get("turns"),
+                finished: r.get("finished"),
+                seats: by_match.remove(&id).unwrap_or_default(),
+            })
+        })
+        .collect()
+}
+
+/// A bot of a ladder by name: (id, owner).
+pub async fn bot_by_name(pool: &PgPool, ladder: i64, name: &str) -> Result<Option<(i64, i64)>> {
+    let row = sqlx::query("SELECT id, owner_id FROM bots WHERE ladder_id = $1 AND name = $2")
+        .bind(ladder)
+        .bind(name)
+        .fetch_optional(pool)
+        .await?;
+    Ok(row.map(|r| (r.get("id"), r.get("owner_id"))))
+}
+
+pub async fn bot_owner(pool: &PgPool, bot: i64) -> Result<Option<i64>> {
+    Ok(sqlx::query_scalar("SELECT owner_id FROM bots WHERE id = $1").bind(bot).fetch_optional(pool).await?)
+}
+
+pub async fn bot_info(pool: &PgPool, id: i64) -> Result<Option<BotInfo>> {
+    let Some(b) = sqlx::query(
+        "SELECT b.id, b.name, b.ladder_id, l.name AS ladder_name, l.format, g.kind, b.current_version, b.disabled_reason, u.name AS owner \
+         FROM bots b JOIN users u ON u.id = b.owner_id JOIN ladders l ON l.id = b.ladder_id JOIN games g ON g.id = l.game_id WHERE b.id = $1",
+    )
+    .bind(id)
+    .fetch_optional(pool)
+    .await?
+    else {
+        return Ok(None);
+    };
+    let versions = sqlx::query(
+        "SELECT id, number, language, main, status, image_id, created_at::text AS at FROM bot_versions WHERE bot_id = $1 ORDER BY number",
+    )
+    .bind(id)
+    .fetch_all(pool)
+    .await?
+    .iter()
+    .map(|v| {
+        Ok(VersionInfo {
+            id: v.get("id"),
+            number: v.get("number"),
+            language: v.get("language"),
+            main: v.get("main"),
+            status: stored(v.get("status"), VersionStatus::from_stored)?,
+            image: v.get("image_id"),
+            submitted: v.get("at"),
+        })
+    })
+    .collect::<Result<Vec<_>>>()?;
+    let rating = sqlx::query("SELECT mu, sigma, games FROM ratings WHERE bot_id = $1").bind(id).fetch_optional(pool).await?;
+    Ok(Some(BotInfo {
+        id: b.get("id"),
+        name: b.get("name"),
+        owner: b.get("owner"),
+        ladder: b.get("ladder_id"),
+        ladder_name: b.get("ladder_name"),
+        format: b.get("format"),
+        game: b.get("kind"),
+        current_version: b.get("current_version"),
+        disabled_reason: b.get("disabled_reason"),
+        rating: rating.map(|r| RatingNow { mu: r.get("mu"), sigma: r.get("sigma"), games: r.get("games") }),
+        versions,
+    }))
+}
+
+pub async fn rating_history(pool: &PgPool, bot: i64) -> Result<Vec<RatingPoint>> {
+    let rows = sqlx::query("SELECT match_id, mu, sigma, at::text AS at FROM rating_history WHERE bot_id = $1 ORDER BY id")
+        .bind(bot)
+        .fetch_all(pool)
+        .await?;
+    Ok(rows
+        .iter()
+        .map(|r| {
+            let (mu, sigma) = (r.get::<f64, _>("mu"), r.get::<f64, _>("sigma"));
+            RatingPoint { match_id: r.get("match_id"), mu, sigma, score: leaderboard_score(Rating { mu, sigma }), at: r.get("at") }
+        })
+        .collect())
+}
+
+/// A bot's record against each bot it met: a win is a better rank in the
+/// same match (so it means the same in 2-seat and free-for-all games).
+pub async fn head_to_head(pool: &PgPool, bot: i64) -> Result<Vec<HeadToHead>> {
+    let rows = sqlx::query(
+        "SELECT o.bot_id, b.name, count(*) AS played, \
+                count(*) FILTER (WHERE me.rank < o.rank) AS won, \
+                count(*) FILTER (WHERE me.rank > o.rank) AS lost, \
+                count(*) FILTER (WHERE me.rank = o.rank) AS tied \
+         FROM match_seats me \
+         JOIN matches m ON m.id = me.match_id AND m.state = 'finished' \
+         JOIN match_seats o ON o.match_id = me.match_id AND o.bot_id <> me.bot_id \
+         JOIN bots b ON b.id = o.bot_id \
+         WHERE me.bot_id = $1 GROUP BY o.bot_id, b.name ORDER BY played DESC, b.name LIMIT 100",
+    )
+    .bind(bot)
+    .fetch_all(pool)
+    .await?;
+    Ok(rows
+        .iter()
+        .map(|r| HeadToHead {
+            bot: r.get("bot_id"),
+            name: r.get("name"),
+            played: r.get("played"),
+            won: r.get("won"),
+            lost: r.get("lost"),
+            tied: r.get("tied"),
+        })
+        .collect())
+}
+
+/// Disable (with the reason shown to the owner) or enable; whether the bot exists.
+pub async fn set_disabled(pool: &PgPool, bot: i64, reason: Option<&str>) -> Result<bool> {
+    let n = sqlx::query("UPDATE bots SET disabled_reason = $2 WHERE id = $1").bind(bot).bind(reason).execute(pool).await?.rows_affected();
+    Ok(n > 0)
+}
+
+/// A version's bot, status, compile log and stored sources.
+pub struct VersionRow {
+    pub bot: i64,
+    pub status: VersionStatus,
+    pub log: Option<String>,
+    pub source: Vec<u8>,
+}
+
+pub async fn version(pool: &PgPool, id: i64) -> Result<Option<VersionRow>> {
+    let Some(v) =
+        sqlx::query("SELECT bot_id, status, compile_log, source FROM bot_versions WHERE id = $1").bind(id).fetch_optional(pool).await?
+    else {
+        return Ok(None);
+    };
+    Ok(Some(VersionRow {
+        bot: v.get("bot_id"),
+        status: stored(v.get("status"), VersionStatus::from_stored)?,
+        log: v.get("compile_log"),
+        source: v.get("source"),
+    }))
+}
+
+pub async fn match_info(pool: &PgPool, id: i64) -> Result<Option<MatchInfo>> {
+    let Some(m) = sqlx::query(
+        "SELECT m.id, m.ladder_id, l.name AS ladder_name, g.kind, m.state, m.seed, m.rated, m.engine, m.turns, m.error, \
+                m.created_at::text AS created, m.finished_at::text AS finished \
+         FROM matches m LEFT JOIN ladders l ON l.id = m.ladder_id LEFT JOIN games g ON g.id = l.game_id WHERE m.id = $1",
+    )
+    .bind(id)
+    .fetch_optional(pool)
+    .await?
+    else {
+        return Ok(None);
+    };
+    let seats = sqlx::query(
+        "SELECT s.seat, s.bot_id, b.name, u.name AS owner, s.version_id, s.score, s.rank, s.result, s.status \
+         FROM match_seats s JOIN bots b ON b.id = s.bot_id JOIN users u ON u.id = b.owner_id \
+         WHERE s.match_id = $1 ORDER BY s.seat",
+    )
+    .bind(id)
+    .fetch_all(pool)
+    .await?;
+    Ok(Some(MatchInfo {
+        id: m.get("id"),
+        ladder: m.get("ladder_id"),
+        ladder_name: m.get("ladder_name"),
+        game: m.get("kind"),
+        state: stored(m.get("state"), MatchState::from_stored)?,
+        // Stored as bigint; seeds are drawn below 2^63, so the cast is exact.
+        seed: (m.get::<i64, _>("seed") as u64).to_string(),
+        rated: m.get("rated"),
+        engine: m.get("engine"),
+        turns: m.get("turns"),
+        error: m.get("error"),
+        created: m.get("created"),
+        finished: m.get("finished"),
+        seats: seats
+            .iter()
+            .map(|r| MatchSeat {
+                seat: r.get("seat"),
+                bot: r.get("bot_id"),
+                name: r.get("name"),
+                owner: r.get("owner"),
+                version: r.get("version_id"),
+                score: r.get("score"),
+                rank: r.get("rank"),
+                result: r.get("result"),
+                status: r.get("status"),
+            })
+            .collect(),
+    }))
+}
+
+/// A match's replay: `None` no such match, `Some(None)` not finished.
+pub async fn replay(pool: &PgPool, id: i64) -> Result<Option<Option<Value>>> {
+    Ok(sqlx::query_scalar("SELECT replay FROM matches WHERE id = $1").bind(id).fetch_optional(pool).await?)
+}
+
+/// A seat's bot, stderr and turn ends (`[[turn, end], ...]`).
+pub async fn seat_stderr(pool: &PgPool, match_id: i64, seat: i32) -> Result<Option<(i64, Option<String>, Vec<(u32, usize)>)>> {
+    let row = sqlx::query("SELECT bot_id, stderr, stderr_turns FROM match_seats WHERE match_id = $1 AND seat = $2")
+        .bind(match_id)
+        .bind(seat)
+        .fetch_optional(pool)
+        .await?;
+    Ok(row.map(|r| {
+        let ends = r.get::<Option<Value>, _>("stderr_turns").and_then(|v| serde_json::from_value(v).ok()).unwrap_or_default();
+        (r.get("bot_id"), r.get("stderr"), ends)
+    }))
+}
+
+/// How many of `bots` belong to `user`.
+pub async fn owned_among(pool: &PgPool, bots: &[i64], user: i64) -> Result<i64> {
+    Ok(sqlx::query_scalar("SELECT count(*) FROM bots WHERE id = ANY($1) AND owner_id = $2").bind(bots).bind(user).fetch_one(pool).await?)
+}
