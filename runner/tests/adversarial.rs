@@ -149,6 +149,34 @@ fn answering_then_spinning_steals_no_time_from_the_other_bot() {
     }
 }
 
+/// The engine's thread is real-time while it waits for answers (so a bot
+/// that spins after answering is paused at once); no bot ever is: a bot's box is made
+/// by the sandbox's launcher thread, whichever thread created that, and
+/// every program of a box descends from it. Both seats report their own
+/// scheduling on every move.
+#[test]
+fn no_bot_inherits_the_engines_priority() {
+    if !sandbox_ok() {
+        return;
+    }
+    let opts = MatchOptions { max_turns: Some(5), ..options(GameKind::Target, 7) };
+    // The engine's thread here is this test's thread: check it is real-time
+    // during the match, so the check below is not vacuous.
+    let (probe, errors) = koth_sandbox::PromptWakeups::enter();
+    assert_eq!(probe.how(), koth_sandbox::Promptness::RealTime, "{errors:?}");
+    drop(probe);
+    let r = play(&opts, vec![adversary(&["sched"]), adversary(&["sched"])]).unwrap();
+    for o in &r.outcomes {
+        let lines: Vec<&str> = o.stderr.lines().filter(|l| l.starts_with("sched: ")).collect();
+        assert_eq!(lines.len(), 5, "{}", o.stderr);
+        for l in lines {
+            // SCHED_OTHER (0), no real-time priority, the kernel's own slice.
+            assert!(l.starts_with("sched: policy 0 priority 0 "), "seat {}: {l}", o.seat);
+            assert!(!l.contains(" slice 100000 "), "seat {} inherited the engine's short slice: {l}", o.seat);
+        }
+    }
+}
+
 /// Snake: a bot that spins eight threads from its start to 250 ms after
 /// its id line, and a victim whose start-up needs 300 ms of CPU within a
 /// 500 ms allowance. Bots start one at a time and the spinner is frozen

@@ -91,7 +91,7 @@ fn a_40ms_answer_is_never_late_and_a_60ms_answer_always_is_while_another_bot_bur
         play(&opts, vec![test_bot("sleeper.py", &["40", "2"]), test_bot("sleeper.py", &["60", "2"]), test_bot("burner.py", &[])]).unwrap();
     let fast = &report.outcomes[0];
     let slow = &report.outcomes[1];
-    assert_eq!(fast.timeouts, 0, "the 40 ms bot was timed out: {}", fast.stderr);
+    assert_eq!(fast.timeouts, 0, "the 40 ms bot was timed out: {:?} {}", move_times(&report, 0), fast.stderr);
     // The first move has the start-up allowance; every later one is late.
     assert_eq!(slow.timeouts, turns - 1, "{}", slow.stderr);
     let t = move_times(&report, 0);

@@ -17,6 +17,10 @@ fn sender() -> &'static Mutex<Sender<Job>> {
         std::thread::Builder::new()
             .name("koth-sandbox-launcher".into())
             .spawn(move || {
+                // Every box's programs descend from this thread: it must not
+                // keep a priority of the thread that happened to create it
+                // (the match engine's is real-time while it plays).
+                crate::wakeup::ordinary_scheduling();
                 for job in rx {
                     job();
                 }

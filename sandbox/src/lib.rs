@@ -82,6 +82,7 @@ pub mod seccomp;
 pub mod slots;
 mod sys;
 mod usage;
+mod wakeup;
 pub mod workdir;
 
 pub use error::{Error, Result};
@@ -89,4 +90,5 @@ pub use limits::{parse_duration, parse_size, Limits, Network, SandboxConfig, STA
 pub use run::{run_in, run_once, RunOutput};
 pub use sandbox::{Child, Command, Sandbox, Stdio};
 pub use usage::{Exit, Outcome, Usage};
+pub use wakeup::{PromptWakeups, Promptness, Urgent};
 pub use workdir::TreeFile;

@@ -352,21 +352,20 @@ impl Sandbox {
     /// dying (the kernel waits for every process of the namespace). A
     /// stopped program dies on SIGKILL like any other.
     ///
-    /// On v1 the supervisor first sends `SIGSTOP` to every process of the
-    /// box's cgroup itself: it is running already, so the box stops at
-    /// once, whereas the holder must first be scheduled, which on a machine
-    /// whose cores a bot keeps busy can take a scheduler tick (4 ms, seen
-    /// with a bot spinning eight threads), all of it CPU the bot would get
-    /// after its answer. The holder's pass then makes the stop complete: a
-    /// process forked, or continued by a sibling, between the cgroup read
-    /// and the signals is caught by its `kill(-1)`.
+    /// On v1 the supervisor first sends `SIGSTOP` to every thread of every
+    /// process of the box's cgroup itself: it is running already, so the
+    /// box stops at once, whereas the holder must first be scheduled, which
+    /// on a machine whose cores a bot keeps busy can take a scheduler tick
+    /// (4 ms, seen with a bot spinning eight threads), all of it CPU the bot
+    /// would get after its answer. Every thread, not the process: see
+    /// [`stop_every_thread`]. The holder's pass then makes the stop
+    /// complete: a process forked, or continued by a sibling, between the
+    /// cgroup read and the signals is caught by its `kill(-1)`.
     pub fn freeze(&self) -> Result<()> {
         match self.version {
             Version::V1 => {
                 for pid in self.cgroup.pids().unwrap_or_default() {
-                    // SAFETY: kill(2) on a pid of the box's cgroup; a pid
-                    // that has exited since the read makes it fail, harmlessly.
-                    unsafe { libc::kill(pid, libc::SIGSTOP) };
+                    stop_every_thread(pid);
                 }
                 self.signal_all(crate::mounts::STOP_ALL)
             }
@@ -978,5 +977,26 @@ impl Drop for Child {
         if matches!(children.get(&self.pid), Some(Some(_))) {
             children.remove(&self.pid);
         }
+    }
+}
+
+/// Send SIGSTOP to every thread of process `pid`, not only to the process:
+/// the kernel hands a process-wide signal to one thread, preferably the
+/// main one, and when that thread is asleep (a bot blocked reading its next
+/// request) it must first be scheduled before the group stop reaches the
+/// others, while they keep running. A running thread that is signalled
+/// itself is interrupted at once, and its group stop then stops the rest.
+/// SIGCONT later discards the extra pending stops.
+fn stop_every_thread(pid: libc::pid_t) {
+    let Ok(threads) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
+        // SAFETY: kill(2) on a pid of the box's cgroup; one that has exited
+        // since the read makes it fail, harmlessly.
+        unsafe { libc::kill(pid, libc::SIGSTOP) };
+        return;
+    };
+    for tid in threads.flatten().filter_map(|e| e.file_name().to_str()?.parse::<libc::pid_t>().ok()) {
+        // SAFETY: tgkill(2) names the thread by its process too, so a
+        // thread that exited and whose id was reused elsewhere is not hit.
+        unsafe { libc::syscall(libc::SYS_tgkill, pid, tid, libc::SIGSTOP) };
     }
 }

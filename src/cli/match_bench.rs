@@ -74,7 +74,7 @@ int main(void) {
 }
 "#;
 
-/// A Target bot with three threads that spin for 10 ms after each of its
+/// A Target bot with eight threads that spin for 10 ms after each of its
 /// answers (the window opens just before the answer goes out), measuring
 /// with its own process clock the CPU it got in that window, reported on
 /// stderr when it next runs: what a bot can burn after answering, exactly
@@ -100,7 +100,7 @@ int main(void) {
     char line[4096];
     pthread_t t;
     setvbuf(stderr, NULL, _IONBF, 0);
-    for (int i = 0; i < 3; i++) pthread_create(&t, NULL, spin, NULL);
+    for (int i = 0; i < 8; i++) pthread_create(&t, NULL, spin, NULL);
     for (;;) {
         if (!fgets(line, sizeof line, stdin)) return 0;
         maybe_report();
@@ -244,13 +244,42 @@ pub fn run(a: BenchArgs) -> anyhow::Result<i32> {
     // the spinner is frozen (or, were it not, while it steals).
     let slow_src = write_src(&dir, "slow.c", SLOW_BOT)?;
     let slow = koth_runner::bot::prepare(&slow_src, &sandbox()).map_err(|e| anyhow::anyhow!(e))?;
-    let turns = (n / 4).max(50);
-    println!("a spinning bot against one that takes 15 ms a move, {turns} turns:");
-    let opts = MatchOptions { max_turns: Some(turns + 1), sandbox: sandbox(), ..MatchOptions::new(GameKind::Target, 3) };
-    let spun = play(&opts, vec![spinner, slow]).map_err(|e| anyhow::anyhow!(e))?;
-    row("CPU a spinning bot burns after answering (its own clock)", &own_reports(&spun.outcomes[0].stderr), None);
-    row("the same, by its box's cgroup (lags by up to a tick)", &after_answer_us(&spun, 0), None);
-    row("CPU a sleeping bot's box uses after answering (cgroup)", &after_answer_us(&spun, 1), None);
+    // As koth plays (the engine's thread prompt: PromptWakeups) and
+    // without, alternated over rounds on the same machine; the second is
+    // the baseline, what a bot keeps after answering when the engine must
+    // wait for spinning threads to use up their slices.
+    let rounds = 4;
+    let turns = (n / 4 / rounds).max(25);
+    let (probe, _) = koth_sandbox::PromptWakeups::enter();
+    let how = probe.how();
+    drop(probe);
+    println!(
+        "a bot spinning 8 threads after each answer, against one that takes 15 ms a move; {rounds} rounds of {turns} turns each way, alternated (engine thread: {how:?}):"
+    );
+    let mut own = [Vec::new(), Vec::new()];
+    let mut cgroup = [Vec::new(), Vec::new()];
+    let mut sleeping = Vec::new();
+    for round in 0..rounds {
+        for (i, prompt) in [true, false].into_iter().enumerate() {
+            let opts = MatchOptions {
+                max_turns: Some(turns + 1),
+                prompt_wakeups: prompt,
+                sandbox: sandbox(),
+                ..MatchOptions::new(GameKind::Target, 3 + round as u64)
+            };
+            let spun = play(&opts, vec![spinner.clone(), slow.clone()]).map_err(|e| anyhow::anyhow!(e))?;
+            own[i].extend(own_reports(&spun.outcomes[0].stderr));
+            cgroup[i].extend(after_answer_us(&spun, 0));
+            if prompt {
+                sleeping.extend(after_answer_us(&spun, 1));
+            }
+        }
+    }
+    let base = row("CPU it burns after answering (own clock), engine not prompt", &own[1], None);
+    row("the same, engine prompt (as koth plays)", &own[0], Some(base));
+    let base = row("the same by its box's cgroup, engine not prompt", &cgroup[1], None);
+    row("the same by its box's cgroup, engine prompt (as koth plays)", &cgroup[0], Some(base));
+    row("CPU a sleeping bot's box uses after answering (cgroup)", &sleeping, None);
 
     println!();
     let spreader = koth_runner::bot::prepare(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("bots/slime/spreader.c"), &sandbox())

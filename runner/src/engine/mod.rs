@@ -18,7 +18,11 @@
 //! "Paused" is the box's freezer for a long-lived bot (nothing of it runs
 //! between its answer and its next request, so a bot cannot think, or spin
 //! threads, on another bot's clock), and the end of its process for a
-//! process-per-turn bot.
+//! process-per-turn bot. While it waits for answers the engine's thread
+//! has the lowest real-time priority ([`koth_sandbox::PromptWakeups`]): it
+//! preempts a bot the moment that bot's answer wakes it and pauses it
+//! before the bot runs again, instead of waiting for the bot's spinning
+//! threads to use up their slices.
 
 pub mod clock;
 pub mod status;
@@ -27,7 +31,7 @@ use std::time::{Duration, Instant};
 
 use koth_games::replay::{Answer, EndedBy, MoveTime, Recorded, Replay, ReplaySeat, Turn};
 use koth_games::{GameKind, MatchResult, Reply, Request, Seat, TimePolicy, Verdict};
-use koth_sandbox::{Network, Sandbox, SandboxConfig};
+use koth_sandbox::{Network, PromptWakeups, Sandbox, SandboxConfig};
 use serde::Serialize;
 
 use crate::bot::BotSpec;
@@ -63,6 +67,12 @@ pub struct MatchOptions {
     pub first_move_extra: Duration,
     /// Pause bots that are not on move (no thinking on an opponent's time).
     pub freeze_off_turn: bool,
+    /// Give the engine's thread the shortest slice while it plays and the
+    /// lowest real-time priority while it waits for answers
+    /// ([`PromptWakeups`]), so it preempts a bot as soon as its answer is
+    /// written. On for every match; off only to measure what it buys
+    /// (`koth match-bench`).
+    pub prompt_wakeups: bool,
     /// Bytes of each bot's stderr kept.
     pub stderr_cap: usize,
     /// Stop after this many turns and score the position as it stands
@@ -82,6 +92,7 @@ impl MatchOptions {
             per_move: None,
             first_move_extra: Duration::from_secs(1),
             freeze_off_turn: true,
+            prompt_wakeups: true,
             stderr_cap: 64 << 10,
             max_turns: None,
             wall_cap: None,
@@ -387,6 +398,10 @@ pub fn play(opts: &MatchOptions, bots: Vec<BotSpec>) -> Result<MatchReport> {
     let mut referee = opts.game.referee(bots.len(), opts.seed).map_err(EngineError::Invalid)?;
     let kind = ProtocolKind::of(opts.game);
     let policy = opts.policy();
+    // This thread runs the moment a bot answers and pauses it before the
+    // bot runs again, however busy the bot keeps the cores (play_turn).
+    let (prompt, errors) = if opts.prompt_wakeups { PromptWakeups::enter() } else { PromptWakeups::none() };
+    note_promptness(prompt.how(), &errors);
     let began = Instant::now();
     let wall_cap = opts.wall_cap.unwrap_or_else(|| default_wall_cap(opts, bots.len()));
     // Every box, then every box's preparation, then the bots one at a time:
@@ -421,7 +436,7 @@ pub fn play(opts: &MatchOptions, bots: Vec<BotSpec>) -> Result<MatchReport> {
         }
         turn += 1;
         let turn_start = Instant::now();
-        let pending = play_turn(&mut players, &step.requests, turn);
+        let pending = play_turn(&mut players, &step.requests, turn, &prompt);
         let (replies, answers, times) = judge_turn(&mut players, pending, turn);
         let engine_us = turn_start.elapsed().as_secs_f64() * 1e6;
         let (judgements, events) = referee.apply(replies);
@@ -508,9 +523,26 @@ pub fn play(opts: &MatchOptions, bots: Vec<BotSpec>) -> Result<MatchReport> {
     Ok(MatchReport { game: opts.game, seed: opts.seed, engine: ENGINE_VERSION, turns: turn, cut_short, ended_by, outcomes, replay })
 }
 
+/// Say once per process how the engine's thread was made prompt, if it
+/// could not be made real-time.
+fn note_promptness(how: koth_sandbox::Promptness, errors: &[std::io::Error]) {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    if how == koth_sandbox::Promptness::RealTime || errors.is_empty() {
+        return;
+    }
+    ONCE.call_once(|| {
+        let why = errors.iter().map(|e| e.to_string()).collect::<Vec<_>>().join("; ");
+        tracing::warn!(
+            "the engine's thread could not take a real-time priority ({why}); it uses {how:?}, so a bot that \
+             spins after answering may keep the CPU for a few milliseconds now and then (give the runner \
+             CAP_SYS_NICE)"
+        );
+    });
+}
+
 /// Resume the bots on move, send every request, and wait: each bot is
 /// paused the moment its answer, its death or its deadline is seen.
-fn play_turn(players: &mut [Player], requests: &[Request], turn: u32) -> Vec<Pending> {
+fn play_turn(players: &mut [Player], requests: &[Request], turn: u32, prompt: &PromptWakeups) -> Vec<Pending> {
     // Resume every bot on move first, then send the requests back to back,
     // so no bot's clock runs while the engine resumes another.
     for req in requests {
@@ -556,7 +588,7 @@ fn play_turn(players: &mut [Player], requests: &[Request], turn: u32) -> Vec<Pen
         set.clear();
         for pend in pending.iter_mut().filter(|x| matches!(x.state, Waiting::Open)) {
             let p = &mut players[pend.seat];
-            if let Some(state) = listen(p, pend, turn) {
+            if let Some(state) = listen(p, pend, turn, prompt) {
                 pend.state = state;
                 continue;
             }
@@ -587,7 +619,7 @@ fn play_turn(players: &mut [Player], requests: &[Request], turn: u32) -> Vec<Pen
 
 /// Everything the bot said since the last look: its answer (it is paused
 /// at once), or its death; `None` while it is still thinking.
-fn listen(p: &mut Player, pend: &Pending, turn: u32) -> Option<Waiting> {
+fn listen(p: &mut Player, pend: &Pending, turn: u32, prompt: &PromptWakeups) -> Option<Waiting> {
     loop {
         let (proto, mut bot) = p.parts();
         let heard = proto.hear(&mut bot)?;
@@ -607,10 +639,14 @@ fn listen(p: &mut Player, pend: &Pending, turn: u32) -> Option<Waiting> {
             }
         };
         let took = pend.sent.elapsed();
+        // Real-time from the answer to the pause: no bot runs in between,
+        // however many threads it spins (PromptWakeups::urgent).
+        let urgent = prompt.urgent();
         let cpu_at_answer = p.sandbox.cpu_usage().unwrap_or_default();
         p.pause();
-        p.undrained = 0;
         let cpu_after = p.sandbox.cpu_usage().unwrap_or_default();
+        drop(urgent);
+        p.undrained = 0;
         return Some(Waiting::Answered { answer, took, cpu_at_answer, cpu_after });
     }
 }

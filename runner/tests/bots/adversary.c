@@ -13,6 +13,8 @@
  *                                connection attempt too), then plays over TCP
  *   closes_stdout                Target: answers once, closes stdout, lives on
  *   flood_no_newline             Target: 8 MiB without a newline, then answers every move
+ *   sched                        Target: reports its scheduling policy and slice on stderr every
+ *                                move ("sched: policy P priority R slice S")
  *
  * GAME is snake (a wall hugger over stdio) or target (always "2").
  */
@@ -21,6 +23,8 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <pthread.h>
+#include <sched.h>
+#include <sys/syscall.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -200,6 +204,19 @@ int main(int argc, char **argv) {
         fflush(stdout);
         close(1);
         for (;;) pause();
+    }
+    if (!strcmp(mode, "sched")) {
+        char line[4096];
+        while (fgets(line, sizeof line, stdin)) {
+            /* struct sched_attr, version 0 (48 bytes) */
+            unsigned int attr[12] = {48};
+            long r = syscall(SYS_sched_getattr, 0, attr, 48, 0);
+            unsigned long long slice = (unsigned long long)attr[6] | (unsigned long long)attr[7] << 32;
+            fprintf(stderr, "sched: policy %d priority %u slice %llu (%ld)\n", sched_getscheduler(0), attr[5], slice, r);
+            puts("2");
+            fflush(stdout);
+        }
+        return 0;
     }
     if (!strcmp(mode, "flood_no_newline")) {
         static char junk[1 << 16];

@@ -271,8 +271,11 @@ pub(crate) fn read_pids(path: &Path) -> Result<Vec<i32>> {
     Ok(text.lines().filter_map(|l| l.trim().parse().ok()).collect())
 }
 
-/// Wait until `done()` holds: spin briefly (freezing a few processes takes
-/// microseconds), then back off, failing after `limit`.
+/// Wait until `done()` holds: check a few times back to back (freezing a
+/// few processes takes microseconds), then nap, failing after `limit`.
+/// Never `yield`: the caller may be the match engine at real-time priority,
+/// for which yielding lets no ordinary task run, and what is waited for
+/// (tasks dying, or reaching the freezer) needs them to run.
 pub(crate) fn wait_until(limit: Duration, what: &str, mut done: impl FnMut() -> Result<bool>) -> Result<()> {
     let start = Instant::now();
     let mut spins = 0u32;
@@ -284,11 +287,10 @@ pub(crate) fn wait_until(limit: Duration, what: &str, mut done: impl FnMut() -> 
             return Err(Error::os(what.to_owned(), io::Error::from(io::ErrorKind::TimedOut)));
         }
         spins += 1;
-        if spins < 200 {
+        if spins < 10 {
             std::hint::spin_loop();
-            std::thread::yield_now();
         } else {
-            std::thread::sleep(Duration::from_micros(100));
+            std::thread::sleep(Duration::from_micros(50));
         }
     }
 }

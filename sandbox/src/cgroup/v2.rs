@@ -6,12 +6,13 @@
 //! leaf named `koth-runner` and creates box cgroups beside that leaf.
 
 use std::fs;
+use std::io;
 use std::os::fd::{AsRawFd, OwnedFd};
 use std::path::{Path, PathBuf};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use super::{dir_under_mount, Group, Hierarchy, Mounts, Version, KILL_WAIT};
-use super::{keyed, open_ro, open_rw, parse_u64, pread, pwrite, read_pids, rmdir_retry, wait_until, write_file};
+use super::{keyed, open_ro, open_rw, parse_u64, pread, pwrite, read_pids, rmdir_retry, write_file};
 use crate::{Error, Limits, Result};
 
 const RUNNER_LEAF: &str = "koth-runner";
@@ -136,6 +137,29 @@ impl V2Group {
         let mut buf = [0u8; 128];
         Ok(keyed(pread(&self.events, &mut buf, "cgroup.events")?, key).unwrap_or(0))
     }
+
+    /// Wait until `cgroup.events` says `key want`, asleep: the kernel
+    /// signals every change of that file as `POLLPRI` (each read re-arms
+    /// it), so a change between the read and the poll ends the poll at
+    /// once. No spinning: the caller may be the match engine at real-time
+    /// priority, and the box's tasks need the CPU to reach the freezer.
+    fn wait_event(&self, key: &str, want: u64, limit: Duration) -> Result<()> {
+        let until = Instant::now() + limit;
+        loop {
+            if self.event(key)? == want {
+                return Ok(());
+            }
+            let Some(rest) = until.checked_duration_since(Instant::now()) else {
+                let what = format!("waiting for cgroup.events {key} {want}");
+                return Err(Error::os(what, io::Error::from(io::ErrorKind::TimedOut)));
+            };
+            // At most 10 ms a poll: a missed notification costs no more.
+            let ms = rest.min(Duration::from_millis(10)).as_micros().div_ceil(1000) as i32;
+            let mut pfd = libc::pollfd { fd: self.events.as_raw_fd(), events: libc::POLLPRI, revents: 0 };
+            // SAFETY: one valid pollfd, borrowed for the call.
+            unsafe { libc::poll(&mut pfd, 1, ms) };
+        }
+    }
 }
 
 impl Group for V2Group {
@@ -163,12 +187,12 @@ impl Group for V2Group {
 
     fn freeze(&self) -> Result<()> {
         pwrite(&self.freeze, b"1", "cgroup.freeze")?;
-        wait_until(Duration::from_secs(5), "waiting for cgroup.events frozen 1", || Ok(self.event("frozen")? == 1))
+        self.wait_event("frozen", 1, Duration::from_secs(5))
     }
 
     fn thaw(&self) -> Result<()> {
         pwrite(&self.freeze, b"0", "cgroup.freeze")?;
-        wait_until(Duration::from_secs(5), "waiting for cgroup.events frozen 0", || Ok(self.event("frozen")? == 0))
+        self.wait_event("frozen", 0, Duration::from_secs(5))
     }
 
     fn pids(&self) -> Result<Vec<i32>> {
@@ -180,7 +204,7 @@ impl Group for V2Group {
     /// the wait for an empty group is bounded by [`KILL_WAIT`].
     fn kill_all(&self) -> Result<()> {
         pwrite(&self.kill, b"1", "cgroup.kill")?;
-        if wait_until(KILL_WAIT, "", || Ok(self.event("populated")? == 0)).is_err() {
+        if self.wait_event("populated", 0, KILL_WAIT).is_err() {
             tracing::warn!("killed tasks are still in the kernel; they die when their calls return");
         }
         Ok(())
