@@ -41,6 +41,46 @@ pub struct NewAccount {
     pub token: String,
 }
 
+/// One of an account's API tokens (the token itself is shown only when
+/// made). Times are PostgreSQL's `timestamptz` text.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct TokenInfo {
+    pub id: i64,
+    pub name: String,
+    pub created_at: String,
+    /// When it was last used, to the minute.
+    pub last_used_at: Option<String>,
+    /// When it stops working, if the host set a token lifetime.
+    pub expires_at: Option<String>,
+    /// The token this request was made with.
+    pub current: bool,
+}
+
+/// A new token's name.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NewTokenRequest {
+    /// 1 to 40 letters, digits, `_`, `.` or `-`, not only dots (say where it is used: "laptop", "ci").
+    #[schema(pattern = r"^(?!\.+$)[A-Za-z0-9_.-]{1,40}$")]
+    pub name: String,
+}
+
+/// A token just made (or rotated); `token` is shown this once.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct NewToken {
+    pub token: String,
+    #[serde(flatten)]
+    pub info: TokenInfo,
+}
+
+/// What deleting an account did.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct AccountDeleted {
+    pub id: i64,
+    /// Bots withdrawn (their matches stay in history).
+    pub bots_withdrawn: u64,
+}
+
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct Me {
     pub id: i64,

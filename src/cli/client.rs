@@ -1,8 +1,13 @@
 //! The command-line client of a koth server's HTTP API: `koth submit`,
-//! `koth bots`, `koth leaderboard`, `koth replay download`, `koth logs`.
+//! `koth bots`, `koth leaderboard`, `koth replay download`, `koth logs`,
+//! `koth login`, `koth logout`.
 //!
-//! The server comes from `--server` (`KOTH_SERVER`, default
-//! `http://127.0.0.1:8080`), the token from `--token` (`KOTH_TOKEN`).
+//! The server comes from `--server` (`KOTH_SERVER`), else from the login
+//! file `koth login` wrote, else `http://127.0.0.1:8080`; the token from
+//! `--token` (`KOTH_TOKEN`), else from the login file, but only for the
+//! server it was saved for (a token is never sent to another server). The
+//! login file is `$XDG_CONFIG_HOME/koth/login.json` (or
+//! `~/.config/koth/login.json`), mode 0600 in a 0700 folder.
 //! Ladders are named by id or name. Responses are read into the API's own
 //! types (`koth_scheduler::api::types`), so the client and the server
 //! cannot disagree on a field.
@@ -13,19 +18,55 @@ use std::time::{Duration, Instant};
 use anyhow::{bail, Context};
 use clap::{Args, Subcommand};
 use koth_scheduler::api::types::{
-    BotInfo, ErrorBody, LadderBot, LadderSummary, Leaderboard, MatchState, MatchSummary, SeatStderr, Submitted, VersionLog, VersionStatus,
+    BotInfo, ErrorBody, LadderBot, LadderSummary, Leaderboard, MatchState, MatchSummary, Me, SeatStderr, Submitted, TokenInfo, VersionLog,
+    VersionStatus,
 };
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 #[derive(Args, Clone)]
 pub struct ServerArgs {
-    /// The koth server.
-    #[arg(long, env = "KOTH_SERVER", default_value = "http://127.0.0.1:8080", global = true)]
-    server: String,
-    /// Your API token (from account creation; `koth up` writes the host's to <data-dir>/host-token).
+    /// The koth server (default: the one `koth login` saved, else http://127.0.0.1:8080).
+    #[arg(long, env = "KOTH_SERVER", global = true)]
+    server: Option<String>,
+    /// Your API token (default: the one `koth login` saved for this server; `koth up` writes the host's to <data-dir>/host-token).
     #[arg(long, env = "KOTH_TOKEN", global = true, hide_env_values = true)]
     token: Option<String>,
+}
+
+const DEFAULT_SERVER: &str = "http://127.0.0.1:8080";
+
+/// What `koth login` saves.
+#[derive(serde::Serialize, serde::Deserialize)]
+struct Login {
+    server: String,
+    token: String,
+}
+
+/// The login file's path.
+fn login_path() -> anyhow::Result<PathBuf> {
+    let base = match std::env::var_os("XDG_CONFIG_HOME").filter(|v| !v.is_empty()) {
+        Some(d) => PathBuf::from(d),
+        None => PathBuf::from(std::env::var_os("HOME").context("neither XDG_CONFIG_HOME nor HOME is set: where should the login go?")?)
+            .join(".config"),
+    };
+    Ok(base.join("koth").join("login.json"))
+}
+
+/// The saved login, if any; a file that cannot be read is said, not ignored.
+fn saved_login() -> anyhow::Result<Option<Login>> {
+    let path = login_path()?;
+    match std::fs::read(&path) {
+        Ok(bytes) => serde_json::from_slice(&bytes)
+            .map(Some)
+            .with_context(|| format!("{} is not a koth login file; remove it or run `koth login` again", path.display())),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(e).with_context(|| format!("reading {}", path.display())),
+    }
+}
+
+fn normalized(server: &str) -> String {
+    server.trim().trim_end_matches('/').to_owned()
 }
 
 #[derive(Args)]
@@ -98,12 +139,11 @@ struct Client {
 }
 
 impl Client {
-    fn new(a: &ServerArgs) -> Client {
-        Client {
-            base: a.server.trim_end_matches('/').to_owned(),
-            token: a.token.clone(),
-            agent: ureq::AgentBuilder::new().timeout(Duration::from_secs(60)).build(),
-        }
+    fn new(a: &ServerArgs) -> anyhow::Result<Client> {
+        let login = saved_login()?;
+        let base = normalized(a.server.as_deref().or(login.as_ref().map(|l| l.server.as_str())).unwrap_or(DEFAULT_SERVER));
+        let token = a.token.clone().or_else(|| login.filter(|l| normalized(&l.server) == base).map(|l| l.token));
+        Ok(Client { base, token, agent: ureq::AgentBuilder::new().timeout(Duration::from_secs(60)).build() })
     }
 
     fn request(&self, method: &str, path: &str) -> ureq::Request {
@@ -143,9 +183,9 @@ impl Client {
 }
 
 pub fn submit(a: SubmitArgs) -> anyhow::Result<i32> {
-    let c = Client::new(&a.server);
+    let c = Client::new(&a.server)?;
     if c.token.is_none() {
-        bail!("submitting needs your token: --token or KOTH_TOKEN");
+        bail!("submitting needs your token: `koth login`, --token or KOTH_TOKEN");
     }
     let ladder = c.ladder_id(&a.ladder)?;
     let bytes = std::fs::read(&a.file).with_context(|| format!("reading {}", a.file.display()))?;
@@ -223,7 +263,7 @@ fn match_line(m: &MatchSummary, bot: i64, server: &str) -> String {
 }
 
 pub fn bots(a: LadderArg) -> anyhow::Result<i32> {
-    let c = Client::new(&a.server);
+    let c = Client::new(&a.server)?;
     let id = c.ladder_id(&a.ladder)?;
     let list: Vec<LadderBot> = c.get(&format!("/api/ladders/{id}/bots"))?;
     if a.json {
@@ -247,7 +287,7 @@ pub fn bots(a: LadderArg) -> anyhow::Result<i32> {
 }
 
 pub fn leaderboard(a: LadderArg) -> anyhow::Result<i32> {
-    let c = Client::new(&a.server);
+    let c = Client::new(&a.server)?;
     let id = c.ladder_id(&a.ladder)?;
     let lb: Leaderboard = c.get(&format!("/api/ladders/{id}/leaderboard"))?;
     if a.json {
@@ -278,7 +318,7 @@ pub fn replay(cmd: ReplayCommand) -> anyhow::Result<i32> {
         ReplayCommand::Download { server, r#match, output } => (server, r#match, output),
         ReplayCommand::Check { file } => return Ok(super::replay::check(&file)),
     };
-    let c = Client::new(&server);
+    let c = Client::new(&server)?;
     let replay: Value = c.get(&format!("/api/matches/{match}/replay"))?;
     let path = output.unwrap_or_else(|| PathBuf::from(format!("match-{match}.json")));
     std::fs::write(&path, serde_json::to_vec_pretty(&replay)?).with_context(|| format!("writing {}", path.display()))?;
@@ -287,11 +327,92 @@ pub fn replay(cmd: ReplayCommand) -> anyhow::Result<i32> {
 }
 
 pub fn logs(a: LogsArgs) -> anyhow::Result<i32> {
-    let c = Client::new(&a.server);
+    let c = Client::new(&a.server)?;
     if c.token.is_none() {
-        bail!("a bot's stderr is its owner's: --token or KOTH_TOKEN");
+        bail!("a bot's stderr is its owner's: `koth login`, --token or KOTH_TOKEN");
     }
     let v: SeatStderr = c.get(&format!("/api/matches/{}/stderr/{}", a.r#match, a.seat))?;
     print!("{}", v.stderr.unwrap_or_default());
+    Ok(0)
+}
+
+#[derive(Args)]
+pub struct LoginArgs {
+    /// The koth server.
+    #[arg(long, env = "KOTH_SERVER", default_value = DEFAULT_SERVER)]
+    server: String,
+    /// Your API token; without it, it is read from standard input (so it
+    /// stays out of your shell's history).
+    #[arg(long, env = "KOTH_TOKEN", hide_env_values = true)]
+    token: Option<String>,
+}
+
+/// `koth login`: check the token with the server, then save both.
+pub fn login(a: LoginArgs) -> anyhow::Result<i32> {
+    let token = match a.token {
+        Some(t) => t,
+        None => {
+            eprint!("token for {}: ", normalized(&a.server));
+            let mut line = String::new();
+            std::io::stdin().read_line(&mut line).context("reading the token from standard input")?;
+            line
+        }
+    };
+    let token = token.trim().to_owned();
+    if token.is_empty() {
+        bail!("no token given: --token, KOTH_TOKEN or a line on standard input");
+    }
+    let c = Client::new(&ServerArgs { server: Some(a.server.clone()), token: Some(token.clone()) })?;
+    let me: Me = c.get("/api/me")?;
+    let path = login_path()?;
+    write_private(&path, &serde_json::to_vec_pretty(&Login { server: c.base.clone(), token })?)?;
+    println!("signed in to {} as {}{}; saved in {}", c.base, me.name, if me.is_host { " (host)" } else { "" }, path.display());
+    Ok(0)
+}
+
+/// Write `bytes` to `path` readable by its owner only: into a new file of
+/// mode 0600 in a folder of mode 0700, then renamed over the old one.
+fn write_private(path: &std::path::Path, bytes: &[u8]) -> anyhow::Result<()> {
+    use std::io::Write;
+    use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt, PermissionsExt};
+    let dir = path.parent().context("the login file has no folder")?;
+    std::fs::DirBuilder::new().recursive(true).mode(0o700).create(dir).with_context(|| format!("creating {}", dir.display()))?;
+    std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700)).with_context(|| format!("restricting {}", dir.display()))?;
+    let tmp = path.with_extension(format!("tmp{}", std::process::id()));
+    let mut f = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(&tmp)
+        .with_context(|| format!("creating {}", tmp.display()))?;
+    f.write_all(bytes).and_then(|_| f.sync_all()).with_context(|| format!("writing {}", tmp.display()))?;
+    std::fs::rename(&tmp, path).with_context(|| format!("replacing {}", path.display()))?;
+    Ok(())
+}
+
+#[derive(Args)]
+pub struct LogoutArgs {
+    /// Also revoke the saved token on its server (it stops working
+    /// everywhere, not only here).
+    #[arg(long)]
+    revoke: bool,
+}
+
+/// `koth logout`: forget the saved login (and with `--revoke`, revoke it).
+pub fn logout(a: LogoutArgs) -> anyhow::Result<i32> {
+    let path = login_path()?;
+    let Some(login) = saved_login()? else {
+        println!("not signed in ({} does not exist)", path.display());
+        return Ok(0);
+    };
+    if a.revoke {
+        let c = Client::new(&ServerArgs { server: Some(login.server.clone()), token: Some(login.token.clone()) })?;
+        let tokens: Vec<TokenInfo> = c.get("/api/me/tokens")?;
+        let current = tokens.iter().find(|t| t.current).context("the server did not mark the token in use")?;
+        c.finish(c.request("DELETE", &format!("/api/me/tokens/{}", current.id)).call())?;
+        println!("revoked the token {:?} on {}", current.name, c.base);
+    }
+    std::fs::remove_file(&path).with_context(|| format!("removing {}", path.display()))?;
+    println!("signed out of {}", normalized(&login.server));
     Ok(0)
 }

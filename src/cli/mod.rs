@@ -12,6 +12,22 @@ mod sandbox;
 mod service;
 mod up;
 
+/// What a host sets about the API (`koth up`, `koth web`).
+#[derive(clap::Args, Clone, Debug)]
+pub struct ApiArgs {
+    /// Tokens made through the API (sign-up, new, rotated) stop working
+    /// this many days after they are made (default: never). The host's
+    /// token in the data folder never expires.
+    #[arg(long, env = "KOTH_TOKEN_DAYS", value_parser = clap::value_parser!(u32).range(1..=36500))]
+    pub token_days: Option<u32>,
+}
+
+impl ApiArgs {
+    pub fn options(&self) -> koth_scheduler::api::ApiOptions {
+        koth_scheduler::api::ApiOptions { token_lifetime: self.token_days.map(|d| std::time::Duration::from_secs(u64::from(d) * 86_400)) }
+    }
+}
+
 /// Where bots' toolchains and compiled artifacts live, and where boxes
 /// keep their state: shared by the commands that build and run bots.
 #[derive(clap::Args, Clone, Debug)]
@@ -80,6 +96,10 @@ enum Command {
     Replay(client::ReplayCommand),
     /// Your bot's stderr in a match on a server.
     Logs(client::LogsArgs),
+    /// Save a server and your token for the commands above (checked with the server first).
+    Login(client::LoginArgs),
+    /// Forget the saved login (--revoke: also revoke the token on the server).
+    Logout(client::LogoutArgs),
     /// The languages koth knows, their images, building and measuring them.
     Languages(languages::LanguagesArgs),
     /// Play one match on this machine, with the engine the ladder uses.
@@ -118,6 +138,8 @@ pub fn run(cli: Cli) -> anyhow::Result<i32> {
         Command::Leaderboard(args) => client::leaderboard(args),
         Command::Replay(cmd) => client::replay(cmd),
         Command::Logs(args) => client::logs(args),
+        Command::Login(args) => client::login(args),
+        Command::Logout(args) => client::logout(args),
         Command::Match(args) => match_cmd::run(args),
         Command::MatchBench(args) => match_bench::run(args),
         Command::QueueBench(args) => queue_bench::run(args),

@@ -69,6 +69,8 @@ pub struct WebArgs {
     /// Where `--examples` writes the host's token.
     #[arg(long, env = "KOTH_DATA", default_value = "/var/lib/koth/web")]
     data_dir: std::path::PathBuf,
+    #[command(flatten)]
+    api: super::ApiArgs,
 }
 
 /// A watch that turns true on SIGTERM or SIGINT.
@@ -151,7 +153,7 @@ pub fn web(a: WebArgs) -> anyhow::Result<i32> {
             .await
             .map_err(|e| anyhow::anyhow!("listening on {}: {e}; pick another with --listen", a.listen))?;
         let mut stop = shutdown_signal();
-        let app = koth_scheduler::api::router(pool.clone());
+        let app = koth_scheduler::api::router_with(pool.clone(), a.api.options());
         eprintln!("koth web is up at http://{}/", listener.local_addr()?);
         axum::serve(listener, app)
             .with_graceful_shutdown(async move {

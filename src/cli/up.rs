@@ -36,6 +36,8 @@ pub struct UpArgs {
     no_examples: bool,
     #[command(flatten)]
     store: super::BotStoreArgs,
+    #[command(flatten)]
+    api: super::ApiArgs,
 }
 
 pub fn run(a: UpArgs) -> anyhow::Result<i32> {
@@ -99,7 +101,7 @@ async fn serve(a: &UpArgs, url: &str, lock: &UpLock) -> anyhow::Result<i32> {
         .await
         .map_err(|e| anyhow::anyhow!("listening on {}: {e}; pick another with --listen", a.listen))?;
     let addr = listener.local_addr()?;
-    let app = koth_scheduler::api::router(pool.clone());
+    let app = koth_scheduler::api::router_with(pool.clone(), a.api.options());
     let mut stop_http = stop.clone();
     let server = tokio::spawn(async move {
         axum::serve(listener, app)

@@ -37,7 +37,7 @@ use utoipa::OpenApi;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
-use crate::db::reads;
+use crate::db::{accounts, reads};
 use crate::types::*;
 
 /// Largest request body (an upload).
@@ -47,6 +47,16 @@ pub const MAX_BODY: usize = 40 << 20;
 pub(crate) struct AppState {
     pub(crate) pool: PgPool,
     frames: Arc<FramesCache>,
+    options: ApiOptions,
+}
+
+/// What a host may set about the API.
+#[derive(Clone, Debug, Default)]
+pub struct ApiOptions {
+    /// Tokens made through the API (sign-up, new, rotated) stop working this
+    /// long after they are made; `None`: never. (The host's token that
+    /// `koth up` writes to its data folder never expires.)
+    pub token_lifetime: Option<std::time::Duration>,
 }
 
 /// The viewer's frames of recently viewed matches. A replay never changes
@@ -207,9 +217,14 @@ type ApiResult<T> = Result<T, ApiError>;
 /// The whole HTTP service: the API, the web pages, metrics and request
 /// logs (see [`crate::web`] for the pages and the layers).
 pub fn router(pool: PgPool) -> Router {
+    router_with(pool, ApiOptions::default())
+}
+
+/// The API and pages, with the host's options.
+pub fn router_with(pool: PgPool, options: ApiOptions) -> Router {
     let frames = Arc::new(FramesCache { recent: Default::default(), computing: tokio::sync::Semaphore::new(2) });
     let (api, _) = routes().split_for_parts();
-    crate::web::service(api.layer(DefaultBodyLimit::max(MAX_BODY)), AppState { pool, frames })
+    crate::web::service(api.layer(DefaultBodyLimit::max(MAX_BODY)), AppState { pool, frames, options })
 }
 
 /// The OpenAPI document: every route's declaration, as served.
@@ -248,7 +263,7 @@ impl utoipa::Modify for Conventions {
                 .build()
         };
         for item in doc.paths.paths.values_mut() {
-            for op in [&mut item.get, &mut item.post].into_iter().flatten() {
+            for op in [&mut item.get, &mut item.post, &mut item.put, &mut item.delete, &mut item.patch].into_iter().flatten() {
                 let r = &mut op.responses.responses;
                 r.entry("4XX".into()).or_insert_with(|| RefOr::T(error("The request's fault: what was wrong and what to do")));
                 r.entry("503".into()).or_insert_with(|| RefOr::T(error("The database is not available; try again shortly")));
@@ -264,7 +279,10 @@ fn routes() -> OpenApiRouter<AppState> {
         .routes(routes!(metrics))
         .routes(routes!(openapi))
         .routes(routes!(create_user))
-        .routes(routes!(me))
+        .routes(routes!(me, delete_me))
+        .routes(routes!(my_tokens, new_token_route))
+        .routes(routes!(revoke_token))
+        .routes(routes!(rotate_token))
         .routes(routes!(games))
         .routes(routes!(languages))
         .routes(routes!(ladders, create_ladder))
@@ -302,10 +320,20 @@ fn token_hash(token: &str) -> Vec<u8> {
     Sha256::digest(token.as_bytes()).to_vec()
 }
 
-/// Create an account and its first token (returned once).
+/// Create an account and its first token (returned once), which never
+/// expires (the host's own, made by `koth up`).
 pub async fn create_account(pool: &PgPool, name: &str, is_host: bool) -> Result<(i64, String), sqlx::Error> {
+    create_account_for(pool, name, is_host, None).await
+}
+
+async fn create_account_for(
+    pool: &PgPool,
+    name: &str,
+    is_host: bool,
+    lifetime: Option<std::time::Duration>,
+) -> Result<(i64, String), sqlx::Error> {
     let token = new_token();
-    let id = crate::db::reads::create_account(pool, name, is_host, &token_hash(&token)).await?;
+    let id = accounts::create_account(pool, name, is_host, &token_hash(&token), lifetime).await?;
     Ok((id, token))
 }
 
@@ -314,6 +342,8 @@ struct Caller {
     id: i64,
     name: String,
     is_host: bool,
+    /// The id of the token the request came with.
+    token: i64,
 }
 
 async fn caller(pool: &PgPool, headers: &HeaderMap) -> ApiResult<Option<Caller>> {
@@ -323,10 +353,19 @@ async fn caller(pool: &PgPool, headers: &HeaderMap) -> ApiResult<Option<Caller>>
         .ok()
         .and_then(|v| v.strip_prefix("Bearer "))
         .ok_or_else(|| ApiError(StatusCode::UNAUTHORIZED, "the Authorization header must be `Bearer <token>`".into()))?;
-    let row = reads::account_by_token(pool, &token_hash(token.trim())).await?;
-    match row {
-        Some(me) => Ok(Some(Caller { id: me.id, name: me.name, is_host: me.is_host })),
-        None => Err(ApiError(StatusCode::UNAUTHORIZED, "unknown token; create an account with POST /api/users".into())),
+    let hash = token_hash(token.trim());
+    match accounts::account_by_token(pool, &hash).await? {
+        Some((me, token)) => Ok(Some(Caller { id: me.id, name: me.name, is_host: me.is_host, token })),
+        None if accounts::token_expired(pool, &hash).await? => Err(ApiError(
+            StatusCode::UNAUTHORIZED,
+            "this token has expired (this server gives tokens a lifetime): make a new one with another of your tokens \
+             (POST /api/me/tokens), or ask a host"
+                .into(),
+        )),
+        None => Err(ApiError(
+            StatusCode::UNAUTHORIZED,
+            "unknown token (revoked, or its account deleted); create an account with POST /api/users".into(),
+        )),
     }
 }
 
@@ -380,7 +419,7 @@ async fn create_user(State(s): State<AppState>, ApiBody(body): ApiBody) -> ApiRe
     if !valid_name(&u.name) {
         return Err(bad(NAME_RULE));
     }
-    match create_account(&s.pool, &u.name, false).await {
+    match create_account_for(&s.pool, &u.name, false, s.options.token_lifetime).await {
         Ok((id, token)) => Ok((StatusCode::CREATED, Json(NewAccount { id, name: u.name, token })).into_response()),
         Err(sqlx::Error::Database(e)) if e.is_unique_violation() => {
             Err(ApiError(StatusCode::CONFLICT, format!("the name {:?} is taken", u.name)))
@@ -402,6 +441,63 @@ fn valid_name(n: &str) -> bool {
 async fn me(State(s): State<AppState>, headers: HeaderMap) -> ApiResult<Json<Me>> {
     let who = require_caller(&s.pool, &headers).await?;
     Ok(Json(Me { id: who.id, name: who.name, is_host: who.is_host }))
+}
+
+/// The caller's tokens (the one used for this request is `current`).
+#[utoipa::path(get, path = "/api/me/tokens", tag = "accounts", security(("token" = [])), responses((status = 200, body = Vec<TokenInfo>)))]
+async fn my_tokens(State(s): State<AppState>, headers: HeaderMap) -> ApiResult<Json<Vec<TokenInfo>>> {
+    let who = require_caller(&s.pool, &headers).await?;
+    Ok(Json(accounts::tokens(&s.pool, who.id, who.token).await?))
+}
+
+/// Make a new token for the caller's account; it is shown this once.
+#[utoipa::path(post, path = "/api/me/tokens", tag = "accounts", security(("token" = [])), request_body = NewTokenRequest,
+    responses((status = 201, body = NewToken)))]
+async fn new_token_route(State(s): State<AppState>, headers: HeaderMap, ApiBody(body): ApiBody) -> ApiResult<Response> {
+    let who = require_caller(&s.pool, &headers).await?;
+    let r: NewTokenRequest = json_body(&body, r#"{"name": "laptop"}"#)?;
+    if !valid_name(&r.name) {
+        return Err(bad(NAME_RULE));
+    }
+    let token = new_token();
+    let info = accounts::create_token(&s.pool, who.id, &r.name, &token_hash(&token), s.options.token_lifetime).await?;
+    Ok((StatusCode::CREATED, Json(NewToken { token, info })).into_response())
+}
+
+/// Revoke one of the caller's tokens (the current one too): it stops
+/// working at once.
+#[utoipa::path(delete, path = "/api/me/tokens/{id}", tag = "accounts", security(("token" = [])),
+    params(("id" = i64, Path, description = "The token's id (GET /api/me/tokens)")),
+    responses((status = 204, description = "Revoked")))]
+async fn revoke_token(State(s): State<AppState>, ApiPath(id): ApiPath<i64>, headers: HeaderMap) -> ApiResult<StatusCode> {
+    let who = require_caller(&s.pool, &headers).await?;
+    if !accounts::revoke_token(&s.pool, who.id, id).await? {
+        return Err(not_found(&format!("token {id} of yours")));
+    }
+    Ok(StatusCode::NO_CONTENT)
+}
+
+/// Replace one of the caller's tokens by a new one of the same name: the
+/// old one stops working as the new one is shown (this once).
+#[utoipa::path(post, path = "/api/me/tokens/{id}/rotate", tag = "accounts", security(("token" = [])),
+    params(("id" = i64, Path, description = "The token's id (GET /api/me/tokens)")),
+    responses((status = 201, body = NewToken)))]
+async fn rotate_token(State(s): State<AppState>, ApiPath(id): ApiPath<i64>, headers: HeaderMap) -> ApiResult<Response> {
+    let who = require_caller(&s.pool, &headers).await?;
+    let token = new_token();
+    match accounts::rotate_token(&s.pool, who.id, id, &token_hash(&token), s.options.token_lifetime).await? {
+        Some(info) => Ok((StatusCode::CREATED, Json(NewToken { token, info })).into_response()),
+        None => Err(not_found(&format!("token {id} of yours"))),
+    }
+}
+
+/// Delete the caller's account: every token revoked, every bot withdrawn;
+/// the name stays taken and the matches stay in history.
+#[utoipa::path(delete, path = "/api/me", tag = "accounts", security(("token" = [])), responses((status = 200, body = AccountDeleted)))]
+async fn delete_me(State(s): State<AppState>, headers: HeaderMap) -> ApiResult<Json<AccountDeleted>> {
+    let who = require_caller(&s.pool, &headers).await?;
+    let bots_withdrawn = accounts::delete_account(&s.pool, who.id).await?;
+    Ok(Json(AccountDeleted { id: who.id, bots_withdrawn }))
 }
 
 /// The games koth plays: seats, time per move, what a timeout does.

@@ -46,24 +46,6 @@ pub async fn counts(pool: &PgPool) -> Result<Counts> {
     Ok(Counts { jobs, matches, bots })
 }
 
-/// An account and its first token's hash, in one transaction.
-pub async fn create_account(pool: &PgPool, name: &str, is_host: bool, token_hash: &[u8]) -> std::result::Result<i64, sqlx::Error> {
-    let mut tx = pool.begin().await?;
-    let id = super::store::create_user_on(&mut tx, name, is_host).await?;
-    sqlx::query("INSERT INTO api_tokens (hash, user_id) VALUES ($1, $2)").bind(token_hash).bind(id).execute(&mut *tx).await?;
-    tx.commit().await?;
-    Ok(id)
-}
-
-/// The account of a token's hash.
-pub async fn account_by_token(pool: &PgPool, token_hash: &[u8]) -> Result<Option<Me>> {
-    let row = sqlx::query("SELECT u.id, u.name, u.is_host FROM api_tokens t JOIN users u ON u.id = t.user_id WHERE t.hash = $1")
-        .bind(token_hash)
-        .fetch_optional(pool)
-        .await?;
-    Ok(row.map(|r| Me { id: r.get("id"), name: r.get("name"), is_host: r.get("is_host") }))
-}
-
 pub async fn ladders(pool: &PgPool) -> Result<Vec<LadderSummary>> {
     let rows = sqlx::query(
         "SELECT l.id, l.name, l.format, l.paused, g.kind, (SELECT count(*) FROM bots b WHERE b.ladder_id = l.id) AS bots \

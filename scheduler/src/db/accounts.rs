@@ -1,0 +1,156 @@
+//! Accounts and their API tokens. A token is stored only as its SHA-256
+//! hash; revoking deletes the row. A deleted account keeps its row (its
+//! name stays taken, its matches stay in history) with no tokens left and
+//! its bots withdrawn.
+
+use std::time::Duration;
+
+use sqlx::{PgPool, Row};
+
+use super::store::StoreError;
+use crate::types::{Me, TokenInfo};
+
+type Result<T> = std::result::Result<T, StoreError>;
+
+/// Expiry of a token made now, for `lifetime` (none: it never expires).
+fn expiry_secs(lifetime: Option<Duration>) -> Option<f64> {
+    lifetime.map(|l| l.as_secs_f64())
+}
+
+/// An account and its first token's hash, in one transaction.
+pub async fn create_account(
+    pool: &PgPool,
+    name: &str,
+    is_host: bool,
+    token_hash: &[u8],
+    lifetime: Option<Duration>,
+) -> std::result::Result<i64, sqlx::Error> {
+    let mut tx = pool.begin().await?;
+    let id = super::store::create_user_on(&mut tx, name, is_host).await?;
+    sqlx::query("INSERT INTO api_tokens (hash, user_id, expires_at) VALUES ($1, $2, now() + make_interval(secs => $3))")
+        .bind(token_hash)
+        .bind(id)
+        .bind(expiry_secs(lifetime))
+        .execute(&mut *tx)
+        .await?;
+    tx.commit().await?;
+    Ok(id)
+}
+
+/// The account of a token's hash, with the token's id, if the token exists,
+/// has not expired and its account is not deleted. Notes the token's use
+/// (at most once a minute: a write per request would cost more than the
+/// request).
+pub async fn account_by_token(pool: &PgPool, token_hash: &[u8]) -> Result<Option<(Me, i64)>> {
+    let row = sqlx::query(
+        "SELECT u.id, u.name, u.is_host, t.id AS token_id, \
+                (t.last_used_at IS NULL OR t.last_used_at < now() - interval '1 minute') AS stale \
+         FROM api_tokens t JOIN users u ON u.id = t.user_id \
+         WHERE t.hash = $1 AND u.deleted_at IS NULL AND (t.expires_at IS NULL OR t.expires_at > now())",
+    )
+    .bind(token_hash)
+    .fetch_optional(pool)
+    .await?;
+    let Some(r) = row else { return Ok(None) };
+    let token_id: i64 = r.get("token_id");
+    if r.get::<bool, _>("stale") {
+        sqlx::query("UPDATE api_tokens SET last_used_at = now() WHERE id = $1").bind(token_id).execute(pool).await?;
+    }
+    Ok(Some((Me { id: r.get("id"), name: r.get("name"), is_host: r.get("is_host") }, token_id)))
+}
+
+/// Whether a token's hash names an expired token (to say so, rather than
+/// "unknown token").
+pub async fn token_expired(pool: &PgPool, token_hash: &[u8]) -> Result<bool> {
+    Ok(sqlx::query_scalar("SELECT EXISTS (SELECT 1 FROM api_tokens WHERE hash = $1 AND expires_at <= now())")
+        .bind(token_hash)
+        .fetch_one(pool)
+        .await?)
+}
+
+const TOKEN_COLUMNS: &str = "id, name, created_at::text AS created_at, last_used_at::text AS last_used_at, expires_at::text AS expires_at";
+
+fn token_info(r: &sqlx::postgres::PgRow, current: i64) -> TokenInfo {
+    let id: i64 = r.get("id");
+    TokenInfo {
+        id,
+        name: r.get("name"),
+        created_at: r.get("created_at"),
+        last_used_at: r.get("last_used_at"),
+        expires_at: r.get("expires_at"),
+        current: id == current,
+    }
+}
+
+/// An account's tokens, oldest first; `current` marks the caller's.
+pub async fn tokens(pool: &PgPool, user: i64, current: i64) -> Result<Vec<TokenInfo>> {
+    let rows =
+        sqlx::query(&format!("SELECT {TOKEN_COLUMNS} FROM api_tokens WHERE user_id = $1 ORDER BY id")).bind(user).fetch_all(pool).await?;
+    Ok(rows.iter().map(|r| token_info(r, current)).collect())
+}
+
+/// A new token for an account.
+pub async fn create_token(pool: &PgPool, user: i64, name: &str, token_hash: &[u8], lifetime: Option<Duration>) -> Result<TokenInfo> {
+    let r = sqlx::query(&format!(
+        "INSERT INTO api_tokens (hash, user_id, name, expires_at) VALUES ($1, $2, $3, now() + make_interval(secs => $4)) \
+         RETURNING {TOKEN_COLUMNS}"
+    ))
+    .bind(token_hash)
+    .bind(user)
+    .bind(name)
+    .bind(expiry_secs(lifetime))
+    .fetch_one(pool)
+    .await?;
+    Ok(token_info(&r, -1))
+}
+
+/// Revoke one of an account's tokens; false if it has no such token.
+pub async fn revoke_token(pool: &PgPool, user: i64, token: i64) -> Result<bool> {
+    let n =
+        sqlx::query("DELETE FROM api_tokens WHERE id = $1 AND user_id = $2").bind(token).bind(user).execute(pool).await?.rows_affected();
+    Ok(n > 0)
+}
+
+/// Replace one of an account's tokens by a new one of the same name, in one
+/// transaction: the old one stops working as the new one starts. `None` if
+/// the account has no such token.
+pub async fn rotate_token(pool: &PgPool, user: i64, token: i64, new_hash: &[u8], lifetime: Option<Duration>) -> Result<Option<TokenInfo>> {
+    let mut tx = pool.begin().await?;
+    let Some(name) = sqlx::query_scalar::<_, String>("DELETE FROM api_tokens WHERE id = $1 AND user_id = $2 RETURNING name")
+        .bind(token)
+        .bind(user)
+        .fetch_optional(&mut *tx)
+        .await?
+    else {
+        return Ok(None);
+    };
+    let r = sqlx::query(&format!(
+        "INSERT INTO api_tokens (hash, user_id, name, expires_at) VALUES ($1, $2, $3, now() + make_interval(secs => $4)) \
+         RETURNING {TOKEN_COLUMNS}"
+    ))
+    .bind(new_hash)
+    .bind(user)
+    .bind(&name)
+    .bind(expiry_secs(lifetime))
+    .fetch_one(&mut *tx)
+    .await?;
+    tx.commit().await?;
+    Ok(Some(token_info(&r, -1)))
+}
+
+/// Delete an account, in one transaction: every token revoked, every bot
+/// withdrawn (with the reason shown on its page), the row kept. Returns the
+/// bots withdrawn.
+pub async fn delete_account(pool: &PgPool, user: i64) -> Result<u64> {
+    let mut tx = pool.begin().await?;
+    sqlx::query("DELETE FROM api_tokens WHERE user_id = $1").bind(user).execute(&mut *tx).await?;
+    sqlx::query("UPDATE users SET deleted_at = now() WHERE id = $1 AND deleted_at IS NULL").bind(user).execute(&mut *tx).await?;
+    let bots =
+        sqlx::query("UPDATE bots SET disabled_reason = 'its owner deleted their account' WHERE owner_id = $1 AND disabled_reason IS NULL")
+            .bind(user)
+            .execute(&mut *tx)
+            .await?
+            .rows_affected();
+    tx.commit().await?;
+    Ok(bots)
+}

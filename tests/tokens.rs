@@ -1,0 +1,233 @@
+//! Accounts and their tokens against a real PostgreSQL: tokens listed,
+//! made, revoked (refused at once), rotated, expired; accounts deleted; and
+//! `koth login` / `koth logout` against a served API.
+
+use std::path::PathBuf;
+use std::process::Command;
+use std::time::Duration;
+
+use axum::body::Body;
+use axum::http::{Request, StatusCode};
+use koth_scheduler::api::ApiOptions;
+use koth_scheduler::pg::PrivatePostgres;
+use koth_scheduler::store;
+use serde_json::Value;
+use tower::ServiceExt;
+
+fn postgres(name: &str) -> Option<PrivatePostgres> {
+    koth_scheduler::pg::start_for_tests(&PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("pg-{name}")))
+}
+
+struct Api(axum::Router);
+
+impl Api {
+    async fn call(&self, method: &str, uri: &str, token: Option<&str>, body: &str) -> (StatusCode, Value) {
+        let mut req = Request::builder().method(method).uri(uri);
+        if let Some(t) = token {
+            req = req.header("authorization", format!("Bearer {t}"));
+        }
+        let resp = self.0.clone().oneshot(req.body(Body::from(body.to_owned())).unwrap()).await.unwrap();
+        let status = resp.status();
+        let bytes = axum::body::to_bytes(resp.into_body(), usize::MAX).await.unwrap();
+        (status, serde_json::from_slice(&bytes).unwrap_or(Value::Null))
+    }
+
+    async fn sign_up(&self, name: &str) -> String {
+        let (st, v) = self.call("POST", "/api/users", None, &format!(r#"{{"name": "{name}"}}"#)).await;
+        assert_eq!(st, StatusCode::CREATED, "{v}");
+        v["token"].as_str().unwrap().to_owned()
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tokens_are_listed_made_revoked_at_once_and_rotated() {
+    let Some(pg) = postgres("tokens") else { return };
+    let pool = koth_scheduler::db::connect_and_migrate(&pg.url(), 4).await.unwrap();
+    let api = Api(koth_scheduler::api::router(pool.clone()));
+    let first = api.sign_up("carol").await;
+    let other = api.sign_up("dave").await;
+
+    // The sign-up token is listed, marked as the one in use, never expiring.
+    let (st, list) = api.call("GET", "/api/me/tokens", Some(&first), "").await;
+    assert_eq!(st, StatusCode::OK, "{list}");
+    let list = list.as_array().unwrap();
+    assert_eq!(list.len(), 1);
+    assert_eq!((list[0]["name"].as_str(), list[0]["current"].as_bool(), &list[0]["expires_at"]), (Some("first"), Some(true), &Value::Null));
+    assert!(list[0]["last_used_at"].is_string(), "its use is noted: {list:?}");
+    let first_id = list[0]["id"].as_i64().unwrap();
+
+    // A named second token; it works, and each sees itself as current.
+    let (st, made) = api.call("POST", "/api/me/tokens", Some(&first), r#"{"name": "laptop"}"#).await;
+    assert_eq!(st, StatusCode::CREATED, "{made}");
+    let laptop = made["token"].as_str().unwrap().to_owned();
+    let laptop_id = made["id"].as_i64().unwrap();
+    assert_ne!(laptop, first);
+    let (st, me) = api.call("GET", "/api/me", Some(&laptop), "").await;
+    assert_eq!((st, me["name"].as_str()), (StatusCode::OK, Some("carol")));
+    let (_, list) = api.call("GET", "/api/me/tokens", Some(&laptop), "").await;
+    let current: Vec<i64> = list.as_array().unwrap().iter().filter(|t| t["current"] == true).map(|t| t["id"].as_i64().unwrap()).collect();
+    assert_eq!(current, vec![laptop_id]);
+    // Bad names and bodies are refused with the rule.
+    for body in [r#"{"name": ".."}"#, r#"{"name": "has space"}"#, r#"{"nom": "x"}"#, "{"] {
+        let (st, err) = api.call("POST", "/api/me/tokens", Some(&first), body).await;
+        assert_eq!(st, StatusCode::BAD_REQUEST, "{body}: {err}");
+        assert!(err["error"].is_string());
+    }
+    // Nobody revokes or rotates another account's token.
+    let (st, _) = api.call("DELETE", &format!("/api/me/tokens/{laptop_id}"), Some(&other), "").await;
+    assert_eq!(st, StatusCode::NOT_FOUND);
+    let (st, _) = api.call("POST", &format!("/api/me/tokens/{laptop_id}/rotate"), Some(&other), "").await;
+    assert_eq!(st, StatusCode::NOT_FOUND);
+    let (st, _) = api.call("GET", "/api/me", Some(&laptop), "").await;
+    assert_eq!(st, StatusCode::OK, "the laptop token still works");
+
+    // Revoked: refused on the very next request.
+    let (st, _) = api.call("DELETE", &format!("/api/me/tokens/{laptop_id}"), Some(&first), "").await;
+    assert_eq!(st, StatusCode::NO_CONTENT);
+    let (st, err) = api.call("GET", "/api/me", Some(&laptop), "").await;
+    assert_eq!(st, StatusCode::UNAUTHORIZED);
+    assert!(err["error"].as_str().unwrap().contains("revoked"), "{err}");
+    let (st, _) = api.call("DELETE", &format!("/api/me/tokens/{laptop_id}"), Some(&first), "").await;
+    assert_eq!(st, StatusCode::NOT_FOUND, "revoked once");
+
+    // Rotated: same name, new secret; the old one stops as the new one starts.
+    let (st, rotated) = api.call("POST", &format!("/api/me/tokens/{first_id}/rotate"), Some(&first), "").await;
+    assert_eq!(st, StatusCode::CREATED, "{rotated}");
+    assert_eq!(rotated["name"], "first");
+    let second = rotated["token"].as_str().unwrap().to_owned();
+    let (st, _) = api.call("GET", "/api/me", Some(&first), "").await;
+    assert_eq!(st, StatusCode::UNAUTHORIZED);
+    let (st, list) = api.call("GET", "/api/me/tokens", Some(&second), "").await;
+    assert_eq!(st, StatusCode::OK);
+    assert_eq!(list.as_array().unwrap().len(), 1);
+    // Revoking the token in use signs out at once.
+    let id = list[0]["id"].as_i64().unwrap();
+    let (st, _) = api.call("DELETE", &format!("/api/me/tokens/{id}"), Some(&second), "").await;
+    assert_eq!(st, StatusCode::NO_CONTENT);
+    let (st, _) = api.call("GET", "/api/me/tokens", Some(&second), "").await;
+    assert_eq!(st, StatusCode::UNAUTHORIZED);
+}
+
+/// With a token lifetime set by the host, tokens made through the API stop
+/// working when it runs out, and the refusal says so.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tokens_expire_when_the_host_sets_a_lifetime() {
+    let Some(pg) = postgres("tokens-expire") else { return };
+    let pool = koth_scheduler::db::connect_and_migrate(&pg.url(), 4).await.unwrap();
+    let api = Api(koth_scheduler::api::router_with(pool.clone(), ApiOptions { token_lifetime: Some(Duration::from_secs(2)) }));
+    let token = api.sign_up("erin").await;
+    let (st, list) = api.call("GET", "/api/me/tokens", Some(&token), "").await;
+    assert_eq!(st, StatusCode::OK);
+    assert!(list[0]["expires_at"].is_string(), "{list}");
+    tokio::time::sleep(Duration::from_millis(2500)).await;
+    let (st, err) = api.call("GET", "/api/me", Some(&token), "").await;
+    assert_eq!(st, StatusCode::UNAUTHORIZED);
+    assert!(err["error"].as_str().unwrap().contains("expired"), "{err}");
+    // The host's own token (koth up's) never expires.
+    let (_, host) = koth_scheduler::api::create_account(&pool, "host", true).await.unwrap();
+    let (st, _) = api.call("GET", "/api/me", Some(&host), "").await;
+    assert_eq!(st, StatusCode::OK);
+}
+
+/// Deleting an account revokes every token and withdraws every bot; the
+/// name stays taken and the bot stays in history with the reason.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_deleted_account_keeps_its_history_and_loses_its_tokens_and_bots() {
+    let Some(pg) = postgres("tokens-delete") else { return };
+    let pool = koth_scheduler::db::connect_and_migrate(&pg.url(), 4).await.unwrap();
+    let target = koth_scheduler::format::LadderConfig::default_for(koth_games::GameKind::Target);
+    let ladder = store::create_ladder(&pool, "target", koth_games::GameKind::Target, &target).await.unwrap();
+    let api = Api(koth_scheduler::api::router(pool.clone()));
+    let token = api.sign_up("frank").await;
+    let src = std::fs::read_to_string("bots/target/drifter.py").unwrap();
+    let (st, made) = api.call("POST", &format!("/api/ladders/{ladder}/bots/drift?file=bot.py"), Some(&token), &src).await;
+    assert_eq!(st, StatusCode::CREATED, "{made}");
+    let bot = made["bot"].as_i64().unwrap();
+    let (st, extra) = api.call("POST", "/api/me/tokens", Some(&token), r#"{"name": "ci"}"#).await;
+    assert_eq!(st, StatusCode::CREATED);
+    let extra = extra["token"].as_str().unwrap().to_owned();
+
+    let (st, gone) = api.call("DELETE", "/api/me", Some(&token), "").await;
+    assert_eq!(st, StatusCode::OK, "{gone}");
+    assert_eq!(gone["bots_withdrawn"], 1);
+    for t in [&token, &extra] {
+        let (st, _) = api.call("GET", "/api/me", Some(t), "").await;
+        assert_eq!(st, StatusCode::UNAUTHORIZED);
+    }
+    let (st, info) = api.call("GET", &format!("/api/bots/{bot}"), None, "").await;
+    assert_eq!(st, StatusCode::OK, "{info}");
+    assert!(info.to_string().contains("its owner deleted their account"), "{info}");
+    let (st, _) = api.call("POST", "/api/users", None, r#"{"name": "frank"}"#).await;
+    assert_eq!(st, StatusCode::CONFLICT, "the name stays taken");
+}
+
+fn koth(config: &std::path::Path, args: &[&str], stdin: &str) -> (bool, String) {
+    use std::io::Write;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_koth"))
+        .args(args)
+        .env("XDG_CONFIG_HOME", config)
+        .env_remove("KOTH_SERVER")
+        .env_remove("KOTH_TOKEN")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(stdin.as_bytes()).unwrap();
+    let out = child.wait_with_output().unwrap();
+    (out.status.success(), format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr)))
+}
+
+/// `koth login` checks the token and saves it readable by its owner only;
+/// later commands use it (for that server only); `koth logout --revoke`
+/// revokes it on the server and forgets it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn koth_login_saves_the_token_privately_and_logout_revokes_it() {
+    use std::os::unix::fs::PermissionsExt;
+    let Some(pg) = postgres("tokens-cli") else { return };
+    let pool = koth_scheduler::db::connect_and_migrate(&pg.url(), 4).await.unwrap();
+    let target = koth_scheduler::format::LadderConfig::default_for(koth_games::GameKind::Target);
+    store::create_ladder(&pool, "target", koth_games::GameKind::Target, &target).await.unwrap();
+    let (_, token) = koth_scheduler::api::create_account(&pool, "gina", false).await.unwrap();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let server = format!("http://{}", listener.local_addr().unwrap());
+    let app = koth_scheduler::api::router(pool.clone());
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    let config = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("koth-login-config");
+    let _ = std::fs::remove_dir_all(&config);
+    let file = config.join("koth/login.json");
+
+    let (ok, out) = tokio::task::block_in_place(|| koth(&config, &["login", "--server", &server], "not-a-token\n"));
+    assert!(!ok && out.contains("401") && out.contains("unknown token"), "{out}");
+    assert!(!file.exists(), "a refused token is not saved");
+    // The token from standard input, as a user would paste it.
+    let (ok, out) = tokio::task::block_in_place(|| koth(&config, &["login", "--server", &server], &format!("{token}\n")));
+    assert!(ok && out.contains("as gina"), "{out}");
+    assert_eq!(std::fs::metadata(&file).unwrap().permissions().mode() & 0o777, 0o600);
+    assert_eq!(std::fs::metadata(file.parent().unwrap()).unwrap().permissions().mode() & 0o777, 0o700);
+    assert!(!std::fs::read_to_string(&file).unwrap().is_empty());
+    // Later commands find the server and the token.
+    let (ok, out) = tokio::task::block_in_place(|| koth(&config, &["leaderboard", "target"], ""));
+    assert!(ok, "{out}");
+    let (ok, out) = tokio::task::block_in_place(|| {
+        koth(&config, &["submit", "--ladder", "target", "--name", "x", "--watch", "0", "/nonexistent.py"], "")
+    });
+    assert!(!ok && !out.contains("needs your token"), "the saved token is used: {out}");
+    // Not for another server.
+    let (ok, out) = tokio::task::block_in_place(|| {
+        koth(&config, &["submit", "--server", "http://127.0.0.1:9", "--ladder", "t", "--name", "x", "/x.py"], "")
+    });
+    assert!(!ok && out.contains("needs your token"), "{out}");
+
+    let (ok, out) = tokio::task::block_in_place(|| koth(&config, &["logout", "--revoke"], ""));
+    assert!(ok && out.contains("revoked") && out.contains("signed out"), "{out}");
+    assert!(!file.exists());
+    let code = match ureq::get(&format!("{server}/api/me")).set("Authorization", &format!("Bearer {token}")).call() {
+        Err(ureq::Error::Status(code, _)) => code,
+        Ok(r) => r.status(),
+        Err(e) => panic!("{e}"),
+    };
+    assert_eq!(code, 401, "the revoked token is refused");
+    let (ok, out) = tokio::task::block_in_place(|| koth(&config, &["logout"], ""));
+    assert!(ok && out.contains("not signed in"), "{out}");
+}
