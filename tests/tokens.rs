@@ -114,7 +114,10 @@ async fn tokens_are_listed_made_revoked_at_once_and_rotated() {
 async fn tokens_expire_when_the_host_sets_a_lifetime() {
     let Some(pg) = postgres("tokens-expire") else { return };
     let pool = koth_scheduler::db::connect_and_migrate(&pg.url(), 4).await.unwrap();
-    let api = Api(koth_scheduler::api::router_with(pool.clone(), ApiOptions { token_lifetime: Some(Duration::from_secs(2)) }));
+    let api = Api(koth_scheduler::api::router_with(
+        pool.clone(),
+        ApiOptions { token_lifetime: Some(Duration::from_secs(2)), ..ApiOptions::default() },
+    ));
     let token = api.sign_up("erin").await;
     let (st, list) = api.call("GET", "/api/me/tokens", Some(&token), "").await;
     assert_eq!(st, StatusCode::OK);

@@ -91,6 +91,8 @@ fn a_40ms_answer_is_never_late_and_a_60ms_answer_always_is_while_another_bot_bur
         play(&opts, vec![test_bot("sleeper.py", &["40", "2"]), test_bot("sleeper.py", &["60", "2"]), test_bot("burner.py", &[])]).unwrap();
     let fast = &report.outcomes[0];
     let slow = &report.outcomes[1];
+    let t = move_times(&report, 0);
+    eprintln!("the 40 ms bot's slowest move after the first: {:.1} ms", t[1..].iter().cloned().fold(0.0, f64::max));
     assert_eq!(fast.timeouts, 0, "the 40 ms bot was timed out: {:?} {}", move_times(&report, 0), fast.stderr);
     // The first move has the start-up allowance; every later one is late.
     assert_eq!(slow.timeouts, turns - 1, "{}", slow.stderr);

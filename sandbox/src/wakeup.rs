@@ -28,8 +28,11 @@
 //! priority (`SCHED_RR` 1), so no ordinary thread interrupts it, which
 //! fixes the running. Only then: a real-time thread also preempts other
 //! matches' bots on the same host. Real-time for the whole match, or for
-//! all its waiting, timed out a 40 ms bot of a concurrent match
-//! (`runner/tests/matches.rs`); for the pause alone it does not. Measured
+//! all its waiting, timed out a 40 ms bot of a concurrent match in every
+//! run (`runner/tests/matches.rs`), and for every pause (ending a
+//! process-per-turn bot included) in one run of twelve; the engine takes
+//! it only to pause a long-lived bot, which is where a bot can spin after
+//! answering. Measured
 //! (`koth match-bench`, alternated with an ordinary engine thread): the
 //! bot's CPU from the answer being read to the pause, p99 0.23 ms instead
 //! of 10–20 ms; by the bot's own clock, from writing its answer, p99

@@ -88,7 +88,7 @@ stored_states! {
 
 stored_states! {
     /// Where a match is (`matches.state`).
-    MatchState { Queued = "queued", Finished = "finished", Failed = "failed" }
+    MatchState { Queued = "queued", Finished = "finished", Failed = "failed", Cancelled = "cancelled" }
 }
 
 stored_states! {

@@ -73,6 +73,13 @@ pub struct NewToken {
     pub info: TokenInfo,
 }
 
+/// A match cancelled before it was played.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct MatchCancelled {
+    pub id: i64,
+    pub reason: String,
+}
+
 /// What deleting an account did.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct AccountDeleted {

@@ -276,7 +276,8 @@ async function matchPage(id) {
     el('h1', {}, `Match ${id} `, el('small', {}, m.ladder ? el('a', { href: '/ladders/' + m.ladder }, m.ladder_name) : 'challenge', m.game ? [' · ', el('a', { href: '/games/' + m.game }, m.game)] : '',
       ' · ', m.rated ? 'rated' : 'unrated', ' · seed ', m.seed)),
     el('p', { id: 'match-state' }, m.state === 'finished' ? `Finished ${when(m.finished)} after ${m.turns} turns.`
-      : m.state === 'failed' ? 'This match could not be played: ' + (m.error || 'unknown error') : 'Waiting to be played…'),
+      : m.state === 'failed' ? 'This match could not be played: ' + (m.error || 'unknown error')
+      : m.state === 'cancelled' ? 'This match was ' + (m.error || 'cancelled') + ' before it was played.' : 'Waiting to be played…'),
     table(['seat', 'bot', 'owner', 'result', 'rank', 'score', 'status'], m.seats.map(s => [
       [swatch(s.seat), ' ', s.seat + 1], el('a', { href: '/bots/' + s.bot }, s.name), s.owner, s.result ?? '–', s.rank ?? '–', fmt(s.score, 2), statusText(s.status)]), { id: 'seats' }),
     el('div', { id: 'viewer' }));

@@ -20,11 +20,19 @@ pub struct ApiArgs {
     /// token in the data folder never expires.
     #[arg(long, env = "KOTH_TOKEN_DAYS", value_parser = clap::value_parser!(u32).range(1..=36500))]
     pub token_days: Option<u32>,
+    /// Challenges one account may have queued or playing at once (hosts are
+    /// not limited); more are refused with 429 until one is over.
+    #[arg(long, env = "KOTH_CHALLENGES_IN_FLIGHT", default_value_t = koth_scheduler::api::DEFAULT_CHALLENGES_IN_FLIGHT,
+          value_parser = clap::value_parser!(u32).range(1..=1000))]
+    pub challenges_in_flight: u32,
 }
 
 impl ApiArgs {
     pub fn options(&self) -> koth_scheduler::api::ApiOptions {
-        koth_scheduler::api::ApiOptions { token_lifetime: self.token_days.map(|d| std::time::Duration::from_secs(u64::from(d) * 86_400)) }
+        koth_scheduler::api::ApiOptions {
+            token_lifetime: self.token_days.map(|d| std::time::Duration::from_secs(u64::from(d) * 86_400)),
+            challenges_in_flight: self.challenges_in_flight,
+        }
     }
 }
 

@@ -639,9 +639,12 @@ fn listen(p: &mut Player, pend: &Pending, turn: u32, prompt: &PromptWakeups) -> 
             }
         };
         let took = pend.sent.elapsed();
-        // Real-time from the answer to the pause: no bot runs in between,
-        // however many threads it spins (PromptWakeups::urgent).
-        let urgent = prompt.urgent();
+        // Real-time from the answer to the pause of a long-lived bot: none
+        // of its threads runs in between, however many it spins
+        // (PromptWakeups::urgent). A process per turn is simply ended, at
+        // the ordinary priority: real-time there only takes CPU from the
+        // bots of other matches.
+        let urgent = p.proto.long_lived().then(|| prompt.urgent());
         let cpu_at_answer = p.sandbox.cpu_usage().unwrap_or_default();
         p.pause();
         let cpu_after = p.sandbox.cpu_usage().unwrap_or_default();

@@ -51,13 +51,26 @@ pub(crate) struct AppState {
 }
 
 /// What a host may set about the API.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct ApiOptions {
     /// Tokens made through the API (sign-up, new, rotated) stop working this
     /// long after they are made; `None`: never. (The host's token that
     /// `koth up` writes to its data folder never expires.)
     pub token_lifetime: Option<std::time::Duration>,
+    /// Challenges one account may have queued or playing at once (hosts
+    /// are not limited): challenges go ahead of ladder matches, so one
+    /// account must not be able to fill every runner.
+    pub challenges_in_flight: u32,
 }
+
+impl Default for ApiOptions {
+    fn default() -> Self {
+        ApiOptions { token_lifetime: None, challenges_in_flight: DEFAULT_CHALLENGES_IN_FLIGHT }
+    }
+}
+
+/// [`ApiOptions::challenges_in_flight`] by default.
+pub const DEFAULT_CHALLENGES_IN_FLIGHT: u32 = 3;
 
 /// The viewer's frames of recently viewed matches. A replay never changes
 /// once written, and playing a long one again through the rules costs real
@@ -306,6 +319,7 @@ fn routes() -> OpenApiRouter<AppState> {
         .routes(routes!(frames))
         .routes(routes!(stderr))
         .routes(routes!(challenge))
+        .routes(routes!(cancel_match))
 }
 
 /// A new API token: 32 random bytes, hex.
@@ -912,7 +926,8 @@ fn require_host(who: &Caller) -> ApiResult<()> {
 /// An unrated match between chosen bots, seats in that order; one of them must be the caller's.
 #[utoipa::path(post, path = "/api/challenges", tag = "matches", security(("token" = [])), request_body = NewChallenge,
     responses((status = 201, body = ChallengeCreated),
-              (status = 422, body = ErrorBody, description = "A bot cannot play now (no ready version, disabled, another ladder, twice)")))]
+              (status = 422, body = ErrorBody, description = "A bot cannot play now (no ready version, disabled, another ladder, twice)"),
+              (status = 429, body = ErrorBody, description = "Too many of the caller's challenges are queued or playing; see Retry-After")))]
 async fn challenge(State(s): State<AppState>, headers: HeaderMap, ApiBody(body): ApiBody) -> ApiResult<Response> {
     let who = require_caller(&s.pool, &headers).await?;
     let c: NewChallenge = json_body(&body, r#"{"ladder": 1, "bots": [1, 2]}"#)?;
@@ -928,15 +943,55 @@ async fn challenge(State(s): State<AppState>, headers: HeaderMap, ApiBody(body):
             return Err(forbidden("a challenge must include one of your own bots"));
         }
     }
+    if !who.is_host {
+        let in_flight = crate::store::challenges_in_flight(&s.pool, who.id).await?;
+        if in_flight >= i64::from(s.options.challenges_in_flight) {
+            let msg = format!(
+                "you have {in_flight} challenges queued or playing, the most this server allows at once ({}); \
+                 try again when one has finished, or cancel one (POST /api/matches/{{id}}/cancel)",
+                s.options.challenges_in_flight
+            );
+            return Ok(
+                (StatusCode::TOO_MANY_REQUESTS, [(axum::http::header::RETRY_AFTER, "30")], Json(ErrorBody { error: msg })).into_response()
+            );
+        }
+    }
     let seed = {
         use rand::Rng;
         (rand::thread_rng().gen::<u64>() >> 1) as i64
     };
-    let id = match crate::store::create_challenge(&s.pool, c.ladder, &c.bots, seed).await {
+    let id = match crate::store::create_challenge(&s.pool, c.ladder, &c.bots, seed, Some(who.id)).await {
         Ok(id) => id,
         Err(crate::store::StoreError::Invalid(why)) => return Err(ApiError(StatusCode::UNPROCESSABLE_ENTITY, why)),
         // The database failing is not the caller's fault: 503, try again.
         Err(crate::store::StoreError::Db(e)) => return Err(e.into()),
     };
     Ok((StatusCode::CREATED, Json(ChallengeCreated { match_id: id, rated: false })).into_response())
+}
+
+/// Cancel a queued match no runner holds yet: a challenge by whoever asked
+/// for it, any match by a host.
+#[utoipa::path(post, path = "/api/matches/{id}/cancel", tag = "matches", security(("token" = [])),
+    params(("id" = i64, Path, description = "The match")),
+    responses((status = 200, body = MatchCancelled),
+              (status = 409, body = ErrorBody, description = "A runner is playing it, or it is over")))]
+async fn cancel_match(State(s): State<AppState>, ApiPath(id): ApiPath<i64>, headers: HeaderMap) -> ApiResult<Json<MatchCancelled>> {
+    let who = require_caller(&s.pool, &headers).await?;
+    let requester = crate::store::match_requester(&s.pool, id).await?.ok_or_else(|| not_found(&format!("match {id}")))?;
+    if !who.is_host && requester != Some(who.id) {
+        return Err(forbidden("only who asked for a challenge, or a host, can cancel a match"));
+    }
+    let why =
+        if who.is_host { format!("cancelled by the host {}", who.name) } else { format!("cancelled by {}, who asked for it", who.name) };
+    match crate::store::cancel_match(&s.pool, id, &why).await? {
+        crate::store::Cancelled::Done => Ok(Json(MatchCancelled { id, reason: why })),
+        crate::store::Cancelled::TooLate(state) => Err(ApiError(
+            StatusCode::CONFLICT,
+            format!(
+                "match {id} cannot be cancelled: {}",
+                if state == MatchState::Queued { "a runner is playing it" } else { "it is over" }
+            ),
+        )),
+        crate::store::Cancelled::NoSuchMatch => Err(not_found(&format!("match {id}"))),
+    }
 }

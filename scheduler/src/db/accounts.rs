@@ -139,18 +139,24 @@ pub async fn rotate_token(pool: &PgPool, user: i64, token: i64, new_hash: &[u8],
 }
 
 /// Delete an account, in one transaction: every token revoked, every bot
-/// withdrawn (with the reason shown on its page), the row kept. Returns the
-/// bots withdrawn.
+/// withdrawn (with the reason shown on its page), their queued matches and
+/// the account's challenges cancelled, the row kept. Returns the bots
+/// withdrawn.
 pub async fn delete_account(pool: &PgPool, user: i64) -> Result<u64> {
     let mut tx = pool.begin().await?;
     sqlx::query("DELETE FROM api_tokens WHERE user_id = $1").bind(user).execute(&mut *tx).await?;
     sqlx::query("UPDATE users SET deleted_at = now() WHERE id = $1 AND deleted_at IS NULL").bind(user).execute(&mut *tx).await?;
-    let bots =
-        sqlx::query("UPDATE bots SET disabled_reason = 'its owner deleted their account' WHERE owner_id = $1 AND disabled_reason IS NULL")
-            .bind(user)
-            .execute(&mut *tx)
-            .await?
-            .rows_affected();
+    let bots: Vec<i64> = sqlx::query_scalar(
+        "UPDATE bots SET disabled_reason = 'its owner deleted their account' WHERE owner_id = $1 AND disabled_reason IS NULL RETURNING id",
+    )
+    .bind(user)
+    .fetch_all(&mut *tx)
+    .await?;
+    super::store::cancel_matches_of(&mut tx, &bots, "cancelled: a bot's owner deleted their account").await?;
+    // Their challenges of other people's bots too.
+    let asked: Vec<i64> =
+        sqlx::query_scalar("SELECT id FROM matches WHERE requested_by = $1 AND state = 'queued'").bind(user).fetch_all(&mut *tx).await?;
+    super::store::cancel_queued_matches(&mut tx, &asked, "cancelled: who asked for it deleted their account").await?;
     tx.commit().await?;
-    Ok(bots)
+    Ok(bots.len() as u64)
 }

@@ -277,8 +277,16 @@ pub async fn head_to_head(pool: &PgPool, bot: i64) -> Result<Vec<HeadToHead>> {
 }
 
 /// Disable (with the reason shown to the owner) or enable; whether the bot exists.
+/// Disable a bot with a reason (its queued matches that no runner holds
+/// yet are cancelled with it), or enable it (`None`).
 pub async fn set_disabled(pool: &PgPool, bot: i64, reason: Option<&str>) -> Result<bool> {
-    let n = sqlx::query("UPDATE bots SET disabled_reason = $2 WHERE id = $1").bind(bot).bind(reason).execute(pool).await?.rows_affected();
+    let mut tx = pool.begin().await?;
+    let n =
+        sqlx::query("UPDATE bots SET disabled_reason = $2 WHERE id = $1").bind(bot).bind(reason).execute(&mut *tx).await?.rows_affected();
+    if let (true, Some(why)) = (n > 0, reason) {
+        super::store::cancel_matches_of(&mut tx, &[bot], &format!("cancelled: a bot was withdrawn ({why})")).await?;
+    }
+    tx.commit().await?;
     Ok(n > 0)
 }
 

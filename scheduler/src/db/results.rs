@@ -160,7 +160,7 @@ async fn apply_ratings(conn: &mut PgConnection, ladder_id: i64, match_id: i64, s
 /// memory, stopped reading, never connected) in most of its recent matches.
 async fn disable_failing_bots(conn: &mut PgConnection, match_id: i64) -> Result<(), sqlx::Error> {
     let kinds = failure_kinds();
-    sqlx::query(
+    let disabled = sqlx::query(
         "WITH recent AS ( \
              SELECT s.bot_id, s.status->>'kind' AS kind, \
                     row_number() OVER (PARTITION BY s.bot_id ORDER BY s.match_id DESC) AS n \
@@ -174,14 +174,19 @@ async fn disable_failing_bots(conn: &mut PgConnection, match_id: i64) -> Result<
              'disabled: its current version crashed, ran out of memory, stopped reading its input or never connected in %s of its last %s matches; \
               read its stderr logs and submit a fixed version', tally.failed, tally.played) \
          FROM tally WHERE bots.id = tally.bot_id AND tally.played >= $3 AND tally.failed >= $4 \
-               AND bots.disabled_reason IS NULL",
+               AND bots.disabled_reason IS NULL \
+         RETURNING bots.id",
     )
     .bind(match_id)
     .bind(&kinds)
     .bind(FAILURE_WINDOW)
     .bind(FAILURE_LIMIT)
-    .execute(&mut *conn)
+    .fetch_all(&mut *conn)
     .await?;
+    let disabled: Vec<i64> = disabled.iter().map(|r| r.get(0)).collect();
+    if !disabled.is_empty() {
+        store::cancel_matches_of(conn, &disabled, "cancelled: a bot was disabled for failing in its matches").await?;
+    }
     Ok(())
 }
 

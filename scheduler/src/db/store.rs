@@ -109,7 +109,7 @@ pub async fn ladder_state(conn: &mut PgConnection, ladder: i64, with_history: bo
             "SELECT m.state, m.round, array_agg(s.bot_id ORDER BY s.seat) AS seats, array_agg(s.rank ORDER BY s.seat) AS ranks, \
                     array_agg(s.score ORDER BY s.seat) AS scores \
              FROM matches m JOIN match_seats s ON s.match_id = m.id \
-             WHERE m.ladder_id = $1 AND m.state <> 'failed' GROUP BY m.id ORDER BY m.id",
+             WHERE m.ladder_id = $1 AND m.state NOT IN ('failed', 'cancelled') GROUP BY m.id ORDER BY m.id",
         )
         .bind(ladder)
         .fetch_all(&mut *conn)
@@ -307,8 +307,19 @@ pub async fn match_to_play(pool: &PgPool, match_id: i64) -> Result<Option<MatchT
 }
 
 /// An unrated challenge between bots of one ladder, in this seat order,
-/// queued ahead of ladder matches. Every bot must have a ready version.
-pub async fn create_challenge(pool: &PgPool, ladder_id: i64, seats: &[i64], seed: i64) -> Result<i64, StoreError> {
+/// queued ahead of ladder matches, asked for by `requested_by` (who may
+/// cancel it). Every bot must have a ready version, and appear once.
+pub async fn create_challenge(
+    pool: &PgPool,
+    ladder_id: i64,
+    seats: &[i64],
+    seed: i64,
+    requested_by: Option<i64>,
+) -> Result<i64, StoreError> {
+    let distinct: std::collections::HashSet<&i64> = seats.iter().collect();
+    if distinct.len() != seats.len() {
+        return Err(StoreError::Invalid("a bot cannot play itself: name each bot once".into()));
+    }
     let mut tx = pool.begin().await?;
     let ready: i64 = sqlx::query_scalar(
         "SELECT count(*) FROM bots WHERE id = ANY($1) AND ladder_id = $2 AND current_version IS NOT NULL AND disabled_reason IS NULL",
@@ -317,13 +328,72 @@ pub async fn create_challenge(pool: &PgPool, ladder_id: i64, seats: &[i64], seed
     .bind(ladder_id)
     .fetch_one(&mut *tx)
     .await?;
-    let distinct: std::collections::HashSet<&i64> = seats.iter().collect();
     if ready as usize != distinct.len() {
         return Err(StoreError::Invalid("every bot of a challenge must be on this ladder, enabled, with a compiled version".into()));
     }
     let id = create_match(&mut tx, ladder_id, seats, seed, false, PRIORITY_CHALLENGE).await?;
+    sqlx::query("UPDATE matches SET requested_by = $2 WHERE id = $1").bind(id).bind(requested_by).execute(&mut *tx).await?;
     tx.commit().await?;
     Ok(id)
+}
+
+/// Challenges an account asked for that are not over yet.
+pub async fn challenges_in_flight(pool: &PgPool, user: i64) -> Result<i64, sqlx::Error> {
+    sqlx::query_scalar("SELECT count(*) FROM matches WHERE requested_by = $1 AND state = 'queued'").bind(user).fetch_one(pool).await
+}
+
+/// Cancel the queued matches in `matches` whose job no runner holds yet
+/// (the job is cancelled too; a running one is played to its end). Returns
+/// the matches cancelled.
+pub async fn cancel_queued_matches(conn: &mut PgConnection, matches: &[i64], why: &str) -> Result<Vec<i64>, sqlx::Error> {
+    sqlx::query_scalar(
+        "WITH j AS (UPDATE jobs SET state = 'cancelled', finished_at = now(), last_error = $2                     WHERE state = 'available' AND id IN (SELECT job_id FROM matches WHERE id = ANY($1) AND state = 'queued')                     RETURNING id)          UPDATE matches SET state = 'cancelled', error = $2, finished_at = now() WHERE job_id IN (SELECT id FROM j) RETURNING id",
+    )
+    .bind(matches)
+    .bind(why)
+    .fetch_all(conn)
+    .await
+}
+
+/// Cancel every queued match of these bots that no runner holds yet (they
+/// were disabled, withdrawn, or their owner left).
+pub async fn cancel_matches_of(conn: &mut PgConnection, bots: &[i64], why: &str) -> Result<Vec<i64>, sqlx::Error> {
+    let queued: Vec<i64> = sqlx::query_scalar(
+        "SELECT DISTINCT s.match_id FROM match_seats s JOIN matches m ON m.id = s.match_id WHERE s.bot_id = ANY($1) AND m.state = 'queued'",
+    )
+    .bind(bots)
+    .fetch_all(&mut *conn)
+    .await?;
+    cancel_queued_matches(conn, &queued, why).await
+}
+
+/// What cancelling one match found.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Cancelled {
+    Done,
+    /// A runner has it, or it is over: nothing was changed.
+    TooLate(crate::job::MatchState),
+    NoSuchMatch,
+}
+
+/// Cancel one queued match whose job no runner holds yet.
+pub async fn cancel_match(pool: &PgPool, id: i64, why: &str) -> Result<Cancelled, StoreError> {
+    let mut tx = pool.begin().await?;
+    let Some(state) =
+        sqlx::query_scalar::<_, String>("SELECT state FROM matches WHERE id = $1 FOR UPDATE").bind(id).fetch_optional(&mut *tx).await?
+    else {
+        return Ok(Cancelled::NoSuchMatch);
+    };
+    let state = crate::job::MatchState::from_stored(&state).map_err(StoreError::Invalid)?;
+    let done = cancel_queued_matches(&mut tx, &[id], why).await?;
+    tx.commit().await?;
+    Ok(if done.is_empty() { Cancelled::TooLate(state) } else { Cancelled::Done })
+}
+
+/// Who asked for a match: `None` if there is no such match, `Some(None)`
+/// for one its ladder scheduled.
+pub async fn match_requester(pool: &PgPool, id: i64) -> Result<Option<Option<i64>>, sqlx::Error> {
+    sqlx::query_scalar::<_, Option<i64>>("SELECT requested_by FROM matches WHERE id = $1").bind(id).fetch_optional(pool).await
 }
 
 /// Create a match with its seats and its job, in one transaction.

@@ -1,0 +1,159 @@
+//! Challenges under abuse, against a real PostgreSQL: one account's
+//! challenges in flight are capped (429 with Retry-After, and the cap frees
+//! up as they end); a bot cannot challenge itself; queued matches are
+//! cancelled by whoever asked for them, by a host, and with a bot that is
+//! disabled or withdrawn or whose owner leaves; a cancelled match is never
+//! handed to a runner.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use axum::body::Body;
+use axum::http::{Request, StatusCode};
+use koth_scheduler::api::ApiOptions;
+use koth_scheduler::job::Job;
+use koth_scheduler::pg::PrivatePostgres;
+use koth_scheduler::queue::Queue;
+use koth_scheduler::store;
+use serde_json::{json, Value};
+use tower::ServiceExt;
+
+fn postgres(name: &str) -> Option<PrivatePostgres> {
+    koth_scheduler::pg::start_for_tests(&PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("pg-{name}")))
+}
+
+struct Api(axum::Router);
+
+impl Api {
+    async fn call(&self, method: &str, uri: &str, token: Option<&str>, body: String) -> (StatusCode, Option<String>, Value) {
+        let mut req = Request::builder().method(method).uri(uri);
+        if let Some(t) = token {
+            req = req.header("authorization", format!("Bearer {t}"));
+        }
+        let resp = self.0.clone().oneshot(req.body(Body::from(body)).unwrap()).await.unwrap();
+        let status = resp.status();
+        let retry = resp.headers().get("retry-after").map(|v| v.to_str().unwrap().to_owned());
+        let bytes = axum::body::to_bytes(resp.into_body(), usize::MAX).await.unwrap();
+        (status, retry, serde_json::from_slice(&bytes).unwrap_or(Value::Null))
+    }
+}
+
+/// The matches a runner would be handed now, in order (each released
+/// again, so nothing changes).
+async fn claimable(q: &Queue) -> Vec<i64> {
+    let mut seen = Vec::new();
+    let mut held = Vec::new();
+    while let Some(job) = q.claim("look", &["match"], Duration::from_secs(60)).await.unwrap() {
+        if let Ok(Job::Match { match_id }) = job.job() {
+            seen.push(match_id);
+        }
+        held.push(job);
+    }
+    for job in &held {
+        q.release(job).await.unwrap();
+    }
+    seen
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn challenges_are_capped_per_account_and_cancelled_by_whoever_may() {
+    let Some(pg) = postgres("cancel") else { return };
+    let pool = koth_scheduler::db::connect_and_migrate(&pg.url(), 4).await.unwrap();
+    let target = koth_scheduler::format::LadderConfig::default_for(koth_games::GameKind::Target);
+    let ladder = store::create_ladder(&pool, "target", koth_games::GameKind::Target, &target).await.unwrap();
+    let api = Api(koth_scheduler::api::router_with(pool.clone(), ApiOptions { challenges_in_flight: 2, ..ApiOptions::default() }));
+    let q = Queue::new(pool.clone());
+    let (_, host) = koth_scheduler::api::create_account(&pool, "host", true).await.unwrap();
+    let mut tokens = Vec::new();
+    let mut bots = Vec::new();
+    let src = std::fs::read_to_string("bots/target/drifter.py").unwrap();
+    for name in ["ann", "ben", "cid"] {
+        let (_, token) = koth_scheduler::api::create_account(&pool, name, false).await.unwrap();
+        let (st, _, r) = api.call("POST", &format!("/api/ladders/{ladder}/bots/{name}-bot?file=bot.py"), Some(&token), src.clone()).await;
+        assert_eq!(st, StatusCode::CREATED, "{r}");
+        // Compiled, as a runner would record it; its compile job done.
+        let v = r["version"].as_i64().unwrap();
+        let mut conn = pool.acquire().await.unwrap();
+        store::record_compile(&mut conn, v, Ok((b"", "sha256:x")), "").await.unwrap();
+        tokens.push(token);
+        bots.push(r["bot"].as_i64().unwrap());
+    }
+    while let Some(job) = q.claim("compiler", &["compile"], Duration::from_secs(60)).await.unwrap() {
+        let mut tx = pool.begin().await.unwrap();
+        Queue::complete(&mut tx, &job).await.unwrap();
+        tx.commit().await.unwrap();
+    }
+    let ch = |bots: &[i64]| json!({"ladder": ladder, "bots": bots}).to_string();
+
+    // A bot cannot play itself.
+    let (st, _, err) = api.call("POST", "/api/challenges", Some(&tokens[0]), ch(&[bots[0], bots[0]])).await;
+    assert_eq!(st, StatusCode::UNPROCESSABLE_ENTITY, "{err}");
+    assert!(err["error"].as_str().unwrap().contains("itself"), "{err}");
+
+    // Two in flight at once; the third is refused, saying which limit and when to retry.
+    let mut mine = Vec::new();
+    for other in [bots[1], bots[2]] {
+        let (st, _, m) = api.call("POST", "/api/challenges", Some(&tokens[0]), ch(&[bots[0], other])).await;
+        assert_eq!(st, StatusCode::CREATED, "{m}");
+        mine.push(m["match"].as_i64().unwrap());
+    }
+    let (st, retry, err) = api.call("POST", "/api/challenges", Some(&tokens[0]), ch(&[bots[0], bots[1]])).await;
+    assert_eq!(st, StatusCode::TOO_MANY_REQUESTS, "{err}");
+    assert_eq!(retry.as_deref(), Some("30"));
+    assert!(err["error"].as_str().unwrap().contains("2 challenges queued or playing"), "{err}");
+    // Another account is not affected, nor is a host.
+    let (st, _, theirs) = api.call("POST", "/api/challenges", Some(&tokens[1]), ch(&[bots[1], bots[2]])).await;
+    assert_eq!(st, StatusCode::CREATED, "{theirs}");
+    let theirs = theirs["match"].as_i64().unwrap();
+    for _ in 0..3 {
+        let (st, _, m) = api.call("POST", "/api/challenges", Some(&host), ch(&[bots[2], bots[1]])).await;
+        assert_eq!(st, StatusCode::CREATED, "{m}");
+    }
+
+    // Cancelling: who asked for it, or a host; not anyone else.
+    let cancel = |m: i64| format!("/api/matches/{m}/cancel");
+    let (st, _, _) = api.call("POST", &cancel(mine[0]), Some(&tokens[1]), String::new()).await;
+    assert_eq!(st, StatusCode::FORBIDDEN);
+    let (st, _, _) = api.call("POST", &cancel(mine[0]), None, String::new()).await;
+    assert_eq!(st, StatusCode::UNAUTHORIZED);
+    let (st, _, _) = api.call("POST", &cancel(999_999), Some(&host), String::new()).await;
+    assert_eq!(st, StatusCode::NOT_FOUND);
+    let (st, _, done) = api.call("POST", &cancel(mine[0]), Some(&tokens[0]), String::new()).await;
+    assert_eq!(st, StatusCode::OK, "{done}");
+    let (_, _, m) = api.call("GET", &format!("/api/matches/{}", mine[0]), None, String::new()).await;
+    assert_eq!(m["state"], "cancelled", "{m}");
+    let (st, _, err) = api.call("POST", &cancel(mine[0]), Some(&tokens[0]), String::new()).await;
+    assert_eq!(st, StatusCode::CONFLICT, "cancelled once: {err}");
+    // The cap frees up as a challenge ends.
+    let (st, _, m) = api.call("POST", "/api/challenges", Some(&tokens[0]), ch(&[bots[0], bots[1]])).await;
+    assert_eq!(st, StatusCode::CREATED, "{m}");
+    mine.push(m["match"].as_i64().unwrap());
+    assert!(!claimable(&q).await.contains(&mine[0]), "a cancelled match is never handed to a runner");
+
+    // A match a runner holds is played to its end: too late to cancel.
+    let job = loop {
+        let job = q.claim("runner", &["match"], Duration::from_secs(60)).await.unwrap().unwrap();
+        if job.job() == Ok(Job::Match { match_id: mine[1] }) {
+            break job;
+        }
+    };
+    let (st, _, err) = api.call("POST", &cancel(mine[1]), Some(&host), String::new()).await;
+    assert_eq!(st, StatusCode::CONFLICT, "{err}");
+    assert!(err["error"].as_str().unwrap().contains("a runner is playing it"), "{err}");
+    q.release(&job).await.unwrap();
+
+    // Disabling a bot cancels its queued matches; the others stay.
+    let (st, _, _) = api.call("POST", &format!("/api/bots/{}/disable", bots[2]), Some(&host), r#"{"reason": "cheats"}"#.into()).await;
+    assert_eq!(st, StatusCode::OK);
+    let (_, _, m) = api.call("GET", &format!("/api/matches/{theirs}"), None, String::new()).await;
+    assert_eq!(m["state"], "cancelled", "{m}");
+    let left = claimable(&q).await;
+    assert_eq!(left, vec![mine[2]], "only the match without the disabled bot is left");
+
+    // Its owner leaving cancels the matches of their bots and their challenges.
+    let (st, _, _) = api.call("DELETE", "/api/me", Some(&tokens[0]), String::new()).await;
+    assert_eq!(st, StatusCode::OK);
+    assert!(claimable(&q).await.is_empty());
+    let (_, _, m) = api.call("GET", &format!("/api/matches/{}", mine[2]), None, String::new()).await;
+    assert_eq!(m["state"], "cancelled", "{m}");
+}
