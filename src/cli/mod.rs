@@ -25,6 +25,18 @@ pub struct ApiArgs {
     #[arg(long, env = "KOTH_CHALLENGES_IN_FLIGHT", default_value_t = koth_scheduler::api::DEFAULT_CHALLENGES_IN_FLIGHT,
           value_parser = clap::value_parser!(u32).range(1..=1000))]
     pub challenges_in_flight: u32,
+    /// Versions one account may submit in an hour (hosts are not limited).
+    #[arg(long, env = "KOTH_SUBMISSIONS_PER_HOUR", default_value_t = koth_scheduler::api::DEFAULT_SUBMISSIONS_PER_HOUR,
+          value_parser = clap::value_parser!(u32).range(1..))]
+    pub submissions_per_hour: u32,
+    /// MiB of sources one account may upload in a day.
+    #[arg(long, env = "KOTH_UPLOAD_MIB_PER_DAY", default_value_t = koth_scheduler::api::DEFAULT_UPLOAD_BYTES_PER_DAY >> 20,
+          value_parser = clap::value_parser!(u64).range(1..=1 << 20))]
+    pub upload_mib_per_day: u64,
+    /// Versions of one account waiting for their compile at once.
+    #[arg(long, env = "KOTH_COMPILES_QUEUED", default_value_t = koth_scheduler::api::DEFAULT_COMPILES_QUEUED,
+          value_parser = clap::value_parser!(u32).range(1..))]
+    pub compiles_queued: u32,
 }
 
 impl ApiArgs {
@@ -32,6 +44,9 @@ impl ApiArgs {
         koth_scheduler::api::ApiOptions {
             token_lifetime: self.token_days.map(|d| std::time::Duration::from_secs(u64::from(d) * 86_400)),
             challenges_in_flight: self.challenges_in_flight,
+            submissions_per_hour: self.submissions_per_hour,
+            upload_bytes_per_day: self.upload_mib_per_day << 20,
+            compiles_queued: self.compiles_queued,
         }
     }
 }

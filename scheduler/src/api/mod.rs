@@ -61,16 +61,41 @@ pub struct ApiOptions {
     /// are not limited): challenges go ahead of ladder matches, so one
     /// account must not be able to fill every runner.
     pub challenges_in_flight: u32,
+    /// Versions one account may submit in an hour (hosts are not limited).
+    pub submissions_per_hour: u32,
+    /// Bytes of sources one account may upload in a day.
+    pub upload_bytes_per_day: u64,
+    /// Versions of one account waiting for their compile at once: compiles
+    /// go ahead of every match.
+    pub compiles_queued: u32,
 }
 
 impl Default for ApiOptions {
     fn default() -> Self {
-        ApiOptions { token_lifetime: None, challenges_in_flight: DEFAULT_CHALLENGES_IN_FLIGHT }
+        ApiOptions {
+            token_lifetime: None,
+            challenges_in_flight: DEFAULT_CHALLENGES_IN_FLIGHT,
+            submissions_per_hour: DEFAULT_SUBMISSIONS_PER_HOUR,
+            upload_bytes_per_day: DEFAULT_UPLOAD_BYTES_PER_DAY,
+            compiles_queued: DEFAULT_COMPILES_QUEUED,
+        }
     }
 }
 
 /// [`ApiOptions::challenges_in_flight`] by default.
 pub const DEFAULT_CHALLENGES_IN_FLIGHT: u32 = 3;
+/// [`ApiOptions::submissions_per_hour`] by default.
+pub const DEFAULT_SUBMISSIONS_PER_HOUR: u32 = 30;
+/// [`ApiOptions::upload_bytes_per_day`] by default (100 MiB).
+pub const DEFAULT_UPLOAD_BYTES_PER_DAY: u64 = 100 << 20;
+/// [`ApiOptions::compiles_queued`] by default.
+pub const DEFAULT_COMPILES_QUEUED: u32 = 8;
+
+/// A 429: which limit, and when to try again.
+fn too_many(retry_after_secs: f64, msg: String) -> Response {
+    let secs = retry_after_secs.ceil().max(1.0) as u64;
+    (StatusCode::TOO_MANY_REQUESTS, [(axum::http::header::RETRY_AFTER, secs.to_string())], Json(ErrorBody { error: msg })).into_response()
+}
 
 /// The viewer's frames of recently viewed matches. A replay never changes
 /// once written, and playing a long one again through the rules costs real
@@ -665,6 +690,7 @@ struct SubmitQuery {
     responses((status = 201, body = Submitted, description = "A new bot and its first version"),
               (status = 202, body = Submitted, description = "A new version of the caller's bot"),
               (status = 409, body = ErrorBody, description = "A bot of this name was just created"),
+              (status = 429, body = ErrorBody, description = "Over a submission limit (versions per hour, bytes per day, compiles waiting); see Retry-After"),
               (status = 413, body = ErrorBody, description = "Larger than 40 MiB"),
               (status = 422, body = ErrorBody, description = "The upload breaks a submission rule (which, and what to do)")))]
 async fn submit(
@@ -681,11 +707,19 @@ async fn submit(
     ladder_exists(&s.pool, ladder).await?;
     let file =
         q.file.ok_or_else(|| bad("say the file's name: ?file=bot.py (its extension picks the language; archives: .tar, .tar.gz, .zip)"))?;
+    let usage = if who.is_host { None } else { Some(accounts::submission_usage(&s.pool, who.id).await?) };
+    if let Some(refused) = usage.as_ref().and_then(|u| submission_quota(&s.options, u, None)) {
+        return Ok(refused);
+    }
     let bytes = body.to_vec();
     let sub = tokio::task::spawn_blocking(move || Submission::from_upload(&file, &bytes, &SubmissionLimits::default()))
         .await
         .map_err(|e| ApiError(StatusCode::INTERNAL_SERVER_ERROR, format!("checking the upload failed: {e}")))?
         .map_err(|e| ApiError(StatusCode::UNPROCESSABLE_ENTITY, e.to_string()))?;
+    let stored = sub.source_tar();
+    if let Some(refused) = usage.as_ref().and_then(|u| submission_quota(&s.options, u, Some(stored.len()))) {
+        return Ok(refused);
+    }
     let existing = reads::bot_by_name(&s.pool, ladder, &name).await?;
     let (bot, created) = match existing {
         Some((id, owner)) => {
@@ -703,10 +737,44 @@ async fn submit(
         },
     };
     let language = sub.language.name.clone();
-    let (version, compile_job) =
-        crate::store::submit_version(&s.pool, bot, &language, &sub.main, &sub.source_tar(), &sub.source_hash()).await?;
+    let (version, compile_job) = crate::store::submit_version(&s.pool, bot, &language, &sub.main, &stored, &sub.source_hash()).await?;
     let status = if created { StatusCode::CREATED } else { StatusCode::ACCEPTED };
     Ok((status, Json(Submitted { bot, version, compile_job, language, main: sub.main })).into_response())
+}
+
+/// A 429 if one more version would take the account over one of its
+/// limits: compiles waiting and versions per hour (checked before the
+/// upload is read), bytes stored per day (`stored`: the new version's
+/// size, once known).
+fn submission_quota(o: &ApiOptions, u: &accounts::SubmissionUsage, stored: Option<usize>) -> Option<Response> {
+    if u.pending >= i64::from(o.compiles_queued) {
+        let msg = format!(
+            "{} of your versions are waiting for their compile, the most this server queues per account ({}); try again when one is compiled",
+            u.pending, o.compiles_queued
+        );
+        return Some(too_many(10.0, msg));
+    }
+    if u.last_hour >= i64::from(o.submissions_per_hour) {
+        let msg = format!(
+            "you submitted {} versions in the last hour, the most this server takes ({} an hour); the next one is accepted in {:.0} s",
+            u.last_hour,
+            o.submissions_per_hour,
+            u.hour_frees_in.ceil()
+        );
+        return Some(too_many(u.hour_frees_in, msg));
+    }
+    let total = u.bytes_last_day.saturating_add(stored.unwrap_or(0) as i64);
+    if stored.is_some() && total > o.upload_bytes_per_day as i64 {
+        let msg = format!(
+            "this version ({} bytes as stored) would take your uploads of the last 24 hours to {total} bytes, over this server's {} a \
+             day; the oldest of them stops counting in {:.0} s",
+            stored.unwrap_or(0),
+            o.upload_bytes_per_day,
+            u.day_frees_in.ceil()
+        );
+        return Some(too_many(u.day_frees_in, msg));
+    }
+    None
 }
 
 /// A bot, its versions and rating.
@@ -951,9 +1019,7 @@ async fn challenge(State(s): State<AppState>, headers: HeaderMap, ApiBody(body):
                  try again when one has finished, or cancel one (POST /api/matches/{{id}}/cancel)",
                 s.options.challenges_in_flight
             );
-            return Ok(
-                (StatusCode::TOO_MANY_REQUESTS, [(axum::http::header::RETRY_AFTER, "30")], Json(ErrorBody { error: msg })).into_response()
-            );
+            return Ok(too_many(30.0, msg));
         }
     }
     let seed = {

@@ -160,3 +160,43 @@ pub async fn delete_account(pool: &PgPool, user: i64) -> Result<u64> {
     tx.commit().await?;
     Ok(bots.len() as u64)
 }
+
+/// What an account has submitted lately (for its limits).
+#[derive(Debug, Default)]
+pub struct SubmissionUsage {
+    /// Versions created in the last hour, and seconds until the oldest of
+    /// them is an hour old.
+    pub last_hour: i64,
+    pub hour_frees_in: f64,
+    /// Bytes of sources uploaded in the last day, and seconds until the
+    /// oldest of them is a day old.
+    pub bytes_last_day: i64,
+    pub day_frees_in: f64,
+    /// Versions waiting for their compile.
+    pub pending: i64,
+}
+
+/// [`SubmissionUsage`] of an account's bots, in one statement.
+pub async fn submission_usage(pool: &PgPool, user: i64) -> Result<SubmissionUsage> {
+    let r = sqlx::query(
+        "SELECT count(*) FILTER (WHERE v.created_at > now() - interval '1 hour') AS last_hour, \
+                extract(epoch FROM min(v.created_at) FILTER (WHERE v.created_at > now() - interval '1 hour') \
+                                   + interval '1 hour' - now())::float8 AS hour_frees_in, \
+                coalesce(sum(octet_length(v.source)) FILTER (WHERE v.created_at > now() - interval '1 day'), 0)::int8 AS bytes_last_day, \
+                extract(epoch FROM min(v.created_at) FILTER (WHERE v.created_at > now() - interval '1 day') \
+                                   + interval '1 day' - now())::float8 AS day_frees_in, \
+                count(*) FILTER (WHERE v.status = 'pending') AS pending \
+         FROM bot_versions v JOIN bots b ON b.id = v.bot_id \
+         WHERE b.owner_id = $1 AND (v.created_at > now() - interval '1 day' OR v.status = 'pending')",
+    )
+    .bind(user)
+    .fetch_one(pool)
+    .await?;
+    Ok(SubmissionUsage {
+        last_hour: r.get("last_hour"),
+        hour_frees_in: r.get::<Option<f64>, _>("hour_frees_in").unwrap_or(0.0),
+        bytes_last_day: r.get("bytes_last_day"),
+        day_frees_in: r.get::<Option<f64>, _>("day_frees_in").unwrap_or(0.0),
+        pending: r.get("pending"),
+    })
+}

@@ -1,9 +1,10 @@
-//! Challenges under abuse, against a real PostgreSQL: one account's
+//! One account against everyone else, against a real PostgreSQL: its
 //! challenges in flight are capped (429 with Retry-After, and the cap frees
 //! up as they end); a bot cannot challenge itself; queued matches are
 //! cancelled by whoever asked for them, by a host, and with a bot that is
 //! disabled or withdrawn or whose owner leaves; a cancelled match is never
-//! handed to a runner.
+//! handed to a runner; its submissions are limited (compiles waiting,
+//! versions per hour, bytes per day).
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -156,4 +157,74 @@ async fn challenges_are_capped_per_account_and_cancelled_by_whoever_may() {
     assert!(claimable(&q).await.is_empty());
     let (_, _, m) = api.call("GET", &format!("/api/matches/{}", mine[2]), None, String::new()).await;
     assert_eq!(m["state"], "cancelled", "{m}");
+}
+
+/// Submissions: compiles waiting, versions per hour and bytes per day, each
+/// refused with 429, the limit named and when it frees up; a host is not
+/// limited.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn submissions_are_limited_per_account_with_the_reset_said() {
+    let Some(pg) = postgres("quotas-submit") else { return };
+    let pool = koth_scheduler::db::connect_and_migrate(&pg.url(), 4).await.unwrap();
+    let target = koth_scheduler::format::LadderConfig::default_for(koth_games::GameKind::Target);
+    let ladder = store::create_ladder(&pool, "target", koth_games::GameKind::Target, &target).await.unwrap();
+    let src = std::fs::read_to_string("bots/target/drifter.py").unwrap();
+    let options = ApiOptions { submissions_per_hour: 3, compiles_queued: 2, upload_bytes_per_day: 1 << 30, ..ApiOptions::default() };
+    let api = Api(koth_scheduler::api::router_with(pool.clone(), options));
+    let (_, token) = koth_scheduler::api::create_account(&pool, "dana", false).await.unwrap();
+    let submit = |name: &str| format!("/api/ladders/{ladder}/bots/{name}?file=bot.py");
+    let compiled = |v: &Value| {
+        let (pool, v) = (pool.clone(), v["version"].as_i64().unwrap());
+        async move {
+            let mut conn = pool.acquire().await.unwrap();
+            store::record_compile(&mut conn, v, Ok((b"", "sha256:x")), "").await.unwrap();
+        }
+    };
+
+    // Two compiles waiting: the third upload waits for one of them.
+    let (st, _, a) = api.call("POST", &submit("a"), Some(&token), src.clone()).await;
+    assert_eq!(st, StatusCode::CREATED, "{a}");
+    let (st, _, b) = api.call("POST", &submit("a"), Some(&token), src.clone()).await;
+    assert_eq!(st, StatusCode::ACCEPTED, "{b}");
+    let (st, retry, err) = api.call("POST", &submit("a"), Some(&token), src.clone()).await;
+    assert_eq!(st, StatusCode::TOO_MANY_REQUESTS, "{err}");
+    assert!(err["error"].as_str().unwrap().contains("waiting for their compile"), "{err}");
+    assert_eq!(retry.as_deref(), Some("10"));
+    compiled(&a).await;
+    compiled(&b).await;
+    // Three an hour: the fourth is refused, with the wait until the first is an hour old.
+    let (st, _, c) = api.call("POST", &submit("b"), Some(&token), src.clone()).await;
+    assert_eq!(st, StatusCode::CREATED, "{c}");
+    compiled(&c).await;
+    let (st, retry, err) = api.call("POST", &submit("b"), Some(&token), src.clone()).await;
+    assert_eq!(st, StatusCode::TOO_MANY_REQUESTS, "{err}");
+    assert!(err["error"].as_str().unwrap().contains("3 versions in the last hour"), "{err}");
+    let retry: u64 = retry.unwrap().parse().unwrap();
+    assert!((3500..=3600).contains(&retry), "Retry-After {retry}");
+    // Nothing of a refused upload was stored.
+    let (_, _, info) = api.call("GET", &format!("/api/bots/{}", c["bot"]), None, String::new()).await;
+    assert_eq!(info["versions"].as_array().map(Vec::len), Some(1), "{info}");
+
+    // Bytes per day: two uploads fit, the third does not.
+    // (Counted as stored: the checked tar of the sources.)
+    let stored =
+        koth_runner::submission::Submission::from_upload("bot.py", src.as_bytes(), &Default::default()).unwrap().source_tar().len();
+    let options = ApiOptions { upload_bytes_per_day: 2 * stored as u64 + 10, ..ApiOptions::default() };
+    let api = Api(koth_scheduler::api::router_with(pool.clone(), options));
+    let (_, other) = koth_scheduler::api::create_account(&pool, "eli", false).await.unwrap();
+    for name in ["c", "d"] {
+        let (st, _, r) = api.call("POST", &submit(name), Some(&other), src.clone()).await;
+        assert_eq!(st, StatusCode::CREATED, "{r}");
+    }
+    let (st, retry, err) = api.call("POST", &submit("e"), Some(&other), src.clone()).await;
+    assert_eq!(st, StatusCode::TOO_MANY_REQUESTS, "{err}");
+    assert!(err["error"].as_str().unwrap().contains("a day"), "{err}");
+    assert!(retry.unwrap().parse::<u64>().unwrap() > 86_000);
+
+    // A host is not limited.
+    let (_, host) = koth_scheduler::api::create_account(&pool, "host", true).await.unwrap();
+    for name in ["h1", "h2", "h3", "h4"] {
+        let (st, _, r) = api.call("POST", &submit(name), Some(&host), src.clone()).await;
+        assert_eq!(st, StatusCode::CREATED, "{r}");
+    }
 }
