@@ -195,6 +195,10 @@ async fn accounts_submissions_and_who_may_read_what() {
     let (st, text) = api.call("GET", "/metrics", None, Vec::new()).await;
     assert_eq!(st, StatusCode::OK);
     assert!(text.as_str().unwrap().contains("koth_matches{state=\"finished\"} 1"), "{text}");
+    // The service's own resident memory: this test process, a few MiB at least.
+    let rss: u64 =
+        text.as_str().unwrap().lines().find_map(|l| l.strip_prefix("koth_resident_bytes ")).expect("koth_resident_bytes").parse().unwrap();
+    assert!(rss > 1 << 20, "{rss}");
     let (st, err) = api.call("GET", "/api/nothing", None, Vec::new()).await;
     assert_eq!(st, StatusCode::NOT_FOUND);
     assert!(err["error"].is_string());

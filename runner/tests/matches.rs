@@ -5,6 +5,7 @@
 mod common;
 
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 use std::time::Duration;
 
 use common::{bot, options, repo, sandbox_config, sandbox_ok, test_bot};
@@ -13,6 +14,17 @@ use koth_games::replay::Recorded;
 use koth_games::GameKind;
 use koth_runner::engine::{play, MatchOptions, MatchReport};
 use koth_runner::{BotSpec, BotStatus};
+
+/// The tests that time moves, and the one that loads both cores with
+/// Python bots, run one at a time: a move's time must depend on the engine
+/// and the bots of its own match, not on another test's match beside it
+/// (beside every_game's, the 40 ms bot's slowest move was 43–49 ms of its
+/// 50 ms, and once over it).
+static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
+
+fn alone() -> std::sync::MutexGuard<'static, ()> {
+    ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner())
+}
 
 /// The replay against the rules (every judgement, event and the result, by
 /// a fresh referee fed the recorded answers), and the viewer's frames: one
@@ -29,6 +41,7 @@ fn every_game_plays_to_its_end_with_python_and_c_bots() {
     if !sandbox_ok() {
         return;
     }
+    let _alone = alone();
     let games: &[(GameKind, &str, &str)] = &[
         (GameKind::Slime, "bots/slime/greedy.py", "bots/slime/spreader.c"),
         (GameKind::Linkage, "bots/linkage/first_fit.py", "bots/linkage/scatter.c"),
@@ -85,6 +98,7 @@ fn a_40ms_answer_is_never_late_and_a_60ms_answer_always_is_while_another_bot_bur
     if !sandbox_ok() {
         return;
     }
+    let _alone = alone();
     let turns = 30;
     let opts = MatchOptions { max_turns: Some(turns), ..options(GameKind::Target, 5) };
     let report =

@@ -424,7 +424,7 @@ async fn health(State(s): State<AppState>) -> Response {
     }
 }
 
-/// Prometheus metrics: jobs, matches, bots, HTTP requests.
+/// Prometheus metrics: jobs, matches, bots, HTTP requests, resident memory.
 #[utoipa::path(get, path = "/metrics", tag = "service", responses((status = 200, content_type = "text/plain", body = String)))]
 async fn metrics(State(s): State<AppState>) -> ApiResult<Response> {
     let mut out = String::new();
@@ -438,8 +438,20 @@ async fn metrics(State(s): State<AppState>) -> ApiResult<Response> {
         out.push_str(&format!("koth_matches{{state=\"{state}\"}} {n}\n"));
     }
     out.push_str(&format!("# HELP koth_bots Enabled bots.\n# TYPE koth_bots gauge\nkoth_bots {}\n", counts.bots));
+    if let Some(rss) = resident_bytes() {
+        out.push_str(&format!(
+            "# HELP koth_resident_bytes Resident memory of this process.\n# TYPE koth_resident_bytes gauge\nkoth_resident_bytes {rss}\n"
+        ));
+    }
     out.push_str(&crate::web::http_metrics_text());
     Ok(([(axum::http::header::CONTENT_TYPE, "text/plain; version=0.0.4")], out).into_response())
+}
+
+/// This process's resident memory (`VmRSS`), in bytes.
+fn resident_bytes() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let kb: u64 = status.lines().find_map(|l| l.strip_prefix("VmRSS:"))?.trim().strip_suffix("kB")?.trim().parse().ok()?;
+    Some(kb * 1024)
 }
 
 /// This document.
