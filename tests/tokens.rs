@@ -182,8 +182,9 @@ fn koth(config: &std::path::Path, args: &[&str], stdin: &str) -> (bool, String) 
 }
 
 /// `koth login` checks the token and saves it readable by its owner only;
-/// later commands use it (for that server only); `koth logout --revoke`
-/// revokes it on the server and forgets it.
+/// later commands use it (for that server only); `koth tokens` makes, lists,
+/// rotates and revokes; `koth logout --revoke` revokes the saved token on
+/// the server and forgets it.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn koth_login_saves_the_token_privately_and_logout_revokes_it() {
     use std::os::unix::fs::PermissionsExt;
@@ -222,15 +223,40 @@ async fn koth_login_saves_the_token_privately_and_logout_revokes_it() {
     });
     assert!(!ok && out.contains("needs your token"), "{out}");
 
-    let (ok, out) = tokio::task::block_in_place(|| koth(&config, &["logout", "--revoke"], ""));
-    assert!(ok && out.contains("revoked") && out.contains("signed out"), "{out}");
-    assert!(!file.exists());
-    let code = match ureq::get(&format!("{server}/api/me")).set("Authorization", &format!("Bearer {token}")).call() {
+    // `koth tokens`: a new one (printed alone on stdout, for scripts), the
+    // list with the one in use marked, a rotation, a revocation.
+    let status = |token: &str| match ureq::get(&format!("{server}/api/me")).set("Authorization", &format!("Bearer {token}")).call() {
         Err(ureq::Error::Status(code, _)) => code,
         Ok(r) => r.status(),
         Err(e) => panic!("{e}"),
     };
-    assert_eq!(code, 401, "the revoked token is refused");
+    let (ok, out) = tokio::task::block_in_place(|| koth(&config, &["tokens", "new", "ci"], ""));
+    assert!(ok, "{out}");
+    let ci = out.lines().next().unwrap().trim().to_owned();
+    assert_eq!((ci.len(), ci.chars().all(|c| c.is_ascii_hexdigit())), (64, true), "{out}");
+    assert_eq!(status(&ci), 200);
+    let (ok, out) = tokio::task::block_in_place(|| koth(&config, &["tokens", "list"], ""));
+    assert!(ok, "{out}");
+    let rows: Vec<&str> = out.lines().skip(1).filter(|l| !l.trim().is_empty()).collect();
+    assert_eq!(rows.len(), 2, "{out}");
+    assert!(rows[0].starts_with('*') && rows[0].contains("first") && !rows[1].starts_with('*') && rows[1].contains(" ci "), "{out}");
+    let ci_id = rows[1].split_whitespace().next().unwrap().to_owned();
+    let (ok, out) = tokio::task::block_in_place(|| koth(&config, &["tokens", "rotate", &ci_id], ""));
+    assert!(ok, "{out}");
+    let rotated = out.lines().next().unwrap().trim().to_owned();
+    assert_eq!((status(&ci), status(&rotated)), (401, 200), "the rotated token replaces the old one");
+    let (_, out) = tokio::task::block_in_place(|| koth(&config, &["tokens", "list"], ""));
+    let rotated_id = out.lines().skip(1).find(|l| l.contains(" ci ")).unwrap().split_whitespace().next().unwrap().to_owned();
+    let (ok, out) = tokio::task::block_in_place(|| koth(&config, &["tokens", "revoke", &rotated_id], ""));
+    assert!(ok && out.contains("revoked"), "{out}");
+    assert_eq!(status(&rotated), 401);
+    let (ok, out) = tokio::task::block_in_place(|| koth(&config, &["tokens", "revoke", &rotated_id], ""));
+    assert!(!ok && out.contains("404"), "{out}");
+
+    let (ok, out) = tokio::task::block_in_place(|| koth(&config, &["logout", "--revoke"], ""));
+    assert!(ok && out.contains("revoked") && out.contains("signed out"), "{out}");
+    assert!(!file.exists());
+    assert_eq!(status(&token), 401, "the revoked token is refused");
     let (ok, out) = tokio::task::block_in_place(|| koth(&config, &["logout"], ""));
     assert!(ok && out.contains("not signed in"), "{out}");
 }

@@ -1,6 +1,6 @@
 //! The command-line client of a koth server's HTTP API: `koth submit`,
 //! `koth bots`, `koth leaderboard`, `koth replay download`, `koth logs`,
-//! `koth login`, `koth logout`.
+//! `koth login`, `koth logout`, `koth tokens`.
 //!
 //! The server comes from `--server` (`KOTH_SERVER`), else from the login
 //! file `koth login` wrote, else `http://127.0.0.1:8080`; the token from
@@ -18,8 +18,8 @@ use std::time::{Duration, Instant};
 use anyhow::{bail, Context};
 use clap::{Args, Subcommand};
 use koth_scheduler::api::types::{
-    BotInfo, ErrorBody, LadderBot, LadderSummary, Leaderboard, MatchState, MatchSummary, Me, SeatStderr, Submitted, TokenInfo, VersionLog,
-    VersionStatus,
+    BotInfo, ErrorBody, LadderBot, LadderSummary, Leaderboard, MatchState, MatchSummary, Me, NewToken, NewTokenRequest, SeatStderr,
+    Submitted, TokenInfo, VersionLog, VersionStatus,
 };
 use serde::de::DeserializeOwned;
 use serde_json::Value;
@@ -414,5 +414,85 @@ pub fn logout(a: LogoutArgs) -> anyhow::Result<i32> {
     }
     std::fs::remove_file(&path).with_context(|| format!("removing {}", path.display()))?;
     println!("signed out of {}", normalized(&login.server));
+    Ok(0)
+}
+
+#[derive(Subcommand)]
+pub enum TokensCommand {
+    /// Your tokens: id, name, created, last used, expiry; `*` marks the one in use.
+    List {
+        #[command(flatten)]
+        server: ServerArgs,
+    },
+    /// Make a named token (shown this once).
+    New {
+        #[command(flatten)]
+        server: ServerArgs,
+        /// Where it will be used ("laptop", "ci").
+        name: String,
+    },
+    /// Revoke a token by its id (from `koth tokens list`); it stops working at once.
+    Revoke {
+        #[command(flatten)]
+        server: ServerArgs,
+        id: i64,
+    },
+    /// Replace a token by a new one of the same name (shown this once); the old one stops working.
+    Rotate {
+        #[command(flatten)]
+        server: ServerArgs,
+        id: i64,
+    },
+}
+
+/// `koth tokens ...`: the account's tokens, through `/api/me/tokens`.
+pub fn tokens(cmd: TokensCommand) -> anyhow::Result<i32> {
+    let server = match &cmd {
+        TokensCommand::List { server } | TokensCommand::New { server, .. } => server,
+        TokensCommand::Revoke { server, .. } | TokensCommand::Rotate { server, .. } => server,
+    };
+    let c = Client::new(server)?;
+    if c.token.is_none() {
+        bail!("tokens are managed with one of your tokens: `koth login`, --token or KOTH_TOKEN");
+    }
+    let show_new = |t: NewToken| {
+        println!("{}", t.token);
+        eprintln!(
+            "token {} ({:?}): shown this once; keep it safe{}",
+            t.info.id,
+            t.info.name,
+            t.info.expires_at.map(|e| format!(", expires {e}")).unwrap_or_default()
+        );
+    };
+    match cmd {
+        TokensCommand::List { .. } => {
+            let list: Vec<TokenInfo> = c.get("/api/me/tokens")?;
+            println!("{:>6}  {:<20} {:<32} {:<32} expires", "id", "name", "created", "last used");
+            for t in list {
+                println!(
+                    "{}{:>5}  {:<20} {:<32} {:<32} {}",
+                    if t.current { "*" } else { " " },
+                    t.id,
+                    t.name,
+                    t.created_at,
+                    t.last_used_at.unwrap_or_else(|| "-".into()),
+                    t.expires_at.unwrap_or_else(|| "never".into())
+                );
+            }
+        }
+        TokensCommand::New { name, .. } => {
+            let body = serde_json::to_vec(&NewTokenRequest { name })?;
+            let resp = c.finish(c.request("POST", "/api/me/tokens").set("Content-Type", "application/json").send_bytes(&body))?;
+            show_new(resp.into_json().context("reading the new token")?);
+        }
+        TokensCommand::Revoke { id, .. } => {
+            c.finish(c.request("DELETE", &format!("/api/me/tokens/{id}")).call())?;
+            println!("revoked token {id}");
+        }
+        TokensCommand::Rotate { id, .. } => {
+            let resp = c.finish(c.request("POST", &format!("/api/me/tokens/{id}/rotate")).call())?;
+            show_new(resp.into_json().context("reading the new token")?);
+        }
+    }
     Ok(0)
 }

@@ -123,6 +123,9 @@ enum Command {
     Login(client::LoginArgs),
     /// Forget the saved login (--revoke: also revoke the token on the server).
     Logout(client::LogoutArgs),
+    /// Your API tokens on a server: list, new, revoke, rotate.
+    #[command(subcommand)]
+    Tokens(client::TokensCommand),
     /// The languages koth knows, their images, building and measuring them.
     Languages(languages::LanguagesArgs),
     /// Play one match on this machine, with the engine the ladder uses.
@@ -163,6 +166,7 @@ pub fn run(cli: Cli) -> anyhow::Result<i32> {
         Command::Logs(args) => client::logs(args),
         Command::Login(args) => client::login(args),
         Command::Logout(args) => client::logout(args),
+        Command::Tokens(cmd) => client::tokens(cmd),
         Command::Match(args) => match_cmd::run(args),
         Command::MatchBench(args) => match_bench::run(args),
         Command::QueueBench(args) => queue_bench::run(args),
