@@ -1,34 +1,14 @@
 //! The HTTP API against a real PostgreSQL, with the real upload checks:
 //! accounts and tokens, submissions, who may read what, bad input.
 
-use std::path::PathBuf;
-
 use axum::body::Body;
 use axum::http::{Request, StatusCode};
-use koth_scheduler::pg::PrivatePostgres;
 use koth_scheduler::store;
 use serde_json::{json, Value};
 use tower::ServiceExt;
 
-fn postgres(name: &str) -> Option<PrivatePostgres> {
-    koth_scheduler::pg::start_for_tests(&PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("pg-{name}")))
-}
-
-struct Api(axum::Router);
-
-impl Api {
-    async fn call(&self, method: &str, uri: &str, token: Option<&str>, body: Vec<u8>) -> (StatusCode, Value) {
-        let mut req = Request::builder().method(method).uri(uri);
-        if let Some(t) = token {
-            req = req.header("authorization", format!("Bearer {t}"));
-        }
-        let resp = self.0.clone().oneshot(req.body(Body::from(body)).unwrap()).await.unwrap();
-        let status = resp.status();
-        let bytes = axum::body::to_bytes(resp.into_body(), usize::MAX).await.unwrap();
-        let v = serde_json::from_slice(&bytes).unwrap_or_else(|_| Value::String(String::from_utf8_lossy(&bytes).into_owned()));
-        (status, v)
-    }
-}
+mod in_process;
+use in_process::{postgres, Api};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn accounts_submissions_and_who_may_read_what() {

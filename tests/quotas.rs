@@ -6,38 +6,17 @@
 //! handed to a runner; its submissions are limited (compiles waiting,
 //! versions per hour, bytes per day).
 
-use std::path::PathBuf;
 use std::time::Duration;
 
-use axum::body::Body;
-use axum::http::{Request, StatusCode};
+use axum::http::StatusCode;
 use koth_scheduler::api::ApiOptions;
 use koth_scheduler::job::Job;
-use koth_scheduler::pg::PrivatePostgres;
 use koth_scheduler::queue::Queue;
 use koth_scheduler::store;
 use serde_json::{json, Value};
-use tower::ServiceExt;
 
-fn postgres(name: &str) -> Option<PrivatePostgres> {
-    koth_scheduler::pg::start_for_tests(&PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("pg-{name}")))
-}
-
-struct Api(axum::Router);
-
-impl Api {
-    async fn call(&self, method: &str, uri: &str, token: Option<&str>, body: String) -> (StatusCode, Option<String>, Value) {
-        let mut req = Request::builder().method(method).uri(uri);
-        if let Some(t) = token {
-            req = req.header("authorization", format!("Bearer {t}"));
-        }
-        let resp = self.0.clone().oneshot(req.body(Body::from(body)).unwrap()).await.unwrap();
-        let status = resp.status();
-        let retry = resp.headers().get("retry-after").map(|v| v.to_str().unwrap().to_owned());
-        let bytes = axum::body::to_bytes(resp.into_body(), usize::MAX).await.unwrap();
-        (status, retry, serde_json::from_slice(&bytes).unwrap_or(Value::Null))
-    }
-}
+mod in_process;
+use in_process::{postgres, Api};
 
 /// The matches a runner would be handed now, in order (each released
 /// again, so nothing changes).
@@ -70,7 +49,8 @@ async fn challenges_are_capped_per_account_and_cancelled_by_whoever_may() {
     let src = std::fs::read_to_string("bots/target/drifter.py").unwrap();
     for name in ["ann", "ben", "cid"] {
         let (_, token) = koth_scheduler::api::create_account(&pool, name, false).await.unwrap();
-        let (st, _, r) = api.call("POST", &format!("/api/ladders/{ladder}/bots/{name}-bot?file=bot.py"), Some(&token), src.clone()).await;
+        let (st, _, r) =
+            api.call_full("POST", &format!("/api/ladders/{ladder}/bots/{name}-bot?file=bot.py"), Some(&token), src.clone()).await;
         assert_eq!(st, StatusCode::CREATED, "{r}");
         // Compiled, as a runner would record it; its compile job done.
         let v = r["version"].as_i64().unwrap();
@@ -87,46 +67,46 @@ async fn challenges_are_capped_per_account_and_cancelled_by_whoever_may() {
     let ch = |bots: &[i64]| json!({"ladder": ladder, "bots": bots}).to_string();
 
     // A bot cannot play itself.
-    let (st, _, err) = api.call("POST", "/api/challenges", Some(&tokens[0]), ch(&[bots[0], bots[0]])).await;
+    let (st, _, err) = api.call_full("POST", "/api/challenges", Some(&tokens[0]), ch(&[bots[0], bots[0]])).await;
     assert_eq!(st, StatusCode::UNPROCESSABLE_ENTITY, "{err}");
     assert!(err["error"].as_str().unwrap().contains("itself"), "{err}");
 
     // Two in flight at once; the third is refused, saying which limit and when to retry.
     let mut mine = Vec::new();
     for other in [bots[1], bots[2]] {
-        let (st, _, m) = api.call("POST", "/api/challenges", Some(&tokens[0]), ch(&[bots[0], other])).await;
+        let (st, _, m) = api.call_full("POST", "/api/challenges", Some(&tokens[0]), ch(&[bots[0], other])).await;
         assert_eq!(st, StatusCode::CREATED, "{m}");
         mine.push(m["match"].as_i64().unwrap());
     }
-    let (st, retry, err) = api.call("POST", "/api/challenges", Some(&tokens[0]), ch(&[bots[0], bots[1]])).await;
+    let (st, retry, err) = api.call_full("POST", "/api/challenges", Some(&tokens[0]), ch(&[bots[0], bots[1]])).await;
     assert_eq!(st, StatusCode::TOO_MANY_REQUESTS, "{err}");
     assert_eq!(retry.as_deref(), Some("30"));
     assert!(err["error"].as_str().unwrap().contains("2 challenges queued or playing"), "{err}");
     // Another account is not affected, nor is a host.
-    let (st, _, theirs) = api.call("POST", "/api/challenges", Some(&tokens[1]), ch(&[bots[1], bots[2]])).await;
+    let (st, _, theirs) = api.call_full("POST", "/api/challenges", Some(&tokens[1]), ch(&[bots[1], bots[2]])).await;
     assert_eq!(st, StatusCode::CREATED, "{theirs}");
     let theirs = theirs["match"].as_i64().unwrap();
     for _ in 0..3 {
-        let (st, _, m) = api.call("POST", "/api/challenges", Some(&host), ch(&[bots[2], bots[1]])).await;
+        let (st, _, m) = api.call_full("POST", "/api/challenges", Some(&host), ch(&[bots[2], bots[1]])).await;
         assert_eq!(st, StatusCode::CREATED, "{m}");
     }
 
     // Cancelling: who asked for it, or a host; not anyone else.
     let cancel = |m: i64| format!("/api/matches/{m}/cancel");
-    let (st, _, _) = api.call("POST", &cancel(mine[0]), Some(&tokens[1]), String::new()).await;
+    let (st, _, _) = api.call_full("POST", &cancel(mine[0]), Some(&tokens[1]), String::new()).await;
     assert_eq!(st, StatusCode::FORBIDDEN);
-    let (st, _, _) = api.call("POST", &cancel(mine[0]), None, String::new()).await;
+    let (st, _, _) = api.call_full("POST", &cancel(mine[0]), None, String::new()).await;
     assert_eq!(st, StatusCode::UNAUTHORIZED);
-    let (st, _, _) = api.call("POST", &cancel(999_999), Some(&host), String::new()).await;
+    let (st, _, _) = api.call_full("POST", &cancel(999_999), Some(&host), String::new()).await;
     assert_eq!(st, StatusCode::NOT_FOUND);
-    let (st, _, done) = api.call("POST", &cancel(mine[0]), Some(&tokens[0]), String::new()).await;
+    let (st, _, done) = api.call_full("POST", &cancel(mine[0]), Some(&tokens[0]), String::new()).await;
     assert_eq!(st, StatusCode::OK, "{done}");
-    let (_, _, m) = api.call("GET", &format!("/api/matches/{}", mine[0]), None, String::new()).await;
+    let (_, _, m) = api.call_full("GET", &format!("/api/matches/{}", mine[0]), None, String::new()).await;
     assert_eq!(m["state"], "cancelled", "{m}");
-    let (st, _, err) = api.call("POST", &cancel(mine[0]), Some(&tokens[0]), String::new()).await;
+    let (st, _, err) = api.call_full("POST", &cancel(mine[0]), Some(&tokens[0]), String::new()).await;
     assert_eq!(st, StatusCode::CONFLICT, "cancelled once: {err}");
     // The cap frees up as a challenge ends.
-    let (st, _, m) = api.call("POST", "/api/challenges", Some(&tokens[0]), ch(&[bots[0], bots[1]])).await;
+    let (st, _, m) = api.call_full("POST", "/api/challenges", Some(&tokens[0]), ch(&[bots[0], bots[1]])).await;
     assert_eq!(st, StatusCode::CREATED, "{m}");
     mine.push(m["match"].as_i64().unwrap());
     assert!(!claimable(&q).await.contains(&mine[0]), "a cancelled match is never handed to a runner");
@@ -138,24 +118,24 @@ async fn challenges_are_capped_per_account_and_cancelled_by_whoever_may() {
             break job;
         }
     };
-    let (st, _, err) = api.call("POST", &cancel(mine[1]), Some(&host), String::new()).await;
+    let (st, _, err) = api.call_full("POST", &cancel(mine[1]), Some(&host), String::new()).await;
     assert_eq!(st, StatusCode::CONFLICT, "{err}");
     assert!(err["error"].as_str().unwrap().contains("a runner is playing it"), "{err}");
     q.release(&job).await.unwrap();
 
     // Disabling a bot cancels its queued matches; the others stay.
-    let (st, _, _) = api.call("POST", &format!("/api/bots/{}/disable", bots[2]), Some(&host), r#"{"reason": "cheats"}"#.into()).await;
+    let (st, _, _) = api.call_full("POST", &format!("/api/bots/{}/disable", bots[2]), Some(&host), r#"{"reason": "cheats"}"#).await;
     assert_eq!(st, StatusCode::OK);
-    let (_, _, m) = api.call("GET", &format!("/api/matches/{theirs}"), None, String::new()).await;
+    let (_, _, m) = api.call_full("GET", &format!("/api/matches/{theirs}"), None, String::new()).await;
     assert_eq!(m["state"], "cancelled", "{m}");
     let left = claimable(&q).await;
     assert_eq!(left, vec![mine[2]], "only the match without the disabled bot is left");
 
     // Its owner leaving cancels the matches of their bots and their challenges.
-    let (st, _, _) = api.call("DELETE", "/api/me", Some(&tokens[0]), String::new()).await;
+    let (st, _, _) = api.call_full("DELETE", "/api/me", Some(&tokens[0]), String::new()).await;
     assert_eq!(st, StatusCode::OK);
     assert!(claimable(&q).await.is_empty());
-    let (_, _, m) = api.call("GET", &format!("/api/matches/{}", mine[2]), None, String::new()).await;
+    let (_, _, m) = api.call_full("GET", &format!("/api/matches/{}", mine[2]), None, String::new()).await;
     assert_eq!(m["state"], "cancelled", "{m}");
 }
 
@@ -182,27 +162,27 @@ async fn submissions_are_limited_per_account_with_the_reset_said() {
     };
 
     // Two compiles waiting: the third upload waits for one of them.
-    let (st, _, a) = api.call("POST", &submit("a"), Some(&token), src.clone()).await;
+    let (st, _, a) = api.call_full("POST", &submit("a"), Some(&token), src.clone()).await;
     assert_eq!(st, StatusCode::CREATED, "{a}");
-    let (st, _, b) = api.call("POST", &submit("a"), Some(&token), src.clone()).await;
+    let (st, _, b) = api.call_full("POST", &submit("a"), Some(&token), src.clone()).await;
     assert_eq!(st, StatusCode::ACCEPTED, "{b}");
-    let (st, retry, err) = api.call("POST", &submit("a"), Some(&token), src.clone()).await;
+    let (st, retry, err) = api.call_full("POST", &submit("a"), Some(&token), src.clone()).await;
     assert_eq!(st, StatusCode::TOO_MANY_REQUESTS, "{err}");
     assert!(err["error"].as_str().unwrap().contains("waiting for their compile"), "{err}");
     assert_eq!(retry.as_deref(), Some("10"));
     compiled(&a).await;
     compiled(&b).await;
     // Three an hour: the fourth is refused, with the wait until the first is an hour old.
-    let (st, _, c) = api.call("POST", &submit("b"), Some(&token), src.clone()).await;
+    let (st, _, c) = api.call_full("POST", &submit("b"), Some(&token), src.clone()).await;
     assert_eq!(st, StatusCode::CREATED, "{c}");
     compiled(&c).await;
-    let (st, retry, err) = api.call("POST", &submit("b"), Some(&token), src.clone()).await;
+    let (st, retry, err) = api.call_full("POST", &submit("b"), Some(&token), src.clone()).await;
     assert_eq!(st, StatusCode::TOO_MANY_REQUESTS, "{err}");
     assert!(err["error"].as_str().unwrap().contains("3 versions in the last hour"), "{err}");
     let retry: u64 = retry.unwrap().parse().unwrap();
     assert!((3500..=3600).contains(&retry), "Retry-After {retry}");
     // Nothing of a refused upload was stored.
-    let (_, _, info) = api.call("GET", &format!("/api/bots/{}", c["bot"]), None, String::new()).await;
+    let (_, _, info) = api.call_full("GET", &format!("/api/bots/{}", c["bot"]), None, String::new()).await;
     assert_eq!(info["versions"].as_array().map(Vec::len), Some(1), "{info}");
 
     // Bytes per day: two uploads fit, the third does not.
@@ -213,10 +193,10 @@ async fn submissions_are_limited_per_account_with_the_reset_said() {
     let api = Api(koth_scheduler::api::router_with(pool.clone(), options));
     let (_, other) = koth_scheduler::api::create_account(&pool, "eli", false).await.unwrap();
     for name in ["c", "d"] {
-        let (st, _, r) = api.call("POST", &submit(name), Some(&other), src.clone()).await;
+        let (st, _, r) = api.call_full("POST", &submit(name), Some(&other), src.clone()).await;
         assert_eq!(st, StatusCode::CREATED, "{r}");
     }
-    let (st, retry, err) = api.call("POST", &submit("e"), Some(&other), src.clone()).await;
+    let (st, retry, err) = api.call_full("POST", &submit("e"), Some(&other), src.clone()).await;
     assert_eq!(st, StatusCode::TOO_MANY_REQUESTS, "{err}");
     assert!(err["error"].as_str().unwrap().contains("a day"), "{err}");
     assert!(retry.unwrap().parse::<u64>().unwrap() > 86_000);
@@ -224,7 +204,7 @@ async fn submissions_are_limited_per_account_with_the_reset_said() {
     // A host is not limited.
     let (_, host) = koth_scheduler::api::create_account(&pool, "host", true).await.unwrap();
     for name in ["h1", "h2", "h3", "h4"] {
-        let (st, _, r) = api.call("POST", &submit(name), Some(&host), src.clone()).await;
+        let (st, _, r) = api.call_full("POST", &submit(name), Some(&host), src.clone()).await;
         assert_eq!(st, StatusCode::CREATED, "{r}");
     }
 }

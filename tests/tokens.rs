@@ -6,37 +6,19 @@ use std::path::PathBuf;
 use std::process::Command;
 use std::time::Duration;
 
-use axum::body::Body;
-use axum::http::{Request, StatusCode};
+use axum::http::StatusCode;
 use koth_scheduler::api::ApiOptions;
-use koth_scheduler::pg::PrivatePostgres;
 use koth_scheduler::store;
 use serde_json::Value;
-use tower::ServiceExt;
 
-fn postgres(name: &str) -> Option<PrivatePostgres> {
-    koth_scheduler::pg::start_for_tests(&PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("pg-{name}")))
-}
+mod in_process;
+use in_process::{postgres, Api};
 
-struct Api(axum::Router);
-
-impl Api {
-    async fn call(&self, method: &str, uri: &str, token: Option<&str>, body: &str) -> (StatusCode, Value) {
-        let mut req = Request::builder().method(method).uri(uri);
-        if let Some(t) = token {
-            req = req.header("authorization", format!("Bearer {t}"));
-        }
-        let resp = self.0.clone().oneshot(req.body(Body::from(body.to_owned())).unwrap()).await.unwrap();
-        let status = resp.status();
-        let bytes = axum::body::to_bytes(resp.into_body(), usize::MAX).await.unwrap();
-        (status, serde_json::from_slice(&bytes).unwrap_or(Value::Null))
-    }
-
-    async fn sign_up(&self, name: &str) -> String {
-        let (st, v) = self.call("POST", "/api/users", None, &format!(r#"{{"name": "{name}"}}"#)).await;
-        assert_eq!(st, StatusCode::CREATED, "{v}");
-        v["token"].as_str().unwrap().to_owned()
-    }
+/// An account made through the API; its token.
+async fn sign_up(api: &Api, name: &str) -> String {
+    let (st, v) = api.call("POST", "/api/users", None, format!(r#"{{"name": "{name}"}}"#)).await;
+    assert_eq!(st, StatusCode::CREATED, "{v}");
+    v["token"].as_str().unwrap().to_owned()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -44,8 +26,8 @@ async fn tokens_are_listed_made_revoked_at_once_and_rotated() {
     let Some(pg) = postgres("tokens") else { return };
     let pool = koth_scheduler::db::connect_and_migrate(&pg.url(), 4).await.unwrap();
     let api = Api(koth_scheduler::api::router(pool.clone()));
-    let first = api.sign_up("carol").await;
-    let other = api.sign_up("dave").await;
+    let first = sign_up(&api, "carol").await;
+    let other = sign_up(&api, "dave").await;
 
     // The sign-up token is listed, marked as the one in use, never expiring.
     let (st, list) = api.call("GET", "/api/me/tokens", Some(&first), "").await;
@@ -118,7 +100,7 @@ async fn tokens_expire_when_the_host_sets_a_lifetime() {
         pool.clone(),
         ApiOptions { token_lifetime: Some(Duration::from_secs(2)), ..ApiOptions::default() },
     ));
-    let token = api.sign_up("erin").await;
+    let token = sign_up(&api, "erin").await;
     let (st, list) = api.call("GET", "/api/me/tokens", Some(&token), "").await;
     assert_eq!(st, StatusCode::OK);
     assert!(list[0]["expires_at"].is_string(), "{list}");
@@ -141,9 +123,9 @@ async fn a_deleted_account_keeps_its_history_and_loses_its_tokens_and_bots() {
     let target = koth_scheduler::format::LadderConfig::default_for(koth_games::GameKind::Target);
     let ladder = store::create_ladder(&pool, "target", koth_games::GameKind::Target, &target).await.unwrap();
     let api = Api(koth_scheduler::api::router(pool.clone()));
-    let token = api.sign_up("frank").await;
+    let token = sign_up(&api, "frank").await;
     let src = std::fs::read_to_string("bots/target/drifter.py").unwrap();
-    let (st, made) = api.call("POST", &format!("/api/ladders/{ladder}/bots/drift?file=bot.py"), Some(&token), &src).await;
+    let (st, made) = api.call("POST", &format!("/api/ladders/{ladder}/bots/drift?file=bot.py"), Some(&token), src.as_str()).await;
     assert_eq!(st, StatusCode::CREATED, "{made}");
     let bot = made["bot"].as_i64().unwrap();
     let (st, extra) = api.call("POST", "/api/me/tokens", Some(&token), r#"{"name": "ci"}"#).await;
@@ -201,6 +183,12 @@ async fn koth_login_saves_the_token_privately_and_logout_revokes_it() {
     let _ = std::fs::remove_dir_all(&config);
     let file = config.join("koth/login.json");
 
+    // A login file that is not one (hand-edited, truncated) is said, not ignored.
+    std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+    std::fs::write(&file, "{\"server\": ").unwrap();
+    let (ok, out) = tokio::task::block_in_place(|| koth(&config, &["leaderboard", "target", "--server", &server], ""));
+    assert!(!ok && out.contains("is not a koth login file"), "{out}");
+    std::fs::remove_file(&file).unwrap();
     let (ok, out) = tokio::task::block_in_place(|| koth(&config, &["login", "--server", &server], "not-a-token\n"));
     assert!(!ok && out.contains("401") && out.contains("unknown token"), "{out}");
     assert!(!file.exists(), "a refused token is not saved");

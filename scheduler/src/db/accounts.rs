@@ -5,16 +5,33 @@
 
 use std::time::Duration;
 
-use sqlx::{PgPool, Row};
+use sqlx::{PgConnection, PgPool, Row};
 
 use super::store::StoreError;
 use crate::types::{Me, TokenInfo};
 
 type Result<T> = std::result::Result<T, StoreError>;
 
-/// Expiry of a token made now, for `lifetime` (none: it never expires).
-fn expiry_secs(lifetime: Option<Duration>) -> Option<f64> {
-    lifetime.map(|l| l.as_secs_f64())
+/// Store a new token's hash for `user`, named `name`, expiring after
+/// `lifetime` (none: never); the one INSERT of a token.
+async fn insert_token(
+    conn: &mut PgConnection,
+    user: i64,
+    name: &str,
+    token_hash: &[u8],
+    lifetime: Option<Duration>,
+) -> std::result::Result<TokenInfo, sqlx::Error> {
+    let r = sqlx::query(&format!(
+        "INSERT INTO api_tokens (hash, user_id, name, expires_at) VALUES ($1, $2, $3, now() + make_interval(secs => $4)) \
+         RETURNING {TOKEN_COLUMNS}"
+    ))
+    .bind(token_hash)
+    .bind(user)
+    .bind(name)
+    .bind(lifetime.map(|l| l.as_secs_f64()))
+    .fetch_one(conn)
+    .await?;
+    Ok(token_info(&r, -1))
 }
 
 /// An account and its first token's hash, in one transaction.
@@ -27,12 +44,7 @@ pub async fn create_account(
 ) -> std::result::Result<i64, sqlx::Error> {
     let mut tx = pool.begin().await?;
     let id = super::store::create_user_on(&mut tx, name, is_host).await?;
-    sqlx::query("INSERT INTO api_tokens (hash, user_id, expires_at) VALUES ($1, $2, now() + make_interval(secs => $3))")
-        .bind(token_hash)
-        .bind(id)
-        .bind(expiry_secs(lifetime))
-        .execute(&mut *tx)
-        .await?;
+    insert_token(&mut tx, id, "first", token_hash, lifetime).await?;
     tx.commit().await?;
     Ok(id)
 }
@@ -91,17 +103,8 @@ pub async fn tokens(pool: &PgPool, user: i64, current: i64) -> Result<Vec<TokenI
 
 /// A new token for an account.
 pub async fn create_token(pool: &PgPool, user: i64, name: &str, token_hash: &[u8], lifetime: Option<Duration>) -> Result<TokenInfo> {
-    let r = sqlx::query(&format!(
-        "INSERT INTO api_tokens (hash, user_id, name, expires_at) VALUES ($1, $2, $3, now() + make_interval(secs => $4)) \
-         RETURNING {TOKEN_COLUMNS}"
-    ))
-    .bind(token_hash)
-    .bind(user)
-    .bind(name)
-    .bind(expiry_secs(lifetime))
-    .fetch_one(pool)
-    .await?;
-    Ok(token_info(&r, -1))
+    let mut conn = pool.acquire().await?;
+    Ok(insert_token(&mut conn, user, name, token_hash, lifetime).await?)
 }
 
 /// Revoke one of an account's tokens; false if it has no such token.
@@ -124,18 +127,9 @@ pub async fn rotate_token(pool: &PgPool, user: i64, token: i64, new_hash: &[u8],
     else {
         return Ok(None);
     };
-    let r = sqlx::query(&format!(
-        "INSERT INTO api_tokens (hash, user_id, name, expires_at) VALUES ($1, $2, $3, now() + make_interval(secs => $4)) \
-         RETURNING {TOKEN_COLUMNS}"
-    ))
-    .bind(new_hash)
-    .bind(user)
-    .bind(&name)
-    .bind(expiry_secs(lifetime))
-    .fetch_one(&mut *tx)
-    .await?;
+    let info = insert_token(&mut tx, user, &name, new_hash, lifetime).await?;
     tx.commit().await?;
-    Ok(Some(token_info(&r, -1)))
+    Ok(Some(info))
 }
 
 /// Delete an account, in one transaction: every token revoked, every bot
