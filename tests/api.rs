@@ -3,6 +3,7 @@
 
 use axum::body::Body;
 use axum::http::{Request, StatusCode};
+use koth_scheduler::packed::PackedReplay;
 use koth_scheduler::store;
 use serde_json::{json, Value};
 use tower::ServiceExt;
@@ -93,9 +94,11 @@ async fn accounts_submissions_and_who_may_read_what() {
         engine: "test".into(),
         turns: 3,
         // Three turns of Target with both bots staying: a replay the viewer can draw.
-        replay: serde_json::from_value(json!({"game": "target", "seed": 5, "seats": [{}, {}], "cut_short": true,
-                       "turns": vec![json!({"answers": [{"seat": 0, "answer": "2"}, {"seat": 1, "answer": "2"}]}); 3]}))
-        .unwrap(),
+        replay: PackedReplay::pack(
+            &serde_json::from_value(json!({"game": "target", "seed": 5, "seats": [{}, {}], "cut_short": true,
+                           "turns": vec![json!({"answers": [{"seat": 0, "answer": "2"}, {"seat": 1, "answer": "2"}]}); 3]}))
+            .unwrap(),
+        ),
         seats: (0..2)
             .map(|i| koth_scheduler::results::SeatOutcome {
                 seat: i,
@@ -186,7 +189,7 @@ async fn accounts_submissions_and_who_may_read_what() {
     // refused with the reason (after the metrics above, which count matches).
     let broken = store::create_match(&mut conn, ladder, &[bot, other], 3, true, 0).await.unwrap();
     let bad_replay = koth_scheduler::results::MatchOutcome {
-        replay: serde_json::from_value(json!({"game": "snake", "seed": 1, "seats": [{}], "turns": []})).unwrap(),
+        replay: PackedReplay::pack(&serde_json::from_value(json!({"game": "snake", "seed": 1, "seats": [{}], "turns": []})).unwrap()),
         ..outcome.clone()
     };
     koth_scheduler::results::record_match(&mut conn, broken, &bad_replay).await.unwrap();

@@ -80,7 +80,7 @@ pub struct Turn {
     #[serde(default)]
     pub turn: u32,
     /// The engine's own time for the turn (thaw, send, wait, freeze), µs.
-    #[serde(default)]
+    #[serde(default, serialize_with = "resolution::whole_us")]
     pub engine_us: f64,
     pub answers: Vec<Answer>,
     #[serde(default)]
@@ -133,14 +133,16 @@ impl Recorded {
 pub struct MoveTime {
     pub seat: Seat,
     /// From the request's write to the answer (or the deadline), ms.
+    #[serde(serialize_with = "resolution::ms_to_us")]
     pub wall_ms: f64,
     /// CPU time of the bot's box over the same span, up to its freeze, ms.
+    #[serde(serialize_with = "resolution::ms_to_us")]
     pub cpu_ms: f64,
     /// The answer came after the move's limit (or never came).
     pub over_limit: bool,
     /// CPU the bot's box used between its answer being seen and the box
     /// being frozen, µs (how much a bot can steal after answering).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none", serialize_with = "resolution::whole_us_opt")]
     pub cpu_after_answer_us: Option<f64>,
 }
 
@@ -152,6 +154,38 @@ impl Replay {
 
     pub fn from_value(v: &Value) -> Result<Replay, String> {
         Replay::deserialize(v).map_err(|e| format!("not a koth replay: {e}"))
+    }
+}
+
+/// Times are written to the microsecond (what a clock read is worth), not
+/// with f64's 17 digits: `0.029184` ms is written `0.029`,
+/// `3.2049999999999996` µs `3.0`. The digits below are noise, and noise is
+/// what a compressed replay's size is made of: a 32,768-turn Flit replay
+/// packs to ~1.6 MB with them and under 1 MB without.
+mod resolution {
+    use serde::Serializer;
+
+    fn round(x: f64, per_unit: f64) -> f64 {
+        if x.is_finite() {
+            (x * per_unit).round() / per_unit
+        } else {
+            x
+        }
+    }
+
+    pub fn ms_to_us<S: Serializer>(ms: &f64, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_f64(round(*ms, 1e3))
+    }
+
+    pub fn whole_us<S: Serializer>(us: &f64, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_f64(round(*us, 1.0))
+    }
+
+    pub fn whole_us_opt<S: Serializer>(us: &Option<f64>, s: S) -> Result<S::Ok, S::Error> {
+        match us {
+            Some(us) => whole_us(us, s),
+            None => s.serialize_none(),
+        }
     }
 }
 
@@ -367,6 +401,28 @@ mod tests {
         assert!(e.contains("turn 2: the rules ask seats [1]"), "{e}");
         // check() compares judgements: these were never recorded.
         assert!(check(&slime_replay()).unwrap_err().contains("turn 1: judgements differ"));
+    }
+
+    #[test]
+    fn times_are_written_to_the_microsecond() {
+        // (wall_ms, cpu_ms, cpu_after_answer_us, engine_us) as measured → as written.
+        let cases = [
+            ((0.029184, 0.025238, Some(3.2049999999999996), 159.09799999999998), json!([0.029, 0.025, 3.0, 159.0])),
+            ((50.0, 49.9995, None, 250.5), json!([50.0, 50.0, null, 251.0])),
+            ((1200.0004, 0.0, Some(0.04), 0.0), json!([1200.0, 0.0, 0.0, 0.0])),
+            ((f64::NAN, 1e-9, Some(-0.4), 1e9 + 0.4), json!([null, 0.0, -0.0, 1e9])),
+        ];
+        for ((wall_ms, cpu_ms, after, engine_us), written) in cases {
+            let t = Turn {
+                engine_us,
+                times: vec![MoveTime { seat: 0, wall_ms, cpu_ms, over_limit: false, cpu_after_answer_us: after }],
+                ..Turn::default()
+            };
+            let v = serde_json::to_value(&t).unwrap();
+            let m = &v["times"][0];
+            let got = json!([m["wall_ms"], m["cpu_ms"], m.get("cpu_after_answer_us").cloned().unwrap_or(Value::Null), v["engine_us"]]);
+            assert_eq!(got, written, "{wall_ms} {cpu_ms} {after:?} {engine_us}");
+        }
     }
 
     /// Every game's view has one code per cell, and its codes are empty,

@@ -26,7 +26,7 @@ fn two_turns() -> Replay {
         let (judgements, events) = referee.apply(replies);
         turns.push(Turn {
             turn: i as u32 + 1,
-            engine_us: 250.5,
+            engine_us: 250.0,
             answers: answers.into_iter().enumerate().map(|(seat, reply)| Answer { seat, reply }).collect(),
             times: vec![MoveTime { seat: 0, wall_ms: 1.25, cpu_ms: 0.5, over_limit: false, cpu_after_answer_us: Some(12.0) }],
             judgements,

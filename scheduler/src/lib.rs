@@ -13,6 +13,7 @@ pub mod format;
 pub mod formats;
 pub mod job;
 pub mod ladder;
+pub mod packed;
 pub mod pg;
 pub mod rating;
 pub mod types;

@@ -36,6 +36,7 @@ use sqlx::PgPool;
 use tokio::sync::watch;
 
 use crate::job::Job;
+use crate::packed::PackedReplay;
 use crate::queue::{wait_for_work, Claimed, FailOutcome, Queue, QueueError};
 use crate::results::{record_match, MatchOutcome, SeatOutcome};
 use crate::store;
@@ -394,6 +395,7 @@ fn match_job(cfg: &WorkerConfig, m: &store::MatchToPlay) -> JobResult {
         .collect();
     JobResult::Played {
         match_id: m.match_id,
-        outcome: MatchOutcome { engine: ENGINE_VERSION.to_owned(), turns: report.turns, replay: report.replay, seats },
+        // Packed here, on the runner's thread, not in the result's transaction.
+        outcome: MatchOutcome { engine: ENGINE_VERSION.to_owned(), turns: report.turns, replay: PackedReplay::pack(&report.replay), seats },
     }
 }

@@ -15,6 +15,7 @@ use koth_runner::BotStatus;
 use koth_scheduler::format::{LadderConfig, Standings};
 use koth_scheduler::job::Job;
 use koth_scheduler::ladder::tick;
+use koth_scheduler::packed::PackedReplay;
 use koth_scheduler::queue::Queue;
 use koth_scheduler::results::{record_match, standings, MatchOutcome, SeatOutcome};
 use koth_scheduler::store;
@@ -426,6 +427,7 @@ async fn table(pool: &PgPool, ladder: i64) -> Standings {
 }
 
 /// A replay for matches these tests decide without playing them.
-fn any_replay() -> Replay {
-    serde_json::from_value(serde_json::json!({"game": "target", "seed": "1", "seats": [{}, {}], "turns": []})).unwrap()
+fn any_replay() -> PackedReplay {
+    let r: Replay = serde_json::from_value(serde_json::json!({"game": "target", "seed": "1", "seats": [{}, {}], "turns": []})).unwrap();
+    PackedReplay::pack(&r)
 }

@@ -47,3 +47,12 @@ pub async fn seed(pool: &PgPool, data_dir: &std::path::Path) -> anyhow::Result<(
     eprintln!("koth: created a ladder per game and seeded the example bots");
     Ok(())
 }
+
+/// The example bot of `game` written in the language of extension `ext`
+/// (its file name and source).
+pub fn example(game: GameKind, ext: &str) -> Option<(&'static str, &'static [u8])> {
+    embedded::EXAMPLES
+        .iter()
+        .find(|(g, file, _)| *g == game.name() && file.rsplit_once('.').is_some_and(|(_, e)| e == ext))
+        .map(|(_, file, bytes)| (*file, *bytes))
+}

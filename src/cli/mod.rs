@@ -8,6 +8,7 @@ mod match_bench;
 mod match_cmd;
 mod queue_bench;
 mod replay;
+mod replay_bench;
 mod sandbox;
 mod service;
 mod up;
@@ -134,6 +135,8 @@ enum Command {
     MatchBench(match_bench::BenchArgs),
     /// Measure the job queue's claim + complete throughput against raw SQL (pgbench).
     QueueBench(queue_bench::QueueBenchArgs),
+    /// Measure storing and showing replays: the longest match of each game, packed against jsonb.
+    ReplayBench(replay_bench::ReplayBenchArgs),
     /// Run a worker: claim compile and match jobs from the database and run them.
     Runner(service::RunnerArgs),
     /// Keep every ladder busy: choose and queue the next matches.
@@ -170,6 +173,7 @@ pub fn run(cli: Cli) -> anyhow::Result<i32> {
         Command::Match(args) => match_cmd::run(args),
         Command::MatchBench(args) => match_bench::run(args),
         Command::QueueBench(args) => queue_bench::run(args),
+        Command::ReplayBench(args) => replay_bench::run(args),
         Command::Runner(args) => service::runner(args),
         Command::Scheduler(args) => service::scheduler(args),
         Command::Up(args) => up::run(args),

@@ -46,3 +46,17 @@ impl Api {
         (status, retry, v)
     }
 }
+
+impl Api {
+    /// A GET with these headers: status, response headers and the body's
+    /// bytes as sent (not decoded).
+    pub async fn get_raw(&self, uri: &str, headers: &[(&str, &str)]) -> (StatusCode, axum::http::HeaderMap, Vec<u8>) {
+        let mut req = Request::builder().method("GET").uri(uri);
+        for (k, v) in headers {
+            req = req.header(*k, *v);
+        }
+        let resp = self.0.clone().oneshot(req.body(Body::empty()).unwrap()).await.unwrap();
+        let (parts, body) = resp.into_parts();
+        (parts.status, parts.headers, axum::body::to_bytes(body, usize::MAX).await.unwrap().to_vec())
+    }
+}

@@ -37,7 +37,9 @@ use utoipa::OpenApi;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
+use crate::db::replays::{self, StoredReplay};
 use crate::db::{accounts, reads};
+use crate::packed::{self, PackedReplay};
 use crate::types::*;
 
 /// Largest request body (an upload).
@@ -46,7 +48,8 @@ pub const MAX_BODY: usize = 40 << 20;
 #[derive(Clone)]
 pub(crate) struct AppState {
     pub(crate) pool: PgPool,
-    frames: Arc<FramesCache>,
+    /// Frames being drawn at once (each is up to seconds of CPU).
+    drawing: Arc<tokio::sync::Semaphore>,
     options: ApiOptions,
 }
 
@@ -95,36 +98,6 @@ pub const DEFAULT_COMPILES_QUEUED: u32 = 8;
 fn too_many(retry_after_secs: f64, msg: String) -> Response {
     let secs = retry_after_secs.ceil().max(1.0) as u64;
     (StatusCode::TOO_MANY_REQUESTS, [(axum::http::header::RETRY_AFTER, secs.to_string())], Json(ErrorBody { error: msg })).into_response()
-}
-
-/// The viewer's frames of recently viewed matches. A replay never changes
-/// once written, and playing a long one again through the rules costs real
-/// CPU (a Target match may have 50 000 turns), so the viewers of a match
-/// share one computation, and at most two computations run at once: the
-/// public endpoint cannot be made to spend every core.
-struct FramesCache {
-    recent: std::sync::Mutex<std::collections::VecDeque<(i64, axum::body::Bytes)>>,
-    computing: tokio::sync::Semaphore,
-}
-
-/// Matches whose frames are kept.
-const FRAMES_KEPT: usize = 16;
-
-impl FramesCache {
-    fn get(&self, id: i64) -> Option<axum::body::Bytes> {
-        let recent = self.recent.lock().unwrap_or_else(|e| e.into_inner());
-        recent.iter().find(|(m, _)| *m == id).map(|(_, b)| b.clone())
-    }
-
-    fn put(&self, id: i64, frames: axum::body::Bytes) {
-        let mut recent = self.recent.lock().unwrap_or_else(|e| e.into_inner());
-        if !recent.iter().any(|(m, _)| *m == id) {
-            if recent.len() == FRAMES_KEPT {
-                recent.pop_front();
-            }
-            recent.push_back((id, frames));
-        }
-    }
 }
 
 /// An API error: a status and a message for the client.
@@ -260,9 +233,9 @@ pub fn router(pool: PgPool) -> Router {
 
 /// The API and pages, with the host's options.
 pub fn router_with(pool: PgPool, options: ApiOptions) -> Router {
-    let frames = Arc::new(FramesCache { recent: Default::default(), computing: tokio::sync::Semaphore::new(2) });
+    let drawing = Arc::new(tokio::sync::Semaphore::new(2));
     let (api, _) = routes().split_for_parts();
-    crate::web::service(api.layer(DefaultBodyLimit::max(MAX_BODY)), AppState { pool, frames, options })
+    crate::web::service(api.layer(DefaultBodyLimit::max(MAX_BODY)), AppState { pool, drawing, options })
 }
 
 /// The OpenAPI document: every route's declaration, as served.
@@ -917,50 +890,97 @@ async fn match_info(State(s): State<AppState>, ApiPath(id): ApiPath<i64>) -> Api
     reads::match_info(&s.pool, id).await?.map(Json).ok_or_else(|| not_found(&format!("match {id}")))
 }
 
-/// A finished match's replay (docs/replay.md).
+/// A finished match's replay (docs/replay.md). Stored packed
+/// ([`crate::packed`]); a client that accepts `zstd` gets it as stored.
 #[utoipa::path(get, path = "/api/matches/{id}/replay", tag = "matches", params(("id" = i64, Path, description = "The match")),
     responses((status = 200, body = Object, description = "The replay, as docs/replay.md describes it"),
               (status = 409, body = ErrorBody, description = "The match has not finished")))]
-async fn replay(State(s): State<AppState>, ApiPath(id): ApiPath<i64>) -> ApiResult<Json<Value>> {
-    finished_replay(&s.pool, id).await.map(Json)
+async fn replay(State(s): State<AppState>, ApiPath(id): ApiPath<i64>, headers: HeaderMap) -> ApiResult<Response> {
+    let stored = finished_replay(&s.pool, id, false).await?;
+    match stored.replay {
+        StoredReplay::Packed(z) if packed::accepts(accept_encoding(&headers), "zstd") => Ok(encoded_json(z, Some("zstd"))),
+        r => replays::to_json(&r).map(|json| encoded_json(json, None)).map_err(|e| stored_unreadable(id, e)),
+    }
 }
 
-async fn finished_replay(pool: &PgPool, id: i64) -> ApiResult<Value> {
-    match reads::replay(pool, id).await? {
+async fn finished_replay(pool: &PgPool, id: i64, with_frames: bool) -> ApiResult<replays::Stored> {
+    match replays::stored(pool, id, with_frames).await? {
         None => Err(not_found(&format!("match {id}"))),
         Some(None) => Err(ApiError(StatusCode::CONFLICT, format!("match {id} has not finished; its replay comes when it does"))),
         Some(Some(v)) => Ok(v),
     }
 }
 
+fn accept_encoding(headers: &HeaderMap) -> Option<&str> {
+    headers.get(axum::http::header::ACCEPT_ENCODING).and_then(|v| v.to_str().ok())
+}
+
+/// JSON, already compressed with `coding` (the compression layer leaves a
+/// response with a `Content-Encoding` alone).
+fn encoded_json(body: Vec<u8>, coding: Option<&'static str>) -> Response {
+    use axum::http::header::{CONTENT_ENCODING, CONTENT_TYPE, VARY};
+    let mut r = ([(CONTENT_TYPE, "application/json"), (VARY, "accept-encoding")], body).into_response();
+    if let Some(c) = coding {
+        r.headers_mut().insert(CONTENT_ENCODING, axum::http::HeaderValue::from_static(c));
+    }
+    r
+}
+
+fn stored_unreadable(id: i64, why: String) -> ApiError {
+    tracing::error!(match_id = id, "{why}");
+    ApiError(StatusCode::INTERNAL_SERVER_ERROR, format!("match {id}'s stored replay is damaged: {why}"))
+}
+
 /// Pictures of every turn of a finished match, for the replay viewer: the
-/// replay played again through the game's rules ([`koth_games::replay`]),
-/// kept for the next viewers ([`FramesCache`]).
+/// replay played again through the game's rules ([`koth_games::replay`])
+/// the first time the match is viewed, then kept with its replay
+/// ([`replays::keep_frames`]) and served as kept (gzip).
 #[utoipa::path(get, path = "/api/matches/{id}/frames", tag = "matches", params(("id" = i64, Path, description = "The match")),
     responses((status = 200, body = Object, description = "The first frame whole, then the cells each turn changed"),
               (status = 409, body = ErrorBody, description = "The match has not finished"),
               (status = 422, body = ErrorBody, description = "The stored replay does not fit the game's rules")))]
-async fn frames(State(s): State<AppState>, ApiPath(id): ApiPath<i64>) -> ApiResult<Response> {
-    let json = |bytes| ([(axum::http::header::CONTENT_TYPE, "application/json")], bytes).into_response();
-    if let Some(b) = s.frames.get(id) {
-        return Ok(json(b));
+async fn frames(State(s): State<AppState>, ApiPath(id): ApiPath<i64>, headers: HeaderMap) -> ApiResult<Response> {
+    let serve = |gz: Vec<u8>| -> ApiResult<Response> {
+        if packed::accepts(accept_encoding(&headers), "gzip") {
+            Ok(encoded_json(gz, Some("gzip")))
+        } else {
+            packed::gunzip(&gz).map(|json| encoded_json(json, None)).map_err(|e| stored_unreadable(id, e))
+        }
+    };
+    if let Some(gz) = finished_replay(&s.pool, id, true).await?.frames_gz {
+        return serve(gz);
     }
-    let _permit = s.frames.computing.acquire().await.map_err(|e| ApiError(StatusCode::SERVICE_UNAVAILABLE, e.to_string()))?;
+    // Drawing a long match is seconds of CPU: a few at a time.
+    let _permit = s.drawing.acquire().await.map_err(|e| ApiError(StatusCode::SERVICE_UNAVAILABLE, e.to_string()))?;
     // Another request may have drawn it while this one waited.
-    if let Some(b) = s.frames.get(id) {
-        return Ok(json(b));
+    let stored = finished_replay(&s.pool, id, true).await?;
+    if let Some(gz) = stored.frames_gz {
+        return serve(gz);
     }
-    let replay = finished_replay(&s.pool, id).await?;
-    let drawn = tokio::task::spawn_blocking(move || {
-        let replay = koth_games::replay::Replay::from_value(&replay)?;
-        koth_games::replay::frames(&replay).map(|f| axum::body::Bytes::from(serde_json::to_vec(&f).unwrap_or_default()))
+    let drawn = tokio::task::spawn_blocking(move || -> Result<_, (StatusCode, String)> {
+        let unprocessable = |e: String| (StatusCode::UNPROCESSABLE_ENTITY, format!("match {id}'s replay cannot be drawn: {e}"));
+        let (replay, repacked) = match &stored.replay {
+            StoredReplay::Packed(z) => {
+                let json = packed::unzstd(z)
+                    .map_err(|e| (StatusCode::INTERNAL_SERVER_ERROR, format!("match {id}'s stored replay is damaged: {e}")))?;
+                (koth_games::replay::Replay::from_json(&json).map_err(unprocessable)?, None)
+            }
+            StoredReplay::Json(v) => {
+                let r = koth_games::replay::Replay::from_value(v).map_err(unprocessable)?;
+                let p = PackedReplay::pack(&r);
+                (r, Some(p))
+            }
+        };
+        let frames = koth_games::replay::frames(&replay).map_err(unprocessable)?;
+        let json = serde_json::to_vec(&frames).map_err(|e| (StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))?;
+        Ok((packed::gzip(&json), repacked))
     });
-    let bytes = drawn
+    let (gz, repacked) = drawn
         .await
         .map_err(|e| ApiError(StatusCode::INTERNAL_SERVER_ERROR, format!("drawing the replay failed: {e}")))?
-        .map_err(|e| ApiError(StatusCode::UNPROCESSABLE_ENTITY, format!("match {id}'s replay cannot be drawn: {e}")))?;
-    s.frames.put(id, bytes.clone());
-    Ok(json(bytes))
+        .map_err(|(status, e)| ApiError(status, e))?;
+    replays::keep_frames(&s.pool, id, &gz, repacked.as_ref()).await?;
+    serve(gz)
 }
 
 /// A seat's stderr in a match, whole and by turn (its owner, hosts).

@@ -1,13 +1,14 @@
 //! Every SQL statement of the service: connecting to PostgreSQL and
 //! applying the migrations in `sql/` (here), the job queue ([`queue`]), the
 //! rows koth writes and reads ([`store`]), recording a finished match
-//! ([`results`]), accounts and their tokens ([`accounts`]) and what the API
-//! reads ([`reads`]). Each function is one
+//! ([`results`]) and its replay ([`replays`]), accounts and their tokens
+//! ([`accounts`]) and what the API reads ([`reads`]). Each function is one
 //! statement or one transaction, with typed arguments and results.
 
 pub mod accounts;
 pub mod queue;
 pub mod reads;
+pub mod replays;
 pub mod results;
 pub mod store;
 

@@ -363,11 +363,6 @@ pub async fn match_info(pool: &PgPool, id: i64) -> Result<Option<MatchInfo>> {
     }))
 }
 
-/// A match's replay: `None` no such match, `Some(None)` not finished.
-pub async fn replay(pool: &PgPool, id: i64) -> Result<Option<Option<Value>>> {
-    Ok(sqlx::query_scalar("SELECT replay FROM matches WHERE id = $1").bind(id).fetch_optional(pool).await?)
-}
-
 /// A seat's bot, stderr and turn ends (`[[turn, end], ...]`).
 pub async fn seat_stderr(pool: &PgPool, match_id: i64, seat: i32) -> Result<Option<(i64, Option<String>, Vec<(u32, usize)>)>> {
     let row = sqlx::query("SELECT bot_id, stderr, stderr_turns FROM match_seats WHERE match_id = $1 AND seat = $2")

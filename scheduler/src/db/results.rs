@@ -8,12 +8,12 @@
 //! match's bots are locked in bot order before they are read, so matches
 //! sharing a bot apply their updates one after another, in commit order.
 
-use koth_games::replay::Replay;
 use koth_games::MatchResult;
 use koth_runner::BotStatus;
 use sqlx::{PgConnection, Row};
 
 use crate::format::Standings;
+use crate::packed::PackedReplay;
 use crate::rating::{Rating, RatingSystem};
 use crate::store::{self, StoreError};
 
@@ -36,7 +36,8 @@ pub struct SeatOutcome {
 pub struct MatchOutcome {
     pub engine: String,
     pub turns: u32,
-    pub replay: Replay,
+    /// Packed by the runner before the result's transaction opens.
+    pub replay: PackedReplay,
     pub seats: Vec<SeatOutcome>,
 }
 
@@ -54,15 +55,15 @@ const FAILURE_WINDOW: i64 = 10;
 /// Write the outcome of `match_id`; returns whether it was rated.
 pub async fn record_match(conn: &mut PgConnection, match_id: i64, outcome: &MatchOutcome) -> Result<bool, sqlx::Error> {
     let m = sqlx::query(
-        "UPDATE matches SET state = 'finished', engine = $2, turns = $3, replay = $4, finished_at = now() \
+        "UPDATE matches SET state = 'finished', engine = $2, turns = $3, finished_at = now() \
          WHERE id = $1 AND state = 'queued' RETURNING ladder_id, rated",
     )
     .bind(match_id)
     .bind(&outcome.engine)
     .bind(outcome.turns as i32)
-    .bind(serde_json::to_value(&outcome.replay).unwrap_or_default())
     .fetch_one(&mut *conn)
     .await?;
+    super::replays::record(conn, match_id, &outcome.replay).await?;
     let ladder_id: Option<i64> = m.get("ladder_id");
     let queued_rated: bool = m.get("rated");
     for s in &outcome.seats {

@@ -1,0 +1,130 @@
+//! Where replays and the viewer's frames are kept (`match_replays`, see
+//! `sql/0007_packed_replays.sql` and [`crate::packed`]).
+//!
+//! A replay is written once, packed, in the transaction that records its
+//! match ([`crate::results::record_match`]). Replays recorded before
+//! packing are `jsonb` in `matches.replay`; the first time such a match's
+//! frames are drawn its replay is packed and moved here with them
+//! ([`keep_frames`]), so old rows shrink as they are viewed.
+
+use serde_json::Value;
+use sqlx::{PgConnection, PgPool, Row};
+
+use super::store::StoreError;
+use crate::packed::PackedReplay;
+
+type Result<T> = std::result::Result<T, StoreError>;
+
+/// A replay as it is stored.
+#[derive(Clone, Debug, PartialEq)]
+pub enum StoredReplay {
+    /// zstd-compressed JSON ([`PackedReplay::zstd`]).
+    Packed(Vec<u8>),
+    /// A replay recorded before packing.
+    Json(Value),
+}
+
+/// A match's stored replay and frames (frames: gzip JSON, once drawn).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Stored {
+    pub replay: StoredReplay,
+    pub frames_gz: Option<Vec<u8>>,
+}
+
+/// Write a finished match's replay (in its result's transaction).
+pub async fn record(conn: &mut PgConnection, match_id: i64, replay: &PackedReplay) -> std::result::Result<(), sqlx::Error> {
+    sqlx::query("INSERT INTO match_replays (match_id, replay_zst, json_bytes) VALUES ($1, $2, $3)")
+        .bind(match_id)
+        .bind(&replay.zstd)
+        .bind(i32::try_from(replay.json_len).unwrap_or(i32::MAX))
+        .execute(conn)
+        .await
+        .map(|_| ())
+}
+
+/// A match's replay (and frames, if `with_frames` and drawn): `None` no
+/// such match, `Some(None)` no replay (not finished, or failed).
+pub async fn stored(pool: &PgPool, match_id: i64, with_frames: bool) -> Result<Option<Option<Stored>>> {
+    let row = sqlx::query(
+        "SELECT r.replay_zst, CASE WHEN $2 THEN r.frames_gz END AS frames_gz, \
+                CASE WHEN r.match_id IS NULL THEN m.replay END AS replay \
+         FROM matches m LEFT JOIN match_replays r ON r.match_id = m.id WHERE m.id = $1",
+    )
+    .bind(match_id)
+    .bind(with_frames)
+    .fetch_optional(pool)
+    .await?;
+    Ok(row.map(|r| {
+        let replay = match (r.get::<Option<Vec<u8>>, _>("replay_zst"), r.get::<Option<Value>, _>("replay")) {
+            (Some(z), _) => StoredReplay::Packed(z),
+            (None, Some(v)) => StoredReplay::Json(v),
+            (None, None) => return None,
+        };
+        Some(Stored { replay, frames_gz: r.get("frames_gz") })
+    }))
+}
+
+/// Keep a match's frames once drawn. `repacked`: the match's replay was
+/// an old `jsonb` one; it moves here, packed, in the same transaction.
+pub async fn keep_frames(pool: &PgPool, match_id: i64, frames_gz: &[u8], repacked: Option<&PackedReplay>) -> Result<()> {
+    let mut tx = pool.begin().await?;
+    match repacked {
+        None => {
+            sqlx::query("UPDATE match_replays SET frames_gz = $2 WHERE match_id = $1")
+                .bind(match_id)
+                .bind(frames_gz)
+                .execute(&mut *tx)
+                .await?;
+        }
+        Some(p) => {
+            let moved = sqlx::query(
+                "INSERT INTO match_replays (match_id, replay_zst, json_bytes, frames_gz) VALUES ($1, $2, $3, $4) \
+                 ON CONFLICT (match_id) DO NOTHING",
+            )
+            .bind(match_id)
+            .bind(&p.zstd)
+            .bind(i32::try_from(p.json_len).unwrap_or(i32::MAX))
+            .bind(frames_gz)
+            .execute(&mut *tx)
+            .await?;
+            if moved.rows_affected() == 1 {
+                sqlx::query("UPDATE matches SET replay = NULL WHERE id = $1").bind(match_id).execute(&mut *tx).await?;
+            }
+        }
+    }
+    tx.commit().await?;
+    Ok(())
+}
+
+/// Stored sizes, for `koth replay-bench`: (JSON bytes, stored bytes).
+pub async fn sizes(pool: &PgPool, match_id: i64) -> Result<Option<(i64, i64)>> {
+    let row = sqlx::query("SELECT json_bytes::bigint AS j, octet_length(replay_zst)::bigint AS z FROM match_replays WHERE match_id = $1")
+        .bind(match_id)
+        .fetch_optional(pool)
+        .await?;
+    Ok(row.map(|r| (r.get("j"), r.get("z"))))
+}
+
+/// A stored replay's JSON, whichever way it is stored.
+pub fn to_json(stored: &StoredReplay) -> std::result::Result<Vec<u8>, String> {
+    match stored {
+        StoredReplay::Packed(z) => crate::packed::unzstd(z),
+        StoredReplay::Json(v) => serde_json::to_vec(v).map_err(|e| e.to_string()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn either_stored_form_reads_as_the_same_json() {
+        let v = serde_json::json!({"game": "target", "seed": "5", "turns": []});
+        let packed = StoredReplay::Packed(zstd::bulk::compress(&serde_json::to_vec(&v).unwrap(), 3).unwrap());
+        let old = StoredReplay::Json(v.clone());
+        for s in [packed, old] {
+            assert_eq!(serde_json::from_slice::<Value>(&to_json(&s).unwrap()).unwrap(), v);
+        }
+        assert!(to_json(&StoredReplay::Packed(b"junk".to_vec())).is_err());
+    }
+}

@@ -1,0 +1,177 @@
+//! Replays and frames as stored and served (scheduler/src/packed.rs,
+//! scheduler/src/db/replays.rs), against a real PostgreSQL and the real
+//! router with its compression layer: a client gets the same JSON whatever
+//! it accepts; zstd clients get the stored bytes; frames are drawn once and
+//! kept; replays stored before packing are served, and packed when first
+//! drawn; a damaged row is a JSON error, not a crash.
+
+use std::io::Read;
+
+use axum::http::StatusCode;
+use koth_scheduler::packed::PackedReplay;
+use koth_scheduler::results::{record_match, MatchOutcome, SeatOutcome};
+use koth_scheduler::store;
+use serde_json::{json, Value};
+
+mod in_process;
+use in_process::{postgres, Api};
+
+/// 300 turns of Target with both bots staying put.
+fn target_replay() -> Value {
+    json!({"game": "target", "seed": "5", "seats": [{"name": "a"}, {"name": "b"}], "cut_short": true,
+           "turns": (1..=300).map(|t| json!({"turn": t, "engine_us": 150.25,
+               "answers": [{"seat": 0, "answer": "2"}, {"seat": 1, "answer": "2"}],
+               "times": [{"seat": 0, "wall_ms": 0.5, "cpu_ms": 0.25, "over_limit": false}]})).collect::<Vec<_>>()})
+}
+
+fn outcome(replay: &Value) -> MatchOutcome {
+    MatchOutcome {
+        engine: "test".into(),
+        turns: 300,
+        replay: PackedReplay::pack(&serde_json::from_value(replay.clone()).unwrap()),
+        seats: (0..2)
+            .map(|i| SeatOutcome {
+                seat: i,
+                score: 1.0,
+                rank: 1,
+                result: koth_games::MatchResult::Tie,
+                status: koth_runner::BotStatus::Ok,
+                stderr: String::new(),
+                stderr_turns: Vec::new(),
+            })
+            .collect(),
+    }
+}
+
+fn unzstd(b: &[u8]) -> Vec<u8> {
+    zstd::stream::decode_all(b).unwrap()
+}
+
+fn gunzip(b: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    flate2::read::GzDecoder::new(b).read_to_end(&mut out).unwrap();
+    out
+}
+
+fn json(b: &[u8]) -> Value {
+    serde_json::from_slice(b).unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&b[..b.len().min(200)])))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn replays_are_served_the_same_whatever_the_client_accepts_and_frames_are_drawn_once() {
+    let Some(pg) = postgres("replays") else { return };
+    let pool = koth_scheduler::db::connect_and_migrate(&pg.url(), 4).await.unwrap();
+    let cfg = koth_scheduler::format::LadderConfig::default_for(koth_games::GameKind::Target);
+    let ladder = store::create_ladder(&pool, "target", koth_games::GameKind::Target, &cfg).await.unwrap();
+    let (host, _) = koth_scheduler::api::create_account(&pool, "host", true).await.unwrap();
+    let mut bots = Vec::new();
+    let mut conn = pool.acquire().await.unwrap();
+    for name in ["a", "b"] {
+        let bot = store::create_bot(&pool, ladder, host, name).await.unwrap();
+        let (v, _) = store::submit_version(&pool, bot, "python", "bot.py", b"", name).await.unwrap();
+        store::record_compile(&mut conn, v, Ok((b"", "sha256:x")), "").await.unwrap();
+        bots.push(bot);
+    }
+    let api = Api(koth_scheduler::api::router(pool.clone()));
+    let want = target_replay();
+    let played = store::create_match(&mut conn, ladder, &bots, 5, false, 0).await.unwrap();
+    record_match(&mut conn, played, &outcome(&want)).await.unwrap();
+    let replay = format!("/api/matches/{played}/replay");
+
+    // As it is stored: packed, a small fraction of its JSON.
+    let (json_bytes, stored): (i32, i32) =
+        sqlx::query_as("SELECT json_bytes, octet_length(replay_zst) FROM match_replays WHERE match_id = $1")
+            .bind(played)
+            .fetch_one(&pool)
+            .await
+            .unwrap();
+    assert!(stored * 20 < json_bytes, "{stored} bytes stored for {json_bytes} of JSON");
+
+    // No Accept-Encoding: plain JSON. zstd: the stored bytes themselves.
+    // gzip: the web layer's gzip. A refused coding (q=0) is not used.
+    let (st, h, plain) = api.get_raw(&replay, &[]).await;
+    assert_eq!((st, h.get("content-encoding")), (StatusCode::OK, None));
+    let got = json(&plain);
+    assert_eq!(got["turns"].as_array().map(Vec::len), Some(300));
+    assert_eq!((got["seed"].as_str(), got["turns"][7]["times"][0]["wall_ms"].as_f64()), (Some("5"), Some(0.5)));
+    let (_, h, z) = api.get_raw(&replay, &[("accept-encoding", "gzip, deflate, br, zstd")]).await;
+    assert_eq!(h["content-encoding"], "zstd");
+    assert_eq!(h["vary"], "accept-encoding");
+    assert_eq!(z.len() as i32, stored, "the stored bytes, as they are");
+    assert_eq!(json(&unzstd(&z)), got);
+    let (_, h, g) = api.get_raw(&replay, &[("accept-encoding", "gzip")]).await;
+    assert_eq!(h["content-encoding"], "gzip");
+    assert_eq!(json(&gunzip(&g)), got);
+    let (_, h, p) = api.get_raw(&replay, &[("accept-encoding", "zstd;q=0")]).await;
+    assert_eq!((h.get("content-encoding"), json(&p)), (None, got.clone()));
+
+    // Frames: drawn on the first view, kept with the replay, the same after.
+    let frames = format!("/api/matches/{played}/frames");
+    let kept = || async {
+        sqlx::query_scalar::<_, Option<i32>>("SELECT octet_length(frames_gz) FROM match_replays WHERE match_id = $1")
+            .bind(played)
+            .fetch_one(&pool)
+            .await
+            .unwrap()
+    };
+    assert_eq!(kept().await, None);
+    let (st, h, first) = api.get_raw(&frames, &[("accept-encoding", "gzip")]).await;
+    assert_eq!((st, &h["content-encoding"]), (StatusCode::OK, &"gzip".parse().unwrap()));
+    let first = json(&gunzip(&first));
+    assert_eq!(first["frames"].as_array().map(Vec::len), Some(301));
+    assert!(kept().await.is_some(), "frames kept");
+    let (_, h, again) = api.get_raw(&frames, &[]).await;
+    assert_eq!((h.get("content-encoding"), json(&again)), (None, first.clone()));
+
+    // A replay stored before packing (jsonb in matches.replay) is served as
+    // it was; its first drawing packs it and moves it beside its frames.
+    let old = store::create_match(&mut conn, ladder, &bots, 6, false, 0).await.unwrap();
+    sqlx::query("UPDATE matches SET state = 'finished', replay = $2, finished_at = now() WHERE id = $1")
+        .bind(old)
+        .bind(&want)
+        .execute(&pool)
+        .await
+        .unwrap();
+    let old_replay = format!("/api/matches/{old}/replay");
+    let (st, h, o) = api.get_raw(&old_replay, &[("accept-encoding", "zstd")]).await;
+    assert_eq!((st, h.get("content-encoding")), (StatusCode::OK, None), "an old replay is not zstd");
+    assert_eq!(json(&o)["turns"].as_array().map(Vec::len), Some(300));
+    let (st, _, f) = api.get_raw(&format!("/api/matches/{old}/frames"), &[]).await;
+    assert_eq!((st, json(&f)), (StatusCode::OK, first.clone()), "the same replay draws the same frames");
+    let (jsonb, packed): (Option<Value>, i64) = sqlx::query_as(
+        "SELECT m.replay, (SELECT count(*) FROM match_replays r WHERE r.match_id = m.id AND r.frames_gz IS NOT NULL) FROM matches m WHERE id = $1",
+    )
+    .bind(old)
+    .fetch_one(&pool)
+    .await
+    .unwrap();
+    assert_eq!((jsonb, packed), (None, 1), "moved and packed");
+    let (_, h, z) = api.get_raw(&old_replay, &[("accept-encoding", "zstd")]).await;
+    assert_eq!(h["content-encoding"], "zstd");
+    // The same replay, now written by koth's own type (defaults filled in,
+    // times at their resolution).
+    let retyped = serde_json::to_value(koth_games::replay::Replay::from_json(&o).unwrap()).unwrap();
+    assert!(json(&unzstd(&z)) == retyped, "the same replay, now packed");
+
+    // A damaged row: a JSON error that says so, for the replay and frames.
+    sqlx::query("UPDATE match_replays SET replay_zst = 'not zstd', frames_gz = NULL WHERE match_id = $1")
+        .bind(played)
+        .execute(&pool)
+        .await
+        .unwrap();
+    for uri in [&replay, &frames] {
+        let (st, _, e) = api.get_raw(uri, &[]).await;
+        assert_eq!(st, StatusCode::INTERNAL_SERVER_ERROR, "{uri}");
+        assert!(json(&e)["error"].as_str().unwrap().contains("stored replay is damaged"), "{uri}: {}", json(&e));
+    }
+    // Gzip frames that are not gzip, to a client that does not take gzip.
+    sqlx::query("UPDATE match_replays SET frames_gz = 'junk' WHERE match_id = $1").bind(played).execute(&pool).await.unwrap();
+    let (st, _, e) = api.get_raw(&frames, &[]).await;
+    assert_eq!(st, StatusCode::INTERNAL_SERVER_ERROR);
+    assert!(json(&e)["error"].as_str().unwrap().contains("damaged"));
+
+    // Unfinished and unknown matches.
+    let queued = store::create_match(&mut conn, ladder, &bots, 7, false, 0).await.unwrap();
+    assert_eq!(api.get_raw(&format!("/api/matches/{queued}/replay"), &[]).await.0, StatusCode::CONFLICT);
+    assert_eq!(api.get_raw("/api/matches/987654/frames", &[]).await.0, StatusCode::NOT_FOUND);
+}
