@@ -240,6 +240,18 @@ async fn scenario(url: &str, addr: &str, data: &std::path::Path, shots: &std::pa
     )
     .await;
     assert!(err.as_str().unwrap().contains(".txt"), "{err}");
+    // The form offers what this server's runners said they can run, and
+    // lists the rest with the host's remedy.
+    let langs = get_json(addr, "/api/languages");
+    let unavailable: Vec<&str> =
+        langs.as_array().unwrap().iter().filter(|l| l["available"] == false).map(|l| l["display"].as_str().unwrap()).collect();
+    let listed = c
+        .execute("return [...document.querySelectorAll('#unavailable-languages li strong')].map(e => e.textContent)", vec![])
+        .await
+        .unwrap();
+    assert_eq!(listed, json!(unavailable), "{langs}");
+    let accept = c.execute("return document.querySelector('#bot-file').accept", vec![]).await.unwrap();
+    assert!(accept.as_str().unwrap().contains(".py"), "{accept}");
 
     // A broken C bot: the compiler's message shows at once.
     let broken = data.join("broken.c");

@@ -138,6 +138,37 @@ impl Builder {
         }
     }
 
+    /// Whether this builder can compile and run `lang`'s bots: `Ok` says
+    /// with what (image, or the host's toolchain and its version); `Err`
+    /// says why not and what a host does about it. What runners report
+    /// so that the service offers only the languages it can run.
+    pub fn availability(&self, lang: &Language) -> Result<String, String> {
+        let build_it = |why: &str| {
+            format!(
+                "{why}; a host builds its image with `koth languages build {}` (needs Docker; without a registry, \
+                 build the local base image first: languages/local-base-image.sh)",
+                lang.name
+            )
+        };
+        let host = || {
+            lang.host_version()
+                .map(|v| format!("host toolchain: {v}"))
+                .map_err(|e| format!("this host has no {} toolchain ({e})", lang.display))
+        };
+        match self.policy {
+            ImagePolicy::Host => host().map_err(|e| format!("{e}; a host installs it on the runners' machines")),
+            ImagePolicy::Auto => match self.store.status(lang) {
+                ImageStatus::Ready(r) => Ok(format!("image {}", r.short_id())),
+                ImageStatus::Missing => host().map_err(|e| build_it(&format!("no {} image is built and {e}", lang.name))),
+                ImageStatus::Broken(why) => host().map_err(|e| build_it(&format!("the {} image is broken ({why}) and {e}", lang.name))),
+            },
+            ImagePolicy::Images => self
+                .image(lang)
+                .map(|r| format!("image {}", r.short_id()))
+                .map_err(|e| format!("{e} (without a registry, build the local base image first: languages/local-base-image.sh)")),
+        }
+    }
+
     /// Compile (or fetch from the cache) a checked submission.
     pub fn build(&self, sub: &Submission) -> Result<(ImageRoot, Compiled), PrepareError> {
         let image = self.image(sub.language)?;
@@ -157,4 +188,43 @@ impl Builder {
 /// A bot from a file, archive or folder, with the host's toolchains.
 pub fn prepare(path: &Path, sandbox: &SandboxConfig) -> Result<BotSpec, PrepareError> {
     Builder::host(sandbox.clone()).prepare(path)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A builder over an empty image store with `policy`.
+    fn builder(policy: ImagePolicy, store: &Path) -> Builder {
+        Builder { policy, store: ImageStore::open(store), ..Builder::host(SandboxConfig::default()) }
+    }
+
+    #[test]
+    fn availability_says_with_what_or_why_not_and_the_remedy() {
+        let store = std::env::temp_dir().join(format!("koth-availability-{}", std::process::id()));
+        std::fs::create_dir_all(&store).unwrap();
+        // A language whose toolchain this host does not have, whatever the host.
+        let mut absent = crate::language::by_name("go").unwrap().clone();
+        absent.version = vec!["/nonexistent/koth-test/go".into(), "version".into()];
+        // One it has: the shell every host has, standing in for a toolchain.
+        let mut present = absent.clone();
+        present.version = vec!["/bin/sh".into(), "-c".into(), "echo sh 1.0".into()];
+
+        let auto = builder(ImagePolicy::Auto, &store);
+        assert_eq!(auto.availability(&present).unwrap(), "host toolchain: sh 1.0");
+        let why = auto.availability(&absent).unwrap_err();
+        for part in
+            ["no go image is built", "no Go 1.19 toolchain", "/nonexistent/koth-test/go", "koth languages build go", "local-base-image.sh"]
+        {
+            assert!(why.contains(part), "{part:?} not in {why:?}");
+        }
+        let host = builder(ImagePolicy::Host, &store);
+        assert_eq!(host.availability(&present).unwrap(), "host toolchain: sh 1.0");
+        assert!(host.availability(&absent).unwrap_err().contains("installs it on the runners' machines"));
+        // Images only: the host's toolchain does not count.
+        let images = builder(ImagePolicy::Images, &store);
+        let why = images.availability(&present).unwrap_err();
+        assert!(why.contains("koth languages build go") && why.contains("local-base-image.sh"), "{why}");
+        let _ = std::fs::remove_dir_all(&store);
+    }
 }

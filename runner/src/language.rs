@@ -97,6 +97,21 @@ impl Placeholders<'_> {
 }
 
 impl Language {
+    /// The first line this host's own toolchain prints about its version
+    /// (its `version` command, run on the host), or why it cannot.
+    pub fn host_version(&self) -> Result<String, String> {
+        let (prog, args) = self.version.split_first().ok_or("no version command")?;
+        let out =
+            std::process::Command::new(prog).args(args).stdin(std::process::Stdio::null()).output().map_err(|e| format!("{prog}: {e}"))?;
+        let text = if out.stdout.is_empty() { out.stderr } else { out.stdout };
+        let first = String::from_utf8_lossy(&text).lines().next().unwrap_or("").trim().to_owned();
+        if out.status.success() {
+            Ok(first)
+        } else {
+            Err(format!("{prog} failed: {first}"))
+        }
+    }
+
     /// The Docker image tag of this language.
     pub fn image_tag(&self) -> String {
         format!("koth-lang-{}", self.name)

@@ -337,6 +337,13 @@ pub struct LanguageInfo {
     pub display: String,
     pub extensions: Vec<String>,
     pub compiled: bool,
+    /// This server's runners can compile and run it (true too before any
+    /// runner has reported). Uploads in other languages are refused.
+    pub available: bool,
+    /// With what: `image 1a2b3c4d5e6f` or `host toolchain: <its version>`.
+    pub runs_with: Option<String>,
+    /// Why not, and what the host can do about it.
+    pub unavailable: Option<String>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]

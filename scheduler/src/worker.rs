@@ -35,6 +35,7 @@ use koth_sandbox::SandboxConfig;
 use sqlx::PgPool;
 use tokio::sync::watch;
 
+use crate::db::runners;
 use crate::job::Job;
 use crate::packed::PackedReplay;
 use crate::queue::{wait_for_work, Claimed, FailOutcome, Queue, QueueError};
@@ -103,6 +104,42 @@ enum JobResult {
     Retry(String),
     /// Fail for good: the job cannot succeed.
     Fail(String),
+}
+
+/// Report what this runner can run ([`runners`]) once.
+pub async fn report_languages(pool: &PgPool, runner: &str, builder: &Builder) {
+    let b = builder.clone();
+    let found = tokio::task::spawn_blocking(move || {
+        koth_runner::language::all().iter().map(|l| (l.name.clone(), runners::Can::from(b.availability(l)))).collect()
+    })
+    .await;
+    let Ok(found) = found else { return };
+    let found: std::collections::BTreeMap<String, runners::Can> = found;
+    let missing: Vec<&str> = found.iter().filter(|(_, c)| matches!(c, runners::Can::Err(_))).map(|(l, _)| l.as_str()).collect();
+    if !missing.is_empty() {
+        tracing::info!(runner = %runner, "languages this runner cannot run: {}", missing.join(", "));
+    }
+    if let Err(e) = runners::report(pool, runner, &found).await {
+        tracing::warn!(runner = %runner, "reporting its languages failed ({e}); trying again later");
+    }
+}
+
+/// After a first [`report_languages`]: report again every
+/// [`runners::REPORT_EVERY`] (images may be built meanwhile) until
+/// `shutdown`; then forget the runner, so one scaled down stops counting
+/// at once.
+pub async fn keep_reporting_languages(pool: PgPool, runner: String, builder: Builder, shutdown: watch::Receiver<bool>) {
+    loop {
+        tokio::select! {
+            _ = tokio::time::sleep(runners::REPORT_EVERY) => report_languages(&pool, &runner, &builder).await,
+            _ = wait_true(shutdown.clone()) => {
+                if let Err(e) = runners::forget(&pool, &runner).await {
+                    tracing::warn!(runner = %runner, "forgetting its languages failed: {e}");
+                }
+                return;
+            }
+        }
+    }
 }
 
 /// Run a worker loop until `shutdown` turns true.
@@ -327,6 +364,11 @@ fn compile_job(builder: &Builder, src: &store::VersionSource) -> JobResult {
         Ok(s) => s,
         Err(e) => return JobResult::Compiled { version: src.version_id, outcome: Err(()), log: e },
     };
+    // Not this runner's language (the API refuses uploads no runner can
+    // run, but runners differ): another runner may have it.
+    if let Err(why) = builder.availability(sub.language) {
+        return JobResult::Retry(format!("this runner cannot run {}: {why}", sub.language.display));
+    }
     match builder.build(&sub) {
         Ok((image, compiled)) => {
             JobResult::Compiled { version: src.version_id, outcome: Ok((compiled.artifact.to_tar(), image.id.clone())), log: compiled.log }

@@ -460,7 +460,9 @@ async function submitPage() {
   }
   const ladder = el('select', { id: 'ladder', name: 'ladder' }, ladders.map(l => el('option', { value: l.id, selected: String(l.id) === params.get('ladder') }, `${l.game} · ${l.name}`)));
   const name = el('input', { id: 'bot-name', name: 'name', required: true, pattern: '[A-Za-z0-9_.\\-]{1,40}', value: params.get('name') || '' });
-  const exts = languages.flatMap(l => l.extensions.map(x => '.' + x)).concat(['.tar', '.tar.gz', '.tgz', '.zip']);
+  const runnable = languages.filter(l => l.available);
+  const unavailable = languages.filter(l => !l.available);
+  const exts = runnable.flatMap(l => l.extensions.map(x => '.' + x)).concat(['.tar', '.tar.gz', '.tgz', '.zip']);
   const file = el('input', { id: 'bot-file', name: 'file', type: 'file', required: true, accept: exts.join(',') });
   const progress = el('div', { id: 'progress', 'aria-live': 'polite' });
   const form = el('form', {
@@ -480,7 +482,10 @@ async function submitPage() {
   el('p', {}, el('label', {}, 'Bot name ', name), ' ', el('small', {}, 'the same name again submits a new version of your bot')),
   el('p', {}, el('label', {}, 'Source ', file)),
   el('p', { class: 'hint' }, 'One source file, or an archive (.tar, .tar.gz, .zip) with a main file bot.<ext> or main.<ext>, or a koth.json naming the language and main file. Languages: ',
-    languages.map((l, i) => [i ? ', ' : '', `${l.display} (.${l.extensions.join(', .')})`]), '.'),
+    runnable.map((l, i) => [i ? ', ' : '', el('span', { title: l.runs_with || '' }, `${l.display} (.${l.extensions.join(', .')})`)]), '.'),
+  unavailable.length ? el('details', { id: 'unavailable-languages', class: 'hint' },
+    el('summary', {}, `Not available on this server: ${unavailable.map(l => l.display).join(', ')}`),
+    el('ul', {}, unavailable.map(l => el('li', {}, el('strong', {}, l.display), ': ', l.unavailable)))) : '',
   el('p', {}, el('button', { type: 'submit', id: 'submit-button' }, 'Submit')));
   setMain(el('h1', {}, 'Submit a bot'), form, progress);
 }

@@ -37,19 +37,6 @@ enum LanguagesCommand {
     Bench(bench::BenchArgs),
 }
 
-/// The first line the host's toolchain prints about its version, or why not.
-fn host_version(cmd: &[String]) -> Result<String, String> {
-    let (prog, args) = cmd.split_first().ok_or("no version command")?;
-    let out = std::process::Command::new(prog).args(args).output().map_err(|e| format!("{prog}: {e}"))?;
-    let text = if out.stdout.is_empty() { out.stderr } else { out.stdout };
-    let first = String::from_utf8_lossy(&text).lines().next().unwrap_or("").trim().to_owned();
-    if out.status.success() {
-        Ok(first)
-    } else {
-        Err(format!("{prog} failed: {first}"))
-    }
-}
-
 pub fn run(a: LanguagesArgs) -> anyhow::Result<i32> {
     let store = ImageStore::open(&a.images);
     match a.command {
@@ -78,7 +65,7 @@ fn list(store: &ImageStore, json: bool) -> anyhow::Result<i32> {
                 ImageStatus::Ready(r) => (r.short_id().to_owned(), true, r.version.clone(), None),
                 other => {
                     // Without its image a language falls back to the host's toolchain.
-                    let v = host_version(&l.version);
+                    let v = l.host_version();
                     let why = match other {
                         ImageStatus::Broken(w) => Some(w),
                         _ => v.as_ref().err().cloned(),
@@ -127,6 +114,20 @@ fn build(store: &ImageStore, names: &[String]) -> anyhow::Result<i32> {
     let engine = docker_engine().map_err(|e| anyhow::anyhow!(e))?;
     eprintln!("Docker engine {engine}; image store {}", store.dir().display());
     let sandbox = SandboxConfig::default();
+    // The images start from a base image (their Dockerfiles' FROM) that
+    // Docker pulls from a registry when it is not here; a machine with no
+    // registry fails there with a DNS error that does not say so.
+    let mut bases: Vec<&str> = langs.iter().filter_map(|l| base_image(l)).collect();
+    bases.sort_unstable();
+    bases.dedup();
+    let missing: Vec<&str> = bases.into_iter().filter(|b| !image_present(b)).collect();
+    if !missing.is_empty() {
+        eprintln!(
+            "base image {} is not on this machine: Docker will pull it from a registry. Without one, \
+             build it from Debian's packages first: languages/local-base-image.sh",
+            missing.join(", ")
+        );
+    }
     let mut failed = Vec::new();
     for (i, lang) in langs.iter().enumerate() {
         let started = Instant::now();
@@ -168,6 +169,42 @@ fn build(store: &ImageStore, names: &[String]) -> anyhow::Result<i32> {
         Ok(0)
     } else {
         eprintln!("failed: {}", failed.join(", "));
+        if missing.iter().any(|b| !image_present(b)) {
+            eprintln!(
+                "the base image {} is still missing: if this machine reaches no image registry, \
+                 run languages/local-base-image.sh (debootstrap from Debian's packages) and build again",
+                missing.join(", ")
+            );
+        }
         Ok(1)
+    }
+}
+
+/// The image a language's Dockerfile starts from.
+fn base_image(lang: &Language) -> Option<&'static str> {
+    lang.dockerfile?.lines().find_map(|l| l.trim().strip_prefix("FROM ")).map(|rest| rest.split_whitespace().next().unwrap_or(rest))
+}
+
+fn image_present(tag: &str) -> bool {
+    std::process::Command::new(koth_runner::image::docker_cli())
+        .args(["image", "inspect", "--format", "{{.Id}}", tag])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
+#[cfg(test)]
+mod tests {
+    /// `koth languages build` points to languages/local-base-image.sh when
+    /// the base image is missing: that script makes the one base image
+    /// every Dockerfile starts from.
+    #[test]
+    fn every_language_starts_from_the_base_image_the_local_script_makes() {
+        let script = include_str!("../../languages/local-base-image.sh");
+        let tag = script.lines().find_map(|l| l.strip_prefix("TAG=")).expect("TAG= in local-base-image.sh");
+        for lang in koth_runner::language::all() {
+            assert_eq!(super::base_image(lang), Some(tag), "{}", lang.name);
+        }
     }
 }

@@ -101,6 +101,8 @@ pub fn runner(a: RunnerArgs) -> anyhow::Result<i32> {
             format!("{}-{}", host.trim(), std::process::id())
         });
         let stop = shutdown_signal();
+        worker::report_languages(&pool, &name, &builder).await;
+        let reporting = tokio::spawn(worker::keep_reporting_languages(pool.clone(), name.clone(), builder.clone(), stop.clone()));
         let mut loops = Vec::new();
         for i in 0..a.jobs.max(1) {
             let name = if a.jobs > 1 { format!("{name}/{i}") } else { name.clone() };
@@ -117,6 +119,7 @@ pub fn runner(a: RunnerArgs) -> anyhow::Result<i32> {
             let stats = l.await?;
             tracing::info!(?stats, "worker loop stopped");
         }
+        let _ = reporting.await;
         Ok(0)
     });
     // A released job's match may still run on a blocking thread: do not wait

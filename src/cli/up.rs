@@ -90,6 +90,11 @@ async fn serve(a: &UpArgs, url: &str, lock: &UpLock) -> anyhow::Result<i32> {
         sandbox.hidden.push(data);
     }
     let builder = a.store.builder(ImagePolicy::Auto);
+    // Reported before the pages open, so the first upload is checked
+    // against what these runners can run.
+    let runner_name = format!("up-{}", std::process::id());
+    worker::report_languages(&pool, &runner_name, &builder).await;
+    tasks.push(tokio::spawn(worker::keep_reporting_languages(pool.clone(), runner_name, builder.clone(), stop.clone())));
     for i in 0..a.runners.max(1) {
         let cfg = WorkerConfig::new(format!("up-{}/{i}", std::process::id()), builder.clone(), &sandbox, worker::DEFAULT_BOT_MEMORY);
         let (pool, stop) = (pool.clone(), stop.clone());

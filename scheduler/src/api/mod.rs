@@ -38,6 +38,7 @@ use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 use crate::db::replays::{self, StoredReplay};
+use crate::db::runners::{self, Can};
 use crate::db::{accounts, reads};
 use crate::packed::{self, PackedReplay};
 use crate::types::*;
@@ -543,19 +544,44 @@ async fn games() -> Json<Vec<GameInfo>> {
     )
 }
 
-/// The languages a bot may be written in, and their file extensions.
+/// The languages a bot may be written in, their file extensions, and
+/// whether this server's runners can run each (with what), or why not.
 #[utoipa::path(get, path = "/api/languages", tag = "games", responses((status = 200, body = Vec<LanguageInfo>)))]
-async fn languages() -> Json<Vec<LanguageInfo>> {
-    Json(
+async fn languages(State(s): State<AppState>) -> ApiResult<Json<Vec<LanguageInfo>>> {
+    let known = runners::availability(&s.pool).await?;
+    Ok(Json(
         koth_runner::language::all()
             .iter()
-            .map(|l| LanguageInfo {
-                name: l.name.clone(),
-                display: l.display.clone(),
-                extensions: l.extensions.clone(),
-                compiled: l.compile.is_some(),
+            .map(|l| {
+                let can = language_can(known.as_ref(), l);
+                LanguageInfo {
+                    name: l.name.clone(),
+                    display: l.display.clone(),
+                    extensions: l.extensions.clone(),
+                    compiled: l.compile.is_some(),
+                    available: !matches!(can, Some(Can::Err(_))),
+                    runs_with: match &can {
+                        Some(Can::Ok(how)) => Some(how.clone()),
+                        _ => None,
+                    },
+                    unavailable: match can {
+                        Some(Can::Err(why)) => Some(why),
+                        _ => None,
+                    },
+                }
             })
             .collect(),
+    ))
+}
+
+/// What the runners said of `lang` (`None`: no runner has reported yet).
+fn language_can(known: Option<&std::collections::BTreeMap<String, Can>>, lang: &koth_runner::language::Language) -> Option<Can> {
+    let known = known?;
+    Some(
+        known
+            .get(&lang.name)
+            .cloned()
+            .unwrap_or_else(|| Can::Err(format!("no runner of this server reported {} (runners older than the server?)", lang.display))),
     )
 }
 
@@ -701,6 +727,15 @@ async fn submit(
         .await
         .map_err(|e| ApiError(StatusCode::INTERNAL_SERVER_ERROR, format!("checking the upload failed: {e}")))?
         .map_err(|e| ApiError(StatusCode::UNPROCESSABLE_ENTITY, e.to_string()))?;
+    if let Some(Can::Err(why)) = language_can(runners::availability(&s.pool).await?.as_ref(), sub.language) {
+        return Err(ApiError(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            format!(
+                "{} bots cannot be run on this server: {why}. Submit in a language it runs (GET /api/languages says which)",
+                sub.language.display
+            ),
+        ));
+    }
     let stored = sub.source_tar();
     if let Some(refused) = usage.as_ref().and_then(|u| submission_quota(&s.options, u, Some(stored.len()))) {
         return Ok(refused);

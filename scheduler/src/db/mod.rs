@@ -2,7 +2,8 @@
 //! applying the migrations in `sql/` (here), the job queue ([`queue`]), the
 //! rows koth writes and reads ([`store`]), recording a finished match
 //! ([`results`]) and its replay ([`replays`]), accounts and their tokens
-//! ([`accounts`]) and what the API reads ([`reads`]). Each function is one
+//! ([`accounts`]), what the runners can run ([`runners`]) and what the API
+//! reads ([`reads`]). Each function is one
 //! statement or one transaction, with typed arguments and results.
 
 pub mod accounts;
@@ -10,6 +11,7 @@ pub mod queue;
 pub mod reads;
 pub mod replays;
 pub mod results;
+pub mod runners;
 pub mod store;
 
 use std::time::Duration;
