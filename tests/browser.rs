@@ -208,6 +208,36 @@ async fn scenario(url: &str, addr: &str, data: &std::path::Path, shots: &std::pa
         c.find(Locator::Css("#last")).await.unwrap().click().await.unwrap();
         assert_eq!(text(&c, "#turn-label").await, format!("turn {last} / {last}"), "{game}");
         assert_eq!(text(&c, "#play").await, "Play", "{game}: paused at the end");
+
+        // The seed on the page is the API's, digit for digit; the command
+        // to play the match again carries it, the game and every seat.
+        let info = get_json(addr, &format!("/api/matches/{id}"));
+        let seed = info["seed"].as_str().unwrap();
+        assert!(text(&c, "h1").await.ends_with(&format!("seed {seed}")), "{game}");
+        let cmd = c.execute("return document.querySelector('#reproduce').textContent", vec![]).await.unwrap();
+        assert_eq!(cmd, info["reproduce"], "{game}");
+        let cmd = cmd.as_str().unwrap();
+        assert!(
+            cmd.starts_with(&format!("koth match --game {game} --seed {seed} --players {}", info["seats"].as_array().unwrap().len())),
+            "{cmd}"
+        );
+        for s in info["seats"].as_array().unwrap() {
+            assert!(cmd.contains(&format!(" {}.", s["name"].as_str().unwrap())), "{cmd} lacks seat {s}");
+        }
+        // A link to a turn opens the match at that turn.
+        let turn = last.div_ceil(2);
+        let link = c.find(Locator::Css("#turn-link")).await.unwrap().attr("href").await.unwrap().unwrap();
+        assert!(link.ends_with(&format!("/matches/{id}?turn={last}")), "{link}");
+        c.goto(&format!("{url}/matches/{id}?turn={turn}")).await.unwrap();
+        until(
+            &c,
+            "the board at the linked turn",
+            "document.querySelector('#turn-label') && document.querySelector('#turn-label').textContent",
+            30,
+        )
+        .await;
+        assert_eq!(text(&c, "#turn-label").await, format!("turn {turn} / {last}"), "{game}: ?turn={turn}");
+        assert!(text(&c, "#turn-panel").await.contains(&format!("Turn {turn}")), "{game}");
     }
 
     // Sign up through the form; the token is kept by the browser.

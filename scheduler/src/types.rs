@@ -291,6 +291,40 @@ pub struct MatchInfo {
     pub created: String,
     pub finished: Option<String>,
     pub seats: Vec<MatchSeat>,
+    /// The command that plays this match again on the reader's machine
+    /// (`koth match` with its game, seed, seats and limits); each seat's
+    /// argument is named after that seat's bot: put its source there.
+    #[serde(default)]
+    pub reproduce: Option<String>,
+}
+
+/// `koth match` for a match: `seats` are each seat's (bot name, its
+/// language's file extension), in seat order; `max_turns` and
+/// `max_match_seconds` are its ladder's limits. Bot names are
+/// `[A-Za-z0-9_.-]` (the API's rule), so the command needs no quoting.
+pub fn reproduce_command(
+    game: &str,
+    seed: &str,
+    seats: &[(String, String)],
+    max_turns: Option<u32>,
+    max_match_seconds: Option<u32>,
+) -> String {
+    let mut cmd = format!("koth match --game {game} --seed {seed} --players {}", seats.len());
+    if let Some(t) = max_turns {
+        cmd += &format!(" --max-turns {t}");
+    }
+    if let Some(s) = max_match_seconds {
+        cmd += &format!(" --wall-cap {s}s");
+    }
+    for (name, ext) in seats {
+        // A name that already ends in its extension is not doubled.
+        if name.ends_with(&format!(".{ext}")) {
+            cmd += &format!(" {name}");
+        } else {
+            cmd += &format!(" {name}.{ext}");
+        }
+    }
+    cmd
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
@@ -426,6 +460,28 @@ mod tests {
                     status: Some(json!({"kind": "crashed", "code": 1, "signal": null, "turn": 211})),
                 },
             ],
+            reproduce: Some(reproduce_command(
+                "snake",
+                "2313453884618432439",
+                &[("wall_hugger".into(), "c".into()), ("drift".into(), "py".into())],
+                None,
+                None,
+            )),
+        }
+    }
+
+    #[test]
+    fn the_reproduce_command_names_every_seat_and_limit() {
+        let seats = |v: &[(&str, &str)]| v.iter().map(|(a, b)| (a.to_string(), b.to_string())).collect::<Vec<_>>();
+        let cases = [
+            (("target", "5", seats(&[("a", "py"), ("b", "c")]), None, None), "koth match --game target --seed 5 --players 2 a.py b.c"),
+            (
+                ("flit", "18446744073709551615", seats(&[("x", "rs"), ("x", "rs"), ("y.rs", "rs"), ("z.py", "c")]), Some(50), Some(600)),
+                "koth match --game flit --seed 18446744073709551615 --players 4 --max-turns 50 --wall-cap 600s x.rs x.rs y.rs z.py.c",
+            ),
+        ];
+        for ((game, seed, s, turns, secs), want) in cases {
+            assert_eq!(reproduce_command(game, seed, &s, turns, secs), want);
         }
     }
 

@@ -280,7 +280,12 @@ async function matchPage(id) {
       : m.state === 'cancelled' ? 'This match was ' + (m.error || 'cancelled') + ' before it was played.' : 'Waiting to be played…'),
     table(['seat', 'bot', 'owner', 'result', 'rank', 'score', 'status'], m.seats.map(s => [
       [swatch(s.seat), ' ', s.seat + 1], el('a', { href: '/bots/' + s.bot }, s.name), s.owner, s.result ?? '–', s.rank ?? '–', fmt(s.score, 2), statusText(s.status)]), { id: 'seats' }),
-    el('div', { id: 'viewer' }));
+    el('div', { id: 'viewer' }),
+    m.reproduce ? el('details', { id: 'reproduce-box' },
+      el('summary', {}, 'Play this match again on your machine'),
+      el('p', {}, 'The same game, seed and seats with the same engine (', el('code', {}, 'cargo install --path .'),
+        ' in koth\'s repository gives you ', el('code', {}, 'koth'), '). Each seat\'s argument is named after its bot: put that bot\'s source there (yours is on your bot\'s page).'),
+      el('pre', { id: 'reproduce' }, m.reproduce), copyButton(() => m.reproduce, 'Copy the command')) : '');
   render();
   while (m.state === 'queued') {
     await sleep(2000);
@@ -295,6 +300,16 @@ function statusText(st) {
   const parts = [st.kind.replace(/_/g, ' ')];
   for (const [k, v] of Object.entries(st)) if (k !== 'kind') parts.push(`${k} ${typeof v === 'object' ? JSON.stringify(v) : v}`);
   return parts.join(', ');
+}
+
+/** A button that copies `text()` to the clipboard, and says whether it did. */
+function copyButton(text, label) {
+  const b = el('button', { type: 'button', class: 'copy', onclick: async () => {
+    try { await navigator.clipboard.writeText(text()); b.textContent = 'Copied'; }
+    catch (e) { b.textContent = 'Select and copy it by hand'; }
+    setTimeout(() => { b.textContent = label; }, 1500);
+  } }, label);
+  return b;
 }
 
 /** Frames as the API sends them: the first with every cell, the rest with changes. */
@@ -345,6 +360,8 @@ async function replayViewer(m, box) {
   const ctx = canvas.getContext('2d');
   const slider = el('input', { type: 'range', min: 0, max: last, value: 0, id: 'scrub', 'aria-label': 'turn' });
   const label = el('span', { id: 'turn-label' });
+  const turnLink = el('a', { id: 'turn-link', title: 'a link that opens this match at this turn' }, 'link to this turn');
+  const turnUrl = () => `${location.origin}/matches/${m.id}?turn=${frames.frames[k].turn}`;
   const caption = el('p', { id: 'caption' });
   const panel = el('div', { id: 'turn-panel' });
   const speeds = [1, 2, 5, 10, 20, 50, 100, 250];
@@ -386,6 +403,7 @@ async function replayViewer(m, box) {
     }
     slider.value = k;
     label.textContent = `turn ${k} / ${last}`;
+    turnLink.href = turnUrl();
     caption.textContent = fr.caption;
     turnPanel();
   }
@@ -438,7 +456,7 @@ async function replayViewer(m, box) {
           el('button', { id: 'step', title: 'next turn', onclick: () => { pause(); go(k + 1); } }, '▶'),
           el('button', { id: 'last', title: 'last turn', onclick: () => { pause(); go(last); } }, '»'),
           speed, label),
-        slider, el('div', { class: 'legend-row' }, legendItems)),
+        slider, el('div', { class: 'turn-links' }, turnLink, ' ', copyButton(turnUrl, 'Copy link to this turn')), el('div', { class: 'legend-row' }, legendItems)),
       panel));
   document.addEventListener('keydown', ev => {
     if (ev.target.tagName === 'INPUT' || ev.target.tagName === 'SELECT') return;
@@ -446,6 +464,12 @@ async function replayViewer(m, box) {
     if (ev.key === 'ArrowRight') { pause(); go(k + 1); }
     if (ev.key === 'ArrowLeft') { pause(); go(k - 1); }
   });
+  // ?turn=N opens the match at turn N (the frame after that turn's moves).
+  const asked = Number(new URLSearchParams(location.search).get('turn'));
+  if (Number.isInteger(asked) && asked > 0) {
+    const at = frames.frames.findIndex(f => f.turn >= asked);
+    k = at >= 0 ? at : last;
+  }
   draw();
 }
 

@@ -325,13 +325,31 @@ pub async fn match_info(pool: &PgPool, id: i64) -> Result<Option<MatchInfo>> {
         return Ok(None);
     };
     let seats = sqlx::query(
-        "SELECT s.seat, s.bot_id, b.name, u.name AS owner, s.version_id, s.score, s.rank, s.result, s.status \
+        "SELECT s.seat, s.bot_id, b.name, u.name AS owner, s.version_id, s.score, s.rank, s.result, s.status, v.language \
          FROM match_seats s JOIN bots b ON b.id = s.bot_id JOIN users u ON u.id = b.owner_id \
-         WHERE s.match_id = $1 ORDER BY s.seat",
+         JOIN bot_versions v ON v.id = s.version_id WHERE s.match_id = $1 ORDER BY s.seat",
     )
     .bind(id)
     .fetch_all(pool)
     .await?;
+    let seed = (m.get::<i64, _>("seed") as u64).to_string();
+    let reproduce = match (m.get::<Option<String>, _>("kind"), m.get::<Option<i64>, _>("ladder_id")) {
+        (Some(game), Some(ladder)) => {
+            let mut conn = pool.acquire().await?;
+            // A ladder whose settings koth cannot read: the command without limits.
+            let common = super::store::ladder_config(&mut conn, ladder).await.ok().flatten().map(|(_, c)| c.common).unwrap_or_default();
+            let seats: Vec<(String, String)> = seats
+                .iter()
+                .map(|r| {
+                    let lang: String = r.get("language");
+                    let ext = koth_runner::language::by_name(&lang).and_then(|l| l.extensions.first().cloned()).unwrap_or(lang);
+                    (r.get("name"), ext)
+                })
+                .collect();
+            Some(reproduce_command(&game, &seed, &seats, common.max_turns, common.max_match_seconds))
+        }
+        _ => None,
+    };
     Ok(Some(MatchInfo {
         id: m.get("id"),
         ladder: m.get("ladder_id"),
@@ -339,7 +357,7 @@ pub async fn match_info(pool: &PgPool, id: i64) -> Result<Option<MatchInfo>> {
         game: m.get("kind"),
         state: stored(m.get("state"), MatchState::from_stored)?,
         // Stored as bigint; seeds are drawn below 2^63, so the cast is exact.
-        seed: (m.get::<i64, _>("seed") as u64).to_string(),
+        seed,
         rated: m.get("rated"),
         engine: m.get("engine"),
         turns: m.get("turns"),
@@ -360,6 +378,7 @@ pub async fn match_info(pool: &PgPool, id: i64) -> Result<Option<MatchInfo>> {
                 status: r.get("status"),
             })
             .collect(),
+        reproduce,
     }))
 }
 
