@@ -167,6 +167,32 @@ async fn scenario(url: &str, addr: &str, data: &std::path::Path, shots: &std::pa
 
     // The replay viewer draws and plays a match of each game (as a visitor).
     for (game, id) in matches {
+        // The game leads: on a laptop's screen and a phone's, the board and
+        // its controls are in view without scrolling, and the turn panel
+        // starts in view.
+        for (width, height, screen) in [(1280, 720, "laptop"), (390, 844, "phone")] {
+            c.set_window_size(width, height).await.unwrap();
+            c.goto(&format!("{url}/matches/{id}")).await.unwrap();
+            until(&c, "the board", "document.querySelector('#board') && document.querySelector('#turn-label').textContent", 30).await;
+            let at = c
+                .execute(
+                    "const r = s => document.querySelector(s).getBoundingClientRect(); \
+                     return {scrolled: window.scrollY, view: window.innerHeight, width: window.innerWidth, \
+                             board: r('#board').bottom, board_width: r('#board').width, play: r('#play').bottom, \
+                             last: r('#last').right, panel: r('#turn-panel').top, page_width: document.documentElement.scrollWidth};",
+                    vec![],
+                )
+                .await
+                .unwrap();
+            let n = |k: &str| at[k].as_f64().unwrap();
+            assert_eq!(n("scrolled"), 0.0, "{game} {screen}: {at}");
+            assert!(n("board") <= n("view") && n("play") <= n("view"), "{game} {screen}: board and controls in view: {at}");
+            assert!(n("panel") + 30.0 <= n("view"), "{game} {screen}: the turn panel starts in view: {at}");
+            assert!(n("last") <= n("width") && n("page_width") <= n("width"), "{game} {screen}: nothing wider than the screen: {at}");
+            assert!(n("board_width") >= 0.5 * n("width").min(n("view")), "{game} {screen}: a board scaled to the screen: {at}");
+            shot(&c, shots, &format!("viewer-{game}-{screen}")).await;
+        }
+        c.set_window_size(1400, 1000).await.unwrap();
         c.goto(&format!("{url}/matches/{id}")).await.unwrap();
         until(&c, "the board", "document.querySelector('#board') && document.querySelector('#turn-label').textContent", 30).await;
         let label = text(&c, "#turn-label").await;

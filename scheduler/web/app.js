@@ -272,15 +272,17 @@ function ratingPlot(points, format) {
 async function matchPage(id) {
   let m = await api('/api/matches/' + id);
   document.title = `Match ${id} · koth`;
+  // The game first: title and state in two short lines, the viewer (board,
+  // controls, the turn's moves), then the seats and how to play it again.
   const render = () => setMain(
-    el('h1', {}, `Match ${id} `, el('small', {}, m.ladder ? el('a', { href: '/ladders/' + m.ladder }, m.ladder_name) : 'challenge', m.game ? [' · ', el('a', { href: '/games/' + m.game }, m.game)] : '',
+    el('h1', { class: 'match-title' }, `Match ${id} `, el('small', {}, m.ladder ? el('a', { href: '/ladders/' + m.ladder }, m.ladder_name) : 'challenge', m.game ? [' · ', el('a', { href: '/games/' + m.game }, m.game)] : '',
       ' · ', m.rated ? 'rated' : 'unrated', ' · seed ', m.seed)),
     el('p', { id: 'match-state' }, m.state === 'finished' ? `Finished ${when(m.finished)} after ${m.turns} turns.`
       : m.state === 'failed' ? 'This match could not be played: ' + (m.error || 'unknown error')
       : m.state === 'cancelled' ? 'This match was ' + (m.error || 'cancelled') + ' before it was played.' : 'Waiting to be played…'),
+    el('div', { id: 'viewer' }),
     table(['seat', 'bot', 'owner', 'result', 'rank', 'score', 'status'], m.seats.map(s => [
       [swatch(s.seat), ' ', s.seat + 1], el('a', { href: '/bots/' + s.bot }, s.name), s.owner, s.result ?? '–', s.rank ?? '–', fmt(s.score, 2), statusText(s.status)]), { id: 'seats' }),
-    el('div', { id: 'viewer' }),
     m.reproduce ? el('details', { id: 'reproduce-box' },
       el('summary', {}, 'Play this match again on your machine'),
       el('p', {}, 'The same game, seed and seats with the same engine (', el('code', {}, 'cargo install --path .'),
@@ -355,9 +357,22 @@ async function replayViewer(m, box) {
   const board = new Board(frames);
   const last = frames.frames.length - 1;
   const legend = new Map(frames.legend.map(e => [e.code, e]));
-  const cell = Math.max(8, Math.min(28, Math.floor(560 / Math.max(frames.width, frames.height))));
-  const canvas = el('canvas', { width: frames.width * cell, height: frames.height * cell, id: 'board', 'data-game': frames.game });
+  // The board fills what the window has left beside (or, narrow, above)
+  // the turn panel, small boards scaled up: a 1280x720 screen shows the
+  // board, the controls and the turn's moves without scrolling.
+  let cell = 8;
+  const canvas = el('canvas', { id: 'board', 'data-game': frames.game });
   const ctx = canvas.getContext('2d');
+  function fit() {
+    const wide = window.innerWidth >= 900;
+    const main = document.querySelector('main');
+    const width = Math.min(window.innerWidth, main ? main.clientWidth : window.innerWidth) - 48;
+    const room = wide ? Math.min(width - 360, window.innerHeight - 250) : Math.min(width, window.innerHeight - 470);
+    cell = Math.max(4, Math.min(48, Math.floor(room / Math.max(frames.width, frames.height))));
+    canvas.width = frames.width * cell;
+    canvas.height = frames.height * cell;
+    panel.style.maxHeight = wide ? `${Math.max(canvas.height + 60, 240)}px` : '';
+  }
   const slider = el('input', { type: 'range', min: 0, max: last, value: 0, id: 'scrub', 'aria-label': 'turn' });
   const label = el('span', { id: 'turn-label' });
   const turnLink = el('a', { id: 'turn-link', title: 'a link that opens this match at this turn' }, 'link to this turn');
@@ -446,7 +461,7 @@ async function replayViewer(m, box) {
       sw.style.background = e.colour;
       return el('span', { class: 'key' }, sw, ' ', e.name);
     })];
-  box.replaceChildren(el('h2', {}, 'Replay'),
+  box.replaceChildren(
     el('div', { class: 'viewer' },
       el('div', { class: 'stage' }, canvas, caption,
         el('div', { class: 'controls' },
@@ -456,14 +471,19 @@ async function replayViewer(m, box) {
           el('button', { id: 'step', title: 'next turn', onclick: () => { pause(); go(k + 1); } }, '▶'),
           el('button', { id: 'last', title: 'last turn', onclick: () => { pause(); go(last); } }, '»'),
           speed, label),
-        slider, el('div', { class: 'turn-links' }, turnLink, ' ', copyButton(turnUrl, 'Copy link to this turn')), el('div', { class: 'legend-row' }, legendItems)),
-      panel));
+        slider, el('div', { class: 'turn-links' }, turnLink, ' ', copyButton(turnUrl, 'Copy link to this turn'))),
+      panel,
+      // Below both (on a phone, below the turn's moves): what the colours are.
+      el('div', { class: 'legend-row' }, legendItems)));
   document.addEventListener('keydown', ev => {
     if (ev.target.tagName === 'INPUT' || ev.target.tagName === 'SELECT') return;
     if (ev.key === ' ') { ev.preventDefault(); timer ? pause() : play(); }
     if (ev.key === 'ArrowRight') { pause(); go(k + 1); }
     if (ev.key === 'ArrowLeft') { pause(); go(k - 1); }
   });
+  let resizing = null;
+  window.addEventListener('resize', () => { clearTimeout(resizing); resizing = setTimeout(() => { fit(); draw(); }, 100); });
+  fit();
   // ?turn=N opens the match at turn N (the frame after that turn's moves).
   const asked = Number(new URLSearchParams(location.search).get('turn'));
   if (Number.isInteger(asked) && asked > 0) {
