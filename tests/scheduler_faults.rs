@@ -326,6 +326,12 @@ async fn sigterm_mid_match_gives_the_job_back() {
     };
     assert_eq!(scheduler.stop(), Some(0));
     assert_eq!(runner.stop(), Some(0), "the runner exits cleanly");
+    // Nothing left held: neither the match it was playing nor a job its
+    // last completion claimed (a worker claims its next job as it
+    // completes one, and gives it back when it stops).
+    let held: i64 =
+        sqlx::query_scalar("SELECT count(*) FROM jobs WHERE state = 'running' AND holder = 'term-1'").fetch_one(&pool).await.unwrap();
+    assert_eq!(held, 0, "a stopped runner holds no job");
     let (state, attempt): (String, i32) = {
         let r = sqlx::query("SELECT state, attempt FROM jobs WHERE id = $1").bind(job).fetch_one(&pool).await.unwrap();
         (r.get("state"), r.get("attempt"))

@@ -152,23 +152,36 @@ pub async fn run(pool: PgPool, cfg: WorkerConfig, mut shutdown: watch::Receiver<
     let cfg = Arc::new(cfg);
     let mut stats = WorkerStats::default();
     let mut listener = None;
+    // The job claimed with the last one's completion, if any.
+    let mut next: Option<Claimed> = None;
     loop {
         if *shutdown.borrow() {
+            if let Some(job) = next.take() {
+                // Claimed with the last completion, never started: back at once.
+                if queue.release(&job).await.is_ok() {
+                    stats.released += 1;
+                }
+            }
             return stats;
         }
-        if listener.is_none() {
-            listener = queue.listener().await.ok();
-        }
-        let job = match queue.claim(&cfg.name, &Job::KINDS, cfg.lease).await {
-            Ok(j) => j,
-            Err(e) => {
-                tracing::warn!(worker = %cfg.name, "claiming failed ({e}); retrying");
-                listener = None;
-                tokio::select! {
-                    _ = tokio::time::sleep(Duration::from_secs(1)) => {}
-                    _ = shutdown.changed() => {}
+        let job = match next.take() {
+            Some(job) => Some(job),
+            None => {
+                if listener.is_none() {
+                    listener = queue.listener().await.ok();
                 }
-                continue;
+                match queue.claim(&cfg.name, &Job::KINDS, cfg.lease).await {
+                    Ok(j) => j,
+                    Err(e) => {
+                        tracing::warn!(worker = %cfg.name, "claiming failed ({e}); retrying");
+                        listener = None;
+                        tokio::select! {
+                            _ = tokio::time::sleep(Duration::from_secs(1)) => {}
+                            _ = shutdown.changed() => {}
+                        }
+                        continue;
+                    }
+                }
             }
         };
         let Some(job) = job else {
@@ -185,10 +198,12 @@ pub async fn run(pool: PgPool, cfg: WorkerConfig, mut shutdown: watch::Receiver<
             continue;
         };
         tracing::info!(worker = %cfg.name, job = job.id, kind = %job.kind, attempt = job.attempt, "claimed");
-        run_job(&pool, &queue, &cfg, job, &mut shutdown, &mut stats).await;
+        next = run_job(&pool, &queue, &cfg, job, &mut shutdown, &mut stats).await;
     }
 }
 
+/// Run one job and record it; returns the next job when its completion
+/// claimed one ([`Queue::complete_and_claim`]).
 async fn run_job(
     pool: &PgPool,
     queue: &Queue,
@@ -196,7 +211,7 @@ async fn run_job(
     job: Claimed,
     shutdown: &mut watch::Receiver<bool>,
     stats: &mut WorkerStats,
-) {
+) -> Option<Claimed> {
     // The heartbeat runs until the result is recorded or the job released.
     let (lost_tx, lost_rx) = watch::channel(false);
     let hb = {
@@ -232,7 +247,7 @@ async fn run_job(
                         Ok(()) => stats.released += 1,
                         Err(e) => tracing::warn!(job = job.id, "releasing failed: {e}"),
                     }
-                    return;
+                    return None;
                 }
             }
         }
@@ -241,17 +256,22 @@ async fn run_job(
         hb.abort();
         stats.stale += 1;
         tracing::warn!(job = job.id, "lease lost while running; result dropped");
-        return;
+        return None;
     }
-    // Record, retrying through database hiccups while the lease lasts.
+    // Record, retrying through database hiccups while the lease lasts; a
+    // worker that is not shutting down claims its next job in the same
+    // transaction.
     let deadline = tokio::time::Instant::now() + cfg.lease;
+    let mut next = None;
     loop {
-        match record(pool, &job, &result).await {
-            Ok(done) => {
+        let claim_next = (!*shutdown.borrow()).then_some((cfg.name.as_str(), cfg.lease));
+        match record(pool, &job, &result, claim_next).await {
+            Ok((done, claimed)) => {
                 match done {
                     Recorded::Completed => stats.completed += 1,
                     Recorded::Failed => stats.failed += 1,
                 }
+                next = claimed;
                 break;
             }
             Err(QueueError::Stale(_)) => {
@@ -270,6 +290,7 @@ async fn run_job(
         }
     }
     hb.abort();
+    next
 }
 
 async fn wait_true(mut rx: watch::Receiver<bool>) {
@@ -285,17 +306,26 @@ enum Recorded {
     Failed,
 }
 
-async fn record(pool: &PgPool, job: &Claimed, result: &JobResult) -> Result<Recorded, QueueError> {
+/// Write a job's result and complete (or fail) it in one transaction;
+/// with `claim_next` (holder, lease), a completion also claims the
+/// holder's next job.
+async fn record(
+    pool: &PgPool,
+    job: &Claimed,
+    result: &JobResult,
+    claim_next: Option<(&str, Duration)>,
+) -> Result<(Recorded, Option<Claimed>), QueueError> {
     let mut tx = pool.begin().await?;
+    let mut next = None;
     let recorded = match result {
         JobResult::Compiled { version, outcome, log } => {
-            Queue::complete(&mut tx, job).await?;
+            next = complete(&mut tx, job, claim_next).await?;
             let outcome = outcome.as_ref().map(|(a, i)| (a.as_slice(), i.as_str())).map_err(|_| ());
             store::record_compile(&mut tx, *version, outcome, log).await?;
             Recorded::Completed
         }
         JobResult::Played { match_id, outcome } => {
-            Queue::complete(&mut tx, job).await?;
+            next = complete(&mut tx, job, claim_next).await?;
             record_match(&mut tx, *match_id, outcome).await?;
             Recorded::Completed
         }
@@ -313,7 +343,20 @@ async fn record(pool: &PgPool, job: &Claimed, result: &JobResult) -> Result<Reco
         }
     };
     tx.commit().await?;
-    Ok(recorded)
+    Ok((recorded, next))
+}
+
+/// Complete `job` in `tx`, claiming the next when asked. First in the
+/// transaction, so a lost lease stops it before any result is written.
+async fn complete(
+    tx: &mut sqlx::Transaction<'_, sqlx::Postgres>,
+    job: &Claimed,
+    claim_next: Option<(&str, Duration)>,
+) -> Result<Option<Claimed>, QueueError> {
+    match claim_next {
+        Some((holder, lease)) => Queue::complete_and_claim(tx, job, holder, &Job::KINDS, lease).await,
+        None => Queue::complete(tx, job).await.map(|()| None),
+    }
 }
 
 /// A job failed for good: say so on what it was for.

@@ -1,6 +1,7 @@
 //! The job queue against a real PostgreSQL: claims under concurrency,
 //! leases, rescue, fencing, retries, release, notifications, and the hot
-//! path's independence from finished rows.
+//! path's independence from finished rows; completing a job and claiming
+//! the next in one statement.
 
 mod common;
 
@@ -228,4 +229,86 @@ async fn finished_rows_are_not_on_the_claim_path() {
     let plan = plan.join("\n");
     assert!(plan.contains("jobs_available"), "the claim reads the partial index of available jobs:\n{plan}");
     assert_eq!(q.claim("w", &["noop"], LEASE).await.unwrap().unwrap().id, id);
+}
+
+/// A worker that completes each job and claims the next in one statement
+/// (in its result's transaction), as `koth runner` does.
+async fn chain(q: &Queue, holder: &str, job: &Claimed) -> Result<Option<Claimed>, QueueError> {
+    let mut tx = q.pool().begin().await?;
+    let next = Queue::complete_and_claim(&mut tx, job, holder, &["noop"], LEASE).await?;
+    tx.commit().await?;
+    Ok(next)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn completing_and_claiming_the_next_in_one_statement_runs_every_job_once() {
+    let Some(pg) = common::postgres("chain") else { return };
+    let q = Queue::new(common::pool(&pg, 20).await);
+    const JOBS: usize = 600;
+    for i in 0..JOBS {
+        q.enqueue("noop", &json!({ "i": i }), (i % 3) as i32, 3).await.unwrap();
+    }
+    let mut workers = Vec::new();
+    for w in 0..8 {
+        let q = q.clone();
+        workers.push(tokio::spawn(async move {
+            let holder = format!("w{w}");
+            let mut got = Vec::new();
+            let mut job = q.claim(&holder, &["noop"], LEASE).await.unwrap();
+            while let Some(j) = job {
+                got.push(j.id);
+                job = chain(&q, &holder, &j).await.unwrap();
+            }
+            got
+        }));
+    }
+    let mut seen: HashMap<i64, usize> = HashMap::new();
+    for w in workers {
+        for id in w.await.unwrap() {
+            *seen.entry(id).or_default() += 1;
+        }
+    }
+    assert_eq!(seen.len(), JOBS, "every job claimed");
+    assert!(seen.values().all(|&n| n == 1), "no job claimed twice");
+    let done: i64 =
+        sqlx::query_scalar("SELECT count(*) FROM jobs WHERE state = 'completed' AND attempt = 1").fetch_one(q.pool()).await.unwrap();
+    assert_eq!(done as usize, JOBS);
+}
+
+#[tokio::test]
+async fn a_chained_completion_is_fenced_and_claims_by_priority() {
+    let Some(pg) = common::postgres("chain-fence") else { return };
+    let q = Queue::new(common::pool(&pg, 4).await);
+    let first = q.enqueue("noop", &json!({}), 5, 3).await.unwrap();
+    let low = q.enqueue("noop", &json!({}), 0, 3).await.unwrap();
+    let high = q.enqueue("noop", &json!({}), 9, 3).await.unwrap();
+    let other = q.enqueue("compile", &json!({}), 100, 3).await.unwrap();
+    let a = q.claim("a", &["noop"], LEASE).await.unwrap().unwrap();
+    assert_eq!(a.id, high);
+    // Completed, and the best remaining job of the asked kinds claimed for "a".
+    let next = chain(&q, "a", &a).await.unwrap().unwrap();
+    assert_eq!((next.id, next.attempt), (first, 1));
+    assert_eq!(state(&q, high).await.0, "completed");
+    let holder: String = sqlx::query_scalar("SELECT holder FROM jobs WHERE id = $1").bind(first).fetch_one(q.pool()).await.unwrap();
+    assert_eq!(holder, "a");
+    // A stale completion (the lease expired, the job went to another
+    // worker) completes nothing and claims nothing; the caller's results
+    // roll back with it.
+    expire(&q, first).await;
+    q.rescue_expired().await.unwrap();
+    due_now(&q, first).await;
+    let fresh = q.claim("b", &["noop"], LEASE).await.unwrap().unwrap();
+    assert_eq!(fresh.id, first);
+    let mut tx = q.pool().begin().await.unwrap();
+    sqlx::query("INSERT INTO jobs (kind, payload) VALUES ('noop', '{\"stale\": true}')").execute(&mut *tx).await.unwrap();
+    assert!(matches!(Queue::complete_and_claim(&mut tx, &next, "a", &["noop"], LEASE).await, Err(QueueError::Stale(i)) if i == first));
+    drop(tx);
+    assert_eq!(state(&q, low).await.0, "available", "nothing claimed by the stale worker");
+    let leaked: i64 = sqlx::query_scalar("SELECT count(*) FROM jobs WHERE payload ? 'stale'").fetch_one(q.pool()).await.unwrap();
+    assert_eq!(leaked, 0);
+    // The last job: completed, nothing left of its kind to claim.
+    let next = chain(&q, "b", &fresh).await.unwrap().unwrap();
+    assert_eq!(next.id, low);
+    assert_eq!(chain(&q, "b", &next).await.unwrap(), None);
+    assert_eq!(state(&q, other).await.0, "available", "other kinds untouched");
 }

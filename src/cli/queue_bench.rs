@@ -1,11 +1,14 @@
-//! `koth queue-bench`: claim + complete throughput of no-op jobs through
-//! koth's queue with 1, 2 and 4 workers, against the same two statements
-//! (the raw `FOR UPDATE SKIP LOCKED` claim and the completion, each
-//! committed on its own, as a queue must: a claim commits before its job
-//! runs) run by `pgbench` with as many clients, in the same run on the same
-//! server. On a server that syncs every commit to disk both are bound by the
-//! commits; the ratio shows what koth adds (driver, runtime, its fencing
-//! transaction).
+//! `koth queue-bench`: throughput of no-op jobs through koth's queue with
+//! 1, 2 and 4 workers, against the raw `FOR UPDATE SKIP LOCKED` claim and
+//! the completion, each committed on its own, run by `pgbench` with as many
+//! clients, in the same run on the same server. koth is measured two ways:
+//! a claim, then the completion in its own transaction (where a job's
+//! results are written); and as `koth runner` works, each completion
+//! claiming the next job in the same statement and transaction
+//! ([`Queue::complete_and_claim`]). Everything runs twice: with commits
+//! synced to disk (the server's default; both sides bound by the syncs) and
+//! with `synchronous_commit = off` (commits cheap; what each side costs in
+//! round trips and CPU shows).
 
 use std::path::PathBuf;
 use std::process::Command;
@@ -27,6 +30,14 @@ pub struct QueueBenchArgs {
     /// Worker counts to measure.
     #[arg(long, value_delimiter = ',', default_value = "1,2,4")]
     workers: Vec<u32>,
+    /// Measurements of each, alternated; medians are printed.
+    #[arg(long, default_value_t = 3)]
+    rounds: u32,
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v.get(v.len() / 2).copied().unwrap_or(f64::NAN)
 }
 
 /// The claim and the completion as a queue must run them: each its own
@@ -40,8 +51,17 @@ async fn fill(pool: &PgPool, n: u32) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// How koth's workers go through jobs.
+#[derive(Clone, Copy, PartialEq)]
+enum Way {
+    /// Claim; then complete in a transaction.
+    ClaimThenComplete,
+    /// Complete and claim the next in one statement, in the transaction.
+    Chained,
+}
+
 /// Jobs per second through koth's queue with `workers` workers.
-async fn koth_rate(pool: &PgPool, workers: u32, jobs: u32) -> anyhow::Result<f64> {
+async fn koth_rate(pool: &PgPool, workers: u32, jobs: u32, way: Way) -> anyhow::Result<f64> {
     fill(pool, jobs).await?;
     let started = Instant::now();
     let mut tasks = Vec::new();
@@ -49,11 +69,23 @@ async fn koth_rate(pool: &PgPool, workers: u32, jobs: u32) -> anyhow::Result<f64
         let q = Queue::new(pool.clone());
         tasks.push(tokio::spawn(async move {
             let name = format!("bench-{w}");
+            let lease = Duration::from_secs(60);
             let mut done = 0u32;
-            while let Some(job) = q.claim(&name, &["noop"], Duration::from_secs(60)).await? {
+            let mut job = q.claim(&name, &["noop"], lease).await?;
+            while let Some(j) = job {
                 let mut tx = q.pool().begin().await?;
-                Queue::complete(&mut tx, &job).await?;
-                tx.commit().await?;
+                job = match way {
+                    Way::ClaimThenComplete => {
+                        Queue::complete(&mut tx, &j).await?;
+                        tx.commit().await?;
+                        q.claim(&name, &["noop"], lease).await?
+                    }
+                    Way::Chained => {
+                        let next = Queue::complete_and_claim(&mut tx, &j, &name, &["noop"], lease).await?;
+                        tx.commit().await?;
+                        next
+                    }
+                };
                 done += 1;
             }
             anyhow::Ok(done)
@@ -68,12 +100,13 @@ async fn koth_rate(pool: &PgPool, workers: u32, jobs: u32) -> anyhow::Result<f64
 }
 
 /// Jobs per second through the raw statements with pgbench.
-async fn pgbench_rate(pool: &PgPool, port: u16, clients: u32, jobs: u32, script: &std::path::Path) -> anyhow::Result<f64> {
+async fn pgbench_rate(pool: &PgPool, port: u16, clients: u32, jobs: u32, script: &std::path::Path, synced: bool) -> anyhow::Result<f64> {
     fill(pool, jobs).await?;
     let per_client = jobs / clients;
     let pgbench = koth_scheduler::pg::find_binaries().map(|d| d.join("pgbench")).unwrap_or_else(|_| "pgbench".into());
     let out = Command::new(pgbench)
-        .args(["-h", "127.0.0.1", "-p", &port.to_string(), "-U", "koth", "-n", "-f"])
+        .env("PGOPTIONS", if synced { "" } else { "-c synchronous_commit=off" })
+        .args(["-h", "127.0.0.1", "-p", &port.to_string(), "-U", "koth", "-n", "-M", "prepared", "-f"])
         .arg(script)
         .args(["-c", &clients.to_string(), "-j", &clients.to_string(), "-t", &per_client.to_string(), "koth"])
         .output()
@@ -109,18 +142,51 @@ pub fn run(a: QueueBenchArgs) -> anyhow::Result<i32> {
     let rt = tokio::runtime::Runtime::new()?;
     let result = rt.block_on(async {
         let max = a.workers.iter().copied().max().unwrap_or(1) + 2;
-        let pool = koth_scheduler::db::connect_and_migrate(&url, max).await.map_err(|e| anyhow::anyhow!(e))?;
-        println!("koth queue-bench: {} no-op jobs per measurement; jobs/s (claim + complete)", a.jobs);
-        println!("{:>8} {:>12} {:>12} {:>8}", "workers", "koth", "pgbench", "ratio");
-        // Warm up both paths once (connections, plans, caches).
-        koth_rate(&pool, 1, 500).await?;
-        pgbench_rate(&pool, port, 1, 500, &script).await?;
-        for &w in &a.workers {
-            let raw = pgbench_rate(&pool, port, w, a.jobs, &script).await?;
-            let koth = koth_rate(&pool, w, a.jobs).await?;
-            println!("{:>8} {:>12.0} {:>12.0} {:>7.2}x", w, koth, raw, koth / raw);
+        let synced_pool = koth_scheduler::db::connect_and_migrate(&url, max).await.map_err(|e| anyhow::anyhow!(e))?;
+        let cheap_pool = sqlx::postgres::PgPoolOptions::new()
+            .max_connections(max)
+            .after_connect(|conn, _| Box::pin(async move { sqlx::query("SET synchronous_commit = off").execute(conn).await.map(|_| ()) }))
+            .connect(&url)
+            .await?;
+        println!("koth queue-bench: {} no-op jobs per measurement, jobs/s; median of {} rounds, the three alternated", a.jobs, a.rounds);
+        println!(
+            "{:<8} {:>7} {:>9} {:>17} {:>7} {:>12} {:>7}",
+            "commits", "workers", "pgbench", "claim; complete", "ratio", "chained", "ratio"
+        );
+        for (synced, pool) in [(true, &synced_pool), (false, &cheap_pool)] {
+            // Warm up every path once (connections, plans, caches).
+            koth_rate(pool, 1, 300, Way::ClaimThenComplete).await?;
+            koth_rate(pool, 1, 300, Way::Chained).await?;
+            pgbench_rate(pool, port, 1, 300, &script, synced).await?;
+            for &w in &a.workers {
+                let (mut raw, mut split, mut chained) = (Vec::new(), Vec::new(), Vec::new());
+                for round in 0..a.rounds.max(1) {
+                    // Each round in another order, so none always goes first.
+                    for i in 0..3 {
+                        match (i + round) % 3 {
+                            0 => raw.push(pgbench_rate(pool, port, w, a.jobs, &script, synced).await?),
+                            1 => split.push(koth_rate(pool, w, a.jobs, Way::ClaimThenComplete).await?),
+                            _ => chained.push(koth_rate(pool, w, a.jobs, Way::Chained).await?),
+                        }
+                    }
+                }
+                let (raw, split, chained) = (median(raw), median(split), median(chained));
+                println!(
+                    "{:<8} {:>7} {:>9.0} {:>17.0} {:>6.2}x {:>12.0} {:>6.2}x",
+                    if synced { "synced" } else { "cheap" },
+                    w,
+                    raw,
+                    split,
+                    split / raw,
+                    chained,
+                    chained / raw
+                );
+            }
         }
-        println!("(pgbench runs the same claim and completion statements, each committed on its own as a queue must, with as many clients as workers)");
+        println!("pgbench: the claim and the completion as prepared statements (-M prepared), each committed on its own, as many clients as workers");
+        println!("claim; complete: koth's claim, then the completion in a transaction (where a job's results go)");
+        println!("chained: as `koth runner` works: the completion claims the next job in the same statement and commit");
+        println!("cheap: synchronous_commit = off on both sides");
         anyhow::Ok(0)
     });
     let _ = std::fs::remove_file(&script);

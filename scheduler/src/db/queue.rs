@@ -13,6 +13,9 @@
 //!   counts the attempt and hands out a new **lease** number from a sequence
 //!   with a deadline. No transaction stays open while the job runs.
 //! * **Heartbeat** extends the deadline, only for the current lease.
+//! * **Complete and claim the next** is one statement too, in the
+//!   transaction that writes the job's results: a busy worker pays one
+//!   statement and one commit per job.
 //! * **Complete**, **fail** and **release** match on `(id, lease, running)`:
 //!   a worker that lost its lease (it stalled, the job was rescued and
 //!   claimed again) changes nothing; completion happens inside the caller's
@@ -88,6 +91,38 @@ fn fenced(rows: u64, job: i64) -> Result<(), QueueError> {
     }
 }
 
+/// The claim: the best available job (priority, then age) of kinds `$3`
+/// that no one else has locked, for holder `$1`, with a new lease of `$2`.
+/// (A macro, so statements that contain it stay `&'static str`.)
+macro_rules! claim_sql {
+    () => {
+        "UPDATE jobs SET state = 'running', attempt = attempt + 1, holder = $1, \
+                lease = nextval('job_lease_seq'), lease_until = now() + $2::interval \
+         WHERE id = (SELECT id FROM jobs \
+                     WHERE state = 'available' AND run_after <= now() AND kind = ANY($3) \
+                     ORDER BY priority DESC, run_after, id \
+                     FOR UPDATE SKIP LOCKED LIMIT 1)"
+    };
+}
+
+/// What a claim returns.
+macro_rules! claimed_sql {
+    () => {
+        "id, kind, payload, attempt, max_attempts, lease"
+    };
+}
+
+fn claimed(r: &sqlx::postgres::PgRow) -> Claimed {
+    Claimed {
+        id: r.get("id"),
+        kind: r.get("kind"),
+        payload: r.get("payload"),
+        attempt: r.get("attempt"),
+        max_attempts: r.get("max_attempts"),
+        lease: r.get("lease"),
+    }
+}
+
 fn interval(d: Duration) -> String {
     format!("{} milliseconds", d.as_millis())
 }
@@ -115,28 +150,48 @@ impl Queue {
     /// Claim the best available job of one of `kinds`, or `None`.
     pub async fn claim(&self, holder: &str, kinds: &[&str], lease: Duration) -> Result<Option<Claimed>, QueueError> {
         let kinds: Vec<String> = kinds.iter().map(|k| k.to_string()).collect();
-        let row = sqlx::query(
-            "UPDATE jobs SET state = 'running', attempt = attempt + 1, holder = $1, \
-                    lease = nextval('job_lease_seq'), lease_until = now() + $2::interval \
-             WHERE id = (SELECT id FROM jobs \
-                         WHERE state = 'available' AND run_after <= now() AND kind = ANY($3) \
-                         ORDER BY priority DESC, run_after, id \
-                         FOR UPDATE SKIP LOCKED LIMIT 1) \
-             RETURNING id, kind, payload, attempt, max_attempts, lease",
-        )
+        let row = sqlx::query(concat!(claim_sql!(), " RETURNING ", claimed_sql!()))
+            .bind(holder)
+            .bind(interval(lease))
+            .bind(&kinds)
+            .fetch_optional(&self.pool)
+            .await?;
+        Ok(row.map(|r| claimed(&r)))
+    }
+
+    /// Complete `job` and claim the next one for the same worker, in one
+    /// statement inside the caller's transaction (where it also writes the
+    /// job's results): the completion is fenced like [`Queue::complete`]
+    /// (`Err(Stale)` if the lease is not ours, and then nothing is
+    /// claimed), and the next claim commits with it. A worker that goes on
+    /// to the next job pays one statement and one commit per job instead
+    /// of a claim and a completion, each with its commit.
+    pub async fn complete_and_claim(
+        conn: &mut sqlx::PgConnection,
+        job: &Claimed,
+        holder: &str,
+        kinds: &[&str],
+        lease: Duration,
+    ) -> Result<Option<Claimed>, QueueError> {
+        let kinds: Vec<String> = kinds.iter().map(|k| k.to_string()).collect();
+        let row = sqlx::query(concat!(
+            "WITH done AS (UPDATE jobs SET state = 'completed', finished_at = now(), lease_until = NULL \
+                           WHERE id = $4 AND lease = $5 AND state = 'running' RETURNING id), \
+                  next AS (",
+            claim_sql!(),
+            " AND EXISTS (SELECT 1 FROM done) RETURNING ",
+            claimed_sql!(),
+            ") SELECT (SELECT count(*) FROM done) AS completed, next.* FROM (SELECT 1) AS one LEFT JOIN next ON true"
+        ))
         .bind(holder)
         .bind(interval(lease))
         .bind(&kinds)
-        .fetch_optional(&self.pool)
+        .bind(job.id)
+        .bind(job.lease)
+        .fetch_one(conn)
         .await?;
-        Ok(row.map(|r| Claimed {
-            id: r.get("id"),
-            kind: r.get("kind"),
-            payload: r.get("payload"),
-            attempt: r.get("attempt"),
-            max_attempts: r.get("max_attempts"),
-            lease: r.get("lease"),
-        }))
+        fenced(row.get::<i64, _>("completed") as u64, job.id)?;
+        Ok(row.get::<Option<i64>, _>("id").map(|_| claimed(&row)))
     }
 
     /// Extend the lease; `Err(Stale)` when it is no longer ours.
