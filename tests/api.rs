@@ -154,6 +154,20 @@ async fn accounts_submissions_and_who_may_read_what() {
     let queued = store::create_match(&mut conn, ladder, &[bot, other], 2, true, 0).await.unwrap();
     assert_eq!(api.call("GET", &format!("/api/matches/{queued}/frames"), None, Vec::new()).await.0, StatusCode::CONFLICT);
 
+    // My bots, on every ladder: alice's one, bob none, nobody without a token.
+    let (st, mine) = api.call("GET", "/api/me/bots", Some(&alice), Vec::new()).await;
+    assert_eq!(st, StatusCode::OK);
+    assert_eq!(mine.as_array().map(Vec::len), Some(1), "{mine}");
+    assert_eq!(
+        (mine[0]["name"].as_str(), mine[0]["ladder_name"].as_str(), mine[0]["game"].as_str()),
+        (Some("drift"), Some("target"), Some("target"))
+    );
+    // Version 1 plays; her second upload waits for its compile.
+    let v = |k: &str| mine[0][k].clone();
+    assert_eq!((v("current_version"), v("latest_version"), v("latest_status")), (json!(1), json!(2), json!("pending")), "{mine}");
+    assert_eq!(api.call("GET", "/api/me/bots", Some(&bob), Vec::new()).await.1, json!([]));
+    assert_eq!(api.call("GET", "/api/me/bots", None, Vec::new()).await.0, StatusCode::UNAUTHORIZED);
+
     // Who am I; what can be played, in what.
     assert_eq!(api.call("GET", "/api/me", None, Vec::new()).await.0, StatusCode::UNAUTHORIZED);
     let (_, me) = api.call("GET", "/api/me", Some(&alice), Vec::new()).await;

@@ -366,6 +366,34 @@ async fn scenario(url: &str, addr: &str, data: &std::path::Path, shots: &std::pa
     until(&c, "the compile log", "document.querySelector('#compile-log h3')", 10).await;
     shot(&c, shots, "bot").await;
 
+    // Her account page: her bots on every ladder; a token made, listed,
+    // revoked, and refused by the API at once.
+    c.find(Locator::Css("#me-link")).await.unwrap().click().await.unwrap();
+    until(&c, "her bots", "document.querySelector('#my-bots')", 20).await;
+    let mine = text(&c, "#my-bots").await;
+    assert!(mine.contains("chatty") && mine.contains("broken") && mine.contains("failed") && mine.contains("no version has compiled"), "{mine}");
+    c.find(Locator::Css("#token-name")).await.unwrap().send_keys("laptop").await.unwrap();
+    c.find(Locator::Css("#new-token-form button")).await.unwrap().click().await.unwrap();
+    let made =
+        until(&c, "the new token", "document.querySelector('#made-token') && document.querySelector('#made-token').textContent", 20).await;
+    let made = made.as_str().unwrap().to_owned();
+    assert_eq!(made.len(), 64);
+    until(&c, "it listed", "document.querySelector('#token-table button.revoke')", 20).await;
+    assert!(text(&c, "#token-table").await.contains("laptop"));
+    let me_with = |t: &str| {
+        ureq::get(&format!("http://{addr}/api/me")).set("Authorization", &format!("Bearer {t}")).call().map(|r| r.status()).unwrap_or_else(
+            |e| match e {
+                ureq::Error::Status(code, _) => code,
+                e => panic!("{e}"),
+            },
+        )
+    };
+    assert_eq!(me_with(&made), 200);
+    shot(&c, shots, "account").await;
+    c.find(Locator::Css("#token-table button.revoke")).await.unwrap().click().await.unwrap();
+    until(&c, "the token gone", "!document.querySelector('#token-table button.revoke')", 20).await;
+    assert_eq!(me_with(&made), 401, "a revoked token is refused at once");
+
     // A ladder's page, and a protocol page.
     c.goto(&format!("{url}/ladders/{target}")).await.unwrap();
     until(&c, "the leaderboard", "document.querySelectorAll('#leaderboard tbody tr').length >= 2", 20).await;

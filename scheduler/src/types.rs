@@ -157,6 +157,23 @@ pub struct LadderBot {
     pub disabled_reason: Option<String>,
 }
 
+/// One of the caller's bots, on whichever ladder (`GET /api/me/bots`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct MyBot {
+    pub id: i64,
+    pub name: String,
+    pub ladder: i64,
+    pub ladder_name: String,
+    pub game: String,
+    /// The number of the version that plays.
+    pub current_version: Option<i32>,
+    pub language: Option<String>,
+    /// The newest version's number and status.
+    pub latest_version: Option<i32>,
+    pub latest_status: Option<VersionStatus>,
+    pub disabled_reason: Option<String>,
+}
+
 /// An accepted upload: the version and its compile job.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct Submitted {

@@ -65,6 +65,7 @@ pub(crate) fn service<S: Clone + Send + Sync + 'static>(api: Router<S>, state: S
         .route("/bots/{id}", get(|Path(id): Path<i64>| page("Bot", "bot", Some(id))))
         .route("/matches/{id}", get(|Path(id): Path<i64>| page("Match", "match", Some(id))))
         .route("/submit", get(|| page("Submit a bot", "submit", None)))
+        .route("/me", get(|| page("Your account", "me", None)))
         .route("/games", get(games_index))
         .route("/games/{name}", get(game_doc))
         .route("/static/app.js", get(|| async { asset("text/javascript; charset=utf-8", APP_JS) }))

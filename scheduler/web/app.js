@@ -90,7 +90,7 @@ async function header() {
   if (!box) return;
   const who = await me();
   if (who) {
-    box.replaceChildren(el('span', { class: 'who' }, who.name, who.is_host ? ' (host)' : ''), ' ',
+    box.replaceChildren(el('a', { class: 'who', href: '/me', id: 'me-link' }, who.name, who.is_host ? ' (host)' : ''), ' ',
       el('button', { class: 'link', id: 'sign-out', onclick: () => { localStorage.removeItem(TOKEN_KEY); location.reload(); } }, 'Sign out'));
   } else {
     box.replaceChildren(el('a', { href: '/#account-box' }, 'Sign in'));
@@ -111,7 +111,7 @@ async function homePage() {
 }
 
 function signedIn(who) {
-  return el('div', {}, el('p', {}, 'Signed in as ', el('strong', {}, who.name), who.is_host ? ' (host).' : '.'),
+  return el('div', {}, el('p', {}, 'Signed in as ', el('strong', {}, who.name), who.is_host ? ' (host).' : '.', ' ', el('a', { href: '/me' }, 'Your bots and tokens')),
     el('p', {}, el('a', { href: '/submit' }, 'Submit a bot'), ' · the command line: ', el('code', {}, 'koth submit --server ' + location.origin + ' …')));
 }
 
@@ -565,13 +565,55 @@ async function follow(r, box) {
   }
 }
 
+// ---- your account: bots and tokens ---------------------------------------
+
+async function mePage() {
+  const who = await me();
+  if (!who) {
+    setMain(el('h1', {}, 'Your account'), el('p', {}, el('a', { href: '/#account-box' }, 'Sign up or sign in'), ' first.'));
+    return;
+  }
+  const [bots, tokens] = await Promise.all([api('/api/me/bots'), api('/api/me/tokens')]);
+  const botRows = bots.map(b => [
+    el('a', { href: '/bots/' + b.id }, b.name), el('a', { href: '/ladders/' + b.ladder }, b.ladder_name), b.game, b.language ?? '–',
+    b.current_version ?? '–',
+    b.latest_version === null ? '–' : [`v${b.latest_version} `, el('span', { class: 'status-' + b.latest_status }, b.latest_status)],
+    b.disabled_reason ? el('span', { class: 'error' }, 'disabled: ' + b.disabled_reason)
+      : b.current_version === null ? 'not playing: no version has compiled' : 'playing']);
+  const out = el('div', { id: 'token-result' });
+  const tokenList = el('div', { id: 'tokens' });
+  const drawTokens = list => tokenList.replaceChildren(table(['name', 'made', 'last used', 'expires', ''], list.map(t => [
+    t.name, when(t.created_at), when(t.last_used_at), t.expires_at ? when(t.expires_at) : 'never',
+    t.current ? el('em', {}, 'this browser\'s') : el('button', { class: 'revoke', 'data-token': t.id, onclick: async () => {
+      try { await api('/api/me/tokens/' + t.id, { method: 'DELETE' }); drawTokens(await api('/api/me/tokens')); }
+      catch (e) { out.replaceChildren(errorBox(e)); }
+    } }, 'Revoke')]), { id: 'token-table' }));
+  drawTokens(tokens);
+  const newName = el('input', { id: 'token-name', required: true, placeholder: 'e.g. laptop CLI' });
+  const form = el('form', { id: 'new-token-form', onsubmit: async ev => {
+    ev.preventDefault();
+    try {
+      const t = await api('/api/me/tokens', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ name: newName.value }) });
+      out.replaceChildren(el('p', {}, 'New token ', el('strong', {}, t.name), ' (shown once; for ', el('code', {}, 'koth login'), '):'), el('pre', { id: 'made-token' }, t.token));
+      drawTokens(await api('/api/me/tokens'));
+    } catch (e) { out.replaceChildren(errorBox(e)); }
+  } }, el('label', {}, 'New token named ', newName), ' ', el('button', { type: 'submit' }, 'Make it'));
+  setMain(el('h1', {}, 'Your account ', el('small', {}, who.name, who.is_host ? ' · host' : '')),
+    el('h2', {}, 'Your bots'),
+    bots.length ? table(['bot', 'ladder', 'game', 'language', 'playing version', 'newest version', 'state'], botRows, { id: 'my-bots' })
+      : el('p', { id: 'my-bots' }, 'No bots yet: ', el('a', { href: '/submit' }, 'submit one'), '.'),
+    el('h2', {}, 'API tokens'),
+    el('p', { class: 'hint' }, 'Each program you sign in with (this browser, ', el('code', {}, 'koth login'), ') has its own token; revoke one you no longer use or that may have leaked. It stops working at once.'),
+    tokenList, form, out);
+}
+
 // ---- start ---------------------------------------------------------------
 
 async function start() {
   header();
   const page = document.body.dataset.page;
   const id = Number(document.body.dataset.id);
-  const pages = { home: homePage, ladder: ladderPage, bot: botPage, match: matchPage, submit: submitPage };
+  const pages = { home: homePage, ladder: ladderPage, bot: botPage, match: matchPage, submit: submitPage, me: mePage };
   if (!pages[page]) return;
   try {
     await pages[page](id);

@@ -292,6 +292,7 @@ fn routes() -> OpenApiRouter<AppState> {
         .routes(routes!(openapi))
         .routes(routes!(create_user))
         .routes(routes!(me, delete_me))
+        .routes(routes!(my_bots))
         .routes(routes!(my_tokens, new_token_route))
         .routes(routes!(revoke_token))
         .routes(routes!(rotate_token))
@@ -466,6 +467,13 @@ fn valid_name(n: &str) -> bool {
 async fn me(State(s): State<AppState>, headers: HeaderMap) -> ApiResult<Json<Me>> {
     let who = require_caller(&s.pool, &headers).await?;
     Ok(Json(Me { id: who.id, name: who.name, is_host: who.is_host }))
+}
+
+/// The caller's bots, on every ladder.
+#[utoipa::path(get, path = "/api/me/bots", tag = "accounts", security(("token" = [])), responses((status = 200, body = Vec<MyBot>)))]
+async fn my_bots(State(s): State<AppState>, headers: HeaderMap) -> ApiResult<Json<Vec<MyBot>>> {
+    let who = require_caller(&s.pool, &headers).await?;
+    Ok(Json(reads::bots_of(&s.pool, who.id).await?))
 }
 
 /// The caller's tokens (the one used for this request is `current`).

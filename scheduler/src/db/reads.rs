@@ -115,6 +115,37 @@ pub async fn ladder_bots(pool: &PgPool, id: i64) -> Result<Vec<LadderBot>> {
         .collect()
 }
 
+/// Every bot of `owner`, by ladder then name.
+pub async fn bots_of(pool: &PgPool, owner: i64) -> Result<Vec<MyBot>> {
+    let rows = sqlx::query(
+        "SELECT b.id, b.name, l.id AS ladder, l.name AS ladder_name, g.kind AS game, b.disabled_reason, \
+                v.number AS current, v.language, latest.number AS latest, latest.status AS latest_status \
+         FROM bots b JOIN ladders l ON l.id = b.ladder_id JOIN games g ON g.id = l.game_id \
+         LEFT JOIN bot_versions v ON v.id = b.current_version \
+         LEFT JOIN LATERAL (SELECT number, status FROM bot_versions WHERE bot_id = b.id ORDER BY number DESC LIMIT 1) latest ON true \
+         WHERE b.owner_id = $1 ORDER BY l.name, b.name",
+    )
+    .bind(owner)
+    .fetch_all(pool)
+    .await?;
+    rows.iter()
+        .map(|r| {
+            Ok(MyBot {
+                id: r.get("id"),
+                name: r.get("name"),
+                ladder: r.get("ladder"),
+                ladder_name: r.get("ladder_name"),
+                game: r.get("game"),
+                current_version: r.get("current"),
+                language: r.get("language"),
+                latest_version: r.get("latest"),
+                latest_status: r.get::<Option<String>, _>("latest_status").map(|t| stored(t, VersionStatus::from_stored)).transpose()?,
+                disabled_reason: r.get("disabled_reason"),
+            })
+        })
+        .collect()
+}
+
 /// A ladder's last 50 matches, newest first, with every seat.
 pub async fn ladder_matches(pool: &PgPool, ladder: i64) -> Result<Vec<MatchSummary>> {
     let ids: Vec<i64> =
