@@ -166,7 +166,7 @@ async fn scenario(url: &str, addr: &str, data: &std::path::Path, shots: &std::pa
     shot(&c, shots, "home").await;
 
     // The replay viewer draws and plays a match of each game (as a visitor).
-    for (game, id) in matches {
+    for (game, id) in matches.clone() {
         // The game leads: on a laptop's screen and a phone's, the board and
         // its controls are in view without scrolling, and the turn panel
         // starts in view.
@@ -264,6 +264,34 @@ async fn scenario(url: &str, addr: &str, data: &std::path::Path, shots: &std::pa
         .await;
         assert_eq!(text(&c, "#turn-label").await, format!("turn {turn} / {last}"), "{game}: ?turn={turn}");
         assert!(text(&c, "#turn-panel").await.contains(&format!("Turn {turn}")), "{game}");
+    }
+
+    // A downloaded replay in the same viewer, served on this machine by
+    // `koth replay view` (no site around it).
+    {
+        let (game, id) = &matches[0];
+        let file = data.join("downloaded-replay.json");
+        std::fs::write(&file, serde_json::to_vec(&get_json(addr, &format!("/api/matches/{id}/replay"))).unwrap()).unwrap();
+        let mut viewer = Command::new(env!("CARGO_BIN_EXE_koth"))
+            .args(["replay", "view", file.to_str().unwrap()])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let mut local = String::new();
+        std::io::BufRead::read_line(&mut std::io::BufReader::new(viewer.stdout.take().unwrap()), &mut local).unwrap();
+        c.goto(local.trim()).await.unwrap();
+        until(&c, "the local board", "document.querySelector('#board') && document.querySelector('#turn-label').textContent", 30).await;
+        assert!(text(&c, "h1").await.starts_with(&format!("Replay {game} · seed ")), "{}", text(&c, "h1").await);
+        let turns = get_json(addr, &format!("/api/matches/{id}"))["turns"].as_i64().unwrap();
+        assert_eq!(text(&c, "#turn-label").await, format!("turn 0 / {turns}"));
+        let nav = c.execute("return getComputedStyle(document.querySelector('header nav')).display", vec![]).await.unwrap();
+        assert_eq!(nav, "none", "no site links on a local replay");
+        c.find(Locator::Css("#step")).await.unwrap().click().await.unwrap();
+        assert_eq!(text(&c, "#turn-label").await, format!("turn 1 / {turns}"));
+        shot(&c, shots, "local-viewer").await;
+        unsafe { libc::kill(viewer.id() as i32, libc::SIGTERM) };
+        assert_eq!(viewer.wait().unwrap().code(), Some(0));
     }
 
     // Sign up through the form; the token is kept by the browser.
@@ -371,7 +399,10 @@ async fn scenario(url: &str, addr: &str, data: &std::path::Path, shots: &std::pa
     c.find(Locator::Css("#me-link")).await.unwrap().click().await.unwrap();
     until(&c, "her bots", "document.querySelector('#my-bots')", 20).await;
     let mine = text(&c, "#my-bots").await;
-    assert!(mine.contains("chatty") && mine.contains("broken") && mine.contains("failed") && mine.contains("no version has compiled"), "{mine}");
+    assert!(
+        mine.contains("chatty") && mine.contains("broken") && mine.contains("failed") && mine.contains("no version has compiled"),
+        "{mine}"
+    );
     c.find(Locator::Css("#token-name")).await.unwrap().send_keys("laptop").await.unwrap();
     c.find(Locator::Css("#new-token-form button")).await.unwrap().click().await.unwrap();
     let made =

@@ -134,3 +134,68 @@ fn a_played_match_checks_out() {
         .flat_map(|t| &t.answers)
         .any(|a| matches!(&a.reply, Recorded::Gone { why: Some(w), .. } if w.contains("after 5 consecutive timeouts"))));
 }
+
+/// The first line `koth replay view` prints: its URL.
+fn url_of(child: &mut std::process::Child) -> String {
+    use std::io::BufRead;
+    let mut line = String::new();
+    std::io::BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
+    line.trim().to_owned()
+}
+
+fn get(url: &str) -> (u16, String) {
+    match ureq::get(url).call() {
+        Ok(r) => (r.status(), r.into_string().unwrap()),
+        Err(ureq::Error::Status(code, r)) => (code, r.into_string().unwrap_or_default()),
+        Err(e) => panic!("{url}: {e}"),
+    }
+}
+
+#[test]
+fn a_replay_file_is_served_with_the_sites_viewer_on_this_machine() {
+    let file = dir().join("view.json");
+    std::fs::write(&file, serde_json::to_vec(&slime_replay()).unwrap()).unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_koth"))
+        .args(["replay", "view", file.to_str().unwrap()])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let url = url_of(&mut child);
+    assert!(url.starts_with("http://127.0.0.1:") && url.ends_with('/'), "{url}");
+    // The page: the site's match page, marked local; "/" leads to it.
+    let (st, page) = get(&url);
+    assert_eq!(st, 200);
+    assert!(page.contains("data-page=\"match\" data-id=\"0\" data-local=\"1\"") && page.contains("/static/app.js"), "{page}");
+    assert_eq!(get(&format!("{url}static/app.js")).0, 200);
+    // What the page reads, from the replay: the seed as a string, the
+    // seats by name with their results, the command to play it again.
+    let info: serde_json::Value = serde_json::from_str(&get(&format!("{url}api/matches/0")).1).unwrap();
+    assert_eq!((info["game"].as_str(), info["seed"].as_str(), info["turns"].as_i64()), (Some("slime"), Some("0"), Some(12)));
+    assert_eq!(info["seats"][2]["name"], "bot2");
+    assert!(info["seats"][0]["rank"].is_number(), "{info}");
+    assert_eq!(info["reproduce"], "koth match --game slime --seed 0 --players 4 --max-turns 12 bot0 bot1 bot2 bot3");
+    let replay: serde_json::Value = serde_json::from_str(&get(&format!("{url}api/matches/0/replay")).1).unwrap();
+    assert_eq!(replay, serde_json::to_value(slime_replay()).unwrap());
+    let frames: serde_json::Value = serde_json::from_str(&get(&format!("{url}api/matches/0/frames")).1).unwrap();
+    assert_eq!(frames["frames"].as_array().map(Vec::len), Some(13));
+    // Nothing of a site: other API paths are JSON 404s.
+    let (st, body) = get(&format!("{url}api/ladders"));
+    assert_eq!(st, 404);
+    assert!(body.contains("\"error\""), "{body}");
+    // SIGTERM stops it cleanly.
+    unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
+    assert_eq!(child.wait().unwrap().code(), Some(0));
+
+    // Not a replay, or one the rules cannot draw: said, and nothing served.
+    let junk = dir().join("junk.json");
+    std::fs::write(&junk, "{\"game\": \"slime\"}").unwrap();
+    let out = koth(&["replay", "view", junk.to_str().unwrap()]);
+    assert_ne!(out.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("not a koth replay"), "{}", String::from_utf8_lossy(&out.stderr));
+    let mut r = slime_replay();
+    r.seats.pop();
+    std::fs::write(&junk, serde_json::to_vec(&r).unwrap()).unwrap();
+    let out = koth(&["replay", "view", junk.to_str().unwrap()]);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("cannot be drawn"), "{}", String::from_utf8_lossy(&out.stderr));
+}

@@ -315,6 +315,59 @@ pub struct MatchInfo {
     pub reproduce: Option<String>,
 }
 
+impl MatchInfo {
+    /// A replay on the reader's machine as the match page shows a match
+    /// (numbered 0; seats are the replay's names, with no bot pages).
+    pub fn of_local_replay(r: &koth_games::replay::Replay) -> MatchInfo {
+        let result = |seat: usize| r.result.iter().find(|x| x.seat == seat);
+        let names: Vec<(String, String)> = r
+            .seats
+            .iter()
+            .enumerate()
+            .map(|(i, s)| {
+                let name = if s.name.is_empty() { format!("seat{}", i + 1) } else { s.name.clone() };
+                let ext = name.rsplit_once('.').map(|(_, e)| e.to_owned()).unwrap_or_default();
+                (name, ext)
+            })
+            .collect();
+        let (max_turns, wall) = match &r.ended_by {
+            koth_games::replay::EndedBy::TurnLimit { turns } => (Some(*turns), None),
+            koth_games::replay::EndedBy::WallClockCap { seconds } => (None, Some(seconds.ceil() as u32)),
+            koth_games::replay::EndedBy::Rules => (None, None),
+        };
+        MatchInfo {
+            id: 0,
+            ladder: None,
+            ladder_name: None,
+            game: Some(r.game.name().to_owned()),
+            state: MatchState::Finished,
+            seed: r.seed.to_string(),
+            rated: false,
+            engine: Some(r.engine.clone()),
+            turns: Some(r.turns.len() as i32),
+            error: None,
+            created: String::new(),
+            finished: None,
+            seats: names
+                .iter()
+                .enumerate()
+                .map(|(i, (name, _))| MatchSeat {
+                    seat: i as i32,
+                    bot: 0,
+                    name: name.clone(),
+                    owner: String::new(),
+                    version: 0,
+                    score: result(i).map(|x| x.score),
+                    rank: result(i).map(|x| x.rank as i32),
+                    result: result(i).map(|x| x.result.name().to_owned()),
+                    status: None,
+                })
+                .collect(),
+            reproduce: Some(reproduce_command(r.game.name(), &r.seed.to_string(), &names, max_turns, wall)),
+        }
+    }
+}
+
 /// `koth match` for a match: `seats` are each seat's (bot name, its
 /// language's file extension), in seat order; `max_turns` and
 /// `max_match_seconds` are its ladder's limits. Bot names are
@@ -335,7 +388,7 @@ pub fn reproduce_command(
     }
     for (name, ext) in seats {
         // A name that already ends in its extension is not doubled.
-        if name.ends_with(&format!(".{ext}")) {
+        if ext.is_empty() || name.ends_with(&format!(".{ext}")) {
             cmd += &format!(" {name}");
         } else {
             cmd += &format!(" {name}.{ext}");

@@ -58,7 +58,7 @@ const CSP: &str = "default-src 'self'; script-src 'self'; style-src 'self'; img-
 
 /// The API's routes, the pages and the layers, as one service.
 pub(crate) fn service<S: Clone + Send + Sync + 'static>(api: Router<S>, state: S) -> Router {
-    Router::new()
+    let router = Router::new()
         .merge(api)
         .route("/", get(|| page("koth", "home", None)))
         .route("/ladders/{id}", get(|Path(id): Path<i64>| page("Ladder", "ladder", Some(id))))
@@ -71,7 +71,14 @@ pub(crate) fn service<S: Clone + Send + Sync + 'static>(api: Router<S>, state: S
         .route("/static/app.js", get(|| async { asset("text/javascript; charset=utf-8", APP_JS) }))
         .route("/static/app.css", get(|| async { asset("text/css; charset=utf-8", APP_CSS) }))
         .fallback(not_found)
-        .with_state(state)
+        .with_state(state);
+    layers(router)
+}
+
+/// What every request goes through: JSON errors for the API, compression,
+/// metrics, the security headers, the request log.
+fn layers(router: Router) -> Router {
+    router
         .layer(middleware::from_fn(json_errors))
         // Replays and frames are large and repetitive JSON: gzip when the
         // client accepts it (a long Flit replay shrinks ~10×).
@@ -84,6 +91,53 @@ pub(crate) fn service<S: Clone + Send + Sync + 'static>(api: Router<S>, state: S
                 .on_request(())
                 .on_response(tower_http::trace::DefaultOnResponse::new().level(tracing::Level::INFO)),
         )
+}
+
+/// One replay on this machine, with the site's own viewer (`koth replay
+/// view`, `koth match --open`): the match page of a match numbered 0, and
+/// the three API routes it reads, answered from the replay (the frames
+/// drawn once, here). Nothing else: no accounts, no ladders; the header's
+/// site links are hidden (`data-local`).
+pub fn local_viewer(replay: &koth_games::replay::Replay) -> Result<Router, String> {
+    use axum::body::Bytes;
+    let frames = koth_games::replay::frames(replay)?;
+    let json = |v: Bytes| ([(header::CONTENT_TYPE, "application/json")], v).into_response();
+    let info = Bytes::from(serde_json::to_vec(&crate::types::MatchInfo::of_local_replay(replay)).map_err(|e| e.to_string())?);
+    let replay_json = Bytes::from(serde_json::to_vec(replay).map_err(|e| e.to_string())?);
+    let frames_json = Bytes::from(serde_json::to_vec(&frames).map_err(|e| e.to_string())?);
+    let router = Router::new()
+        .route("/", get(|| async { axum::response::Redirect::to("/matches/0") }))
+        .route(
+            "/matches/0",
+            get(|| async {
+                Html(shell("Replay", "data-page=\"match\" data-id=\"0\" data-local=\"1\"", "<p class=\"loading\">Loading…</p>"))
+            }),
+        )
+        .route(
+            "/api/matches/0",
+            get(move || {
+                let b = info.clone();
+                async move { json(b) }
+            }),
+        )
+        .route(
+            "/api/matches/0/replay",
+            get(move || {
+                let b = replay_json.clone();
+                async move { json(b) }
+            }),
+        )
+        .route(
+            "/api/matches/0/frames",
+            get(move || {
+                let b = frames_json.clone();
+                async move { json(b) }
+            }),
+        )
+        .route("/static/app.js", get(|| async { asset("text/javascript; charset=utf-8", APP_JS) }))
+        .route("/static/app.css", get(|| async { asset("text/css; charset=utf-8", APP_CSS) }))
+        .fallback(not_found);
+    Ok(layers(router))
 }
 
 /// A page's HTML shell; `app.js` fills `<main>` from the API.

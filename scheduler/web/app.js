@@ -73,6 +73,9 @@ function setMain(...children) {
 
 const sleep = ms => new Promise(r => setTimeout(r, ms));
 
+/** A replay served by `koth replay view` on the author's machine: no site, no accounts. */
+const LOCAL = document.body.dataset.local === '1';
+
 let mePromise = null;
 /** The signed-in account, or null. */
 function me() {
@@ -87,7 +90,7 @@ function me() {
 
 async function header() {
   const box = document.getElementById('account');
-  if (!box) return;
+  if (!box || LOCAL) return;
   const who = await me();
   if (who) {
     box.replaceChildren(el('a', { class: 'who', href: '/me', id: 'me-link' }, who.name, who.is_host ? ' (host)' : ''), ' ',
@@ -271,18 +274,20 @@ function ratingPlot(points, format) {
 
 async function matchPage(id) {
   let m = await api('/api/matches/' + id);
-  document.title = `Match ${id} · koth`;
+  document.title = LOCAL ? 'Replay · koth' : `Match ${id} · koth`;
   // The game first: title and state in two short lines, the viewer (board,
   // controls, the turn's moves), then the seats and how to play it again.
   const render = () => setMain(
-    el('h1', { class: 'match-title' }, `Match ${id} `, el('small', {}, m.ladder ? el('a', { href: '/ladders/' + m.ladder }, m.ladder_name) : 'challenge', m.game ? [' · ', el('a', { href: '/games/' + m.game }, m.game)] : '',
-      ' · ', m.rated ? 'rated' : 'unrated', ' · seed ', m.seed)),
-    el('p', { id: 'match-state' }, m.state === 'finished' ? `Finished ${when(m.finished)} after ${m.turns} turns.`
+    LOCAL ? el('h1', { class: 'match-title' }, 'Replay ', el('small', {}, m.game, ' · seed ', m.seed))
+      : el('h1', { class: 'match-title' }, `Match ${id} `, el('small', {}, m.ladder ? el('a', { href: '/ladders/' + m.ladder }, m.ladder_name) : 'challenge', m.game ? [' · ', el('a', { href: '/games/' + m.game }, m.game)] : '',
+        ' · ', m.rated ? 'rated' : 'unrated', ' · seed ', m.seed)),
+    el('p', { id: 'match-state' }, LOCAL ? `A replay on this machine: ${m.turns} turns, played by ${m.engine || 'koth'}.`
+      : m.state === 'finished' ? `Finished ${when(m.finished)} after ${m.turns} turns.`
       : m.state === 'failed' ? 'This match could not be played: ' + (m.error || 'unknown error')
       : m.state === 'cancelled' ? 'This match was ' + (m.error || 'cancelled') + ' before it was played.' : 'Waiting to be played…'),
     el('div', { id: 'viewer' }),
     table(['seat', 'bot', 'owner', 'result', 'rank', 'score', 'status'], m.seats.map(s => [
-      [swatch(s.seat), ' ', s.seat + 1], el('a', { href: '/bots/' + s.bot }, s.name), s.owner, s.result ?? '–', s.rank ?? '–', fmt(s.score, 2), statusText(s.status)]), { id: 'seats' }),
+      [swatch(s.seat), ' ', s.seat + 1], LOCAL ? s.name : el('a', { href: '/bots/' + s.bot }, s.name), s.owner || '–', s.result ?? '–', s.rank ?? '–', fmt(s.score, 2), statusText(s.status)]), { id: 'seats' }),
     m.reproduce ? el('details', { id: 'reproduce-box' },
       el('summary', {}, 'Play this match again on your machine'),
       el('p', {}, 'The same game, seed and seats with the same engine (', el('code', {}, 'cargo install --path .'),
@@ -343,7 +348,7 @@ async function replayViewer(m, box) {
   try {
     [replay, frames] = await Promise.all([api(`/api/matches/${m.id}/replay`), api(`/api/matches/${m.id}/frames`)]);
   } catch (e) { box.replaceChildren(errorBox(e)); return; }
-  const who = await me();
+  const who = LOCAL ? null : await me();
   // The owner's (and hosts') stderr, by turn, beside each move.
   const stderr = {};
   await Promise.all(m.seats.filter(s => who && (who.is_host || who.name === s.owner)).map(async s => {

@@ -120,6 +120,18 @@ pub enum ReplayCommand {
         /// A replay (from `koth match --replay FILE` or `koth replay download`).
         file: PathBuf,
     },
+    /// Watch a replay file in the viewer the site uses, served on this
+    /// machine (its URL is printed; Ctrl-C stops it).
+    View {
+        /// A replay (from `koth match --replay FILE` or `koth replay download`).
+        file: PathBuf,
+        /// Address to serve on (port 0: any free port).
+        #[arg(long, default_value = "127.0.0.1:0")]
+        listen: String,
+        /// Also open it in the desktop's browser (xdg-open).
+        #[arg(long)]
+        open: bool,
+    },
 }
 
 #[derive(Args)]
@@ -317,6 +329,7 @@ pub fn replay(cmd: ReplayCommand) -> anyhow::Result<i32> {
     let (server, r#match, output) = match cmd {
         ReplayCommand::Download { server, r#match, output } => (server, r#match, output),
         ReplayCommand::Check { file } => return Ok(super::replay::check(&file)),
+        ReplayCommand::View { file, listen, open } => return super::replay::view(&file, &listen, open),
     };
     let c = Client::new(&server)?;
     let replay: Value = c.get(&format!("/api/matches/{match}/replay"))?;

@@ -29,6 +29,10 @@ pub struct MatchArgs {
     /// Write the replay (JSON) to this file.
     #[arg(long)]
     replay: Option<PathBuf>,
+    /// After the match, serve its replay in the site's viewer on this
+    /// machine (`koth replay view`) and open it in the desktop's browser.
+    #[arg(long)]
+    open: bool,
     /// Folder for each bot's stderr log (default: a new folder under /tmp).
     #[arg(long)]
     logs: Option<PathBuf>,
@@ -146,6 +150,9 @@ pub fn run(a: MatchArgs) -> anyhow::Result<i32> {
             o["stderr_log"] = p.display().to_string().into();
         }
         println!("{}", serde_json::to_string_pretty(&v)?);
+        if a.open {
+            return super::replay::serve(&report.replay, "127.0.0.1:0", true);
+        }
         return Ok(0);
     }
     println!(
@@ -183,6 +190,9 @@ pub fn run(a: MatchArgs) -> anyhow::Result<i32> {
     println!("stderr logs (with koth's notes on invalid answers and timeouts): {}", logs.display());
     if let Some(p) = &a.replay {
         println!("replay: {}", p.display());
+    }
+    if a.open {
+        return super::replay::serve(&report.replay, "127.0.0.1:0", true);
     }
     Ok(0)
 }

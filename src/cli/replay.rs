@@ -50,3 +50,45 @@ pub fn check(file: &Path) -> i32 {
     }
     0
 }
+
+/// `koth replay view FILE`: the replay in the site's own viewer, served on
+/// this machine until Ctrl-C.
+pub fn view(file: &Path, listen: &str, open: bool) -> anyhow::Result<i32> {
+    let bytes = std::fs::read(file).map_err(|e| anyhow::anyhow!("cannot read {}: {e}", file.display()))?;
+    let r = Replay::from_json(&bytes).map_err(|e| anyhow::anyhow!("{}: {e}", file.display()))?;
+    serve(&r, listen, open)
+}
+
+/// Serve `r` with the viewer on `listen` (127.0.0.1:0 picks a free port)
+/// until SIGINT or SIGTERM; `open` also asks the desktop to open it.
+pub fn serve(r: &Replay, listen: &str, open: bool) -> anyhow::Result<i32> {
+    let app = koth_scheduler::web::local_viewer(r).map_err(|e| anyhow::anyhow!("this replay cannot be drawn: {e}"))?;
+    let rt = tokio::runtime::Runtime::new()?;
+    rt.block_on(async move {
+        let listener = tokio::net::TcpListener::bind(listen)
+            .await
+            .map_err(|e| anyhow::anyhow!("listening on {listen}: {e}; pick another address with --listen"))?;
+        let url = format!("http://{}/", listener.local_addr()?);
+        // The URL alone on stdout, for scripts; the rest on stderr.
+        println!("{url}");
+        eprintln!("koth: the replay viewer is at {url} (Ctrl-C stops it)");
+        if open {
+            match std::process::Command::new("xdg-open")
+                .arg(&url)
+                .stdout(std::process::Stdio::null())
+                .stderr(std::process::Stdio::null())
+                .spawn()
+            {
+                Ok(_) => {}
+                Err(e) => eprintln!("koth: could not open a browser (xdg-open: {e}); open {url} yourself"),
+            }
+        }
+        let mut stop = super::service::shutdown_signal();
+        axum::serve(listener, app)
+            .with_graceful_shutdown(async move {
+                let _ = stop.wait_for(|s| *s).await;
+            })
+            .await?;
+        anyhow::Ok(0)
+    })
+}
