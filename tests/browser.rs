@@ -166,7 +166,7 @@ async fn scenario(url: &str, addr: &str, data: &std::path::Path, shots: &std::pa
     shot(&c, shots, "home").await;
 
     // The replay viewer draws and plays a match of each game (as a visitor).
-    for (game, id) in matches.clone() {
+    for (game, id) in matches {
         // The game leads: on a laptop's screen and a phone's, the board and
         // its controls are in view without scrolling, and the turn panel
         // starts in view.
