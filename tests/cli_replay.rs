@@ -1,5 +1,8 @@
 //! `koth replay check FILE`: a replay played again through the rules, as a
-//! bot author (or anyone) checks a match without trusting the server.
+//! bot author (or anyone) checks a match without trusting the server;
+//! `koth replay view FILE`: the site's viewer on this machine; `koth replay
+//! rerun`: a recorded match with the author's bot live and the other seats
+//! from the recording.
 
 use std::path::PathBuf;
 use std::process::{Command, Output};
@@ -12,6 +15,7 @@ fn koth(args: &[&str]) -> Output {
         .args(args)
         .env("KOTH_SANDBOX_RUNTIME_DIR", "/run/koth-test/cli-replay")
         .env("KOTH_SANDBOX_UID_BASE", "64500")
+        .env("KOTH_CACHE", PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("cli-replay-cache"))
         .output()
         .expect("running koth")
 }
@@ -198,4 +202,92 @@ fn a_replay_file_is_served_with_the_sites_viewer_on_this_machine() {
     std::fs::write(&junk, serde_json::to_vec(&r).unwrap()).unwrap();
     let out = koth(&["replay", "view", junk.to_str().unwrap()]);
     assert!(String::from_utf8_lossy(&out.stderr).contains("cannot be drawn"), "{}", String::from_utf8_lossy(&out.stderr));
+}
+
+fn repo(path: &str) -> String {
+    format!("{}/{path}", env!("CARGO_MANIFEST_DIR"))
+}
+
+/// `koth replay rerun`: a recorded match played again with one bot live and
+/// the others answering from the recording. The same bot reproduces every
+/// turn; a bot changed at its fifth move is caught at that turn, and the
+/// rules play on; the recorded seat of a protocol that speaks first (Snake,
+/// over TCP in the recording) says its recorded id line.
+#[test]
+fn a_recorded_match_reruns_with_the_authors_bot_and_says_where_it_diverges() {
+    let rec = dir().join("rerun-target.json");
+    let out = koth(&[
+        "match",
+        "--host",
+        "--game",
+        "target",
+        "--seed",
+        "11",
+        "--replay",
+        rec.to_str().unwrap(),
+        &repo("bots/target/still.c"),
+        &repo("bots/target/drifter.py"),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let turns = serde_json::from_slice::<serde_json::Value>(&std::fs::read(&rec).unwrap()).unwrap()["turns"].as_array().unwrap().len();
+
+    // The same bot in its seat: every turn as recorded.
+    let out = koth(&["replay", "rerun", rec.to_str().unwrap(), "--bot", &repo("bots/target/still.c"), "--seat", "1"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{text}{}", String::from_utf8_lossy(&out.stderr));
+    assert!(text.starts_with(&format!("reproduced: all {turns} turns, every answer, judgement and event as recorded")), "{text}");
+    assert!(text.contains("seat 2 drifter.py (recorded): "), "{text}");
+
+    // Its fifth move changed (the recording's is 1): caught at turn 5.
+    let changed = dir().join("changed.py");
+    std::fs::write(
+        &changed,
+        "import sys\npattern = [3, 3, 4, 4, 2, 1, 1, 0, 0, 0, 2]\nfor n, _ in enumerate(sys.stdin):\n    print(pattern[n % len(pattern)], flush=True)\n",
+    )
+    .unwrap();
+    let new_replay = dir().join("rerun-changed.json");
+    let out = koth(&[
+        "replay",
+        "rerun",
+        rec.to_str().unwrap(),
+        "--bot",
+        changed.to_str().unwrap(),
+        "--seat",
+        "1",
+        "--replay",
+        new_replay.to_str().unwrap(),
+    ]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{text}{}", String::from_utf8_lossy(&out.stderr));
+    assert!(text.starts_with("diverged at turn 5: your bot now answers \"2\"; the recording has \"1\""), "{text}");
+    assert!(text.contains("the rules played on"), "{text}");
+    // The new run is a replay of its own that agrees with the rules.
+    let out = koth(&["replay", "check", new_replay.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stdout));
+
+    // Seats are checked and named.
+    let out = koth(&["replay", "rerun", rec.to_str().unwrap(), "--bot", &repo("bots/target/still.c"), "--seat", "3"]);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--seat 3: this match has seats 1 to 2 (1 still.c, 2 drifter.py)"));
+    let out = koth(&["replay", "rerun", rec.to_str().unwrap(), "--bot", &repo("bots/target/still.c")]);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("say which seat is your bot's with --seat N"));
+
+    // Snake: the recorded seat spoke first over TCP; its id line is replayed.
+    let rec = dir().join("rerun-snake.json");
+    let out = koth(&[
+        "match",
+        "--host",
+        "--game",
+        "snake",
+        "--seed",
+        "5",
+        "--replay",
+        rec.to_str().unwrap(),
+        &repo("bots/snake/stdio_wall_hugger.c"),
+        &repo("bots/snake/tcp_survivor.py"),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = koth(&["replay", "rerun", rec.to_str().unwrap(), "--bot", &repo("bots/snake/stdio_wall_hugger.c"), "--seat", "1"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{text}{}", String::from_utf8_lossy(&out.stderr));
+    assert!(text.starts_with("reproduced: all "), "{text}");
 }

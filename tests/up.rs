@@ -109,6 +109,33 @@ fn cli_against(addr: &str, data: &std::path::Path) {
     assert!(replay["turns"].is_array());
     let out = koth_cli(&["logs", &match_id, "0"], addr, Some(&token));
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    // That match again on this machine, by its id: its bot in its seat,
+    // the opponent from the recording. The host owns both seats, so the
+    // seat must be named; then every turn comes out as recorded.
+    let rerun = |extra: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_koth"))
+            .args(["replay", "rerun", &match_id, "--bot", "bots/target/still.c"])
+            .args(extra)
+            .env("KOTH_SERVER", format!("http://{addr}"))
+            .env("KOTH_TOKEN", &token)
+            .env("KOTH_SANDBOX_RUNTIME_DIR", "/run/koth-test/up-rerun")
+            .env("KOTH_SANDBOX_UID_BASE", "64700")
+            .env("KOTH_CACHE", data.join("rerun-cache"))
+            .output()
+            .unwrap()
+    };
+    let out = rerun(&[]);
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("say which seat is your bot's with --seat N"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let seats: serde_json::Value = ureq::get(&format!("http://{addr}/api/matches/{match_id}")).call().unwrap().into_json().unwrap();
+    let seat = seats["seats"].as_array().unwrap().iter().find(|s| s["name"] == "mine").unwrap()["seat"].as_i64().unwrap() + 1;
+    let out = rerun(&["--seat", &seat.to_string()]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{text}{}", String::from_utf8_lossy(&out.stderr));
+    assert!(text.starts_with("reproduced: all "), "{text}");
     let out = koth_cli(&["leaderboard", "chess"], addr, None);
     assert_eq!(out.status.code(), Some(210));
     assert!(String::from_utf8_lossy(&out.stderr).contains("no ladder \"chess\""));

@@ -120,6 +120,13 @@ pub enum ReplayCommand {
         /// A replay (from `koth match --replay FILE` or `koth replay download`).
         file: PathBuf,
     },
+    /// Play a recorded match again on this machine with your bot in its
+    /// seat and every other seat answering from the recording (no
+    /// opponents' sources needed): says whether every move came out the
+    /// same, or the first turn where your bot now answers differently
+    /// (from there the rules play on, the others still answering from the
+    /// recording).
+    Rerun(RerunArgs),
     /// Watch a replay file in the viewer the site uses, served on this
     /// machine (its URL is printed; Ctrl-C stops it).
     View {
@@ -132,6 +139,30 @@ pub enum ReplayCommand {
         #[arg(long)]
         open: bool,
     },
+}
+
+#[derive(Args)]
+pub struct RerunArgs {
+    /// A replay file, or the id of a match on the server (downloaded).
+    pub source: String,
+    /// Your bot: a source file, archive or folder.
+    #[arg(long)]
+    pub bot: PathBuf,
+    /// Your bot's seat, from 1 as the pages number them (default: in a
+    /// server match, the seat of your bot when you are signed in and have
+    /// exactly one).
+    #[arg(long)]
+    pub seat: Option<usize>,
+    /// Write the new run's replay to this file.
+    #[arg(long)]
+    pub replay: Option<PathBuf>,
+    /// Serve the new run in the viewer afterwards (`koth replay view`).
+    #[arg(long)]
+    pub open: bool,
+    #[command(flatten)]
+    pub server: ServerArgs,
+    #[command(flatten)]
+    pub store: super::BotStoreArgs,
 }
 
 #[derive(Args)]
@@ -330,6 +361,7 @@ pub fn replay(cmd: ReplayCommand) -> anyhow::Result<i32> {
         ReplayCommand::Download { server, r#match, output } => (server, r#match, output),
         ReplayCommand::Check { file } => return Ok(super::replay::check(&file)),
         ReplayCommand::View { file, listen, open } => return super::replay::view(&file, &listen, open),
+        ReplayCommand::Rerun(a) => return rerun(a),
     };
     let c = Client::new(&server)?;
     let replay: Value = c.get(&format!("/api/matches/{match}/replay"))?;
@@ -337,6 +369,44 @@ pub fn replay(cmd: ReplayCommand) -> anyhow::Result<i32> {
     std::fs::write(&path, serde_json::to_vec_pretty(&replay)?).with_context(|| format!("writing {}", path.display()))?;
     println!("{}", path.display());
     Ok(0)
+}
+
+/// `koth replay rerun`: the recording from a file or the server, your seat,
+/// then [`super::replay::rerun`].
+fn rerun(a: RerunArgs) -> anyhow::Result<i32> {
+    let file = PathBuf::from(&a.source);
+    let (replay, mine) = if file.exists() {
+        let bytes = std::fs::read(&file).with_context(|| format!("reading {}", file.display()))?;
+        (koth_games::replay::Replay::from_json(&bytes).map_err(|e| anyhow::anyhow!("{}: {e}", file.display()))?, None)
+    } else if let Ok(id) = a.source.parse::<i64>() {
+        let c = Client::new(&a.server)?;
+        let replay: Value = c.get(&format!("/api/matches/{id}/replay"))?;
+        let replay = koth_games::replay::Replay::from_value(&replay).map_err(|e| anyhow::anyhow!("match {id}: {e}"))?;
+        // Your seat: the one seat of the match whose bot is yours.
+        let mine = match &c.token {
+            Some(_) => {
+                let me: Value = c.get("/api/me")?;
+                let info: Value = c.get(&format!("/api/matches/{id}"))?;
+                let seats: Vec<usize> = info["seats"]
+                    .as_array()
+                    .map(|s| s.iter().filter(|x| x["owner"] == me["name"]).filter_map(|x| x["seat"].as_u64()).map(|x| x as usize).collect())
+                    .unwrap_or_default();
+                (seats.len() == 1).then(|| seats[0])
+            }
+            None => None,
+        };
+        (replay, mine)
+    } else {
+        bail!("{}: no such file, and not a match id", a.source);
+    };
+    let names = replay.seats.iter().enumerate().map(|(i, s)| format!("{} {}", i + 1, s.name)).collect::<Vec<_>>().join(", ");
+    let seat = match (a.seat, mine) {
+        (Some(n), _) if n >= 1 && n <= replay.seats.len() => n - 1,
+        (Some(n), _) => bail!("--seat {n}: this match has seats 1 to {} ({names})", replay.seats.len()),
+        (None, Some(s)) => s,
+        (None, None) => bail!("say which seat is your bot's with --seat N (this match's seats: {names})"),
+    };
+    super::replay::rerun(&replay, seat, &a.bot, &a.store, a.replay.as_deref(), a.open)
 }
 
 pub fn logs(a: LogsArgs) -> anyhow::Result<i32> {

@@ -92,3 +92,122 @@ pub fn serve(r: &Replay, listen: &str, open: bool) -> anyhow::Result<i32> {
         anyhow::Ok(0)
     })
 }
+
+/// How a recorded reply reads in a report.
+fn said(r: Option<&koth_games::replay::Recorded>) -> String {
+    use koth_games::replay::Recorded;
+    match r {
+        Some(Recorded::Answer { answer }) => format!("{answer:?}"),
+        Some(Recorded::Timeout { .. }) => "no answer in time".to_owned(),
+        Some(Recorded::Gone { why, .. }) => format!("gone ({})", why.as_deref().unwrap_or("left")),
+        None => "not asked".to_owned(),
+    }
+}
+
+/// `koth replay rerun`: `r` played again with the bot at `bot` in `seat`
+/// and every other seat answering from `r`. 0: every turn as recorded; 1:
+/// the run diverged (where is printed).
+pub fn rerun(r: &Replay, seat: usize, bot: &Path, store: &super::BotStoreArgs, out: Option<&Path>, open: bool) -> anyhow::Result<i32> {
+    use koth_runner::engine::{play_seats, MatchOptions, SeatPlayer};
+    let builder = store.builder(koth_runner::bot::ImagePolicy::Auto);
+    let spec = builder.prepare(bot).map_err(|e| anyhow::anyhow!("preparing {}: {e}", bot.display()))?;
+    let n = r.seats.len();
+    let mut recorded = vec![Vec::new(); n];
+    for t in &r.turns {
+        for a in t.answers.iter().filter(|a| a.seat < n) {
+            recorded[a.seat].push(a.reply.clone());
+        }
+    }
+    let seats = r
+        .seats
+        .iter()
+        .enumerate()
+        .map(|(s, rs)| {
+            if s == seat {
+                SeatPlayer::Bot(spec.clone())
+            } else {
+                SeatPlayer::Recorded { name: format!("{} (recorded)", rs.name), id_line: rs.id_line.clone(), answers: recorded[s].clone() }
+            }
+        })
+        .collect();
+    let (max_turns, wall_cap) = match &r.ended_by {
+        EndedBy::Rules => (None, None),
+        EndedBy::TurnLimit { turns } => (Some(*turns), None),
+        EndedBy::WallClockCap { seconds } => (None, Some(std::time::Duration::from_secs_f64(*seconds))),
+    };
+    let limits = koth_sandbox::Limits { memory: 512 << 20, cpu_time: None, wall_time: None, ..koth_sandbox::Limits::default() };
+    let opts = MatchOptions {
+        per_move: r.time_policy.map(|p| p.per_move),
+        max_turns,
+        wall_cap,
+        sandbox: koth_sandbox::SandboxConfig { limits, ..store.sandbox() },
+        ..MatchOptions::new(r.game, r.seed)
+    };
+    eprintln!("koth: {} seed {}: {} in seat {}, the other seats from the recording", r.game.name(), r.seed, spec.name, seat + 1);
+    let report = play_seats(&opts, seats).map_err(|e| anyhow::anyhow!(e))?;
+    let new = &report.replay;
+    fn mine(t: &koth_games::replay::Turn, seat: usize) -> Option<&koth_games::replay::Recorded> {
+        t.answers.iter().find(|a| a.seat == seat).map(|a| &a.reply)
+    }
+    // The first turn where the runs part: the author's answer, else
+    // anything else the turn holds (answers, judgements, events).
+    let mut diverged = None;
+    for (old, now) in r.turns.iter().zip(&new.turns) {
+        if mine(old, seat) != mine(now, seat) {
+            println!(
+                "diverged at turn {}: your bot now answers {}; the recording has {}",
+                old.turn,
+                said(mine(now, seat)),
+                said(mine(old, seat))
+            );
+            diverged = Some(old.turn);
+            break;
+        }
+        if old.answers != now.answers || old.judgements != now.judgements || old.events != now.events {
+            println!("diverged at turn {}: your answer is the recorded one, but the turn's answers, judgements or events differ", old.turn);
+            diverged = Some(old.turn);
+            break;
+        }
+    }
+    if diverged.is_none() && r.turns.len() != new.turns.len() {
+        println!(
+            "diverged after turn {}: the recording has {} turns, this run {}",
+            r.turns.len().min(new.turns.len()),
+            r.turns.len(),
+            new.turns.len()
+        );
+        diverged = Some(r.turns.len().min(new.turns.len()) as u32 + 1);
+    }
+    match diverged {
+        None => println!("reproduced: all {} turns, every answer, judgement and event as recorded", new.turns.len()),
+        Some(_) => println!("(from there the rules played on; the other seats kept answering from the recording, not to the new position)"),
+    }
+    for o in &report.outcomes {
+        let was = r.result.iter().find(|x| x.seat == o.seat);
+        println!(
+            "  seat {} {}: {} (score {}, rank {}){}",
+            o.seat + 1,
+            o.name,
+            format!("{:?}", o.result).to_lowercase(),
+            o.score,
+            o.rank,
+            was.map(|w| format!("; recorded: {} (score {}, rank {})", format!("{:?}", w.result).to_lowercase(), w.score, w.rank))
+                .unwrap_or_default()
+        );
+    }
+    if !report.outcomes[seat].stderr.is_empty() {
+        println!("your bot's stderr (with koth's notes), last lines:");
+        let lines: Vec<&str> = report.outcomes[seat].stderr.lines().collect();
+        for l in &lines[lines.len().saturating_sub(10)..] {
+            println!("  {l}");
+        }
+    }
+    if let Some(path) = out {
+        std::fs::write(path, serde_json::to_vec(new)?).map_err(|e| anyhow::anyhow!("writing {}: {e}", path.display()))?;
+        println!("replay: {}", path.display());
+    }
+    if open {
+        serve(new, "127.0.0.1:0", true)?;
+    }
+    Ok(if diverged.is_some() { 1 } else { 0 })
+}

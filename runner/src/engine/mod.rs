@@ -214,8 +214,37 @@ struct Player {
     undrained: u32,
 }
 
+/// Who plays a seat.
+#[derive(Clone, Debug)]
+pub enum SeatPlayer {
+    /// A bot's program.
+    Bot(BotSpec),
+    /// Answers from a recorded match, in order (`koth replay rerun`; see
+    /// [`crate::protocol::recorded`]): no program runs for it.
+    Recorded { name: String, id_line: Option<String>, answers: Vec<Recorded> },
+}
+
 impl Player {
-    fn new(opts: &MatchOptions, kind: ProtocolKind, spec: BotSpec) -> Result<Player> {
+    fn new(opts: &MatchOptions, kind: ProtocolKind, seat: SeatPlayer) -> Result<Player> {
+        let (spec, proto): (BotSpec, Box<dyn Protocol>) = match seat {
+            SeatPlayer::Bot(spec) => (spec, kind.make()),
+            SeatPlayer::Recorded { name, id_line, answers } => {
+                let like = kind.make();
+                let proto = Box::new(crate::protocol::recorded::Recorded::new(like.as_ref(), id_line, answers));
+                let spec = BotSpec {
+                    name,
+                    language: "recorded".into(),
+                    program: "/nonexistent/recorded-seat".into(),
+                    args: Vec::new(),
+                    env: Vec::new(),
+                    files: Vec::new(),
+                    root: "/".into(),
+                    image: crate::image::HOST.into(),
+                    first_move_extra_ms: None,
+                };
+                (spec, proto)
+            }
+        };
         let mut cfg = opts.sandbox.clone();
         cfg.root = spec.root.clone();
         crate::state::hide(&mut cfg, []);
@@ -229,7 +258,6 @@ impl Player {
                 .write_file(name, data, *mode)
                 .map_err(|e| EngineError::Host(format!("putting {name} in {}'s folder: {e}", spec.name)))?;
         }
-        let proto = kind.make();
         let first_extra = opts.first_move_extra.max(Duration::from_millis(spec.first_move_extra_ms.unwrap_or(0)));
         Ok(Player {
             clock: Clock::new(opts.policy(), first_extra, proto.long_lived()),
@@ -395,6 +423,11 @@ enum Waiting {
 
 /// Play one match between `bots` (in seat order).
 pub fn play(opts: &MatchOptions, bots: Vec<BotSpec>) -> Result<MatchReport> {
+    play_seats(opts, bots.into_iter().map(SeatPlayer::Bot).collect())
+}
+
+/// Play one match with these seats (bots, or recordings).
+pub fn play_seats(opts: &MatchOptions, bots: Vec<SeatPlayer>) -> Result<MatchReport> {
     let mut referee = opts.game.referee(bots.len(), opts.seed).map_err(EngineError::Invalid)?;
     let kind = ProtocolKind::of(opts.game);
     let policy = opts.policy();

@@ -7,6 +7,7 @@
 //! | TCP to 127.0.0.1:4040 in the bot's own network namespace, or stdin/stdout, whichever it uses first | Snake | [`tcp`] |
 //! | a new process per turn, the state as its argument | Slime | [`argv`] |
 //! | a new process per turn, `input.txt` / `order.txt` in its folder | Linkage | [`files`] |
+//! | no program: answers from a recording (`koth replay rerun`) | any | [`recorded`] |
 //!
 //! Every protocol has the same lifecycle, the methods of [`Protocol`]:
 //! prepare the box before *any* bot of the match starts (Snake binds its
@@ -24,6 +25,7 @@
 pub mod argv;
 pub mod files;
 pub mod io;
+pub mod recorded;
 pub mod stdio;
 pub mod tcp;
 
