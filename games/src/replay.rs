@@ -161,7 +161,7 @@ impl Replay {
 /// with f64's 17 digits: `0.029184` ms is written `0.029`,
 /// `3.2049999999999996` µs `3.0`. The digits below are noise, and noise is
 /// what a compressed replay's size is made of: a 32,768-turn Flit replay
-/// packs to ~1.6 MB with them and under 1 MB without.
+/// packed with zstd (level 9) was 1.35 MB with them and 0.99 MB without.
 mod resolution {
     use serde::Serializer;
 
