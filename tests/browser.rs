@@ -264,6 +264,12 @@ async fn scenario(url: &str, addr: &str, data: &std::path::Path, shots: &std::pa
         .await;
         assert_eq!(text(&c, "#turn-label").await, format!("turn {turn} / {last}"), "{game}: ?turn={turn}");
         assert!(text(&c, "#turn-panel").await.contains(&format!("Turn {turn}")), "{game}");
+        // Links that name no turn of this match open at its ends, not an error.
+        for (asked, at) in [("99999999", last), ("-4", 0), ("abc", 0)] {
+            c.goto(&format!("{url}/matches/{id}?turn={asked}")).await.unwrap();
+            until(&c, "the board", "document.querySelector('#turn-label') && document.querySelector('#turn-label').textContent", 30).await;
+            assert_eq!(text(&c, "#turn-label").await, format!("turn {at} / {last}"), "{game}: ?turn={asked}");
+        }
     }
 
     // A downloaded replay in the same viewer, served on this machine by

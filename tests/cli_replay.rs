@@ -265,6 +265,49 @@ fn a_recorded_match_reruns_with_the_authors_bot_and_says_where_it_diverges() {
     let out = koth(&["replay", "check", new_replay.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stdout));
 
+    // A bot that never reads and never answers: caught at turn 1, and the
+    // run still ends (it is frozen after its timeouts, the rules go on).
+    // (A recording of 20 turns: Target waits out every one of them.)
+    let short = dir().join("rerun-short.json");
+    let out = koth(&[
+        "match",
+        "--host",
+        "--game",
+        "target",
+        "--seed",
+        "11",
+        "--max-turns",
+        "20",
+        "--replay",
+        short.to_str().unwrap(),
+        &repo("bots/target/still.c"),
+        &repo("bots/target/drifter.py"),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let silent = dir().join("silent.py");
+    std::fs::write(&silent, "import time\ntime.sleep(3600)\n").unwrap();
+    let out = koth(&["replay", "rerun", short.to_str().unwrap(), "--bot", silent.to_str().unwrap(), "--seat", "1"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{text}{}", String::from_utf8_lossy(&out.stderr));
+    assert!(text.starts_with("diverged at turn 1: your bot now answers no answer in time; the recording has \"3\""), "{text}");
+    assert!(text.contains("seat 1 silent.py: "), "{text}");
+
+    // A recording that lies (its opponent leaves at turn 3, with a reason
+    // the engine would not give): not reproduced, said where, no crash.
+    let mut lying: serde_json::Value = serde_json::from_slice(&std::fs::read(&rec).unwrap()).unwrap();
+    let answers = lying["turns"][2]["answers"].as_array_mut().unwrap();
+    let theirs = answers.iter_mut().find(|a| a["seat"] == 1).unwrap();
+    *theirs = serde_json::json!({"seat": 1, "gone": true, "why": "made up"});
+    let lie = dir().join("rerun-lying.json");
+    std::fs::write(&lie, serde_json::to_vec(&lying).unwrap()).unwrap();
+    let out = koth(&["replay", "rerun", lie.to_str().unwrap(), "--bot", &repo("bots/target/still.c"), "--seat", "1"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{text}{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        text.starts_with("diverged at turn 3: your answer is the recorded one, but the turn's answers, judgements or events differ"),
+        "{text}"
+    );
+
     // Seats are checked and named.
     let out = koth(&["replay", "rerun", rec.to_str().unwrap(), "--bot", &repo("bots/target/still.c"), "--seat", "3"]);
     assert!(String::from_utf8_lossy(&out.stderr).contains("--seat 3: this match has seats 1 to 2 (1 still.c, 2 drifter.py)"));

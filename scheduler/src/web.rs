@@ -18,7 +18,11 @@
 //! | `/bots/{id}` | a bot: versions, compile log (owner), rating plot, matches, head-to-head |
 //! | `/matches/{id}` | a match: seats, outcomes and the replay viewer |
 //! | `/submit` | the submit form, then the compile and first matches as they happen |
+//! | `/me` | the signed-in author's bots on every ladder, and their API tokens |
 //! | `/games`, `/games/{name}` | how bots talk to each game |
+//!
+//! The same match page serves one replay file on an author's machine
+//! ([`local_viewer`], `koth replay view`).
 //!
 //! **Safety.** Text from users and bots (names, stderr, compile logs) is
 //! only ever put in the page as text (`textContent`), never as HTML; the
@@ -68,11 +72,16 @@ pub(crate) fn service<S: Clone + Send + Sync + 'static>(api: Router<S>, state: S
         .route("/me", get(|| page("Your account", "me", None)))
         .route("/games", get(games_index))
         .route("/games/{name}", get(game_doc))
-        .route("/static/app.js", get(|| async { asset("text/javascript; charset=utf-8", APP_JS) }))
-        .route("/static/app.css", get(|| async { asset("text/css; charset=utf-8", APP_CSS) }))
         .fallback(not_found)
         .with_state(state);
-    layers(router)
+    layers(with_assets(router))
+}
+
+/// The pages' one script and one style sheet.
+fn with_assets(router: Router) -> Router {
+    router
+        .route("/static/app.js", get(|| async { asset("text/javascript; charset=utf-8", APP_JS) }))
+        .route("/static/app.css", get(|| async { asset("text/css; charset=utf-8", APP_CSS) }))
 }
 
 /// What every request goes through: JSON errors for the API, compression,
@@ -134,10 +143,8 @@ pub fn local_viewer(replay: &koth_games::replay::Replay) -> Result<Router, Strin
                 async move { json(b) }
             }),
         )
-        .route("/static/app.js", get(|| async { asset("text/javascript; charset=utf-8", APP_JS) }))
-        .route("/static/app.css", get(|| async { asset("text/css; charset=utf-8", APP_CSS) }))
         .fallback(not_found);
-    Ok(layers(router))
+    Ok(layers(with_assets(router)))
 }
 
 /// A page's HTML shell; `app.js` fills `<main>` from the API.

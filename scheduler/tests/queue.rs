@@ -36,11 +36,13 @@ async fn complete(q: &Queue, job: &Claimed) -> Result<(), QueueError> {
     Ok(())
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-async fn no_job_is_claimed_twice_under_concurrency() {
-    let Some(pg) = common::postgres("claims") else { return };
-    let pool = common::pool(&pg, 20).await;
-    let q = Queue::new(pool);
+/// 8 workers through 600 jobs at once: every job is run exactly once, on
+/// its first attempt, and the work is shared. `chained`: each worker
+/// completes a job and claims its next in one statement, as `koth runner`
+/// does; else it claims, then completes.
+async fn eight_workers_run_every_job_once(name: &str, chained: bool) {
+    let Some(pg) = common::postgres(name) else { return };
+    let q = Queue::new(common::pool(&pg, 20).await);
     const JOBS: usize = 600;
     for i in 0..JOBS {
         q.enqueue("noop", &json!({ "i": i }), (i % 3) as i32, 3).await.unwrap();
@@ -49,10 +51,17 @@ async fn no_job_is_claimed_twice_under_concurrency() {
     for w in 0..8 {
         let q = q.clone();
         workers.push(tokio::spawn(async move {
+            let holder = format!("w{w}");
             let mut got = Vec::new();
-            while let Some(job) = q.claim(&format!("w{w}"), &["noop"], LEASE).await.unwrap() {
-                complete(&q, &job).await.unwrap();
-                got.push(job.id);
+            let mut job = q.claim(&holder, &["noop"], LEASE).await.unwrap();
+            while let Some(j) = job {
+                got.push(j.id);
+                job = if chained {
+                    chain(&q, &holder, &j).await.unwrap()
+                } else {
+                    complete(&q, &j).await.unwrap();
+                    q.claim(&holder, &["noop"], LEASE).await.unwrap()
+                };
             }
             got
         }));
@@ -72,6 +81,11 @@ async fn no_job_is_claimed_twice_under_concurrency() {
         sqlx::query_scalar("SELECT count(*) FROM jobs WHERE state = 'completed' AND attempt = 1").fetch_one(q.pool()).await.unwrap();
     assert_eq!(done as usize, JOBS);
     assert!(per_worker.iter().filter(|&&n| n > 0).count() >= 2, "work was shared: {per_worker:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn no_job_is_claimed_twice_under_concurrency() {
+    eight_workers_run_every_job_once("claims", false).await;
 }
 
 #[tokio::test]
@@ -242,37 +256,7 @@ async fn chain(q: &Queue, holder: &str, job: &Claimed) -> Result<Option<Claimed>
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn completing_and_claiming_the_next_in_one_statement_runs_every_job_once() {
-    let Some(pg) = common::postgres("chain") else { return };
-    let q = Queue::new(common::pool(&pg, 20).await);
-    const JOBS: usize = 600;
-    for i in 0..JOBS {
-        q.enqueue("noop", &json!({ "i": i }), (i % 3) as i32, 3).await.unwrap();
-    }
-    let mut workers = Vec::new();
-    for w in 0..8 {
-        let q = q.clone();
-        workers.push(tokio::spawn(async move {
-            let holder = format!("w{w}");
-            let mut got = Vec::new();
-            let mut job = q.claim(&holder, &["noop"], LEASE).await.unwrap();
-            while let Some(j) = job {
-                got.push(j.id);
-                job = chain(&q, &holder, &j).await.unwrap();
-            }
-            got
-        }));
-    }
-    let mut seen: HashMap<i64, usize> = HashMap::new();
-    for w in workers {
-        for id in w.await.unwrap() {
-            *seen.entry(id).or_default() += 1;
-        }
-    }
-    assert_eq!(seen.len(), JOBS, "every job claimed");
-    assert!(seen.values().all(|&n| n == 1), "no job claimed twice");
-    let done: i64 =
-        sqlx::query_scalar("SELECT count(*) FROM jobs WHERE state = 'completed' AND attempt = 1").fetch_one(q.pool()).await.unwrap();
-    assert_eq!(done as usize, JOBS);
+    eight_workers_run_every_job_once("chain", true).await;
 }
 
 #[tokio::test]

@@ -939,15 +939,14 @@ async fn match_info(State(s): State<AppState>, ApiPath(id): ApiPath<i64>) -> Api
     responses((status = 200, body = Object, description = "The replay, as docs/replay.md describes it"),
               (status = 409, body = ErrorBody, description = "The match has not finished")))]
 async fn replay(State(s): State<AppState>, ApiPath(id): ApiPath<i64>, headers: HeaderMap) -> ApiResult<Response> {
-    let stored = finished_replay(&s.pool, id, false).await?;
-    match stored.replay {
+    match finished_replay(&s.pool, id).await? {
         StoredReplay::Packed(z) if packed::accepts(accept_encoding(&headers), "zstd") => Ok(encoded_json(z, Some("zstd"))),
         r => replays::to_json(&r).map(|json| encoded_json(json, None)).map_err(|e| stored_unreadable(id, e)),
     }
 }
 
-async fn finished_replay(pool: &PgPool, id: i64, with_frames: bool) -> ApiResult<replays::Stored> {
-    match replays::stored(pool, id, with_frames).await? {
+async fn finished_replay(pool: &PgPool, id: i64) -> ApiResult<StoredReplay> {
+    match replays::stored(pool, id).await? {
         None => Err(not_found(&format!("match {id}"))),
         Some(None) => Err(ApiError(StatusCode::CONFLICT, format!("match {id} has not finished; its replay comes when it does"))),
         Some(Some(v)) => Ok(v),
@@ -990,19 +989,21 @@ async fn frames(State(s): State<AppState>, ApiPath(id): ApiPath<i64>, headers: H
             packed::gunzip(&gz).map(|json| encoded_json(json, None)).map_err(|e| stored_unreadable(id, e))
         }
     };
-    if let Some(gz) = finished_replay(&s.pool, id, true).await?.frames_gz {
+    // Kept frames are all a viewer needs: one small read, no replay.
+    if let Some(gz) = replays::kept_frames(&s.pool, id).await? {
         return serve(gz);
     }
+    // Not drawn yet: the match must exist and be finished.
+    let stored = finished_replay(&s.pool, id).await?;
     // Drawing a long match is seconds of CPU: a few at a time.
     let _permit = s.drawing.acquire().await.map_err(|e| ApiError(StatusCode::SERVICE_UNAVAILABLE, e.to_string()))?;
     // Another request may have drawn it while this one waited.
-    let stored = finished_replay(&s.pool, id, true).await?;
-    if let Some(gz) = stored.frames_gz {
+    if let Some(gz) = replays::kept_frames(&s.pool, id).await? {
         return serve(gz);
     }
     let drawn = tokio::task::spawn_blocking(move || -> Result<_, (StatusCode, String)> {
         let unprocessable = |e: String| (StatusCode::UNPROCESSABLE_ENTITY, format!("match {id}'s replay cannot be drawn: {e}"));
-        let (replay, repacked) = match &stored.replay {
+        let (replay, repacked) = match &stored {
             StoredReplay::Packed(z) => {
                 let json = packed::unzstd(z)
                     .map_err(|e| (StatusCode::INTERNAL_SERVER_ERROR, format!("match {id}'s stored replay is damaged: {e}")))?;

@@ -346,7 +346,7 @@ pub async fn version(pool: &PgPool, id: i64) -> Result<Option<VersionRow>> {
 pub async fn match_info(pool: &PgPool, id: i64) -> Result<Option<MatchInfo>> {
     let Some(m) = sqlx::query(
         "SELECT m.id, m.ladder_id, l.name AS ladder_name, g.kind, m.state, m.seed, m.rated, m.engine, m.turns, m.error, \
-                m.created_at::text AS created, m.finished_at::text AS finished \
+                m.created_at::text AS created, m.finished_at::text AS finished, l.format, l.settings \
          FROM matches m LEFT JOIN ladders l ON l.id = m.ladder_id LEFT JOIN games g ON g.id = l.game_id WHERE m.id = $1",
     )
     .bind(id)
@@ -364,11 +364,11 @@ pub async fn match_info(pool: &PgPool, id: i64) -> Result<Option<MatchInfo>> {
     .fetch_all(pool)
     .await?;
     let seed = (m.get::<i64, _>("seed") as u64).to_string();
-    let reproduce = match (m.get::<Option<String>, _>("kind"), m.get::<Option<i64>, _>("ladder_id")) {
-        (Some(game), Some(ladder)) => {
-            let mut conn = pool.acquire().await?;
+    let reproduce = match (m.get::<Option<String>, _>("kind"), m.get::<Option<String>, _>("format"), m.get::<Option<Value>, _>("settings"))
+    {
+        (Some(game), Some(format), Some(settings)) => {
             // A ladder whose settings koth cannot read: the command without limits.
-            let common = super::store::ladder_config(&mut conn, ladder).await.ok().flatten().map(|(_, c)| c.common).unwrap_or_default();
+            let common = crate::format::LadderConfig::parse(&format, &settings).map(|c| c.common).unwrap_or_default();
             let seats: Vec<(String, String)> = seats
                 .iter()
                 .map(|r| {

@@ -24,13 +24,6 @@ pub enum StoredReplay {
     Json(Value),
 }
 
-/// A match's stored replay and frames (frames: gzip JSON, once drawn).
-#[derive(Clone, Debug, PartialEq)]
-pub struct Stored {
-    pub replay: StoredReplay,
-    pub frames_gz: Option<Vec<u8>>,
-}
-
 /// Write a finished match's replay (in its result's transaction).
 pub async fn record(conn: &mut PgConnection, match_id: i64, replay: &PackedReplay) -> std::result::Result<(), sqlx::Error> {
     sqlx::query("INSERT INTO match_replays (match_id, replay_zst, json_bytes) VALUES ($1, $2, $3)")
@@ -42,26 +35,30 @@ pub async fn record(conn: &mut PgConnection, match_id: i64, replay: &PackedRepla
         .map(|_| ())
 }
 
-/// A match's replay (and frames, if `with_frames` and drawn): `None` no
-/// such match, `Some(None)` no replay (not finished, or failed).
-pub async fn stored(pool: &PgPool, match_id: i64, with_frames: bool) -> Result<Option<Option<Stored>>> {
+/// A match's replay: `None` no such match, `Some(None)` no replay (not
+/// finished, or failed).
+pub async fn stored(pool: &PgPool, match_id: i64) -> Result<Option<Option<StoredReplay>>> {
     let row = sqlx::query(
-        "SELECT r.replay_zst, CASE WHEN $2 THEN r.frames_gz END AS frames_gz, \
-                CASE WHEN r.match_id IS NULL THEN m.replay END AS replay \
+        "SELECT r.replay_zst, CASE WHEN r.match_id IS NULL THEN m.replay END AS replay \
          FROM matches m LEFT JOIN match_replays r ON r.match_id = m.id WHERE m.id = $1",
     )
     .bind(match_id)
-    .bind(with_frames)
     .fetch_optional(pool)
     .await?;
-    Ok(row.map(|r| {
-        let replay = match (r.get::<Option<Vec<u8>>, _>("replay_zst"), r.get::<Option<Value>, _>("replay")) {
-            (Some(z), _) => StoredReplay::Packed(z),
-            (None, Some(v)) => StoredReplay::Json(v),
-            (None, None) => return None,
-        };
-        Some(Stored { replay, frames_gz: r.get("frames_gz") })
+    Ok(row.map(|r| match (r.get::<Option<Vec<u8>>, _>("replay_zst"), r.get::<Option<Value>, _>("replay")) {
+        (Some(z), _) => Some(StoredReplay::Packed(z)),
+        (None, Some(v)) => Some(StoredReplay::Json(v)),
+        (None, None) => None,
     }))
+}
+
+/// A match's frames (gzip JSON) if they were drawn and kept; reads
+/// nothing else of the row (the replay itself is not sent along).
+pub async fn kept_frames(pool: &PgPool, match_id: i64) -> Result<Option<Vec<u8>>> {
+    Ok(sqlx::query_scalar("SELECT frames_gz FROM match_replays WHERE match_id = $1 AND frames_gz IS NOT NULL")
+        .bind(match_id)
+        .fetch_optional(pool)
+        .await?)
 }
 
 /// Keep a match's frames once drawn. `repacked`: the match's replay was
@@ -94,15 +91,6 @@ pub async fn keep_frames(pool: &PgPool, match_id: i64, frames_gz: &[u8], repacke
     }
     tx.commit().await?;
     Ok(())
-}
-
-/// Stored sizes, for `koth replay-bench`: (JSON bytes, stored bytes).
-pub async fn sizes(pool: &PgPool, match_id: i64) -> Result<Option<(i64, i64)>> {
-    let row = sqlx::query("SELECT json_bytes::bigint AS j, octet_length(replay_zst)::bigint AS z FROM match_replays WHERE match_id = $1")
-        .bind(match_id)
-        .fetch_optional(pool)
-        .await?;
-    Ok(row.map(|r| (r.get("j"), r.get("z"))))
 }
 
 /// A stored replay's JSON, whichever way it is stored.
