@@ -84,10 +84,10 @@ async fn accounts_submissions_and_who_may_read_what() {
 
     // A finished match: public outcome and replay, private stderr.
     let mut conn = pool.acquire().await.unwrap();
-    store::record_compile(&mut conn, version, Ok((b"", "sha256:x")), "").await.unwrap();
+    store::accept_compiled(&mut conn, version, b"", "sha256:x").await.unwrap();
     let other = store::create_bot(&pool, ladder, 1, "other").await.unwrap();
     let (v2, _) = store::submit_version(&pool, other, "python", "bot.py", b"", "h").await.unwrap();
-    store::record_compile(&mut conn, v2, Ok((b"", "sha256:x")), "").await.unwrap();
+    store::accept_compiled(&mut conn, v2, b"", "sha256:x").await.unwrap();
     sqlx::query("UPDATE bots SET current_version = $1 WHERE id = $2").bind(version).bind(bot).execute(&pool).await.unwrap();
     let m = store::create_match(&mut conn, ladder, &[bot, other], 1, true, 0).await.unwrap();
     let outcome = koth_scheduler::results::MatchOutcome {
@@ -108,6 +108,9 @@ async fn accounts_submissions_and_who_may_read_what() {
                 status: koth_runner::BotStatus::Ok,
                 stderr: format!("secret of seat {i}"),
                 stderr_turns: vec![(1, 7)],
+                moves: 3,
+                timeouts: 0,
+                invalid_moves: 0,
             })
             .collect(),
     };
@@ -265,7 +268,7 @@ async fn host_endpoints_challenges_history_sources_and_the_openapi_document() {
         let (_, r) = api.call("POST", &format!("/api/ladders/{ladder}/bots/{name}?file=bot.py"), Some(token), src.clone()).await;
         let v = r["version"].as_i64().unwrap();
         let mut conn = pool.acquire().await.unwrap();
-        store::record_compile(&mut conn, v, Ok((b"", "sha256:x")), "").await.unwrap();
+        store::accept_compiled(&mut conn, v, b"", "sha256:x").await.unwrap();
         bots.push(r["bot"].as_i64().unwrap());
         versions.push(v);
     }

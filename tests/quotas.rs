@@ -55,7 +55,7 @@ async fn challenges_are_capped_per_account_and_cancelled_by_whoever_may() {
         // Compiled, as a runner would record it; its compile job done.
         let v = r["version"].as_i64().unwrap();
         let mut conn = pool.acquire().await.unwrap();
-        store::record_compile(&mut conn, v, Ok((b"", "sha256:x")), "").await.unwrap();
+        store::accept_compiled(&mut conn, v, b"", "sha256:x").await.unwrap();
         tokens.push(token);
         bots.push(r["bot"].as_i64().unwrap());
     }
@@ -157,7 +157,7 @@ async fn submissions_are_limited_per_account_with_the_reset_said() {
         let (pool, v) = (pool.clone(), v["version"].as_i64().unwrap());
         async move {
             let mut conn = pool.acquire().await.unwrap();
-            store::record_compile(&mut conn, v, Ok((b"", "sha256:x")), "").await.unwrap();
+            store::accept_compiled(&mut conn, v, b"", "sha256:x").await.unwrap();
         }
     };
 

@@ -38,6 +38,9 @@ fn outcome(replay: &Value) -> MatchOutcome {
                 status: koth_runner::BotStatus::Ok,
                 stderr: String::new(),
                 stderr_turns: Vec::new(),
+                moves: 1,
+                timeouts: 0,
+                invalid_moves: 0,
             })
             .collect(),
     }
@@ -69,7 +72,7 @@ async fn replays_are_served_the_same_whatever_the_client_accepts_and_frames_are_
     for name in ["a", "b"] {
         let bot = store::create_bot(&pool, ladder, host, name).await.unwrap();
         let (v, _) = store::submit_version(&pool, bot, "python", "bot.py", b"", name).await.unwrap();
-        store::record_compile(&mut conn, v, Ok((b"", "sha256:x")), "").await.unwrap();
+        store::accept_compiled(&mut conn, v, b"", "sha256:x").await.unwrap();
         bots.push(bot);
     }
     let api = Api(koth_scheduler::api::router(pool.clone()));

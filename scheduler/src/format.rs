@@ -44,6 +44,10 @@ pub struct CommonSettings {
     /// Stop a match that has run this many seconds and score it as it
     /// stands; None = the engine's default cap for the game.
     pub max_match_seconds: Option<u32>,
+    /// New versions play on the ladder as soon as they compile, with no
+    /// validation game ([`crate::validation`]); off unless the host says so.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub skip_validation: bool,
 }
 
 impl CommonSettings {
@@ -57,6 +61,7 @@ impl CommonSettings {
             seats: field(settings, "seats"),
             max_turns: field(settings, "max_turns"),
             max_match_seconds: field(settings, "max_match_seconds"),
+            skip_validation: field(settings, "skip_validation").unwrap_or(false),
         }
     }
 }
@@ -580,7 +585,7 @@ impl Format {
 }
 
 fn common_keys() -> Vec<&'static str> {
-    vec!["seats", "max_turns", "max_match_seconds"]
+    vec!["seats", "max_turns", "max_match_seconds", "skip_validation"]
 }
 
 #[cfg(test)]
@@ -593,7 +598,8 @@ mod tests {
         for name in Format::NAMES {
             let f = Format::default_of(name).unwrap();
             assert_eq!(f.name(), name);
-            let cfg = LadderConfig { common: CommonSettings { seats: Some(2), max_turns: Some(9), max_match_seconds: None }, format: f };
+            let cfg =
+                LadderConfig { common: CommonSettings { seats: Some(2), max_turns: Some(9), ..CommonSettings::default() }, format: f };
             let (n, stored) = cfg.to_stored();
             assert_eq!(LadderConfig::parse(n, &stored).unwrap(), cfg);
         }
@@ -602,7 +608,7 @@ mod tests {
     /// The common keys are exactly the fields of [`CommonSettings`].
     #[test]
     fn common_keys_are_the_common_fields() {
-        let v = serde_json::to_value(CommonSettings::default()).unwrap();
+        let v = serde_json::to_value(CommonSettings { skip_validation: true, ..CommonSettings::default() }).unwrap();
         let mut fields: Vec<&str> = v.as_object().unwrap().keys().map(String::as_str).collect();
         let mut keys = common_keys();
         fields.sort_unstable();

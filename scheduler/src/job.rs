@@ -92,8 +92,11 @@ stored_states! {
 }
 
 stored_states! {
-    /// Where a bot version is (`bot_versions.status`).
-    VersionStatus { Pending = "pending", Ready = "ready", Failed = "failed" }
+    /// Where a bot version is (`bot_versions.status`): queued or compiling;
+    /// compiled and playing its validation game; playing on its ladder; did
+    /// not compile; refused by its validation game (the bot's previous
+    /// version plays on).
+    VersionStatus { Pending = "pending", Validating = "validating", Ready = "ready", Failed = "failed", Refused = "refused" }
 }
 
 #[cfg(test)]

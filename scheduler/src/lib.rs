@@ -5,7 +5,8 @@
 //! the stored rows, recording results, the API's reads); the rest calls its
 //! typed functions. Pure parts, free of I/O: [`format`] and [`formats`]
 //! (which matches to play, standings), [`rating`] (rating systems), [`job`]
-//! (jobs and stored states), [`types`] (the API's requests and responses).
+//! (jobs and stored states), [`types`] (the API's requests and responses),
+//! [`validation`] (judging a new version's validation game).
 
 pub mod api;
 pub mod db;
@@ -17,6 +18,7 @@ pub mod packed;
 pub mod pg;
 pub mod rating;
 pub mod types;
+pub mod validation;
 pub mod web;
 pub mod worker;
 

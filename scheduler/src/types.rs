@@ -201,6 +201,8 @@ pub struct VersionInfo {
     /// The image it was compiled in.
     pub image: Option<String>,
     pub submitted: String,
+    /// Its validation game (a match against copies of itself), once queued.
+    pub validation_match: Option<i64>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
@@ -249,7 +251,13 @@ pub struct BotDisabled {
 pub struct VersionLog {
     pub version: i64,
     pub status: VersionStatus,
+    /// The compiler's output.
     pub log: Option<String>,
+    /// What its validation game showed: why it was refused, with the
+    /// failing copy's stderr, or that it passed; none before it is played.
+    pub validation: Option<String>,
+    /// The validation game, once queued.
+    pub validation_match: Option<i64>,
 }
 
 /// A seat in a list of matches.
@@ -313,6 +321,10 @@ pub struct MatchInfo {
     /// argument is named after that seat's bot: put its source there.
     #[serde(default)]
     pub reproduce: Option<String>,
+    /// The version this match is the validation game of (every seat is a
+    /// copy of it; unrated, not its ladder's).
+    #[serde(default)]
+    pub validates: Option<i64>,
 }
 
 impl MatchInfo {
@@ -364,6 +376,7 @@ impl MatchInfo {
                 })
                 .collect(),
             reproduce: Some(reproduce_command(r.game.name(), &r.seed.to_string(), &names, max_turns, wall)),
+            validates: None,
         }
     }
 }
@@ -537,6 +550,7 @@ mod tests {
                 None,
                 None,
             )),
+            validates: None,
         }
     }
 
@@ -575,6 +589,7 @@ mod tests {
                 status: VersionStatus::Ready,
                 image: Some("sha256:0123".into()),
                 submitted: "2026-11-24 09:59:00+00".into(),
+                validation_match: Some(40),
             }],
         }
     }

@@ -476,6 +476,9 @@ fn match_job(cfg: &WorkerConfig, m: &store::MatchToPlay) -> JobResult {
             status: o.status.clone(),
             stderr: o.stderr.clone(),
             stderr_turns: o.stderr_turns.clone(),
+            moves: o.moves,
+            timeouts: o.timeouts,
+            invalid_moves: o.invalid_moves,
         })
         .collect();
     JobResult::Played {

@@ -34,7 +34,7 @@ async fn new_ready_version(pool: &PgPool, bot: i64) -> i64 {
     let (version, job) = store::submit_version(pool, bot, "c", "bot.c", b"", "hash").await.unwrap();
     sqlx::query("UPDATE jobs SET state = 'completed' WHERE id = $1").bind(job).execute(pool).await.unwrap();
     let mut conn = pool.acquire().await.unwrap();
-    store::record_compile(&mut conn, version, Ok((b"", "sha256:test")), "").await.unwrap();
+    store::accept_compiled(&mut conn, version, b"", "sha256:test").await.unwrap();
     version
 }
 
@@ -67,6 +67,9 @@ async fn play_queued<R: Rng>(pool: &PgPool, strength: &dyn Fn(i64) -> f64, rng: 
                     status: BotStatus::Ok,
                     stderr: String::new(),
                     stderr_turns: Vec::new(),
+                    moves: 1,
+                    timeouts: 0,
+                    invalid_moves: 0,
                 })
                 .collect(),
         };
@@ -279,6 +282,9 @@ async fn challenges_are_unrated_and_failing_bots_are_disabled() {
                     status: if *bot == a { BotStatus::Crashed { code: Some(1), signal: None, turn: 1 } } else { BotStatus::Ok },
                     stderr: String::new(),
                     stderr_turns: Vec::new(),
+                    moves: 1,
+                    timeouts: 0,
+                    invalid_moves: 0,
                 })
                 .collect();
             let mut tx = pool.begin().await.unwrap();

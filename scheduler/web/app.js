@@ -196,8 +196,10 @@ async function botPage(id) {
   const [ratings, matches, h2h] = await Promise.all([api(`/api/bots/${id}/ratings`), api(`/api/bots/${id}/matches`), api(`/api/bots/${id}/head-to-head`)]);
   const logBox = el('div', { id: 'compile-log' });
   const versions = bot.versions.slice().reverse().map(v => [
-    v.number, v.language, v.main, el('span', { class: 'status-' + v.status }, v.status), when(v.submitted),
-    owner ? [el('button', { class: 'link', 'data-version': v.id, onclick: () => showLog(v, logBox) }, 'compile log'), ' ',
+    v.number, v.language, v.main,
+    [el('span', { class: 'status-' + v.status }, v.status), v.validation_match ? [' ', el('a', { href: '/matches/' + v.validation_match, title: 'its validation game: a match against copies of itself' }, 'validation game')] : ''],
+    when(v.submitted),
+    owner ? [el('button', { class: 'link', 'data-version': v.id, onclick: () => showLog(v, logBox) }, 'logs'), ' ',
       el('button', { class: 'link', onclick: () => download(`/api/versions/${v.id}/source`, `${bot.name}-v${v.number}.tar`) }, 'sources')] : '']);
   const controls = owner ? el('p', {},
     el('a', { href: `/submit?ladder=${bot.ladder}&name=${encodeURIComponent(bot.name)}` }, 'Submit a new version'), ' · ',
@@ -224,7 +226,8 @@ async function botPage(id) {
 async function showLog(v, box) {
   try {
     const log = await api(`/api/versions/${v.id}/log`);
-    box.replaceChildren(el('h3', {}, `Compile log of version ${v.number} (${log.status})`), el('pre', { class: 'log' }, log.log || '(empty)'));
+    box.replaceChildren(el('h3', {}, `Compile log of version ${v.number} (${log.status})`), el('pre', { class: 'log' }, log.log || '(empty)'),
+      log.validation ? [el('h3', {}, 'Validation game'), el('pre', { class: 'log', id: 'validation-log' }, log.validation)] : '');
   } catch (e) { box.replaceChildren(errorBox(e)); }
 }
 
@@ -280,7 +283,7 @@ async function matchPage(id) {
   const render = () => setMain(
     LOCAL ? el('h1', { class: 'match-title' }, 'Replay ', el('small', {}, m.game, ' · seed ', m.seed))
       : el('h1', { class: 'match-title' }, `Match ${id} `, el('small', {}, m.ladder ? el('a', { href: '/ladders/' + m.ladder }, m.ladder_name) : 'challenge', m.game ? [' · ', el('a', { href: '/games/' + m.game }, m.game)] : '',
-        ' · ', m.rated ? 'rated' : 'unrated', ' · seed ', m.seed)),
+        ' · ', m.validates ? 'validation game (unrated)' : m.rated ? 'rated' : 'unrated', ' · seed ', m.seed)),
     el('p', { id: 'match-state' }, LOCAL ? `A replay on this machine: ${m.turns} turns, played by ${m.engine || 'koth'}.`
       : m.state === 'finished' ? `Finished ${when(m.finished)} after ${m.turns} turns.`
       : m.state === 'failed' ? 'This match could not be played: ' + (m.error || 'unknown error')
@@ -546,22 +549,39 @@ async function follow(r, box) {
   const log = el('div');
   const first = el('div', { id: 'first-matches' });
   box.replaceChildren(head, status, log, first);
-  let v;
+  let v, saidValidating = false;
   for (let i = 0; i < 600; i++) {
     const bot = await api('/api/bots/' + r.bot);
     v = bot.versions.find(x => x.id === r.version);
-    if (v && v.status !== 'pending') break;
+    if (v && v.status === 'validating' && !saidValidating) {
+      status.replaceChildren('Compiled. Playing its ',
+        v.validation_match ? el('a', { href: '/matches/' + v.validation_match, id: 'validation-link' }, 'validation game') : 'validation game',
+        ' (a short match against copies of itself) before it joins the ladder…');
+      saidValidating = true;
+    }
+    if (v && v.status !== 'pending' && v.status !== 'validating') break;
     await sleep(1000);
   }
-  if (!v || v.status === 'pending') { status.textContent = 'Still waiting for a runner to compile it; this page will not update further.'; return; }
+  if (!v || v.status === 'pending' || v.status === 'validating') {
+    status.textContent = `Still ${v ? v.status : 'pending'}: waiting for a runner; this page will not update further.`;
+    return;
+  }
   const l = await api(`/api/versions/${r.version}/log`);
   if (v.status === 'failed') {
     status.replaceChildren(el('span', { class: 'status-failed' }, 'The compile failed:'));
     log.replaceChildren(el('pre', { class: 'log', id: 'compile-output' }, l.log || '(no output)'));
     return;
   }
-  status.replaceChildren(el('span', { class: 'status-ready' }, 'Compiled.'), ' Waiting for its first matches…');
-  if (l.log) log.replaceChildren(el('details', {}, el('summary', {}, 'compiler output'), el('pre', { class: 'log' }, l.log)));
+  if (v.status === 'refused') {
+    status.replaceChildren(el('span', { class: 'status-refused' }, 'Refused by its validation game:'),
+      l.validation_match ? [' ', el('a', { href: '/matches/' + l.validation_match }, 'watch it')] : '');
+    log.replaceChildren(el('pre', { class: 'log', id: 'validation-output' }, l.validation || '(no reason recorded)'));
+    return;
+  }
+  status.replaceChildren(el('span', { class: 'status-ready' }, 'Compiled and validated.'), ' Waiting for its first matches…');
+  log.replaceChildren(
+    l.log ? el('details', {}, el('summary', {}, 'compiler output'), el('pre', { class: 'log' }, l.log)) : '',
+    l.validation ? el('p', { id: 'validation-summary' }, l.validation) : '');
   for (let i = 0; i < 300; i++) {
     const ms = (await api(`/api/bots/${r.bot}/matches`)).filter(m => m.state !== 'queued');
     if (ms.length) first.replaceChildren(el('h3', {}, 'First matches'), matchTable(ms.slice(-5).reverse(), r.bot));

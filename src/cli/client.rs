@@ -240,25 +240,51 @@ pub fn submit(a: SubmitArgs) -> anyhow::Result<i32> {
     eprintln!("submitted {} ({}, main file {}): bot {bot}, version {version}; compiling...", a.name, made.language, made.main);
     let deadline = Instant::now() + Duration::from_secs(a.timeout_secs);
     let started = Instant::now();
-    let status = loop {
+    // Each step said once, as it is first seen (a fast validation game may
+    // be over before the first look).
+    let (mut said_compiled, mut said_validating) = (false, false);
+    let (status, validated) = loop {
         let b: BotInfo = c.get(&format!("/api/bots/{bot}"))?;
-        let st = b.versions.iter().find(|v| v.id == version).map(|v| v.status).unwrap_or(VersionStatus::Pending);
-        if st != VersionStatus::Pending {
-            break st;
+        let v = b.versions.iter().find(|v| v.id == version);
+        let st = v.map(|v| v.status).unwrap_or(VersionStatus::Pending);
+        if !said_compiled && !matches!(st, VersionStatus::Pending | VersionStatus::Failed) {
+            eprintln!("\rcompiled in {:.1} s", started.elapsed().as_secs_f64());
+            said_compiled = true;
+        }
+        match st {
+            VersionStatus::Pending => eprint!("\rcompiling... {:>4.0} s", started.elapsed().as_secs_f64()),
+            VersionStatus::Validating => {
+                if !said_validating {
+                    let game = v.and_then(|v| v.validation_match).map(|m| format!(": {}/matches/{m}", c.base)).unwrap_or_default();
+                    eprintln!("playing its validation game against copies of itself{game}");
+                    said_validating = true;
+                }
+                eprint!("\rvalidation game... {:>4.0} s", started.elapsed().as_secs_f64());
+            }
+            _ => break (st, v.is_some_and(|v| v.validation_match.is_some())),
         }
         if Instant::now() > deadline {
-            bail!("version {version} is still waiting for a runner after {} s", a.timeout_secs);
+            bail!("version {version} is still {} after {} s", st.as_str(), a.timeout_secs);
         }
-        eprint!("\rcompiling... {:>4.0} s", started.elapsed().as_secs_f64());
         std::thread::sleep(Duration::from_millis(500));
     };
     eprintln!();
-    if status == VersionStatus::Failed {
-        let log: VersionLog = c.get(&format!("/api/versions/{version}/log"))?;
-        eprintln!("compile failed:\n{}", log.log.unwrap_or_default());
-        return Ok(1);
+    match status {
+        VersionStatus::Failed => {
+            let log: VersionLog = c.get(&format!("/api/versions/{version}/log"))?;
+            eprintln!("compile failed:\n{}", log.log.unwrap_or_default());
+            return Ok(1);
+        }
+        VersionStatus::Refused => {
+            let log: VersionLog = c.get(&format!("/api/versions/{version}/log"))?;
+            let game = log.validation_match.map(|m| format!(" ({}/matches/{m})", c.base)).unwrap_or_default();
+            eprintln!("version {version} was {}{game}", log.validation.unwrap_or_else(|| "refused".into()));
+            return Ok(1);
+        }
+        _ => {}
     }
-    eprintln!("compiled in {:.1} s; it now plays on the ladder", started.elapsed().as_secs_f64());
+    let how = if validated { "passed its validation game" } else { "ready (this ladder plays no validation games)" };
+    eprintln!("{how} after {:.1} s; it now plays on the ladder", started.elapsed().as_secs_f64());
     if a.watch == 0 {
         return Ok(0);
     }

@@ -128,7 +128,7 @@ pub fn run(a: ReplayBenchArgs) -> anyhow::Result<i32> {
             for i in 0..2 {
                 let bot = store::create_bot(&pool, ladder, host, &format!("b{i}")).await?;
                 let (v, _) = store::submit_version(&pool, bot, "c", "bot.c", b"", &format!("h{i}")).await?;
-                store::record_compile(&mut conn, v, Ok((b"", "sha256:x")), "").await?;
+                store::accept_compiled(&mut conn, v, b"", "sha256:x").await?;
                 bots.push(bot);
             }
             drop(conn);

@@ -906,7 +906,7 @@ async fn owned_version(s: &AppState, headers: &HeaderMap, id: i64, what: &str) -
     params(("id" = i64, Path, description = "The version")), responses((status = 200, body = VersionLog)))]
 async fn version_log(State(s): State<AppState>, ApiPath(id): ApiPath<i64>, headers: HeaderMap) -> ApiResult<Json<VersionLog>> {
     let v = owned_version(&s, &headers, id, "compile log").await?;
-    Ok(Json(VersionLog { version: id, status: v.status, log: v.log }))
+    Ok(Json(VersionLog { version: id, status: v.status, log: v.log, validation: v.validation, validation_match: v.validation_match }))
 }
 
 /// A version's sources, as a tar archive (its owner, hosts).

@@ -148,17 +148,23 @@ pub async fn bots_of(pool: &PgPool, owner: i64) -> Result<Vec<MyBot>> {
 
 /// A ladder's last 50 matches, newest first, with every seat.
 pub async fn ladder_matches(pool: &PgPool, ladder: i64) -> Result<Vec<MatchSummary>> {
-    let ids: Vec<i64> =
-        sqlx::query_scalar("SELECT id FROM matches WHERE ladder_id = $1 ORDER BY id DESC LIMIT 50").bind(ladder).fetch_all(pool).await?;
+    let ids: Vec<i64> = sqlx::query_scalar("SELECT id FROM matches WHERE ladder_id = $1 AND validates IS NULL ORDER BY id DESC LIMIT 50")
+        .bind(ladder)
+        .fetch_all(pool)
+        .await?;
     matches_with_seats(pool, &ids).await
 }
 
-/// A bot's last 50 matches, newest first, with every seat.
+/// A bot's last 50 matches, newest first, with every seat (its versions'
+/// validation games are listed with the versions, not here).
 pub async fn bot_matches(pool: &PgPool, bot: i64) -> Result<Vec<MatchSummary>> {
-    let ids: Vec<i64> = sqlx::query_scalar("SELECT match_id FROM match_seats WHERE bot_id = $1 ORDER BY match_id DESC LIMIT 50")
-        .bind(bot)
-        .fetch_all(pool)
-        .await?;
+    let ids: Vec<i64> = sqlx::query_scalar(
+        "SELECT DISTINCT s.match_id FROM match_seats s JOIN matches m ON m.id = s.match_id \
+         WHERE s.bot_id = $1 AND m.validates IS NULL ORDER BY s.match_id DESC LIMIT 50",
+    )
+    .bind(bot)
+    .fetch_all(pool)
+    .await?;
     matches_with_seats(pool, &ids).await
 }
 
@@ -229,7 +235,8 @@ pub async fn bot_info(pool: &PgPool, id: i64) -> Result<Option<BotInfo>> {
         return Ok(None);
     };
     let versions = sqlx::query(
-        "SELECT id, number, language, main, status, image_id, created_at::text AS at FROM bot_versions WHERE bot_id = $1 ORDER BY number",
+        "SELECT id, number, language, main, status, image_id, created_at::text AS at, validation_match \
+         FROM bot_versions WHERE bot_id = $1 ORDER BY number",
     )
     .bind(id)
     .fetch_all(pool)
@@ -244,6 +251,7 @@ pub async fn bot_info(pool: &PgPool, id: i64) -> Result<Option<BotInfo>> {
             status: stored(v.get("status"), VersionStatus::from_stored)?,
             image: v.get("image_id"),
             submitted: v.get("at"),
+            validation_match: v.get("validation_match"),
         })
     })
     .collect::<Result<Vec<_>>>()?;
@@ -321,17 +329,22 @@ pub async fn set_disabled(pool: &PgPool, bot: i64, reason: Option<&str>) -> Resu
     Ok(n > 0)
 }
 
-/// A version's bot, status, compile log and stored sources.
+/// A version's bot, status, compile and validation logs and stored sources.
 pub struct VersionRow {
     pub bot: i64,
     pub status: VersionStatus,
     pub log: Option<String>,
+    pub validation: Option<String>,
+    pub validation_match: Option<i64>,
     pub source: Vec<u8>,
 }
 
 pub async fn version(pool: &PgPool, id: i64) -> Result<Option<VersionRow>> {
     let Some(v) =
-        sqlx::query("SELECT bot_id, status, compile_log, source FROM bot_versions WHERE id = $1").bind(id).fetch_optional(pool).await?
+        sqlx::query("SELECT bot_id, status, compile_log, validation_log, validation_match, source FROM bot_versions WHERE id = $1")
+            .bind(id)
+            .fetch_optional(pool)
+            .await?
     else {
         return Ok(None);
     };
@@ -339,6 +352,8 @@ pub async fn version(pool: &PgPool, id: i64) -> Result<Option<VersionRow>> {
         bot: v.get("bot_id"),
         status: stored(v.get("status"), VersionStatus::from_stored)?,
         log: v.get("compile_log"),
+        validation: v.get("validation_log"),
+        validation_match: v.get("validation_match"),
         source: v.get("source"),
     }))
 }
@@ -346,7 +361,7 @@ pub async fn version(pool: &PgPool, id: i64) -> Result<Option<VersionRow>> {
 pub async fn match_info(pool: &PgPool, id: i64) -> Result<Option<MatchInfo>> {
     let Some(m) = sqlx::query(
         "SELECT m.id, m.ladder_id, l.name AS ladder_name, g.kind, m.state, m.seed, m.rated, m.engine, m.turns, m.error, \
-                m.created_at::text AS created, m.finished_at::text AS finished, l.format, l.settings \
+                m.created_at::text AS created, m.finished_at::text AS finished, l.format, l.settings, m.validates \
          FROM matches m LEFT JOIN ladders l ON l.id = m.ladder_id LEFT JOIN games g ON g.id = l.game_id WHERE m.id = $1",
     )
     .bind(id)
@@ -368,7 +383,10 @@ pub async fn match_info(pool: &PgPool, id: i64) -> Result<Option<MatchInfo>> {
     {
         (Some(game), Some(format), Some(settings)) => {
             // A ladder whose settings koth cannot read: the command without limits.
-            let common = crate::format::LadderConfig::parse(&format, &settings).map(|c| c.common).unwrap_or_default();
+            let mut common = crate::format::LadderConfig::parse(&format, &settings).map(|c| c.common).unwrap_or_default();
+            if m.get::<Option<i64>, _>("validates").is_some() {
+                common = crate::validation::limits(common);
+            }
             let seats: Vec<(String, String)> = seats
                 .iter()
                 .map(|r| {
@@ -410,6 +428,7 @@ pub async fn match_info(pool: &PgPool, id: i64) -> Result<Option<MatchInfo>> {
             })
             .collect(),
         reproduce,
+        validates: m.get("validates"),
     }))
 }
 

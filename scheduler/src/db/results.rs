@@ -30,6 +30,11 @@ pub struct SeatOutcome {
     pub stderr: String,
     /// (turn, end offset in `stderr`) for the turns that wrote something.
     pub stderr_turns: Vec<(u32, usize)>,
+    /// Answers counted as moves, timeouts and invalid answers (what a
+    /// validation game is judged on; not stored).
+    pub moves: u32,
+    pub timeouts: u32,
+    pub invalid_moves: u32,
 }
 
 #[derive(Clone, Debug)]
@@ -56,7 +61,7 @@ const FAILURE_WINDOW: i64 = 10;
 pub async fn record_match(conn: &mut PgConnection, match_id: i64, outcome: &MatchOutcome) -> Result<bool, sqlx::Error> {
     let m = sqlx::query(
         "UPDATE matches SET state = 'finished', engine = $2, turns = $3, finished_at = now() \
-         WHERE id = $1 AND state = 'queued' RETURNING ladder_id, rated",
+         WHERE id = $1 AND state = 'queued' RETURNING ladder_id, rated, validates",
     )
     .bind(match_id)
     .bind(&outcome.engine)
@@ -81,6 +86,12 @@ pub async fn record_match(conn: &mut PgConnection, match_id: i64, outcome: &Matc
         .bind(serde_json::to_value(&s.stderr_turns).unwrap_or_default())
         .execute(&mut *conn)
         .await?;
+    }
+    if let Some(version) = m.get::<Option<i64>, _>("validates") {
+        // A validation game rates nobody and counts for no ladder.
+        let verdict = crate::validation::judge(&outcome.seats, outcome.turns);
+        store::record_validation(conn, version, &verdict).await?;
+        return Ok(false);
     }
     disable_failing_bots(conn, match_id).await?;
     let Some(ladder_id) = ladder_id else { return Ok(false) };

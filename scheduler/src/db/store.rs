@@ -81,7 +81,7 @@ pub async fn ladder_state(conn: &mut PgConnection, ladder: i64, with_history: bo
     let bots = sqlx::query(
         "SELECT b.id, b.name, b.current_version IS NOT NULL AS ready, r.mu, r.sigma, r.games, \
                 (SELECT count(*) FROM match_seats s JOIN matches m ON m.id = s.match_id \
-                 WHERE s.bot_id = b.id AND m.state = 'queued') AS in_flight \
+                 WHERE s.bot_id = b.id AND m.state = 'queued' AND m.validates IS NULL) AS in_flight \
          FROM bots b LEFT JOIN ratings r ON r.ladder_id = b.ladder_id AND r.bot_id = b.id \
          WHERE b.ladder_id = $1 AND b.disabled_reason IS NULL ORDER BY b.id",
     )
@@ -100,7 +100,7 @@ pub async fn ladder_state(conn: &mut PgConnection, ladder: i64, with_history: bo
         in_flight: r.get::<i64, _>("in_flight") as u32,
     })
     .collect();
-    let queued: i64 = sqlx::query_scalar("SELECT count(*) FROM matches WHERE ladder_id = $1 AND state = 'queued'")
+    let queued: i64 = sqlx::query_scalar("SELECT count(*) FROM matches WHERE ladder_id = $1 AND state = 'queued' AND validates IS NULL")
         .bind(ladder)
         .fetch_one(&mut *conn)
         .await?;
@@ -109,7 +109,8 @@ pub async fn ladder_state(conn: &mut PgConnection, ladder: i64, with_history: bo
             "SELECT m.state, m.round, array_agg(s.bot_id ORDER BY s.seat) AS seats, array_agg(s.rank ORDER BY s.seat) AS ranks, \
                     array_agg(s.score ORDER BY s.seat) AS scores \
              FROM matches m JOIN match_seats s ON s.match_id = m.id \
-             WHERE m.ladder_id = $1 AND m.state NOT IN ('failed', 'cancelled') GROUP BY m.id ORDER BY m.id",
+             WHERE m.ladder_id = $1 AND m.state NOT IN ('failed', 'cancelled') AND m.validates IS NULL \
+             GROUP BY m.id ORDER BY m.id",
         )
         .bind(ladder)
         .fetch_all(&mut *conn)
@@ -199,41 +200,143 @@ pub async fn version_source(pool: &PgPool, version_id: i64) -> Result<Option<Ver
 }
 
 /// Record a compile's outcome (inside the transaction that completes its
-/// job). A ready version becomes its bot's current version, replacing the
-/// old one on the ladder.
+/// job). A compiled version plays its validation game first
+/// ([`crate::validation`]), unless its ladder skips them: then it becomes
+/// its bot's current version at once.
 pub async fn record_compile(
     conn: &mut PgConnection,
     version_id: i64,
     outcome: Result<(&[u8], &str), ()>,
     log: &str,
 ) -> Result<(), sqlx::Error> {
-    match outcome {
-        Ok((artifact, image_id)) => {
-            sqlx::query("UPDATE bot_versions SET status = 'ready', artifact = $2, image_id = $3, compile_log = $4 WHERE id = $1")
-                .bind(version_id)
-                .bind(artifact)
-                .bind(image_id)
-                .bind(log)
-                .execute(&mut *conn)
-                .await?;
-            // Only a newer version replaces the current one (compiles may finish out of order).
-            sqlx::query(
-                "UPDATE bots b SET current_version = $1 FROM bot_versions v \
-                 WHERE v.id = $1 AND b.id = v.bot_id AND (b.current_version IS NULL OR \
-                       (SELECT number FROM bot_versions WHERE id = b.current_version) < v.number)",
-            )
+    let Ok((artifact, image_id)) = outcome else {
+        sqlx::query("UPDATE bot_versions SET status = 'failed', compile_log = $2 WHERE id = $1")
             .bind(version_id)
+            .bind(log)
             .execute(&mut *conn)
             .await?;
+        return Ok(());
+    };
+    let row = sqlx::query(
+        "UPDATE bot_versions v SET artifact = $2, image_id = $3, compile_log = $4 FROM bots b \
+         WHERE v.id = $1 AND b.id = v.bot_id RETURNING b.id AS bot, b.ladder_id",
+    )
+    .bind(version_id)
+    .bind(artifact)
+    .bind(image_id)
+    .bind(log)
+    .fetch_one(&mut *conn)
+    .await?;
+    let (bot, ladder): (i64, i64) = (row.get("bot"), row.get("ladder_id"));
+    let seats = match ladder_config(&mut *conn, ladder).await {
+        Ok(Some((kind, config))) if !config.common.skip_validation => Some(config.seats(kind)),
+        Ok(_) => None,
+        Err(StoreError::Db(e)) => return Err(e),
+        // A ladder whose configuration koth cannot read plays nothing; its
+        // versions are accepted as before validation games existed.
+        Err(StoreError::Invalid(why)) => {
+            tracing::warn!(version_id, "no validation game: {why}");
+            None
         }
-        Err(()) => {
-            sqlx::query("UPDATE bot_versions SET status = 'failed', compile_log = $2 WHERE id = $1")
-                .bind(version_id)
-                .bind(log)
-                .execute(&mut *conn)
-                .await?;
-        }
+    };
+    match seats {
+        Some(seats) => start_validation(conn, ladder, bot, version_id, seats).await,
+        None => accept_version(conn, version_id, None).await,
     }
+}
+
+/// A compiled version that plays at once, with no validation game: for
+/// tools and tests that make versions without a runner.
+pub async fn accept_compiled(conn: &mut PgConnection, version_id: i64, artifact: &[u8], image_id: &str) -> Result<(), sqlx::Error> {
+    sqlx::query("UPDATE bot_versions SET artifact = $2, image_id = $3, compile_log = '' WHERE id = $1")
+        .bind(version_id)
+        .bind(artifact)
+        .bind(image_id)
+        .execute(&mut *conn)
+        .await?;
+    accept_version(conn, version_id, None).await
+}
+
+/// Queue `version`'s validation game: `seats` copies of it, unrated, with
+/// the compiles' priority (its author is waiting).
+async fn start_validation(conn: &mut PgConnection, ladder: i64, bot: i64, version: i64, seats: usize) -> Result<(), sqlx::Error> {
+    let seed = (rand::random::<u64>() >> 1) as i64;
+    let match_id: i64 =
+        sqlx::query_scalar("INSERT INTO matches (ladder_id, seed, rated, validates) VALUES ($1, $2, false, $3) RETURNING id")
+            .bind(ladder)
+            .bind(seed)
+            .bind(version)
+            .fetch_one(&mut *conn)
+            .await?;
+    for seat in 0..seats as i32 {
+        sqlx::query("INSERT INTO match_seats (match_id, seat, bot_id, version_id) VALUES ($1, $2, $3, $4)")
+            .bind(match_id)
+            .bind(seat)
+            .bind(bot)
+            .bind(version)
+            .execute(&mut *conn)
+            .await?;
+    }
+    let job = enqueue_job(conn, Job::Match { match_id }, PRIORITY_COMPILE).await?;
+    sqlx::query("UPDATE matches SET job_id = $2 WHERE id = $1").bind(match_id).bind(job).execute(&mut *conn).await?;
+    sqlx::query("UPDATE bot_versions SET status = 'validating', validation_match = $2 WHERE id = $1")
+        .bind(version)
+        .bind(match_id)
+        .execute(&mut *conn)
+        .await?;
+    Ok(())
+}
+
+/// The version plays: ready, and its bot's current version unless a newer
+/// one already is (compiles and validation games may finish out of order).
+async fn accept_version(conn: &mut PgConnection, version_id: i64, log: Option<&str>) -> Result<(), sqlx::Error> {
+    sqlx::query("UPDATE bot_versions SET status = 'ready', validation_log = coalesce($2, validation_log) WHERE id = $1")
+        .bind(version_id)
+        .bind(log)
+        .execute(&mut *conn)
+        .await?;
+    sqlx::query(
+        "UPDATE bots b SET current_version = $1 FROM bot_versions v \
+         WHERE v.id = $1 AND b.id = v.bot_id AND (b.current_version IS NULL OR \
+               (SELECT number FROM bot_versions WHERE id = b.current_version) < v.number)",
+    )
+    .bind(version_id)
+    .execute(&mut *conn)
+    .await?;
+    Ok(())
+}
+
+/// Record what a version's validation game showed (in the transaction that
+/// records the game).
+pub async fn record_validation(conn: &mut PgConnection, version_id: i64, verdict: &crate::validation::Verdict) -> Result<(), sqlx::Error> {
+    use crate::validation::Verdict;
+    match verdict {
+        Verdict::Passed(log) => accept_version(conn, version_id, Some(log)).await,
+        Verdict::Refused(log) => refuse_version(conn, version_id, log).await,
+    }
+}
+
+/// A version waiting for its validation game is refused, with why.
+async fn refuse_version(conn: &mut PgConnection, version_id: i64, log: &str) -> Result<(), sqlx::Error> {
+    sqlx::query("UPDATE bot_versions SET status = 'refused', validation_log = $2 WHERE id = $1 AND status = 'validating'")
+        .bind(version_id)
+        .bind(log)
+        .execute(&mut *conn)
+        .await?;
+    Ok(())
+}
+
+/// Versions whose validation game ended without being played (failed or
+/// cancelled): refused, with why; their bots' previous versions play on.
+async fn refuse_unplayed_validations(conn: &mut PgConnection, matches: &[i64], why: &str) -> Result<(), sqlx::Error> {
+    sqlx::query(
+        "UPDATE bot_versions SET status = 'refused', validation_log = $2 \
+         WHERE validation_match = ANY($1) AND status = 'validating'",
+    )
+    .bind(matches)
+    .bind(crate::validation::not_played(why))
+    .execute(&mut *conn)
+    .await?;
     Ok(())
 }
 
@@ -264,7 +367,7 @@ pub struct MatchToPlay {
 
 pub async fn match_to_play(pool: &PgPool, match_id: i64) -> Result<Option<MatchToPlay>, sqlx::Error> {
     let Some(m) = sqlx::query(
-        "SELECT m.id, m.seed, g.kind, coalesce(l.settings, '{}'::jsonb) AS settings \
+        "SELECT m.id, m.seed, g.kind, coalesce(l.settings, '{}'::jsonb) AS settings, m.validates IS NOT NULL AS validation \
          FROM matches m LEFT JOIN ladders l ON l.id = m.ladder_id LEFT JOIN games g ON g.id = l.game_id \
          WHERE m.id = $1",
     )
@@ -275,6 +378,10 @@ pub async fn match_to_play(pool: &PgPool, match_id: i64) -> Result<Option<MatchT
         return Ok(None);
     };
     let settings: Value = m.get("settings");
+    let mut settings = CommonSettings::from_stored(&settings);
+    if m.get::<bool, _>("validation") {
+        settings = crate::validation::limits(settings);
+    }
     let seats = sqlx::query(
         "SELECT s.seat, s.bot_id, b.name, s.version_id, v.language, v.main, v.source, v.source_hash, v.artifact, v.image_id \
          FROM match_seats s JOIN bots b ON b.id = s.bot_id JOIN bot_versions v ON v.id = s.version_id \
@@ -287,7 +394,7 @@ pub async fn match_to_play(pool: &PgPool, match_id: i64) -> Result<Option<MatchT
         match_id: m.get("id"),
         game: m.get("kind"),
         seed: m.get("seed"),
-        settings: CommonSettings::from_stored(&settings),
+        settings,
         seats: seats
             .iter()
             .map(|r| SeatToPlay {
@@ -346,13 +453,15 @@ pub async fn challenges_in_flight(pool: &PgPool, user: i64) -> Result<i64, sqlx:
 /// (the job is cancelled too; a running one is played to its end). Returns
 /// the matches cancelled.
 pub async fn cancel_queued_matches(conn: &mut PgConnection, matches: &[i64], why: &str) -> Result<Vec<i64>, sqlx::Error> {
-    sqlx::query_scalar(
+    let cancelled: Vec<i64> = sqlx::query_scalar(
         "WITH j AS (UPDATE jobs SET state = 'cancelled', finished_at = now(), last_error = $2                     WHERE state = 'available' AND id IN (SELECT job_id FROM matches WHERE id = ANY($1) AND state = 'queued')                     RETURNING id)          UPDATE matches SET state = 'cancelled', error = $2, finished_at = now() WHERE job_id IN (SELECT id FROM j) RETURNING id",
     )
     .bind(matches)
     .bind(why)
-    .fetch_all(conn)
-    .await
+    .fetch_all(&mut *conn)
+    .await?;
+    refuse_unplayed_validations(conn, &cancelled, why).await?;
+    Ok(cancelled)
 }
 
 /// Cancel every queued match of these bots that no runner holds yet (they
@@ -463,19 +572,25 @@ pub async fn fail_match(conn: &mut PgConnection, match_id: i64, why: &str) -> Re
         .bind(why)
         .execute(&mut *conn)
         .await?;
-    Ok(())
+    refuse_unplayed_validations(conn, &[match_id], why).await
 }
 
 /// Matches whose job failed for good (e.g. its lease expired once too
 /// often) are marked failed, with the job's error.
 pub async fn mark_failed_matches(pool: &PgPool) -> Result<(), sqlx::Error> {
-    sqlx::query(
+    let mut tx = pool.begin().await?;
+    let failed = sqlx::query(
         "UPDATE matches m SET state = 'failed', error = j.last_error, finished_at = now() \
-         FROM jobs j WHERE j.id = m.job_id AND j.state = 'failed' AND m.state = 'queued'",
+         FROM jobs j WHERE j.id = m.job_id AND j.state = 'failed' AND m.state = 'queued' \
+         RETURNING m.id, m.error",
     )
-    .execute(pool)
+    .fetch_all(&mut *tx)
     .await?;
-    Ok(())
+    for r in &failed {
+        let why: Option<String> = r.get("error");
+        refuse_unplayed_validations(&mut tx, &[r.get("id")], why.as_deref().unwrap_or("its job failed")).await?;
+    }
+    tx.commit().await
 }
 
 /// Ladders the scheduler fills, by id.

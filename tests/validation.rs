@@ -1,0 +1,142 @@
+//! A new version's validation game, with a real runner (in-process worker,
+//! real sandboxes, the host's Python) against a real PostgreSQL: a bot
+//! that plays passes and becomes current; versions that crash on turn 5,
+//! never answer, or answer only nonsense are refused with the reason and
+//! their stderr, and the previous version keeps playing; a version whose
+//! validation game is cancelled with its bot is refused and says so.
+
+use std::time::{Duration, Instant};
+
+use axum::http::StatusCode;
+use koth_runner::bot::Builder;
+use koth_sandbox::{Limits, SandboxConfig};
+use koth_scheduler::format::LadderConfig;
+use koth_scheduler::store;
+use koth_scheduler::worker::{self, WorkerConfig};
+use serde_json::{json, Value};
+
+mod in_process;
+use in_process::{postgres, Api};
+
+const PLAYS: &str = "import sys\nfor line in sys.stdin:\n    print(2, flush=True)\n";
+const CRASHES_ON_TURN_5: &str = concat!(
+    "import sys\n",
+    "for turn, line in enumerate(sys.stdin, 1):\n",
+    "    if turn == 5:\n",
+    "        print('about to divide by zero on turn', turn, file=sys.stderr, flush=True)\n",
+    "        1 / 0\n",
+    "    print(2, flush=True)\n",
+);
+const NEVER_ANSWERS: &str = "import sys\nfor line in sys.stdin:\n    pass\n";
+const ANSWERS_NONSENSE: &str = "import sys\nfor line in sys.stdin:\n    print('north', flush=True)\n";
+
+fn sandbox() -> SandboxConfig {
+    SandboxConfig {
+        limits: Limits { memory: 256 << 20, cpu_time: None, wall_time: None, ..Limits::default() },
+        runtime_dir: "/run/koth-test/validation".into(),
+        uid_base: 61000,
+        slots: 100,
+        ..SandboxConfig::default()
+    }
+}
+
+/// Submit `source` as a new version of `name` and wait until it is no
+/// longer pending or validating; its version log.
+async fn submit(api: &Api, token: &str, ladder: i64, name: &str, source: &str) -> Value {
+    let (st, made) = api.call("POST", &format!("/api/ladders/{ladder}/bots/{name}?file=bot.py"), Some(token), source).await;
+    assert!(matches!(st, StatusCode::CREATED | StatusCode::ACCEPTED), "{st}: {made}");
+    let version = made["version"].as_i64().unwrap();
+    let deadline = Instant::now() + Duration::from_secs(120);
+    loop {
+        let (_, log) = api.call("GET", &format!("/api/versions/{version}/log"), Some(token), Vec::new()).await;
+        if !matches!(log["status"].as_str(), Some("pending" | "validating")) {
+            return log;
+        }
+        assert!(Instant::now() < deadline, "version {version} still {} after 120 s", log["status"]);
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+}
+
+async fn current_version(api: &Api, bot: i64) -> Option<i64> {
+    api.call("GET", &format!("/api/bots/{bot}"), None, Vec::new()).await.1["current_version"].as_i64()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_version_plays_its_validation_game_before_its_ladder() {
+    let Some(pg) = postgres("validation") else { return };
+    if let Err(e) = koth_sandbox::Sandbox::create(sandbox()) {
+        assert!(std::env::var("CI").is_err(), "CI=true and the sandbox cannot run: {e}");
+        eprintln!("SKIPPED (not in CI): {e}");
+        return;
+    }
+    let pool = koth_scheduler::db::connect_and_migrate(&pg.url(), 6).await.unwrap();
+    // Target (50 ms a move, no freezing) with a short turn limit: the
+    // validation game is 40 turns, so a silent bot costs 2 s.
+    let settings = LadderConfig::parse("rated", &json!({"seats": 2, "max_turns": 40})).unwrap();
+    let ladder = store::create_ladder(&pool, "target", koth_games::GameKind::Target, &settings).await.unwrap();
+    let api = Api(koth_scheduler::api::router(pool.clone()));
+    let (_, token) = koth_scheduler::api::create_account(&pool, "author", false).await.unwrap();
+    let (stop, stopped) = tokio::sync::watch::channel(false);
+    let cfg = WorkerConfig::new("validation-runner".into(), Builder::host(sandbox()), &sandbox(), 256 << 20);
+    let runner = tokio::spawn(worker::run(pool.clone(), cfg, stopped));
+
+    // A bot that plays: validated, then current.
+    let v1 = submit(&api, &token, ladder, "mine", PLAYS).await;
+    assert_eq!(v1["status"], "ready", "{v1}");
+    let validation = v1["validation"].as_str().unwrap();
+    assert!(validation.starts_with("passed its validation game: 2 copies played 40 turns, 80 answers"), "{validation}");
+    let game = v1["validation_match"].as_i64().unwrap();
+    let (_, m) = api.call("GET", &format!("/api/matches/{game}"), None, Vec::new()).await;
+    assert_eq!(
+        (m["validates"].as_i64(), m["rated"].as_bool(), m["state"].as_str()),
+        (v1["version"].as_i64(), Some(false), Some("finished"))
+    );
+    assert_eq!(m["seats"][0]["bot"], m["seats"][1]["bot"], "every seat is a copy of the version: {m}");
+    assert!(m["reproduce"].as_str().unwrap().contains("--max-turns 40"), "{m}");
+    let bot = m["seats"][0]["bot"].as_i64().unwrap();
+    assert_eq!(current_version(&api, bot).await, v1["version"].as_i64());
+    // Not the ladder's: its pages and the bot's match list do not show it.
+    let (_, listed) = api.call("GET", &format!("/api/ladders/{ladder}/matches"), None, Vec::new()).await;
+    assert!(listed.as_array().unwrap().iter().all(|x| x["match"] != game), "{listed}");
+    let (_, mine) = api.call("GET", &format!("/api/bots/{bot}/matches"), None, Vec::new()).await;
+    assert!(mine.as_array().unwrap().iter().all(|x| x["match"] != game), "{mine}");
+
+    // Versions that fail are refused, say why with their stderr, and v1 plays on.
+    let cases = [
+        (CRASHES_ON_TURN_5, &["crashed on turn 5", "ZeroDivisionError", "about to divide by zero on turn 5"][..]),
+        (NEVER_ANSWERS, &["never answered within the time per move (40 timeouts"][..]),
+        (ANSWERS_NONSENSE, &["answered 40 times and every answer was invalid", "\"north\""][..]),
+    ];
+    for (source, words) in cases {
+        let v = submit(&api, &token, ladder, "mine", source).await;
+        assert_eq!(v["status"], "refused", "{v}");
+        let log = v["validation"].as_str().unwrap();
+        assert!(log.contains("refused by its validation game") && log.contains("previous version"), "{log}");
+        for w in words {
+            assert!(log.contains(w), "{log:?} lacks {w:?}");
+        }
+        assert_eq!(current_version(&api, bot).await, v1["version"].as_i64(), "the previous version keeps playing");
+        // Only its owner reads the log: it holds the bot's stderr.
+        let (st, _) = api.call("GET", &format!("/api/versions/{}/log", v["version"]), None, Vec::new()).await;
+        assert_eq!(st, StatusCode::UNAUTHORIZED);
+    }
+    stop.send(true).unwrap();
+    runner.await.unwrap();
+
+    // A version whose validation game is cancelled (its bot is withdrawn
+    // before a runner took it) is refused, and says so.
+    let (st, made) = api.call("POST", &format!("/api/ladders/{ladder}/bots/other?file=bot.py"), Some(&token), PLAYS).await;
+    assert_eq!(st, StatusCode::CREATED, "{made}");
+    let version = made["version"].as_i64().unwrap();
+    let mut tx = pool.begin().await.unwrap();
+    sqlx::query("UPDATE jobs SET state = 'completed' WHERE kind = 'compile' AND state = 'available'").execute(&mut *tx).await.unwrap();
+    store::record_compile(&mut tx, version, Ok((b"", "host")), "").await.unwrap();
+    tx.commit().await.unwrap();
+    let (_, log) = api.call("GET", &format!("/api/versions/{version}/log"), Some(&token), Vec::new()).await;
+    assert_eq!(log["status"], "validating", "{log}");
+    let (st, _) = api.call("POST", &format!("/api/bots/{}/delete", made["bot"]), Some(&token), Vec::new()).await;
+    assert_eq!(st, StatusCode::OK);
+    let (_, log) = api.call("GET", &format!("/api/versions/{version}/log"), Some(&token), Vec::new()).await;
+    assert_eq!(log["status"], "refused", "{log}");
+    assert!(log["validation"].as_str().unwrap().contains("its validation game was not played (cancelled: a bot was withdrawn"), "{log}");
+}
