@@ -88,7 +88,7 @@ pub enum PrepareError {
     /// The submission itself is unusable (see [`SubmissionError`]).
     #[error(transparent)]
     Rejected(#[from] SubmissionError),
-    /// The language has no usable image here.
+    /// The language has no usable image, or toolchain, here.
     #[error("{0}")]
     NoImage(String),
     #[error(transparent)]
@@ -172,6 +172,7 @@ impl Builder {
     /// Compile (or fetch from the cache) a checked submission.
     pub fn build(&self, sub: &Submission) -> Result<(ImageRoot, Compiled), PrepareError> {
         let image = self.image(sub.language)?;
+        has_toolchain(sub.language, &image)?;
         let compiled = compile::build(sub, &image, &self.sandbox, self.cache.as_ref(), self.compile_limits.as_ref())?;
         Ok((image, compiled))
     }
@@ -183,6 +184,25 @@ impl Builder {
         let (image, compiled) = self.build(&sub)?;
         Ok(BotSpec::new(name, &sub, &image, &compiled.artifact))
     }
+}
+
+/// Whether `image`'s root has the programs `lang` compiles and runs with
+/// (those named by absolute paths): said before a compile, so a missing
+/// toolchain is named with its remedy instead of failing inside the box as
+/// "execve failed: No such file or directory".
+pub fn has_toolchain(lang: &Language, image: &ImageRoot) -> Result<(), PrepareError> {
+    let programs = lang.compile.iter().filter_map(|c| c.first()).chain(lang.run.first());
+    let Some(missing) = programs.filter(|p| p.starts_with('/')).find(|p| !image.root.join(p.trim_start_matches('/')).exists()) else {
+        return Ok(());
+    };
+    Err(PrepareError::NoImage(if image.id == crate::image::HOST {
+        format!(
+            "this host has no {} toolchain ({missing} does not exist): install it, or build the {} image with `koth languages build {}` (needs Docker)",
+            lang.display, lang.name, lang.name
+        )
+    } else {
+        format!("the {} image has no {missing}: rebuild it with `koth languages build {}`", lang.name, lang.name)
+    }))
 }
 
 /// A bot from a file, archive or folder, with the host's toolchains.
@@ -197,6 +217,23 @@ mod tests {
     /// A builder over an empty image store with `policy`.
     fn builder(policy: ImagePolicy, store: &Path) -> Builder {
         Builder { policy, store: ImageStore::open(store), ..Builder::host(SandboxConfig::default()) }
+    }
+
+    #[test]
+    fn a_missing_toolchain_is_named_with_its_remedy() {
+        let mut go = crate::language::by_name("go").unwrap().clone();
+        go.compile = Some(vec!["/nonexistent/koth-test/go".into(), "build".into()]);
+        let e = has_toolchain(&go, &ImageRoot::host()).unwrap_err().to_string();
+        assert!(e.starts_with("this host has no Go 1.19 toolchain (/nonexistent/koth-test/go does not exist)"), "{e}");
+        assert!(e.contains("koth languages build go"), "{e}");
+        let image = ImageRoot { id: "sha256:1".into(), root: std::env::temp_dir(), version: None };
+        let e = has_toolchain(&go, &image).unwrap_err().to_string();
+        assert_eq!(e, "the go image has no /nonexistent/koth-test/go: rebuild it with `koth languages build go`");
+        // Programs found, or named relative to the bot's folder (`./bot`): fine.
+        let mut sh = go.clone();
+        sh.compile = Some(vec!["/bin/sh".into()]);
+        sh.run = vec!["./bot".into()];
+        assert!(has_toolchain(&sh, &ImageRoot::host()).is_ok());
     }
 
     #[test]
