@@ -6,7 +6,10 @@
 'use strict';
 
 const TOKEN_KEY = 'koth.token';
-const SEAT_COLOURS = ['#e6194b', '#3cb44b', '#4363d8', '#f58231', '#911eb4', '#42d4f4', '#f032e6', '#bfef45',
+// koth_games::view::SEAT_COLOURS, which a test holds equal: no game's
+// legend looks like one of its seats (Linkage's dominoes are red, blue,
+// green and yellow, so seats 1 and 2 are purple and cyan).
+const SEAT_COLOURS = ['#911eb4', '#42d4f4', '#e6194b', '#3cb44b', '#4363d8', '#f58231', '#f032e6', '#bfef45',
   '#fabed4', '#469990', '#dcbeff', '#9a6324', '#800000', '#aaffc3', '#808000', '#000075'];
 const SEAT_CODES = '0123456789abcdef';
 
