@@ -2,7 +2,9 @@
 //! WebDriver (chromedriver) against a running `koth up`. An author signs up,
 //! submits a bot through the form and follows its compile and first matches;
 //! a broken bot's compile error shows at once; the replay viewer draws and
-//! plays a match of each of the five games; the owner sees their bot's
+//! plays a match of each of the five games, its turns' events in words
+//! naming the bots and each seat's role where the game has them (Linkage's
+//! More and Fewer, Snake's rotated second seat); the owner sees their bot's
 //! stderr beside each move and a visitor does not; the bot page plots the
 //! rating history. Screenshots go to `target/tmp/screenshots/`.
 
@@ -214,6 +216,50 @@ async fn scenario(url: &str, addr: &str, data: &std::path::Path, shots: &std::pa
         // Each move of the turn with its time.
         let moves = text(&c, "#turn-panel").await;
         assert!(moves.contains("Turn 1") && moves.contains(" ms"), "{game}: {moves}");
+        // The turn's events in words that name the bots, not as JSON.
+        let info = get_json(addr, &format!("/api/matches/{id}"));
+        let names: Vec<&str> = info["seats"].as_array().unwrap().iter().map(|s| s["name"].as_str().unwrap()).collect();
+        let said = c
+            .execute("return [...document.querySelectorAll('#turn-panel ul.events.in-words li')].map(e => e.textContent)", vec![])
+            .await
+            .unwrap();
+        let said: Vec<String> = serde_json::from_value(said).unwrap();
+        assert!(said.iter().any(|s| names.iter().any(|n| s.contains(n))), "{game}: turn 1's events name no bot: {said:?} ({names:?})");
+        assert!(said.iter().all(|s| !s.contains('{') && !s.contains('}')), "{game}: JSON in the turn's events: {said:?}");
+        // Each seat's role beside its name, where the game gives seats
+        // roles: in the seats, the legend and the turn's moves.
+        let role_of = |css: &str| {
+            format!("return [...document.querySelectorAll('{css}')].map(e => {{ const t = e.querySelector('.role'); return t ? t.textContent : null; }})")
+        };
+        let seat_roles = c.execute(&role_of("#seats tbody tr"), vec![]).await.unwrap();
+        let legend_roles = c.execute(&role_of(".legend-row .key"), vec![]).await.unwrap();
+        let frames = get_json(addr, &format!("/api/matches/{id}/frames"));
+        let seats_text = text(&c, "#seats").await;
+        match game.as_str() {
+            "linkage" => {
+                assert_eq!(seat_roles, json!(["More", "Fewer"]), "{seats_text}");
+                assert!(
+                    seats_text.contains("wins with 12 or more groups") && seats_text.contains("wins with fewer than 12 groups"),
+                    "{seats_text}"
+                );
+                assert_eq!(legend_roles, json!(["More", "Fewer", null, null, null, null, null]));
+                // More plays first.
+                assert_eq!(text(&c, ".move[data-seat=\"0\"] .role").await, "More");
+            }
+            "snake" => {
+                assert_eq!(seat_roles, json!([null, "rotated 180°"]), "{seats_text}");
+                let note = frames["roles"][1]["note"].as_str().unwrap();
+                assert!(note.contains("its u moves down on the board"), "{note}");
+                assert_eq!(text(&c, "#seats tbody tr:nth-child(2) .role-note").await, note);
+                assert_eq!(text(&c, ".move[data-seat=\"1\"] .role").await, "rotated 180°");
+                // Its moves on the board and as it answered them.
+                assert!(said.iter().any(|s| s.contains("in its rotated frame")), "{said:?}");
+            }
+            _ => {
+                assert!(seat_roles.as_array().unwrap().iter().all(Value::is_null), "{game}: {seat_roles}");
+                assert!(c.find_all(Locator::Css(".role")).await.unwrap().is_empty(), "{game}: no roles");
+            }
+        }
         assert!(c.find_all(Locator::Css("pre.stderr")).await.unwrap().is_empty(), "a visitor sees no stderr");
         c.find(Locator::Css("#step-back")).await.unwrap().click().await.unwrap();
         assert_eq!(text(&c, "#turn-label").await, format!("turn 0 / {last}"));
@@ -237,7 +283,6 @@ async fn scenario(url: &str, addr: &str, data: &std::path::Path, shots: &std::pa
 
         // The seed on the page is the API's, digit for digit; the command
         // to play the match again carries it, the game and every seat.
-        let info = get_json(addr, &format!("/api/matches/{id}"));
         let seed = info["seed"].as_str().unwrap();
         assert!(text(&c, "h1").await.ends_with(&format!("seed {seed}")), "{game}");
         let cmd = c.execute("return document.querySelector('#reproduce').textContent", vec![]).await.unwrap();

@@ -38,9 +38,11 @@
 
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
-use serde_json::json;
+use serde::Deserialize;
+use serde_json::{json, Value};
 
 use crate::view::{self, Legend, LegendEntry, Mark, View};
+use crate::words::{self, Names, SeatRole};
 use crate::{parse_coordinates, results_by_score, Judgement, Referee, Reply, Request, Seat, SeatResult, Step, Verdict};
 
 pub const SIZE: usize = 32;
@@ -296,10 +298,48 @@ impl Referee for Flit {
     }
 }
 
+/// Every bot plays the same game in its own colour: no seat has a role.
+pub fn seat_role(_seat: Seat) -> Option<SeatRole> {
+    None
+}
+
+/// Flit's replay events, as [`Flit::apply`] writes them.
+#[derive(Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+enum Event {
+    Move { seat: Seat, r#move: [usize; 4], changes: Vec<(usize, usize, u8)> },
+    Pass { seat: Seat },
+    Neutral { x: usize, y: usize },
+    End { reason: String, pieces: Vec<usize> },
+}
+
+/// An event in words, places as `x y` like the protocol's lines; `None` if
+/// it is not one of Flit's.
+pub fn event_sentence(event: &Value, names: Names) -> Option<String> {
+    Some(match words::parse::<Event>(event)? {
+        Event::Move { seat, r#move: [x0, y0, x1, y1], changes } => {
+            // The changes are the origin, the destination, then each
+            // neutral piece converted.
+            let taken = match changes.len().saturating_sub(2) {
+                0 => String::new(),
+                1 => ", taking a neutral piece".to_owned(),
+                n => format!(", taking {n} neutral pieces"),
+            };
+            format!("{} moved {x0} {y0} → {x1} {y1}{taken}", names.of(seat))
+        }
+        Event::Pass { seat } => format!("{} passed", names.of(seat)),
+        Event::Neutral { x, y } => format!("a neutral piece appeared at {x} {y}"),
+        Event::End { reason, pieces } => {
+            let each: Vec<String> = pieces.iter().enumerate().map(|(s, n)| format!("{n} for {}", names.of(s))).collect();
+            format!("the game is over ({reason}); pieces: {}", words::and_list(&each))
+        }
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::MatchResult;
+    use crate::{GameKind, MatchResult};
 
     fn empty() -> Flit {
         let mut g = Flit::new(0);
@@ -507,5 +547,43 @@ mod tests {
             assert!(step.notices.contains(&(s, format!("{tx} {ty} 1"))));
         }
         assert_eq!(step.requests[0].seat, 1);
+    }
+
+    /// Each of Flit's events in words; what is not one of them is shown as
+    /// written.
+    #[test]
+    fn events_in_words() {
+        let names = ["alice".to_owned(), "bob".to_owned(), "carol".to_owned(), String::new()];
+        let cases = [
+            (
+                json!({"type": "move", "turn": 1, "seat": 0, "move": [3, 4, 5, 4], "changes": [[3, 4, 0], [5, 4, 1]]}),
+                "alice moved 3 4 → 5 4",
+            ),
+            (
+                json!({"type": "move", "turn": 2, "seat": 1, "move": [22, 20, 22, 21], "changes": [[22, 20, 0], [22, 21, 2], [22, 22, 2]]}),
+                "bob moved 22 20 → 22 21, taking a neutral piece",
+            ),
+            (
+                json!({"type": "move", "turn": 3, "seat": 2, "move": [0, 0, 31, 0], "changes": [[0, 0, 0], [31, 0, 3], [30, 0, 3], [31, 31, 3]]}),
+                "carol moved 0 0 → 31 0, taking 2 neutral pieces",
+            ),
+            (json!({"type": "pass", "turn": 4, "seat": 3}), "seat 4 passed"),
+            (json!({"type": "neutral", "x": 7, "y": 9}), "a neutral piece appeared at 7 9"),
+            (
+                json!({"type": "end", "reason": "a bot cannot be caught", "pieces": [40, 3, 2, 1]}),
+                "the game is over (a bot cannot be caught); pieces: 40 for alice, 3 for bob, 2 for carol and 1 for seat 4",
+            ),
+            // Malformed: a move without its changes, a seat that is no number.
+            (
+                json!({"type": "move", "seat": 0, "move": [3, 4, 5, 4]}),
+                r#"move {"move":[3,4,5,4],"seat":0} (an event this viewer cannot put in words)"#,
+            ),
+            (json!({"type": "pass", "seat": "x"}), r#"pass {"seat":"x"} (an event this viewer cannot put in words)"#),
+            (json!({"type": "wall", "cell": 5}), r#"wall {"cell":5} (an event this viewer cannot put in words)"#),
+        ];
+        for (event, sentence) in cases {
+            assert_eq!(GameKind::Flit.event_sentence(&event, Names(&names)), sentence, "{event}");
+        }
+        assert_eq!(GameKind::Flit.seat_roles(4), vec![None; 4]);
     }
 }

@@ -21,10 +21,13 @@ pub mod slime;
 pub mod snake;
 pub mod target;
 pub mod view;
+pub mod words;
 
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
+
+use crate::words::{Names, SeatRole};
 
 /// A player's place in a match, 0-based (bots are "1 to 4" in the seeds'
 /// protocols; the protocol text uses the seeds' numbering).
@@ -225,6 +228,35 @@ impl GameKind {
             GameKind::Slime => TimePolicy { per_move: ms(100), on_timeout: OnTimeout::Soft { hard: ms(2000) } },
             GameKind::Linkage => TimePolicy { per_move: ms(5000), on_timeout: OnTimeout::Forfeits },
         }
+    }
+
+    /// What each of a match's `seats` seats is, in words, where the game
+    /// gives seats different roles (Linkage's More and Fewer, Snake's
+    /// rotated second seat); `None` for a seat like any other.
+    pub fn seat_roles(self, seats: usize) -> Vec<Option<SeatRole>> {
+        (0..seats)
+            .map(|s| match self {
+                GameKind::Flit => flit::seat_role(s),
+                GameKind::Slime => slime::seat_role(s),
+                GameKind::Linkage => linkage::seat_role(s),
+                GameKind::Target => target::seat_role(s),
+                GameKind::Snake => snake::seat_role(s),
+            })
+            .collect()
+    }
+
+    /// One of the game's replay events as a short sentence that names the
+    /// bots (see [`words`]); an event the game does not know, or one
+    /// missing its fields, is shown as written.
+    pub fn event_sentence(self, event: &serde_json::Value, names: Names) -> String {
+        let sentence = match self {
+            GameKind::Flit => flit::event_sentence(event, names),
+            GameKind::Slime => slime::event_sentence(event, names),
+            GameKind::Linkage => linkage::event_sentence(event, names),
+            GameKind::Target => target::event_sentence(event, names),
+            GameKind::Snake => snake::event_sentence(event, names),
+        };
+        sentence.unwrap_or_else(|| words::not_understood(event))
     }
 
     /// A referee for a new match with `seats` players, reproducible from `seed`.

@@ -24,9 +24,11 @@
 //! * Decisions: a bot over the time limit forfeits (the seed disqualified
 //!   it); so does an illegal order (a careful host does not guess a move).
 
-use serde_json::json;
+use serde::Deserialize;
+use serde_json::{json, Value};
 
 use crate::view::{Legend, LegendEntry, Mark, View};
+use crate::words::{Names, SeatRole};
 use crate::{Judgement, MatchResult, Referee, Reply, Request, Seat, SeatResult, Step, Verdict};
 
 pub const SIZE: usize = 7;
@@ -329,9 +331,61 @@ impl Referee for Linkage {
     }
 }
 
+/// More (seat 0) plays first and wants many groups, Fewer (seat 1) few:
+/// the one thing that tells the two bots apart.
+pub fn seat_role(seat: Seat) -> Option<SeatRole> {
+    let (name, note) = match seat {
+        0 => ("More", format!("plays first; wins with {GROUPS_FOR_MORE} or more groups")),
+        1 => ("Fewer", format!("wins with fewer than {GROUPS_FOR_MORE} groups")),
+        _ => return None,
+    };
+    Some(SeatRole { name: name.to_owned(), note })
+}
+
+/// Linkage's replay events, as [`Linkage::apply`] writes them.
+#[derive(Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+enum Event {
+    Place { seat: Seat, order: String },
+    Skip { seat: Seat },
+    Forfeit { seat: Seat, reason: String },
+    End { groups: usize },
+}
+
+/// An event in words, cells as the orders write them (`B3`); `None` if it
+/// is not one of Linkage's.
+pub fn event_sentence(event: &Value, names: Names) -> Option<String> {
+    let role = |seat: Seat| seat_role(seat).map(|r| format!("{} ({})", names.of(seat), r.name)).unwrap_or_else(|| names.of(seat));
+    Some(match crate::words::parse::<Event>(event)? {
+        Event::Place { seat, order } => {
+            // A normalised order: colour letter, cell, cell (`RB3B4`).
+            let b = order.as_bytes();
+            let cell = |i: usize| (b'A'..=b'G').contains(&b[i]) && (b'1'..=b'7').contains(&b[i + 1]);
+            if b.len() != 5 || !cell(1) || !cell(3) {
+                return None;
+            }
+            let colour = match b[0] {
+                b'R' => "red",
+                b'B' => "blue",
+                b'G' => "green",
+                b'Y' => "yellow",
+                _ => return None,
+            };
+            format!("{} placed a {colour} domino on {} and {}", names.of(seat), &order[1..3], &order[3..5])
+        }
+        Event::Skip { seat } => format!("{} skipped", names.of(seat)),
+        Event::Forfeit { seat, reason } => format!("{} forfeited: {reason}", names.of(seat)),
+        Event::End { groups } if groups >= GROUPS_FOR_MORE => {
+            format!("the game is over with {groups} groups, {GROUPS_FOR_MORE} or more: {} wins", role(0))
+        }
+        Event::End { groups } => format!("the game is over with {groups} groups, fewer than {GROUPS_FOR_MORE}: {} wins", role(1)),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::GameKind;
 
     /// The original game (Ethan Larson's Linkage, to whose rules the seed
     /// sends its readers): a pass lifts the restriction. Here every empty
@@ -469,5 +523,51 @@ mod tests {
         assert!(g.has_move(0));
         assert!(matches!(play(&mut g, "RA1B1"), Verdict::Accepted { .. }));
         assert!(g.step().is_none(), "all dominoes played");
+    }
+
+    /// Each of Linkage's events in words; what is not one of them is shown
+    /// as written.
+    #[test]
+    fn events_in_words() {
+        let names = ["alice".to_owned(), "bob".to_owned()];
+        let cases = [
+            (json!({"type": "place", "seat": 0, "order": "RB3B4"}), "alice placed a red domino on B3 and B4"),
+            (json!({"type": "place", "seat": 1, "order": "YA1A2"}), "bob placed a yellow domino on A1 and A2"),
+            (json!({"type": "place", "seat": 1, "order": "GG6G7"}), "bob placed a green domino on G6 and G7"),
+            (json!({"type": "place", "seat": 0, "order": "BC1D1"}), "alice placed a blue domino on C1 and D1"),
+            (json!({"type": "skip", "seat": 1}), "bob skipped"),
+            (json!({"type": "forfeit", "seat": 0, "reason": "no order in time"}), "alice forfeited: no order in time"),
+            (json!({"type": "end", "groups": 13}), "the game is over with 13 groups, 12 or more: alice (More) wins"),
+            (json!({"type": "end", "groups": 12}), "the game is over with 12 groups, 12 or more: alice (More) wins"),
+            (json!({"type": "end", "groups": 11}), "the game is over with 11 groups, fewer than 12: bob (Fewer) wins"),
+            // Malformed: an order that is no order, a count that is no number.
+            (
+                json!({"type": "place", "seat": 0, "order": "PB3B4"}),
+                r#"place {"order":"PB3B4","seat":0} (an event this viewer cannot put in words)"#,
+            ),
+            (
+                json!({"type": "place", "seat": 0, "order": "RB3"}),
+                r#"place {"order":"RB3","seat":0} (an event this viewer cannot put in words)"#,
+            ),
+            (
+                json!({"type": "place", "seat": 0, "order": "Ré3B4"}),
+                r#"place {"order":"Ré3B4","seat":0} (an event this viewer cannot put in words)"#,
+            ),
+            (
+                json!({"type": "place", "seat": 0, "order": "RB3H4"}),
+                r#"place {"order":"RB3H4","seat":0} (an event this viewer cannot put in words)"#,
+            ),
+            (json!({"type": "end", "groups": -1}), r#"end {"groups":-1} (an event this viewer cannot put in words)"#),
+        ];
+        for (event, sentence) in cases {
+            assert_eq!(GameKind::Linkage.event_sentence(&event, Names(&names)), sentence, "{event}");
+        }
+    }
+
+    #[test]
+    fn more_and_fewer() {
+        let roles = GameKind::Linkage.seat_roles(2);
+        let named: Vec<(&str, &str)> = roles.iter().map(|r| r.as_ref().map(|r| (r.name.as_str(), r.note.as_str())).unwrap()).collect();
+        assert_eq!(named, [("More", "plays first; wins with 12 or more groups"), ("Fewer", "wins with fewer than 12 groups")]);
     }
 }

@@ -7,14 +7,18 @@
 //! fresh referee fed the recorded answers passes through the same states.
 //! That gives viewers a picture of every turn ([`frames`]) without replays
 //! carrying a board per turn, and lets anyone check a replay against the
-//! rules ([`check`]). The JSON shape is pinned by a golden file
-//! (`games/tests/golden/replay.json`); what each game's events mean is on
-//! its page in `docs/games/`, the envelope in `docs/replay.md`.
+//! rules ([`check`]). The JSON shapes are pinned by golden files
+//! (`games/tests/golden/replay.json`, `frames.json`); what each game's
+//! events mean is on its page in `docs/games/`, the envelope in
+//! `docs/replay.md`. The frames carry the match in words too (the seats'
+//! roles, each turn's events as sentences, [`crate::words`]): the viewer
+//! has the replay's JSON, but only the rules know what it means.
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::view::{Legend, Mark, View};
+use crate::words::{Names, SeatRole};
 use crate::{GameKind, Judgement, Referee, Reply, Seat, SeatResult, TimePolicy};
 
 /// A whole match as recorded.
@@ -218,6 +222,10 @@ pub struct Frames {
     pub width: usize,
     pub height: usize,
     pub legend: Legend,
+    /// What each seat is, by seat, where the game gives seats different
+    /// roles (Linkage's More and Fewer); `null` for a seat like any other.
+    /// Frames kept by servers before it have none.
+    pub roles: Vec<Option<SeatRole>>,
     pub frames: Vec<Frame>,
 }
 
@@ -232,19 +240,26 @@ pub struct Frame {
     pub changes: Vec<(usize, char)>,
     pub marks: Vec<Mark>,
     pub caption: String,
+    /// The turn's events in words, one sentence each, naming the bots
+    /// ([`GameKind::event_sentence`]); absent for a frame without events
+    /// (and in frames kept by servers before it).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub sentences: Vec<String>,
 }
 
 /// The frames of a replay: the initial picture and one after each turn.
 pub fn frames(replay: &Replay) -> Result<Frames, String> {
     let mut out: Option<Frames> = None;
     let mut previous: Option<View> = None;
-    replay_through(replay, |referee, turn, _, _| {
+    let names: Vec<String> = replay.seats.iter().map(|s| s.name.clone()).collect();
+    replay_through(replay, |referee, turn, _, events| {
         let v = referee.view();
         let frames = out.get_or_insert_with(|| Frames {
             game: replay.game.name(),
             width: v.width,
             height: v.height,
             legend: referee.legend(),
+            roles: replay.game.seat_roles(replay.seats.len()),
             frames: Vec::new(),
         });
         let changes = match &previous {
@@ -259,6 +274,7 @@ pub fn frames(replay: &Replay) -> Result<Frames, String> {
             changes,
             marks: v.marks.clone(),
             caption: v.caption.clone(),
+            sentences: events.iter().map(|e| replay.game.event_sentence(e, Names(&names))).collect(),
         });
         previous = Some(v);
         Ok(())
@@ -377,6 +393,49 @@ mod tests {
         // Turn 4: seat 3 jumps from (7, 7) to (5, 5).
         assert_eq!(f.frames[4].changes, vec![(45, '3'), (63, '.')]);
         assert_eq!(f.frames[4].caption, "turn 4: squares 2 1 1 1");
+        // Each turn in words; these seats have no names. No words before
+        // the first move, and none written.
+        let said: Vec<Vec<String>> = f.frames.iter().map(|fr| fr.sentences.clone()).collect();
+        let want = [
+            &[][..],
+            &["seat 1 spread 0 0 → 1 1, now holding 2 squares"],
+            &["seat 2 passed"],
+            &["seat 3 passed"],
+            &["seat 4 jumped 7 7 → 5 5, now holding 1 square"],
+        ];
+        assert_eq!(said, want.map(|w| w.iter().map(|x| x.to_string()).collect::<Vec<_>>()));
+        assert!(serde_json::to_value(&f.frames[0]).unwrap().get("sentences").is_none());
+        assert_eq!(f.roles, vec![None; 4]);
+    }
+
+    /// Linkage's frames say which bot is More and which Fewer, and name
+    /// them in each turn's words.
+    #[test]
+    fn frames_carry_the_seats_roles_and_the_turns_in_words() {
+        let r = Replay::from_value(&json!({
+            "game": "linkage", "seed": 0, "seats": [{"name": "alice"}, {"name": "bob"}],
+            "turns": [
+                {"answers": [{"seat": 0, "answer": "RB3B4"}]},
+                {"answers": [{"seat": 1, "answer": "ya1a2"}]},
+                {"answers": [{"seat": 0, "timeout": true}]},
+            ],
+        }))
+        .unwrap();
+        let f = frames(&r).unwrap();
+        let roles: Vec<&str> = f.roles.iter().map(|r| r.as_ref().unwrap().name.as_str()).collect();
+        assert_eq!(roles, ["More", "Fewer"]);
+        let said: Vec<Vec<String>> = f.frames.iter().map(|fr| fr.sentences.clone()).collect();
+        assert_eq!(
+            said,
+            [
+                vec![],
+                vec!["alice placed a red domino on B3 and B4".to_owned()],
+                vec!["bob placed a yellow domino on A1 and A2".to_owned()],
+                vec!["alice forfeited: no order in time".to_owned()],
+            ]
+        );
+        let v = serde_json::to_value(&f).unwrap();
+        assert_eq!(v["roles"][1], json!({"name": "Fewer", "note": "wins with fewer than 12 groups"}));
     }
 
     #[test]

@@ -22,9 +22,11 @@
 //!   Score = squares held; matches of a round robin are averaged by the
 //!   scheduler.
 
-use serde_json::json;
+use serde::Deserialize;
+use serde_json::{json, Value};
 
 use crate::view::{self, Mark, View};
+use crate::words::{self, Names, SeatRole};
 use crate::{parse_coordinates, results_by_score, Judgement, Referee, Reply, Request, Seat, SeatResult, Step, Verdict};
 
 pub const SIZE: usize = 8;
@@ -215,9 +217,43 @@ impl Referee for Slime {
     }
 }
 
+/// Every player plays the same game from its own corner: no seat has a
+/// role.
+pub fn seat_role(_seat: Seat) -> Option<SeatRole> {
+    None
+}
+
+/// Slime's replay events, as [`Slime::apply`] writes them: a move (its
+/// type is the action) with the board after it, or a pass.
+#[derive(Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+enum Event {
+    Spread { seat: Seat, from: [usize; 2], to: [usize; 2], board: Vec<String> },
+    Jump { seat: Seat, from: [usize; 2], to: [usize; 2], board: Vec<String> },
+    Merge { seat: Seat, from: [usize; 2], to: [usize; 2], board: Vec<String> },
+    Pass { seat: Seat },
+}
+
+/// An event in words, places as `row col` like the protocol's answers,
+/// with the squares the mover holds after it; `None` if it is not one of
+/// Slime's.
+pub fn event_sentence(event: &Value, names: Names) -> Option<String> {
+    let (verb, seat, [r0, c0], [r1, c1], board) = match words::parse::<Event>(event)? {
+        Event::Spread { seat, from, to, board } => ("spread", seat, from, to, board),
+        Event::Jump { seat, from, to, board } => ("jumped", seat, from, to, board),
+        Event::Merge { seat, from, to, board } => ("merged", seat, from, to, board),
+        Event::Pass { seat } => return Some(format!("{} passed", names.of(seat))),
+    };
+    // The board writes player p (seat p - 1) as the digit p.
+    let mark = char::from_digit(seat as u32 + 1, 10)?;
+    let held = board.iter().flat_map(|row| row.chars()).filter(|&c| c == mark).count();
+    Some(format!("{} {verb} {r0} {c0} → {r1} {c1}, now holding {}", names.of(seat), words::count(held, "square", "squares")))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::GameKind;
 
     /// The three examples of the seed: (move, board before, board after).
     #[test]
@@ -300,5 +336,44 @@ mod tests {
         }
         assert!(g.step().is_none());
         assert_eq!(g.result().unwrap()[0].score, 1.0);
+    }
+
+    /// Each of Slime's events in words, with the mover's squares counted on
+    /// the board the event carries; what is not one of them is shown as
+    /// written.
+    #[test]
+    fn events_in_words() {
+        let names = ["alice".to_owned(), "bob".to_owned(), "carol".to_owned(), "dave".to_owned()];
+        let board = ["11.....2", "11......", "........", "........", "........", "........", "........", "3.....44"];
+        let cases = [
+            (
+                json!({"type": "spread", "seat": 0, "from": [0, 0], "to": [1, 1], "board": board}),
+                "alice spread 0 0 → 1 1, now holding 4 squares",
+            ),
+            (
+                json!({"type": "jump", "seat": 1, "from": [0, 7], "to": [0, 5], "board": board}),
+                "bob jumped 0 7 → 0 5, now holding 1 square",
+            ),
+            (
+                json!({"type": "merge", "seat": 3, "from": [7, 7], "to": [7, 6], "board": board}),
+                "dave merged 7 7 → 7 6, now holding 2 squares",
+            ),
+            (json!({"type": "pass", "seat": 2}), "carol passed"),
+            (json!({"type": "pass", "seat": 5}), "seat 6 passed"),
+            // Malformed: a move without its board, a place with one number.
+            (
+                json!({"type": "spread", "seat": 0, "from": [0, 0], "to": [1, 1]}),
+                r#"spread {"from":[0,0],"seat":0,"to":[1,1]} (an event this viewer cannot put in words)"#,
+            ),
+            (
+                json!({"type": "jump", "seat": 0, "from": [0], "to": [1, 1], "board": []}),
+                r#"jump {"board":[],"from":[0],"seat":0,"to":[1,1]} (an event this viewer cannot put in words)"#,
+            ),
+            (json!({"seat": 0}), r#"{"seat":0} (not a game event)"#),
+        ];
+        for (event, sentence) in cases {
+            assert_eq!(GameKind::Slime.event_sentence(&event, Names(&names)), sentence, "{event}");
+        }
+        assert_eq!(GameKind::Slime.seat_roles(4), vec![None; 4]);
     }
 }

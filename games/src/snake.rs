@@ -19,9 +19,11 @@
 //! Unlike the original server, each bot is timed on its own clock (the
 //! runner asks both at once), so the second bot has no advantage.
 
-use serde_json::json;
+use serde::Deserialize;
+use serde_json::{json, Value};
 
 use crate::view::{self, Mark, View};
+use crate::words::{self, Names, SeatRole};
 use crate::{competition_ranks, Judgement, MatchResult, Referee, Reply, Request, Seat, SeatResult, Step, Verdict};
 
 pub const SIZE: usize = 32;
@@ -52,6 +54,14 @@ impl Dir {
             Dir::Down => Dir::Up,
             Dir::Left => Dir::Right,
             Dir::Right => Dir::Left,
+        }
+    }
+    fn word(self) -> &'static str {
+        match self {
+            Dir::Up => "up",
+            Dir::Down => "down",
+            Dir::Left => "left",
+            Dir::Right => "right",
         }
     }
     fn letter(self) -> &'static str {
@@ -267,9 +277,63 @@ impl Referee for Snake {
     }
 }
 
+/// The second seat sees the board turned 180° and answers in that frame,
+/// which a viewer of the board must be told: its `u` moves down.
+pub fn seat_role(seat: Seat) -> Option<SeatRole> {
+    (seat == 1).then(|| SeatRole {
+        name: "rotated 180°".to_owned(),
+        note: "sees the board turned 180° and answers in that frame: its u moves down on the board, its l moves right".to_owned(),
+    })
+}
+
+/// Snake's replay events, as [`Snake::apply`] writes them.
+#[derive(Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+enum Event {
+    /// `moves` are board directions (seat 1's already turned back).
+    Move {
+        moves: Vec<Option<String>>,
+    },
+    Crash {
+        seat: Seat,
+        reason: String,
+    },
+}
+
+/// An event in words, directions as they are on the board; the second
+/// seat's moves also as it answered them, in its rotated frame. `None` if
+/// it is not one of Snake's.
+pub fn event_sentence(event: &Value, names: Names) -> Option<String> {
+    Some(match words::parse::<Event>(event)? {
+        Event::Move { moves } => {
+            if moves.is_empty() {
+                return None;
+            }
+            let each = moves.iter().enumerate().map(|(seat, m)| {
+                let name = names.of(seat);
+                Some(match m {
+                    None => format!("{name} made no move"),
+                    Some(m) => {
+                        let d = Dir::parse(m)?;
+                        // The seat with a role is the one answering rotated.
+                        if seat_role(seat).is_some() {
+                            format!("{name} went {} (answered {} in its rotated frame)", d.word(), d.rotated().letter())
+                        } else {
+                            format!("{name} went {}", d.word())
+                        }
+                    }
+                })
+            });
+            words::and_list(&each.collect::<Option<Vec<String>>>()?)
+        }
+        Event::Crash { seat, reason } => format!("{} crashed: {reason}", names.of(seat)),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::GameKind;
 
     fn play(g: &mut Snake, a: &str, b: &str) -> Vec<serde_json::Value> {
         g.step().unwrap();
@@ -388,5 +452,60 @@ mod tests {
         let end = g.step().unwrap();
         assert_eq!(end.notices, vec![(0, "LOSS".to_owned()), (1, "WIN".to_owned())]);
         assert!(g.step().is_none());
+    }
+
+    /// Each of Snake's events in words, the second seat's moves on the
+    /// board and as it answered them; what is not one of them is shown as
+    /// written.
+    #[test]
+    fn events_in_words() {
+        let names = ["alice".to_owned(), "bob".to_owned()];
+        let cases = [
+            // Both answered u: seat 1's u is a move down on the board.
+            (
+                json!({"type": "move", "turn": 1, "moves": ["u", "d"], "heads": [452, 571]}),
+                "alice went up and bob went down (answered u in its rotated frame)",
+            ),
+            (
+                json!({"type": "move", "turn": 2, "moves": ["l", "u"], "heads": [451, 539]}),
+                "alice went left and bob went up (answered d in its rotated frame)",
+            ),
+            (
+                json!({"type": "move", "turn": 3, "moves": ["r", "l"], "heads": [452, 538]}),
+                "alice went right and bob went left (answered r in its rotated frame)",
+            ),
+            (
+                json!({"type": "move", "turn": 4, "moves": [null, "r"], "heads": [452, 539]}),
+                "alice made no move and bob went right (answered l in its rotated frame)",
+            ),
+            (json!({"type": "crash", "seat": 1, "reason": "hit a trail"}), "bob crashed: hit a trail"),
+            (json!({"type": "crash", "seat": 0, "reason": "head-on collision"}), "alice crashed: head-on collision"),
+            // Malformed: a direction no snake has, no moves at all, a crash
+            // without its reason.
+            (json!({"type": "move", "moves": ["x", "u"]}), r#"move {"moves":["x","u"]} (an event this viewer cannot put in words)"#),
+            (json!({"type": "move", "moves": []}), r#"move {"moves":[]} (an event this viewer cannot put in words)"#),
+            (json!({"type": "crash", "seat": 0}), r#"crash {"seat":0} (an event this viewer cannot put in words)"#),
+        ];
+        for (event, sentence) in cases {
+            assert_eq!(GameKind::Snake.event_sentence(&event, Names(&names)), sentence, "{event}");
+        }
+    }
+
+    /// What the referee writes is what the sentences read: the second
+    /// seat's u, from the start, is a move down said as such.
+    #[test]
+    fn the_second_seats_moves_in_words() {
+        let mut g = Snake::new();
+        let events = play(&mut g, "u", "u");
+        let names = ["alice".to_owned(), "bob".to_owned()];
+        assert_eq!(
+            GameKind::Snake.event_sentence(&events[0], Names(&names)),
+            "alice went up and bob went down (answered u in its rotated frame)"
+        );
+        let roles = GameKind::Snake.seat_roles(2);
+        assert!(roles[0].is_none());
+        let second = roles[1].as_ref().unwrap();
+        assert_eq!(second.name, "rotated 180°");
+        assert!(second.note.contains("its u moves down on the board"), "{}", second.note);
     }
 }

@@ -33,9 +33,11 @@ use std::collections::VecDeque;
 
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
-use serde_json::json;
+use serde::Deserialize;
+use serde_json::{json, Value};
 
 use crate::view::{self, Legend, LegendEntry, Mark, View};
+use crate::words::{self, Names, SeatRole};
 use crate::{Judgement, MatchResult, Referee, Reply, Request, Seat, SeatResult, Step, Verdict};
 
 pub const SIZE: usize = 32;
@@ -318,9 +320,47 @@ impl Referee for Target {
     }
 }
 
+/// Every bot hunts the same target by the same rules: no seat has a role.
+pub fn seat_role(_seat: Seat) -> Option<SeatRole> {
+    None
+}
+
+/// Target's replay events, as [`Target::apply`] writes them.
+#[derive(Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+enum Event {
+    Move { moves: Vec<u8>, positions: Vec<usize> },
+    Wall { cell: usize },
+}
+
+/// An event in words, places as the cell numbers the requests carry;
+/// `None` if it is not one of Target's. A move says where each bot headed
+/// (the digit its answer counted as) and where it is now: a move into a
+/// wall or a cell another bot wanted leaves it where it was.
+pub fn event_sentence(event: &Value, names: Names) -> Option<String> {
+    Some(match words::parse::<Event>(event)? {
+        Event::Move { moves, positions } => {
+            if moves.len() != positions.len() || moves.is_empty() {
+                return None;
+            }
+            let each = moves.iter().zip(&positions).enumerate().map(|(seat, (&digit, &cell))| {
+                let name = names.of(seat);
+                Some(match digit {
+                    2 => format!("{name} stayed at {cell}"),
+                    0 | 1 | 3 | 4 => format!("{name} headed {} (now at {cell})", ["up", "left", "", "right", "down"][digit as usize]),
+                    _ => return None,
+                })
+            });
+            words::and_list(&each.collect::<Option<Vec<String>>>()?)
+        }
+        Event::Wall { cell } => format!("a wall went up at {cell}"),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::GameKind;
 
     /// "Play continues until no wall can be placed for 10 consecutive
     /// turns": the turn whose wall takes the last qualifying cell is a turn
@@ -457,5 +497,43 @@ mod tests {
         assert_eq!(r.iter().map(|s| s.score).collect::<Vec<_>>(), vec![1.0, 1.0, 0.0]);
         assert_eq!(r[0].result, MatchResult::Tie);
         assert_eq!(r[2].rank, 3);
+    }
+
+    /// Each of Target's events in words; what is not one of them is shown
+    /// as written.
+    #[test]
+    fn events_in_words() {
+        let names = ["alice".to_owned(), "bob".to_owned(), "carol".to_owned()];
+        let cases = [
+            (
+                json!({"type": "move", "turn": 1, "moves": [3, 2, 0], "positions": [246, 195, 12]}),
+                "alice headed right (now at 246), bob stayed at 195 and carol headed up (now at 12)",
+            ),
+            (
+                json!({"type": "move", "turn": 9, "moves": [1, 4], "positions": [0, 1023]}),
+                "alice headed left (now at 0) and bob headed down (now at 1023)",
+            ),
+            (
+                json!({"type": "move", "turn": 9, "moves": [2, 2, 2, 2], "positions": [1, 2, 3, 4]}),
+                "alice stayed at 1, bob stayed at 2, carol stayed at 3 and seat 4 stayed at 4",
+            ),
+            (json!({"type": "wall", "cell": 517}), "a wall went up at 517"),
+            // Malformed: a digit no move has, moves and positions that do
+            // not pair up, a cell that is no number.
+            (
+                json!({"type": "move", "moves": [7], "positions": [5]}),
+                r#"move {"moves":[7],"positions":[5]} (an event this viewer cannot put in words)"#,
+            ),
+            (
+                json!({"type": "move", "moves": [2, 2], "positions": [5]}),
+                r#"move {"moves":[2,2],"positions":[5]} (an event this viewer cannot put in words)"#,
+            ),
+            (json!({"type": "wall", "cell": "x"}), r#"wall {"cell":"x"} (an event this viewer cannot put in words)"#),
+            (json!({"type": "found", "seat": 2}), r#"found {"seat":2} (an event this viewer cannot put in words)"#),
+        ];
+        for (event, sentence) in cases {
+            assert_eq!(GameKind::Target.event_sentence(&event, Names(&names)), sentence, "{event}");
+        }
+        assert_eq!(GameKind::Target.seat_roles(16), vec![None; 16]);
     }
 }

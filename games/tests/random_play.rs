@@ -1,9 +1,11 @@
 //! Random matches of every game, played by random bots that speak each
 //! game's protocol text (so the text is exercised too). For every match:
-//! it ends, every answer is judged, results are well formed, and replaying
-//! the recorded answers through a fresh referee with the same seed gives the
-//! same judgements, events and result (a replay is checkable against the rules).
+//! it ends, every answer is judged, every event can be put in words,
+//! results are well formed, and replaying the recorded answers through a
+//! fresh referee with the same seed gives the same judgements, events and
+//! result (a replay is checkable against the rules).
 
+use koth_games::words::{self, Names};
 use koth_games::{competition_ranks, GameKind, Reply, Seat, Step};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -113,6 +115,8 @@ struct Record {
 fn play(game: GameKind, seats: usize, seed: u64) -> Record {
     let mut referee = game.referee(seats, seed).unwrap();
     let mut bots: Vec<RandomBot> = (0..seats).map(|s| RandomBot::new(game, seed * 31 + s as u64)).collect();
+    let names: Vec<String> = (0..seats).map(|s| format!("bot{s}")).collect();
+    let names = Names(&names);
     let mut rec = Record { answers: vec![], judgements: vec![], events: vec![], result: serde_json::Value::Null, turns: 0 };
     while let Some(Step { notices, requests }) = referee.step() {
         for (s, line) in &notices {
@@ -127,6 +131,9 @@ fn play(game: GameKind, seats: usize, seed: u64) -> Record {
         assert_eq!(judgements.len(), replies.len(), "{game:?}: one judgement per answer");
         for e in &events {
             assert!(e["type"].is_string(), "{game:?}: event without a type: {e}");
+            // Every event the rules write has its sentence.
+            let sentence = game.event_sentence(e, names);
+            assert_ne!(sentence, words::not_understood(e), "{game:?}: an event with no words");
         }
         rec.answers.push(replies);
         rec.judgements.push(serde_json::to_value(&judgements).unwrap());

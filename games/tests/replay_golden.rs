@@ -2,7 +2,8 @@
 //! equal the golden file byte for byte (a change to the shape is a change
 //! to a stored and served contract: update the file on purpose with
 //! `UPDATE_GOLDEN=1 cargo test -p koth-games --test replay_golden`), and
-//! replays written by older engines must still read.
+//! replays written by older engines must still read. The viewer's frames
+//! of the same replay are pinned the same way (`golden/frames.json`).
 
 use koth_games::replay::{self, Answer, EndedBy, MoveTime, Recorded, Replay, ReplaySeat, Turn};
 use koth_games::{GameKind, Reply};
@@ -66,6 +67,23 @@ fn the_replay_shape_is_the_golden_file() {
     // The seed is a string: JavaScript's numbers would round it.
     let v: serde_json::Value = serde_json::from_str(&golden).unwrap();
     assert_eq!(v["seed"], "2313453884618432439");
+}
+
+/// The frames the viewer draws are a served and stored contract too: kept
+/// beside the replay (gzip) once drawn, so a page must read frames of any
+/// age, and new fields are additions a page may find missing.
+#[test]
+fn the_frames_shape_is_the_golden_file() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden/frames.json");
+    let written = serde_json::to_string_pretty(&replay::frames(&two_turns()).unwrap()).unwrap() + "\n";
+    if std::env::var("UPDATE_GOLDEN").is_ok() {
+        std::fs::write(&path, &written).unwrap();
+    }
+    let golden = std::fs::read_to_string(&path).expect("tests/golden/frames.json (UPDATE_GOLDEN=1 writes it)");
+    assert_eq!(written, golden, "the frames' JSON changed; if on purpose, UPDATE_GOLDEN=1 and say so in docs/replay.md");
+    // The turns in words name the bots.
+    let v: serde_json::Value = serde_json::from_str(&golden).unwrap();
+    assert_eq!(v["frames"][1]["sentences"][0], "still.c headed right (now at 246) and crasher.py stayed at 195");
 }
 
 #[test]

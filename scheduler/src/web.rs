@@ -317,6 +317,16 @@ mod tests {
         assert!(html.contains("&lt;script&gt;"), "{html}");
     }
 
+    /// The script draws seats in the colours the games' legends were
+    /// checked against (`koth_games::view::SEAT_COLOURS`).
+    #[test]
+    fn the_scripts_seat_colours_are_the_games() {
+        let start = APP_JS.find("const SEAT_COLOURS = [").expect("SEAT_COLOURS in app.js") + "const SEAT_COLOURS = [".len();
+        let list = &APP_JS[start..start + APP_JS[start..].find(']').unwrap()];
+        let colours: Vec<&str> = list.split(',').map(|c| c.trim().trim_matches('\'')).collect();
+        assert_eq!(colours, koth_games::view::SEAT_COLOURS);
+    }
+
     #[test]
     fn every_game_has_a_protocol_page() {
         for g in koth_games::GameKind::ALL {

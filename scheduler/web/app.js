@@ -6,7 +6,10 @@
 'use strict';
 
 const TOKEN_KEY = 'koth.token';
-const SEAT_COLOURS = ['#e6194b', '#3cb44b', '#4363d8', '#f58231', '#911eb4', '#42d4f4', '#f032e6', '#bfef45',
+// koth_games::view::SEAT_COLOURS, which a test holds equal: no game's
+// legend looks like one of its seats (Linkage's dominoes are red, blue,
+// green and yellow, so seats 1 and 2 are purple and cyan).
+const SEAT_COLOURS = ['#911eb4', '#42d4f4', '#e6194b', '#3cb44b', '#4363d8', '#f58231', '#f032e6', '#bfef45',
   '#fabed4', '#469990', '#dcbeff', '#9a6324', '#800000', '#aaffc3', '#808000', '#000075'];
 const SEAT_CODES = '0123456789abcdef';
 
@@ -362,6 +365,18 @@ async function replayViewer(m, box) {
     const row = document.querySelectorAll('#seats tbody tr')[i];
     if (st.status && row) row.lastElementChild.textContent = st.status;
   });
+  // What each seat is, where the game gives seats roles (Linkage's More and
+  // Fewer): beside the bot's name in the seats, the legend and the turn's
+  // moves, with what it means under the name in the seats. Frames kept by
+  // older servers have no roles, and no events in words.
+  const inWords = Array.isArray(frames.roles);
+  const roles = frames.roles || [];
+  const roleTag = seat => roles[seat] ? el('span', { class: 'role', 'data-seat': seat, title: roles[seat].note }, roles[seat].name) : '';
+  m.seats.forEach((s, i) => {
+    const row = document.querySelectorAll('#seats tbody tr')[i];
+    if (!roles[s.seat] || !row) return;
+    row.children[1].append(' ', roleTag(s.seat), el('div', { class: 'role-note' }, roles[s.seat].note));
+  });
   const board = new Board(frames);
   const last = frames.frames.length - 1;
   const legend = new Map(frames.legend.map(e => [e.code, e]));
@@ -443,16 +458,19 @@ async function replayViewer(m, box) {
       const verdict = !j || j.verdict === 'gone' ? '' : j.verdict === 'accepted' ? 'ok' : j.verdict === 'timed_out' ? 'timed out' : 'invalid: ' + j.reason;
       const err = stderr[a.seat] ? stderr[a.seat].turns.filter(x => x.turn === k).map(x => x.text).join('') : null;
       return el('div', { class: 'move' + (tm.over_limit ? ' late' : ''), 'data-seat': a.seat },
-        el('div', { class: 'move-head' }, swatch(a.seat), ' ', el('strong', {}, seat ? seat.name : 'seat ' + a.seat),
+        el('div', { class: 'move-head' }, swatch(a.seat), ' ', el('strong', {}, seat ? seat.name : 'seat ' + a.seat), roleTag(a.seat),
           el('span', { class: 'ms' }, tm.wall_ms !== undefined ? `${fmt(tm.wall_ms, 2)} ms` : ''), tm.cpu_ms !== undefined ? el('span', { class: 'ms cpu' }, `cpu ${fmt(tm.cpu_ms, 2)} ms`) : ''),
         el('div', {}, el('code', { class: 'answer' }, said), ' ', el('span', { class: 'verdict' }, verdict)),
         err !== null ? el('pre', { class: 'stderr' }, err || '(nothing on stderr this turn)') : null);
     });
-    const events = (t.events || []).map(ev => {
-      const { type, ...rest } = ev; delete rest.board;
-      return el('li', {}, type, Object.keys(rest).length ? ' ' + JSON.stringify(rest) : '');
-    });
-    panel.replaceChildren(el('h3', {}, `Turn ${k}`), ...rows, el('ul', { class: 'events' }, events));
+    // The turn's events in the game's words; as the replay wrote them for
+    // frames drawn before there were words.
+    const events = inWords ? (frames.frames[k].sentences || []).map(sentence => el('li', {}, sentence))
+      : (t.events || []).map(ev => {
+        const { type, ...rest } = ev; delete rest.board;
+        return el('li', {}, type, Object.keys(rest).length ? ' ' + JSON.stringify(rest) : '');
+      });
+    panel.replaceChildren(el('h3', {}, `Turn ${k}`), ...rows, el('ul', { class: inWords ? 'events in-words' : 'events' }, events));
   }
   function go(n) { k = Math.max(0, Math.min(last, n)); draw(); }
   function play() {
@@ -463,7 +481,7 @@ async function replayViewer(m, box) {
   }
   function pause() { clearTimeout(timer); timer = null; playBtn.textContent = 'Play'; }
   slider.addEventListener('input', () => { pause(); go(Number(slider.value)); });
-  const legendItems = [...m.seats.map(s => el('span', { class: 'key' }, swatch(s.seat), ' ', s.name)),
+  const legendItems = [...m.seats.map(s => el('span', { class: 'key' }, swatch(s.seat), ' ', s.name, roleTag(s.seat))),
     ...frames.legend.map(e => {
       const sw = el('span', { class: 'swatch legend', 'data-code': e.code });
       sw.style.background = e.colour;
