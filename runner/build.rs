@@ -1,5 +1,5 @@
 //! Embed every `languages/<name>/language.json` (and `Dockerfile`) of the repository, so that
-//! adding a language is adding a folder.
+//! adding a language is adding a folder; and every starter kit, `starters/<game>/bot.<ext>`.
 
 use std::fmt::Write;
 use std::path::Path;
@@ -46,4 +46,30 @@ fn main() {
     out.push_str("];\n");
     let dest = Path::new(&std::env::var("OUT_DIR").unwrap()).join("languages.rs");
     std::fs::write(dest, out).unwrap();
+    starters();
+}
+
+fn starters() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../starters");
+    println!("cargo:rerun-if-changed={}", dir.display());
+    let mut files = Vec::new();
+    for game in std::fs::read_dir(&dir).expect("reading starters/").flatten().filter(|g| g.path().is_dir()) {
+        println!("cargo:rerun-if-changed={}", game.path().display());
+        for f in std::fs::read_dir(game.path()).unwrap().flatten().map(|f| f.path()) {
+            if f.is_file() && f.file_stem().is_some_and(|s| s == "bot") {
+                files.push((game.file_name().to_string_lossy().into_owned(), f));
+            }
+        }
+    }
+    files.sort();
+    let mut out = String::from(
+        "/// (game, file name, source) of every starter kit, embedded at build time.\npub static KITS: &[(&str, &str, &str)] = &[\n",
+    );
+    for (game, path) in &files {
+        println!("cargo:rerun-if-changed={}", path.display());
+        let name = path.file_name().unwrap().to_string_lossy();
+        writeln!(out, "    ({game:?}, {name:?}, include_str!({:?})),", path.canonicalize().unwrap().display().to_string()).unwrap();
+    }
+    out.push_str("];\n");
+    std::fs::write(Path::new(&std::env::var("OUT_DIR").unwrap()).join("starters.rs"), out).unwrap();
 }

@@ -345,6 +345,13 @@ async fn host_endpoints_challenges_history_sources_and_the_openapi_document() {
 
 /// The pages are shells filled by app.js from the API; they carry a strict
 /// Content-Security-Policy; unknown paths get a page, unknown API paths JSON.
+/// A GET's status and JSON body.
+async fn api_json(app: &axum::Router, uri: &str) -> (StatusCode, Value) {
+    let resp = app.clone().oneshot(Request::builder().uri(uri).body(Body::empty()).unwrap()).await.unwrap();
+    let st = resp.status();
+    (st, serde_json::from_slice(&axum::body::to_bytes(resp.into_body(), usize::MAX).await.unwrap()).unwrap())
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn pages_assets_and_security_headers() {
     let Some(pg) = postgres("api-pages") else { return };
@@ -372,6 +379,32 @@ async fn pages_assets_and_security_headers() {
     let (st, _, body) = get("/games/snake").await;
     assert_eq!(st, StatusCode::OK);
     assert!(body.contains("127.0.0.1:4040") && body.contains("<table") || body.contains("<p>"), "the protocol, as HTML");
+    // Starter kits: listed first on the game's page and in the API, each
+    // downloaded as the repository's file, under its name.
+    let kits = body.find("id=\"starter-kits\"").expect("the snake page offers starter kits");
+    assert!(kits < body.find("4040").unwrap(), "the kits come before the protocol's details");
+    let (_, games) = api_json(&app, "/api/games").await;
+    for g in games.as_array().unwrap() {
+        let game = g["name"].as_str().unwrap();
+        let langs: Vec<&str> = g["starters"].as_array().unwrap().iter().map(|k| k["language"].as_str().unwrap()).collect();
+        assert_eq!(langs, koth_runner::starters::LANGUAGES, "{game}");
+        for k in g["starters"].as_array().unwrap() {
+            let (st, headers, body) = get(k["url"].as_str().unwrap()).await;
+            assert_eq!(st, StatusCode::OK, "{k}");
+            let file = k["file"].as_str().unwrap();
+            let repo = std::fs::read_to_string(format!("{}/starters/{game}/{file}", env!("CARGO_MANIFEST_DIR"))).unwrap();
+            assert_eq!(body, repo, "{game}/{file}");
+            assert_eq!(headers["content-disposition"], format!("attachment; filename=\"{file}\"").as_str());
+            let (_, _, page) = get(&format!("/games/{game}")).await;
+            assert!(page.contains(&format!("href=\"{}\" download=\"{file}\"", k["url"].as_str().unwrap())), "{game} page lists {k}");
+        }
+    }
+    let (st, _, body) = get("/api/games/snake/starters/cobol").await;
+    assert_eq!(st, StatusCode::NOT_FOUND);
+    assert!(body.contains("snake has no starter kit in \\\"cobol\\\"; it has: python, c, cpp"), "{body}");
+    let (st, _, body) = get("/api/games/chess/starters/python").await;
+    assert_eq!(st, StatusCode::NOT_FOUND);
+    assert!(body.contains("game \\\"chess\\\" does not exist"), "{body}");
     let (st, _, body) = get("/games").await;
     assert_eq!(st, StatusCode::OK);
     assert!(body.contains("href=\"/games/linkage\""), "{body}");

@@ -131,6 +131,31 @@ fn finished_match_per_game(addr: &str) -> Vec<(String, i64)> {
     found
 }
 
+/// A Flit match (32,769 turns: seconds of play) a runner is playing now,
+/// early in its game.
+fn running_flit_match(addr: &str) -> i64 {
+    let deadline = Instant::now() + Duration::from_secs(300);
+    let ladders = get_json(addr, "/api/ladders");
+    let flit = ladders.as_array().unwrap().iter().find(|l| l["game"] == "flit").unwrap()["id"].as_i64().unwrap();
+    loop {
+        for m in get_json(addr, &format!("/api/ladders/{flit}/matches")).as_array().unwrap().iter().filter(|m| m["state"] == "queued") {
+            let info = get_json(addr, &format!("/api/matches/{}", m["match"]));
+            if info["running"] == true && info["progress"].as_i64().is_some_and(|t| t < 5000) {
+                return m["match"].as_i64().unwrap();
+            }
+        }
+        assert!(Instant::now() < deadline, "no Flit match was being played in 5 minutes");
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}
+
+/// The turn a live match page says it is at.
+async fn live_turn(c: &Client) -> Option<i64> {
+    let script = "const m = ((document.querySelector('#match-state') || {}).textContent || '').match(/turn (\\d+) so far/); \
+                  return m ? Number(m[1]) : null;";
+    c.execute(script, vec![]).await.unwrap().as_i64()
+}
+
 #[test]
 fn pages_in_a_real_browser() {
     let have = std::path::Path::new(CHROMIUM).exists() && std::path::Path::new(CHROMEDRIVER).exists();
@@ -166,6 +191,33 @@ async fn scenario(url: &str, addr: &str, data: &std::path::Path, shots: &std::pa
     c.goto(&format!("{url}/")).await.unwrap();
     until(&c, "the ladders", "document.querySelectorAll('#ladders tbody tr').length === 5", 20).await;
     shot(&c, shots, "home").await;
+
+    // A match being played: its page says so and follows its turns.
+    let mut watched = Vec::new();
+    for _ in 0..3 {
+        let live = tokio::task::block_in_place(|| running_flit_match(addr));
+        c.goto(&format!("{url}/matches/{live}")).await.unwrap();
+        let deadline = Instant::now() + Duration::from_secs(10);
+        watched.clear();
+        while Instant::now() < deadline && watched.len() < 2 {
+            if let Some(t) = live_turn(&c).await {
+                if watched.last() != Some(&t) {
+                    watched.push(t);
+                }
+            }
+            tokio::time::sleep(Duration::from_millis(250)).await;
+        }
+        if watched.len() >= 2 {
+            break;
+        }
+    }
+    assert!(watched.len() >= 2 && watched[0] < watched[1], "a live match's page shows its turns advancing: {watched:?}");
+    shot(&c, shots, "live-match").await;
+
+    // Every game's page offers its starter kits.
+    c.goto(&format!("{url}/games/linkage")).await.unwrap();
+    let kits = until(&c, "the starter kits", "document.querySelectorAll('#starter-kits a[download]').length", 20).await;
+    assert_eq!(kits, json!(7));
 
     // The replay viewer draws and plays a match of each game (as a visitor).
     for (game, id) in matches {

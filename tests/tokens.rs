@@ -248,3 +248,63 @@ async fn koth_login_saves_the_token_privately_and_logout_revokes_it() {
     let (ok, out) = tokio::task::block_in_place(|| koth(&config, &["logout"], ""));
     assert!(ok && out.contains("not signed in"), "{out}");
 }
+
+/// The first hour from the CLI: `koth signup` makes the account and saves
+/// its token privately (later commands use it); a taken name is refused
+/// with the server's reason and saves nothing; `koth starter` lists a
+/// game's kits and writes one, which is the repository's file and is
+/// accepted by the server as it is.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn koth_signup_then_a_starter_kit_submitted_as_it_is() {
+    use std::os::unix::fs::PermissionsExt;
+    let Some(pg) = postgres("signup-cli") else { return };
+    let pool = koth_scheduler::db::connect_and_migrate(&pg.url(), 4).await.unwrap();
+    let cfg = koth_scheduler::format::LadderConfig::default_for(koth_games::GameKind::Snake);
+    store::create_ladder(&pool, "snake", koth_games::GameKind::Snake, &cfg).await.unwrap();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let server = format!("http://{}", listener.local_addr().unwrap());
+    let app = koth_scheduler::api::router(pool.clone());
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    let config = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("koth-signup-config");
+    let _ = std::fs::remove_dir_all(&config);
+    let file = config.join("koth/login.json");
+
+    let (ok, out) = tokio::task::block_in_place(|| koth(&config, &["signup", "hana", "--server", &server], ""));
+    assert!(ok && out.contains("signed up on") && out.contains("as hana"), "{out}");
+    assert_eq!(std::fs::metadata(&file).unwrap().permissions().mode() & 0o777, 0o600);
+    let token = sqlx::query_scalar::<_, i64>("SELECT count(*) FROM api_tokens t JOIN users u ON u.id = t.user_id WHERE u.name = 'hana'")
+        .fetch_one(&pool)
+        .await
+        .unwrap();
+    assert_eq!(token, 1);
+    // The name is taken now: refused, and the saved login is left alone.
+    let saved = std::fs::read(&file).unwrap();
+    let (ok, out) = tokio::task::block_in_place(|| koth(&config, &["signup", "hana", "--server", &server], ""));
+    assert!(!ok && out.contains("409"), "{out}");
+    assert_eq!(std::fs::read(&file).unwrap(), saved);
+
+    // Starter kits, from the binary: listed, written, not written over.
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("koth-starter");
+    let _ = std::fs::remove_dir_all(&dir);
+    let d = dir.to_str().unwrap();
+    let (ok, out) = tokio::task::block_in_place(|| koth(&config, &["starter", "snake"], ""));
+    assert!(ok && out.contains("python") && out.contains("bot.java"), "{out}");
+    let (ok, out) = tokio::task::block_in_place(|| koth(&config, &["starter", "snake", "go", "--dir", d], ""));
+    assert!(ok && out.contains("koth match --game snake"), "{out}");
+    let repo = std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/starters/snake/bot.go")).unwrap();
+    assert_eq!(std::fs::read(dir.join("bot.go")).unwrap(), repo);
+    let (ok, out) = tokio::task::block_in_place(|| koth(&config, &["starter", "snake", "go", "--dir", d], ""));
+    assert!(!ok && out.contains("exists") && out.contains("--force"), "{out}");
+    let (ok, out) = tokio::task::block_in_place(|| koth(&config, &["starter", "snake", "cobol"], ""));
+    assert!(!ok && out.contains("no starter kit in \"cobol\"; it has: python, c"), "{out}");
+    let (ok, out) = tokio::task::block_in_place(|| koth(&config, &["starter", "chess"], ""));
+    assert!(!ok && out.contains("no game \"chess\""), "{out}");
+    // The saved login submits it; the server accepts it as it is.
+    let bot = dir.join("bot.go");
+    let (ok, out) = tokio::task::block_in_place(|| {
+        koth(&config, &["submit", "--ladder", "snake", "--name", "first", "--watch", "0", "--timeout-secs", "1", bot.to_str().unwrap()], "")
+    });
+    // No runner serves this test: the version stays pending, and says so.
+    assert!(!ok && out.contains("submitted first (go, main file bot.go)") && out.contains("is still pending after 1 s"), "{out}");
+    assert!(out.contains("queued, waiting for a runner"), "a version no runner took says so, not \"compiling\": {out}");
+}

@@ -107,7 +107,14 @@ fn cli_against(addr: &str, data: &std::path::Path) {
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let replay: serde_json::Value = serde_json::from_slice(&std::fs::read(&file).unwrap()).unwrap();
     assert!(replay["turns"].is_array());
-    let out = koth_cli(&["logs", &match_id, "0"], addr, Some(&token));
+    // Seats numbered from 1, as on the page; the host owns every seat here,
+    // so it must say which.
+    let out = koth_cli(&["logs", &match_id], addr, Some(&token));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && stderr.contains("several seats") && stderr.contains("--seat N"), "{stderr}");
+    let out = koth_cli(&["logs", &match_id, "--seat", "0"], addr, Some(&token));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("has seats 1 to 2"), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = koth_cli(&["logs", &match_id, "--seat", "1"], addr, Some(&token));
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     // That match again on this machine, by its id: its bot in its seat,
     // the opponent from the recording. The host owns both seats, so the

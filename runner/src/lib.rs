@@ -33,6 +33,7 @@ pub mod engine;
 pub mod image;
 pub mod language;
 pub mod protocol;
+pub mod starters;
 pub mod state;
 pub mod submission;
 

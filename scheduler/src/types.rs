@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use utoipa::ToSchema;
 
-pub use crate::job::{MatchState, VersionStatus};
+pub use crate::job::{JobState, MatchState, VersionStatus};
 
 pub use crate::format::{Column, StandingRow, Standings};
 
@@ -203,6 +203,11 @@ pub struct VersionInfo {
     pub submitted: String,
     /// Its validation game (a match against copies of itself), once queued.
     pub validation_match: Option<i64>,
+    /// While it waits: the state of the job it waits for (its compile while
+    /// `pending`, its validation game while `validating`): `available`
+    /// means queued for a runner, `running` under way.
+    #[serde(default)]
+    pub job: Option<JobState>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
@@ -325,6 +330,13 @@ pub struct MatchInfo {
     /// copy of it; unrated, not its ladder's).
     #[serde(default)]
     pub validates: Option<i64>,
+    /// A queued match a runner is playing now.
+    #[serde(default)]
+    pub running: bool,
+    /// While it runs: the turns played so far (the runner writes them
+    /// about once a second).
+    #[serde(default)]
+    pub progress: Option<i32>,
 }
 
 impl MatchInfo {
@@ -377,6 +389,8 @@ impl MatchInfo {
                 .collect(),
             reproduce: Some(reproduce_command(r.game.name(), &r.seed.to_string(), &names, max_turns, wall)),
             validates: None,
+            running: false,
+            progress: None,
         }
     }
 }
@@ -446,6 +460,30 @@ pub struct GameInfo {
     pub time: Value,
     /// The page that describes its protocol.
     pub protocol: String,
+    /// Bots to start from, one per language, each playing legally.
+    pub starters: Vec<StarterInfo>,
+}
+
+/// A game's starter kit in one language.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct StarterInfo {
+    pub language: String,
+    pub display: String,
+    /// The name to save and submit it under.
+    pub file: String,
+    /// Where to download it.
+    pub url: String,
+}
+
+impl StarterInfo {
+    pub fn of(s: &koth_runner::starters::Starter) -> StarterInfo {
+        StarterInfo {
+            language: s.language.name.clone(),
+            display: s.language.display.clone(),
+            file: s.file.into(),
+            url: format!("/api/games/{}/starters/{}", s.game, s.language.name),
+        }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
@@ -551,6 +589,8 @@ mod tests {
                 None,
             )),
             validates: None,
+            running: false,
+            progress: None,
         }
     }
 
@@ -590,6 +630,7 @@ mod tests {
                 image: Some("sha256:0123".into()),
                 submitted: "2026-11-24 09:59:00+00".into(),
                 validation_match: Some(40),
+                job: None,
             }],
         }
     }

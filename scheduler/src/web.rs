@@ -198,11 +198,38 @@ async fn game_doc(Path(name): Path<String>) -> Response {
         Some((g, md)) => Html(shell(
             &format!("{g} protocol"),
             &format!("data-page=\"doc\" data-game=\"{g}\""),
-            &format!("<article class=\"doc\">{}<p><a href=\"/games\">All games</a></p></article>", markdown(md)),
+            &format!("<article class=\"doc\">{}{}<p><a href=\"/games\">All games</a></p></article>", starter_kits(g), markdown(md)),
         ))
         .into_response(),
         None => not_found_page(&format!("koth plays no game called {name:?}")).into_response(),
     }
+}
+
+/// The game's starter kits, first on its page: what an author needs before
+/// the protocol's details.
+fn starter_kits(game: &str) -> String {
+    let kits = koth_runner::starters::of_game(game);
+    if kits.is_empty() {
+        return String::new();
+    }
+    let links: Vec<String> = kits
+        .iter()
+        .map(|k| {
+            format!(
+                "<li><a href=\"/api/games/{game}/starters/{lang}\" download=\"{file}\" data-language=\"{lang}\">{display}</a> <code>{file}</code></li>",
+                lang = k.language.name,
+                display = k.language.display,
+                file = k.file
+            )
+        })
+        .collect();
+    format!(
+        "<section id=\"starter-kits\"><h2>Starter kits</h2><p>A bot that plays {game} legally, in each of these languages: \
+         save it under its name, try it with <code>koth match --game {game} {file}</code> (add <code>--open</code> to watch), \
+         make it smarter, and <a href=\"/submit\">submit it</a>.</p><ul class=\"kits\">{}</ul></section>",
+        links.join(""),
+        file = kits[0].file
+    )
 }
 
 fn not_found_page(msg: &str) -> (StatusCode, Html<String>) {

@@ -23,6 +23,7 @@
 //!   claim loop retries, and so does the recording of a finished job, while
 //!   the lease lasts.
 
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -369,7 +370,28 @@ async fn fail_target(tx: &mut sqlx::PgConnection, job: &Claimed, why: &str) -> R
     }
 }
 
+/// How often a running match's turns are written for its page.
+const PROGRESS_EVERY: Duration = Duration::from_secs(1);
+
+/// Write `turns` for the match's page every [`PROGRESS_EVERY`] while it
+/// changes, until aborted. A failed write is only logged: progress is for
+/// people watching, never a reason to stop a match.
+async fn report_progress(pool: PgPool, match_id: i64, lease: i64, turns: Arc<AtomicU32>) {
+    let mut shown = 0;
+    loop {
+        tokio::time::sleep(PROGRESS_EVERY).await;
+        let now = turns.load(Ordering::Relaxed);
+        if now != shown {
+            match store::report_progress(&pool, match_id, lease, now).await {
+                Ok(()) => shown = now,
+                Err(e) => tracing::debug!(match_id, "writing its progress failed: {e}"),
+            }
+        }
+    }
+}
+
 async fn execute(pool: &PgPool, cfg: &Arc<WorkerConfig>, job: &Claimed) -> JobResult {
+    let lease = job.lease;
     let job = match job.job() {
         Ok(j) => j,
         Err(e) => return JobResult::Fail(e),
@@ -394,10 +416,15 @@ async fn execute(pool: &PgPool, cfg: &Arc<WorkerConfig>, job: &Claimed) -> JobRe
                 Err(e) => return JobResult::Retry(format!("reading match {match_id}: {e}")),
             };
             let cfg = cfg.clone();
-            match tokio::task::spawn_blocking(move || match_job(&cfg, &m)).await {
+            // The engine counts turns; this task shows them on the match's page.
+            let progress = Arc::new(AtomicU32::new(0));
+            let reporter = tokio::spawn(report_progress(pool.clone(), match_id, lease, progress.clone()));
+            let result = match tokio::task::spawn_blocking(move || match_job(&cfg, &m, progress)).await {
                 Ok(r) => r,
                 Err(e) => JobResult::Retry(format!("the match thread failed: {e}")),
-            }
+            };
+            reporter.abort();
+            result
         }
     }
 }
@@ -424,7 +451,7 @@ fn compile_job(builder: &Builder, src: &store::VersionSource) -> JobResult {
     }
 }
 
-fn match_job(cfg: &WorkerConfig, m: &store::MatchToPlay) -> JobResult {
+fn match_job(cfg: &WorkerConfig, m: &store::MatchToPlay, progress: Arc<AtomicU32>) -> JobResult {
     let Some(game) = GameKind::from_name(&m.game) else { return JobResult::Fail(format!("unknown game {:?}", m.game)) };
     let mut bots = Vec::new();
     for s in &m.seats {
@@ -457,6 +484,7 @@ fn match_job(cfg: &WorkerConfig, m: &store::MatchToPlay) -> JobResult {
         sandbox: cfg.match_sandbox.clone(),
         max_turns: m.settings.max_turns,
         wall_cap: m.settings.max_match_seconds.map(|s| std::time::Duration::from_secs(s.into())),
+        progress: Some(progress),
         ..MatchOptions::new(game, m.seed as u64)
     };
     let report = match play(&opts, bots) {

@@ -290,7 +290,7 @@ async function matchPage(id) {
     el('p', { id: 'match-state' }, LOCAL ? `A replay on this machine: ${m.turns} turns, played by ${m.engine || 'koth'}.`
       : m.state === 'finished' ? `Finished ${when(m.finished)} after ${m.turns} turns.`
       : m.state === 'failed' ? 'This match could not be played: ' + (m.error || 'unknown error')
-      : m.state === 'cancelled' ? 'This match was ' + (m.error || 'cancelled') + ' before it was played.' : 'Waiting to be played…'),
+      : m.state === 'cancelled' ? 'This match was ' + (m.error || 'cancelled') + ' before it was played.' : liveText(m)),
     el('div', { id: 'viewer' }),
     table(['seat', 'bot', 'owner', 'result', 'rank', 'score', 'status'], m.seats.map(s => [
       [swatch(s.seat), ' ', s.seat + 1], LOCAL ? s.name : el('a', { href: '/bots/' + s.bot }, s.name), s.owner || '–', s.result ?? '–', s.rank ?? '–', fmt(s.score, 2), statusText(s.status)]), { id: 'seats' }),
@@ -304,8 +304,15 @@ async function matchPage(id) {
     await sleep(2000);
     m = await api('/api/matches/' + id);
     if (m.state !== 'queued') render();
+    else document.getElementById('match-state').textContent = liveText(m);
   }
   if (m.state === 'finished') await replayViewer(m, document.getElementById('viewer'));
+}
+
+/** A queued match as it stands: waiting, or being played and how far. */
+function liveText(m) {
+  if (!m.running) return 'Waiting for a runner…';
+  return m.progress ? `Playing now: turn ${m.progress} so far (this page follows it; the replay opens when it ends).` : 'Playing now: starting…';
 }
 
 function statusText(st) {
@@ -571,6 +578,7 @@ async function follow(r, box) {
   for (let i = 0; i < 600; i++) {
     const bot = await api('/api/bots/' + r.bot);
     v = bot.versions.find(x => x.id === r.version);
+    if (v && v.status === 'pending') status.textContent = v.job === 'running' ? 'Compiling…' : 'Queued, waiting for a runner…';
     if (v && v.status === 'validating' && !saidValidating) {
       status.replaceChildren('Compiled. Playing its ',
         v.validation_match ? el('a', { href: '/matches/' + v.validation_match, id: 'validation-link' }, 'validation game') : 'validation game',

@@ -18,8 +18,8 @@ use std::time::{Duration, Instant};
 use anyhow::{bail, Context};
 use clap::{Args, Subcommand};
 use koth_scheduler::api::types::{
-    BotInfo, ErrorBody, LadderBot, LadderSummary, Leaderboard, MatchState, MatchSummary, Me, NewToken, NewTokenRequest, SeatStderr,
-    Submitted, TokenInfo, VersionLog, VersionStatus,
+    BotInfo, ErrorBody, JobState, LadderBot, LadderSummary, Leaderboard, MatchState, MatchSummary, Me, NewToken, NewTokenRequest,
+    SeatStderr, Submitted, TokenInfo, VersionLog, VersionStatus,
 };
 use serde::de::DeserializeOwned;
 use serde_json::Value;
@@ -171,8 +171,10 @@ pub struct LogsArgs {
     server: ServerArgs,
     /// The match id.
     r#match: i64,
-    /// The seat (0-based) of your bot.
-    seat: i64,
+    /// The seat, numbered from 1 as on the match page (default: your bot's
+    /// seat, when you have exactly one in the match).
+    #[arg(long)]
+    seat: Option<usize>,
 }
 
 struct Client {
@@ -237,7 +239,7 @@ pub fn submit(a: SubmitArgs) -> anyhow::Result<i32> {
     let resp = c.finish(c.request("POST", &path).set("Content-Type", "application/octet-stream").send_bytes(&bytes))?;
     let made: Submitted = resp.into_json()?;
     let (bot, version) = (made.bot, made.version);
-    eprintln!("submitted {} ({}, main file {}): bot {bot}, version {version}; compiling...", a.name, made.language, made.main);
+    eprintln!("submitted {} ({}, main file {}) to {}/bots/{bot}", a.name, made.language, made.main, c.base);
     let deadline = Instant::now() + Duration::from_secs(a.timeout_secs);
     let started = Instant::now();
     // Each step said once, as it is first seen (a fast validation game may
@@ -248,23 +250,28 @@ pub fn submit(a: SubmitArgs) -> anyhow::Result<i32> {
         let v = b.versions.iter().find(|v| v.id == version);
         let st = v.map(|v| v.status).unwrap_or(VersionStatus::Pending);
         if !said_compiled && !matches!(st, VersionStatus::Pending | VersionStatus::Failed) {
-            eprintln!("\rcompiled in {:.1} s", started.elapsed().as_secs_f64());
+            let number = v.map(|v| format!("version {} ", v.number)).unwrap_or_default();
+            eprintln!("\r{number}compiled in {:.1} s", started.elapsed().as_secs_f64());
             said_compiled = true;
         }
+        // Queued or under way: what the version waits for, said as it is.
+        let running = v.and_then(|v| v.job) == Some(JobState::Running);
         match st {
-            VersionStatus::Pending => eprint!("\rcompiling... {:>4.0} s", started.elapsed().as_secs_f64()),
+            VersionStatus::Pending if running => eprint!("\rcompiling...                 {:>4.0} s", started.elapsed().as_secs_f64()),
+            VersionStatus::Pending => eprint!("\rqueued, waiting for a runner {:>4.0} s", started.elapsed().as_secs_f64()),
             VersionStatus::Validating => {
                 if !said_validating {
                     let game = v.and_then(|v| v.validation_match).map(|m| format!(": {}/matches/{m}", c.base)).unwrap_or_default();
                     eprintln!("playing its validation game against copies of itself{game}");
                     said_validating = true;
                 }
-                eprint!("\rvalidation game... {:>4.0} s", started.elapsed().as_secs_f64());
+                let what = if running { "validation game under way" } else { "validation game queued" };
+                eprint!("\r{what} {:>4.0} s", started.elapsed().as_secs_f64());
             }
             _ => break (st, v.is_some_and(|v| v.validation_match.is_some())),
         }
         if Instant::now() > deadline {
-            bail!("version {version} is still {} after {} s", st.as_str(), a.timeout_secs);
+            bail!("the version is still {} after {} s", st.as_str(), a.timeout_secs);
         }
         std::thread::sleep(Duration::from_millis(500));
     };
@@ -278,7 +285,7 @@ pub fn submit(a: SubmitArgs) -> anyhow::Result<i32> {
         VersionStatus::Refused => {
             let log: VersionLog = c.get(&format!("/api/versions/{version}/log"))?;
             let game = log.validation_match.map(|m| format!(" ({}/matches/{m})", c.base)).unwrap_or_default();
-            eprintln!("version {version} was {}{game}", log.validation.unwrap_or_else(|| "refused".into()));
+            eprintln!("this version was {}{game}", log.validation.unwrap_or_else(|| "refused".into()));
             return Ok(1);
         }
         _ => {}
@@ -397,6 +404,16 @@ pub fn replay(cmd: ReplayCommand) -> anyhow::Result<i32> {
     Ok(0)
 }
 
+/// The seats (0-based, as the API numbers them) of a match (its
+/// `GET /api/matches/{id}`) whose bots are the caller's.
+fn my_seats(c: &Client, info: &Value) -> anyhow::Result<Vec<usize>> {
+    let me: Value = c.get("/api/me")?;
+    Ok(info["seats"]
+        .as_array()
+        .map(|s| s.iter().filter(|x| x["owner"] == me["name"]).filter_map(|x| x["seat"].as_u64()).map(|x| x as usize).collect())
+        .unwrap_or_default())
+}
+
 /// `koth replay rerun`: the recording from a file or the server, your seat,
 /// then [`super::replay::rerun`].
 fn rerun(a: RerunArgs) -> anyhow::Result<i32> {
@@ -411,12 +428,7 @@ fn rerun(a: RerunArgs) -> anyhow::Result<i32> {
         // Your seat: the one seat of the match whose bot is yours.
         let mine = match &c.token {
             Some(_) => {
-                let me: Value = c.get("/api/me")?;
-                let info: Value = c.get(&format!("/api/matches/{id}"))?;
-                let seats: Vec<usize> = info["seats"]
-                    .as_array()
-                    .map(|s| s.iter().filter(|x| x["owner"] == me["name"]).filter_map(|x| x["seat"].as_u64()).map(|x| x as usize).collect())
-                    .unwrap_or_default();
+                let seats = my_seats(&c, &c.get(&format!("/api/matches/{id}"))?)?;
                 (seats.len() == 1).then(|| seats[0])
             }
             None => None,
@@ -440,7 +452,24 @@ pub fn logs(a: LogsArgs) -> anyhow::Result<i32> {
     if c.token.is_none() {
         bail!("a bot's stderr is its owner's: `koth login`, --token or KOTH_TOKEN");
     }
-    let v: SeatStderr = c.get(&format!("/api/matches/{}/stderr/{}", a.r#match, a.seat))?;
+    let id = a.r#match;
+    let info: Value = c.get(&format!("/api/matches/{id}"))?;
+    let count = info["seats"].as_array().map_or(0, Vec::len);
+    let seat = match a.seat {
+        Some(n) if n >= 1 && n <= count => n - 1,
+        Some(n) => bail!("--seat {n}: match {id} has seats 1 to {count} (numbered as on its page)"),
+        None => match my_seats(&c, &info)?.as_slice() {
+            [one] => *one,
+            // A validation game: every seat is a copy of your version.
+            many if !many.is_empty() && info["validates"].is_i64() => many[0],
+            [] => bail!("none of match {id}'s seats is your bot's; say which with --seat N (1 to {count})"),
+            many => bail!(
+                "several seats of match {id} are your bots' ({}); say which with --seat N",
+                many.iter().map(|s| (s + 1).to_string()).collect::<Vec<_>>().join(", ")
+            ),
+        },
+    };
+    let v: SeatStderr = c.get(&format!("/api/matches/{id}/stderr/{seat}"))?;
     print!("{}", v.stderr.unwrap_or_default());
     Ok(0)
 }
@@ -476,6 +505,34 @@ pub fn login(a: LoginArgs) -> anyhow::Result<i32> {
     let path = login_path()?;
     write_private(&path, &serde_json::to_vec_pretty(&Login { server: c.base.clone(), token })?)?;
     println!("signed in to {} as {}{}; saved in {}", c.base, me.name, if me.is_host { " (host)" } else { "" }, path.display());
+    Ok(0)
+}
+
+#[derive(Args)]
+pub struct SignupArgs {
+    /// The name of your account: 1 to 40 letters, digits, `_`, `.` or `-`.
+    name: String,
+    /// The koth server.
+    #[arg(long, env = "KOTH_SERVER", default_value = DEFAULT_SERVER)]
+    server: String,
+}
+
+/// `koth signup NAME`: make an account on the server and save its token,
+/// as `koth login` would (the token is shown once, by the server, and kept
+/// only in the login file).
+pub fn signup(a: SignupArgs) -> anyhow::Result<i32> {
+    let c = Client::new(&ServerArgs { server: Some(a.server.clone()), token: None })?;
+    let body = serde_json::to_vec(&koth_scheduler::types::NewUser { name: a.name.clone() })?;
+    let resp = c.finish(c.request("POST", "/api/users").set("Content-Type", "application/json").send_bytes(&body))?;
+    let made: koth_scheduler::types::NewAccount = resp.into_json().context("reading the server's answer to the sign-up")?;
+    let path = login_path()?;
+    write_private(&path, &serde_json::to_vec_pretty(&Login { server: c.base.clone(), token: made.token })?)?;
+    println!(
+        "signed up on {} as {}; your token is saved in {} (readable by you only)\nnext: `koth starter GAME LANGUAGE` for a bot to start from, then `koth submit`",
+        c.base,
+        made.name,
+        path.display()
+    );
     Ok(0)
 }
 

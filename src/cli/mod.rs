@@ -11,6 +11,7 @@ mod replay;
 mod replay_bench;
 mod sandbox;
 mod service;
+mod starter;
 mod up;
 
 /// What a host sets about the API (`koth up`, `koth web`).
@@ -120,8 +121,12 @@ enum Command {
     Replay(client::ReplayCommand),
     /// Your bot's stderr in a match on a server.
     Logs(client::LogsArgs),
+    /// Make an account on a server and save its token (as `koth login` does).
+    Signup(client::SignupArgs),
     /// Save a server and your token for the commands above (checked with the server first).
     Login(client::LoginArgs),
+    /// Write a game's starter kit in a language to the current folder: a bot that plays legally, to improve.
+    Starter(starter::StarterArgs),
     /// Forget the saved login (--revoke: also revoke the token on the server).
     Logout(client::LogoutArgs),
     /// Your API tokens on a server: list, new, revoke, rotate.
@@ -167,7 +172,9 @@ pub fn run(cli: Cli) -> anyhow::Result<i32> {
         Command::Leaderboard(args) => client::leaderboard(args),
         Command::Replay(cmd) => client::replay(cmd),
         Command::Logs(args) => client::logs(args),
+        Command::Signup(args) => client::signup(args),
         Command::Login(args) => client::login(args),
+        Command::Starter(args) => starter::run(args),
         Command::Logout(args) => client::logout(args),
         Command::Tokens(cmd) => client::tokens(cmd),
         Command::Match(args) => match_cmd::run(args),

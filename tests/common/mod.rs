@@ -31,9 +31,22 @@ pub fn finished(addr: &str) -> u64 {
         .unwrap_or(0)
 }
 
+/// A running `koth up`; stopped (SIGTERM, then SIGKILL) when dropped, so a
+/// test that fails half-way leaves no service (and its PostgreSQL and data
+/// folder lock) behind.
+pub struct Up(Option<Child>);
+
+impl Drop for Up {
+    fn drop(&mut self) {
+        if let Some(child) = self.0.take() {
+            stop_child(child);
+        }
+    }
+}
+
 /// Start `koth up` on `addr` with its data in `data`; `name` and `uid_base`
 /// keep its boxes apart from other suites'. Returns it and the URL it printed.
-pub fn start(data: &std::path::Path, addr: &str, name: &str, uid_base: u32) -> (Child, String) {
+pub fn start(data: &std::path::Path, addr: &str, name: &str, uid_base: u32) -> (Up, String) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_koth"))
         .args(["up", "--data-dir", data.to_str().unwrap(), "--listen", addr, "--runners", "2"])
         .env("KOTH_SANDBOX_RUNTIME_DIR", format!("/run/koth-test/{name}"))
@@ -58,10 +71,15 @@ pub fn start(data: &std::path::Path, addr: &str, name: &str, uid_base: u32) -> (
     };
     // Keep draining its log so it never blocks on a full pipe.
     std::thread::spawn(move || for _ in lines {});
-    (child, url)
+    (Up(Some(child)), url)
 }
 
-pub fn stop(mut child: Child) -> Option<i32> {
+/// Stop it (SIGTERM); its exit code, or None if it had to be killed.
+pub fn stop(mut up: Up) -> Option<i32> {
+    stop_child(up.0.take().expect("running"))
+}
+
+fn stop_child(mut child: Child) -> Option<i32> {
     unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
     let deadline = Instant::now() + Duration::from_secs(60);
     while Instant::now() < deadline {

@@ -81,6 +81,10 @@ pub struct MatchOptions {
     /// Stop when the match has run this long and score the position as it
     /// stands; `None`: [`default_wall_cap`].
     pub wall_cap: Option<Duration>,
+    /// Set to the number of turns played after each turn, for whoever
+    /// shows a match while it runs (the service's live progress); an atomic
+    /// store per turn, nothing more.
+    pub progress: Option<std::sync::Arc<std::sync::atomic::AtomicU32>>,
 }
 
 impl MatchOptions {
@@ -96,6 +100,7 @@ impl MatchOptions {
             stderr_cap: 64 << 10,
             max_turns: None,
             wall_cap: None,
+            progress: None,
         }
     }
 
@@ -487,6 +492,9 @@ pub fn play_seats(opts: &MatchOptions, bots: Vec<SeatPlayer>) -> Result<MatchRep
             p.end_turn(turn);
         }
         turns.push(Turn { turn, engine_us, answers, times, judgements, events });
+        if let Some(p) = &opts.progress {
+            p.store(turn, std::sync::atomic::Ordering::Relaxed);
+        }
     }
     if ended_by == EndedBy::Rules {
         // The rules' last step may be notices only (Snake's WIN / LOSS).

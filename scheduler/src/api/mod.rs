@@ -297,6 +297,7 @@ fn routes() -> OpenApiRouter<AppState> {
         .routes(routes!(revoke_token))
         .routes(routes!(rotate_token))
         .routes(routes!(games))
+        .routes(routes!(starter))
         .routes(routes!(languages))
         .routes(routes!(ladders, create_ladder))
         .routes(routes!(leaderboard))
@@ -546,10 +547,36 @@ async fn games() -> Json<Vec<GameInfo>> {
                     seats: [lo, hi],
                     time: serde_json::to_value(g.time_policy()).unwrap_or_default(),
                     protocol: format!("/games/{}", g.name()),
+                    starters: koth_runner::starters::of_game(g.name()).iter().map(StarterInfo::of).collect(),
                 }
             })
             .collect(),
     )
+}
+
+/// A game's starter kit in one language: a bot that plays legally, to
+/// save under its file name, try with `koth match` and improve.
+#[utoipa::path(get, path = "/api/games/{game}/starters/{language}", tag = "games",
+    params(("game" = String, Path, description = "The game"), ("language" = String, Path, description = "The language's name (`GET /api/languages`)")),
+    responses((status = 200, content_type = "text/plain", body = String, description = "The bot's source, as an attachment named bot.<ext>"),
+              (status = 404, body = ErrorBody, description = "No kit for this game in this language")))]
+async fn starter(ApiPath((game, language)): ApiPath<(String, String)>) -> ApiResult<Response> {
+    let kit = koth_runner::starters::find(&game, &language).ok_or_else(|| {
+        let have: Vec<String> = koth_runner::starters::of_game(&game).iter().map(|s| s.language.name.clone()).collect();
+        if have.is_empty() {
+            not_found(&format!("game {game:?}"))
+        } else {
+            ApiError(StatusCode::NOT_FOUND, format!("{game} has no starter kit in {language:?}; it has: {}", have.join(", ")))
+        }
+    })?;
+    Ok((
+        [
+            (axum::http::header::CONTENT_TYPE, "text/plain; charset=utf-8".to_owned()),
+            (axum::http::header::CONTENT_DISPOSITION, format!("attachment; filename=\"{}\"", kit.file)),
+        ],
+        kit.source,
+    )
+        .into_response())
 }
 
 /// The languages a bot may be written in, their file extensions, and

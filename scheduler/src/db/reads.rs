@@ -6,7 +6,7 @@ use serde_json::Value;
 use sqlx::{PgPool, Row};
 
 use super::store::StoreError;
-use crate::job::{MatchState, VersionStatus};
+use crate::job::{JobState, MatchState, VersionStatus};
 use crate::rating::{leaderboard_score, Rating};
 use crate::types::*;
 
@@ -235,8 +235,11 @@ pub async fn bot_info(pool: &PgPool, id: i64) -> Result<Option<BotInfo>> {
         return Ok(None);
     };
     let versions = sqlx::query(
-        "SELECT id, number, language, main, status, image_id, created_at::text AS at, validation_match \
-         FROM bot_versions WHERE bot_id = $1 ORDER BY number",
+        "SELECT v.id, v.number, v.language, v.main, v.status, v.image_id, v.created_at::text AS at, v.validation_match, \
+                CASE v.status WHEN 'pending' THEN cj.state WHEN 'validating' THEN vj.state END AS job_state \
+         FROM bot_versions v LEFT JOIN jobs cj ON cj.id = v.compile_job \
+         LEFT JOIN matches vm ON vm.id = v.validation_match LEFT JOIN jobs vj ON vj.id = vm.job_id \
+         WHERE v.bot_id = $1 ORDER BY v.number",
     )
     .bind(id)
     .fetch_all(pool)
@@ -252,6 +255,7 @@ pub async fn bot_info(pool: &PgPool, id: i64) -> Result<Option<BotInfo>> {
             image: v.get("image_id"),
             submitted: v.get("at"),
             validation_match: v.get("validation_match"),
+            job: v.get::<Option<String>, _>("job_state").map(|t| stored(t, JobState::from_stored)).transpose()?,
         })
     })
     .collect::<Result<Vec<_>>>()?;
@@ -361,8 +365,10 @@ pub async fn version(pool: &PgPool, id: i64) -> Result<Option<VersionRow>> {
 pub async fn match_info(pool: &PgPool, id: i64) -> Result<Option<MatchInfo>> {
     let Some(m) = sqlx::query(
         "SELECT m.id, m.ladder_id, l.name AS ladder_name, g.kind, m.state, m.seed, m.rated, m.engine, m.turns, m.error, \
-                m.created_at::text AS created, m.finished_at::text AS finished, l.format, l.settings, m.validates \
-         FROM matches m LEFT JOIN ladders l ON l.id = m.ladder_id LEFT JOIN games g ON g.id = l.game_id WHERE m.id = $1",
+                m.created_at::text AS created, m.finished_at::text AS finished, l.format, l.settings, m.validates, \
+                (m.state = 'queued' AND j.state = 'running') AS running, m.progress \
+         FROM matches m LEFT JOIN ladders l ON l.id = m.ladder_id LEFT JOIN games g ON g.id = l.game_id \
+         LEFT JOIN jobs j ON j.id = m.job_id WHERE m.id = $1",
     )
     .bind(id)
     .fetch_optional(pool)
@@ -429,6 +435,8 @@ pub async fn match_info(pool: &PgPool, id: i64) -> Result<Option<MatchInfo>> {
             .collect(),
         reproduce,
         validates: m.get("validates"),
+        running: m.get::<Option<bool>, _>("running").unwrap_or(false),
+        progress: if m.get::<Option<bool>, _>("running").unwrap_or(false) { m.get("progress") } else { None },
     }))
 }
 

@@ -169,6 +169,7 @@ pub async fn submit_version(
     .fetch_one(&mut *tx)
     .await?;
     let job = enqueue_job(&mut tx, Job::Compile { version: version_id }, PRIORITY_COMPILE).await?;
+    sqlx::query("UPDATE bot_versions SET compile_job = $2 WHERE id = $1").bind(version_id).bind(job).execute(&mut *tx).await?;
     tx.commit().await?;
     Ok((version_id, job))
 }
@@ -336,6 +337,21 @@ async fn refuse_unplayed_validations(conn: &mut PgConnection, matches: &[i64], w
     .bind(matches)
     .bind(crate::validation::not_played(why))
     .execute(&mut *conn)
+    .await?;
+    Ok(())
+}
+
+/// A running match's turns so far, written by the runner that holds its
+/// job under `lease` (a runner that lost the job writes nothing).
+pub async fn report_progress(pool: &PgPool, match_id: i64, lease: i64, turns: u32) -> Result<(), sqlx::Error> {
+    sqlx::query(
+        "UPDATE matches m SET progress = $3, progress_at = now() FROM jobs j \
+         WHERE m.id = $1 AND m.state = 'queued' AND j.id = m.job_id AND j.lease = $2 AND j.state = 'running'",
+    )
+    .bind(match_id)
+    .bind(lease)
+    .bind(turns as i32)
+    .execute(pool)
     .await?;
     Ok(())
 }

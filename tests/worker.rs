@@ -1,9 +1,13 @@
-//! A new version's validation game, with a real runner (in-process worker,
-//! real sandboxes, the host's Python) against a real PostgreSQL: a bot
-//! that plays passes and becomes current; versions that crash on turn 5,
-//! never answer, or answer only nonsense are refused with the reason and
-//! their stderr, and the previous version keeps playing; a version whose
-//! validation game is cancelled with its bot is refused and says so.
+//! A real runner (an in-process worker, real sandboxes, the host's Python)
+//! against a real PostgreSQL.
+//!
+//! * A new version's validation game: a bot that plays passes and becomes
+//!   current; versions that crash on turn 5, never answer, or answer only
+//!   nonsense are refused with the reason and their stderr, and the
+//!   previous version keeps playing; a version whose validation game is
+//!   cancelled with its bot is refused and says so.
+//! * A running match shows its progress: its page's JSON says it is being
+//!   played and how many turns are done, growing while it runs.
 
 use std::time::{Duration, Instant};
 
@@ -28,13 +32,14 @@ const CRASHES_ON_TURN_5: &str = concat!(
     "    print(2, flush=True)\n",
 );
 const NEVER_ANSWERS: &str = "import sys\nfor line in sys.stdin:\n    pass\n";
+const SLOW: &str = "import sys, time\nfor line in sys.stdin:\n    time.sleep(0.01)\n    print(2, flush=True)\n";
 const ANSWERS_NONSENSE: &str = "import sys\nfor line in sys.stdin:\n    print('north', flush=True)\n";
 
 fn sandbox() -> SandboxConfig {
     SandboxConfig {
         limits: Limits { memory: 256 << 20, cpu_time: None, wall_time: None, ..Limits::default() },
         runtime_dir: "/run/koth-test/validation".into(),
-        uid_base: 61000,
+        uid_base: 60000,
         slots: 100,
         ..SandboxConfig::default()
     }
@@ -59,6 +64,57 @@ async fn submit(api: &Api, token: &str, ladder: i64, name: &str, source: &str) -
 
 async fn current_version(api: &Api, bot: i64) -> Option<i64> {
     api.call("GET", &format!("/api/bots/{bot}"), None, Vec::new()).await.1["current_version"].as_i64()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_running_match_shows_its_progress() {
+    let Some(pg) = postgres("progress") else { return };
+    if koth_sandbox::Sandbox::create(sandbox()).is_err() {
+        assert!(std::env::var("CI").is_err(), "CI=true and the sandbox cannot run");
+        return;
+    }
+    let pool = koth_scheduler::db::connect_and_migrate(&pg.url(), 6).await.unwrap();
+    // No validation games here: the bots go to the ladder as they compile.
+    let settings = LadderConfig::parse("rated", &json!({"seats": 2, "max_turns": 300, "skip_validation": true})).unwrap();
+    let ladder = store::create_ladder(&pool, "target", koth_games::GameKind::Target, &settings).await.unwrap();
+    let api = Api(koth_scheduler::api::router(pool.clone()));
+    let (_, token) = koth_scheduler::api::create_account(&pool, "author", false).await.unwrap();
+    let (stop, stopped) = tokio::sync::watch::channel(false);
+    let cfg = WorkerConfig::new("progress-runner".into(), Builder::host(sandbox()), &sandbox(), 256 << 20);
+    let runner = tokio::spawn(worker::run(pool.clone(), cfg, stopped));
+    let mut bots = Vec::new();
+    for name in ["a", "b"] {
+        let v = submit(&api, &token, ladder, name, SLOW).await;
+        assert_eq!((v["status"].as_str(), &v["validation_match"]), (Some("ready"), &Value::Null), "{v}");
+        let (_, mine) = api.call("GET", "/api/me/bots", Some(&token), Vec::new()).await;
+        bots.push(mine.as_array().unwrap().iter().find(|b| b["name"] == name).unwrap()["id"].as_i64().unwrap());
+    }
+    let m = store::create_challenge(&pool, ladder, &bots, 5, None).await.unwrap();
+    // 300 turns of 10 ms a move: seconds of play, watched as a page does.
+    let mut seen: Vec<i64> = Vec::new();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let last = loop {
+        let (_, info) = api.call("GET", &format!("/api/matches/{m}"), None, Vec::new()).await;
+        if info["state"] != "queued" {
+            break info;
+        }
+        if let Some(t) = info["progress"].as_i64() {
+            assert_eq!(info["running"], true, "{info}");
+            if seen.last() != Some(&t) {
+                seen.push(t);
+            }
+        }
+        assert!(Instant::now() < deadline, "match {m} still queued after 60 s: {info}");
+        tokio::time::sleep(Duration::from_millis(300)).await;
+    };
+    assert_eq!((last["state"].as_str(), last["turns"].as_i64(), &last["progress"]), (Some("finished"), Some(300), &Value::Null), "{last}");
+    for seat in last["seats"].as_array().unwrap() {
+        assert_eq!(seat["status"]["kind"], "ok", "both bots played the whole match: {last}");
+    }
+    assert!(seen.len() >= 2, "the progress grew while it was watched: {seen:?}");
+    assert!(seen.windows(2).all(|w| w[0] < w[1]) && seen.iter().all(|&t| (1..=300).contains(&t)), "{seen:?}");
+    stop.send(true).unwrap();
+    runner.await.unwrap();
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

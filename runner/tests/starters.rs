@@ -1,0 +1,129 @@
+//! Every starter kit plays whole matches legally: compiled in its
+//! language's image and played in the sandbox with the game's own time
+//! policy, against the kits of the other languages (kit i with kits i+1,
+//! i+2, ... in the other seats, so each kit plays in every seat), and for
+//! Target all seven in one match. Every match ends by the rules, and no
+//! seat of any match crashed, timed out or made an invalid move. (Slime's
+//! limit is soft: a late answer counts, and a JVM or Node.js started anew
+//! every turn takes about 100 ms before the kit's first line runs, so late
+//! answers there are reported, not refused.)
+//!
+//! Needs the language images (`koth languages build`; `.ci/run` builds
+//! them). With CI=true a missing image fails the test.
+
+use std::path::PathBuf;
+
+use koth_games::replay::{EndedBy, Recorded};
+use koth_games::GameKind;
+use koth_runner::bot::{BotSpec, Builder, ImagePolicy};
+use koth_runner::compile::ArtifactCache;
+use koth_runner::engine::{play, MatchOptions};
+use koth_runner::image::{ImageStatus, ImageStore};
+use koth_runner::starters::{self, Starter};
+use koth_runner::submission::{Submission, SubmissionLimits};
+use koth_runner::BotStatus;
+use koth_sandbox::{Limits, SandboxConfig};
+
+fn in_ci() -> bool {
+    std::env::var("CI").is_ok_and(|v| !v.is_empty() && v != "0" && v != "false")
+}
+
+fn sandbox_config() -> SandboxConfig {
+    SandboxConfig {
+        limits: Limits { memory: 512 << 20, cpu_time: None, wall_time: None, ..Limits::default() },
+        runtime_dir: PathBuf::from("/run/koth-test/starters"),
+        uid_base: 69000,
+        slots: 200,
+        ..SandboxConfig::default()
+    }
+}
+
+/// The kit compiled in its language's image; None (skipped) outside CI
+/// when the image is not built.
+fn compiled(b: &Builder, kit: &Starter) -> Option<BotSpec> {
+    match b.store.status(kit.language) {
+        ImageStatus::Ready(_) => {}
+        other if in_ci() => panic!("CI=true and the {} image is not ready ({other:?}); run `koth languages build`", kit.language.name),
+        other => {
+            eprintln!("SKIPPED (not in CI): {} image {other:?}", kit.language.name);
+            return None;
+        }
+    }
+    let sub = Submission::from_upload(kit.file, kit.source.as_bytes(), &SubmissionLimits::default())
+        .unwrap_or_else(|e| panic!("{}/{}: {e}", kit.game, kit.file));
+    let (image, c) = b.build(&sub).unwrap_or_else(|e| panic!("{}/{} does not compile: {e}", kit.game, kit.file));
+    Some(BotSpec::new(format!("{}-{}", kit.game, kit.language.name), &sub, &image, &c.artifact))
+}
+
+/// Play one match; what went wrong in it, if anything.
+fn faults(game: GameKind, seed: u64, bots: Vec<BotSpec>) -> Vec<String> {
+    let names: Vec<String> = bots.iter().map(|b| b.name.clone()).collect();
+    let opts = MatchOptions { sandbox: sandbox_config(), ..MatchOptions::new(game, seed) };
+    let report = match play(&opts, bots) {
+        Ok(r) => r,
+        Err(e) => return vec![format!("{} {names:?}: {e}", game.name())],
+    };
+    let soft = matches!(game.time_policy().on_timeout, koth_games::OnTimeout::Soft { .. });
+    let mut out = Vec::new();
+    if report.ended_by != EndedBy::Rules {
+        out.push(format!("{} {names:?} seed {seed}: ended by {:?} after {} turns", game.name(), report.ended_by, report.turns));
+    }
+    for o in &report.outcomes {
+        if o.status != BotStatus::Ok || (o.timeouts > 0 && !soft) || o.invalid_moves > 0 {
+            out.push(format!(
+                "{} seed {seed}: {} in seat {}: {} ({} timeouts, {} invalid moves); its stderr ends {:?}",
+                game.name(),
+                o.name,
+                o.seat,
+                o.status.describe(),
+                o.timeouts,
+                o.invalid_moves,
+                &o.stderr[o.stderr.len().saturating_sub(600)..]
+            ));
+        }
+    }
+    // Soft or not, no answer may be lost (a soft limit's hard cut-off).
+    let lost = report.replay.turns.iter().flat_map(|t| &t.answers).filter(|a| !matches!(a.reply, Recorded::Answer { .. })).count();
+    if lost > 0 {
+        out.push(format!("{} {names:?} seed {seed}: {lost} requests got no answer", game.name()));
+    }
+    let slowest = report.outcomes.iter().map(|o| (o.max_move_ms, o.name.as_str())).fold((0.0, ""), |a, b| if b.0 > a.0 { b } else { a });
+    let late: u32 = report.outcomes.iter().map(|o| o.timeouts).sum();
+    eprintln!("{} {names:?}: {} turns, slowest move {:.1} ms ({}), {late} late", game.name(), report.turns, slowest.0, slowest.1);
+    out
+}
+
+#[test]
+fn every_starter_kit_plays_whole_legal_matches() {
+    let cache = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("starters-cache");
+    std::fs::create_dir_all(&cache).unwrap();
+    let b = Builder {
+        policy: ImagePolicy::Images,
+        store: ImageStore::open(ImageStore::default_dir()),
+        cache: Some(ArtifactCache::open(&cache)),
+        ..Builder::host(sandbox_config())
+    };
+    let mut problems = Vec::new();
+    let mut played = 0;
+    for game in GameKind::ALL {
+        let kits: Vec<BotSpec> = starters::of_game(game.name()).iter().filter_map(|k| compiled(&b, k)).collect();
+        if kits.len() < starters::LANGUAGES.len() {
+            continue;
+        }
+        let seats = game.seat_range().0;
+        for i in 0..kits.len() {
+            let bots = (0..seats).map(|j| kits[(i + j) % kits.len()].clone()).collect();
+            problems.extend(faults(game, 100 + i as u64, bots));
+            played += 1;
+        }
+        if game.seat_range().1 >= kits.len() {
+            problems.extend(faults(game, 99, kits.clone()));
+            played += 1;
+        }
+    }
+    assert!(problems.is_empty(), "{} problems in {played} matches:\n{}", problems.len(), problems.join("\n"));
+    eprintln!("{played} matches of starter kits, all legal");
+    if in_ci() {
+        assert_eq!(played, 5 * starters::LANGUAGES.len() + 1);
+    }
+}

@@ -1,0 +1,89 @@
+/* Invisible target starter bot (C, gcc 12).
+ * 2-16 bots wander a 32x32 torus while walls appear; at the end (when no
+ * more wall can be placed) the bot nearest the hidden target cell wins.
+ * Protocol (stdin/stdout, one long-lived process), every turn one line:
+ *   "POS WALL ENEMY..."  cells numbered row*32 + col; WALL is the wall added
+ *   since your last turn, or 1024 for none; enemies always in the same order.
+ * Answer one digit and flush: 0 up, 1 left, 2 stay, 3 right, 4 down
+ * (the board wraps around). Moving into a wall or into a cell another bot
+ * also wants just leaves you where you are. 50 ms per move, or you stay.
+ * Nothing is sent at the end: stdin closes and the bot is stopped.
+ * Stderr is for debugging: koth shows it beside your moves in the replay.
+ * Try it:  koth match --game target bot.c   (watch: add --open)
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define N 32
+#define CELLS (N * N)
+#define NO_WALL 1024
+static const int DIRS[4] = {0, 1, 3, 4};   /* up, left, right, down (2 = stay) */
+static char wall[CELLS];                   /* walls never go away: remember them all */
+
+/* The cell reached from p going d, wrapping around the edges. */
+static int step(int p, int d) {
+    int r = p / N, c = p % N;
+    if (d == 0) r = (r + N - 1) % N;
+    else if (d == 1) c = (c + N - 1) % N;
+    else if (d == 3) c = (c + 1) % N;
+    else if (d == 4) r = (r + 1) % N;
+    return r * N + c;
+}
+
+/* Sum of walking distances (a BFS) from start to every cell it can reach. */
+static long total(int start) {
+    static int dist[CELLS], todo[CELLS];
+    int head = 0, tail = 0;
+    long sum = 0;
+    memset(dist, -1, sizeof dist);
+    dist[start] = 0;
+    todo[tail++] = start;
+    while (head < tail) {
+        int p = todo[head++];
+        sum += dist[p];
+        for (int k = 0; k < 4; k++) {
+            int q = step(p, DIRS[k]);
+            if (dist[q] < 0 && !wall[q]) { dist[q] = dist[p] + 1; todo[tail++] = q; }
+        }
+    }
+    return sum;
+}
+
+/* Strategy: the target is somewhere in the area we can reach (walls never cut
+ * a bot off from it), so stand where the AVERAGE walking distance to that area
+ * is smallest, and follow that spot as walls close the area in.
+ * This is the place to do better: weigh cells by how likely they are to be
+ * the target, keep out of other bots' way, block them... */
+int main(void) {
+    static char line[4096];
+    long turn = 0;
+    while (fgets(line, sizeof line, stdin)) {
+        int f[20], n = 0;
+        char *s = line, *end;
+        while (n < 20) {                    /* at most 16 bots: 17 numbers */
+            long v = strtol(s, &end, 10);
+            if (end == s) break;
+            f[n++] = (int)v;
+            s = end;
+        }
+        turn++;
+        int pos = f[0], new_wall = f[1];   /* f[2] .. f[n-1]: the enemies */
+        if (new_wall != NO_WALL) wall[new_wall] = 1;
+        int best = 2;                       /* staying is the default */
+        long best_total = total(pos);
+        for (int k = 0; k < 4; k++) {
+            int q = step(pos, DIRS[k]), blocked = wall[q];
+            for (int i = 2; i < n; i++) blocked |= (f[i] == q);
+            if (blocked) continue;          /* that move would fail */
+            long t = total(q);
+            if (t < best_total) { best = DIRS[k]; best_total = t; }
+        }
+        if (new_wall != NO_WALL)
+            fprintf(stderr, "turn %ld: wall at %d, I'm at %d, move %d (sum of distances %ld)\n",
+                    turn, new_wall, pos, best, best_total);
+        printf("%d\n", best);
+        fflush(stdout);
+    }
+    return 0;
+}

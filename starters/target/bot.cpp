@@ -1,0 +1,79 @@
+// Invisible target starter bot (C++, g++ 12).
+// 2-16 bots wander a 32x32 torus while walls appear; at the end (when no
+// more wall can be placed) the bot nearest the hidden target cell wins.
+// Protocol (stdin/stdout, one long-lived process), every turn one line:
+//   "POS WALL ENEMY..."  cells numbered row*32 + col; WALL is the wall added
+//   since your last turn, or 1024 for none; enemies always in the same order.
+// Answer one digit and flush: 0 up, 1 left, 2 stay, 3 right, 4 down
+// (the board wraps around). Moving into a wall or into a cell another bot
+// also wants just leaves you where you are. 50 ms per move, or you stay.
+// Nothing is sent at the end: stdin closes and the bot is stopped.
+// Stderr is for debugging: koth shows it beside your moves in the replay.
+// Try it:  koth match --game target bot.cpp   (watch: add --open)
+#include <algorithm>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+const int N = 32, CELLS = N * N, NO_WALL = 1024;
+const int DIRS[4] = {0, 1, 3, 4};   // up, left, right, down (2 = stay)
+std::vector<bool> wall(CELLS);      // walls never go away: remember them all
+
+// The cell reached from p going d, wrapping around the edges.
+int step(int p, int d) {
+    int r = p / N, c = p % N;
+    if (d == 0) r = (r + N - 1) % N;
+    else if (d == 1) c = (c + N - 1) % N;
+    else if (d == 3) c = (c + 1) % N;
+    else if (d == 4) r = (r + 1) % N;
+    return r * N + c;
+}
+
+// Sum of walking distances (a BFS) from start to every cell it can reach.
+long total(int start) {
+    std::vector<int> dist(CELLS, -1), todo{start};
+    dist[start] = 0;
+    long sum = 0;
+    for (size_t i = 0; i < todo.size(); i++) {
+        int p = todo[i];
+        sum += dist[p];
+        for (int d : DIRS) {
+            int q = step(p, d);
+            if (dist[q] < 0 && !wall[q]) { dist[q] = dist[p] + 1; todo.push_back(q); }
+        }
+    }
+    return sum;
+}
+
+// Strategy: the target is somewhere in the area we can reach (walls never cut
+// a bot off from it), so stand where the AVERAGE walking distance to that area
+// is smallest, and follow that spot as walls close the area in.
+// This is the place to do better: weigh cells by how likely they are to be
+// the target, keep out of other bots' way, block them...
+int main() {
+    std::string line;
+    long turn = 0;
+    while (std::getline(std::cin, line)) {
+        std::istringstream in(line);
+        int pos, new_wall, e;
+        in >> pos >> new_wall;
+        std::vector<int> enemies;
+        while (in >> e) enemies.push_back(e);
+        turn++;
+        if (new_wall != NO_WALL) wall[new_wall] = true;
+        int best = 2;                       // staying is the default
+        long best_total = total(pos);
+        for (int d : DIRS) {
+            int q = step(pos, d);
+            if (wall[q] || std::count(enemies.begin(), enemies.end(), q)) continue;  // would fail
+            long t = total(q);
+            if (t < best_total) { best = d; best_total = t; }
+        }
+        if (new_wall != NO_WALL)
+            std::cerr << "turn " << turn << ": wall at " << new_wall << ", I'm at " << pos
+                      << ", move " << best << " (sum of distances " << best_total << ")\n";
+        std::cout << best << std::endl;     // std::endl flushes
+    }
+    return 0;
+}

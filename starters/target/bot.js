@@ -1,0 +1,69 @@
+// Invisible target starter bot (JavaScript, Node.js 18).
+// 2-16 bots wander a 32x32 torus while walls appear; at the end (when no
+// more wall can be placed) the bot nearest the hidden target cell wins.
+// Protocol (stdin/stdout, one long-lived process), every turn one line:
+//   "POS WALL ENEMY..."  cells numbered row*32 + col; WALL is the wall added
+//   since your last turn, or 1024 for none; enemies always in the same order.
+// Answer one digit: 0 up, 1 left, 2 stay, 3 right, 4 down (the board wraps
+// around); process.stdout.write sends it at once. Moving into a wall or into
+// a cell another bot also wants just leaves you where you are. 50 ms per
+// move, or you stay. Nothing is sent at the end: stdin closes, bot stopped.
+// Stderr is for debugging: koth shows it beside your moves in the replay.
+// Try it:  koth match --game target bot.js   (watch: add --open)
+const readline = require("readline");
+
+const N = 32, CELLS = N * N, NO_WALL = 1024;
+const DIRS = [0, 1, 3, 4];                  // up, left, right, down (2 = stay)
+const wall = new Uint8Array(CELLS);         // walls never go away: remember them all
+
+// The cell reached from p going d, wrapping around the edges.
+function step(p, d) {
+  let r = Math.floor(p / N), c = p % N;
+  if (d === 0) r = (r + N - 1) % N;
+  else if (d === 1) c = (c + N - 1) % N;
+  else if (d === 3) c = (c + 1) % N;
+  else if (d === 4) r = (r + 1) % N;
+  return r * N + c;
+}
+
+// Sum of walking distances (a BFS) from start to every cell it can reach.
+const dist = new Int32Array(CELLS), todo = new Int32Array(CELLS);  // reused: no garbage
+function total(start) {
+  dist.fill(-1);
+  let head = 0, tail = 0, sum = 0;
+  dist[start] = 0;
+  todo[tail++] = start;
+  while (head < tail) {
+    const p = todo[head++];
+    sum += dist[p];
+    for (const d of DIRS) {
+      const q = step(p, d);
+      if (dist[q] < 0 && !wall[q]) { dist[q] = dist[p] + 1; todo[tail++] = q; }
+    }
+  }
+  return sum;
+}
+
+// Strategy: the target is somewhere in the area we can reach (walls never cut
+// a bot off from it), so stand where the AVERAGE walking distance to that area
+// is smallest, and follow that spot as walls close the area in.
+// This is the place to do better: weigh cells by how likely they are to be
+// the target, keep out of other bots' way, block them...
+let turn = 0;
+const rl = readline.createInterface({ input: process.stdin, crlfDelay: Infinity });
+rl.on("line", (line) => {
+  const f = line.trim().split(/\s+/).map(Number);
+  const [pos, newWall] = f, enemies = f.slice(2);
+  turn++;
+  if (newWall !== NO_WALL) wall[newWall] = 1;
+  let best = 2, bestTotal = total(pos);      // staying is the default
+  for (const d of DIRS) {
+    const q = step(pos, d);
+    if (wall[q] || enemies.includes(q)) continue;  // that move would fail
+    const t = total(q);
+    if (t < bestTotal) { best = d; bestTotal = t; }
+  }
+  if (newWall !== NO_WALL)
+    process.stderr.write(`turn ${turn}: wall at ${newWall}, I'm at ${pos}, move ${best} (sum of distances ${bestTotal})\n`);
+  process.stdout.write(best + "\n");
+});
