@@ -94,6 +94,9 @@ fn cli_against(addr: &str, data: &std::path::Path) {
     assert!(line.contains(" against ") && !line.contains('?') && !line.contains("null"), "{line}");
     assert!(["win", "tie", "loss"].iter().any(|r| line.contains(r)) && line.contains("(rank "), "{line}");
     assert!(line.ends_with(&format!("/matches/{match_id}")), "{line}");
+    // And ends with its place on the leaderboard.
+    let place = stdout.lines().last().unwrap();
+    assert!(place.starts_with("mine is ") && place.contains(" on target") && place.contains("/ladders/"), "{stdout}");
     // A broken bot: the compiler's message, exit 1.
     let broken = data.join("broken.c");
     std::fs::write(&broken, "int main(void) { return missing_name; }\n").unwrap();

@@ -313,6 +313,19 @@ pub fn submit(a: SubmitArgs) -> anyhow::Result<i32> {
         eprint!("\rwaiting for matches: {}/{}", shown.len(), a.watch);
         std::thread::sleep(Duration::from_millis(500));
     }
+    // Where those matches put it.
+    let lb: Leaderboard = c.get(&format!("/api/ladders/{ladder}/leaderboard"))?;
+    let rows = &lb.standings.rows;
+    match rows.iter().find(|r| r.bot == bot) {
+        Some(r) => {
+            let first = lb.standings.columns.first().and_then(|col| r.values.get(&col.key).map(|v| (col.label.clone(), v.clone())));
+            let value = first
+                .map(|(label, v)| format!(", {label} {}", v.as_f64().map_or(v.to_string(), |x| format!("{x:.2}"))))
+                .unwrap_or_default();
+            println!("{} is {} of {} on {}{value}: {}/ladders/{ladder}", a.name, r.rank, rows.len(), a.ladder, c.base);
+        }
+        None => println!("{} is not on {}'s leaderboard yet: {}/ladders/{ladder}", a.name, a.ladder, c.base),
+    }
     Ok(0)
 }
 

@@ -5,8 +5,8 @@
  *   "POS WALL ENEMY..."  cells numbered row*32 + col; WALL is the wall added
  *   since your last turn, or 1024 for none; enemies always in the same order.
  * Answer one digit and flush: 0 up, 1 left, 2 stay, 3 right, 4 down
- * (the board wraps around). Moving into a wall or into a cell another bot
- * also wants just leaves you where you are. 50 ms per move, or you stay.
+ * (the board wraps around). Moving into a wall, or into a cell another bot
+ * also wants, leaves you where you are. 50 ms per move, or you stay.
  * Nothing is sent at the end: stdin closes and the bot is stopped.
  * Stderr is for debugging: koth shows it beside your moves in the replay.
  * Try it:  koth match --game target bot.c   (watch: add --open)
@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define N 32
 #define CELLS (N * N)
@@ -31,57 +32,61 @@ static int step(int p, int d) {
     return r * N + c;
 }
 
-/* Sum of walking distances (a BFS) from start to every cell it can reach. */
-static long total(int start) {
+/* Walking distance (a BFS around walls) to the farthest reachable cell. */
+static int farthest(int start) {
     static int dist[CELLS], todo[CELLS];
     int head = 0, tail = 0;
-    long sum = 0;
     memset(dist, -1, sizeof dist);
     dist[start] = 0;
     todo[tail++] = start;
     while (head < tail) {
         int p = todo[head++];
-        sum += dist[p];
         for (int k = 0; k < 4; k++) {
             int q = step(p, DIRS[k]);
             if (dist[q] < 0 && !wall[q]) { dist[q] = dist[p] + 1; todo[tail++] = q; }
         }
     }
-    return sum;
+    return dist[todo[tail - 1]];            /* a BFS meets the farthest cell last */
 }
 
-/* Strategy: the target is somewhere in the area we can reach (walls never cut
- * a bot off from it), so stand where the AVERAGE walking distance to that area
- * is smallest, and follow that spot as walls close the area in.
+/* Strategy (the one the challenge's author found beats moving at random):
+ * the target is somewhere in the area we can reach (walls never cut a bot off
+ * from it), so stand at the centre of that area, the cell from which the
+ * farthest reachable cell is nearest, and follow the centre as walls close in.
  * This is the place to do better: weigh cells by how likely they are to be
- * the target, keep out of other bots' way, block them... */
+ * the target (a dead end that no wall fills for long...), block other bots... */
 int main(void) {
     static char line[4096];
     long turn = 0;
+    int last_pos = -1, last_move = 2;
     while (fgets(line, sizeof line, stdin)) {
-        int f[20], n = 0;
+        int f[20], n = 0;                   /* at most 16 bots: 17 numbers */
         char *s = line, *end;
-        while (n < 20) {                    /* at most 16 bots: 17 numbers */
+        while (n < 20) {
             long v = strtol(s, &end, 10);
             if (end == s) break;
             f[n++] = (int)v;
             s = end;
         }
-        turn++;
-        int pos = f[0], new_wall = f[1];   /* f[2] .. f[n-1]: the enemies */
+        int pos = f[0], new_wall = f[1];    /* f[2] .. f[n-1]: the enemies */
+        if (++turn == 1) srand((unsigned)time(NULL) ^ (unsigned)pos * 7919u);
         if (new_wall != NO_WALL) wall[new_wall] = 1;
-        int best = 2;                       /* staying is the default */
-        long best_total = total(pos);
+        int best = 2, best_far = farthest(pos);   /* staying is the default */
         for (int k = 0; k < 4; k++) {
             int q = step(pos, DIRS[k]), blocked = wall[q];
             for (int i = 2; i < n; i++) blocked |= (f[i] == q);
             if (blocked) continue;          /* that move would fail */
-            long t = total(q);
-            if (t < best_total) { best = DIRS[k]; best_total = t; }
+            int far = farthest(q);
+            if (far < best_far) { best = DIRS[k]; best_far = far; }
         }
+        /* A move that did not happen means another bot wanted the same cell; if
+         * both insist, neither ever moves again. So after one, wait half the time. */
+        if (last_move != 2 && pos == last_pos && rand() % 2) best = 2;
+        last_pos = pos;
+        last_move = best;
         if (new_wall != NO_WALL)
-            fprintf(stderr, "turn %ld: wall at %d, I'm at %d, move %d (sum of distances %ld)\n",
-                    turn, new_wall, pos, best, best_total);
+            fprintf(stderr, "turn %ld: wall at %d, I'm at %d, move %d, farthest cell %d steps away\n",
+                    turn, new_wall, pos, best, best_far);
         printf("%d\n", best);
         fflush(stdout);
     }

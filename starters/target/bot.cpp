@@ -5,13 +5,15 @@
 //   "POS WALL ENEMY..."  cells numbered row*32 + col; WALL is the wall added
 //   since your last turn, or 1024 for none; enemies always in the same order.
 // Answer one digit and flush: 0 up, 1 left, 2 stay, 3 right, 4 down
-// (the board wraps around). Moving into a wall or into a cell another bot
-// also wants just leaves you where you are. 50 ms per move, or you stay.
+// (the board wraps around). Moving into a wall, or into a cell another bot
+// also wants, leaves you where you are. 50 ms per move, or you stay.
 // Nothing is sent at the end: stdin closes and the bot is stopped.
 // Stderr is for debugging: koth shows it beside your moves in the replay.
 // Try it:  koth match --game target bot.cpp   (watch: add --open)
 #include <algorithm>
+#include <chrono>
 #include <iostream>
+#include <random>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -30,30 +32,31 @@ int step(int p, int d) {
     return r * N + c;
 }
 
-// Sum of walking distances (a BFS) from start to every cell it can reach.
-long total(int start) {
+// Walking distance (a BFS around walls) to the farthest reachable cell.
+int farthest(int start) {
     std::vector<int> dist(CELLS, -1), todo{start};
     dist[start] = 0;
-    long sum = 0;
     for (size_t i = 0; i < todo.size(); i++) {
         int p = todo[i];
-        sum += dist[p];
         for (int d : DIRS) {
             int q = step(p, d);
             if (dist[q] < 0 && !wall[q]) { dist[q] = dist[p] + 1; todo.push_back(q); }
         }
     }
-    return sum;
+    return dist[todo.back()];       // a BFS meets the farthest cell last
 }
 
-// Strategy: the target is somewhere in the area we can reach (walls never cut
-// a bot off from it), so stand where the AVERAGE walking distance to that area
-// is smallest, and follow that spot as walls close the area in.
+// Strategy (the one the challenge's author found beats moving at random):
+// the target is somewhere in the area we can reach (walls never cut a bot off
+// from it), so stand at the centre of that area, the cell from which the
+// farthest reachable cell is nearest, and follow the centre as walls close in.
 // This is the place to do better: weigh cells by how likely they are to be
-// the target, keep out of other bots' way, block them...
+// the target (a dead end that no wall fills for long...), block other bots...
 int main() {
+    std::mt19937 rng(std::chrono::steady_clock::now().time_since_epoch().count());
     std::string line;
     long turn = 0;
+    int last_pos = -1, last_move = 2;
     while (std::getline(std::cin, line)) {
         std::istringstream in(line);
         int pos, new_wall, e;
@@ -62,17 +65,21 @@ int main() {
         while (in >> e) enemies.push_back(e);
         turn++;
         if (new_wall != NO_WALL) wall[new_wall] = true;
-        int best = 2;                       // staying is the default
-        long best_total = total(pos);
+        int best = 2, best_far = farthest(pos);   // staying is the default
         for (int d : DIRS) {
             int q = step(pos, d);
             if (wall[q] || std::count(enemies.begin(), enemies.end(), q)) continue;  // would fail
-            long t = total(q);
-            if (t < best_total) { best = d; best_total = t; }
+            int far = farthest(q);
+            if (far < best_far) { best = d; best_far = far; }
         }
+        // A move that did not happen means another bot wanted the same cell; if
+        // both insist, neither ever moves again. So after one, wait half the time.
+        if (last_move != 2 && pos == last_pos && rng() % 2) best = 2;
+        last_pos = pos;
+        last_move = best;
         if (new_wall != NO_WALL)
-            std::cerr << "turn " << turn << ": wall at " << new_wall << ", I'm at " << pos
-                      << ", move " << best << " (sum of distances " << best_total << ")\n";
+            std::cerr << "turn " << turn << ": wall at " << new_wall << ", I'm at " << pos << ", move "
+                      << best << ", farthest cell " << best_far << " steps away\n";
         std::cout << best << std::endl;     // std::endl flushes
     }
     return 0;

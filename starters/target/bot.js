@@ -5,9 +5,10 @@
 //   "POS WALL ENEMY..."  cells numbered row*32 + col; WALL is the wall added
 //   since your last turn, or 1024 for none; enemies always in the same order.
 // Answer one digit: 0 up, 1 left, 2 stay, 3 right, 4 down (the board wraps
-// around); process.stdout.write sends it at once. Moving into a wall or into
-// a cell another bot also wants just leaves you where you are. 50 ms per
-// move, or you stay. Nothing is sent at the end: stdin closes, bot stopped.
+// around); process.stdout.write sends it at once, no flush needed. Moving
+// into a wall, or into a cell another bot also wants, leaves you where you
+// are. 50 ms per move, or you stay. Nothing is sent at the end: stdin
+// closes and the bot is stopped.
 // Stderr is for debugging: koth shows it beside your moves in the replay.
 // Try it:  koth match --game target bot.js   (watch: add --open)
 const readline = require("readline");
@@ -26,44 +27,49 @@ function step(p, d) {
   return r * N + c;
 }
 
-// Sum of walking distances (a BFS) from start to every cell it can reach.
+// Walking distance (a BFS around walls) to the farthest reachable cell.
 const dist = new Int32Array(CELLS), todo = new Int32Array(CELLS);  // reused: no garbage
-function total(start) {
+function farthest(start) {
   dist.fill(-1);
-  let head = 0, tail = 0, sum = 0;
+  let head = 0, tail = 0;
   dist[start] = 0;
   todo[tail++] = start;
   while (head < tail) {
     const p = todo[head++];
-    sum += dist[p];
     for (const d of DIRS) {
       const q = step(p, d);
       if (dist[q] < 0 && !wall[q]) { dist[q] = dist[p] + 1; todo[tail++] = q; }
     }
   }
-  return sum;
+  return dist[todo[tail - 1]];              // a BFS meets the farthest cell last
 }
 
-// Strategy: the target is somewhere in the area we can reach (walls never cut
-// a bot off from it), so stand where the AVERAGE walking distance to that area
-// is smallest, and follow that spot as walls close the area in.
+// Strategy (the one the challenge's author found beats moving at random):
+// the target is somewhere in the area we can reach (walls never cut a bot off
+// from it), so stand at the centre of that area, the cell from which the
+// farthest reachable cell is nearest, and follow the centre as walls close in.
 // This is the place to do better: weigh cells by how likely they are to be
-// the target, keep out of other bots' way, block them...
-let turn = 0;
+// the target (a dead end that no wall fills for long...), block other bots...
+let turn = 0, lastPos = -1, lastMove = 2;
 const rl = readline.createInterface({ input: process.stdin, crlfDelay: Infinity });
 rl.on("line", (line) => {
   const f = line.trim().split(/\s+/).map(Number);
   const [pos, newWall] = f, enemies = f.slice(2);
   turn++;
   if (newWall !== NO_WALL) wall[newWall] = 1;
-  let best = 2, bestTotal = total(pos);      // staying is the default
+  let best = 2, bestFar = farthest(pos);    // staying is the default
   for (const d of DIRS) {
     const q = step(pos, d);
     if (wall[q] || enemies.includes(q)) continue;  // that move would fail
-    const t = total(q);
-    if (t < bestTotal) { best = d; bestTotal = t; }
+    const far = farthest(q);
+    if (far < bestFar) { best = d; bestFar = far; }
   }
+  // A move that did not happen means another bot wanted the same cell; if
+  // both insist, neither ever moves again. So after one, wait half the time.
+  if (lastMove !== 2 && pos === lastPos && Math.random() < 0.5) best = 2;
+  lastPos = pos;
+  lastMove = best;
   if (newWall !== NO_WALL)
-    process.stderr.write(`turn ${turn}: wall at ${newWall}, I'm at ${pos}, move ${best} (sum of distances ${bestTotal})\n`);
+    process.stderr.write(`turn ${turn}: wall at ${newWall}, I'm at ${pos}, move ${best}, farthest cell ${bestFar} steps away\n`);
   process.stdout.write(best + "\n");
 });

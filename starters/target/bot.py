@@ -5,11 +5,12 @@
 #   "POS WALL ENEMY..."  cells numbered row*32 + col; WALL is the wall added
 #   since your last turn, or 1024 for none; enemies always in the same order.
 # Answer one digit and flush: 0 up, 1 left, 2 stay, 3 right, 4 down
-# (the board wraps around). Moving into a wall or into a cell another bot
-# also wants just leaves you where you are. 50 ms per move, or you stay.
+# (the board wraps around). Moving into a wall, or into a cell another bot
+# also wants, leaves you where you are. 50 ms per move, or you stay.
 # Nothing is sent at the end: stdin closes and the bot is stopped.
 # Stderr is for debugging: koth shows it beside your moves in the replay.
 # Try it:  koth match --game target bot.py   (watch: add --open)
+import random
 import sys
 
 N = 32
@@ -32,45 +33,46 @@ NEXT = [[step(p, d) for d in DIRS] for p in range(CELLS)]
 wall = [False] * CELLS           # walls never go away: remember them all
 
 
-def distances(start):
-    """Walking distance from start to every cell it can reach (-1: cannot)."""
+def farthest(start):
+    """Walking distance (a BFS around walls) to the farthest reachable cell."""
     dist = [-1] * CELLS
     dist[start] = 0
     todo = [start]
-    for p in todo:               # the list grows while we walk it: a BFS
+    for p in todo:               # the list grows while we walk it
         for q in NEXT[p]:
             if dist[q] < 0 and not wall[q]:
                 dist[q] = dist[p] + 1
                 todo.append(q)
-    return dist
+    return dist[todo[-1]]        # a BFS meets the farthest cell last
 
 
-def total(start):
-    """Sum of walking distances from start to every cell it can reach."""
-    return sum(d for d in distances(start) if d > 0)
-
-
-# Strategy: the target is somewhere in the area we can reach (walls never cut
-# a bot off from it), so stand where the AVERAGE walking distance to that area
-# is smallest, and follow that spot as walls close the area in.
+# Strategy (the one the challenge's author found beats moving at random):
+# the target is somewhere in the area we can reach (walls never cut a bot off
+# from it), so stand at the centre of that area, the cell from which the
+# farthest reachable cell is nearest, and follow the centre as walls close in.
 # This is the place to do better: weigh cells by how likely they are to be
-# the target, keep out of other bots' way, block them...
-turn = 0
+# the target (a dead end that no wall fills for long...), block other bots...
+turn, last_pos, last_move = 0, -1, 2
 for line in sys.stdin:
     turn += 1
     f = [int(x) for x in line.split()]
     pos, new_wall, enemies = f[0], f[1], f[2:]
     if new_wall != NO_WALL:
         wall[new_wall] = True
-    best, best_total = 2, total(pos)               # staying is the default
+    best, best_far = 2, farthest(pos)              # staying is the default
     for d in DIRS:
         q = step(pos, d)
         if wall[q] or q in enemies:
             continue                               # that move would fail
-        t = total(q)
-        if t < best_total:
-            best, best_total = d, t
+        far = farthest(q)
+        if far < best_far:
+            best, best_far = d, far
+    # A move that did not happen means another bot wanted the same cell; if
+    # both insist, neither ever moves again. So after one, wait half the time.
+    if last_move != 2 and pos == last_pos and random.random() < 0.5:
+        best = 2
+    last_pos, last_move = pos, best
     if new_wall != NO_WALL:
-        print(f"turn {turn}: wall at {new_wall}, I'm at {pos}, "
-              f"move {best} (sum of distances {best_total})", file=sys.stderr)
+        print(f"turn {turn}: wall at {new_wall}, I'm at {pos}, move {best}, "
+              f"farthest cell {best_far} steps away", file=sys.stderr)
     print(best, flush=True)

@@ -5,12 +5,13 @@
 //   "POS WALL ENEMY..."  cells numbered row*32 + col; WALL is the wall added
 //   since your last turn, or 1024 for none; enemies always in the same order.
 // Answer one digit and flush: 0 up, 1 left, 2 stay, 3 right, 4 down
-// (the board wraps around). Moving into a wall or into a cell another bot
-// also wants just leaves you where you are. 50 ms per move, or you stay.
+// (the board wraps around). Moving into a wall, or into a cell another bot
+// also wants, leaves you where you are. 50 ms per move, or you stay.
 // Nothing is sent at the end: stdin closes and the bot is stopped.
 // Stderr is for debugging: koth shows it beside your moves in the replay.
 // Try it:  koth match --game target bot.rs   (watch: add --open)
 use std::io::{self, BufRead, Write};
+use std::time::{SystemTime, UNIX_EPOCH};
 
 const N: usize = 32;
 const CELLS: usize = N * N;
@@ -30,8 +31,8 @@ fn step(p: usize, d: u8) -> usize {
     r * N + c
 }
 
-/// Sum of walking distances (a BFS) from start to every cell it can reach.
-fn total(start: usize, wall: &[bool]) -> usize {
+/// Walking distance (a BFS around walls) to the farthest reachable cell.
+fn farthest(start: usize, wall: &[bool]) -> usize {
     let mut dist = vec![usize::MAX; CELLS];
     let mut todo = vec![start];
     dist[start] = 0;
@@ -47,18 +48,28 @@ fn total(start: usize, wall: &[bool]) -> usize {
             }
         }
     }
-    todo.iter().map(|&p| dist[p]).sum()
+    dist[todo[todo.len() - 1]] // a BFS meets the farthest cell last
 }
 
-// Strategy: the target is somewhere in the area we can reach (walls never cut
-// a bot off from it), so stand where the AVERAGE walking distance to that area
-// is smallest, and follow that spot as walls close the area in.
+// Strategy (the one the challenge's author found beats moving at random):
+// the target is somewhere in the area we can reach (walls never cut a bot off
+// from it), so stand at the centre of that area, the cell from which the
+// farthest reachable cell is nearest, and follow the centre as walls close in.
 // This is the place to do better: weigh cells by how likely they are to be
-// the target, keep out of other bots' way, block them...
+// the target (a dead end that no wall fills for long...), block other bots...
 fn main() {
     let mut wall = vec![false; CELLS]; // walls never go away: remember them all
+
+    // No crates, so a tiny random generator (xorshift), seeded from the clock.
+    let mut seed = SystemTime::now().duration_since(UNIX_EPOCH).unwrap().as_nanos() as u64 | 1;
+    let mut coin = move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed & 1 == 1
+    };
     let mut out = io::stdout().lock();
-    let mut turn = 0;
+    let (mut turn, mut last_pos, mut last_move) = (0, usize::MAX, 2);
     for line in io::stdin().lock().lines() {
         let line = line.expect("reading stdin");
         let f: Vec<usize> = line.split_whitespace().map(|x| x.parse().expect("a number")).collect();
@@ -67,20 +78,27 @@ fn main() {
         if new_wall != NO_WALL {
             wall[new_wall] = true;
         }
-        let (mut best, mut best_total) = (2, total(pos, &wall)); // staying is the default
+        let (mut best, mut best_far) = (2, farthest(pos, &wall)); // staying is the default
         for d in DIRS {
             let q = step(pos, d);
             if wall[q] || enemies.contains(&q) {
                 continue; // that move would fail
             }
-            let t = total(q, &wall);
-            if t < best_total {
+            let far = farthest(q, &wall);
+            if far < best_far {
                 best = d;
-                best_total = t;
+                best_far = far;
             }
         }
+        // A move that did not happen means another bot wanted the same cell; if
+        // both insist, neither ever moves again. So after one, wait half the time.
+        if last_move != 2 && pos == last_pos && coin() {
+            best = 2;
+        }
+        last_pos = pos;
+        last_move = best;
         if new_wall != NO_WALL {
-            eprintln!("turn {turn}: wall at {new_wall}, I'm at {pos}, move {best} (sum of distances {best_total})");
+            eprintln!("turn {turn}: wall at {new_wall}, I'm at {pos}, move {best}, farthest cell {best_far} steps away");
         }
         writeln!(out, "{best}").unwrap();
         out.flush().unwrap();
