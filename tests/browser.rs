@@ -397,6 +397,39 @@ async fn scenario(url: &str, addr: &str, data: &std::path::Path, shots: &std::pa
         assert_eq!(viewer.wait().unwrap().code(), Some(0));
     }
 
+    // The same file opened on the site's /replay page (drawn by the server,
+    // kept nowhere); a file that is not a replay is refused with why.
+    {
+        let (game, id) = &matches[0];
+        let file = data.join("downloaded-replay.json");
+        c.goto(&format!("{url}/replay")).await.unwrap();
+        until(&c, "the replay file input", "document.querySelector('#replay-file')", 20).await;
+        let notes = data.join("not-a-replay.json");
+        std::fs::write(&notes, "{\"hello\": 1}").unwrap();
+        c.find(Locator::Css("#replay-file")).await.unwrap().send_keys(notes.to_str().unwrap()).await.unwrap();
+        let refused = until(
+            &c,
+            "the refusal",
+            "document.querySelector('#replay-status .error') && document.querySelector('#replay-status .error').textContent",
+            20,
+        )
+        .await;
+        assert!(refused.as_str().unwrap().contains("not a replay koth can draw"), "{refused}");
+        c.find(Locator::Css("#replay-file")).await.unwrap().send_keys(file.to_str().unwrap()).await.unwrap();
+        until(
+            &c,
+            "the dropped replay's board",
+            "document.querySelector('#board') && document.querySelector('#turn-label').textContent",
+            30,
+        )
+        .await;
+        assert!(text(&c, "h1").await.starts_with(&format!("Replay {game} · seed ")), "{}", text(&c, "h1").await);
+        let turns = get_json(addr, &format!("/api/matches/{id}"))["turns"].as_i64().unwrap();
+        c.find(Locator::Css("#step")).await.unwrap().click().await.unwrap();
+        assert_eq!(text(&c, "#turn-label").await, format!("turn 1 / {turns}"));
+        shot(&c, shots, "opened-replay").await;
+    }
+
     // Sign up through the form; the token is kept by the browser.
     c.goto(&format!("{url}/")).await.unwrap();
     until(&c, "the sign-up form", "document.querySelector('#new-name')", 20).await;

@@ -464,6 +464,16 @@ pub struct GameInfo {
     pub starters: Vec<StarterInfo>,
 }
 
+/// A replay the reader has on their machine, drawn for the viewer
+/// (`POST /api/replays/frames`): the match page's view of it and its frames.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct DrawnReplay {
+    pub info: MatchInfo,
+    /// As `GET /api/matches/{id}/frames` serves them.
+    #[schema(value_type = Object)]
+    pub frames: Value,
+}
+
 /// A game's starter kit in one language.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct StarterInfo {

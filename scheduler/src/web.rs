@@ -19,6 +19,7 @@
 //! | `/matches/{id}` | a match: seats, outcomes and the replay viewer |
 //! | `/submit` | the submit form, then the compile and first matches as they happen |
 //! | `/me` | the signed-in author's bots on every ladder, and their API tokens |
+//! | `/replay` | a replay file from the reader's machine, dropped or chosen, in the match viewer |
 //! | `/games`, `/games/{name}` | how bots talk to each game |
 //!
 //! The same match page serves one replay file on an author's machine
@@ -70,6 +71,7 @@ pub(crate) fn service<S: Clone + Send + Sync + 'static>(api: Router<S>, state: S
         .route("/matches/{id}", get(|Path(id): Path<i64>| page("Match", "match", Some(id))))
         .route("/submit", get(|| page("Submit a bot", "submit", None)))
         .route("/me", get(|| page("Your account", "me", None)))
+        .route("/replay", get(|| page("Open a replay", "replay", None)))
         .route("/games", get(games_index))
         .route("/games/{name}", get(game_doc))
         .fallback(not_found)

@@ -18,7 +18,11 @@ const SEAT_CODES = '0123456789abcdef';
 function token() { return localStorage.getItem(TOKEN_KEY); }
 
 /** Call the API; resolves to the JSON (or text) body, rejects with the API's error message. */
+/** A replay opened on /replay: the three match routes are answered from it. */
+let DROPPED = null;
+
 async function api(path, opts = {}) {
+  if (DROPPED && path in DROPPED) return DROPPED[path];
   const headers = Object.assign({}, opts.headers || {});
   const t = token();
   if (t) headers.Authorization = 'Bearer ' + t;
@@ -77,7 +81,7 @@ function setMain(...children) {
 const sleep = ms => new Promise(r => setTimeout(r, ms));
 
 /** A replay served by `koth replay view` on the author's machine: no site, no accounts. */
-const LOCAL = document.body.dataset.local === '1';
+let LOCAL = document.body.dataset.local === '1';
 
 let mePromise = null;
 /** The signed-in account, or null. */
@@ -658,13 +662,40 @@ async function mePage() {
     tokenList, form, out);
 }
 
+// ---- a replay from the reader's machine -----------------------------------
+
+/** Open a replay file (dropped on the page or chosen): the server draws it,
+ * keeps nothing, and the match viewer shows it as `koth replay view` does. */
+async function replayPage() {
+  const status = el('p', { id: 'replay-status' }, 'Drop a replay file here, or choose one.');
+  const input = el('input', { type: 'file', id: 'replay-file', accept: '.json,application/json' });
+  const zone = el('div', { id: 'drop-zone', class: 'drop-zone' }, status, input);
+  const open = async file => {
+    status.textContent = `Drawing ${file.name}…`;
+    try {
+      const text = await file.text();
+      const drawn = await api('/api/replays/frames', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: text });
+      DROPPED = { '/api/matches/0': drawn.info, '/api/matches/0/replay': JSON.parse(text), '/api/matches/0/frames': drawn.frames };
+      LOCAL = true;
+      await matchPage(0);
+    } catch (e) { status.replaceChildren(el('span', { class: 'error' }, `${file.name}: ${e.message}`)); }
+  };
+  input.addEventListener('change', () => input.files[0] && open(input.files[0]));
+  zone.addEventListener('dragover', ev => { ev.preventDefault(); zone.classList.add('over'); });
+  zone.addEventListener('dragleave', () => zone.classList.remove('over'));
+  zone.addEventListener('drop', ev => { ev.preventDefault(); zone.classList.remove('over'); if (ev.dataTransfer.files[0]) open(ev.dataTransfer.files[0]); });
+  setMain(el('h1', {}, 'Open a replay'),
+    el('p', {}, 'A replay from your machine (', el('code', {}, 'koth match --replay FILE'), ' or ', el('code', {}, 'koth replay download'),
+      '), shown in the viewer the match pages use. It is drawn by this server and not kept.'), zone);
+}
+
 // ---- start ---------------------------------------------------------------
 
 async function start() {
   header();
   const page = document.body.dataset.page;
   const id = Number(document.body.dataset.id);
-  const pages = { home: homePage, ladder: ladderPage, bot: botPage, match: matchPage, submit: submitPage, me: mePage };
+  const pages = { home: homePage, ladder: ladderPage, bot: botPage, match: matchPage, submit: submitPage, me: mePage, replay: replayPage };
   if (!pages[page]) return;
   try {
     await pages[page](id);

@@ -69,15 +69,9 @@ public class bot {
     }
 
     public static void main(String[] args) throws IOException {
-        // Warm-up: the JVM compiles code only once it has run for a while, and a
-        // compile in mid-game can make a move miss its 50 ms. The first move has
-        // 1 s extra, so exercise the strategy for 0.2 s before reading it.
-        // (Java's first "a" + b or String.format also costs ~20 ms: do one here.)
-        long until = System.nanoTime() + 200_000_000L;
-        int runs = 0;
-        for (; System.nanoTime() < until; runs++) choose(runs % CELLS, new int[] {(runs + 1) % CELLS});
-        System.err.println(String.format("warm-up: %d runs of the strategy", runs));
-
+        // Java's first String.format (or "a" + b) loads many classes, ~20 ms of a
+        // 50 ms move: pay for it now, while the first move has 1 s extra.
+        System.err.println(String.format("bot.java ready: %d cells", CELLS));
         Random random = new Random();
         BufferedReader in = new BufferedReader(new InputStreamReader(System.in));
         String line;

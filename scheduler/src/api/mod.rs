@@ -318,6 +318,7 @@ fn routes() -> OpenApiRouter<AppState> {
         .routes(routes!(match_info))
         .routes(routes!(replay))
         .routes(routes!(frames))
+        .routes(routes!(draw_replay))
         .routes(routes!(stderr))
         .routes(routes!(challenge))
         .routes(routes!(cancel_match))
@@ -1052,6 +1053,29 @@ async fn frames(State(s): State<AppState>, ApiPath(id): ApiPath<i64>, headers: H
         .map_err(|(status, e)| ApiError(status, e))?;
     replays::keep_frames(&s.pool, id, &gz, repacked.as_ref()).await?;
     serve(gz)
+}
+
+/// Draw a replay file the reader has (one `koth match --replay` wrote or
+/// `koth replay download` fetched) for the viewer of `/replay`: the page
+/// the site shows for a match, and its frames. Nothing is stored; drawing
+/// shares the frames' few slots, so replays sent here cannot take the
+/// service's cores.
+#[utoipa::path(post, path = "/api/replays/frames", tag = "matches",
+    request_body(content = Object, content_type = "application/json", description = "A replay, as koth writes them"),
+    responses((status = 200, body = DrawnReplay),
+              (status = 422, body = ErrorBody, description = "Not a replay koth can draw (what is wrong with it)"),
+              (status = 413, body = ErrorBody, description = "Larger than 40 MiB")))]
+async fn draw_replay(State(s): State<AppState>, body: axum::body::Bytes) -> ApiResult<Json<DrawnReplay>> {
+    let _permit = s.drawing.acquire().await.map_err(|e| ApiError(StatusCode::SERVICE_UNAVAILABLE, e.to_string()))?;
+    let drawn = tokio::task::spawn_blocking(move || -> Result<DrawnReplay, String> {
+        let replay = koth_games::replay::Replay::from_json(&body)?;
+        let frames = koth_games::replay::frames(&replay)?;
+        let frames = serde_json::to_value(&frames).map_err(|e| e.to_string())?;
+        Ok(DrawnReplay { info: MatchInfo::of_local_replay(&replay), frames })
+    })
+    .await
+    .map_err(|e| ApiError(StatusCode::INTERNAL_SERVER_ERROR, format!("drawing the replay failed: {e}")))?;
+    drawn.map(Json).map_err(|e| ApiError(StatusCode::UNPROCESSABLE_ENTITY, format!("this file is not a replay koth can draw: {e}")))
 }
 
 /// A seat's stderr in a match, whole and by turn (its owner, hosts).
