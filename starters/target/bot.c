@@ -21,6 +21,7 @@
 #define NO_WALL 1024
 static const int DIRS[4] = {0, 1, 3, 4};   /* up, left, right, down (2 = stay) */
 static char wall[CELLS];                   /* walls never go away: remember them all */
+static char enemy[CELLS];                  /* the other bots, this turn */
 
 /* The cell reached from p going d, wrapping around the edges. */
 static int step(int p, int d) {
@@ -32,29 +33,37 @@ static int step(int p, int d) {
     return r * N + c;
 }
 
-/* Walking distance (a BFS around walls) to the farthest reachable cell. */
+/* Walking distance (a BFS around walls) from start to the farthest likely
+ * target: a dead end (a cell with at most one open side) that no other bot
+ * stands on; while there are none, the farthest reachable cell. */
 static int farthest(int start) {
     static int dist[CELLS], todo[CELLS];
-    int head = 0, tail = 0;
+    int head = 0, tail = 0, far_dead_end = -1;
     memset(dist, -1, sizeof dist);
     dist[start] = 0;
     todo[tail++] = start;
     while (head < tail) {
-        int p = todo[head++];
+        int p = todo[head++], open_sides = 0;
         for (int k = 0; k < 4; k++) {
             int q = step(p, DIRS[k]);
-            if (dist[q] < 0 && !wall[q]) { dist[q] = dist[p] + 1; todo[tail++] = q; }
+            if (wall[q]) continue;
+            open_sides++;
+            if (dist[q] < 0) { dist[q] = dist[p] + 1; todo[tail++] = q; }
         }
+        if (open_sides <= 1 && !enemy[p]) far_dead_end = dist[p];
     }
-    return dist[todo[tail - 1]];            /* a BFS meets the farthest cell last */
+    /* A BFS meets the farthest cells last. */
+    return far_dead_end >= 0 ? far_dead_end : dist[todo[tail - 1]];
 }
 
-/* Strategy (the one the challenge's author found beats moving at random):
- * the target is somewhere in the area we can reach (walls never cut a bot off
- * from it), so stand at the centre of that area, the cell from which the
- * farthest reachable cell is nearest, and follow the centre as walls close in.
- * This is the place to do better: weigh cells by how likely they are to be
- * the target (a dead end that no wall fills for long...), block other bots... */
+/* Strategy: the target is somewhere in the area we can reach (walls never cut
+ * a bot off from it). A wall can always fill a dead end unless a bot or the
+ * target is on it, so the dead ends that stay open are where the target hides:
+ * at the very end it is the only one no bot stands on. So stand where the
+ * farthest such dead end is nearest (early on, when there are none: at the
+ * centre of the area), and follow that spot as walls close in.
+ * This is the place to do better: weigh dead ends by how long they have stayed
+ * open, keep out of other bots' way or block them... */
 int main(void) {
     static char line[4096];
     long turn = 0;
@@ -71,11 +80,12 @@ int main(void) {
         int pos = f[0], new_wall = f[1];    /* f[2] .. f[n-1]: the enemies */
         if (++turn == 1) srand((unsigned)time(NULL) ^ (unsigned)pos * 7919u);
         if (new_wall != NO_WALL) wall[new_wall] = 1;
+        memset(enemy, 0, sizeof enemy);
+        for (int i = 2; i < n; i++) enemy[f[i]] = 1;
         int best = 2, best_far = farthest(pos);   /* staying is the default */
         for (int k = 0; k < 4; k++) {
-            int q = step(pos, DIRS[k]), blocked = wall[q];
-            for (int i = 2; i < n; i++) blocked |= (f[i] == q);
-            if (blocked) continue;          /* that move would fail */
+            int q = step(pos, DIRS[k]);
+            if (wall[q] || enemy[q]) continue;   /* that move would fail */
             int far = farthest(q);
             if (far < best_far) { best = DIRS[k]; best_far = far; }
         }
@@ -85,7 +95,7 @@ int main(void) {
         last_pos = pos;
         last_move = best;
         if (new_wall != NO_WALL)
-            fprintf(stderr, "turn %ld: wall at %d, I'm at %d, move %d, farthest cell %d steps away\n",
+            fprintf(stderr, "turn %ld: wall at %d, I'm at %d, move %d, farthest likely target %d steps away\n",
                     turn, new_wall, pos, best, best_far);
         printf("%d\n", best);
         fflush(stdout);

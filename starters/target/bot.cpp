@@ -10,7 +10,6 @@
 // Nothing is sent at the end: stdin closes and the bot is stopped.
 // Stderr is for debugging: koth shows it beside your moves in the replay.
 // Try it:  koth match --game target bot.cpp   (watch: add --open)
-#include <algorithm>
 #include <chrono>
 #include <iostream>
 #include <random>
@@ -32,26 +31,35 @@ int step(int p, int d) {
     return r * N + c;
 }
 
-// Walking distance (a BFS around walls) to the farthest reachable cell.
-int farthest(int start) {
+// Walking distance (a BFS around walls) from start to the farthest likely
+// target: a dead end (a cell with at most one open side) that no other bot
+// stands on; while there are none, the farthest reachable cell.
+int farthest(int start, const std::vector<bool>& enemy) {
     std::vector<int> dist(CELLS, -1), todo{start};
     dist[start] = 0;
+    int far_dead_end = -1;
     for (size_t i = 0; i < todo.size(); i++) {
-        int p = todo[i];
+        int p = todo[i], open_sides = 0;
         for (int d : DIRS) {
             int q = step(p, d);
-            if (dist[q] < 0 && !wall[q]) { dist[q] = dist[p] + 1; todo.push_back(q); }
+            if (wall[q]) continue;
+            open_sides++;
+            if (dist[q] < 0) { dist[q] = dist[p] + 1; todo.push_back(q); }
         }
+        if (open_sides <= 1 && !enemy[p]) far_dead_end = dist[p];
     }
-    return dist[todo.back()];       // a BFS meets the farthest cell last
+    // A BFS meets the farthest cells last.
+    return far_dead_end >= 0 ? far_dead_end : dist[todo.back()];
 }
 
-// Strategy (the one the challenge's author found beats moving at random):
-// the target is somewhere in the area we can reach (walls never cut a bot off
-// from it), so stand at the centre of that area, the cell from which the
-// farthest reachable cell is nearest, and follow the centre as walls close in.
-// This is the place to do better: weigh cells by how likely they are to be
-// the target (a dead end that no wall fills for long...), block other bots...
+// Strategy: the target is somewhere in the area we can reach (walls never cut
+// a bot off from it). A wall can always fill a dead end unless a bot or the
+// target is on it, so the dead ends that stay open are where the target hides:
+// at the very end it is the only one no bot stands on. So stand where the
+// farthest such dead end is nearest (early on, when there are none: at the
+// centre of the area), and follow that spot as walls close in.
+// This is the place to do better: weigh dead ends by how long they have stayed
+// open, keep out of other bots' way or block them...
 int main() {
     std::mt19937 rng(std::chrono::steady_clock::now().time_since_epoch().count());
     std::string line;
@@ -61,15 +69,15 @@ int main() {
         std::istringstream in(line);
         int pos, new_wall, e;
         in >> pos >> new_wall;
-        std::vector<int> enemies;
-        while (in >> e) enemies.push_back(e);
+        std::vector<bool> enemy(CELLS);     // the other bots, this turn
+        while (in >> e) enemy[e] = true;
         turn++;
         if (new_wall != NO_WALL) wall[new_wall] = true;
-        int best = 2, best_far = farthest(pos);   // staying is the default
+        int best = 2, best_far = farthest(pos, enemy);   // staying is the default
         for (int d : DIRS) {
             int q = step(pos, d);
-            if (wall[q] || std::count(enemies.begin(), enemies.end(), q)) continue;  // would fail
-            int far = farthest(q);
+            if (wall[q] || enemy[q]) continue;  // that move would fail
+            int far = farthest(q, enemy);
             if (far < best_far) { best = d; best_far = far; }
         }
         // A move that did not happen means another bot wanted the same cell; if
@@ -79,7 +87,7 @@ int main() {
         last_move = best;
         if (new_wall != NO_WALL)
             std::cerr << "turn " << turn << ": wall at " << new_wall << ", I'm at " << pos << ", move "
-                      << best << ", farthest cell " << best_far << " steps away\n";
+                      << best << ", farthest likely target " << best_far << " steps away\n";
         std::cout << best << std::endl;     // std::endl flushes
     }
     return 0;

@@ -33,48 +33,56 @@ var wall [CELLS]bool         // walls never go away: remember them all
 
 // step is the cell reached from p going d, wrapping around the edges.
 func step(p, d int) int {
-	r, c := p/N, p%N
-	switch d {
-	case 0:
-		r = (r + N - 1) % N
-	case 1:
-		c = (c + N - 1) % N
-	case 3:
-		c = (c + 1) % N
-	case 4:
-		r = (r + 1) % N
-	}
-	return r*N + c
+	dr := [5]int{N - 1, 0, 0, 0, 1}[d] // adding N-1 is one step back, wrapped
+	dc := [5]int{0, N - 1, 0, 1, 0}[d]
+	return (p/N+dr)%N*N + (p%N+dc)%N
 }
 
-// farthest is the walking distance (a BFS around walls) to the farthest reachable cell.
-func farthest(start int) int {
+// farthest is the walking distance (a BFS around walls) from start to the
+// farthest likely target: a dead end (a cell with at most one open side) that
+// no other bot stands on; while there are none, the farthest reachable cell.
+func farthest(start int, enemy *[CELLS]bool) int {
 	var dist, todo [CELLS]int // fixed-size arrays: no garbage to collect
 	for i := range dist {
 		dist[i] = -1
 	}
 	dist[start], todo[0] = 0, start
-	head, tail := 0, 1
+	head, tail, farDeadEnd := 0, 1, -1
 	for head < tail {
 		p := todo[head]
 		head++
+		openSides := 0
 		for _, d := range dirs {
-			if q := step(p, d); dist[q] < 0 && !wall[q] {
+			q := step(p, d)
+			if wall[q] {
+				continue
+			}
+			openSides++
+			if dist[q] < 0 {
 				dist[q] = dist[p] + 1
 				todo[tail] = q
 				tail++
 			}
 		}
+		if openSides <= 1 && !enemy[p] {
+			farDeadEnd = dist[p]
+		}
 	}
-	return dist[todo[tail-1]] // a BFS meets the farthest cell last
+	// A BFS meets the farthest cells last.
+	if farDeadEnd >= 0 {
+		return farDeadEnd
+	}
+	return dist[todo[tail-1]]
 }
 
-// Strategy (the one the challenge's author found beats moving at random):
-// the target is somewhere in the area we can reach (walls never cut a bot off
-// from it), so stand at the centre of that area, the cell from which the
-// farthest reachable cell is nearest, and follow the centre as walls close in.
-// This is the place to do better: weigh cells by how likely they are to be
-// the target (a dead end that no wall fills for long...), block other bots...
+// Strategy: the target is somewhere in the area we can reach (walls never cut
+// a bot off from it). A wall can always fill a dead end unless a bot or the
+// target is on it, so the dead ends that stay open are where the target hides:
+// at the very end it is the only one no bot stands on. So stand where the
+// farthest such dead end is nearest (early on, when there are none: at the
+// centre of the area), and follow that spot as walls close in.
+// This is the place to do better: weigh dead ends by how long they have stayed
+// open, keep out of other bots' way or block them...
 func main() {
 	rand.Seed(time.Now().UnixNano()) // Go 1.19 does not seed it by itself
 	in := bufio.NewScanner(os.Stdin) // splits on "\n", dropping a trailing "\r"
@@ -86,22 +94,22 @@ func main() {
 			v, _ := strconv.Atoi(w)
 			f = append(f, v)
 		}
-		pos, newWall, enemies := f[0], f[1], f[2:]
+		pos, newWall := f[0], f[1]
+		var enemy [CELLS]bool // the other bots, this turn
+		for _, e := range f[2:] {
+			enemy[e] = true
+		}
 		turn++
 		if newWall != NoWall {
 			wall[newWall] = true
 		}
-		best, bestFar := 2, farthest(pos) // staying is the default
+		best, bestFar := 2, farthest(pos, &enemy) // staying is the default
 		for _, d := range dirs {
 			q := step(pos, d)
-			blocked := wall[q]
-			for _, e := range enemies {
-				blocked = blocked || e == q
-			}
-			if blocked {
+			if wall[q] || enemy[q] {
 				continue // that move would fail
 			}
-			if far := farthest(q); far < bestFar {
+			if far := farthest(q, &enemy); far < bestFar {
 				best, bestFar = d, far
 			}
 		}
@@ -112,7 +120,7 @@ func main() {
 		}
 		lastPos, lastMove = pos, best
 		if newWall != NoWall {
-			fmt.Fprintf(os.Stderr, "turn %d: wall at %d, I'm at %d, move %d, farthest cell %d steps away\n",
+			fmt.Fprintf(os.Stderr, "turn %d: wall at %d, I'm at %d, move %d, farthest likely target %d steps away\n",
 				turn, newWall, pos, best, bestFar)
 		}
 		fmt.Fprintln(out, best)

@@ -19,8 +19,9 @@ import java.util.StringTokenizer;
 
 public class bot {
     static final int N = 32, CELLS = N * N, NO_WALL = 1024;
-    static final int[] DIRS = {0, 1, 3, 4};           // up, left, right, down (2 = stay)
-    static final boolean[] wall = new boolean[CELLS]; // walls never go away: remember them all
+    static final int[] DIRS = {0, 1, 3, 4};             // up, left, right, down (2 = stay)
+    static final boolean[] wall = new boolean[CELLS];   // walls never go away: remember them all
+    static final boolean[] enemy = new boolean[CELLS];  // the other bots, this turn
 
     // The cell reached from p going d, wrapping around the edges.
     static int step(int p, int d) {
@@ -32,36 +33,42 @@ public class bot {
         return r * N + c;
     }
 
-    // Walking distance (a BFS around walls) to the farthest reachable cell.
+    // Walking distance (a BFS around walls) from start to the farthest likely
+    // target: a dead end (a cell with at most one open side) that no other bot
+    // stands on; while there are none, the farthest reachable cell.
     static final int[] dist = new int[CELLS], todo = new int[CELLS]; // reused: no garbage
     static int farthest(int start) {
         Arrays.fill(dist, -1);
-        int head = 0, tail = 0;
+        int head = 0, tail = 0, farDeadEnd = -1;
         dist[start] = 0;
         todo[tail++] = start;
         while (head < tail) {
-            int p = todo[head++];
+            int p = todo[head++], openSides = 0;
             for (int d : DIRS) {
                 int q = step(p, d);
-                if (dist[q] < 0 && !wall[q]) { dist[q] = dist[p] + 1; todo[tail++] = q; }
+                if (wall[q]) continue;
+                openSides++;
+                if (dist[q] < 0) { dist[q] = dist[p] + 1; todo[tail++] = q; }
             }
+            if (openSides <= 1 && !enemy[p]) farDeadEnd = dist[p];
         }
-        return dist[todo[tail - 1]];               // a BFS meets the farthest cell last
+        // A BFS meets the farthest cells last.
+        return farDeadEnd >= 0 ? farDeadEnd : dist[todo[tail - 1]];
     }
 
-    // Strategy (the one the challenge's author found beats moving at random):
-    // the target is somewhere in the area we can reach (walls never cut a bot off
-    // from it), so stand at the centre of that area, the cell from which the
-    // farthest reachable cell is nearest, and follow the centre as walls close in.
-    // This is the place to do better: weigh cells by how likely they are to be
-    // the target (a dead end that no wall fills for long...), block other bots...
-    static int choose(int pos, int[] enemies) {
+    // Strategy: the target is somewhere in the area we can reach (walls never cut
+    // a bot off from it). A wall can always fill a dead end unless a bot or the
+    // target is on it, so the dead ends that stay open are where the target hides:
+    // at the very end it is the only one no bot stands on. So stand where the
+    // farthest such dead end is nearest (early on, when there are none: at the
+    // centre of the area), and follow that spot as walls close in.
+    // This is the place to do better: weigh dead ends by how long they have stayed
+    // open, keep out of other bots' way or block them...
+    static int choose(int pos) {
         int best = 2, bestFar = farthest(pos);     // staying is the default
         for (int d : DIRS) {
             int q = step(pos, d);
-            boolean blocked = wall[q];
-            for (int e : enemies) blocked |= e == q;
-            if (blocked) continue;                 // that move would fail
+            if (wall[q] || enemy[q]) continue;     // that move would fail
             int far = farthest(q);
             if (far < bestFar) { best = d; bestFar = far; }
         }
@@ -71,7 +78,7 @@ public class bot {
     public static void main(String[] args) throws IOException {
         // Java's first String.format (or "a" + b) loads many classes, ~20 ms of a
         // 50 ms move: pay for it now, while the first move has 1 s extra.
-        System.err.println(String.format("bot.java ready: %d cells", CELLS));
+        System.err.println(String.format("bot.java started, %d cells", CELLS));
         Random random = new Random();
         BufferedReader in = new BufferedReader(new InputStreamReader(System.in));
         String line;
@@ -80,11 +87,11 @@ public class bot {
         while ((line = in.readLine()) != null) {
             StringTokenizer f = new StringTokenizer(line);
             int pos = Integer.parseInt(f.nextToken()), newWall = Integer.parseInt(f.nextToken());
-            int[] enemies = new int[f.countTokens()];
-            for (int i = 0; i < enemies.length; i++) enemies[i] = Integer.parseInt(f.nextToken());
+            Arrays.fill(enemy, false);
+            while (f.hasMoreTokens()) enemy[Integer.parseInt(f.nextToken())] = true;
             turn++;
             if (newWall != NO_WALL) wall[newWall] = true;
-            int best = choose(pos, enemies);
+            int best = choose(pos);
             // A move that did not happen means another bot wanted the same cell; if
             // both insist, neither ever moves again. So after one, wait half the time.
             if (lastMove != 2 && pos == lastPos && random.nextBoolean()) best = 2;

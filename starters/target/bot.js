@@ -27,41 +27,52 @@ function step(p, d) {
   return r * N + c;
 }
 
-// Walking distance (a BFS around walls) to the farthest reachable cell.
+// Walking distance (a BFS around walls) from start to the farthest likely
+// target: a dead end (a cell with at most one open side) that no other bot
+// stands on; while there are none, the farthest reachable cell.
 const dist = new Int32Array(CELLS), todo = new Int32Array(CELLS);  // reused: no garbage
-function farthest(start) {
+function farthest(start, enemy) {
   dist.fill(-1);
-  let head = 0, tail = 0;
+  let head = 0, tail = 0, farDeadEnd = -1;
   dist[start] = 0;
   todo[tail++] = start;
   while (head < tail) {
     const p = todo[head++];
+    let openSides = 0;
     for (const d of DIRS) {
       const q = step(p, d);
-      if (dist[q] < 0 && !wall[q]) { dist[q] = dist[p] + 1; todo[tail++] = q; }
+      if (wall[q]) continue;
+      openSides++;
+      if (dist[q] < 0) { dist[q] = dist[p] + 1; todo[tail++] = q; }
     }
+    if (openSides <= 1 && !enemy[p]) farDeadEnd = dist[p];
   }
-  return dist[todo[tail - 1]];              // a BFS meets the farthest cell last
+  // A BFS meets the farthest cells last.
+  return farDeadEnd >= 0 ? farDeadEnd : dist[todo[tail - 1]];
 }
 
-// Strategy (the one the challenge's author found beats moving at random):
-// the target is somewhere in the area we can reach (walls never cut a bot off
-// from it), so stand at the centre of that area, the cell from which the
-// farthest reachable cell is nearest, and follow the centre as walls close in.
-// This is the place to do better: weigh cells by how likely they are to be
-// the target (a dead end that no wall fills for long...), block other bots...
+// Strategy: the target is somewhere in the area we can reach (walls never cut
+// a bot off from it). A wall can always fill a dead end unless a bot or the
+// target is on it, so the dead ends that stay open are where the target hides:
+// at the very end it is the only one no bot stands on. So stand where the
+// farthest such dead end is nearest (early on, when there are none: at the
+// centre of the area), and follow that spot as walls close in.
+// This is the place to do better: weigh dead ends by how long they have stayed
+// open, keep out of other bots' way or block them...
 let turn = 0, lastPos = -1, lastMove = 2;
 const rl = readline.createInterface({ input: process.stdin, crlfDelay: Infinity });
 rl.on("line", (line) => {
   const f = line.trim().split(/\s+/).map(Number);
-  const [pos, newWall] = f, enemies = f.slice(2);
+  const [pos, newWall] = f;
+  const enemy = new Uint8Array(CELLS);      // the other bots, this turn
+  for (const e of f.slice(2)) enemy[e] = 1;
   turn++;
   if (newWall !== NO_WALL) wall[newWall] = 1;
-  let best = 2, bestFar = farthest(pos);    // staying is the default
+  let best = 2, bestFar = farthest(pos, enemy);    // staying is the default
   for (const d of DIRS) {
     const q = step(pos, d);
-    if (wall[q] || enemies.includes(q)) continue;  // that move would fail
-    const far = farthest(q);
+    if (wall[q] || enemy[q]) continue;      // that move would fail
+    const far = farthest(q, enemy);
     if (far < bestFar) { best = d; bestFar = far; }
   }
   // A move that did not happen means another bot wanted the same cell; if
@@ -70,6 +81,6 @@ rl.on("line", (line) => {
   lastPos = pos;
   lastMove = best;
   if (newWall !== NO_WALL)
-    process.stderr.write(`turn ${turn}: wall at ${newWall}, I'm at ${pos}, move ${best}, farthest cell ${bestFar} steps away\n`);
+    process.stderr.write(`turn ${turn}: wall at ${newWall}, I'm at ${pos}, move ${best}, farthest likely target ${bestFar} steps away\n`);
   process.stdout.write(best + "\n");
 });

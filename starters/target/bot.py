@@ -33,38 +33,49 @@ NEXT = [[step(p, d) for d in DIRS] for p in range(CELLS)]
 wall = [False] * CELLS           # walls never go away: remember them all
 
 
-def farthest(start):
-    """Walking distance (a BFS around walls) to the farthest reachable cell."""
+def farthest(start, enemies):
+    """Walking distance (a BFS around walls) from start to the farthest likely
+    target: a dead end (a cell with at most one open side) that no other bot
+    stands on; while there are none, the farthest reachable cell."""
     dist = [-1] * CELLS
     dist[start] = 0
     todo = [start]
+    far_dead_end = -1
     for p in todo:               # the list grows while we walk it
+        open_sides = 0
         for q in NEXT[p]:
-            if dist[q] < 0 and not wall[q]:
-                dist[q] = dist[p] + 1
-                todo.append(q)
-    return dist[todo[-1]]        # a BFS meets the farthest cell last
+            if not wall[q]:
+                open_sides += 1
+                if dist[q] < 0:
+                    dist[q] = dist[p] + 1
+                    todo.append(q)
+        if open_sides <= 1 and p not in enemies:
+            far_dead_end = dist[p]
+    # A BFS meets the farthest cells last.
+    return far_dead_end if far_dead_end >= 0 else dist[todo[-1]]
 
 
-# Strategy (the one the challenge's author found beats moving at random):
-# the target is somewhere in the area we can reach (walls never cut a bot off
-# from it), so stand at the centre of that area, the cell from which the
-# farthest reachable cell is nearest, and follow the centre as walls close in.
-# This is the place to do better: weigh cells by how likely they are to be
-# the target (a dead end that no wall fills for long...), block other bots...
+# Strategy: the target is somewhere in the area we can reach (walls never cut
+# a bot off from it). A wall can always fill a dead end unless a bot or the
+# target is on it, so the dead ends that stay open are where the target hides:
+# at the very end it is the only one no bot stands on. So stand where the
+# farthest such dead end is nearest (early on, when there are none: at the
+# centre of the area), and follow that spot as walls close in.
+# This is the place to do better: weigh dead ends by how long they have stayed
+# open, keep out of other bots' way or block them...
 turn, last_pos, last_move = 0, -1, 2
 for line in sys.stdin:
     turn += 1
     f = [int(x) for x in line.split()]
-    pos, new_wall, enemies = f[0], f[1], f[2:]
+    pos, new_wall, enemies = f[0], f[1], set(f[2:])
     if new_wall != NO_WALL:
         wall[new_wall] = True
-    best, best_far = 2, farthest(pos)              # staying is the default
+    best, best_far = 2, farthest(pos, enemies)     # staying is the default
     for d in DIRS:
         q = step(pos, d)
         if wall[q] or q in enemies:
             continue                               # that move would fail
-        far = farthest(q)
+        far = farthest(q, enemies)
         if far < best_far:
             best, best_far = d, far
     # A move that did not happen means another bot wanted the same cell; if
@@ -74,5 +85,5 @@ for line in sys.stdin:
     last_pos, last_move = pos, best
     if new_wall != NO_WALL:
         print(f"turn {turn}: wall at {new_wall}, I'm at {pos}, move {best}, "
-              f"farthest cell {best_far} steps away", file=sys.stderr)
+              f"farthest likely target {best_far} steps away", file=sys.stderr)
     print(best, flush=True)

@@ -20,43 +20,51 @@ const DIRS: [u8; 4] = [0, 1, 3, 4]; // up, left, right, down (2 = stay)
 
 /// The cell reached from p going d, wrapping around the edges.
 fn step(p: usize, d: u8) -> usize {
-    let (mut r, mut c) = (p / N, p % N);
-    match d {
-        0 => r = (r + N - 1) % N,
-        1 => c = (c + N - 1) % N,
-        3 => c = (c + 1) % N,
-        4 => r = (r + 1) % N,
-        _ => {}
-    }
-    r * N + c
+    // (rows, columns) to add; N - 1 is one up or one left, once wrapped around
+    let (dr, dc) = [(N - 1, 0), (0, N - 1), (0, 0), (0, 1), (1, 0)][d as usize];
+    (p / N + dr) % N * N + (p % N + dc) % N
 }
 
-/// Walking distance (a BFS around walls) to the farthest reachable cell.
-fn farthest(start: usize, wall: &[bool]) -> usize {
+/// Walking distance (a BFS around walls) from start to the farthest likely
+/// target: a dead end (a cell with at most one open side) that no other bot
+/// stands on; while there are none, the farthest reachable cell.
+fn farthest(start: usize, wall: &[bool], enemy: &[bool]) -> usize {
     let mut dist = vec![usize::MAX; CELLS];
     let mut todo = vec![start];
+    let mut far_dead_end = None;
     dist[start] = 0;
     let mut i = 0;
     while i < todo.len() {
         let p = todo[i];
         i += 1;
+        let mut open_sides = 0;
         for d in DIRS {
             let q = step(p, d);
-            if dist[q] == usize::MAX && !wall[q] {
+            if wall[q] {
+                continue;
+            }
+            open_sides += 1;
+            if dist[q] == usize::MAX {
                 dist[q] = dist[p] + 1;
                 todo.push(q);
             }
         }
+        if open_sides <= 1 && !enemy[p] {
+            far_dead_end = Some(dist[p]);
+        }
     }
-    dist[todo[todo.len() - 1]] // a BFS meets the farthest cell last
+    // A BFS meets the farthest cells last.
+    far_dead_end.unwrap_or(dist[todo[todo.len() - 1]])
 }
 
-// Strategy (the one the challenge's author found beats moving at random):
-// the target is somewhere in the area we can reach (walls never cut a bot off
-// from it), so stand at the centre of that area, the cell from which the
-// farthest reachable cell is nearest, and follow the centre as walls close in.
-// This is the place to do better: weigh cells by how likely they are to be
-// the target (a dead end that no wall fills for long...), block other bots...
+// Strategy: the target is somewhere in the area we can reach (walls never cut
+// a bot off from it). A wall can always fill a dead end unless a bot or the
+// target is on it, so the dead ends that stay open are where the target hides:
+// at the very end it is the only one no bot stands on. So stand where the
+// farthest such dead end is nearest (early on, when there are none: at the
+// centre of the area), and follow that spot as walls close in.
+// This is the place to do better: weigh dead ends by how long they have stayed
+// open, keep out of other bots' way or block them...
 fn main() {
     let mut wall = vec![false; CELLS]; // walls never go away: remember them all
 
@@ -73,18 +81,22 @@ fn main() {
     for line in io::stdin().lock().lines() {
         let line = line.expect("reading stdin");
         let f: Vec<usize> = line.split_whitespace().map(|x| x.parse().expect("a number")).collect();
-        let (pos, new_wall, enemies) = (f[0], f[1], &f[2..]);
+        let (pos, new_wall) = (f[0], f[1]);
+        let mut enemy = vec![false; CELLS]; // the other bots, this turn
+        for &e in &f[2..] {
+            enemy[e] = true;
+        }
         turn += 1;
         if new_wall != NO_WALL {
             wall[new_wall] = true;
         }
-        let (mut best, mut best_far) = (2, farthest(pos, &wall)); // staying is the default
+        let (mut best, mut best_far) = (2, farthest(pos, &wall, &enemy)); // staying is the default
         for d in DIRS {
             let q = step(pos, d);
-            if wall[q] || enemies.contains(&q) {
+            if wall[q] || enemy[q] {
                 continue; // that move would fail
             }
-            let far = farthest(q, &wall);
+            let far = farthest(q, &wall, &enemy);
             if far < best_far {
                 best = d;
                 best_far = far;
@@ -98,7 +110,7 @@ fn main() {
         last_pos = pos;
         last_move = best;
         if new_wall != NO_WALL {
-            eprintln!("turn {turn}: wall at {new_wall}, I'm at {pos}, move {best}, farthest cell {best_far} steps away");
+            eprintln!("turn {turn}: wall at {new_wall}, I'm at {pos}, move {best}, farthest likely target {best_far} steps away");
         }
         writeln!(out, "{best}").unwrap();
         out.flush().unwrap();
