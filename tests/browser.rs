@@ -568,7 +568,9 @@ async fn scenario(url: &str, addr: &str, data: &std::path::Path, shots: &std::pa
     c.goto(&format!("{url}/games/snake")).await.unwrap();
     assert!(text(&c, "article.doc").await.contains("127.0.0.1:4040"));
 
-    // Signed out, the same match shows no stderr at all.
+    // Signed out, the same match shows no stderr at all. (The header asks
+    // who is signed in after the page is drawn: wait for its button.)
+    until(&c, "the sign-out button", "document.querySelector('#sign-out')", 20).await;
     c.find(Locator::Css("#sign-out")).await.unwrap().click().await.unwrap();
     c.goto(&format!("{url}/matches/{}", m["match"])).await.unwrap();
     until(&c, "the board", "document.querySelector('#board')", 30).await;
