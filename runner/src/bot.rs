@@ -192,7 +192,7 @@ impl Builder {
 /// "execve failed: No such file or directory".
 pub fn has_toolchain(lang: &Language, image: &ImageRoot) -> Result<(), PrepareError> {
     let programs = lang.compile.iter().filter_map(|c| c.first()).chain(lang.run.first());
-    let Some(missing) = programs.filter(|p| p.starts_with('/')).find(|p| !image.root.join(p.trim_start_matches('/')).exists()) else {
+    let Some(missing) = programs.filter(|p| p.starts_with('/')).find(|p| !exists_in(&image.root, Path::new(p))) else {
         return Ok(());
     };
     Err(PrepareError::NoImage(if image.id == crate::image::HOST {
@@ -203,6 +203,27 @@ pub fn has_toolchain(lang: &Language, image: &ImageRoot) -> Result<(), PrepareEr
     } else {
         format!("the {} image has no {missing}: rebuild it with `koth languages build {}`", lang.name, lang.name)
     }))
+}
+
+/// Whether `path` names something inside `root`, following symbolic links
+/// as the box will see them: an absolute target is inside `root` too
+/// (Debian's `/usr/bin/fpc -> /etc/alternatives/fpc`), not on the host.
+fn exists_in(root: &Path, path: &Path) -> bool {
+    let mut path = path.to_path_buf();
+    // A chain longer than the kernel follows (40) is no program.
+    for _ in 0..40 {
+        let full = root.join(path.strip_prefix("/").unwrap_or(&path));
+        match std::fs::symlink_metadata(&full) {
+            Ok(m) if m.file_type().is_symlink() => match std::fs::read_link(&full) {
+                Ok(target) if target.is_absolute() => path = target,
+                Ok(target) => path = path.parent().unwrap_or(Path::new("/")).join(target),
+                Err(_) => return false,
+            },
+            Ok(_) => return true,
+            Err(_) => return false,
+        }
+    }
+    false
 }
 
 /// A bot from a file, archive or folder, with the host's toolchains.
@@ -229,6 +250,21 @@ mod tests {
         let image = ImageRoot { id: "sha256:1".into(), root: std::env::temp_dir(), version: None };
         let e = has_toolchain(&go, &image).unwrap_err().to_string();
         assert_eq!(e, "the go image has no /nonexistent/koth-test/go: rebuild it with `koth languages build go`");
+        // A program behind an absolute link is looked for in the image, not on the host.
+        let root = std::env::temp_dir().join(format!("koth-toolchain-{}", std::process::id()));
+        std::fs::create_dir_all(root.join("usr/bin")).unwrap();
+        std::fs::create_dir_all(root.join("etc/alternatives")).unwrap();
+        let _ = std::fs::remove_file(root.join("usr/bin/go"));
+        let _ = std::fs::remove_file(root.join("etc/alternatives/go"));
+        std::os::unix::fs::symlink("/etc/alternatives/go", root.join("usr/bin/go")).unwrap();
+        let mut linked = go.clone();
+        linked.compile = Some(vec!["/usr/bin/go".into()]);
+        linked.run = vec!["./bot".into()];
+        let image = ImageRoot { id: "sha256:2".into(), root: root.clone(), version: None };
+        assert!(has_toolchain(&linked, &image).is_err(), "a dangling link is no program");
+        std::fs::write(root.join("etc/alternatives/go"), "").unwrap();
+        assert!(has_toolchain(&linked, &image).is_ok(), "found through the image's own link");
+        std::fs::remove_dir_all(&root).unwrap();
         // Programs found, or named relative to the bot's folder (`./bot`): fine.
         let mut sh = go.clone();
         sh.compile = Some(vec!["/bin/sh".into()]);
