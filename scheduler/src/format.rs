@@ -341,6 +341,27 @@ impl Format {
         }
     }
 
+    /// What each seat of a finished match adds to its bot's line, in the
+    /// unit the format ranks by (points, score, share of opponents beaten,
+    /// won or not); None while the match is queued. The rated ladder, which
+    /// ranks by rating, counts the share of opponents beaten.
+    pub fn match_points(&self, m: &MatchRecord) -> Option<Vec<f64>> {
+        let results = m.results.as_ref()?;
+        let ranks: Vec<u32> = results.iter().map(|(k, _)| *k).collect();
+        Some(match self {
+            Format::RoundRobin(s) => {
+                let seats: Vec<(i64, u32, f64)> = m.seats.iter().zip(results).map(|(b, (k, sc))| (*b, (*k).max(1), *sc)).collect();
+                (0..seats.len()).map(|i| formats::round_robin_points(&seats, i, &s.scoring)).collect()
+            }
+            Format::Neighbours(_) => {
+                let best = ranks.iter().min().copied().unwrap_or(1);
+                let alone = ranks.iter().filter(|k| **k == best).count() == 1;
+                ranks.iter().map(|k| if *k == best && alone { 1.0 } else { 0.0 }).collect()
+            }
+            Format::Rated(_) | Format::Swiss(_) => (0..ranks.len()).map(|i| formats::swiss_points(&ranks, i)).collect(),
+        })
+    }
+
     /// The leaderboard.
     pub fn standings(&self, state: &LadderState) -> Standings {
         let name_of = |bot: i64| state.bots.iter().find(|b| b.id == bot).map(|b| b.name.clone());

@@ -349,6 +349,22 @@ pub struct Standing {
     pub rank: u32,
 }
 
+/// What seat `i` of a finished match adds to its bot's line: points, or
+/// its score (averaged by [`round_robin_standings`]).
+pub fn round_robin_points(seats: &[(i64, u32, f64)], i: usize, scoring: &RoundRobinScoring) -> f64 {
+    let Some(best) = seats.iter().map(|(_, rank, _)| *rank).min() else { return 0.0 };
+    let at_best = seats.iter().filter(|(_, rank, _)| *rank == best).count();
+    let (_, rank, score) = seats[i];
+    match scoring {
+        RoundRobinScoring::Points { win, tie, loss } => match (rank == best, at_best) {
+            (true, 1) => *win,
+            (true, _) => *tie,
+            (false, _) => *loss,
+        },
+        RoundRobinScoring::AverageScore => score,
+    }
+}
+
 /// The round robin's table: one line per bot of `bots` (duplicates
 /// dropped), best first.
 ///
@@ -366,19 +382,10 @@ pub fn round_robin_standings(bots: &[i64], records: &[RoundRobinRecord], scoring
     // bot -> (sum of points or scores, matches)
     let mut sum: BTreeMap<i64, (f64, u32)> = bots.iter().map(|b| (*b, (0.0, 0))).collect();
     for r in records {
-        let Some(best) = r.seats.iter().map(|(_, rank, _)| *rank).min() else { continue };
-        let at_best = r.seats.iter().filter(|(_, rank, _)| *rank == best).count();
-        for (bot, rank, score) in &r.seats {
+        for (i, (bot, _, _)) in r.seats.iter().enumerate() {
             let Some(e) = sum.get_mut(bot) else { continue };
             e.1 += 1;
-            e.0 += match scoring {
-                RoundRobinScoring::Points { win, tie, loss } => match (*rank == best, at_best) {
-                    (true, 1) => *win,
-                    (true, _) => *tie,
-                    (false, _) => *loss,
-                },
-                RoundRobinScoring::AverageScore => *score,
-            };
+            e.0 += round_robin_points(&r.seats, i, scoring);
         }
     }
     let mut out: Vec<Standing> = sum
@@ -564,7 +571,9 @@ pub struct SwissStanding {
     pub rank: u32,
 }
 
-fn swiss_points(ranks: &[u32], i: usize) -> f64 {
+/// What seat `i` of a finished Swiss match scores: the share of its
+/// opponents it beat, ties counting half.
+pub fn swiss_points(ranks: &[u32], i: usize) -> f64 {
     let k = ranks.len();
     if k < 2 {
         return 0.0;

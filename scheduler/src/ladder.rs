@@ -6,15 +6,19 @@
 //! needs ([`store::ladder_state`]), asks the format which matches to add
 //! ([`crate::format::Format::next_matches`], pure) and creates them with
 //! their jobs. What each format does is in [`crate::format`]; nothing here
-//! knows one format from another.
+//! knows one format from another. A ladder in its finals
+//! ([`crate::contest`]) is filled the same way from the finals' format and
+//! matches; when that format has nothing left to play, the finals'
+//! standings are frozen and the ladder is done.
 
 use std::time::Duration;
 
 use rand::{Rng, SeedableRng};
 use sqlx::PgPool;
 
+use crate::db::contests;
 use crate::queue::Queue;
-use crate::store::{self, StoreError};
+use crate::store::{self, Stage, StoreError};
 
 /// What one tick did.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -67,9 +71,36 @@ pub async fn tick<R: Rng>(pool: &PgPool, queue: &Queue, rng: &mut R) -> Result<T
                 continue;
             }
         };
-        let state = store::ladder_state(&mut tx, id, config.format.needs_history()).await?;
-        for m in config.format.next_matches(&state, config.seats(kind), rng) {
-            store::create_match_in_round(&mut tx, id, &m.seats, seed(rng), m.rated, store::PRIORITY_LADDER, m.round).await?;
+        let contest = match contests::contest(&mut tx, id).await {
+            Ok(Some(c)) => c,
+            Ok(None) => continue,
+            Err(StoreError::Db(e)) => return Err(e),
+            Err(StoreError::Invalid(why)) => {
+                tracing::warn!(ladder = id, "not scheduling: {why}");
+                continue;
+            }
+        };
+        // During the finals the finalists play the finals' format on
+        // matches of their own; the ladder's own format rests.
+        let (config, stage) = match &contest.finals {
+            None => (config, Stage::Ladder),
+            Some(plan) => match plan.config() {
+                Ok(finals) => (finals, Stage::Finals(&plan.finalists)),
+                Err(why) => {
+                    tracing::warn!(ladder = id, "not scheduling its finals: {why}");
+                    continue;
+                }
+            },
+        };
+        let state = store::ladder_state(&mut tx, id, config.format.needs_history(), stage).await?;
+        let next = config.format.next_matches(&state, config.seats(kind), rng);
+        if stage != Stage::Ladder && next.is_empty() && state.queued == 0 && !state.matches.is_empty() {
+            // Nothing left to play: the finals are over.
+            contests::finish_finals(&mut tx, id, &crate::contest::settle(&config.format, &state)).await?;
+            tracing::info!(ladder = id, "finals over: standings frozen");
+        }
+        for m in next {
+            store::create_match_in_round(&mut tx, id, &m.seats, seed(rng), m.rated, store::PRIORITY_LADDER, m.round, stage).await?;
             created += 1;
         }
         tx.commit().await?;

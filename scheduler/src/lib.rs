@@ -5,10 +5,12 @@
 //! the stored rows, recording results, the API's reads); the rest calls its
 //! typed functions. Pure parts, free of I/O: [`format`] and [`formats`]
 //! (which matches to play, standings), [`rating`] (rating systems), [`job`]
-//! (jobs and stored states), [`types`] (the API's requests and responses),
+//! (jobs and stored states), [`contest`] (a contest's phases, finalists and
+//! how settled its final standings are), [`types`] (the API's requests and responses),
 //! [`validation`] (judging a new version's validation game).
 
 pub mod api;
+pub mod contest;
 pub mod db;
 pub mod format;
 pub mod formats;

@@ -1,7 +1,7 @@
 //! The API's requests and responses: the contract between the service, the
 //! CLI client (`src/cli/client.rs` deserialises these same types) and the
 //! pages. The OpenAPI document is generated from them (`crate::api`);
-//! golden files pin three of them (`tests/golden/api/`).
+//! golden files pin four of them (`tests/golden/api/`).
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -9,6 +9,7 @@ use utoipa::ToSchema;
 
 pub use crate::job::{JobState, MatchState, VersionStatus};
 
+pub use crate::contest::{FinalRow, FinalStandings, FinalsPlan, Phase};
 pub use crate::format::{Column, StandingRow, Standings};
 
 /// Every error: what went wrong and what to do.
@@ -103,6 +104,55 @@ pub struct LadderSummary {
     pub format: String,
     pub paused: bool,
     pub bots: i64,
+    /// Where its contest is: `open` until a deadline passes.
+    pub phase: Phase,
+    /// Submissions close then (RFC 3339, UTC); None: no deadline.
+    pub deadline: Option<String>,
+}
+
+/// A ladder's contest: its phase, deadline, finals and their standings
+/// (`GET /api/ladders/{id}/contest`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct Contest {
+    pub ladder: i64,
+    pub phase: Phase,
+    /// RFC 3339, UTC; None: no deadline.
+    pub deadline: Option<String>,
+    /// Who plays the finals and how; None before they start.
+    pub finals: Option<FinalsPlan>,
+    pub finals_started_at: Option<String>,
+    /// The finals' standings: as they stand while the finals are played,
+    /// frozen once they are over.
+    pub standings: Option<FinalStandings>,
+    pub finished_at: Option<String>,
+}
+
+/// Set, move or remove a ladder's deadline (hosts): `{"at": "2026-12-01T18:00:00Z"}`,
+/// `{"in_seconds": 3600}` (0: now), or `{}` for no deadline.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct DeadlineRequest {
+    /// A time, RFC 3339 (`2026-12-01T18:00:00Z`, `2026-12-01 19:00+01`).
+    pub at: Option<String>,
+    /// This many seconds from now.
+    #[schema(minimum = 0, maximum = 4294967295_u64)]
+    pub in_seconds: Option<u32>,
+}
+
+/// Start a contest's finals (hosts), once its deadline has passed.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct FinalsRequest {
+    /// How many of the standings' top play the finals (at least the seats of a match).
+    #[schema(minimum = 2, maximum = 1000)]
+    pub top: u32,
+    /// `round_robin` (default: every pairing on every side) or `swiss`.
+    #[schema(pattern = "^(round_robin|swiss)$")]
+    pub format: Option<String>,
+    /// The format's own settings over its defaults (e.g. `{"rounds": 3}`);
+    /// seats and limits are the ladder's unless given.
+    #[schema(value_type = Option<Object>)]
+    pub settings: Option<Value>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
@@ -645,14 +695,52 @@ mod tests {
         }
     }
 
+    fn contest() -> Contest {
+        let mut values = std::collections::BTreeMap::new();
+        values.insert("points".to_owned(), serde_json::json!(14.0));
+        values.insert("games".to_owned(), serde_json::json!(8));
+        Contest {
+            ladder: 3,
+            phase: Phase::Final,
+            deadline: Some("2026-12-01T18:00:00Z".into()),
+            finals: Some(FinalsPlan {
+                top: 2,
+                format: "round_robin".into(),
+                settings: serde_json::json!({"seats": 2, "rounds": 4, "scoring": {"points": {"win": 2.0, "tie": 1.0, "loss": 0.0}}}),
+                finalists: vec![7, 9],
+            }),
+            finals_started_at: Some("2026-12-02T09:00:00Z".into()),
+            standings: Some(FinalStandings {
+                format: "round_robin".into(),
+                columns: vec![
+                    Column { key: "points".into(), label: "points".into() },
+                    Column { key: "games".into(), label: "games".into() },
+                ],
+                rows: vec![FinalRow {
+                    rank: 1,
+                    bot: 7,
+                    name: "wall_hugger".into(),
+                    values,
+                    low: Some(1.35),
+                    high: Some(2.15),
+                    settled: false,
+                }],
+                unsettled: 1,
+                matches: 8,
+            }),
+            finished_at: Some("2026-12-02T09:40:00Z".into()),
+        }
+    }
+
     /// Served shapes, pinned: `UPDATE_GOLDEN=1 cargo test -p koth-scheduler golden` rewrites them.
     #[test]
-    fn three_responses_are_their_golden_files() {
+    fn served_responses_are_their_golden_files() {
         let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden/api");
         let cases = [
             ("leaderboard.json", serde_json::to_value(leaderboard()).unwrap()),
             ("match.json", serde_json::to_value(match_info()).unwrap()),
             ("bot.json", serde_json::to_value(bot_info()).unwrap()),
+            ("contest.json", serde_json::to_value(contest()).unwrap()),
         ];
         for (file, value) in cases {
             let written = serde_json::to_string_pretty(&value).unwrap() + "\n";
@@ -668,5 +756,7 @@ mod tests {
         assert_eq!(back, leaderboard());
         let back: MatchInfo = serde_json::from_str(&std::fs::read_to_string(dir.join("match.json")).unwrap()).unwrap();
         assert_eq!(back, match_info());
+        let back: Contest = serde_json::from_str(&std::fs::read_to_string(dir.join("contest.json")).unwrap()).unwrap();
+        assert_eq!(back, contest());
     }
 }

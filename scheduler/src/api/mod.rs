@@ -37,6 +37,7 @@ use utoipa::OpenApi;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
+use crate::db::contests::{self, Deadline, DeadlineSet};
 use crate::db::replays::{self, StoredReplay};
 use crate::db::runners::{self, Can};
 use crate::db::{accounts, reads};
@@ -303,6 +304,10 @@ fn routes() -> OpenApiRouter<AppState> {
         .routes(routes!(leaderboard))
         .routes(routes!(pause_ladder))
         .routes(routes!(resume_ladder))
+        .routes(routes!(contest))
+        .routes(routes!(set_deadline))
+        .routes(routes!(start_finals))
+        .routes(routes!(final_standings_csv))
         .routes(routes!(ladder_bots))
         .routes(routes!(ladder_matches))
         .routes(routes!(submit))
@@ -689,6 +694,158 @@ async fn resume_ladder(State(s): State<AppState>, ApiPath(id): ApiPath<i64>, hea
     set_paused(&s, &headers, id, false).await
 }
 
+fn store_error(e: crate::store::StoreError) -> ApiError {
+    match e {
+        crate::store::StoreError::Db(e) => e.into(),
+        crate::store::StoreError::Invalid(why) => ApiError(StatusCode::INTERNAL_SERVER_ERROR, why),
+    }
+}
+
+async fn contest_of(pool: &PgPool, id: i64) -> ApiResult<Contest> {
+    let mut conn = pool.acquire().await?;
+    let row = contests::contest(&mut conn, id).await.map_err(store_error)?.ok_or_else(|| not_found(&format!("ladder {id}")))?;
+    drop(conn);
+    let standings = match row.final_standings.clone() {
+        Some(frozen) => Some(frozen),
+        None if row.finals.is_some() => contests::finals_standings(pool, id).await.map_err(store_error)?,
+        None => None,
+    };
+    Ok(Contest {
+        ladder: id,
+        phase: row.phase(),
+        deadline: row.deadline,
+        finals: row.finals,
+        finals_started_at: row.finals_started_at,
+        standings,
+        finished_at: row.finished_at,
+    })
+}
+
+/// The ladder's contest: phase, deadline, finals and their standings.
+#[utoipa::path(get, path = "/api/ladders/{id}/contest", tag = "contests", params(("id" = i64, Path, description = "The ladder")),
+    responses((status = 200, body = Contest)))]
+async fn contest(State(s): State<AppState>, ApiPath(id): ApiPath<i64>) -> ApiResult<Json<Contest>> {
+    Ok(Json(contest_of(&s.pool, id).await?))
+}
+
+/// Set, move or remove the ladder's deadline (hosts); submissions are
+/// refused once it has passed. Fixed once the finals start.
+#[utoipa::path(post, path = "/api/ladders/{id}/deadline", tag = "contests", security(("token" = [])),
+    params(("id" = i64, Path, description = "The ladder")), request_body = DeadlineRequest,
+    responses((status = 200, body = Contest), (status = 409, body = ErrorBody, description = "The finals have started")))]
+async fn set_deadline(
+    State(s): State<AppState>,
+    ApiPath(id): ApiPath<i64>,
+    headers: HeaderMap,
+    ApiBody(body): ApiBody,
+) -> ApiResult<Json<Contest>> {
+    require_host(&require_caller(&s.pool, &headers).await?)?;
+    let r: DeadlineRequest = json_body(&body, r#"{"at": "2026-12-01T18:00:00Z"} or {"in_seconds": 3600} or {} (no deadline)"#)?;
+    let deadline = match (r.at, r.in_seconds) {
+        (Some(_), Some(_)) => return Err(bad("give the deadline as \"at\" or as \"in_seconds\", not both")),
+        (Some(at), None) => Deadline::At(at),
+        (None, Some(secs)) => Deadline::InSeconds(secs),
+        (None, None) => Deadline::Remove,
+    };
+    match contests::set_deadline(&s.pool, id, &deadline).await.map_err(store_error)? {
+        DeadlineSet::Done => Ok(Json(contest_of(&s.pool, id).await?)),
+        DeadlineSet::NoSuchLadder => Err(not_found(&format!("ladder {id}"))),
+        DeadlineSet::FinalsStarted => {
+            Err(ApiError(StatusCode::CONFLICT, "the finals have started: the deadline that chose their entrants stays".into()))
+        }
+        DeadlineSet::NotATime(why) => Err(bad(format!("\"at\" is not a time: {why}; write it as RFC 3339, e.g. 2026-12-01T18:00:00Z"))),
+    }
+}
+
+/// Start the contest's finals (hosts): the top N of the standings now, in
+/// a format that ends, on matches of their own. The deadline must have
+/// passed and every version must be compiled and validated.
+#[utoipa::path(post, path = "/api/ladders/{id}/finals", tag = "contests", security(("token" = [])),
+    params(("id" = i64, Path, description = "The ladder")), request_body = FinalsRequest,
+    responses((status = 200, body = Contest),
+              (status = 409, body = ErrorBody, description = "Not now: the deadline has not passed, versions are still compiling, or the finals have started")))]
+async fn start_finals(
+    State(s): State<AppState>,
+    ApiPath(id): ApiPath<i64>,
+    headers: HeaderMap,
+    ApiBody(body): ApiBody,
+) -> ApiResult<Json<Contest>> {
+    require_host(&require_caller(&s.pool, &headers).await?)?;
+    let r: FinalsRequest = json_body(&body, r#"{"top": 8, "format"?: "round_robin", "settings"?: {"rounds": 2}}"#)?;
+    let now = contest_of(&s.pool, id).await?;
+    let conflict = |m: String| ApiError(StatusCode::CONFLICT, m);
+    match now.phase {
+        crate::contest::Phase::Open => {
+            return Err(conflict(match now.deadline {
+                Some(d) => format!(
+                    "submissions are open until the deadline, {d}; start the finals after it (or move it: POST /api/ladders/{id}/deadline)"
+                ),
+                None => format!(
+                    "this ladder has no deadline; set one first (POST /api/ladders/{id}/deadline {{\"in_seconds\": 0}} closes it now)"
+                ),
+            }))
+        }
+        crate::contest::Phase::Finals | crate::contest::Phase::Final => return Err(conflict("the finals have already started".into())),
+        crate::contest::Phase::Closed => {}
+    }
+    let mut conn = s.pool.acquire().await?;
+    let (kind, ladder) =
+        crate::store::ladder_config(&mut conn, id).await.map_err(store_error)?.ok_or_else(|| not_found(&format!("ladder {id}")))?;
+    drop(conn);
+    let format = r.format.as_deref().unwrap_or("round_robin");
+    let config =
+        crate::contest::finals_config(&ladder, format, r.settings.as_ref()).and_then(|c| c.check(kind).map(|()| c)).map_err(bad)?;
+    let seats = config.seats(kind);
+    if (r.top as usize) < seats {
+        return Err(bad(format!("the finals need at least {seats} bots (a match's seats), not top {}", r.top)));
+    }
+    let waiting = contests::versions_in_progress(&s.pool, id).await?;
+    if waiting > 0 {
+        return Err(conflict(format!(
+            "{waiting} version(s) submitted before the deadline are still compiling or in their validation game; start the finals when they are done"
+        )));
+    }
+    let table = crate::results::standings(&s.pool, id).await.map_err(store_error)?.ok_or_else(|| not_found(&format!("ladder {id}")))?;
+    let playable: Vec<i64> = reads::ladder_bots(&s.pool, id)
+        .await?
+        .into_iter()
+        .filter(|b| b.disabled_reason.is_none() && b.current_version.is_some())
+        .map(|b| b.id)
+        .collect();
+    let finalists = crate::contest::finalists(&table, &playable, r.top as usize);
+    if finalists.len() < seats {
+        return Err(conflict(format!(
+            "only {} bot(s) can play (a ready version, not disabled); a finals match needs {seats}",
+            finalists.len()
+        )));
+    }
+    let plan = FinalsPlan { top: r.top, format: format.to_owned(), settings: config.to_stored().1, finalists };
+    if !contests::start_finals(&s.pool, id, &plan).await? {
+        return Err(conflict("the finals could not start: they have just been started, or the deadline was just moved".into()));
+    }
+    Ok(Json(contest_of(&s.pool, id).await?))
+}
+
+/// The final standings as CSV (one line per place), once the finals are
+/// over; the same as JSON is the contest's `standings`.
+#[utoipa::path(get, path = "/api/ladders/{id}/final-standings.csv", tag = "contests", params(("id" = i64, Path, description = "The ladder")),
+    responses((status = 200, content_type = "text/csv", body = String), (status = 404, body = ErrorBody, description = "No such ladder, or its finals are not over")))]
+async fn final_standings_csv(State(s): State<AppState>, ApiPath(id): ApiPath<i64>) -> ApiResult<Response> {
+    let c = contest_of(&s.pool, id).await?;
+    let Some(standings) = c.standings.filter(|_| c.phase == crate::contest::Phase::Final) else {
+        return Err(ApiError(
+            StatusCode::NOT_FOUND,
+            format!("no final standings yet: the contest is {}; they are final once its finals are over", c.phase.as_str()),
+        ));
+    };
+    let disposition = format!("attachment; filename=\"ladder-{id}-final-standings.csv\"");
+    Ok((
+        [(axum::http::header::CONTENT_TYPE, "text/csv; charset=utf-8".to_owned()), (axum::http::header::CONTENT_DISPOSITION, disposition)],
+        crate::contest::to_csv(&standings),
+    )
+        .into_response())
+}
+
 async fn ladder_exists(pool: &PgPool, id: i64) -> ApiResult<()> {
     if reads::ladder_exists(pool, id).await? {
         Ok(())
@@ -752,6 +909,11 @@ async fn submit(
         return Err(bad(NAME_RULE));
     }
     ladder_exists(&s.pool, ladder).await?;
+    if let Some(deadline) = contests::submissions_closed(&s.pool, ladder).await? {
+        return Err(forbidden(&format!(
+            "submissions to this ladder closed at its deadline, {deadline}; the versions ready then play on (GET /api/ladders/{ladder}/contest)"
+        )));
+    }
     let file =
         q.file.ok_or_else(|| bad("say the file's name: ?file=bot.py (its extension picks the language; archives: .tar, .tar.gz, .zip)"))?;
     let usage = if who.is_host { None } else { Some(accounts::submission_usage(&s.pool, who.id).await?) };

@@ -48,7 +48,9 @@ pub async fn counts(pool: &PgPool) -> Result<Counts> {
 
 pub async fn ladders(pool: &PgPool) -> Result<Vec<LadderSummary>> {
     let rows = sqlx::query(
-        "SELECT l.id, l.name, l.format, l.paused, g.kind, (SELECT count(*) FROM bots b WHERE b.ladder_id = l.id) AS bots \
+        "SELECT l.id, l.name, l.format, l.paused, g.kind, (SELECT count(*) FROM bots b WHERE b.ladder_id = l.id) AS bots, \
+                to_char(l.deadline AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"') AS deadline, \
+                coalesce(l.deadline <= now(), false) AS passed, l.finals IS NOT NULL AS finals, l.finished_at IS NOT NULL AS finished \
          FROM ladders l JOIN games g ON g.id = l.game_id ORDER BY l.id",
     )
     .fetch_all(pool)
@@ -62,6 +64,8 @@ pub async fn ladders(pool: &PgPool) -> Result<Vec<LadderSummary>> {
             format: r.get("format"),
             paused: r.get("paused"),
             bots: r.get("bots"),
+            phase: crate::contest::Phase::of(r.get("passed"), r.get("finals"), r.get("finished")),
+            deadline: r.get("deadline"),
         })
         .collect())
 }

@@ -207,6 +207,6 @@ async fn disable_failing_bots(conn: &mut PgConnection, match_id: i64) -> Result<
 pub async fn standings(pool: &sqlx::PgPool, ladder_id: i64) -> Result<Option<Standings>, StoreError> {
     let mut conn = pool.acquire().await?;
     let Some((_, config)) = store::ladder_config(&mut conn, ladder_id).await? else { return Ok(None) };
-    let state = store::ladder_state(&mut conn, ladder_id, config.format.needs_history()).await?;
+    let state = store::ladder_state(&mut conn, ladder_id, config.format.needs_history(), store::Stage::Ladder).await?;
     Ok(Some(config.format.standings(&state)))
 }

@@ -75,17 +75,39 @@ pub async fn ladder_config(conn: &mut PgConnection, ladder: i64) -> Result<Optio
     Ok(Some((kind, config)))
 }
 
-/// What a ladder's format sees of it ([`LadderState`]); its past matches
-/// only when `with_history`.
-pub async fn ladder_state(conn: &mut PgConnection, ladder: i64, with_history: bool) -> Result<LadderState, sqlx::Error> {
+/// Which of a ladder's matches a format is given: the ladder's own, or its
+/// finals' (between the finalists only).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stage<'a> {
+    Ladder,
+    Finals(&'a [i64]),
+}
+
+impl Stage<'_> {
+    fn finals(self) -> bool {
+        matches!(self, Stage::Finals(_))
+    }
+    fn only(self) -> Option<Vec<i64>> {
+        match self {
+            Stage::Ladder => None,
+            Stage::Finals(bots) => Some(bots.to_vec()),
+        }
+    }
+}
+
+/// What a ladder's format sees of one stage of it ([`LadderState`]); its
+/// past matches only when `with_history`.
+pub async fn ladder_state(conn: &mut PgConnection, ladder: i64, with_history: bool, stage: Stage<'_>) -> Result<LadderState, sqlx::Error> {
     let bots = sqlx::query(
         "SELECT b.id, b.name, b.current_version IS NOT NULL AS ready, r.mu, r.sigma, r.games, \
                 (SELECT count(*) FROM match_seats s JOIN matches m ON m.id = s.match_id \
-                 WHERE s.bot_id = b.id AND m.state = 'queued' AND m.validates IS NULL) AS in_flight \
+                 WHERE s.bot_id = b.id AND m.state = 'queued' AND m.validates IS NULL AND m.finals = $2) AS in_flight \
          FROM bots b LEFT JOIN ratings r ON r.ladder_id = b.ladder_id AND r.bot_id = b.id \
-         WHERE b.ladder_id = $1 AND b.disabled_reason IS NULL ORDER BY b.id",
+         WHERE b.ladder_id = $1 AND b.disabled_reason IS NULL AND ($3::bigint[] IS NULL OR b.id = ANY($3)) ORDER BY b.id",
     )
     .bind(ladder)
+    .bind(stage.finals())
+    .bind(stage.only())
     .fetch_all(&mut *conn)
     .await?
     .iter()
@@ -100,19 +122,22 @@ pub async fn ladder_state(conn: &mut PgConnection, ladder: i64, with_history: bo
         in_flight: r.get::<i64, _>("in_flight") as u32,
     })
     .collect();
-    let queued: i64 = sqlx::query_scalar("SELECT count(*) FROM matches WHERE ladder_id = $1 AND state = 'queued' AND validates IS NULL")
-        .bind(ladder)
-        .fetch_one(&mut *conn)
-        .await?;
+    let queued: i64 =
+        sqlx::query_scalar("SELECT count(*) FROM matches WHERE ladder_id = $1 AND state = 'queued' AND validates IS NULL AND finals = $2")
+            .bind(ladder)
+            .bind(stage.finals())
+            .fetch_one(&mut *conn)
+            .await?;
     let matches = if with_history {
         sqlx::query(
             "SELECT m.state, m.round, array_agg(s.bot_id ORDER BY s.seat) AS seats, array_agg(s.rank ORDER BY s.seat) AS ranks, \
                     array_agg(s.score ORDER BY s.seat) AS scores \
              FROM matches m JOIN match_seats s ON s.match_id = m.id \
-             WHERE m.ladder_id = $1 AND m.state NOT IN ('failed', 'cancelled') AND m.validates IS NULL \
+             WHERE m.ladder_id = $1 AND m.state NOT IN ('failed', 'cancelled') AND m.validates IS NULL AND m.finals = $2 \
              GROUP BY m.id ORDER BY m.id",
         )
         .bind(ladder)
+        .bind(stage.finals())
         .fetch_all(&mut *conn)
         .await?
         .iter()
@@ -530,10 +555,11 @@ pub async fn create_match(
     rated: bool,
     priority: i32,
 ) -> Result<i64, sqlx::Error> {
-    create_match_in_round(conn, ladder_id, seats, seed, rated, priority, None).await
+    create_match_in_round(conn, ladder_id, seats, seed, rated, priority, None, Stage::Ladder).await
 }
 
-/// [`create_match`] for a format played in rounds.
+/// [`create_match`] for a format played in rounds, or for the finals.
+#[allow(clippy::too_many_arguments)]
 pub async fn create_match_in_round(
     conn: &mut PgConnection,
     ladder_id: i64,
@@ -542,14 +568,17 @@ pub async fn create_match_in_round(
     rated: bool,
     priority: i32,
     round: Option<u32>,
+    stage: Stage<'_>,
 ) -> Result<i64, sqlx::Error> {
-    let match_id: i64 = sqlx::query_scalar("INSERT INTO matches (ladder_id, seed, rated, round) VALUES ($1, $2, $3, $4) RETURNING id")
-        .bind(ladder_id)
-        .bind(seed)
-        .bind(rated)
-        .bind(round.map(|r| r as i32))
-        .fetch_one(&mut *conn)
-        .await?;
+    let match_id: i64 =
+        sqlx::query_scalar("INSERT INTO matches (ladder_id, seed, rated, round, finals) VALUES ($1, $2, $3, $4, $5) RETURNING id")
+            .bind(ladder_id)
+            .bind(seed)
+            .bind(rated)
+            .bind(round.map(|r| r as i32))
+            .bind(stage.finals())
+            .fetch_one(&mut *conn)
+            .await?;
     for (i, bot) in seats.iter().enumerate() {
         sqlx::query(
             "INSERT INTO match_seats (match_id, seat, bot_id, version_id) \
@@ -611,7 +640,7 @@ pub async fn mark_failed_matches(pool: &PgPool) -> Result<(), sqlx::Error> {
 
 /// Ladders the scheduler fills, by id.
 pub async fn unpaused_ladders(pool: &PgPool) -> Result<Vec<i64>, sqlx::Error> {
-    sqlx::query_scalar("SELECT id FROM ladders WHERE NOT paused ORDER BY id").fetch_all(pool).await
+    sqlx::query_scalar("SELECT id FROM ladders WHERE NOT paused AND finished_at IS NULL ORDER BY id").fetch_all(pool).await
 }
 
 /// Take the ladder's scheduling lock for this transaction; false if another

@@ -20,3 +20,5 @@ pub fn postgres(name: &str) -> Option<PrivatePostgres> {
 pub async fn pool(pg: &PrivatePostgres, max: u32) -> PgPool {
     koth_scheduler::db::connect_and_migrate(&pg.url(), max).await.unwrap()
 }
+
+pub mod stand_in;

@@ -1,0 +1,209 @@
+//! A contest from open to exported final standings, through the HTTP API
+//! (in-process) against a real PostgreSQL: authors submit, the host sets a
+//! deadline, a submission after it is refused with the deadline in the
+//! message, the host starts the finals, the scheduler's ticks play them
+//! (a stand-in runner decides each match from the bots' known strengths, a
+//! seeded model, so the test is about the contest and not about bots), and
+//! the final standings are frozen and exported. The finals' top 3 must be
+//! the 3 strongest bots.
+
+use std::collections::HashMap;
+
+use axum::http::StatusCode;
+use koth_scheduler::queue::Queue;
+use koth_scheduler::store;
+use rand::SeedableRng;
+use serde_json::{json, Value};
+use sqlx::PgPool;
+
+mod in_process;
+use in_process::{postgres, Api};
+
+#[path = "../scheduler/tests/common/stand_in.rs"]
+mod stand_in;
+
+/// What a runner does with a compile job, without compiling: the version
+/// is accepted (the ladder skips validation games).
+async fn compiled(pool: &PgPool, made: &Value) {
+    sqlx::query("UPDATE jobs SET state = 'completed' WHERE id = $1")
+        .bind(made["compile_job"].as_i64().unwrap())
+        .execute(pool)
+        .await
+        .unwrap();
+    let mut conn = pool.acquire().await.unwrap();
+    store::accept_compiled(&mut conn, made["version"].as_i64().unwrap(), b"", "sha256:test").await.unwrap();
+}
+
+async fn contest(api: &Api, ladder: i64) -> Value {
+    let (st, c) = api.call("GET", &format!("/api/ladders/{ladder}/contest"), None, Vec::new()).await;
+    assert_eq!(st, StatusCode::OK, "{c}");
+    c
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_contest_from_open_to_exported_final_standings() {
+    let Some(pg) = postgres("contest") else { return };
+    let pool = koth_scheduler::db::connect_and_migrate(&pg.url(), 4).await.unwrap();
+    let api = Api(koth_scheduler::api::router(pool.clone()));
+    let (_, host) = koth_scheduler::api::create_account(&pool, "host", true).await.unwrap();
+
+    // The host opens a rated Target ladder.
+    let body = json!({"name": "cup", "game": "target", "settings": {"concurrency": 8, "newcomer_games": 3, "skip_validation": true}});
+    let (st, made) = api.call("POST", "/api/ladders", Some(&host), body.to_string()).await;
+    assert_eq!(st, StatusCode::CREATED, "{made}");
+    let ladder = made["id"].as_i64().unwrap();
+    assert_eq!(contest(&api, ladder).await["phase"], "open");
+
+    // Eight authors submit; bot i has strength 3 i (so b7 is the strongest).
+    let src = std::fs::read("bots/target/drifter.py").unwrap();
+    let mut strength_of: HashMap<i64, f64> = HashMap::new();
+    let mut tokens = Vec::new();
+    for i in 0..8 {
+        let (st, user) = api.call("POST", "/api/users", None, json!({"name": format!("author{i}")}).to_string()).await;
+        assert_eq!(st, StatusCode::CREATED, "{user}");
+        let token = user["token"].as_str().unwrap().to_owned();
+        let (st, made) = api.call("POST", &format!("/api/ladders/{ladder}/bots/b{i}?file=bot.py"), Some(&token), src.clone()).await;
+        assert_eq!(st, StatusCode::CREATED, "{made}");
+        compiled(&pool, &made).await;
+        strength_of.insert(made["bot"].as_i64().unwrap(), 3.0 * i as f64);
+        tokens.push(token);
+    }
+    let strength = |bot: i64| strength_of[&bot];
+
+    // A deadline an hour away: submissions stay open, the finals wait.
+    let (st, c) = api.call("POST", &format!("/api/ladders/{ladder}/deadline"), Some(&host), r#"{"in_seconds": 3600}"#).await;
+    assert_eq!(st, StatusCode::OK, "{c}");
+    assert_eq!(c["phase"], "open");
+    let (st, err) = api.call("POST", &format!("/api/ladders/{ladder}/finals"), Some(&host), r#"{"top": 5}"#).await;
+    assert_eq!(st, StatusCode::CONFLICT, "{err}");
+    assert!(err["error"].as_str().unwrap().contains(c["deadline"].as_str().unwrap()), "{err}");
+    // Only hosts set deadlines; a deadline must be a time.
+    let (st, _) = api.call("POST", &format!("/api/ladders/{ladder}/deadline"), Some(&tokens[0]), r#"{"in_seconds": 0}"#).await;
+    assert_eq!(st, StatusCode::FORBIDDEN);
+    let (st, err) = api.call("POST", &format!("/api/ladders/{ladder}/deadline"), Some(&host), r#"{"at": "next tuesday-ish"}"#).await;
+    assert_eq!(st, StatusCode::BAD_REQUEST, "{err}");
+    assert!(err["error"].as_str().unwrap().contains("RFC 3339"), "{err}");
+    let (st, err) = api
+        .call("POST", &format!("/api/ladders/{ladder}/deadline"), Some(&host), r#"{"at": "2030-01-01T00:00:00Z", "in_seconds": 5}"#)
+        .await;
+    assert_eq!(st, StatusCode::BAD_REQUEST, "{err}");
+
+    // The ladder plays.
+    let q = Queue::new(pool.clone());
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(18);
+    let mut ladder_matches = 0;
+    for _ in 0..60 {
+        koth_scheduler::ladder::tick(&pool, &q, &mut rng).await.unwrap();
+        ladder_matches += stand_in::play_queued(&pool, &strength, &mut rng).await;
+    }
+    assert!(ladder_matches >= 200, "{ladder_matches} ladder matches");
+
+    // b0's author sends a new version just before the deadline; its
+    // compile is slow.
+    let (st, late) = api.call("POST", &format!("/api/ladders/{ladder}/bots/b0?file=bot.py"), Some(&tokens[0]), src.clone()).await;
+    assert_eq!(st, StatusCode::ACCEPTED, "{late}");
+
+    // The deadline passes: submissions are refused, with the deadline.
+    let (st, c) = api.call("POST", &format!("/api/ladders/{ladder}/deadline"), Some(&host), r#"{"in_seconds": 0}"#).await;
+    assert_eq!(st, StatusCode::OK, "{c}");
+    assert_eq!(c["phase"], "closed");
+    let deadline = c["deadline"].as_str().unwrap().to_owned();
+    for token in [&tokens[1], &host] {
+        let (st, err) = api.call("POST", &format!("/api/ladders/{ladder}/bots/b1?file=bot.py"), Some(token), src.clone()).await;
+        assert_eq!(st, StatusCode::FORBIDDEN, "{err}");
+        let e = err["error"].as_str().unwrap();
+        assert!(e.contains("closed") && e.contains(&deadline), "{e}");
+    }
+    let (st, err) = api.call("POST", &format!("/api/ladders/{ladder}/bots/newcomer?file=bot.py"), Some(&tokens[2]), src.clone()).await;
+    assert_eq!(st, StatusCode::FORBIDDEN, "{err}");
+    let (_, ladders) = api.call("GET", "/api/ladders", None, Vec::new()).await;
+    assert_eq!(ladders[0]["phase"], "closed");
+    assert_eq!(ladders[0]["deadline"], deadline.as_str());
+
+    // The finals wait for the version compiling, refuse formats that never
+    // end, and need a match's worth of bots.
+    let (st, err) = api.call("POST", &format!("/api/ladders/{ladder}/finals"), Some(&host), r#"{"top": 5}"#).await;
+    assert_eq!(st, StatusCode::CONFLICT, "{err}");
+    assert!(err["error"].as_str().unwrap().contains("still compiling"), "{err}");
+    compiled(&pool, &late).await;
+    let (st, err) = api.call("POST", &format!("/api/ladders/{ladder}/finals"), Some(&host), r#"{"top": 5, "format": "rated"}"#).await;
+    assert_eq!(st, StatusCode::BAD_REQUEST, "{err}");
+    assert!(err["error"].as_str().unwrap().contains("does not end"), "{err}");
+    let (st, err) = api.call("POST", &format!("/api/ladders/{ladder}/finals"), Some(&host), r#"{"top": 1}"#).await;
+    assert_eq!(st, StatusCode::BAD_REQUEST, "{err}");
+    let (st, _) = api.call("POST", &format!("/api/ladders/{ladder}/finals"), Some(&tokens[0]), r#"{"top": 5}"#).await;
+    assert_eq!(st, StatusCode::FORBIDDEN);
+    let (st, err) = api.call("GET", &format!("/api/ladders/{ladder}/final-standings.csv"), None, Vec::new()).await;
+    assert_eq!(st, StatusCode::NOT_FOUND, "{err}");
+    assert!(err["error"].as_str().unwrap().contains("closed"), "{err}");
+
+    // The finals: the top 5, a round robin of 4 rounds on every side.
+    let body = r#"{"top": 5, "format": "round_robin", "settings": {"rounds": 4}}"#;
+    let (st, c) = api.call("POST", &format!("/api/ladders/{ladder}/finals"), Some(&host), body).await;
+    assert_eq!(st, StatusCode::OK, "{c}");
+    assert_eq!(c["phase"], "finals");
+    let finalists: Vec<i64> = c["finals"]["finalists"].as_array().unwrap().iter().map(|b| b.as_i64().unwrap()).collect();
+    assert_eq!(finalists.len(), 5);
+    let (st, err) = api.call("POST", &format!("/api/ladders/{ladder}/deadline"), Some(&host), r#"{}"#).await;
+    assert_eq!(st, StatusCode::CONFLICT, "the finals' deadline is fixed: {err}");
+    let (st, _) = api.call("POST", &format!("/api/ladders/{ladder}/finals"), Some(&host), body).await;
+    assert_eq!(st, StatusCode::CONFLICT);
+    let queued_ladder: i64 = sqlx::query_scalar("SELECT count(*) FROM matches WHERE ladder_id = $1 AND state = 'queued' AND NOT finals")
+        .bind(ladder)
+        .fetch_one(&pool)
+        .await
+        .unwrap();
+    assert_eq!(queued_ladder, 0, "the ladder's own queued matches make way for the finals");
+
+    let mut finals_matches = 0;
+    for _ in 0..50 {
+        koth_scheduler::ladder::tick(&pool, &q, &mut rng).await.unwrap();
+        finals_matches += stand_in::play_queued(&pool, &strength, &mut rng).await;
+        if contest(&api, ladder).await["phase"] == "final" {
+            break;
+        }
+    }
+    let c = contest(&api, ladder).await;
+    assert_eq!(c["phase"], "final", "{c}");
+    // 5 finalists: 20 ordered pairings, 4 rounds each.
+    assert_eq!(finals_matches, 80);
+    let seated: Vec<i64> = sqlx::query_scalar(
+        "SELECT DISTINCT s.bot_id FROM match_seats s JOIN matches m ON m.id = s.match_id WHERE m.ladder_id = $1 AND m.finals ORDER BY 1",
+    )
+    .bind(ladder)
+    .fetch_all(&pool)
+    .await
+    .unwrap();
+    let mut sorted = finalists.clone();
+    sorted.sort_unstable();
+    assert_eq!(seated, sorted, "only the finalists play the finals");
+
+    let standings = c["standings"].clone();
+    let order: Vec<i64> = standings["rows"].as_array().unwrap().iter().map(|r| r["bot"].as_i64().unwrap()).collect();
+    let mut by_strength: Vec<i64> = strength_of.keys().copied().collect();
+    by_strength.sort_by(|a, b| strength(*b).total_cmp(&strength(*a)));
+    assert_eq!(order[..3], by_strength[..3], "the finals' top 3 are the 3 strongest: {standings}");
+    assert_eq!(standings["matches"], 80);
+    let unsettled = standings["rows"].as_array().unwrap().iter().filter(|r| r["settled"] == false).count();
+    assert_eq!(standings["unsettled"], unsettled as u64);
+    println!("finals: {} of 5 places unsettled; order {order:?}", unsettled);
+
+    // Frozen: more ticks add no match and change nothing.
+    for _ in 0..3 {
+        koth_scheduler::ladder::tick(&pool, &q, &mut rng).await.unwrap();
+        assert_eq!(stand_in::play_queued(&pool, &strength, &mut rng).await, 0);
+    }
+    assert_eq!(contest(&api, ladder).await["standings"], standings);
+
+    // Exported: CSV with one line per place, in the same order.
+    let (st, headers, csv) = api.get_raw(&format!("/api/ladders/{ladder}/final-standings.csv"), &[]).await;
+    assert_eq!(st, StatusCode::OK);
+    assert!(headers["content-type"].to_str().unwrap().starts_with("text/csv"));
+    let csv = String::from_utf8(csv).unwrap();
+    let lines: Vec<&str> = csv.lines().collect();
+    assert_eq!(lines[0], "rank,bot,name,points,games,low,high,settled");
+    assert_eq!(lines.len(), 6, "{csv}");
+    for (line, bot) in lines[1..].iter().zip(&order) {
+        assert_eq!(line.split(',').nth(1), Some(bot.to_string().as_str()), "{csv}");
+    }
+}
