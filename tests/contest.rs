@@ -17,7 +17,7 @@ use serde_json::{json, Value};
 use sqlx::PgPool;
 
 mod in_process;
-use in_process::{postgres, Api};
+use in_process::{koth, postgres, Api};
 
 #[path = "../scheduler/tests/common/stand_in.rs"]
 mod stand_in;
@@ -206,4 +206,104 @@ async fn a_contest_from_open_to_exported_final_standings() {
     for (line, bot) in lines[1..].iter().zip(&order) {
         assert_eq!(line.split(',').nth(1), Some(bot.to_string().as_str()), "{csv}");
     }
+}
+
+/// The host's commands against a served API: `koth ladder` creates, lists,
+/// pauses, resumes, disables and enables; `koth contest` sets the
+/// deadline, starts the finals, shows them and exports the final
+/// standings. An author's token is refused with the server's reason.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_host_runs_a_contest_from_the_command_line() {
+    let Some(pg) = postgres("contest-cli") else { return };
+    let pool = koth_scheduler::db::connect_and_migrate(&pg.url(), 4).await.unwrap();
+    let (_, host) = koth_scheduler::api::create_account(&pool, "host", true).await.unwrap();
+    let (_, author) = koth_scheduler::api::create_account(&pool, "author", false).await.unwrap();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let server = format!("http://{}", listener.local_addr().unwrap());
+    let app = koth_scheduler::api::router(pool.clone());
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    let config = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("koth-contest-cli");
+    let _ = std::fs::remove_dir_all(&config);
+    std::fs::create_dir_all(&config).unwrap();
+    let run = |args: &[&str], token: &str| {
+        let mut all: Vec<&str> = args.to_vec();
+        all.extend(["--server", &server, "--token", token]);
+        tokio::task::block_in_place(|| koth(&config, &all, ""))
+    };
+
+    let (ok, out) =
+        run(&["ladder", "create", "cup", "--game", "target", "--settings", r#"{"skip_validation": true, "concurrency": 6}"#], &host);
+    assert!(ok, "{out}");
+    assert!(out.contains("ladder 1 \"cup\": target (rated)"), "{out}");
+    let (ok, out) = run(&["ladder", "create", "cup2", "--game", "target"], &author);
+    assert!(!ok && out.contains("403") && out.contains("only hosts"), "{out}");
+    let (ok, out) = run(&["ladder", "create", "bad", "--game", "target", "--settings", "{rounds: 2"], &host);
+    assert!(!ok && out.contains("--settings is not JSON"), "{out}");
+
+    // Six bots of known strength (ids in creation order).
+    let owner = store::create_user(&pool, "owners", false).await.unwrap();
+    let mut strength_of: HashMap<i64, f64> = HashMap::new();
+    for i in 0..6 {
+        let bot = store::create_bot(&pool, 1, owner, &format!("b{i}")).await.unwrap();
+        let (version, job) = store::submit_version(&pool, bot, "python", "bot.py", b"", "hash").await.unwrap();
+        compiled(&pool, &json!({"version": version, "compile_job": job})).await;
+        strength_of.insert(bot, 4.0 * i as f64);
+    }
+    let strength = |bot: i64| strength_of[&bot];
+
+    let (ok, out) = run(&["ladder", "pause", "cup"], &host);
+    assert!(ok && out.contains("ladder 1 paused"), "{out}");
+    let (ok, out) = run(&["ladder", "list"], &host);
+    assert!(ok && out.contains("cup") && out.contains("paused") && out.contains("open"), "{out}");
+    let (ok, out) = run(&["ladder", "resume", "1"], &host);
+    assert!(ok && out.contains("scheduling"), "{out}");
+    let (ok, out) = run(&["ladder", "disable", "cup", "b0", "--reason", "reads the other bot's files"], &host);
+    assert!(ok && out.contains("disabled") && out.contains("reads the other bot's files"), "{out}");
+    let (ok, out) = run(&["ladder", "disable", "cup", "nobody", "--reason", "x"], &host);
+    assert!(!ok && out.contains("no bot \"nobody\"") && out.contains("b1"), "{out}");
+
+    let q = Queue::new(pool.clone());
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(7);
+    for _ in 0..30 {
+        koth_scheduler::ladder::tick(&pool, &q, &mut rng).await.unwrap();
+        stand_in::play_queued(&pool, &strength, &mut rng).await;
+    }
+    let b0_games: i64 = sqlx::query_scalar("SELECT count(*) FROM match_seats s JOIN bots b ON b.id = s.bot_id WHERE b.name = 'b0'")
+        .fetch_one(&pool)
+        .await
+        .unwrap();
+    assert_eq!(b0_games, 0, "a disabled bot plays nothing");
+    let (ok, out) = run(&["ladder", "enable", "cup", "b0"], &host);
+    assert!(ok && out.contains("enabled"), "{out}");
+
+    let (ok, out) = run(&["contest", "deadline", "cup", "--in-secs", "3600"], &host);
+    assert!(ok && out.contains("cup: open") && out.contains("deadline: 20"), "{out}");
+    let (ok, out) = run(&["contest", "deadline", "cup"], &host);
+    assert!(!ok && out.contains("say when"), "{out}");
+    let (ok, out) = run(&["contest", "deadline", "cup", "--now"], &author);
+    assert!(!ok && out.contains("only hosts"), "{out}");
+    let (ok, out) = run(&["contest", "deadline", "cup", "--now"], &host);
+    assert!(ok && out.contains("cup: closed"), "{out}");
+    let (ok, out) = run(&["contest", "export", "cup"], &host);
+    assert!(!ok && out.contains("no final standings yet"), "{out}");
+    let (ok, out) = run(&["contest", "finals", "cup", "--top", "4", "--format", "swiss", "--settings", r#"{"rounds": 3}"#], &host);
+    assert!(ok && out.contains("cup: finals") && out.contains("top 4 (4 bots), swiss"), "{out}");
+
+    for _ in 0..20 {
+        koth_scheduler::ladder::tick(&pool, &q, &mut rng).await.unwrap();
+        stand_in::play_queued(&pool, &strength, &mut rng).await;
+    }
+    let (ok, out) = run(&["contest", "show", "cup"], &host);
+    assert!(ok && out.contains("cup: final") && out.contains("standings (final, 6 matches"), "3 Swiss rounds of 2 matches: {out}");
+    let csv_path = config.join("final.csv");
+    let (ok, out) = run(&["contest", "export", "cup", "-o", csv_path.to_str().unwrap()], &host);
+    assert!(ok, "{out}");
+    let csv = std::fs::read_to_string(&csv_path).unwrap();
+    assert!(csv.starts_with("rank,bot,name,points,buchholz,games,low,high,settled\n"), "{csv}");
+    assert_eq!(csv.lines().count(), 5, "{csv}");
+    let (ok, out) = run(&["contest", "export", "cup", "--json"], &host);
+    assert!(ok, "{out}");
+    let json: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(json["format"], "swiss");
+    assert_eq!(json["rows"].as_array().unwrap().len(), 4);
 }

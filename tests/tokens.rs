@@ -3,7 +3,7 @@
 //! `koth login` / `koth logout` against a served API.
 
 use std::path::PathBuf;
-use std::process::Command;
+
 use std::time::Duration;
 
 use axum::http::StatusCode;
@@ -12,7 +12,7 @@ use koth_scheduler::store;
 use serde_json::Value;
 
 mod in_process;
-use in_process::{postgres, Api};
+use in_process::{koth, postgres, Api};
 
 /// An account made through the API; its token.
 async fn sign_up(api: &Api, name: &str) -> String {
@@ -144,23 +144,6 @@ async fn a_deleted_account_keeps_its_history_and_loses_its_tokens_and_bots() {
     assert!(info.to_string().contains("its owner deleted their account"), "{info}");
     let (st, _) = api.call("POST", "/api/users", None, r#"{"name": "frank"}"#).await;
     assert_eq!(st, StatusCode::CONFLICT, "the name stays taken");
-}
-
-fn koth(config: &std::path::Path, args: &[&str], stdin: &str) -> (bool, String) {
-    use std::io::Write;
-    let mut child = Command::new(env!("CARGO_BIN_EXE_koth"))
-        .args(args)
-        .env("XDG_CONFIG_HOME", config)
-        .env_remove("KOTH_SERVER")
-        .env_remove("KOTH_TOKEN")
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    child.stdin.take().unwrap().write_all(stdin.as_bytes()).unwrap();
-    let out = child.wait_with_output().unwrap();
-    (out.status.success(), format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr)))
 }
 
 /// `koth login` checks the token and saves it readable by its owner only;

@@ -177,21 +177,21 @@ pub struct LogsArgs {
     seat: Option<usize>,
 }
 
-struct Client {
-    base: String,
-    token: Option<String>,
+pub(super) struct Client {
+    pub(super) base: String,
+    pub(super) token: Option<String>,
     agent: ureq::Agent,
 }
 
 impl Client {
-    fn new(a: &ServerArgs) -> anyhow::Result<Client> {
+    pub(super) fn new(a: &ServerArgs) -> anyhow::Result<Client> {
         let login = saved_login()?;
         let base = normalized(a.server.as_deref().or(login.as_ref().map(|l| l.server.as_str())).unwrap_or(DEFAULT_SERVER));
         let token = a.token.clone().or_else(|| login.filter(|l| normalized(&l.server) == base).map(|l| l.token));
         Ok(Client { base, token, agent: ureq::AgentBuilder::new().timeout(Duration::from_secs(60)).build() })
     }
 
-    fn request(&self, method: &str, path: &str) -> ureq::Request {
+    pub(super) fn request(&self, method: &str, path: &str) -> ureq::Request {
         let r = self.agent.request(method, &format!("{}{path}", self.base));
         match &self.token {
             Some(t) => r.set("Authorization", &format!("Bearer {}", t.trim())),
@@ -200,7 +200,7 @@ impl Client {
     }
 
     /// The response body, or the server's error message.
-    fn finish(&self, r: Result<ureq::Response, ureq::Error>) -> anyhow::Result<ureq::Response> {
+    pub(super) fn finish(&self, r: Result<ureq::Response, ureq::Error>) -> anyhow::Result<ureq::Response> {
         match r {
             Ok(resp) => Ok(resp),
             Err(ureq::Error::Status(code, resp)) => {
@@ -212,13 +212,23 @@ impl Client {
         }
     }
 
-    fn get<T: DeserializeOwned>(&self, path: &str) -> anyhow::Result<T> {
+    pub(super) fn get<T: DeserializeOwned>(&self, path: &str) -> anyhow::Result<T> {
         let resp = self.finish(self.request("GET", path).call())?;
         resp.into_json().with_context(|| format!("reading the server's answer to GET {path}"))
     }
 
+    /// POST a JSON body (None: no body) and read the answer.
+    pub(super) fn post<T: DeserializeOwned>(&self, path: &str, body: Option<&Value>) -> anyhow::Result<T> {
+        let req = self.request("POST", path);
+        let r = match body {
+            Some(b) => req.set("Content-Type", "application/json").send_bytes(&serde_json::to_vec(b)?),
+            None => req.call(),
+        };
+        self.finish(r)?.into_json().with_context(|| format!("reading the server's answer to POST {path}"))
+    }
+
     /// A ladder's id from its id or name.
-    fn ladder_id(&self, ladder: &str) -> anyhow::Result<i64> {
+    pub(super) fn ladder_id(&self, ladder: &str) -> anyhow::Result<i64> {
         let list: Vec<LadderSummary> = self.get("/api/ladders")?;
         list.iter().find(|l| l.name == ladder || l.id.to_string() == ladder).map(|l| l.id).ok_or_else(|| {
             let names: Vec<&str> = list.iter().map(|l| l.name.as_str()).collect();

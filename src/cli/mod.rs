@@ -3,6 +3,7 @@ use clap::{Parser, Subcommand};
 mod api_bench;
 mod client;
 mod examples;
+mod host;
 mod languages;
 mod match_bench;
 mod match_cmd;
@@ -116,6 +117,12 @@ enum Command {
     Bots(client::LadderArg),
     /// A ladder's leaderboard on a server.
     Leaderboard(client::LadderArg),
+    /// Hosts: list, create, pause and resume ladders; disable and enable bots.
+    #[command(subcommand)]
+    Ladder(host::LadderCommand),
+    /// Hosts: a ladder's contest: show it, set its deadline, start its finals, export its final standings.
+    #[command(subcommand)]
+    Contest(host::ContestCommand),
     /// Replays: download a server's, check one against the rules.
     #[command(subcommand)]
     Replay(client::ReplayCommand),
@@ -170,6 +177,8 @@ pub fn run(cli: Cli) -> anyhow::Result<i32> {
         Command::Submit(args) => client::submit(args),
         Command::Bots(args) => client::bots(args),
         Command::Leaderboard(args) => client::leaderboard(args),
+        Command::Ladder(cmd) => host::ladder(cmd),
+        Command::Contest(cmd) => host::contest(cmd),
         Command::Replay(cmd) => client::replay(cmd),
         Command::Logs(args) => client::logs(args),
         Command::Signup(args) => client::signup(args),

@@ -60,3 +60,23 @@ impl Api {
         (parts.status, parts.headers, axum::body::to_bytes(body, usize::MAX).await.unwrap().to_vec())
     }
 }
+
+/// Run the `koth` binary with its login file under `config` (no server or
+/// token from the environment) and `stdin` as its input: whether it
+/// succeeded, and its stdout then stderr.
+pub fn koth(config: &std::path::Path, args: &[&str], stdin: &str) -> (bool, String) {
+    use std::io::Write;
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_koth"))
+        .args(args)
+        .env("XDG_CONFIG_HOME", config)
+        .env_remove("KOTH_SERVER")
+        .env_remove("KOTH_TOKEN")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(stdin.as_bytes()).unwrap();
+    let out = child.wait_with_output().unwrap();
+    (out.status.success(), format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr)))
+}

@@ -1,0 +1,277 @@
+//! The host's commands, over the same HTTP API as the pages: `koth ladder
+//! ...` (create, pause, resume, disable and enable bots) and `koth contest
+//! ...` (show, deadline, finals, export). They need a host's token (`koth
+//! up` writes it to <data-dir>/host-token; `koth login --token` saves it).
+
+use std::path::PathBuf;
+
+use anyhow::{bail, Context};
+use clap::Subcommand;
+use koth_scheduler::api::types::{BotDisabled, Contest, LadderBot, LadderCreated, LadderSummary, Paused};
+use serde_json::{json, Value};
+
+use super::client::{Client, ServerArgs};
+
+#[derive(Subcommand)]
+pub enum LadderCommand {
+    /// Every ladder: id, name, game, format, bots, contest phase and deadline.
+    List {
+        #[command(flatten)]
+        server: ServerArgs,
+    },
+    /// Create a ladder; format and settings default to the game's seed's.
+    Create {
+        #[command(flatten)]
+        server: ServerArgs,
+        name: String,
+        /// flit, slime, linkage, target or snake.
+        #[arg(long)]
+        game: String,
+        /// rated, round_robin, neighbours or swiss.
+        #[arg(long)]
+        format: Option<String>,
+        /// Settings over the defaults, as JSON (e.g. '{"seats": 2, "max_turns": 200}').
+        #[arg(long)]
+        settings: Option<String>,
+    },
+    /// Stop scheduling a ladder's matches.
+    Pause {
+        #[command(flatten)]
+        server: ServerArgs,
+        ladder: String,
+    },
+    /// Schedule a paused ladder again.
+    Resume {
+        #[command(flatten)]
+        server: ServerArgs,
+        ladder: String,
+    },
+    /// Take a bot off its ladder, with a reason its owner sees; its queued matches are cancelled.
+    Disable {
+        #[command(flatten)]
+        server: ServerArgs,
+        ladder: String,
+        bot: String,
+        #[arg(long)]
+        reason: String,
+    },
+    /// Let a disabled bot play again.
+    Enable {
+        #[command(flatten)]
+        server: ServerArgs,
+        ladder: String,
+        bot: String,
+    },
+}
+
+#[derive(Subcommand)]
+pub enum ContestCommand {
+    /// A ladder's contest: phase, deadline, finals and their standings.
+    Show {
+        #[command(flatten)]
+        server: ServerArgs,
+        ladder: String,
+        /// Print the server's JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Set, move or remove the deadline; submissions are refused after it.
+    Deadline {
+        #[command(flatten)]
+        server: ServerArgs,
+        ladder: String,
+        /// A time, RFC 3339 (2026-12-01T18:00:00Z).
+        #[arg(long, conflicts_with_all = ["in_secs", "now", "none"])]
+        at: Option<String>,
+        /// This many seconds from now.
+        #[arg(long, conflicts_with_all = ["now", "none"])]
+        in_secs: Option<u32>,
+        /// Close submissions now.
+        #[arg(long, conflicts_with = "none")]
+        now: bool,
+        /// No deadline: submissions open again.
+        #[arg(long)]
+        none: bool,
+    },
+    /// Start the finals: the standings' top N play a format that ends.
+    Finals {
+        #[command(flatten)]
+        server: ServerArgs,
+        ladder: String,
+        /// How many of the top play.
+        #[arg(long)]
+        top: u32,
+        /// round_robin (every pairing on every side) or swiss.
+        #[arg(long, default_value = "round_robin")]
+        format: String,
+        /// The format's settings as JSON (e.g. '{"rounds": 3}').
+        #[arg(long)]
+        settings: Option<String>,
+    },
+    /// Save the final standings (once the finals are over) as CSV or JSON.
+    Export {
+        #[command(flatten)]
+        server: ServerArgs,
+        ladder: String,
+        /// JSON instead of CSV.
+        #[arg(long)]
+        json: bool,
+        /// Where to write them (default: standard output).
+        #[arg(short, long)]
+        output: Option<PathBuf>,
+    },
+}
+
+fn settings_json(text: Option<&str>) -> anyhow::Result<Option<Value>> {
+    text.map(|t| serde_json::from_str(t).with_context(|| format!("--settings is not JSON: {t}"))).transpose()
+}
+
+fn bot_id(c: &Client, ladder: i64, bot: &str) -> anyhow::Result<i64> {
+    let bots: Vec<LadderBot> = c.get(&format!("/api/ladders/{ladder}/bots"))?;
+    bots.iter().find(|b| b.name == bot || b.id.to_string() == bot).map(|b| b.id).with_context(|| {
+        let names: Vec<&str> = bots.iter().map(|b| b.name.as_str()).collect();
+        format!("no bot {bot:?} on ladder {ladder}; it has: {}", names.join(", "))
+    })
+}
+
+pub fn ladder(cmd: LadderCommand) -> anyhow::Result<i32> {
+    match cmd {
+        LadderCommand::List { server } => {
+            let c = Client::new(&server)?;
+            let list: Vec<LadderSummary> = c.get("/api/ladders")?;
+            println!("{:>4}  {:<24} {:<8} {:<12} {:>5}  {:<7} {:<8} deadline", "id", "ladder", "game", "format", "bots", "paused", "phase");
+            for l in list {
+                println!(
+                    "{:>4}  {:<24} {:<8} {:<12} {:>5}  {:<7} {:<8} {}",
+                    l.id,
+                    l.name,
+                    l.game,
+                    l.format,
+                    l.bots,
+                    if l.paused { "paused" } else { "" },
+                    l.phase.as_str(),
+                    l.deadline.unwrap_or_else(|| "-".into())
+                );
+            }
+        }
+        LadderCommand::Create { server, name, game, format, settings } => {
+            let c = Client::new(&server)?;
+            let body = json!({"name": name, "game": game, "format": format, "settings": settings_json(settings.as_deref())?});
+            let made: LadderCreated = c.post("/api/ladders", Some(&body))?;
+            println!("ladder {} {:?}: {} ({})", made.id, made.name, made.game, made.format);
+        }
+        LadderCommand::Pause { server, ladder } => pause(&server, &ladder, true)?,
+        LadderCommand::Resume { server, ladder } => pause(&server, &ladder, false)?,
+        LadderCommand::Disable { server, ladder, bot, reason } => {
+            let c = Client::new(&server)?;
+            let id = bot_id(&c, c.ladder_id(&ladder)?, &bot)?;
+            let d: BotDisabled = c.post(&format!("/api/bots/{id}/disable"), Some(&json!({"reason": reason})))?;
+            println!("bot {} disabled: {}", d.id, d.disabled_reason.unwrap_or_default());
+        }
+        LadderCommand::Enable { server, ladder, bot } => {
+            let c = Client::new(&server)?;
+            let id = bot_id(&c, c.ladder_id(&ladder)?, &bot)?;
+            let d: BotDisabled = c.post(&format!("/api/bots/{id}/enable"), None)?;
+            println!("bot {} enabled", d.id);
+        }
+    }
+    Ok(0)
+}
+
+fn pause(server: &ServerArgs, ladder: &str, paused: bool) -> anyhow::Result<()> {
+    let c = Client::new(server)?;
+    let id = c.ladder_id(ladder)?;
+    let p: Paused = c.post(&format!("/api/ladders/{id}/{}", if paused { "pause" } else { "resume" }), None)?;
+    println!("ladder {} {}", p.id, if p.paused { "paused" } else { "scheduling" });
+    Ok(())
+}
+
+fn print_contest(name: &str, k: &Contest) {
+    println!("{name}: {}", k.phase.as_str());
+    println!("  deadline: {}", k.deadline.as_deref().unwrap_or("none"));
+    if let Some(f) = &k.finals {
+        println!(
+            "  finals: top {} ({} bots), {}, started {}",
+            f.top,
+            f.finalists.len(),
+            f.format,
+            k.finals_started_at.as_deref().unwrap_or("-")
+        );
+    }
+    if let Some(s) = &k.standings {
+        let state = if k.finished_at.is_some() { "final" } else { "so far" };
+        println!("  standings ({state}, {} matches, {} of {} places unsettled):", s.matches, s.unsettled, s.rows.len());
+        for r in &s.rows {
+            let values: Vec<String> = s
+                .columns
+                .iter()
+                .map(|c| match r.values.get(&c.key) {
+                    Some(Value::Number(n)) if n.is_f64() => format!("{} {:.2}", c.label, n.as_f64().unwrap_or(0.0)),
+                    Some(v) => format!("{} {v}", c.label),
+                    None => format!("{} -", c.label),
+                })
+                .collect();
+            println!("  {:>3}. {:<24} {}{}", r.rank, r.name, values.join(", "), if r.settled { "" } else { "  (unsettled)" });
+        }
+    }
+}
+
+pub fn contest(cmd: ContestCommand) -> anyhow::Result<i32> {
+    match cmd {
+        ContestCommand::Show { server, ladder, json } => {
+            let c = Client::new(&server)?;
+            let id = c.ladder_id(&ladder)?;
+            let k: Contest = c.get(&format!("/api/ladders/{id}/contest"))?;
+            if json {
+                println!("{}", serde_json::to_string_pretty(&k)?);
+            } else {
+                print_contest(&ladder, &k);
+            }
+        }
+        ContestCommand::Deadline { server, ladder, at, in_secs, now, none } => {
+            let body = match (at, in_secs, now, none) {
+                (Some(at), _, _, _) => json!({"at": at}),
+                (None, Some(s), _, _) => json!({"in_seconds": s}),
+                (None, None, true, _) => json!({"in_seconds": 0}),
+                (None, None, false, true) => json!({}),
+                (None, None, false, false) => bail!("say when: --at TIME, --in-secs N, --now, or --none"),
+            };
+            let c = Client::new(&server)?;
+            let id = c.ladder_id(&ladder)?;
+            let k: Contest = c.post(&format!("/api/ladders/{id}/deadline"), Some(&body))?;
+            print_contest(&ladder, &k);
+        }
+        ContestCommand::Finals { server, ladder, top, format, settings } => {
+            let c = Client::new(&server)?;
+            let id = c.ladder_id(&ladder)?;
+            let body = json!({"top": top, "format": format, "settings": settings_json(settings.as_deref())?});
+            let k: Contest = c.post(&format!("/api/ladders/{id}/finals"), Some(&body))?;
+            print_contest(&ladder, &k);
+        }
+        ContestCommand::Export { server, ladder, json, output } => {
+            let c = Client::new(&server)?;
+            let id = c.ladder_id(&ladder)?;
+            let bytes = if json {
+                let k: Contest = c.get(&format!("/api/ladders/{id}/contest"))?;
+                match (k.finished_at.is_some(), k.standings) {
+                    (true, Some(s)) => serde_json::to_vec_pretty(&s)?,
+                    _ => bail!("no final standings yet: the contest is {}; they are final once its finals are over", k.phase.as_str()),
+                }
+            } else {
+                let resp = c.finish(c.request("GET", &format!("/api/ladders/{id}/final-standings.csv")).call())?;
+                resp.into_string().context("reading the CSV")?.into_bytes()
+            };
+            match output {
+                Some(path) => {
+                    std::fs::write(&path, &bytes).with_context(|| format!("writing {}", path.display()))?;
+                    eprintln!("{}", path.display());
+                }
+                None => {
+                    use std::io::Write;
+                    std::io::stdout().write_all(&bytes)?;
+                }
+            }
+        }
+    }
+    Ok(0)
+}
