@@ -6,7 +6,9 @@
 //! naming the bots and each seat's role where the game has them (Linkage's
 //! More and Fewer, Snake's rotated second seat); the owner sees their bot's
 //! stderr beside each move and a visitor does not; the bot page plots the
-//! rating history. Screenshots go to `target/tmp/screenshots/`.
+//! rating history; a host creates a ladder, pauses and resumes it, disables
+//! and enables a bot, closes submissions, starts the finals and downloads
+//! the final standings. Screenshots go to `target/tmp/screenshots/`.
 
 mod common;
 
@@ -576,5 +578,131 @@ async fn scenario(url: &str, addr: &str, data: &std::path::Path, shots: &std::pa
     until(&c, "the board", "document.querySelector('#board')", 30).await;
     c.find(Locator::Css("#step")).await.unwrap().click().await.unwrap();
     assert!(c.find_all(Locator::Css("pre.stderr")).await.unwrap().is_empty());
+
+    host_pages(&c, url, addr, data, shots).await;
     c.close().await.unwrap();
+}
+
+/// The host's pages: sign in with the host's token, create a ladder, pause
+/// and resume it, disable and enable a bot, close submissions, start the
+/// finals, and find the final standings with their CSV.
+async fn host_pages(c: &Client, url: &str, addr: &str, data: &std::path::Path, shots: &std::path::Path) {
+    let host = std::fs::read_to_string(data.join("host-token")).unwrap().trim().to_owned();
+    c.goto(&format!("{url}/")).await.unwrap();
+    until(c, "the sign-in form", "document.querySelector('#token')", 20).await;
+    c.find(Locator::Css("#token")).await.unwrap().send_keys(&host).await.unwrap();
+    c.find(Locator::Css("#sign-in button")).await.unwrap().click().await.unwrap();
+    until(c, "the host's form", "document.querySelector('#new-ladder')", 20).await;
+
+    // A bad settings text is refused with the reason; then the ladder.
+    c.find(Locator::Css("#new-ladder-name")).await.unwrap().send_keys("cup").await.unwrap();
+    c.find(Locator::Css("#new-ladder-game option[value=target]")).await.unwrap().click().await.unwrap();
+    c.find(Locator::Css("#new-ladder-format option[value=rated]")).await.unwrap().click().await.unwrap();
+    c.find(Locator::Css("#new-ladder-settings")).await.unwrap().send_keys(r#"{"rounds": 2}"#).await.unwrap();
+    c.find(Locator::Css("#new-ladder button[type=submit]")).await.unwrap().click().await.unwrap();
+    let err = until(
+        c,
+        "the refusal",
+        "document.querySelector('#new-ladder-result .error') && document.querySelector('#new-ladder-result .error').textContent",
+        20,
+    )
+    .await;
+    assert!(err.as_str().unwrap().contains("rounds"), "{err}");
+    c.find(Locator::Css("#new-ladder-settings")).await.unwrap().clear().await.unwrap();
+    c.find(Locator::Css("#new-ladder-settings")).await.unwrap().send_keys(r#"{"max_turns": 40, "skip_validation": true}"#).await.unwrap();
+    c.find(Locator::Css("#new-ladder button[type=submit]")).await.unwrap().click().await.unwrap();
+    until(c, "the new ladder's page", "location.pathname.startsWith('/ladders/') && document.querySelector('#contest-phase')", 20).await;
+    let ladder: i64 = c.current_url().await.unwrap().path().trim_start_matches("/ladders/").parse().unwrap();
+    assert!(text(c, "#contest-phase").await.contains("open"));
+
+    // Three bots join (through the API, as authors' CLIs would).
+    for name in ["d1", "d2", "d3"] {
+        let src = std::fs::read("bots/target/drifter.py").unwrap();
+        let r = ureq::post(&format!("http://{addr}/api/ladders/{ladder}/bots/{name}?file=bot.py"))
+            .set("Authorization", &format!("Bearer {host}"))
+            .send_bytes(&src)
+            .unwrap();
+        assert_eq!(r.status(), 201);
+    }
+    let ready = |addr: &str| {
+        get_json(addr, &format!("/api/ladders/{ladder}/bots")).as_array().unwrap().iter().all(|b| b["current_version"].is_number())
+    };
+    let deadline = Instant::now() + Duration::from_secs(120);
+    while !tokio::task::block_in_place(|| ready(addr)) {
+        assert!(Instant::now() < deadline, "the three bots were not ready in 2 minutes");
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    }
+
+    // Pause and resume.
+    c.refresh().await.unwrap();
+    until(c, "the pause button", "document.querySelector('#pause')", 20).await;
+    c.find(Locator::Css("#pause")).await.unwrap().click().await.unwrap();
+    until(
+        c,
+        "the ladder paused",
+        "document.querySelector('#pause') && document.querySelector('#pause').textContent.startsWith('Resume')",
+        20,
+    )
+    .await;
+    assert_eq!(get_json(addr, "/api/ladders").as_array().unwrap().iter().find(|l| l["id"] == ladder).unwrap()["paused"], true);
+    c.find(Locator::Css("#pause")).await.unwrap().click().await.unwrap();
+    until(
+        c,
+        "the ladder running",
+        "document.querySelector('#pause') && document.querySelector('#pause').textContent.startsWith('Pause')",
+        20,
+    )
+    .await;
+
+    // Disable a bot, with a reason; enable it again.
+    c.find(Locator::Css("button.disable-bot[data-bot=d3]")).await.unwrap().click().await.unwrap();
+    c.send_alert_text("plays too slowly").await.unwrap();
+    c.accept_alert().await.unwrap();
+    until(c, "the reason shown", "document.querySelector('#bots').textContent.includes('plays too slowly')", 20).await;
+    shot(c, shots, "host-disabled-bot").await;
+    c.find(Locator::Css("button.disable-bot[data-bot=d3]")).await.unwrap().click().await.unwrap();
+    until(c, "the bot enabled", "document.querySelector('button.disable-bot[data-bot=d3]').textContent === 'Disable'", 20).await;
+
+    // Close submissions, then start the finals: the top 3, one round on
+    // every side.
+    c.find(Locator::Css("#close-now")).await.unwrap().click().await.unwrap();
+    until(
+        c,
+        "submissions closed",
+        "document.querySelector('#contest-phase') && document.querySelector('#contest-phase').textContent.includes('closed at')",
+        20,
+    )
+    .await;
+    let top = c.find(Locator::Css("#finals-top")).await.unwrap();
+    top.clear().await.unwrap();
+    top.send_keys("3").await.unwrap();
+    let rounds = c.find(Locator::Css("#finals-rounds")).await.unwrap();
+    rounds.clear().await.unwrap();
+    rounds.send_keys("1").await.unwrap();
+    c.find(Locator::Css("#finals-form button[type=submit]")).await.unwrap().click().await.unwrap();
+    until(
+        c,
+        "the finals",
+        "document.querySelector('#contest-phase') && document.querySelector('#contest-phase').textContent.includes('finals')",
+        20,
+    )
+    .await;
+    let deadline = Instant::now() + Duration::from_secs(240);
+    loop {
+        c.refresh().await.unwrap();
+        let done =
+            until(c, "the contest", "document.querySelector('#contest-phase') && document.querySelector('#contest-phase').textContent", 20)
+                .await;
+        if done.as_str().unwrap().contains("final standings") {
+            break;
+        }
+        assert!(Instant::now() < deadline, "the finals (6 short matches) did not end in 4 minutes: {done}");
+        tokio::time::sleep(Duration::from_secs(2)).await;
+    }
+    until(c, "the final standings", "document.querySelectorAll('#final-standings tbody tr').length === 3", 20).await;
+    shot(c, shots, "host-final-standings").await;
+    let href = c.find(Locator::Css("#export-csv")).await.unwrap().attr("href").await.unwrap().unwrap();
+    let (status, csv) = tokio::task::block_in_place(|| http_get(addr, &href));
+    assert_eq!(status, 200, "{csv}");
+    assert!(csv.starts_with("rank,bot,name,points,games,low,high,settled\n") && csv.lines().count() == 4, "{csv}");
 }

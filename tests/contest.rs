@@ -206,6 +206,30 @@ async fn a_contest_from_open_to_exported_final_standings() {
     for (line, bot) in lines[1..].iter().zip(&order) {
         assert_eq!(line.split(',').nth(1), Some(bot.to_string().as_str()), "{csv}");
     }
+
+    // The operators' view counts every match the stand-in played.
+    let finished: i64 = sqlx::query_scalar("SELECT count(*) FROM matches WHERE ladder_id = $1 AND state = 'finished'")
+        .bind(ladder)
+        .fetch_one(&pool)
+        .await
+        .unwrap();
+    assert_eq!(finished as usize, ladder_matches + finals_matches);
+    let (_, metrics) = api.call("GET", "/metrics", None, Vec::new()).await;
+    let metrics = metrics.as_str().unwrap().to_owned();
+    let value = |line: &str| -> f64 {
+        metrics
+            .lines()
+            .find_map(|l| l.strip_prefix(line).and_then(|rest| rest.strip_prefix(' ')))
+            .unwrap_or_else(|| panic!("no {line} in:\n{metrics}"))
+            .parse()
+            .unwrap()
+    };
+    assert_eq!(value(r#"koth_match_seconds_count{game="target",ladder="cup"}"#), finished as f64);
+    assert_eq!(value(r#"koth_match_seconds_bucket{game="target",ladder="cup",le="+Inf"}"#), finished as f64);
+    assert_eq!(value(r#"koth_queue_wait_seconds_count{kind="match",game="target",ladder="cup"}"#), finished as f64);
+    assert_eq!(value(r#"koth_matches_finished_per_minute{game="target",ladder="cup"}"#), finished as f64 / 10.0);
+    assert_eq!(value(r#"koth_runners{state="busy"}"#), 0.0);
+    assert!(value(r#"koth_db_pool_connections{state="max"}"#) >= 1.0);
 }
 
 /// The host's commands against a served API: `koth ladder` creates, lists,

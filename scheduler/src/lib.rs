@@ -7,7 +7,8 @@
 //! (which matches to play, standings), [`rating`] (rating systems), [`job`]
 //! (jobs and stored states), [`contest`] (a contest's phases, finalists and
 //! how settled its final standings are), [`types`] (the API's requests and responses),
-//! [`validation`] (judging a new version's validation game).
+//! [`validation`] (judging a new version's validation game), [`metrics`]
+//! (the operators' figures in Prometheus' format).
 
 pub mod api;
 pub mod contest;
@@ -16,6 +17,7 @@ pub mod format;
 pub mod formats;
 pub mod job;
 pub mod ladder;
+pub mod metrics;
 pub mod packed;
 pub mod pg;
 pub mod rating;

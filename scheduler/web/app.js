@@ -114,10 +114,49 @@ async function homePage() {
   const rows = ladders.map(l => [
     el('a', { href: '/games/' + l.game }, l.game),
     el('a', { href: '/ladders/' + l.id, class: 'ladder-link' }, l.name),
-    l.format.replace('_', ' '), l.bots, l.paused ? 'paused' : 'running']);
+    l.format.replace('_', ' '), l.bots, l.paused ? 'paused' : 'running', contestText(l.phase, l.deadline)]);
   setMain(el('h1', {}, 'Ladders'),
-    ladders.length ? table(['game', 'ladder', 'format', 'bots', 'state'], rows, { id: 'ladders' }) : el('p', {}, 'No ladders yet: a host creates them.'),
+    ladders.length ? table(['game', 'ladder', 'format', 'bots', 'state', 'submissions'], rows, { id: 'ladders' }) : el('p', {}, 'No ladders yet: a host creates them.'),
+    who && who.is_host ? await newLadderForm() : null,
     el('section', { id: 'account-box' }, el('h2', { id: 'account-title' }, 'Your account'), who ? signedIn(who) : signIn()));
+}
+
+/** A contest's phase in words. */
+function contestText(phase, deadline) {
+  return {
+    open: deadline ? `open until ${when(deadline)}` : 'open',
+    closed: `closed at ${when(deadline)}`,
+    finals: 'closed: finals playing',
+    final: 'closed: final standings',
+  }[phase] || phase;
+}
+
+/** Hosts: create a ladder; format and settings start from the game's seed. */
+async function newLadderForm() {
+  const games = await api('/api/games');
+  const out = el('div', { id: 'new-ladder-result' });
+  const name = el('input', { id: 'new-ladder-name', required: true, pattern: '[A-Za-z0-9_.\\-]{1,40}' });
+  const game = el('select', { id: 'new-ladder-game' }, games.map(g => el('option', { value: g.name }, g.name)));
+  const format = el('select', { id: 'new-ladder-format' }, el('option', { value: '' }, "the game's own"),
+    ['rated', 'round_robin', 'neighbours', 'swiss'].map(f => el('option', { value: f }, f.replace('_', ' '))));
+  const settings = el('textarea', { id: 'new-ladder-settings', rows: 2, cols: 50, placeholder: '{"seats": 2, "max_turns": 300}' });
+  const form = el('form', {
+    id: 'new-ladder', onsubmit: async ev => {
+      ev.preventDefault();
+      try {
+        const body = { name: name.value, game: game.value };
+        if (format.value) body.format = format.value;
+        if (settings.value.trim()) {
+          try { body.settings = JSON.parse(settings.value); } catch (e) { throw new Error('The settings are not JSON: ' + e.message); }
+        }
+        const r = await api('/api/ladders', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+        location.href = '/ladders/' + r.id;
+      } catch (e) { out.replaceChildren(errorBox(e)); }
+    }
+  }, el('p', {}, el('label', {}, 'Name ', name), ' ', el('label', {}, 'Game ', game), ' ', el('label', {}, 'Format ', format)),
+    el('p', {}, el('label', {}, 'Settings (JSON, optional) ', settings)),
+    el('button', { type: 'submit' }, 'Create the ladder'));
+  return el('section', { id: 'host-box' }, el('h2', {}, 'Create a ladder'), form, out);
 }
 
 function signedIn(who) {
@@ -156,11 +195,12 @@ function signIn() {
 // ---- ladder --------------------------------------------------------------
 
 async function ladderPage(id) {
-  const [ladders, board, bots, matches, who] = await Promise.all([
-    api('/api/ladders'), api(`/api/ladders/${id}/leaderboard`), api(`/api/ladders/${id}/bots`), api(`/api/ladders/${id}/matches`), me()]);
+  const [ladders, board, bots, matches, contest, who] = await Promise.all([
+    api('/api/ladders'), api(`/api/ladders/${id}/leaderboard`), api(`/api/ladders/${id}/bots`), api(`/api/ladders/${id}/matches`),
+    api(`/api/ladders/${id}/contest`), me()]);
+  const host = who && who.is_host;
   const l = ladders.find(x => x.id === id);
   document.title = l.name + ' · koth';
-  const botLink = (bid, name) => el('a', { href: '/bots/' + bid }, name || ('bot ' + bid));
   // The columns are the ladder format's own: any format draws the same way.
   const head = ['#', 'bot', ...board.columns.map(c => c.label)];
   const cell = v => typeof v === 'number' && !Number.isInteger(v) ? fmt(v, 2) : v;
@@ -173,14 +213,83 @@ async function ladderPage(id) {
     }, l.paused ? 'Resume the ladder' : 'Pause the ladder')) : null;
   setMain(el('h1', {}, l.name, ' ', el('small', {}, el('a', { href: '/games/' + l.game }, l.game), ' · ', l.format.replace('_', ' '), l.paused ? ' · paused' : '')),
     hostControls,
-    el('p', {}, el('a', { href: `/submit?ladder=${id}` }, 'Submit a bot to this ladder')),
-    el('h2', {}, 'Leaderboard'),
+    contestSection(id, contest, host),
+    contest.phase === 'open' ? el('p', {}, el('a', { href: `/submit?ladder=${id}` }, 'Submit a bot to this ladder')) : null,
+    el('h2', {}, contest.finals ? 'Leaderboard before the finals' : 'Leaderboard'),
     rows.length ? table(head, rows, { id: 'leaderboard' }) : el('p', {}, 'No results yet.'),
     el('h2', {}, 'Recent matches'), matchTable(matches, null),
     el('h2', {}, 'Bots'),
-    table(['bot', 'owner', 'version', 'language', 'latest version', 'state'],
-      bots.map(b => [botLink(b.id, b.name), b.owner, b.current_version ?? '–', b.language ?? '–', b.latest_status ?? '–', b.disabled_reason || 'active']), { id: 'bots' }));
+    table(['bot', 'owner', 'version', 'language', 'latest version', 'state', ''],
+      bots.map(b => [botLink(b.id, b.name), b.owner, b.current_version ?? '–', b.language ?? '–', b.latest_status ?? '–', b.disabled_reason || 'active',
+        host ? disableButton(b) : '']), { id: 'bots' }));
 }
+
+/** Hosts: take a bot off the ladder (with a reason its owner sees), or back on. */
+function disableButton(b) {
+  return el('button', {
+    class: 'disable-bot', 'data-bot': b.name, onclick: async () => {
+      try {
+        if (b.disabled_reason) {
+          await api(`/api/bots/${b.id}/enable`, { method: 'POST' });
+        } else {
+          const reason = prompt(`Why is ${b.name} taken off the ladder? Its owner sees this.`);
+          if (reason === null) return;
+          await api(`/api/bots/${b.id}/disable`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ reason }) });
+        }
+        location.reload();
+      } catch (e) { alert(e.message); }
+    }
+  }, b.disabled_reason ? 'Enable' : 'Disable');
+}
+
+/** The contest: phase and deadline, the finals' standings, and the host's controls. */
+function contestSection(id, c, host) {
+  const out = el('div', { id: 'contest-result' });
+  const post = async (path, body) => {
+    try {
+      await api(`/api/ladders/${id}/${path}`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+      location.reload();
+    } catch (e) { out.replaceChildren(errorBox(e)); }
+  };
+  const parts = [el('p', { id: 'contest-phase' }, 'Submissions: ', contestText(c.phase, c.deadline), '.')];
+  if (c.standings) {
+    const s = c.standings;
+    const cell = v => typeof v === 'number' && !Number.isInteger(v) ? fmt(v, 2) : v;
+    const rows = s.rows.map(r => [r.rank, botLink(r.bot, r.name), ...s.columns.map(k => cell(r[k.key])),
+      r.low === null ? '–' : `${fmt(r.low, 2)} – ${fmt(r.high, 2)}`, r.settled ? 'settled' : 'could change']);
+    parts.push(el('h2', {}, c.phase === 'final' ? 'Final standings' : 'Finals so far'),
+      el('p', {}, `${s.matches} finals matches (${c.finals.format.replace('_', ' ')}, top ${c.finals.top}); `,
+        `${s.unsettled} of ${s.rows.length} places are within the uncertainty of a neighbour's (95% interval of points per match).`,
+        c.phase === 'final' ? [' ', el('a', { id: 'export-csv', href: `/api/ladders/${id}/final-standings.csv` }, 'Download as CSV'),
+          ' · ', el('a', { href: `/api/ladders/${id}/contest` }, 'as JSON')] : ''),
+      table(['#', 'bot', ...s.columns.map(k => k.label), 'interval', ''], rows, { id: 'final-standings' }));
+  }
+  if (host && (c.phase === 'open' || c.phase === 'closed')) {
+    const at = el('input', { id: 'deadline-at', type: 'datetime-local' });
+    parts.push(el('form', {
+      id: 'deadline-form', onsubmit: ev => { ev.preventDefault(); if (at.value) post('deadline', { at: new Date(at.value).toISOString() }); }
+    }, el('label', {}, 'Deadline ', at), ' ', el('button', { type: 'submit' }, 'Set the deadline'), ' ',
+      el('button', { type: 'button', id: 'close-now', onclick: () => post('deadline', { in_seconds: 0 }) }, 'Close submissions now'), ' ',
+      c.deadline ? el('button', { type: 'button', id: 'no-deadline', onclick: () => post('deadline', {}) }, 'Remove the deadline') : ''));
+  }
+  if (host && c.phase === 'closed') {
+    const top = el('input', { id: 'finals-top', type: 'number', min: 2, value: 8, size: 4 });
+    const format = el('select', { id: 'finals-format' }, el('option', { value: 'round_robin' }, 'round robin, every side'), el('option', { value: 'swiss' }, 'swiss rounds'));
+    const rounds = el('input', { id: 'finals-rounds', type: 'number', min: 1, value: 2, size: 4 });
+    parts.push(el('form', {
+      id: 'finals-form', onsubmit: ev => {
+        ev.preventDefault();
+        post('finals', { top: Number(top.value), format: format.value, settings: { rounds: Number(rounds.value) } });
+      }
+    }, el('label', {}, 'Finals: the top ', top), ' ', el('label', {}, 'play ', format), ' ', el('label', {}, 'rounds ', rounds), ' ',
+      el('button', { type: 'submit' }, 'Start the finals')));
+  }
+  parts.push(out);
+  return el('section', { id: 'contest' }, parts);
+}
+
+/** A link to a bot's page. */
+function botLink(bid, name) { return el('a', { href: '/bots/' + bid }, name || ('bot ' + bid)); }
 
 /** Matches with their seats; `self` (a bot id) puts that bot's result first. */
 function matchTable(matches, self) {

@@ -406,7 +406,9 @@ async fn health(State(s): State<AppState>) -> Response {
     }
 }
 
-/// Prometheus metrics: jobs, matches, bots, HTTP requests, resident memory.
+/// Prometheus metrics: jobs, matches, bots; match, queue-wait and compile
+/// duration histograms; matches per minute; runners; the database pool;
+/// HTTP requests; resident memory.
 #[utoipa::path(get, path = "/metrics", tag = "service", responses((status = 200, content_type = "text/plain", body = String)))]
 async fn metrics(State(s): State<AppState>) -> ApiResult<Response> {
     let mut out = String::new();
@@ -420,6 +422,41 @@ async fn metrics(State(s): State<AppState>) -> ApiResult<Response> {
         out.push_str(&format!("koth_matches{{state=\"{state}\"}} {n}\n"));
     }
     out.push_str(&format!("# HELP koth_bots Enabled bots.\n# TYPE koth_bots gauge\nkoth_bots {}\n", counts.bots));
+    let ops = reads::operations(&s.pool).await?;
+    use crate::metrics::{gauge_text, histogram_text, histograms};
+    out.push_str(&histogram_text(
+        "koth_match_seconds",
+        "Finished matches' run time on a runner (claimed to finished), by game and ladder.",
+        &histograms(&ops.match_seconds),
+    ));
+    out.push_str(&histogram_text(
+        "koth_queue_wait_seconds",
+        "Jobs' wait from queued to claimed by a runner, by kind, game and ladder.",
+        &histograms(&ops.wait_seconds),
+    ));
+    out.push_str(&histogram_text("koth_compile_seconds", "Finished compiles' run time, by language.", &histograms(&ops.compile_seconds)));
+    let per_minute: Vec<_> = ops
+        .finished_last_10_minutes
+        .iter()
+        .map(|(game, ladder, n)| (vec![("game", game.clone()), ("ladder", ladder.clone())], *n as f64 / 10.0))
+        .collect();
+    out.push_str(&gauge_text("koth_matches_finished_per_minute", "Matches finished per minute over the last 10 minutes.", &per_minute));
+    out.push_str(&gauge_text(
+        "koth_runners",
+        "Runner processes that reported in the last two report periods (alive), and job holders running a job now (busy).",
+        &[(vec![("state", "alive".into())], ops.runners_alive as f64), (vec![("state", "busy".into())], ops.workers_busy as f64)],
+    ));
+    let pool_size = s.pool.size() as f64;
+    let idle = s.pool.num_idle() as f64;
+    out.push_str(&gauge_text(
+        "koth_db_pool_connections",
+        "This process's database connections: open and in use, open and idle, and the most it opens.",
+        &[
+            (vec![("state", "in_use".into())], pool_size - idle),
+            (vec![("state", "idle".into())], idle),
+            (vec![("state", "max".into())], f64::from(s.pool.options().get_max_connections())),
+        ],
+    ));
     if let Some(rss) = resident_bytes() {
         out.push_str(&format!(
             "# HELP koth_resident_bytes Resident memory of this process.\n# TYPE koth_resident_bytes gauge\nkoth_resident_bytes {rss}\n"

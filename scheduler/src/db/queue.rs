@@ -96,7 +96,7 @@ fn fenced(rows: u64, job: i64) -> Result<(), QueueError> {
 /// (A macro, so statements that contain it stay `&'static str`.)
 macro_rules! claim_sql {
     () => {
-        "UPDATE jobs SET state = 'running', attempt = attempt + 1, holder = $1, \
+        "UPDATE jobs SET state = 'running', attempt = attempt + 1, holder = $1, started_at = now(), \
                 lease = nextval('job_lease_seq'), lease_until = now() + $2::interval \
          WHERE id = (SELECT id FROM jobs \
                      WHERE state = 'available' AND run_after <= now() AND kind = ANY($3) \

@@ -46,6 +46,92 @@ pub async fn counts(pool: &PgPool) -> Result<Counts> {
     Ok(Counts { jobs, matches, bots })
 }
 
+/// What `/metrics` shows operators, read from the database (runners may be
+/// on other machines): duration histograms over every finished job, and
+/// gauges of now.
+pub struct Operations {
+    /// Finished matches' run time (claimed to finished), by game and ladder.
+    pub match_seconds: Vec<crate::metrics::BucketCount>,
+    /// Jobs' wait from queued to claimed, by kind, game and ladder.
+    pub wait_seconds: Vec<crate::metrics::BucketCount>,
+    /// Finished compiles' run time, by language.
+    pub compile_seconds: Vec<crate::metrics::BucketCount>,
+    /// Matches finished in the last 10 minutes, by game and ladder.
+    pub finished_last_10_minutes: Vec<(String, String, i64)>,
+    /// Runners seen lately, and job holders with a job running now.
+    pub runners_alive: i64,
+    pub workers_busy: i64,
+}
+
+fn bucket_rows(rows: &[sqlx::postgres::PgRow], labels: &[&'static str]) -> Vec<crate::metrics::BucketCount> {
+    rows.iter()
+        .map(|r| crate::metrics::BucketCount {
+            labels: labels.iter().map(|l| (*l, r.get::<Option<String>, _>(*l).unwrap_or_default())).collect(),
+            bucket: r.get::<i32, _>("bucket").max(0) as usize,
+            count: r.get::<i64, _>("n").max(0) as u64,
+            sum: r.get::<Option<f64>, _>("s").unwrap_or(0.0),
+        })
+        .collect()
+}
+
+pub async fn operations(pool: &PgPool) -> Result<Operations> {
+    let bounds: Vec<f64> = crate::metrics::SECONDS.to_vec();
+    let matches = sqlx::query(
+        "WITH d AS (SELECT g.kind AS game, l.name AS ladder, extract(epoch FROM j.finished_at - j.started_at)::float8 AS secs \
+                    FROM matches m JOIN jobs j ON j.id = m.job_id LEFT JOIN ladders l ON l.id = m.ladder_id \
+                    LEFT JOIN games g ON g.id = l.game_id \
+                    WHERE m.state = 'finished' AND j.started_at IS NOT NULL AND j.finished_at IS NOT NULL) \
+         SELECT game, ladder, width_bucket(secs, $1::float8[]) AS bucket, count(*) AS n, sum(secs) AS s FROM d GROUP BY 1, 2, 3 ORDER BY 1, 2, 3",
+    )
+    .bind(&bounds)
+    .fetch_all(pool)
+    .await?;
+    let waits = sqlx::query(
+        "WITH d AS (SELECT j.kind, g.kind AS game, l.name AS ladder, extract(epoch FROM j.started_at - j.created_at)::float8 AS secs \
+                    FROM jobs j LEFT JOIN matches m ON m.job_id = j.id \
+                    LEFT JOIN bot_versions v ON v.compile_job = j.id LEFT JOIN bots b ON b.id = v.bot_id \
+                    LEFT JOIN ladders l ON l.id = coalesce(m.ladder_id, b.ladder_id) LEFT JOIN games g ON g.id = l.game_id \
+                    WHERE j.started_at IS NOT NULL AND j.kind IN ('match', 'compile')) \
+         SELECT kind, game, ladder, width_bucket(secs, $1::float8[]) AS bucket, count(*) AS n, sum(secs) AS s FROM d \
+         GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4",
+    )
+    .bind(&bounds)
+    .fetch_all(pool)
+    .await?;
+    let compiles = sqlx::query(
+        "WITH d AS (SELECT v.language, extract(epoch FROM j.finished_at - j.started_at)::float8 AS secs \
+                    FROM bot_versions v JOIN jobs j ON j.id = v.compile_job \
+                    WHERE j.state = 'completed' AND j.started_at IS NOT NULL AND j.finished_at IS NOT NULL) \
+         SELECT language, width_bucket(secs, $1::float8[]) AS bucket, count(*) AS n, sum(secs) AS s FROM d GROUP BY 1, 2 ORDER BY 1, 2",
+    )
+    .bind(&bounds)
+    .fetch_all(pool)
+    .await?;
+    let finished = sqlx::query(
+        "SELECT coalesce(g.kind, '') AS game, coalesce(l.name, '') AS ladder, count(*) AS n \
+         FROM matches m LEFT JOIN ladders l ON l.id = m.ladder_id LEFT JOIN games g ON g.id = l.game_id \
+         WHERE m.state = 'finished' AND m.finished_at > now() - interval '10 minutes' GROUP BY 1, 2 ORDER BY 1, 2",
+    )
+    .fetch_all(pool)
+    .await?
+    .iter()
+    .map(|r| (r.get("game"), r.get("ladder"), r.get("n")))
+    .collect();
+    let alive: i64 = sqlx::query_scalar("SELECT count(*) FROM runners WHERE seen_at > now() - $1::interval")
+        .bind(format!("{} seconds", (crate::db::runners::REPORT_EVERY * 2).as_secs()))
+        .fetch_one(pool)
+        .await?;
+    let busy: i64 = sqlx::query_scalar("SELECT count(DISTINCT holder) FROM jobs WHERE state = 'running'").fetch_one(pool).await?;
+    Ok(Operations {
+        match_seconds: bucket_rows(&matches, &["game", "ladder"]),
+        wait_seconds: bucket_rows(&waits, &["kind", "game", "ladder"]),
+        compile_seconds: bucket_rows(&compiles, &["language"]),
+        finished_last_10_minutes: finished,
+        runners_alive: alive,
+        workers_busy: busy,
+    })
+}
+
 pub async fn ladders(pool: &PgPool) -> Result<Vec<LadderSummary>> {
     let rows = sqlx::query(
         "SELECT l.id, l.name, l.format, l.paused, g.kind, (SELECT count(*) FROM bots b WHERE b.ladder_id = l.id) AS bots, \
