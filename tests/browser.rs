@@ -693,7 +693,7 @@ async fn host_pages(c: &Client, url: &str, addr: &str, data: &std::path::Path, s
         let done =
             until(c, "the contest", "document.querySelector('#contest-phase') && document.querySelector('#contest-phase').textContent", 20)
                 .await;
-        if done.as_str().unwrap().contains("final standings") {
+        if done.as_str().unwrap().contains("the finals are over") {
             break;
         }
         assert!(Instant::now() < deadline, "the finals (6 short matches) did not end in 4 minutes: {done}");

@@ -288,6 +288,20 @@ async fn the_host_runs_a_contest_from_the_command_line() {
 
     let q = Queue::new(pool.clone());
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(7);
+    // Queued matches are listed; the host cancels one; a finished or
+    // unknown match cannot be.
+    koth_scheduler::ladder::tick(&pool, &q, &mut rng).await.unwrap();
+    let (ok, out) = run(&["ladder", "matches", "cup"], &host);
+    assert!(ok && out.contains("queued") && out.contains("rated") && out.contains(" vs "), "{out}");
+    let queued: i64 = sqlx::query_scalar("SELECT min(id) FROM matches WHERE state = 'queued'").fetch_one(&pool).await.unwrap();
+    let (ok, out) = run(&["ladder", "cancel", &queued.to_string()], &author);
+    assert!(!ok && out.contains("403"), "{out}");
+    let (ok, out) = run(&["ladder", "cancel", &queued.to_string()], &host);
+    assert!(ok && out.contains(&format!("match {queued}: cancelled by the host host")), "{out}");
+    let (ok, out) = run(&["ladder", "cancel", &queued.to_string()], &host);
+    assert!(!ok && out.contains("409") && out.contains("it is over"), "{out}");
+    let (ok, out) = run(&["ladder", "matches", "cup"], &host);
+    assert!(ok && out.lines().any(|l| l.trim_start().starts_with(&format!("{queued}  cancelled"))), "{out}");
     for _ in 0..30 {
         koth_scheduler::ladder::tick(&pool, &q, &mut rng).await.unwrap();
         stand_in::play_queued(&pool, &strength, &mut rng).await;

@@ -153,7 +153,9 @@ pub struct FinalStandings {
 }
 
 /// The 95% interval of the mean of `xs` (mean ± 1.96 s/√n, s the sample
-/// standard deviation); None with fewer than two values.
+/// standard deviation), kept within the values seen (a mean of points
+/// cannot be below the fewest a match gave); None with fewer than two
+/// values.
 pub fn interval(xs: &[f64]) -> Option<(f64, f64)> {
     let n = xs.len();
     if n < 2 {
@@ -162,7 +164,8 @@ pub fn interval(xs: &[f64]) -> Option<(f64, f64)> {
     let mean = xs.iter().sum::<f64>() / n as f64;
     let var = xs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1) as f64;
     let half = 1.96 * (var / n as f64).sqrt();
-    Some((mean - half, mean + half))
+    let (lo, hi) = xs.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), x| (lo.min(*x), hi.max(*x)));
+    Some(((mean - half).max(lo), (mean + half).min(hi)))
 }
 
 /// The final standings of finals played in `format`, from their state
@@ -313,9 +316,12 @@ mod tests {
     fn the_interval_is_the_mean_and_its_standard_error() {
         assert_eq!(interval(&[1.0]), None);
         assert_eq!(interval(&[]), None);
-        let (lo, hi) = interval(&[0.0, 1.0, 0.0, 1.0]).unwrap();
-        // mean ½, s = √(1/3), n = 4: half-width 1.96 × 0.2887 = 0.5658.
-        assert!((lo - (0.5 - 0.565_80)).abs() < 1e-4 && (hi - (0.5 + 0.565_80)).abs() < 1e-4, "{lo} {hi}");
+        let (lo, hi) = interval(&[0.0, 1.0, 0.0, 1.0, 0.0, 1.0, 0.0, 1.0, 0.0, 1.0, 0.0, 1.0, 0.0, 1.0, 0.0, 1.0]).unwrap();
+        // mean ½, s = √(8/30) = 0.5164, n = 16: half-width 1.96 × 0.1291 = 0.2530.
+        assert!((lo - (0.5 - 0.253_03)).abs() < 1e-4 && (hi - (0.5 + 0.253_03)).abs() < 1e-4, "{lo} {hi}");
+        // Four values: the half-width (0.566) would reach below 0 and above
+        // 1; the interval stays within the values seen.
+        assert_eq!(interval(&[0.0, 1.0, 0.0, 1.0]), Some((0.0, 1.0)));
         assert_eq!(interval(&[2.0, 2.0, 2.0]), Some((2.0, 2.0)));
     }
 

@@ -335,6 +335,10 @@ pub struct MatchSummary {
     pub rated: bool,
     pub turns: Option<i32>,
     pub finished: Option<String>,
+    /// Queued and a runner is playing it now.
+    pub running: bool,
+    /// A match of its ladder's finals.
+    pub finals: bool,
     pub seats: Vec<SeatSummary>,
 }
 

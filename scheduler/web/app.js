@@ -127,7 +127,7 @@ function contestText(phase, deadline) {
     open: deadline ? `open until ${when(deadline)}` : 'open',
     closed: `closed at ${when(deadline)}`,
     finals: 'closed: finals playing',
-    final: 'closed: final standings',
+    final: 'closed; the finals are over',
   }[phase] || phase;
 }
 
@@ -205,7 +205,7 @@ async function ladderPage(id) {
   const head = ['#', 'bot', ...board.columns.map(c => c.label)];
   const cell = v => typeof v === 'number' && !Number.isInteger(v) ? fmt(v, 2) : v;
   const rows = board.rows.map(r => [r.rank, botLink(r.bot, r.name), ...board.columns.map(c => cell(r[c.key]))]);
-  const hostControls = who && who.is_host ? el('p', {},
+  const hostControls = who && who.is_host && contest.phase !== 'final' ? el('p', {},
     el('button', {
       id: 'pause', onclick: async () => {
         try { await api(`/api/ladders/${id}/${l.paused ? 'resume' : 'pause'}`, { method: 'POST' }); location.reload(); } catch (e) { alert(e.message); }
@@ -298,7 +298,7 @@ function matchTable(matches, self) {
     const mine = self === null ? null : m.seats.find(s => s.bot === self);
     const seats = m.seats.map((s, i) => [i ? ', ' : '', swatch(s.seat), el('a', { href: '/bots/' + s.bot }, s.name), s.rank ? ` (${s.rank})` : '']);
     return [el('a', { href: '/matches/' + m.match }, '#' + m.match), seats,
-      mine ? (mine.result || m.state) : m.state, m.rated ? 'rated' : 'unrated', m.turns ?? '–', when(m.finished)];
+      mine && mine.result ? mine.result : (m.running ? 'running' : m.state), m.finals ? 'finals' : m.rated ? 'rated' : 'unrated', m.turns ?? '–', when(m.finished)];
   });
   return table(['match', 'seats (rank)', self === null ? 'state' : 'result', '', 'turns', 'finished'], rows, { class: 'matches' });
 }

@@ -1,5 +1,6 @@
 //! The host's commands, over the same HTTP API as the pages: `koth ladder
-//! ...` (create, pause, resume, disable and enable bots) and `koth contest
+//! ...` (create, pause, resume, list and cancel matches, disable and enable
+//! bots) and `koth contest
 //! ...` (show, deadline, finals, export). They need a host's token (`koth
 //! up` writes it to <data-dir>/host-token; `koth login --token` saves it).
 
@@ -7,7 +8,7 @@ use std::path::PathBuf;
 
 use anyhow::{bail, Context};
 use clap::Subcommand;
-use koth_scheduler::api::types::{BotDisabled, Contest, LadderBot, LadderCreated, LadderSummary, Paused};
+use koth_scheduler::api::types::{BotDisabled, Contest, LadderBot, LadderCreated, LadderSummary, MatchCancelled, MatchSummary, Paused};
 use serde_json::{json, Value};
 
 use super::client::{Client, ServerArgs};
@@ -54,6 +55,19 @@ pub enum LadderCommand {
         bot: String,
         #[arg(long)]
         reason: String,
+    },
+    /// A ladder's newest 50 matches: queued, running (on a runner now) or over.
+    Matches {
+        #[command(flatten)]
+        server: ServerArgs,
+        ladder: String,
+    },
+    /// Cancel a queued match no runner has started (its job is cancelled too).
+    Cancel {
+        #[command(flatten)]
+        server: ServerArgs,
+        /// The match id.
+        r#match: i64,
     },
     /// Let a disabled bot play again.
     Enable {
@@ -159,6 +173,30 @@ pub fn ladder(cmd: LadderCommand) -> anyhow::Result<i32> {
             let body = json!({"name": name, "game": game, "format": format, "settings": settings_json(settings.as_deref())?});
             let made: LadderCreated = c.post("/api/ladders", Some(&body))?;
             println!("ladder {} {:?}: {} ({})", made.id, made.name, made.game, made.format);
+        }
+        LadderCommand::Matches { server, ladder } => {
+            let c = Client::new(&server)?;
+            let id = c.ladder_id(&ladder)?;
+            let list: Vec<MatchSummary> = c.get(&format!("/api/ladders/{id}/matches"))?;
+            println!("{:>7}  {:<9} {:<7} {:>6}  seats", "match", "state", "", "turns");
+            for m in list {
+                let state = if m.running { "running" } else { m.state.as_str() };
+                let seats: Vec<String> = m.seats.iter().map(|s| s.name.clone()).collect();
+                let kind = if m.finals {
+                    "finals"
+                } else if m.rated {
+                    "rated"
+                } else {
+                    ""
+                };
+                let turns = m.turns.map(|t| t.to_string()).unwrap_or_else(|| "-".into());
+                println!("{:>7}  {:<9} {:<7} {:>6}  {}", m.match_id, state, kind, turns, seats.join(" vs "));
+            }
+        }
+        LadderCommand::Cancel { server, r#match } => {
+            let c = Client::new(&server)?;
+            let done: MatchCancelled = c.post(&format!("/api/matches/{match}/cancel"), None)?;
+            println!("match {}: {}", done.id, done.reason);
         }
         LadderCommand::Pause { server, ladder } => pause(&server, &ladder, true)?,
         LadderCommand::Resume { server, ladder } => pause(&server, &ladder, false)?,

@@ -260,11 +260,14 @@ pub async fn bot_matches(pool: &PgPool, bot: i64) -> Result<Vec<MatchSummary>> {
 
 /// Matches (newest first) with every seat's bot and outcome.
 async fn matches_with_seats(pool: &PgPool, ids: &[i64]) -> Result<Vec<MatchSummary>> {
-    let matches =
-        sqlx::query("SELECT id, state, rated, turns, finished_at::text AS finished FROM matches WHERE id = ANY($1) ORDER BY id DESC")
-            .bind(ids)
-            .fetch_all(pool)
-            .await?;
+    let matches = sqlx::query(
+        "SELECT m.id, m.state, m.rated, m.turns, m.finished_at::text AS finished, m.finals, \
+                    coalesce(m.state = 'queued' AND j.state = 'running', false) AS running \
+             FROM matches m LEFT JOIN jobs j ON j.id = m.job_id WHERE m.id = ANY($1) ORDER BY m.id DESC",
+    )
+    .bind(ids)
+    .fetch_all(pool)
+    .await?;
     let seats = sqlx::query(
         "SELECT s.match_id, s.seat, s.bot_id, b.name, s.rank, s.result, s.score FROM match_seats s JOIN bots b ON b.id = s.bot_id \
          WHERE s.match_id = ANY($1) ORDER BY s.match_id, s.seat",
@@ -293,6 +296,8 @@ async fn matches_with_seats(pool: &PgPool, ids: &[i64]) -> Result<Vec<MatchSumma
                 rated: r.get("rated"),
                 turns: r.get("turns"),
                 finished: r.get("finished"),
+                running: r.get("running"),
+                finals: r.get("finals"),
                 seats: by_match.remove(&id).unwrap_or_default(),
             })
         })
