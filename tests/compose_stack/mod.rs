@@ -1,0 +1,215 @@
+//! A docker-compose stack of its own for a test (tests/compose.rs,
+//! tests/runner_hosts.rs): its project, volumes and port, the compose
+//! command, and the API and SQL calls those tests make.
+#![allow(dead_code)] // each suite uses its own part
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+pub fn in_ci() -> bool {
+    std::env::var("CI").is_ok_and(|v| !v.is_empty() && v != "0" && v != "false")
+}
+
+pub fn repo() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The compose command: `KOTH_COMPOSE`, else docker-compose (v1), else `docker compose` (v2).
+pub fn compose_program() -> Option<Vec<String>> {
+    if let Ok(c) = std::env::var("KOTH_COMPOSE") {
+        return Some(c.split_whitespace().map(String::from).collect());
+    }
+    let works = |p: &[&str]| Command::new(p[0]).args(&p[1..]).arg("version").output().is_ok_and(|o| o.status.success());
+    if works(&["docker-compose"]) {
+        Some(vec!["docker-compose".into()])
+    } else if works(&["docker", "compose"]) {
+        Some(vec!["docker".into(), "compose".into()])
+    } else {
+        None
+    }
+}
+
+/// A compose project of its own: its containers, volumes and port.
+pub struct Stack {
+    program: Vec<String>,
+    pub project: String,
+    port: u16,
+    languages: String,
+    /// Compose files over docker-compose.yml.
+    files: Vec<PathBuf>,
+}
+
+impl Stack {
+    pub fn new(project: &str, languages: &str) -> Option<Stack> {
+        let docker_ok = Command::new("docker").arg("info").output().is_ok_and(|o| o.status.success());
+        let program = compose_program();
+        if !docker_ok || program.is_none() {
+            assert!(!in_ci(), "CI=true and Docker or docker-compose is missing (docker info: {docker_ok})");
+            eprintln!("SKIPPED (not in CI): needs a Docker engine and docker-compose");
+            return None;
+        }
+        let port = koth_scheduler::pg::free_port().unwrap();
+        Some(Stack { program: program.unwrap(), project: project.into(), port, languages: languages.into(), files: Vec::new() })
+    }
+
+    pub fn command(&self, args: &[&str]) -> Command {
+        let mut c = Command::new(&self.program[0]);
+        c.args(&self.program[1..]).args(["-p", &self.project, "-f"]).arg(repo().join("docker-compose.yml"));
+        for f in &self.files {
+            c.arg("-f").arg(f);
+        }
+        c.args(args)
+            .current_dir(repo())
+            .env("KOTH_PORT", self.port.to_string())
+            .env("KOTH_LANGUAGES", &self.languages)
+            // A killed runner's job is rescued after this long.
+            .env("KOTH_RUNNER_LEASE", "10s")
+            .stdin(Stdio::null());
+        c
+    }
+
+    /// The same stack with `file` (relative to the repository) over docker-compose.yml.
+    pub fn with_file(mut self, file: &str) -> Stack {
+        self.files.push(repo().join(file));
+        self
+    }
+
+    /// Run a compose command; its output is returned, a failure panics with it.
+    pub fn run(&self, args: &[&str]) -> Output {
+        let out = self.command(args).output().unwrap();
+        assert!(
+            out.status.success(),
+            "{} {}: {}\n{}",
+            self.program.join(" "),
+            args.join(" "),
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        out
+    }
+
+    pub fn url(&self, path: &str) -> String {
+        format!("http://127.0.0.1:{}{path}", self.port)
+    }
+
+    /// SQL through the database container (the test needs no route to it).
+    pub fn sql(&self, query: &str) -> String {
+        let out = self.run(&["exec", "-T", "db", "psql", "-U", "koth", "-d", "koth", "-tAc", query]);
+        String::from_utf8_lossy(&out.stdout).trim().to_owned()
+    }
+
+    pub fn sql_count(&self, query: &str) -> i64 {
+        let text = self.sql(query);
+        text.parse().unwrap_or_else(|_| panic!("{query}: {text}"))
+    }
+
+    /// Runner containers' ids.
+    pub fn runners(&self) -> Vec<String> {
+        let out = self.run(&["ps", "-q", "runner"]);
+        String::from_utf8_lossy(&out.stdout).lines().filter(|l| !l.is_empty()).map(String::from).collect()
+    }
+
+    pub fn scale(&self, runners: usize) {
+        self.run(&["up", "-d", "--no-recreate", "--scale", &format!("runner={runners}")]);
+    }
+
+    pub fn logs(&self) -> String {
+        let out = self.command(&["logs", "--no-color", "--tail", "60"]).output().unwrap();
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    pub fn down(&self) {
+        let _ = self.command(&["down", "-v", "--remove-orphans", "-t", "5"]).output();
+    }
+
+    /// Build, start, wait for the API; returns the host's token.
+    pub fn up(&self) -> String {
+        self.up_services(&[])
+    }
+
+    /// [`Stack::up`] with only these services (and what they depend on);
+    /// all of them if none are named.
+    pub fn up_services(&self, services: &[&str]) -> String {
+        self.down();
+        self.run(&["build"]);
+        let mut args = vec!["up", "-d"];
+        args.extend(services);
+        self.run(&args);
+        let deadline = Instant::now() + Duration::from_secs(600);
+        loop {
+            if let Ok(r) = ureq::get(&self.url("/health")).timeout(Duration::from_secs(5)).call() {
+                if r.into_json::<Value>().is_ok_and(|v| v["status"] == "ok") {
+                    break;
+                }
+            }
+            assert!(Instant::now() < deadline, "the web service did not answer in 10 minutes:\n{}", self.logs());
+            std::thread::sleep(Duration::from_secs(1));
+        }
+        let out = self.run(&["exec", "-T", "web", "cat", "/var/lib/koth/web/host-token"]);
+        String::from_utf8_lossy(&out.stdout).trim().to_owned()
+    }
+}
+
+impl Drop for Stack {
+    fn drop(&mut self) {
+        if std::env::var_os("KOTH_E2E_KEEP").is_none() {
+            self.down();
+        }
+    }
+}
+
+pub fn get(url: &str) -> Value {
+    ureq::get(url).timeout(Duration::from_secs(30)).call().unwrap_or_else(|e| panic!("GET {url}: {e}")).into_json().unwrap()
+}
+
+/// POST with the token, if any.
+pub fn post(url: &str, token: &str, body: &[u8]) -> Value {
+    let mut req = ureq::post(url).timeout(Duration::from_secs(60));
+    if !token.is_empty() {
+        req = req.set("Authorization", &format!("Bearer {token}"));
+    }
+    match req.send_bytes(body) {
+        Ok(r) => r.into_json().unwrap(),
+        Err(ureq::Error::Status(code, r)) => panic!("POST {url}: {code} {}", r.into_string().unwrap_or_default()),
+        Err(e) => panic!("POST {url}: {e}"),
+    }
+}
+
+/// A ladder made by the host; returns its id.
+pub fn create_ladder(stack: &Stack, host: &str, spec: Value) -> i64 {
+    post(&stack.url("/api/ladders"), host, spec.to_string().as_bytes())["id"].as_i64().unwrap()
+}
+
+pub fn ladder_id(stack: &Stack, game: &str) -> i64 {
+    get(&stack.url("/api/ladders")).as_array().unwrap().iter().find(|l| l["game"] == game).unwrap()["id"].as_i64().unwrap()
+}
+
+/// Wait for a bot's version to compile; panics with the log if it fails.
+pub fn wait_compiled(stack: &Stack, token: &str, bot: i64, version: i64, secs: u64) {
+    let deadline = Instant::now() + Duration::from_secs(secs);
+    loop {
+        let b = get(&stack.url(&format!("/api/bots/{bot}")));
+        let v = b["versions"].as_array().unwrap().iter().find(|v| v["id"] == version).cloned().unwrap();
+        match v["status"].as_str() {
+            Some("ready") => return,
+            Some("failed") => {
+                let log = ureq::get(&stack.url(&format!("/api/versions/{version}/log")))
+                    .set("Authorization", &format!("Bearer {token}"))
+                    .call()
+                    .map(|r| r.into_string().unwrap_or_default())
+                    .unwrap_or_default();
+                panic!("bot {} did not compile: {log}", b["name"]);
+            }
+            _ => {}
+        }
+        assert!(Instant::now() < deadline, "bot {} not compiled after {secs} s:\n{}", b["name"], stack.logs());
+        std::thread::sleep(Duration::from_secs(1));
+    }
+}
+
+pub fn finished_matches(stack: &Stack) -> i64 {
+    stack.sql_count("SELECT count(*) FROM matches WHERE state = 'finished'")
+}
