@@ -87,6 +87,11 @@ async fn a_contest_from_open_to_exported_final_standings() {
         .call("POST", &format!("/api/ladders/{ladder}/deadline"), Some(&host), r#"{"at": "2030-01-01T00:00:00Z", "in_seconds": 5}"#)
         .await;
     assert_eq!(st, StatusCode::BAD_REQUEST, "{err}");
+    for bad in [r#"{"in_seconds": -5}"#, "[null, null]", r#"{"when": "soon"}"#] {
+        let (st, err) = api.call("POST", &format!("/api/ladders/{ladder}/deadline"), Some(&host), bad).await;
+        assert_eq!(st, StatusCode::BAD_REQUEST, "{bad}: {err}");
+    }
+    assert_eq!(contest(&api, ladder).await["deadline"], c["deadline"], "refused requests change nothing");
 
     // The ladder plays.
     let q = Queue::new(pool.clone());

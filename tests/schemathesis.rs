@@ -64,7 +64,11 @@ fn the_api_keeps_to_its_openapi_document() {
     let config = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/schemathesis.toml");
     let out = Command::new(&st)
         .args(["--config-file", config, "run", &format!("http://{addr}/api/openapi.json"), "--max-examples", &examples])
-        .args(["--seed", "20261124", "--workers", "2", "--no-color", "--request-timeout", "30"])
+        // One worker: with two, hypothesis parses source in two threads at
+        // once, and CPython 3.11 (Debian's and pyenv's) sometimes fails that
+        // with "SystemError: AST constructor recursion depth mismatch", a
+        // runtime error of the tool, not a finding about the API.
+        .args(["--seed", "20261124", "--workers", "1", "--no-color", "--request-timeout", "30"])
         .args(["--header", &format!("Authorization: Bearer {token}")])
         .args(["--report", "junit", "--report-dir", report.to_str().unwrap()])
         .current_dir(&tmp)

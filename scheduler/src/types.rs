@@ -134,9 +134,9 @@ pub struct Contest {
 pub struct DeadlineRequest {
     /// A time, RFC 3339 (`2026-12-01T18:00:00Z`, `2026-12-01 19:00+01`).
     pub at: Option<String>,
-    /// This many seconds from now.
-    #[schema(minimum = 0, maximum = 4294967295_u64)]
-    pub in_seconds: Option<u32>,
+    /// This many seconds from now (0: now).
+    #[schema(minimum = 0)]
+    pub in_seconds: Option<i32>,
 }
 
 /// Start a contest's finals (hosts), once its deadline has passed.
@@ -291,7 +291,7 @@ pub struct RatingPoint {
 #[serde(deny_unknown_fields)]
 pub struct Reason {
     /// Shown to the bot's owner: some text other than spaces, and no NUL.
-    #[schema(pattern = r"^[^\x00]*\S[^\x00]*$")]
+    #[schema(pattern = r"^[^\x00]*[^\x00\s][^\x00]*$")]
     pub reason: String,
 }
 

@@ -168,6 +168,11 @@ impl<S: Send + Sync> FromRequest<S> for ApiBody {
 /// it); `expected` shows its shape in the error.
 fn json_body<T: DeserializeOwned>(body: &[u8], expected: &str) -> ApiResult<T> {
     let mut v: Value = serde_json::from_slice(body).map_err(|e| bad(format!("expected {expected}: {e}")))?;
+    // Every request body is an object (serde would also read a struct from
+    // an array of its fields in order: `[null, null]` is not a request).
+    if !v.is_object() {
+        return Err(bad(format!("expected {expected}: the body must be a JSON object")));
+    }
     if has_nul(&v) {
         return Err(bad("text in a request may not contain NUL characters (\\u0000)"));
     }
@@ -781,7 +786,9 @@ async fn set_deadline(
     let deadline = match (r.at, r.in_seconds) {
         (Some(_), Some(_)) => return Err(bad("give the deadline as \"at\" or as \"in_seconds\", not both")),
         (Some(at), None) => Deadline::At(at),
-        (None, Some(secs)) => Deadline::InSeconds(secs),
+        (None, Some(secs)) => Deadline::InSeconds(
+            u32::try_from(secs).map_err(|_| bad(format!("\"in_seconds\" is {secs}: a deadline is now (0) or later, not before")))?,
+        ),
         (None, None) => Deadline::Remove,
     };
     match contests::set_deadline(&s.pool, id, &deadline).await.map_err(store_error)? {
