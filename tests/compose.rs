@@ -24,7 +24,7 @@ use std::time::{Duration, Instant};
 use serde_json::json;
 
 mod compose_stack;
-use compose_stack::{create_ladder, finished_matches, get, ladder_id, post, repo, wait_compiled, Stack};
+use compose_stack::{create_ladder, finished_matches, get, ladder_id, post, repo, wait_compiled, wait_played_again, Stack};
 
 #[test]
 fn the_stack_plays_scales_and_loses_nothing_when_a_runner_dies() {
@@ -104,16 +104,7 @@ fn the_stack_plays_scales_and_loses_nothing_when_a_runner_dies() {
     stack.scale(1);
 
     // The killed match is rescued (after its 10 s lease) and played again.
-    let deadline = Instant::now() + Duration::from_secs(600);
-    loop {
-        let state = stack.sql(&format!("SELECT state FROM matches WHERE id = {killed_match}"));
-        if state == "finished" {
-            break;
-        }
-        assert_ne!(state, "failed", "the killed runner's match failed instead of being played again");
-        assert!(Instant::now() < deadline, "match {killed_match} not finished after 10 minutes:\n{}", stack.logs());
-        std::thread::sleep(Duration::from_secs(1));
-    }
+    wait_played_again(&stack, killed_match, 600);
     let attempts = stack.sql_count(&format!("SELECT j.attempt FROM jobs j JOIN matches m ON m.job_id = j.id WHERE m.id = {killed_match}"));
     assert!(attempts >= 2, "the killed match was claimed again (attempt {attempts})");
 

@@ -52,7 +52,8 @@ async fn a_contest_from_open_to_exported_final_standings() {
     let (st, made) = api.call("POST", "/api/ladders", Some(&host), body.to_string()).await;
     assert_eq!(st, StatusCode::CREATED, "{made}");
     let ladder = made["id"].as_i64().unwrap();
-    assert_eq!(contest(&api, ladder).await["phase"], "open");
+    let opened = contest(&api, ladder).await;
+    assert_eq!((&opened["phase"], &opened["played_out"]), (&json!("open"), &json!(false)), "{opened}");
 
     // Eight authors submit; bot i has strength 3 i (so b7 is the strongest).
     let src = std::fs::read("bots/target/drifter.py").unwrap();
@@ -170,6 +171,7 @@ async fn a_contest_from_open_to_exported_final_standings() {
     }
     let c = contest(&api, ladder).await;
     assert_eq!(c["phase"], "final", "{c}");
+    assert_eq!(c["played_out"], true, "the finals' round robin has played every pairing");
     // 5 finalists: 20 ordered pairings, 4 rounds each.
     assert_eq!(finals_matches, 80);
     let seated: Vec<i64> = sqlx::query_scalar(
@@ -349,4 +351,36 @@ async fn the_host_runs_a_contest_from_the_command_line() {
     let json: Value = serde_json::from_str(&out).unwrap();
     assert_eq!(json["format"], "swiss");
     assert_eq!(json["rows"].as_array().unwrap().len(), 4);
+}
+
+/// A round-robin ladder says when every pairing has been played (the
+/// seeds' round robins stopped silently), and that a new bot reopens it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_round_robin_ladder_says_when_it_is_played_out() {
+    let Some(pg) = postgres("contest-played-out") else { return };
+    let pool = koth_scheduler::db::connect_and_migrate(&pg.url(), 4).await.unwrap();
+    let api = Api(koth_scheduler::api::router(pool.clone()));
+    let config = koth_scheduler::format::LadderConfig::parse("round_robin", &json!({"seats": 2, "rounds": 2})).unwrap();
+    let ladder = store::create_ladder(&pool, "rr", koth_games::GameKind::Snake, &config).await.unwrap();
+    let owner = store::create_user(&pool, "owner", false).await.unwrap();
+    let add_bot = |name: &'static str| {
+        let pool = pool.clone();
+        async move {
+            let bot = store::create_bot(&pool, ladder, owner, name).await.unwrap();
+            let (version, job) = store::submit_version(&pool, bot, "python", "bot.py", b"", "hash").await.unwrap();
+            compiled(&pool, &json!({"version": version, "compile_job": job})).await;
+        }
+    };
+    add_bot("a").await;
+    add_bot("b").await;
+    assert_eq!(contest(&api, ladder).await["played_out"], false, "nothing played yet");
+    let q = Queue::new(pool.clone());
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(3);
+    koth_scheduler::ladder::tick(&pool, &q, &mut rng).await.unwrap();
+    assert_eq!(contest(&api, ladder).await["played_out"], false, "matches queued");
+    let played = stand_in::play_queued(&pool, &|_| 0.0, &mut rng).await;
+    assert_eq!(played, 4, "2 rounds on each side");
+    assert_eq!(contest(&api, ladder).await["played_out"], true);
+    add_bot("c").await;
+    assert_eq!(contest(&api, ladder).await["played_out"], false, "the new bot's games are owed");
 }

@@ -20,7 +20,7 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Value};
 
 mod compose_stack;
-use compose_stack::{create_ladder, finished_matches, get, post, wait_compiled, Stack};
+use compose_stack::{create_ladder, finished_matches, get, post, wait_compiled, wait_played_again, Stack};
 
 fn inspect(container: &str) -> Value {
     let out = Command::new("docker").args(["inspect", container]).output().unwrap();
@@ -141,16 +141,7 @@ fn runners_on_two_hosts_share_only_the_database_and_lose_nothing() {
     // Keep it down (its restart policy would bring it back): host B alone
     // must finish the killed match.
     stack.run(&["stop", "-t", "1", "runner-a"]);
-    let deadline = Instant::now() + Duration::from_secs(300);
-    loop {
-        let state = stack.sql(&format!("SELECT state FROM matches WHERE id = {killed_match}"));
-        if state == "finished" {
-            break;
-        }
-        assert_ne!(state, "failed", "the killed runner's match failed instead of being played again");
-        assert!(Instant::now() < deadline, "match {killed_match} not finished after 5 minutes:\n{}", stack.logs());
-        std::thread::sleep(Duration::from_secs(1));
-    }
+    wait_played_again(&stack, killed_match, 300);
     let (holder, attempt) = stack
         .sql(&format!("SELECT j.holder || '|' || j.attempt FROM jobs j JOIN matches m ON m.job_id = j.id WHERE m.id = {killed_match}"))
         .split_once('|')

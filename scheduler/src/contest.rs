@@ -28,7 +28,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::format::{Column, Format, LadderConfig, LadderState, Standings};
+use crate::format::{Column, Format, LadderConfig, LadderState, NewMatch, Standings};
 
 /// Where a contest is in its life.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
@@ -64,8 +64,25 @@ impl Phase {
     }
 }
 
-/// Formats the finals may be played in: those that end.
+/// Formats the finals may be played in: those that end ([`Format::ends`]).
 pub const FINALS_FORMATS: [&str; 2] = ["round_robin", "swiss"];
+
+/// Whether a stage played in `format` has played all it will: the format
+/// ends, asks for no more matches (`next`, what it asked for now), none is
+/// queued, and some were played. For finals, that is their end; for a
+/// ladder, its standings are complete until a bot joins.
+pub fn played_out(format: &Format, state: &LadderState, next: &[NewMatch]) -> bool {
+    format.ends() && next.is_empty() && state.queued == 0 && !state.matches.is_empty()
+}
+
+/// What a ladder plays now: its own configuration, or during its finals
+/// the finals' and their finalists.
+pub fn current_stage(ladder: LadderConfig, finals: Option<&FinalsPlan>) -> Result<(LadderConfig, Option<&[i64]>), String> {
+    match finals {
+        None => Ok((ladder, None)),
+        Some(plan) => Ok((plan.config().map_err(|e| format!("its finals: {e}"))?, Some(plan.finalists.as_slice()))),
+    }
+}
 
 /// The finals, as stored with their ladder (`ladders.finals`): who plays
 /// and how. Fixed when the host starts them.
@@ -223,10 +240,19 @@ pub fn to_csv(f: &FinalStandings) -> String {
             v.to_owned()
         }
     }
+    // A text a spreadsheet would run as a formula (`-A1`, `=...`) is kept
+    // as text: OWASP's advice for CSV files people open.
+    fn text(v: &str) -> String {
+        if v.starts_with(['=', '+', '-', '@']) {
+            cell(&format!("'{v}"))
+        } else {
+            cell(v)
+        }
+    }
     fn value(v: Option<&Value>) -> String {
         match v {
             None | Some(Value::Null) => String::new(),
-            Some(Value::String(s)) => cell(s),
+            Some(Value::String(s)) => text(s),
             Some(other) => cell(&other.to_string()),
         }
     }
@@ -237,7 +263,7 @@ pub fn to_csv(f: &FinalStandings) -> String {
     }
     out.push_str(",low,high,settled\n");
     for r in &f.rows {
-        out.push_str(&format!("{},{},{}", r.rank, r.bot, cell(&r.name)));
+        out.push_str(&format!("{},{},{}", r.rank, r.bot, text(&r.name)));
         for c in &f.columns {
             out.push(',');
             out.push_str(&value(r.values.get(&c.key)));
@@ -269,6 +295,29 @@ mod tests {
             assert_eq!(Phase::of(d, f, e), want, "{:?}", (d, f, e));
         }
         assert_eq!(serde_json::to_value(Phase::Closed).unwrap(), json!("closed"));
+    }
+
+    #[test]
+    fn the_finals_formats_are_those_that_end() {
+        let ending: Vec<&str> = Format::NAMES.into_iter().filter(|n| Format::default_of(n).unwrap().ends()).collect();
+        assert_eq!(ending, FINALS_FORMATS);
+    }
+
+    #[test]
+    fn a_stage_is_played_out_when_a_format_that_ends_has_nothing_left() {
+        let rr = Format::RoundRobin(RoundRobinSettings::default());
+        let rated = Format::default_of("rated").unwrap();
+        let done = LadderState { bots: vec![bot(1), bot(2)], matches: vec![played(1, 2, true), played(2, 1, true)], queued: 0 };
+        let next =
+            |f: &Format, st: &LadderState| f.next_matches(st, 2, &mut <rand_chacha::ChaCha8Rng as rand::SeedableRng>::seed_from_u64(0));
+        assert!(played_out(&rr, &done, &next(&rr, &done)));
+        // A bot joins: its games are owed.
+        let joined = LadderState { bots: vec![bot(1), bot(2), bot(3)], ..done.clone() };
+        assert!(!played_out(&rr, &joined, &next(&rr, &joined)));
+        // A match still queued; nothing played yet; a format that never ends.
+        assert!(!played_out(&rr, &LadderState { queued: 1, ..done.clone() }, &[]));
+        assert!(!played_out(&rr, &LadderState { matches: vec![], ..done.clone() }, &[]));
+        assert!(!played_out(&rated, &done, &[]));
     }
 
     #[test]
@@ -380,5 +429,8 @@ mod tests {
         assert_eq!(f.unsettled, 2);
         assert!(f.rows.iter().all(|r| r.low.is_none() && !r.settled));
         assert!(to_csv(&f).contains("\"a,\"\"b\"\"\""), "{}", to_csv(&f));
+        // A name a spreadsheet would run as a formula stays text.
+        state.bots[0].name = "-A1".into();
+        assert!(to_csv(&settle(&format, &state)).contains(",'-A1,"), "{}", to_csv(&settle(&format, &state)));
     }
 }

@@ -243,6 +243,15 @@ impl Format {
         }
     }
 
+    /// The format plays a set of matches and stops (a round robin, Swiss
+    /// rounds); a rated or neighbours ladder plays for as long as it runs.
+    pub fn ends(&self) -> bool {
+        match self {
+            Format::RoundRobin(_) | Format::Swiss(_) => true,
+            Format::Rated(_) | Format::Neighbours(_) => false,
+        }
+    }
+
     /// The format reads the ladder's past matches (the rated ladder needs
     /// only ratings and what is in flight).
     pub fn needs_history(&self) -> bool {

@@ -62,39 +62,20 @@ pub async fn tick<R: Rng>(pool: &PgPool, queue: &Queue, rng: &mut R) -> Result<T
         if !store::lock_ladder(&mut tx, id).await? {
             continue;
         }
-        let (kind, config) = match store::ladder_config(&mut tx, id).await {
-            Ok(Some(c)) => c,
-            Ok(None) => continue,
-            Err(StoreError::Db(e)) => return Err(e),
-            Err(StoreError::Invalid(why)) => {
-                tracing::warn!(ladder = id, "not scheduling: {why}");
-                continue;
-            }
-        };
-        let contest = match contests::contest(&mut tx, id).await {
-            Ok(Some(c)) => c,
-            Ok(None) => continue,
-            Err(StoreError::Db(e)) => return Err(e),
-            Err(StoreError::Invalid(why)) => {
-                tracing::warn!(ladder = id, "not scheduling: {why}");
-                continue;
-            }
-        };
+        let Some((kind, config)) = readable(id, store::ladder_config(&mut tx, id).await)? else { continue };
+        let Some(contest) = readable(id, contests::contest(&mut tx, id).await)? else { continue };
         // During the finals the finalists play the finals' format on
         // matches of their own; the ladder's own format rests.
-        let (config, stage) = match &contest.finals {
-            None => (config, Stage::Ladder),
-            Some(plan) => match plan.config() {
-                Ok(finals) => (finals, Stage::Finals(&plan.finalists)),
-                Err(why) => {
-                    tracing::warn!(ladder = id, "not scheduling its finals: {why}");
-                    continue;
-                }
-            },
+        let (config, stage) = match crate::contest::current_stage(config, contest.finals.as_ref()) {
+            Ok((config, finalists)) => (config, Stage::from(finalists)),
+            Err(why) => {
+                tracing::warn!(ladder = id, "not scheduling: {why}");
+                continue;
+            }
         };
         let state = store::ladder_state(&mut tx, id, config.format.needs_history(), stage).await?;
         let next = config.format.next_matches(&state, config.seats(kind), rng);
-        if stage != Stage::Ladder && next.is_empty() && state.queued == 0 && !state.matches.is_empty() {
+        if stage != Stage::Ladder && crate::contest::played_out(&config.format, &state, &next) {
             // Nothing left to play: the finals are over.
             contests::finish_finals(&mut tx, id, &crate::contest::settle(&config.format, &state)).await?;
             tracing::info!(ladder = id, "finals over: standings frozen");
@@ -106,6 +87,20 @@ pub async fn tick<R: Rng>(pool: &PgPool, queue: &Queue, rng: &mut R) -> Result<T
         tx.commit().await?;
     }
     Ok(Tick { rescued, failed, created })
+}
+
+/// A ladder's stored row as the tick reads it: a database error ends the
+/// tick; a row koth cannot read skips the ladder (said in the log), as
+/// does a ladder that is gone.
+fn readable<T>(ladder: i64, row: Result<Option<T>, StoreError>) -> Result<Option<T>, sqlx::Error> {
+    match row {
+        Ok(row) => Ok(row),
+        Err(StoreError::Db(e)) => Err(e),
+        Err(StoreError::Invalid(why)) => {
+            tracing::warn!(ladder, "not scheduling: {why}");
+            Ok(None)
+        }
+    }
 }
 
 fn seed<R: Rng>(rng: &mut R) -> i64 {

@@ -125,6 +125,10 @@ pub struct Contest {
     /// frozen once they are over.
     pub standings: Option<FinalStandings>,
     pub finished_at: Option<String>,
+    /// What the ladder plays now (its format, or its finals') has played
+    /// all it will: a round robin whose every pairing is played, Swiss
+    /// rounds all played. Never for a rated or neighbours ladder.
+    pub played_out: bool,
 }
 
 /// Set, move or remove a ladder's deadline (hosts): `{"at": "2026-12-01T18:00:00Z"}`,
@@ -733,6 +737,7 @@ mod tests {
                 matches: 8,
             }),
             finished_at: Some("2026-12-02T09:40:00Z".into()),
+            played_out: true,
         }
     }
 

@@ -252,6 +252,9 @@ function contestSection(id, c, host) {
     } catch (e) { out.replaceChildren(errorBox(e)); }
   };
   const parts = [el('p', { id: 'contest-phase' }, 'Submissions: ', contestText(c.phase, c.deadline), '.')];
+  if (c.played_out && !c.finals) {
+    parts.push(el('p', { id: 'played-out' }, 'Every match of this ladder\'s format has been played: its standings are complete. A bot that joins gets its games.'));
+  }
   if (c.standings) {
     const s = c.standings;
     const cell = v => typeof v === 'number' && !Number.isInteger(v) ? fmt(v, 2) : v;

@@ -213,3 +213,19 @@ pub fn wait_compiled(stack: &Stack, token: &str, bot: i64, version: i64, secs: u
 pub fn finished_matches(stack: &Stack) -> i64 {
     stack.sql_count("SELECT count(*) FROM matches WHERE state = 'finished'")
 }
+
+/// Wait until a match whose runner was killed is played again to its end
+/// (its lease runs out and another runner claims it); panics if it fails
+/// instead, or is not finished after `secs`.
+pub fn wait_played_again(stack: &Stack, killed_match: i64, secs: u64) {
+    let deadline = Instant::now() + Duration::from_secs(secs);
+    loop {
+        let state = stack.sql(&format!("SELECT state FROM matches WHERE id = {killed_match}"));
+        if state == "finished" {
+            return;
+        }
+        assert_ne!(state, "failed", "the killed runner's match failed instead of being played again");
+        assert!(Instant::now() < deadline, "match {killed_match} not finished after {secs} s:\n{}", stack.logs());
+        std::thread::sleep(Duration::from_secs(1));
+    }
+}

@@ -760,6 +760,7 @@ async fn contest_of(pool: &PgPool, id: i64) -> ApiResult<Contest> {
         finals_started_at: row.finals_started_at,
         standings,
         finished_at: row.finished_at,
+        played_out: contests::played_out(pool, id).await.map_err(store_error)?,
     })
 }
 

@@ -177,3 +177,23 @@ pub async fn finals_standings(pool: &PgPool, ladder: i64) -> Result<Option<Final
     let state = store::ladder_state(&mut conn, ladder, true, Stage::Finals(&plan.finalists)).await?;
     Ok(Some(contest::settle(&config.format, &state)))
 }
+
+/// Whether the ladder's current stage (its own format, or its finals')
+/// has played all it will ([`contest::played_out`]).
+pub async fn played_out(pool: &PgPool, ladder: i64) -> Result<bool, StoreError> {
+    let mut conn = pool.acquire().await?;
+    let (Some(row), Some((kind, config))) = (contest(&mut conn, ladder).await?, store::ladder_config(&mut conn, ladder).await?) else {
+        return Ok(false);
+    };
+    let (config, finalists) =
+        contest::current_stage(config, row.finals.as_ref()).map_err(|e| StoreError::Invalid(format!("ladder {ladder}: {e}")))?;
+    if !config.format.ends() {
+        return Ok(false);
+    }
+    let state = store::ladder_state(&mut conn, ladder, true, Stage::from(finalists)).await?;
+    // Whether a format asks for more does not hang on its random choices
+    // (which bots meet), only on what is left: any generator will do.
+    let next =
+        config.format.next_matches(&state, config.seats(kind), &mut <rand_chacha::ChaCha8Rng as rand::SeedableRng>::seed_from_u64(0));
+    Ok(contest::played_out(&config.format, &state, &next))
+}

@@ -83,6 +83,13 @@ pub enum Stage<'a> {
     Finals(&'a [i64]),
 }
 
+impl<'a> From<Option<&'a [i64]>> for Stage<'a> {
+    /// The finalists, if the finals are on.
+    fn from(finalists: Option<&'a [i64]>) -> Self {
+        finalists.map_or(Stage::Ladder, Stage::Finals)
+    }
+}
+
 impl Stage<'_> {
     fn finals(self) -> bool {
         matches!(self, Stage::Finals(_))
