@@ -6,9 +6,9 @@
 //! naming the bots and each seat's role where the game has them (Linkage's
 //! More and Fewer, Snake's rotated second seat); the owner sees their bot's
 //! stderr beside each move and a visitor does not; the bot page plots the
-//! rating history; a host creates a ladder, pauses and resumes it, disables
-//! and enables a bot, closes submissions, starts the finals and downloads
-//! the final standings. Screenshots go to `target/tmp/screenshots/`.
+//! rating history; a host creates a ladder, cancels a queued match, pauses
+//! and resumes the ladder, disables and enables a bot, closes submissions,
+//! starts the finals and downloads the final standings. Screenshots go to `target/tmp/screenshots/`.
 
 mod common;
 
@@ -632,6 +632,31 @@ async fn host_pages(c: &Client, url: &str, addr: &str, data: &std::path::Path, s
         assert!(Instant::now() < deadline, "the three bots were not ready in 2 minutes");
         tokio::time::sleep(Duration::from_millis(500)).await;
     }
+
+    // Cancel a queued match no runner has started (the example ladders
+    // keep both runners busy, so the new ladder's matches wait their turn;
+    // one a runner takes between drawing and clicking is refused, and the
+    // next one is tried).
+    let deadline = Instant::now() + Duration::from_secs(120);
+    let cancelled = loop {
+        assert!(Instant::now() < deadline, "no queued match could be cancelled from the page in 2 minutes");
+        c.refresh().await.unwrap();
+        until(c, "the bots", "document.querySelector('#bots')", 20).await;
+        let Ok(button) = c.find(Locator::Css("button.cancel-match")).await else {
+            tokio::time::sleep(Duration::from_millis(300)).await;
+            continue;
+        };
+        let id: i64 = button.attr("data-match").await.unwrap().unwrap().parse().unwrap();
+        button.click().await.unwrap();
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        if c.get_alert_text().await.is_ok() {
+            c.accept_alert().await.unwrap(); // a runner took it first
+            continue;
+        }
+        break id;
+    };
+    let state = get_json(addr, &format!("/api/matches/{cancelled}"))["state"].clone();
+    assert_eq!(state, "cancelled", "match {cancelled}");
 
     // Pause and resume.
     c.refresh().await.unwrap();

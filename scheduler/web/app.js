@@ -217,7 +217,7 @@ async function ladderPage(id) {
     contest.phase === 'open' ? el('p', {}, el('a', { href: `/submit?ladder=${id}` }, 'Submit a bot to this ladder')) : null,
     el('h2', {}, contest.finals ? 'Leaderboard before the finals' : 'Leaderboard'),
     rows.length ? table(head, rows, { id: 'leaderboard' }) : el('p', {}, 'No results yet.'),
-    el('h2', {}, 'Recent matches'), matchTable(matches, null),
+    el('h2', {}, 'Recent matches'), matchTable(matches, null, host),
     el('h2', {}, 'Bots'),
     table(['bot', 'owner', 'version', 'language', 'latest version', 'state', ''],
       bots.map(b => [botLink(b.id, b.name), b.owner, b.current_version ?? '–', b.language ?? '–', b.latest_status ?? '–', b.disabled_reason || 'active',
@@ -295,15 +295,26 @@ function contestSection(id, c, host) {
 function botLink(bid, name) { return el('a', { href: '/bots/' + bid }, name || ('bot ' + bid)); }
 
 /** Matches with their seats; `self` (a bot id) puts that bot's result first. */
-function matchTable(matches, self) {
+function matchTable(matches, self, host) {
   if (!matches.length) return el('p', {}, 'No matches yet.');
   const rows = matches.map(m => {
     const mine = self === null ? null : m.seats.find(s => s.bot === self);
     const seats = m.seats.map((s, i) => [i ? ', ' : '', swatch(s.seat), el('a', { href: '/bots/' + s.bot }, s.name), s.rank ? ` (${s.rank})` : '']);
-    return [el('a', { href: '/matches/' + m.match }, '#' + m.match), seats,
+    const row = [el('a', { href: '/matches/' + m.match }, '#' + m.match), seats,
       mine && mine.result ? mine.result : (m.running ? 'running' : m.state), m.finals ? 'finals' : m.rated ? 'rated' : 'unrated', m.turns ?? '–', when(m.finished)];
+    // Hosts: a queued match no runner has started can be cancelled.
+    if (host) row.push(m.state === 'queued' && !m.running ? cancelButton(m.match) : '');
+    return row;
   });
-  return table(['match', 'seats (rank)', self === null ? 'state' : 'result', '', 'turns', 'finished'], rows, { class: 'matches' });
+  return table(['match', 'seats (rank)', self === null ? 'state' : 'result', '', 'turns', 'finished', ...(host ? [''] : [])], rows, { class: 'matches' });
+}
+
+function cancelButton(id) {
+  return el('button', {
+    class: 'cancel-match', 'data-match': id, onclick: async () => {
+      try { await api(`/api/matches/${id}/cancel`, { method: 'POST' }); location.reload(); } catch (e) { alert(e.message); }
+    }
+  }, 'Cancel');
 }
 
 // ---- bot -----------------------------------------------------------------
