@@ -40,7 +40,7 @@ fn slime_replay() -> Replay {
         turns.push(Turn { turn: i as u32 + 1, answers: vec![Answer { seat, reply }], judgements, events, ..Turn::default() });
     }
     Replay {
-        game: GameKind::Slime,
+        game: GameKind::Slime.into(),
         seed: 0,
         engine: "hand-made".into(),
         time_policy: None,

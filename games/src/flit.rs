@@ -282,8 +282,8 @@ impl Referee for Flit {
             };
         }
         if let Some((seat, [x0, y0, x1, y1])) = self.last_move {
-            v.marks.push(Mark { cell: idx(x0, y0), seat: Some(seat), label: "from" });
-            v.marks.push(Mark { cell: idx(x1, y1), seat: Some(seat), label: "moved" });
+            v.marks.push(Mark { cell: idx(x0, y0), seat: Some(seat), label: "from".into() });
+            v.marks.push(Mark { cell: idx(x1, y1), seat: Some(seat), label: "moved".into() });
         }
         let p = self.pieces();
         v.caption = format!("turn {}: pieces {} {} {} {}", self.turn, p[0], p[1], p[2], p[3]);
@@ -294,7 +294,7 @@ impl Referee for Flit {
     }
 
     fn legend(&self) -> Legend {
-        vec![LegendEntry { code: 'n', name: "neutral piece", colour: "#9a9a9a" }]
+        vec![LegendEntry { code: 'n', name: "neutral piece".into(), colour: "#9a9a9a".into() }]
     }
 }
 

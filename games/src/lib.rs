@@ -11,9 +11,13 @@
 //! match is reproducible from its seed (ChaCha8's output is fixed by its
 //! specification, unlike `StdRng`'s).
 //!
-//! Adding a game is adding a module that implements [`Referee`] and a line
-//! in [`GameKind`].
+//! Adding a built-in game is adding a module that implements [`Referee`]
+//! and a line in [`GameKind`]. A game from outside koth is a folder with a
+//! manifest and a referee program of its own ([`external`]): the runner
+//! runs that program and speaks to it in the line-JSON protocol defined
+//! there, behind the same [`Referee`] trait.
 
+pub mod external;
 pub mod flit;
 pub mod linkage;
 pub mod replay;
@@ -27,6 +31,7 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
+use crate::replay::{Answer, MoveTime};
 use crate::words::{Names, SeatRole};
 
 /// A player's place in a match, 0-based (bots are "1 to 4" in the seeds'
@@ -124,6 +129,24 @@ pub trait Referee: Send {
     /// one per request, in any order. Returns how each was judged and the
     /// events of the turn (JSON objects with a `"type"` field) for the replay.
     fn apply(&mut self, replies: Vec<(Seat, Reply)>) -> (Vec<Judgement>, Vec<serde_json::Value>);
+    /// [`apply`](Referee::apply), given the turn as the replay records it:
+    /// each answer (a gone bot's with why) and each move's time. The engine
+    /// and [`replay::check`] call this; koth's own games need only the
+    /// replies, an external referee is told all of it.
+    fn apply_turn(&mut self, answers: &[Answer], _times: &[MoveTime]) -> (Vec<Judgement>, Vec<serde_json::Value>) {
+        self.apply(answers.iter().map(|a| (a.seat, a.reply.reply())).collect())
+    }
+    /// Why the referee itself failed (an external referee that crashed,
+    /// hung or broke its protocol); the match then ends, rating nobody.
+    /// koth's own referees never fail.
+    fn failure(&self) -> Option<String> {
+        None
+    }
+    /// What the referee wrote for the game's host (an external referee's
+    /// stderr); kept out of the replay the players read.
+    fn stderr(&self) -> Option<String> {
+        None
+    }
     /// Whether the game is over.
     fn is_over(&self) -> bool;
     /// Every seat's result as if the game ended now: the final result once it
@@ -181,8 +204,125 @@ mod millis {
     }
 }
 
-/// The games koth knows.
+/// How bytes travel between the engine and a game's bots (the runner has
+/// one type per protocol).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BotProtocol {
+    /// One process, lines on stdin/stdout.
+    Stdio,
+    /// TCP to 127.0.0.1:4040 in the bot's own network namespace, or
+    /// stdin/stdout, whichever it uses first; the bot speaks first (its id).
+    TcpOrStdio,
+    /// A new process per turn, the request as its argument.
+    PerTurnArgv,
+    /// A new process per turn, `input.txt` in, `order.txt` out; the first
+    /// exchange is the bot's id.
+    PerTurnFiles,
+}
+
+impl BotProtocol {
+    pub const ALL: [BotProtocol; 4] = [BotProtocol::Stdio, BotProtocol::TcpOrStdio, BotProtocol::PerTurnArgv, BotProtocol::PerTurnFiles];
+
+    /// As written in a game's manifest.
+    pub fn name(self) -> &'static str {
+        match self {
+            BotProtocol::Stdio => "stdio",
+            BotProtocol::TcpOrStdio => "tcp_or_stdio",
+            BotProtocol::PerTurnArgv => "per_turn_argv",
+            BotProtocol::PerTurnFiles => "per_turn_files",
+        }
+    }
+
+    /// Requests and notices are lines of a stream: they may not hold a
+    /// newline.
+    pub fn is_line_stream(self) -> bool {
+        matches!(self, BotProtocol::Stdio | BotProtocol::TcpOrStdio)
+    }
+}
+
+/// A game as replays, reports and ladders name it: one of koth's own, or
+/// an external game by its manifest's name. Written as the name alone.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum GameId {
+    Builtin(GameKind),
+    External(String),
+}
+
+impl GameId {
+    pub fn name(&self) -> &str {
+        match self {
+            GameId::Builtin(g) => g.name(),
+            GameId::External(n) => n,
+        }
+    }
+
+    /// koth's own game, if it is one.
+    pub fn kind(&self) -> Option<GameKind> {
+        match self {
+            GameId::Builtin(g) => Some(*g),
+            GameId::External(_) => None,
+        }
+    }
+
+    /// A name: one of koth's games, or an external game's (see
+    /// [`external::check_name`]).
+    pub fn parse(name: &str) -> Result<GameId, String> {
+        match GameKind::from_name(name) {
+            Some(g) => Ok(GameId::Builtin(g)),
+            None => external::check_name(name).map(|()| GameId::External(name.to_owned())),
+        }
+    }
+
+    /// What each seat is, in words ([`GameKind::seat_roles`]); an external
+    /// game's seats are all alike.
+    pub fn seat_roles(&self, seats: usize) -> Vec<Option<SeatRole>> {
+        match self {
+            GameId::Builtin(g) => g.seat_roles(seats),
+            GameId::External(_) => vec![None; seats],
+        }
+    }
+
+    /// An event in words ([`GameKind::event_sentence`]); an external game's
+    /// event says itself in its `"text"` field, if it has one.
+    pub fn event_sentence(&self, event: &serde_json::Value, names: Names) -> String {
+        match self {
+            GameId::Builtin(g) => g.event_sentence(event, names),
+            GameId::External(_) => match event.get("text").and_then(serde_json::Value::as_str) {
+                Some(text) => text.to_owned(),
+                None => words::not_understood(event),
+            },
+        }
+    }
+}
+
+impl From<GameKind> for GameId {
+    fn from(g: GameKind) -> GameId {
+        GameId::Builtin(g)
+    }
+}
+
+impl std::fmt::Display for GameId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl Serialize for GameId {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.name())
+    }
+}
+
+impl<'de> Deserialize<'de> for GameId {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<GameId, D::Error> {
+        let name = String::deserialize(d)?;
+        GameId::parse(&name).map_err(serde::de::Error::custom)
+    }
+}
+
+/// The games koth knows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum GameKind {
     Flit,
@@ -207,6 +347,30 @@ impl GameKind {
 
     pub fn from_name(name: &str) -> Option<GameKind> {
         GameKind::ALL.into_iter().find(|g| g.name() == name)
+    }
+
+    /// How the game's bots talk to the engine.
+    pub fn protocol(self) -> BotProtocol {
+        match self {
+            GameKind::Flit | GameKind::Target => BotProtocol::Stdio,
+            GameKind::Snake => BotProtocol::TcpOrStdio,
+            GameKind::Slime => BotProtocol::PerTurnArgv,
+            GameKind::Linkage => BotProtocol::PerTurnFiles,
+        }
+    }
+
+    /// The most turns the rules can take (Target: its safety cap).
+    pub fn turn_bound(self) -> u32 {
+        match self {
+            // One bot per turn; the game ends when the turn count exceeds 32,768.
+            GameKind::Flit => 32_769,
+            GameKind::Slime => 2000,
+            // 49 squares, a domino covers 2: at most 24 placements, and skips.
+            GameKind::Linkage => 60,
+            GameKind::Target => 50_000,
+            // Both heads fill a cell of 32 × 32 every turn.
+            GameKind::Snake => 512,
+        }
     }
 
     /// Seats a match may have: (min, max).

@@ -307,7 +307,7 @@ impl Referee for Linkage {
         for (seat, last) in self.last.iter().enumerate() {
             if let Some((_, cells)) = last {
                 for &(c, r) in cells {
-                    v.marks.push(Mark { cell: r * SIZE + c, seat: Some(seat), label: "last" });
+                    v.marks.push(Mark { cell: r * SIZE + c, seat: Some(seat), label: "last".into() });
                 }
             }
         }
@@ -322,11 +322,11 @@ impl Referee for Linkage {
 
     fn legend(&self) -> Legend {
         vec![
-            LegendEntry { code: 'R', name: "red domino", colour: "#d9412b" },
-            LegendEntry { code: 'B', name: "blue domino", colour: "#2b6cd9" },
-            LegendEntry { code: 'G', name: "green domino", colour: "#2e9e44" },
-            LegendEntry { code: 'Y', name: "yellow domino", colour: "#e3c21c" },
-            LegendEntry { code: 'X', name: "blocked centre", colour: "#333333" },
+            LegendEntry { code: 'R', name: "red domino".into(), colour: "#d9412b".into() },
+            LegendEntry { code: 'B', name: "blue domino".into(), colour: "#2b6cd9".into() },
+            LegendEntry { code: 'G', name: "green domino".into(), colour: "#2e9e44".into() },
+            LegendEntry { code: 'Y', name: "yellow domino".into(), colour: "#e3c21c".into() },
+            LegendEntry { code: 'X', name: "blocked centre".into(), colour: "#333333".into() },
         ]
     }
 }

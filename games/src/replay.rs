@@ -19,12 +19,13 @@ use serde_json::Value;
 
 use crate::view::{Legend, Mark, View};
 use crate::words::{Names, SeatRole};
-use crate::{GameKind, Judgement, Referee, Reply, Seat, SeatResult, TimePolicy};
+use crate::{GameId, Judgement, Referee, Reply, Seat, SeatResult, TimePolicy};
 
 /// A whole match as recorded.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Replay {
-    pub game: GameKind,
+    /// koth's own game, or an external game's name.
+    pub game: GameId,
     /// The seed every random draw of the match comes from, as a string:
     /// 64-bit seeds do not survive JavaScript's numbers. (Older replays
     /// wrote a number; both are read.)
@@ -62,6 +63,10 @@ pub enum EndedBy {
     TurnLimit { turns: u32 },
     /// The match's wall-clock cap; the position was scored as it stood.
     WallClockCap { seconds: f64 },
+    /// An external game's referee crashed, hung or broke its protocol: the
+    /// match has no result and rates nobody. `reason` says what it did
+    /// (and ends with its last stderr, for the game's host).
+    RefereeFailed { reason: String },
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -218,7 +223,7 @@ mod seed_text {
 /// the cells, each later one only the cells that changed.
 #[derive(Clone, Debug, Serialize)]
 pub struct Frames {
-    pub game: &'static str,
+    pub game: String,
     pub width: usize,
     pub height: usize,
     pub legend: Legend,
@@ -247,15 +252,33 @@ pub struct Frame {
     pub sentences: Vec<String>,
 }
 
-/// The frames of a replay: the initial picture and one after each turn.
+/// The frames of a replay of one of koth's own games: the initial picture
+/// and one after each turn.
 pub fn frames(replay: &Replay) -> Result<Frames, String> {
+    frames_with(replay, builtin_referee(replay)?)
+}
+
+/// A fresh referee of koth's own game for the replay's match; an external
+/// game's referee is a program the runner starts (`koth_runner::game`).
+fn builtin_referee(replay: &Replay) -> Result<Box<dyn Referee>, String> {
+    match &replay.game {
+        GameId::Builtin(g) => g.referee(replay.seats.len(), replay.seed),
+        GameId::External(name) => {
+            Err(format!("{name} is an external game: its referee program draws and checks its replays (koth replay --game FOLDER)"))
+        }
+    }
+}
+
+/// The frames of a replay, drawn by `referee`, a fresh referee of the
+/// replay's game and seats.
+pub fn frames_with(replay: &Replay, referee: Box<dyn Referee>) -> Result<Frames, String> {
     let mut out: Option<Frames> = None;
     let mut previous: Option<View> = None;
     let names: Vec<String> = replay.seats.iter().map(|s| s.name.clone()).collect();
-    replay_through(replay, |referee, turn, _, events| {
+    replay_through(replay, referee, |referee, turn, _, events| {
         let v = referee.view();
         let frames = out.get_or_insert_with(|| Frames {
-            game: replay.game.name(),
+            game: replay.game.name().to_owned(),
             width: v.width,
             height: v.height,
             legend: referee.legend(),
@@ -282,10 +305,19 @@ pub fn frames(replay: &Replay) -> Result<Frames, String> {
     out.ok_or_else(|| "the replay has no picture".to_owned())
 }
 
-/// Check a replay against the rules: every judgement, every event and the
-/// result must be what a fresh referee makes of the recorded answers.
+/// Check a replay of one of koth's own games against the rules: every
+/// judgement, every event and the result must be what a fresh referee
+/// makes of the recorded answers.
 pub fn check(replay: &Replay) -> Result<(), String> {
-    let referee = replay_through(replay, |_, turn, judgements, events| {
+    check_with(replay, builtin_referee(replay)?)
+}
+
+/// [`check`] with `referee`, a fresh referee of the replay's game and seats.
+pub fn check_with(replay: &Replay, referee: Box<dyn Referee>) -> Result<(), String> {
+    if let EndedBy::RefereeFailed { reason } = &replay.ended_by {
+        return Err(format!("the match has no result: its referee failed ({reason})"));
+    }
+    let referee = replay_through(replay, referee, |_, turn, judgements, events| {
         if turn == 0 {
             return Ok(());
         }
@@ -318,30 +350,34 @@ pub fn check(replay: &Replay) -> Result<(), String> {
 /// turn. Returns the referee at the end.
 fn replay_through(
     replay: &Replay,
+    mut referee: Box<dyn Referee>,
     mut each: impl FnMut(&dyn Referee, usize, &[Judgement], &[Value]) -> Result<(), String>,
 ) -> Result<Box<dyn Referee>, String> {
-    let mut referee = replay.game.referee(replay.seats.len(), replay.seed)?;
+    let failed = |r: &dyn Referee| r.failure().map_or(Ok(()), |why| Err(format!("the referee failed: {why}")));
+    failed(referee.as_ref())?;
     each(referee.as_ref(), 0, &[], &[])?;
     let mut played = 0;
     while played < replay.turns.len() {
         let Some(step) = referee.step() else {
+            failed(referee.as_ref())?;
             return Err(format!("the rules end the game after {played} turns, the replay has {}", replay.turns.len()));
         };
         if step.requests.is_empty() {
             continue;
         }
         let turn = &replay.turns[played];
-        let answers = answers_for(&step, turn).map_err(|e| format!("turn {}: {e}", played + 1))?;
-        let (judgements, events) = referee.apply(answers);
+        answers_for(&step, turn).map_err(|e| format!("turn {}: {e}", played + 1))?;
+        let (judgements, events) = referee.apply_turn(&turn.answers, &turn.times);
+        failed(referee.as_ref())?;
         played += 1;
         each(referee.as_ref(), played, &judgements, &events)?;
     }
     Ok(referee)
 }
 
-/// The recorded answers of a turn, which must answer exactly the seats the
-/// rules ask in that turn.
-fn answers_for(step: &crate::Step, turn: &Turn) -> Result<Vec<(Seat, Reply)>, String> {
+/// The recorded answers of a turn must answer exactly the seats the rules
+/// ask in that turn.
+fn answers_for(step: &crate::Step, turn: &Turn) -> Result<(), String> {
     let mut asked: Vec<Seat> = step.requests.iter().map(|r| r.seat).collect();
     let mut answered: Vec<Seat> = turn.answers.iter().map(|a| a.seat).collect();
     asked.sort_unstable();
@@ -349,7 +385,7 @@ fn answers_for(step: &crate::Step, turn: &Turn) -> Result<Vec<(Seat, Reply)>, St
     if asked != answered {
         return Err(format!("the rules ask seats {asked:?}, the replay answers for {answered:?}"));
     }
-    Ok(turn.answers.iter().map(|a| (a.seat, a.reply.reply())).collect())
+    Ok(())
 }
 
 #[cfg(test)]
@@ -379,14 +415,14 @@ mod tests {
     #[test]
     fn frames_start_full_and_then_carry_changes() {
         let f = frames(&slime_replay()).unwrap();
-        assert_eq!((f.game, f.width, f.height, f.frames.len()), ("slime", 8, 8, 5));
+        assert_eq!((f.game.as_str(), f.width, f.height, f.frames.len()), ("slime", 8, 8, 5));
         let first = f.frames[0].cells.as_deref().unwrap();
         assert_eq!(&first[..8], "0......1");
         assert_eq!(&first[56..], "2......3");
         // Turn 1: seat 0 spreads to (1, 1): one new cell, marked.
         assert_eq!(f.frames[1].changes, vec![(9, '0')]);
         assert!(f.frames[1].cells.is_none());
-        assert_eq!(f.frames[1].marks.iter().map(|m| (m.cell, m.label)).collect::<Vec<_>>(), vec![(0, "from"), (9, "moved")]);
+        assert_eq!(f.frames[1].marks.iter().map(|m| (m.cell, m.label.as_ref())).collect::<Vec<_>>(), vec![(0, "from"), (9, "moved")]);
         // Turns 2 and 3 are passes: nothing changes, nothing marked.
         assert!(f.frames[2].changes.is_empty() && f.frames[2].marks.is_empty());
         assert!(f.frames[3].changes.is_empty());
@@ -452,7 +488,12 @@ mod tests {
         assert!(Replay::from_value(&r).unwrap_err().contains("not a koth replay"));
         let mut r = slime_json();
         r["game"] = json!("chess");
-        assert!(Replay::from_value(&r).unwrap_err().contains("unknown variant `chess`"));
+        // Not one of koth's games: an external game's, whose referee is a
+        // program this crate does not run.
+        let e = check(&Replay::from_value(&r).unwrap()).unwrap_err();
+        assert!(e.contains("chess is an external game"), "{e}");
+        r["game"] = json!("../chess");
+        assert!(Replay::from_value(&r).unwrap_err().contains("lowercase letters"));
         // A seat asked in a turn of the rules that the replay skips.
         let mut r = slime_json();
         r["turns"][1]["answers"] = json!([{"seat": 2, "answer": "x"}]);
@@ -488,7 +529,7 @@ mod tests {
     /// a seat's, or in its legend.
     #[test]
     fn every_view_uses_only_known_codes() {
-        for kind in GameKind::ALL {
+        for kind in crate::GameKind::ALL {
             let (lo, _) = kind.seat_range();
             let r = kind.referee(lo, 3).unwrap();
             let v = r.view();

@@ -208,8 +208,8 @@ impl Referee for Slime {
             *cell = if p == 0 { view::EMPTY } else { view::seat_code(p as usize - 1) };
         }
         if let Some((seat, [r0, c0, r1, c1])) = self.last_move {
-            v.marks.push(Mark { cell: r0 * self.size + c0, seat: Some(seat), label: "from" });
-            v.marks.push(Mark { cell: r1 * self.size + c1, seat: Some(seat), label: "moved" });
+            v.marks.push(Mark { cell: r0 * self.size + c0, seat: Some(seat), label: "from".into() });
+            v.marks.push(Mark { cell: r1 * self.size + c1, seat: Some(seat), label: "moved".into() });
         }
         let s = self.scores();
         v.caption = format!("turn {}: squares {} {} {} {}", self.turn, s[0], s[1], s[2], s[3]);

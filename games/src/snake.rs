@@ -265,7 +265,7 @@ impl Referee for Snake {
             }
         }
         for (s, &h) in self.heads.iter().enumerate() {
-            v.marks.push(Mark { cell: h, seat: Some(s), label: if self.crashed[s] { "crashed" } else { "head" } });
+            v.marks.push(Mark { cell: h, seat: Some(s), label: (if self.crashed[s] { "crashed" } else { "head" }).into() });
         }
         v.caption = format!("turn {}", self.turn);
         for s in 0..2 {

@@ -303,7 +303,7 @@ impl Referee for Target {
             }
         }
         v.cells[self.target] = b'*';
-        v.marks.push(Mark { cell: self.target, seat: None, label: "target" });
+        v.marks.push(Mark { cell: self.target, seat: None, label: "target".into() });
         for (s, &p) in self.players.iter().enumerate() {
             v.cells[p] = view::seat_code(s);
         }
@@ -314,8 +314,8 @@ impl Referee for Target {
 
     fn legend(&self) -> Legend {
         vec![
-            LegendEntry { code: '#', name: "wall", colour: "#444444" },
-            LegendEntry { code: '*', name: "target (unseen by the bots)", colour: "#f2b705" },
+            LegendEntry { code: '#', name: "wall".into(), colour: "#444444".into() },
+            LegendEntry { code: '*', name: "target (unseen by the bots)".into(), colour: "#f2b705".into() },
         ]
     }
 }

@@ -12,7 +12,9 @@
 //! that seat's colour; every other code is the game's own and is described
 //! by its legend (a wall, a neutral piece, a domino's colour).
 
-use serde::Serialize;
+use std::borrow::Cow;
+
+use serde::{Deserialize, Serialize};
 
 use crate::Seat;
 
@@ -38,43 +40,54 @@ pub fn seat_code(s: Seat) -> u8 {
     SEAT_CODES[s]
 }
 
-/// The game at one moment.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+/// The game at one moment. (Read back from JSON too: an external game's
+/// referee sends its pictures in this shape, see [`crate::external`].)
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct View {
     pub width: usize,
     pub height: usize,
     /// Row-major, `width × height` codes.
-    #[serde(serialize_with = "as_text")]
+    #[serde(serialize_with = "as_text", deserialize_with = "from_text")]
     pub cells: Vec<u8>,
+    #[serde(default)]
     pub marks: Vec<Mark>,
     /// One line under the board: counts, scores, what just happened.
+    #[serde(default)]
     pub caption: String,
 }
 
 /// A cell the viewer outlines.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Mark {
     /// Row-major index.
     pub cell: usize,
     /// Whose it is (drawn in that seat's colour), if anyone's.
+    #[serde(default)]
     pub seat: Option<Seat>,
     /// What it is: "head", "target", "moved", "from", "last".
-    pub label: &'static str,
+    pub label: Cow<'static, str>,
 }
 
 /// A code the game adds to `.` and the seat codes.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct LegendEntry {
     pub code: char,
-    pub name: &'static str,
-    /// A CSS colour.
-    pub colour: &'static str,
+    pub name: Cow<'static, str>,
+    /// A CSS colour (`#rrggbb`).
+    pub colour: Cow<'static, str>,
 }
 
 pub type Legend = Vec<LegendEntry>;
 
 fn as_text<S: serde::Serializer>(cells: &[u8], s: S) -> Result<S::Ok, S::Error> {
     s.serialize_str(std::str::from_utf8(cells).unwrap_or(""))
+}
+
+fn from_text<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<u8>, D::Error> {
+    String::deserialize(d).map(String::into_bytes)
 }
 
 impl View {
@@ -127,7 +140,7 @@ mod tests {
             for (seat, colour) in SEAT_COLOURS.iter().enumerate().take(hi) {
                 for entry in &legend {
                     assert_ne!(entry.colour.to_ascii_lowercase(), *colour, "{game:?}: {} is seat {seat}'s colour", entry.name);
-                    let d = difference(entry.colour, colour);
+                    let d = difference(&entry.colour, colour);
                     assert!(d >= 30.0, "{game:?}: {} ({}) looks like seat {seat}'s {colour} (ΔE {d:.1})", entry.name, entry.colour);
                 }
             }

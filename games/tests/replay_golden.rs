@@ -35,7 +35,7 @@ fn two_turns() -> Replay {
         });
     }
     Replay {
-        game,
+        game: game.into(),
         seed,
         engine: "koth-runner 0.1.0".into(),
         time_policy: Some(game.time_policy()),

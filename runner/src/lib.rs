@@ -30,13 +30,16 @@ pub mod artifact;
 pub mod bot;
 pub mod compile;
 pub mod engine;
+pub mod game;
 pub mod image;
 pub mod language;
 pub mod protocol;
+pub mod referee;
 pub mod starters;
 pub mod state;
 pub mod submission;
 
 pub use bot::BotSpec;
 pub use engine::{play, BotOutcome, BotStatus, EngineError, MatchOptions, MatchReport};
+pub use game::Game;
 pub use language::Language;

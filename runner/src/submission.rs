@@ -356,6 +356,37 @@ impl Submission {
         Submission::from_upload(&name, &bytes, limits)
     }
 
+    /// A program in a folder whose main file is named rather than found
+    /// (an external game's referee, `game.json`'s `referee.main`): the
+    /// language is `language`, else the main file's extension's. The
+    /// top-level entries named in `leave_out` (the game's manifest, its
+    /// example bots) are not part of it; the same limits apply.
+    pub fn from_folder_main(
+        dir: &Path,
+        main: &str,
+        language: Option<&str>,
+        leave_out: &[&str],
+        limits: &SubmissionLimits,
+    ) -> Result<Submission, SubmissionError> {
+        let mut files = read_folder(dir, limits)?;
+        files.retain(|f| !leave_out.iter().any(|l| f.path == *l || f.path.starts_with(&format!("{l}/"))) && f.path != MANIFEST);
+        let language = match language {
+            Some(l) => l.to_owned(),
+            None => {
+                let ext = main.rsplit_once('.').map_or("", |(_, e)| e);
+                let lang = language::by_extension(ext).ok_or_else(|| E::UnknownExtension {
+                    name: main.to_owned(),
+                    ext: ext.to_owned(),
+                    known: language::extensions_list(),
+                })?;
+                lang.name.clone()
+            }
+        };
+        let manifest = serde_json::json!({ "language": language, "main": main }).to_string().into_bytes();
+        files.push(SourceFile { path: MANIFEST.into(), bytes: manifest, executable: false });
+        finish(files, limits, None)
+    }
+
     /// The shared last step: check paths, sizes and counts, then find the
     /// language and main file from the manifest or the file names.
     pub fn from_files(files: Vec<SourceFile>, limits: &SubmissionLimits) -> Result<Submission, SubmissionError> {

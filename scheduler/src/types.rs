@@ -415,7 +415,7 @@ impl MatchInfo {
         let (max_turns, wall) = match &r.ended_by {
             koth_games::replay::EndedBy::TurnLimit { turns } => (Some(*turns), None),
             koth_games::replay::EndedBy::WallClockCap { seconds } => (None, Some(seconds.ceil() as u32)),
-            koth_games::replay::EndedBy::Rules => (None, None),
+            koth_games::replay::EndedBy::Rules | koth_games::replay::EndedBy::RefereeFailed { .. } => (None, None),
         };
         MatchInfo {
             id: 0,

@@ -106,16 +106,15 @@ fn layers(router: Router) -> Router {
 
 /// One replay on this machine, with the site's own viewer (`koth replay
 /// view`, `koth match --open`): the match page of a match numbered 0, and
-/// the three API routes it reads, answered from the replay (the frames
-/// drawn once, here). Nothing else: no accounts, no ladders; the header's
+/// the three API routes it reads, answered from the replay and its
+/// `frames` (drawn by the caller, who has the game's referee). Nothing else: no accounts, no ladders; the header's
 /// site links are hidden (`data-local`).
-pub fn local_viewer(replay: &koth_games::replay::Replay) -> Result<Router, String> {
+pub fn local_viewer(replay: &koth_games::replay::Replay, frames: &koth_games::replay::Frames) -> Result<Router, String> {
     use axum::body::Bytes;
-    let frames = koth_games::replay::frames(replay)?;
     let json = |v: Bytes| ([(header::CONTENT_TYPE, "application/json")], v).into_response();
     let info = Bytes::from(serde_json::to_vec(&crate::types::MatchInfo::of_local_replay(replay)).map_err(|e| e.to_string())?);
     let replay_json = Bytes::from(serde_json::to_vec(replay).map_err(|e| e.to_string())?);
-    let frames_json = Bytes::from(serde_json::to_vec(&frames).map_err(|e| e.to_string())?);
+    let frames_json = Bytes::from(serde_json::to_vec(frames).map_err(|e| e.to_string())?);
     let router = Router::new()
         .route("/", get(|| async { axum::response::Redirect::to("/matches/0") }))
         .route(

@@ -493,6 +493,10 @@ fn match_job(cfg: &WorkerConfig, m: &store::MatchToPlay, progress: Arc<AtomicU32
         Err(e) if e.is_deterministic() => return JobResult::Fail(format!("this match cannot be played: {e}")),
         Err(e) => return JobResult::Retry(format!("playing: {e}")),
     };
+    // A referee that failed leaves a match with no result: it rates nobody.
+    if let koth_games::replay::EndedBy::RefereeFailed { reason } = &report.ended_by {
+        return JobResult::Fail(format!("the game's referee failed: {reason}"));
+    }
     let seats = report
         .outcomes
         .iter()

@@ -119,6 +119,12 @@ pub enum ReplayCommand {
     Check {
         /// A replay (from `koth match --replay FILE` or `koth replay download`).
         file: PathBuf,
+        /// An external game's folder (its game.json and referee), for a
+        /// replay of that game: its referee is run again over the answers.
+        #[arg(long)]
+        game: Option<PathBuf>,
+        #[command(flatten)]
+        store: super::BotStoreArgs,
     },
     /// Play a recorded match again on this machine with your bot in its
     /// seat and every other seat answering from the recording (no
@@ -138,6 +144,12 @@ pub enum ReplayCommand {
         /// Also open it in the desktop's browser (xdg-open).
         #[arg(long)]
         open: bool,
+        /// An external game's folder (its game.json and referee), for a
+        /// replay of that game: its referee draws the frames.
+        #[arg(long)]
+        game: Option<PathBuf>,
+        #[command(flatten)]
+        store: super::BotStoreArgs,
     },
 }
 
@@ -159,6 +171,10 @@ pub struct RerunArgs {
     /// Serve the new run in the viewer afterwards (`koth replay view`).
     #[arg(long)]
     pub open: bool,
+    /// An external game's folder (its game.json and referee), for a replay
+    /// of that game.
+    #[arg(long)]
+    pub game: Option<PathBuf>,
     #[command(flatten)]
     pub server: ServerArgs,
     #[command(flatten)]
@@ -415,8 +431,10 @@ pub fn leaderboard(a: LadderArg) -> anyhow::Result<i32> {
 pub fn replay(cmd: ReplayCommand) -> anyhow::Result<i32> {
     let (server, r#match, output) = match cmd {
         ReplayCommand::Download { server, r#match, output } => (server, r#match, output),
-        ReplayCommand::Check { file } => return Ok(super::replay::check(&file)),
-        ReplayCommand::View { file, listen, open } => return super::replay::view(&file, &listen, open),
+        ReplayCommand::Check { file, game, store } => return Ok(super::replay::check(&file, game.as_deref(), &store)),
+        ReplayCommand::View { file, listen, open, game, store } => {
+            return super::replay::view(&file, game.as_deref(), &store, &listen, open)
+        }
         ReplayCommand::Rerun(a) => return rerun(a),
     };
     let c = Client::new(&server)?;
@@ -467,7 +485,7 @@ fn rerun(a: RerunArgs) -> anyhow::Result<i32> {
         (None, Some(s)) => s,
         (None, None) => bail!("say which seat is your bot's with --seat N (this match's seats: {names})"),
     };
-    super::replay::rerun(&replay, seat, &a.bot, &a.store, a.replay.as_deref(), a.open)
+    super::replay::rerun(&replay, seat, &a.bot, a.game.as_deref(), &a.store, a.replay.as_deref(), a.open)
 }
 
 pub fn logs(a: LogsArgs) -> anyhow::Result<i32> {

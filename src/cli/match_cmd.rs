@@ -6,16 +6,16 @@ use std::time::Duration;
 
 use anyhow::Context;
 use clap::Args;
-use koth_games::GameKind;
 use koth_runner::bot::ImagePolicy;
 use koth_runner::engine::MatchOptions;
 use koth_sandbox::{parse_duration, parse_size, Limits, SandboxConfig};
 
 #[derive(Args)]
 pub struct MatchArgs {
-    /// The game: flit, slime, linkage, target or snake.
-    #[arg(long, value_parser = game)]
-    game: GameKind,
+    /// The game: flit, slime, linkage, target or snake, or the folder of an
+    /// external game (its game.json and referee; see docs/games/authoring.md).
+    #[arg(long)]
+    game: String,
     /// Seed of the match's randomness (a match is reproducible from it).
     #[arg(long)]
     seed: Option<u64>,
@@ -71,9 +71,6 @@ pub struct MatchArgs {
     bots: Vec<PathBuf>,
 }
 
-fn game(s: &str) -> Result<GameKind, String> {
-    GameKind::from_name(s).ok_or_else(|| format!("unknown game {s:?}; koth knows {}", GameKind::ALL.map(|g| g.name()).join(", ")))
-}
 fn duration(s: &str) -> Result<Duration, String> {
     parse_duration(s).map_err(|e| e.to_string())
 }
@@ -82,12 +79,20 @@ fn size(s: &str) -> Result<u64, String> {
 }
 
 pub fn run(a: MatchArgs) -> anyhow::Result<i32> {
-    let (lo, hi) = a.game.seat_range();
+    let builder = a.store.builder(if a.docker {
+        ImagePolicy::Images
+    } else if a.host {
+        ImagePolicy::Host
+    } else {
+        ImagePolicy::Auto
+    });
+    let game = koth_runner::Game::find(&a.game, &builder).map_err(|e| anyhow::anyhow!("--game: {e}"))?;
+    let (lo, hi) = game.seat_range();
     let seats = a.players.unwrap_or(lo.max(a.bots.len().min(hi)));
     if seats < lo || seats > hi {
         anyhow::bail!(
             "--players {seats}: {} is played by {}",
-            a.game.name(),
+            game.name(),
             if lo == hi { format!("exactly {lo} bots") } else { format!("{lo} to {hi} bots") }
         );
     }
@@ -100,13 +105,6 @@ pub fn run(a: MatchArgs) -> anyhow::Result<i32> {
     });
     let sandbox =
         SandboxConfig { limits: Limits { memory: a.memory, cpu_time: None, wall_time: None, ..Limits::default() }, ..a.store.sandbox() };
-    let builder = a.store.builder(if a.docker {
-        ImagePolicy::Images
-    } else if a.host {
-        ImagePolicy::Host
-    } else {
-        ImagePolicy::Auto
-    });
     let mut prepared = Vec::new();
     for path in &a.bots {
         let spec = builder.prepare(path).map_err(|e| anyhow::anyhow!("preparing bot {}: {e}", path.display()))?;
@@ -129,11 +127,11 @@ pub fn run(a: MatchArgs) -> anyhow::Result<i32> {
         freeze_off_turn: !a.no_freeze,
         max_turns: a.max_turns,
         wall_cap: a.wall_cap,
-        sandbox,
-        ..MatchOptions::new(a.game, seed)
+        sandbox: sandbox.clone(),
+        ..MatchOptions::new(game.clone(), seed)
     };
     let report = koth_runner::play(&opts, bots).map_err(|e| anyhow::anyhow!(e))?;
-    let logs = a.logs.clone().unwrap_or_else(|| std::env::temp_dir().join(format!("koth-match-{}-{seed}", a.game.name())));
+    let logs = a.logs.clone().unwrap_or_else(|| std::env::temp_dir().join(format!("koth-match-{}-{seed}", game.name())));
     std::fs::create_dir_all(&logs).with_context(|| format!("creating {}", logs.display()))?;
     let mut log_paths = Vec::new();
     for o in &report.outcomes {
@@ -141,6 +139,16 @@ pub fn run(a: MatchArgs) -> anyhow::Result<i32> {
         std::fs::write(&p, &o.stderr).with_context(|| format!("writing {}", p.display()))?;
         log_paths.push(p);
     }
+    if let Some(text) = &report.referee_stderr {
+        let p = logs.join("referee.stderr");
+        std::fs::write(&p, text).with_context(|| format!("writing {}", p.display()))?;
+    }
+    // A referee that failed leaves no result to show, and nothing to draw.
+    let failed = matches!(report.ended_by, koth_games::replay::EndedBy::RefereeFailed { .. });
+    let open = |report: &koth_runner::MatchReport| -> anyhow::Result<i32> {
+        let frames = game.frames(&report.replay, &sandbox).map_err(|e| anyhow::anyhow!("this replay cannot be drawn: {e}"))?;
+        super::replay::serve(&report.replay, frames, "127.0.0.1:0", true)
+    };
     if let Some(path) = &a.replay {
         std::fs::write(path, serde_json::to_vec_pretty(&report.replay)?).with_context(|| format!("writing {}", path.display()))?;
     }
@@ -150,20 +158,21 @@ pub fn run(a: MatchArgs) -> anyhow::Result<i32> {
             o["stderr_log"] = p.display().to_string().into();
         }
         println!("{}", serde_json::to_string_pretty(&v)?);
-        if a.open {
-            return super::replay::serve(&report.replay, "127.0.0.1:0", true);
+        if failed {
+            return Ok(1);
         }
-        return Ok(0);
+        return if a.open { open(&report) } else { Ok(0) };
     }
     println!(
         "{} (seed {seed}), {} turns{}",
-        a.game.name(),
+        game.name(),
         report.turns,
-        match report.ended_by {
+        match &report.ended_by {
             koth_games::replay::EndedBy::Rules => String::new(),
             koth_games::replay::EndedBy::TurnLimit { .. } => " (cut short by --max-turns; scored as it stands)".to_owned(),
             koth_games::replay::EndedBy::WallClockCap { seconds } =>
                 format!(" (stopped by the wall-clock cap of {seconds:.0} s; scored as it stands)"),
+            koth_games::replay::EndedBy::RefereeFailed { reason } => format!(": the referee failed, so the match has no result: {reason}"),
         }
     );
     println!(
@@ -191,8 +200,11 @@ pub fn run(a: MatchArgs) -> anyhow::Result<i32> {
     if let Some(p) = &a.replay {
         println!("replay: {}", p.display());
     }
+    if failed {
+        return Ok(1);
+    }
     if a.open {
-        return super::replay::serve(&report.replay, "127.0.0.1:0", true);
+        return open(&report);
     }
     Ok(0)
 }

@@ -5,8 +5,27 @@ use std::path::Path;
 
 use koth_games::replay::{self, EndedBy, Replay};
 
-/// 0: the replay agrees with the rules; 1: it does not; 2: not a replay.
-pub fn check(file: &Path) -> i32 {
+/// The game of `r`: koth's own, or the external game in `game_dir`, whose
+/// referee draws and checks its replays.
+pub fn game_of(r: &Replay, game_dir: Option<&Path>, store: &super::BotStoreArgs) -> Result<koth_runner::Game, String> {
+    match (r.game.kind(), game_dir) {
+        (Some(g), _) => Ok(g.into()),
+        (None, None) => {
+            Err(format!("this is a replay of {}, an external game: pass --game FOLDER, the folder of its game.json and referee", r.game))
+        }
+        (None, Some(dir)) => {
+            let game = koth_runner::Game::find(&dir.display().to_string(), &store.builder(koth_runner::bot::ImagePolicy::Auto))?;
+            if game.id() != r.game {
+                return Err(format!("{} holds the game {}, the replay is of {}", dir.display(), game.name(), r.game));
+            }
+            Ok(game)
+        }
+    }
+}
+
+/// 0: the replay agrees with the rules; 1: it does not; 2: not a replay
+/// (or its external game's folder is missing or unusable).
+pub fn check(file: &Path, game_dir: Option<&Path>, store: &super::BotStoreArgs) -> i32 {
     let bytes = match std::fs::read(file) {
         Ok(b) => b,
         Err(e) => {
@@ -21,7 +40,14 @@ pub fn check(file: &Path) -> i32 {
             return 2;
         }
     };
-    if let Err(e) = replay::check(&r) {
+    let game = match game_of(&r, game_dir, store) {
+        Ok(g) => g,
+        Err(e) => {
+            eprintln!("koth: {}: {e}", file.display());
+            return 2;
+        }
+    };
+    if let Err(e) = game.check(&r, &store.sandbox()) {
         println!("{}: the replay disagrees with the rules: {e}", file.display());
         return 1;
     }
@@ -29,6 +55,8 @@ pub fn check(file: &Path) -> i32 {
         EndedBy::Rules => "ended by the rules".to_owned(),
         EndedBy::TurnLimit { turns } => format!("stopped after {turns} turns by a turn limit"),
         EndedBy::WallClockCap { seconds } => format!("stopped by its wall-clock cap of {seconds:.0} s"),
+        // check() refuses a match whose referee failed.
+        EndedBy::RefereeFailed { reason } => format!("its referee failed ({reason})"),
     };
     let result: Vec<String> = r
         .result
@@ -53,16 +81,18 @@ pub fn check(file: &Path) -> i32 {
 
 /// `koth replay view FILE`: the replay in the site's own viewer, served on
 /// this machine until Ctrl-C.
-pub fn view(file: &Path, listen: &str, open: bool) -> anyhow::Result<i32> {
+pub fn view(file: &Path, game_dir: Option<&Path>, store: &super::BotStoreArgs, listen: &str, open: bool) -> anyhow::Result<i32> {
     let bytes = std::fs::read(file).map_err(|e| anyhow::anyhow!("cannot read {}: {e}", file.display()))?;
     let r = Replay::from_json(&bytes).map_err(|e| anyhow::anyhow!("{}: {e}", file.display()))?;
-    serve(&r, listen, open)
+    let game = game_of(&r, game_dir, store).map_err(|e| anyhow::anyhow!("{}: {e}", file.display()))?;
+    let frames = game.frames(&r, &store.sandbox()).map_err(|e| anyhow::anyhow!("this replay cannot be drawn: {e}"))?;
+    serve(&r, frames, listen, open)
 }
 
 /// Serve `r` with the viewer on `listen` (127.0.0.1:0 picks a free port)
 /// until SIGINT or SIGTERM; `open` also asks the desktop to open it.
-pub fn serve(r: &Replay, listen: &str, open: bool) -> anyhow::Result<i32> {
-    let app = koth_scheduler::web::local_viewer(r).map_err(|e| anyhow::anyhow!("this replay cannot be drawn: {e}"))?;
+pub fn serve(r: &Replay, frames: replay::Frames, listen: &str, open: bool) -> anyhow::Result<i32> {
+    let app = koth_scheduler::web::local_viewer(r, &frames).map_err(|e| anyhow::anyhow!("this replay cannot be drawn: {e}"))?;
     let rt = tokio::runtime::Runtime::new()?;
     rt.block_on(async move {
         let listener = tokio::net::TcpListener::bind(listen)
@@ -107,8 +137,17 @@ fn said(r: Option<&koth_games::replay::Recorded>) -> String {
 /// `koth replay rerun`: `r` played again with the bot at `bot` in `seat`
 /// and every other seat answering from `r`. 0: every turn as recorded; 1:
 /// the run diverged (where is printed).
-pub fn rerun(r: &Replay, seat: usize, bot: &Path, store: &super::BotStoreArgs, out: Option<&Path>, open: bool) -> anyhow::Result<i32> {
+pub fn rerun(
+    r: &Replay,
+    seat: usize,
+    bot: &Path,
+    game_dir: Option<&Path>,
+    store: &super::BotStoreArgs,
+    out: Option<&Path>,
+    open: bool,
+) -> anyhow::Result<i32> {
     use koth_runner::engine::{play_seats, MatchOptions, SeatPlayer};
+    let game = game_of(r, game_dir, store).map_err(|e| anyhow::anyhow!(e))?;
     let builder = store.builder(koth_runner::bot::ImagePolicy::Auto);
     let spec = builder.prepare(bot).map_err(|e| anyhow::anyhow!("preparing {}: {e}", bot.display()))?;
     let n = r.seats.len();
@@ -131,7 +170,7 @@ pub fn rerun(r: &Replay, seat: usize, bot: &Path, store: &super::BotStoreArgs, o
         })
         .collect();
     let (max_turns, wall_cap) = match &r.ended_by {
-        EndedBy::Rules => (None, None),
+        EndedBy::Rules | EndedBy::RefereeFailed { .. } => (None, None),
         EndedBy::TurnLimit { turns } => (Some(*turns), None),
         EndedBy::WallClockCap { seconds } => (None, Some(std::time::Duration::from_secs_f64(*seconds))),
     };
@@ -141,7 +180,7 @@ pub fn rerun(r: &Replay, seat: usize, bot: &Path, store: &super::BotStoreArgs, o
         max_turns,
         wall_cap,
         sandbox: koth_sandbox::SandboxConfig { limits, ..store.sandbox() },
-        ..MatchOptions::new(r.game, r.seed)
+        ..MatchOptions::new(game.clone(), r.seed)
     };
     eprintln!("koth: {} seed {}: {} in seat {}, the other seats from the recording", r.game.name(), r.seed, spec.name, seat + 1);
     let report = play_seats(&opts, seats).map_err(|e| anyhow::anyhow!(e))?;
@@ -207,7 +246,8 @@ pub fn rerun(r: &Replay, seat: usize, bot: &Path, store: &super::BotStoreArgs, o
         println!("replay: {}", path.display());
     }
     if open {
-        serve(new, "127.0.0.1:0", true)?;
+        let frames = game.frames(new, &store.sandbox()).map_err(|e| anyhow::anyhow!("this replay cannot be drawn: {e}"))?;
+        serve(new, frames, "127.0.0.1:0", true)?;
     }
     Ok(if diverged.is_some() { 1 } else { 0 })
 }

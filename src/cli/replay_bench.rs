@@ -120,7 +120,7 @@ pub fn run(a: ReplayBenchArgs) -> anyhow::Result<i32> {
             "game", "turns", "json", "stored", "ratio", "pack ms", "jsonb wr ms", "packed wr ms", "ratio", "frames ms", "viewer"
         );
         for replay in &replays_in {
-            let game = replay.game;
+            let game = replay.game.kind().expect("replay-bench plays koth's own games");
             let cfg = koth_scheduler::format::LadderConfig::default_for(game);
             let ladder = store::create_ladder(&pool, &format!("bench-{}-{}", game.name(), std::process::id()), game, &cfg).await?;
             let mut bots = Vec::new();

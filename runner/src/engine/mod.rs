@@ -30,13 +30,14 @@ pub mod status;
 use std::time::{Duration, Instant};
 
 use koth_games::replay::{Answer, EndedBy, MoveTime, Recorded, Replay, ReplaySeat, Turn};
-use koth_games::{GameKind, MatchResult, Reply, Request, Seat, TimePolicy, Verdict};
+use koth_games::{BotProtocol, GameId, MatchResult, Request, Seat, TimePolicy, Verdict};
 use koth_sandbox::{Network, PromptWakeups, Sandbox, SandboxConfig};
 use serde::Serialize;
 
 use crate::bot::BotSpec;
+use crate::game::Game;
 use crate::protocol::io::{PollSet, StderrLog};
-use crate::protocol::{Bot, Gone, Heard, Protocol, ProtocolKind};
+use crate::protocol::{self, Bot, Gone, Heard, Protocol};
 use clock::{Allowance, Clock, Decision, LineUse, Seen};
 pub use status::BotStatus;
 
@@ -56,7 +57,8 @@ const END_NOTICE_GRACE: Duration = Duration::from_millis(100);
 
 #[derive(Clone, Debug)]
 pub struct MatchOptions {
-    pub game: GameKind,
+    /// koth's own game, or an external game with its referee.
+    pub game: Game,
     pub seed: u64,
     /// Box for each bot: limits (memory, pids, ...). The root filesystem is
     /// each bot's own ([`BotSpec::root`], its language's image).
@@ -88,9 +90,9 @@ pub struct MatchOptions {
 }
 
 impl MatchOptions {
-    pub fn new(game: GameKind, seed: u64) -> MatchOptions {
+    pub fn new(game: impl Into<Game>, seed: u64) -> MatchOptions {
         MatchOptions {
-            game,
+            game: game.into(),
             seed,
             sandbox: SandboxConfig::default(),
             per_move: None,
@@ -113,26 +115,12 @@ impl MatchOptions {
     }
 }
 
-/// The most turns a game's rules can take (Target: its safety cap).
-pub fn turn_bound(game: GameKind) -> u32 {
-    match game {
-        // One bot per turn; the game ends when the turn count exceeds 32,768.
-        GameKind::Flit => 32_769,
-        GameKind::Slime => 2000,
-        // 49 squares, a domino covers 2: at most 24 placements, and skips.
-        GameKind::Linkage => 60,
-        GameKind::Target => 50_000,
-        // Both heads fill a cell of 32 × 32 every turn.
-        GameKind::Snake => 512,
-    }
-}
-
 /// The default cap on a match's wall time: twice the time its longest game
 /// takes with every move at the limit, every start-up allowance, and a
 /// minute. A match that hits it is ended and scored as it stands.
 pub fn default_wall_cap(opts: &MatchOptions, seats: usize) -> Duration {
     let policy = opts.policy();
-    policy.per_move * turn_bound(opts.game) * 2 + (opts.first_move_extra + policy.per_move) * seats as u32 + Duration::from_secs(60)
+    policy.per_move * opts.game.turn_bound() * 2 + (opts.first_move_extra + policy.per_move) * seats as u32 + Duration::from_secs(60)
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -161,7 +149,7 @@ pub struct BotOutcome {
 
 #[derive(Debug, Serialize)]
 pub struct MatchReport {
-    pub game: GameKind,
+    pub game: GameId,
     pub seed: u64,
     pub engine: &'static str,
     pub turns: u32,
@@ -169,6 +157,10 @@ pub struct MatchReport {
     pub cut_short: bool,
     pub ended_by: EndedBy,
     pub outcomes: Vec<BotOutcome>,
+    /// What an external game's referee wrote to stderr, for the game's
+    /// host (capped; not in the replay).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub referee_stderr: Option<String>,
     /// Seed, initial state and every turn with its answers, per-move times
     /// and the referee's events: enough to redraw and re-check the game.
     #[serde(skip)]
@@ -229,12 +221,22 @@ pub enum SeatPlayer {
     Recorded { name: String, id_line: Option<String>, answers: Vec<Recorded> },
 }
 
+impl SeatPlayer {
+    /// The name reports and the referee know the seat by.
+    pub fn name(&self) -> String {
+        match self {
+            SeatPlayer::Bot(spec) => spec.name.clone(),
+            SeatPlayer::Recorded { name, .. } => name.clone(),
+        }
+    }
+}
+
 impl Player {
-    fn new(opts: &MatchOptions, kind: ProtocolKind, seat: SeatPlayer) -> Result<Player> {
+    fn new(opts: &MatchOptions, kind: BotProtocol, seat: SeatPlayer) -> Result<Player> {
         let (spec, proto): (BotSpec, Box<dyn Protocol>) = match seat {
-            SeatPlayer::Bot(spec) => (spec, kind.make()),
+            SeatPlayer::Bot(spec) => (spec, protocol::make(kind)),
             SeatPlayer::Recorded { name, id_line, answers } => {
-                let like = kind.make();
+                let like = protocol::make(kind);
                 let proto = Box::new(crate::protocol::recorded::Recorded::new(like.as_ref(), id_line, answers));
                 let spec = BotSpec {
                     name,
@@ -253,7 +255,7 @@ impl Player {
         let mut cfg = opts.sandbox.clone();
         cfg.root = spec.root.clone();
         crate::state::hide(&mut cfg, []);
-        if let Some(port) = kind.loopback_port() {
+        if let Some(port) = protocol::loopback_port(kind) {
             cfg.network = Network::Loopback { connect_ports: vec![port] };
         }
         let sandbox = Sandbox::create(cfg).map_err(|e| EngineError::Host(format!("building the box for {}: {e}", spec.name)))?;
@@ -433,8 +435,10 @@ pub fn play(opts: &MatchOptions, bots: Vec<BotSpec>) -> Result<MatchReport> {
 
 /// Play one match with these seats (bots, or recordings).
 pub fn play_seats(opts: &MatchOptions, bots: Vec<SeatPlayer>) -> Result<MatchReport> {
-    let mut referee = opts.game.referee(bots.len(), opts.seed).map_err(EngineError::Invalid)?;
-    let kind = ProtocolKind::of(opts.game);
+    let names: Vec<String> = bots.iter().map(SeatPlayer::name).collect();
+    // Before any bot starts: an external referee's start-up is on no bot's clock.
+    let mut referee = opts.game.referee(&names, opts.seed, &opts.sandbox).map_err(EngineError::Invalid)?;
+    let kind = opts.game.protocol();
     let policy = opts.policy();
     // This thread runs the moment a bot answers and pauses it before the
     // bot runs again, however busy the bot keeps the cores (play_turn).
@@ -475,9 +479,9 @@ pub fn play_seats(opts: &MatchOptions, bots: Vec<SeatPlayer>) -> Result<MatchRep
         turn += 1;
         let turn_start = Instant::now();
         let pending = play_turn(&mut players, &step.requests, turn, &prompt);
-        let (replies, answers, times) = judge_turn(&mut players, pending, turn);
+        let (answers, times) = judge_turn(&mut players, pending, turn);
         let engine_us = turn_start.elapsed().as_secs_f64() * 1e6;
-        let (judgements, events) = referee.apply(replies);
+        let (judgements, events) = referee.apply_turn(&answers, &times);
         for j in &judgements {
             let p = &mut players[j.seat];
             if let Verdict::Invalid { answer, reason } = &j.verdict {
@@ -495,6 +499,9 @@ pub fn play_seats(opts: &MatchOptions, bots: Vec<SeatPlayer>) -> Result<MatchRep
         if let Some(p) = &opts.progress {
             p.store(turn, std::sync::atomic::Ordering::Relaxed);
         }
+    }
+    if let Some(reason) = referee.failure() {
+        ended_by = EndedBy::RefereeFailed { reason };
     }
     if ended_by == EndedBy::Rules {
         // The rules' last step may be notices only (Snake's WIN / LOSS).
@@ -543,7 +550,7 @@ pub fn play_seats(opts: &MatchOptions, bots: Vec<SeatPlayer>) -> Result<MatchRep
     }
     let cut_short = ended_by != EndedBy::Rules;
     let replay = Replay {
-        game: opts.game,
+        game: opts.game.id(),
         seed: opts.seed,
         engine: ENGINE_VERSION.to_owned(),
         time_policy: Some(policy),
@@ -561,7 +568,17 @@ pub fn play_seats(opts: &MatchOptions, bots: Vec<SeatPlayer>) -> Result<MatchRep
         cut_short,
         ended_by: ended_by.clone(),
     };
-    Ok(MatchReport { game: opts.game, seed: opts.seed, engine: ENGINE_VERSION, turns: turn, cut_short, ended_by, outcomes, replay })
+    Ok(MatchReport {
+        game: opts.game.id(),
+        seed: opts.seed,
+        engine: ENGINE_VERSION,
+        turns: turn,
+        cut_short,
+        ended_by,
+        outcomes,
+        referee_stderr: referee.stderr(),
+        replay,
+    })
 }
 
 /// Say once per process how the engine's thread was made prompt, if it
@@ -695,9 +712,9 @@ fn listen(p: &mut Player, pend: &Pending, turn: u32, prompt: &PromptWakeups) -> 
     }
 }
 
-/// The clock's decisions: what the referee gets, and the replay's record.
-fn judge_turn(players: &mut [Player], pending: Vec<Pending>, turn: u32) -> (Vec<(Seat, Reply)>, Vec<Answer>, Vec<MoveTime>) {
-    let mut replies = Vec::with_capacity(pending.len());
+/// The clock's decisions, as the replay records them and the referee gets
+/// them.
+fn judge_turn(players: &mut [Player], pending: Vec<Pending>, turn: u32) -> (Vec<Answer>, Vec<MoveTime>) {
     let mut answers = Vec::with_capacity(pending.len());
     let mut times = Vec::with_capacity(pending.len());
     let ms = |d: Duration| d.as_secs_f64() * 1e3;
@@ -734,13 +751,13 @@ fn judge_turn(players: &mut [Player], pending: Vec<Pending>, turn: u32) -> (Vec<
         if !matches!(decision, Decision::Gone) {
             p.move_times.push(took);
         }
-        let (reply, recorded) = match (decision.answer_counts(), text) {
+        let recorded = match (decision.answer_counts(), text) {
             (true, Some(a)) => {
                 p.moves += 1;
-                (Reply::Answer(a.clone()), Recorded::Answer { answer: a })
+                Recorded::Answer { answer: a }
             }
-            _ if decision == Decision::Gone => (Reply::Gone, Recorded::Gone { gone: true, why: Some(p.status.describe()) }),
-            _ => (Reply::Timeout, Recorded::Timeout { timeout: true }),
+            _ if decision == Decision::Gone => Recorded::Gone { gone: true, why: Some(p.status.describe()) },
+            _ => Recorded::Timeout { timeout: true },
         };
         if decision != Decision::Gone {
             times.push(MoveTime {
@@ -751,10 +768,9 @@ fn judge_turn(players: &mut [Player], pending: Vec<Pending>, turn: u32) -> (Vec<
                 cpu_after_answer_us: after_answer.map(|d| d.as_secs_f64() * 1e6),
             });
         }
-        replies.push((pend.seat, reply));
         answers.push(Answer { seat: pend.seat, reply: recorded });
     }
-    (replies, answers, times)
+    (answers, times)
 }
 
 #[cfg(test)]
@@ -765,7 +781,7 @@ mod tests {
     /// the error says so, and the service does not retry it.
     #[test]
     fn a_match_the_rules_refuse_is_a_deterministic_error() {
-        let e = play(&MatchOptions::new(GameKind::Snake, 1), Vec::new()).unwrap_err();
+        let e = play(&MatchOptions::new(koth_games::GameKind::Snake, 1), Vec::new()).unwrap_err();
         assert!(matches!(&e, EngineError::Invalid(why) if why.contains("exactly 2")), "{e:?}");
         assert!(e.is_deterministic());
         assert!(!EngineError::Host("building the box".into()).is_deterministic());

@@ -33,7 +33,7 @@ use std::fs::File;
 use std::os::fd::AsRawFd;
 use std::time::{Duration, Instant};
 
-use koth_games::GameKind;
+use koth_games::BotProtocol;
 use koth_sandbox::{Child, Command, Exit, Sandbox, Stdio};
 
 use crate::bot::BotSpec;
@@ -46,41 +46,23 @@ pub const MAX_LINE: usize = 4096;
 /// goes on without it (the box's teardown reaps it later).
 pub const REAP_WAIT: Duration = Duration::from_millis(200);
 
-/// The protocols koth speaks.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ProtocolKind {
-    Stdio,
-    TcpOrStdio,
-    PerTurnArgv,
-    PerTurnFiles,
+/// A fresh instance of protocol `kind` for one bot. (Which protocol a game
+/// speaks is the game's: [`koth_games::GameKind::protocol`], or an
+/// external game's manifest.)
+pub fn make(kind: BotProtocol) -> Box<dyn Protocol> {
+    match kind {
+        BotProtocol::Stdio => Box::new(stdio::Stdio::default()),
+        BotProtocol::TcpOrStdio => Box::new(tcp::TcpOrStdio::default()),
+        BotProtocol::PerTurnArgv => Box::new(argv::PerTurnArgv::default()),
+        BotProtocol::PerTurnFiles => Box::new(files::PerTurnFiles::default()),
+    }
 }
 
-impl ProtocolKind {
-    pub fn of(game: GameKind) -> ProtocolKind {
-        match game {
-            GameKind::Flit | GameKind::Target => ProtocolKind::Stdio,
-            GameKind::Snake => ProtocolKind::TcpOrStdio,
-            GameKind::Slime => ProtocolKind::PerTurnArgv,
-            GameKind::Linkage => ProtocolKind::PerTurnFiles,
-        }
-    }
-
-    /// A fresh instance for one bot.
-    pub fn make(self) -> Box<dyn Protocol> {
-        match self {
-            ProtocolKind::Stdio => Box::new(stdio::Stdio::default()),
-            ProtocolKind::TcpOrStdio => Box::new(tcp::TcpOrStdio::default()),
-            ProtocolKind::PerTurnArgv => Box::new(argv::PerTurnArgv::default()),
-            ProtocolKind::PerTurnFiles => Box::new(files::PerTurnFiles::default()),
-        }
-    }
-
-    /// The bot's box needs loopback networking (and which port).
-    pub fn loopback_port(self) -> Option<u16> {
-        match self {
-            ProtocolKind::TcpOrStdio => Some(tcp::PORT),
-            _ => None,
-        }
+/// The bot's box needs loopback networking (and which port).
+pub fn loopback_port(kind: BotProtocol) -> Option<u16> {
+    match kind {
+        BotProtocol::TcpOrStdio => Some(tcp::PORT),
+        BotProtocol::Stdio | BotProtocol::PerTurnArgv | BotProtocol::PerTurnFiles => None,
     }
 }
 
@@ -185,10 +167,15 @@ pub struct Process {
 impl Process {
     /// Spawn with stdout and stderr piped (and stdin when `stdin`).
     pub fn spawn(bot: &Bot, extra: &[String], stdin: bool) -> Result<(Process, Option<std::os::fd::OwnedFd>), Gone> {
+        Process::spawn_lines(bot, extra, stdin, MAX_LINE)
+    }
+
+    /// [`spawn`](Process::spawn), with stdout's lines kept up to `max_line` bytes.
+    pub fn spawn_lines(bot: &Bot, extra: &[String], stdin: bool, max_line: usize) -> Result<(Process, Option<std::os::fd::OwnedFd>), Gone> {
         let cmd = bot.command(extra).stdin(if stdin { Stdio::Pipe } else { Stdio::Null }).stdout(Stdio::Pipe).stderr(Stdio::Pipe);
         let mut child = bot.sandbox.spawn(cmd).map_err(|e| Gone::NotStarted(e.to_string()))?;
         let stdin = child.stdin.take().map(std::os::fd::OwnedFd::from);
-        let stdout = child.stdout.take().map(|f| LineReader::new(f.into(), MAX_LINE));
+        let stdout = child.stdout.take().map(|f| LineReader::new(f.into(), max_line));
         let stderr = child.stderr.take().inspect(|f| io::set_nonblocking(f.as_raw_fd()));
         Ok((Process { child, stdout, stderr }, stdin))
     }
@@ -251,10 +238,11 @@ mod tests {
 
     #[test]
     fn every_game_has_a_protocol_and_only_snake_a_port() {
+        use koth_games::GameKind;
         for g in GameKind::ALL {
-            let kind = ProtocolKind::of(g);
-            let p = kind.make();
-            assert_eq!(kind.loopback_port().is_some(), g == GameKind::Snake, "{g:?}");
+            let kind = g.protocol();
+            let p = make(kind);
+            assert_eq!(loopback_port(kind).is_some(), g == GameKind::Snake, "{g:?}");
             assert_eq!(p.long_lived(), matches!(g, GameKind::Flit | GameKind::Target | GameKind::Snake), "{g:?}");
             assert_eq!(p.speaks_first(), matches!(g, GameKind::Snake | GameKind::Linkage), "{g:?}");
         }

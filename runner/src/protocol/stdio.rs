@@ -17,7 +17,7 @@ pub struct Stdio {
 
 impl Stdio {
     /// What a long-lived process's output says: a line, or how it is gone.
-    pub(super) fn hear_process(process: &mut Process, stdin: Option<&mut Outbox>, ended: &mut bool, bot: &mut Bot) -> Option<Heard> {
+    pub(crate) fn hear_process(process: &mut Process, stdin: Option<&mut Outbox>, ended: &mut bool, bot: &mut Bot) -> Option<Heard> {
         if let Some(s) = stdin {
             s.flush();
         }

@@ -1,0 +1,788 @@
+//! Games from outside koth: a folder with a manifest and a referee program
+//! in any language, and the protocol koth speaks with that program.
+//!
+//! ```text
+//! mygame/
+//!   game.json      the manifest (GameManifest): name, seats, the bots'
+//!                  protocol, time policy, turn bound, the referee's main
+//!                  file and limits, default settings, the view's legend
+//!   referee.py     the referee, compiled and run like a bot of its language
+//!   bots/          example bots (optional)
+//! ```
+//!
+//! # The referee protocol
+//!
+//! Line-oriented JSON on the referee's stdin and stdout, one line from koth
+//! and then exactly one line back, in turn; the referee's stderr is kept for
+//! the game's host. koth writes:
+//!
+//! - once, `{"type":"start","seed":"…","seats":[{"seat":0,"name":"…"},…],"settings":{…}}`
+//!   (the seed as a string: 64-bit seeds do not survive JSON numbers);
+//! - after every turn, `{"type":"answers","turn":N,"answers":[…]}` with,
+//!   for each bot asked, `{"seat":s,"status":"answer","text":"…","wall_ms":…,"cpu_ms":…,"over_limit":false}`,
+//!   `{"seat":s,"status":"timeout",…}` or `{"seat":s,"status":"gone","why":"crashed on turn 5 (exit code 3)"}`.
+//!
+//! The referee answers each with a [`RefereeSays`]:
+//! `{"requests":[{"seat":s,"text":"…"}],"notices":[…],"judgements":[…],"events":[…],"view":{…},"scores":[…],"over":false}`.
+//! `requests` go to the bots who must answer this turn (the engine times
+//! each on its own clock, freezes it once it answered); `notices` are lines
+//! a bot gets without answering; `judgements` say how an answer was
+//! understood (`{"seat":s,"move":"…"}`) or why it was refused
+//! (`{"seat":s,"invalid":"…"}`), unlisted answers being accepted as
+//! written; `events` are JSON objects with a `"type"` (and a `"text"` the
+//! viewer shows); `view` is the board now ([`View`]); `scores` are every
+//! seat's standing now, higher is better (`ranks` may say the places
+//! instead, 1 for the best); `over: true` ends the game, its `scores` (or
+//! `ranks`) the result. The answer to `start` may carry `initial`, the
+//! state the replay starts from. Anything else (a line that is not such an
+//! object, a seat that does not exist, a game that asks nobody and does not
+//! end, a view whose cells do not fill its grid) is the referee's failure:
+//! the match ends as "referee failed", rating nobody.
+//!
+//! This module is pure: the manifest, the wire types, and [`Conversation`],
+//! which writes koth's lines and checks the referee's. The runner runs the
+//! program in a box of its own and moves the lines
+//! (`koth_runner::referee`).
+
+use std::borrow::Cow;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::replay::{Answer, MoveTime, Recorded};
+use crate::view::{LegendEntry, View, EMPTY, SEAT_CODES};
+use crate::{BotProtocol, GameKind, Judgement, MatchResult, Request, Seat, SeatResult, Step, TimePolicy, Verdict};
+
+/// The manifest's file name in a game's folder.
+pub const MANIFEST: &str = "game.json";
+
+/// Longest line a referee may write (a view of 256 × 256 cells is 64 KiB).
+pub const MAX_REFEREE_LINE: usize = 1 << 20;
+/// Longest request or notice text for one bot.
+pub const MAX_BOT_TEXT: usize = 64 << 10;
+/// Most events in one turn.
+pub const MAX_EVENTS: usize = 256;
+/// Largest grid side.
+pub const MAX_GRID_SIDE: usize = 256;
+
+/// A game's `game.json`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GameManifest {
+    /// The game's name: lowercase letters, digits, `-` and `_`; not one of
+    /// koth's own games.
+    pub name: String,
+    /// A title for people.
+    #[serde(default)]
+    pub title: String,
+    pub seats: SeatRange,
+    /// How the bots talk to koth: `stdio`, `tcp_or_stdio`, `per_turn_argv`
+    /// or `per_turn_files`.
+    pub protocol: BotProtocol,
+    /// Time per move and what a timeout means, as koth's own games have it:
+    /// `{"per_move": 50, "on_timeout": {"kind": "no_move", "freeze_after": 5}}`.
+    pub time_policy: TimePolicy,
+    /// The most turns the rules can take: bounds the match's wall-clock cap.
+    pub max_turns: u32,
+    pub referee: RefereeProgram,
+    /// Settings the referee gets in `start` unless a match says otherwise.
+    #[serde(default = "empty_object")]
+    pub settings: Value,
+    /// The game's own cell codes in its views, beyond `.` and the seats'.
+    #[serde(default)]
+    pub legend: Vec<LegendEntry>,
+}
+
+fn empty_object() -> Value {
+    Value::Object(Default::default())
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SeatRange {
+    pub min: usize,
+    pub max: usize,
+}
+
+/// How the referee is built and run: its main file, in the language its
+/// extension (or `language`) names, compiled on that language's image.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RefereeProgram {
+    /// The main file, in the game's folder.
+    pub main: String,
+    /// The language (see `languages/`), when the extension does not say.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub language: Option<String>,
+    #[serde(default)]
+    pub limits: RefereeLimits,
+}
+
+/// The referee's own limits, separate from the bots'.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct RefereeLimits {
+    /// Wall time for one answer (to `start`, or to a turn's answers).
+    pub per_call_ms: u64,
+    /// CPU time over the whole match.
+    pub match_cpu_ms: u64,
+    pub memory_mb: u64,
+}
+
+impl Default for RefereeLimits {
+    fn default() -> Self {
+        RefereeLimits { per_call_ms: 2000, match_cpu_ms: 120_000, memory_mb: 512 }
+    }
+}
+
+/// Whether `name` may name an external game.
+pub fn check_name(name: &str) -> Result<(), String> {
+    let ok = !name.is_empty()
+        && name.len() <= 40
+        && name.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-' || b == b'_')
+        && name.as_bytes()[0].is_ascii_lowercase();
+    if !ok {
+        return Err(format!("game name {name:?}: use 1 to 40 lowercase letters, digits, '-' and '_', starting with a letter"));
+    }
+    if GameKind::from_name(name).is_some() {
+        return Err(format!("game name {name:?} is one of koth's own games; pick another"));
+    }
+    Ok(())
+}
+
+impl GameManifest {
+    /// Read and check a `game.json`; the error says what to change.
+    pub fn parse(bytes: &[u8]) -> Result<GameManifest, String> {
+        let m: GameManifest = serde_json::from_slice(bytes).map_err(|e| format!("{MANIFEST}: {e}"))?;
+        m.check().map_err(|e| format!("{MANIFEST}: {e}"))?;
+        Ok(m)
+    }
+
+    fn check(&self) -> Result<(), String> {
+        check_name(&self.name)?;
+        let SeatRange { min, max } = self.seats;
+        if min < 1 || min > max || max > SEAT_CODES.len() {
+            return Err(format!("seats {min} to {max}: a game has 1 to {} seats, min ≤ max", SEAT_CODES.len()));
+        }
+        if !(1..=1_000_000).contains(&self.max_turns) {
+            return Err(format!("max_turns {}: give 1 to 1000000", self.max_turns));
+        }
+        let per_move = self.time_policy.per_move.as_millis();
+        if !(1..=60_000).contains(&per_move) {
+            return Err(format!("time_policy.per_move {per_move} ms: give 1 to 60000"));
+        }
+        let l = &self.referee.limits;
+        if !(10..=60_000).contains(&l.per_call_ms) {
+            return Err(format!("referee.limits.per_call_ms {}: give 10 to 60000", l.per_call_ms));
+        }
+        if !(100..=3_600_000).contains(&l.match_cpu_ms) {
+            return Err(format!("referee.limits.match_cpu_ms {}: give 100 to 3600000", l.match_cpu_ms));
+        }
+        if !(16..=4096).contains(&l.memory_mb) {
+            return Err(format!("referee.limits.memory_mb {}: give 16 to 4096", l.memory_mb));
+        }
+        let main = &self.referee.main;
+        if main.is_empty() || main.starts_with('/') || main.split('/').any(|c| c == ".." || c.is_empty()) {
+            return Err(format!("referee.main {main:?}: a path inside the game's folder"));
+        }
+        if !self.settings.is_object() {
+            return Err("settings: a JSON object".into());
+        }
+        for e in &self.legend {
+            let c = e.code;
+            if !c.is_ascii_graphic() || c as u8 == EMPTY || SEAT_CODES.contains(&(c as u8)) {
+                return Err(format!("legend code {c:?}: a printable ASCII character other than '.' and the seats' codes 0-9 a-f"));
+            }
+            if !is_colour(&e.colour) {
+                return Err(format!("legend colour {:?} of {c:?}: write it #rrggbb", e.colour));
+            }
+        }
+        Ok(())
+    }
+
+    pub fn seat_range(&self) -> (usize, usize) {
+        (self.seats.min, self.seats.max)
+    }
+}
+
+fn is_colour(c: &str) -> bool {
+    c.len() == 7 && c.starts_with('#') && c[1..].bytes().all(|b| b.is_ascii_hexdigit())
+}
+
+/// What koth writes to the referee.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum ToReferee<'a> {
+    Start { seed: String, seats: Vec<SeatName<'a>>, settings: &'a Value },
+    Answers { turn: u32, answers: Vec<AnswerSent<'a>> },
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct SeatName<'a> {
+    pub seat: Seat,
+    pub name: &'a str,
+}
+
+/// One bot's answer as the referee gets it.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct AnswerSent<'a> {
+    pub seat: Seat,
+    #[serde(flatten)]
+    pub status: AnswerStatus<'a>,
+    /// From the request's write to the answer (or the deadline), ms.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub wall_ms: Option<f64>,
+    /// The bot's CPU time over the same span, ms.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cpu_ms: Option<f64>,
+    /// The answer came after the move's limit (a soft limit counts it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub over_limit: Option<bool>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(tag = "status", rename_all = "snake_case")]
+pub enum AnswerStatus<'a> {
+    Answer { text: &'a str },
+    Timeout,
+    Gone { why: &'a str },
+}
+
+/// What the referee writes, once per line koth wrote.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RefereeSays {
+    /// The state the replay starts from (the answer to `start` only).
+    #[serde(default)]
+    pub initial: Option<Value>,
+    #[serde(default)]
+    pub requests: Vec<Line>,
+    #[serde(default)]
+    pub notices: Vec<Line>,
+    #[serde(default)]
+    pub judgements: Vec<SaidJudgement>,
+    #[serde(default)]
+    pub events: Vec<Value>,
+    pub view: View,
+    /// Every seat's standing now, higher is better.
+    pub scores: Vec<f64>,
+    /// Every seat's place now (1 the best, shared places allowed); from
+    /// `scores` when absent.
+    #[serde(default)]
+    pub ranks: Option<Vec<usize>>,
+    #[serde(default)]
+    pub over: bool,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Line {
+    pub seat: Seat,
+    pub text: String,
+}
+
+/// How the referee understood one answer: `move` (accepted, as it read
+/// it) or `invalid` (refused, and why).
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SaidJudgement {
+    pub seat: Seat,
+    #[serde(default, rename = "move")]
+    pub accepted: Option<String>,
+    #[serde(default)]
+    pub invalid: Option<String>,
+}
+
+/// A checked answer of the referee, in koth's terms.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Said {
+    pub initial: Option<Value>,
+    /// What to deliver next: notices, and requests unless the game is over.
+    pub step: Step,
+    pub judgements: Vec<Judgement>,
+    pub events: Vec<Value>,
+    pub view: View,
+    pub standings: Vec<SeatResult>,
+    pub over: bool,
+}
+
+/// koth's side of one match's conversation with its referee: the lines it
+/// writes, and the checks on every line the referee writes back.
+#[derive(Clone, Debug)]
+pub struct Conversation {
+    seats: usize,
+    protocol: BotProtocol,
+    legend: Vec<u8>,
+    /// The seats asked in the last step, in order.
+    asked: Vec<Seat>,
+    /// The referee answered `start`.
+    started: bool,
+    turn: u32,
+    over: bool,
+}
+
+impl Conversation {
+    pub fn new(manifest: &GameManifest, seats: usize) -> Conversation {
+        Conversation {
+            seats,
+            protocol: manifest.protocol,
+            legend: manifest.legend.iter().map(|e| e.code as u8).collect(),
+            asked: Vec::new(),
+            started: false,
+            turn: 0,
+            over: false,
+        }
+    }
+
+    pub fn is_over(&self) -> bool {
+        self.over
+    }
+
+    /// Turns whose answers the referee has been sent.
+    pub fn turns(&self) -> u32 {
+        self.turn
+    }
+
+    /// The first line: the seed, the seats' names, the settings.
+    pub fn start(&self, seed: u64, names: &[String], settings: &Value) -> String {
+        let seats = names.iter().enumerate().map(|(seat, name)| SeatName { seat, name }).collect();
+        line(&ToReferee::Start { seed: seed.to_string(), seats, settings })
+    }
+
+    /// A turn's answers, as the replay records them. They must answer the
+    /// seats the last step asked (the engine's and a replay's do).
+    pub fn answers(&mut self, answers: &[Answer], times: &[MoveTime]) -> String {
+        self.turn += 1;
+        let sent = answers
+            .iter()
+            .map(|a| {
+                let time = times.iter().find(|t| t.seat == a.seat);
+                let status = match &a.reply {
+                    Recorded::Answer { answer } => AnswerStatus::Answer { text: answer },
+                    Recorded::Timeout { .. } => AnswerStatus::Timeout,
+                    Recorded::Gone { why, .. } => AnswerStatus::Gone { why: why.as_deref().unwrap_or("out of the match") },
+                };
+                AnswerSent {
+                    seat: a.seat,
+                    status,
+                    wall_ms: time.map(|t| t.wall_ms),
+                    cpu_ms: time.map(|t| t.cpu_ms),
+                    over_limit: time.map(|t| t.over_limit),
+                }
+            })
+            .collect();
+        line(&ToReferee::Answers { turn: self.turn, answers: sent })
+    }
+
+    /// Check the referee's line. `answered`: the answers it replies to
+    /// (none for `start`). An error says what the referee did wrong.
+    pub fn read(&mut self, text: &str, answered: &[Answer]) -> Result<Said, String> {
+        if text.len() >= MAX_REFEREE_LINE {
+            return Err(format!("wrote a line of {} bytes or more (the most is {MAX_REFEREE_LINE})", MAX_REFEREE_LINE));
+        }
+        let says: RefereeSays =
+            serde_json::from_str(text).map_err(|e| format!("wrote a line that is not its answer: {e}: {}", clip(text)))?;
+        let said = self.check(says, answered)?;
+        self.asked = said.step.requests.iter().map(|r| r.seat).collect();
+        self.over = said.over;
+        self.started = true;
+        Ok(said)
+    }
+
+    fn seat(&self, seat: Seat, what: &str) -> Result<Seat, String> {
+        if seat < self.seats {
+            Ok(seat)
+        } else {
+            Err(format!("{what} seat {seat}, but the match has {} seats (0 to {})", self.seats, self.seats - 1))
+        }
+    }
+
+    fn text(&self, l: Line, what: &str) -> Result<(Seat, String), String> {
+        let seat = self.seat(l.seat, what)?;
+        if l.text.len() > MAX_BOT_TEXT {
+            return Err(format!("{what} seat {seat} a text of {} bytes (the most is {MAX_BOT_TEXT})", l.text.len()));
+        }
+        if self.protocol.is_line_stream() && l.text.contains(['\n', '\r']) {
+            return Err(format!("{what} seat {seat} a text with a line break: bots of a {} game read lines", self.protocol.name()));
+        }
+        Ok((seat, l.text))
+    }
+
+    fn check(&self, says: RefereeSays, answered: &[Answer]) -> Result<Said, String> {
+        if self.over {
+            return Err("spoke after it had ended the game".into());
+        }
+        if says.initial.is_some() && self.started {
+            return Err("sent `initial` after the start".into());
+        }
+        let mut requests: Vec<Request> = Vec::new();
+        for l in says.requests {
+            let (seat, payload) = self.text(l, "asked")?;
+            if requests.iter().any(|r| r.seat == seat) {
+                return Err(format!("asked seat {seat} twice in one turn"));
+            }
+            requests.push(Request { seat, payload });
+        }
+        let notices = says.notices.into_iter().map(|l| self.text(l, "sent a notice to")).collect::<Result<Vec<_>, _>>()?;
+        if says.over && !requests.is_empty() {
+            return Err("ended the game and asked for moves in the same answer".into());
+        }
+        if !says.over && requests.is_empty() {
+            return Err("asked nobody for a move and did not end the game".into());
+        }
+        let judgements = self.judgements(says.judgements, answered)?;
+        if says.events.len() > MAX_EVENTS {
+            return Err(format!("wrote {} events in one turn (the most is {MAX_EVENTS})", says.events.len()));
+        }
+        for e in &says.events {
+            if !e.get("type").is_some_and(Value::is_string) {
+                return Err(format!("wrote an event without a \"type\": {}", clip(&e.to_string())));
+            }
+        }
+        self.view(&says.view)?;
+        let standings = self.standings(&says.scores, says.ranks.as_deref())?;
+        Ok(Said {
+            initial: says.initial,
+            step: Step { notices, requests },
+            judgements,
+            events: says.events,
+            view: says.view,
+            standings,
+            over: says.over,
+        })
+    }
+
+    /// One judgement per answer, in the answers' order: the referee's where
+    /// it gave one, else an answer accepted as written.
+    fn judgements(&self, said: Vec<SaidJudgement>, answered: &[Answer]) -> Result<Vec<Judgement>, String> {
+        for j in &said {
+            self.seat(j.seat, "judged")?;
+            if !answered.iter().any(|a| a.seat == j.seat) {
+                return Err(format!("judged seat {}, which answered nothing this turn", j.seat));
+            }
+            if said.iter().filter(|k| k.seat == j.seat).count() > 1 {
+                return Err(format!("judged seat {} twice", j.seat));
+            }
+            if j.accepted.is_some() == j.invalid.is_some() {
+                return Err(format!("judged seat {} with neither or both of \"move\" and \"invalid\"", j.seat));
+            }
+        }
+        let mut out = Vec::with_capacity(answered.len());
+        for a in answered {
+            let given = said.iter().find(|j| j.seat == a.seat);
+            let verdict = match (&a.reply, given) {
+                (Recorded::Answer { answer }, Some(SaidJudgement { invalid: Some(reason), .. })) => {
+                    Verdict::Invalid { answer: answer.clone(), reason: reason.clone() }
+                }
+                (Recorded::Answer { .. }, Some(SaidJudgement { accepted: Some(m), .. })) => Verdict::Accepted { r#move: m.clone() },
+                (Recorded::Answer { answer }, _) => Verdict::Accepted { r#move: answer.clone() },
+                (_, Some(_)) => return Err(format!("judged seat {}, which gave no answer this turn", a.seat)),
+                (Recorded::Timeout { .. }, None) => Verdict::TimedOut,
+                (Recorded::Gone { .. }, None) => Verdict::Gone,
+            };
+            out.push(Judgement { seat: a.seat, verdict });
+        }
+        Ok(out)
+    }
+
+    fn view(&self, v: &View) -> Result<(), String> {
+        if !(1..=MAX_GRID_SIDE).contains(&v.width) || !(1..=MAX_GRID_SIDE).contains(&v.height) {
+            return Err(format!("drew a {}×{} grid (each side 1 to {MAX_GRID_SIDE})", v.width, v.height));
+        }
+        if v.cells.len() != v.width * v.height {
+            return Err(format!("drew {} cells on a {}×{} grid", v.cells.len(), v.width, v.height));
+        }
+        let seat_codes = &SEAT_CODES[..self.seats];
+        if let Some(&c) = v.cells.iter().find(|&&c| c != EMPTY && !seat_codes.contains(&c) && !self.legend.contains(&c)) {
+            return Err(format!(
+                "drew a cell {:?}, which is not '.', a seat's code (0 to {}) or in the manifest's legend",
+                c as char,
+                SEAT_CODES[self.seats - 1] as char
+            ));
+        }
+        for m in &v.marks {
+            if m.cell >= v.cells.len() {
+                return Err(format!("marked cell {}, off the grid", m.cell));
+            }
+            if let Some(s) = m.seat {
+                self.seat(s, "marked a cell of")?;
+            }
+            if m.label.len() > 40 {
+                return Err("marked a cell with a label over 40 bytes".into());
+            }
+        }
+        if v.marks.len() > v.cells.len() {
+            return Err("marked more cells than the grid has".into());
+        }
+        if v.caption.len() > 500 {
+            return Err("wrote a caption over 500 bytes".into());
+        }
+        Ok(())
+    }
+
+    fn standings(&self, scores: &[f64], ranks: Option<&[usize]>) -> Result<Vec<SeatResult>, String> {
+        if scores.len() != self.seats {
+            return Err(format!("gave {} scores for {} seats", scores.len(), self.seats));
+        }
+        if scores.iter().any(|s| !s.is_finite()) {
+            return Err("gave a score that is not a finite number".into());
+        }
+        let Some(ranks) = ranks else { return Ok(crate::results_by_score(scores)) };
+        if ranks.len() != self.seats || ranks.iter().any(|&r| r < 1 || r > self.seats) {
+            return Err(format!("gave ranks {ranks:?}: one per seat, each 1 to {}", self.seats));
+        }
+        let firsts = ranks.iter().filter(|&&r| r == 1).count();
+        if firsts == 0 {
+            return Err(format!("gave ranks {ranks:?} with nobody first"));
+        }
+        Ok((0..self.seats)
+            .map(|seat| SeatResult {
+                seat,
+                score: scores[seat],
+                rank: ranks[seat],
+                result: match (ranks[seat], firsts) {
+                    (1, 1) => MatchResult::Win,
+                    (1, _) => MatchResult::Tie,
+                    _ => MatchResult::Loss,
+                },
+            })
+            .collect())
+    }
+}
+
+fn line<T: Serialize>(msg: &T) -> String {
+    serde_json::to_string(msg).expect("koth's messages are always JSON")
+}
+
+/// The start of an over-long text, for an error message.
+fn clip(text: &str) -> Cow<'_, str> {
+    if text.len() <= 200 {
+        return Cow::Borrowed(text);
+    }
+    let mut end = 200;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    Cow::Owned(format!("{}… ({} bytes)", &text[..end], text.len()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn manifest() -> GameManifest {
+        GameManifest::parse(
+            json!({
+                "name": "duel", "seats": {"min": 2, "max": 4}, "protocol": "stdio",
+                "time_policy": {"per_move": 50, "on_timeout": {"kind": "no_move", "freeze_after": 5}},
+                "max_turns": 100, "referee": {"main": "referee.py"},
+                "legend": [{"code": "#", "name": "wall", "colour": "#444444"}],
+            })
+            .to_string()
+            .as_bytes(),
+        )
+        .unwrap()
+    }
+
+    fn said(extra: Value) -> String {
+        let mut base = json!({"view": {"width": 2, "height": 1, "cells": ".#"}, "scores": [0, 0]});
+        base.as_object_mut().unwrap().extend(extra.as_object().unwrap().clone());
+        base.to_string()
+    }
+
+    fn answer(seat: Seat, text: &str) -> Answer {
+        Answer { seat, reply: Recorded::Answer { answer: text.into() } }
+    }
+
+    /// A conversation that has started and asked both seats.
+    fn asked_both() -> Conversation {
+        let mut c = Conversation::new(&manifest(), 2);
+        c.read(&said(json!({"requests": [{"seat": 0, "text": "go"}, {"seat": 1, "text": "go"}]})), &[]).unwrap();
+        c
+    }
+
+    #[test]
+    fn manifests_are_checked_with_words_that_say_what_to_change() {
+        let good = serde_json::to_value(manifest()).unwrap();
+        let cases: &[(&str, Value, &str)] = &[
+            ("a builtin name", json!({"name": "snake"}), "one of koth's own games"),
+            ("a path as name", json!({"name": "../x"}), "lowercase letters"),
+            ("no seats", json!({"seats": {"min": 0, "max": 2}}), "1 to 16 seats"),
+            ("seats backwards", json!({"seats": {"min": 3, "max": 2}}), "min ≤ max"),
+            ("17 seats", json!({"seats": {"min": 2, "max": 17}}), "1 to 16 seats"),
+            ("no turns", json!({"max_turns": 0}), "max_turns 0"),
+            ("a referee outside", json!({"referee": {"main": "../../etc/passwd"}}), "inside the game's folder"),
+            ("an absolute referee", json!({"referee": {"main": "/bin/sh"}}), "inside the game's folder"),
+            ("a slow referee", json!({"referee": {"main": "r.py", "limits": {"per_call_ms": 600000}}}), "per_call_ms"),
+            ("a seat's code", json!({"legend": [{"code": "3", "name": "x", "colour": "#000000"}]}), "seats' codes"),
+            ("the empty code", json!({"legend": [{"code": ".", "name": "x", "colour": "#000000"}]}), "other than '.'"),
+            ("a named colour", json!({"legend": [{"code": "#", "name": "x", "colour": "red"}]}), "#rrggbb"),
+            ("settings not an object", json!({"settings": [1]}), "a JSON object"),
+            ("an unknown field", json!({"rules": "none"}), "unknown field `rules`"),
+            ("an unknown protocol", json!({"protocol": "carrier_pigeon"}), "unknown variant"),
+        ];
+        for (what, change, want) in cases {
+            let mut m = good.clone();
+            m.as_object_mut().unwrap().extend(change.as_object().unwrap().clone());
+            let err = GameManifest::parse(m.to_string().as_bytes()).expect_err(what);
+            assert!(err.contains(want), "{what}: {err}");
+            assert!(err.starts_with("game.json: "), "{what}: {err}");
+        }
+        assert_eq!(GameManifest::parse(good.to_string().as_bytes()).unwrap(), manifest());
+        assert!(GameManifest::parse(b"{").unwrap_err().starts_with("game.json: "));
+    }
+
+    #[test]
+    fn koth_writes_the_start_and_each_turns_answers_as_one_line() {
+        let mut c = asked_both();
+        let start = c.start(u64::MAX, &["alice".into(), "bob".into()], &json!({"rounds": 3}));
+        assert_eq!(
+            serde_json::from_str::<Value>(&start).unwrap(),
+            json!({"type": "start", "seed": "18446744073709551615", "seats": [{"seat": 0, "name": "alice"}, {"seat": 1, "name": "bob"}], "settings": {"rounds": 3}})
+        );
+        let answers =
+            [answer(0, "R"), Answer { seat: 1, reply: Recorded::Gone { gone: true, why: Some("crashed on turn 1 (exit code 3)".into()) } }];
+        let times = [MoveTime { seat: 0, wall_ms: 1.5, cpu_ms: 0.25, over_limit: false, cpu_after_answer_us: None }];
+        let line = c.answers(&answers, &times);
+        assert!(!line.contains('\n'));
+        assert_eq!(
+            serde_json::from_str::<Value>(&line).unwrap(),
+            json!({"type": "answers", "turn": 1, "answers": [
+                {"seat": 0, "status": "answer", "text": "R", "wall_ms": 1.5, "cpu_ms": 0.25, "over_limit": false},
+                {"seat": 1, "status": "gone", "why": "crashed on turn 1 (exit code 3)"},
+            ]})
+        );
+    }
+
+    #[test]
+    fn a_turn_is_read_into_koths_terms() {
+        let mut c = asked_both();
+        let answered = [answer(0, "rock"), answer(1, "banana"), Answer { seat: 2, reply: Recorded::Timeout { timeout: true } }];
+        let mut c3 = Conversation::new(&manifest(), 3);
+        c3.read(
+            &said(json!({"scores": [0, 0, 0], "requests": [{"seat": 0, "text": "a"}, {"seat": 1, "text": "a"}, {"seat": 2, "text": "a"}]})),
+            &[],
+        )
+        .unwrap();
+        let s = c3
+            .read(
+                &said(json!({
+                    "scores": [1, 0, 0],
+                    "judgements": [{"seat": 0, "move": "R"}, {"seat": 1, "invalid": "not a hand"}],
+                    "events": [{"type": "round", "text": "alice won"}],
+                    "notices": [{"seat": 1, "text": "you lost"}],
+                    "over": true,
+                })),
+                &answered,
+            )
+            .unwrap();
+        assert!(s.over && s.step.requests.is_empty());
+        assert_eq!(s.step.notices, vec![(1, "you lost".to_owned())]);
+        assert_eq!(
+            s.judgements,
+            vec![
+                Judgement { seat: 0, verdict: Verdict::Accepted { r#move: "R".into() } },
+                Judgement { seat: 1, verdict: Verdict::Invalid { answer: "banana".into(), reason: "not a hand".into() } },
+                Judgement { seat: 2, verdict: Verdict::TimedOut },
+            ]
+        );
+        assert_eq!(
+            s.standings.iter().map(|r| (r.rank, r.result)).collect::<Vec<_>>(),
+            vec![(1, MatchResult::Win), (2, MatchResult::Loss), (2, MatchResult::Loss)]
+        );
+        assert!(c3.is_over());
+        // Unjudged answers are accepted as written; ranks may be given.
+        let s = c.read(&said(json!({"scores": [5, 5], "ranks": [2, 1], "over": true})), &answered[..2]).unwrap();
+        assert_eq!(s.judgements[1].verdict, Verdict::Accepted { r#move: "banana".into() });
+        assert_eq!(s.standings.iter().map(|r| (r.rank, r.result)).collect::<Vec<_>>(), vec![(2, MatchResult::Loss), (1, MatchResult::Win)]);
+    }
+
+    /// Every way a referee can break the protocol is its failure, in words.
+    #[test]
+    fn a_referee_that_breaks_the_protocol_is_told_what_it_did() {
+        let answered = [answer(0, "x"), answer(1, "y")];
+        let long = "x".repeat(MAX_BOT_TEXT + 1);
+        let cases: Vec<(&str, String, &str)> = vec![
+            ("not JSON", "hello".into(), "not its answer"),
+            ("a JSON array", "[1, 2]".into(), "not its answer"),
+            ("no view", json!({"scores": [0, 0], "over": true}).to_string(), "missing field `view`"),
+            ("an unknown field", said(json!({"over": true, "winner": 0})), "unknown field `winner`"),
+            ("a seat that does not exist", said(json!({"requests": [{"seat": 7, "text": "go"}]})), "seat 7, but the match has 2 seats"),
+            (
+                "a notice to nobody",
+                said(json!({"notices": [{"seat": 2, "text": "hi"}], "over": true})),
+                "seat 2, but the match has 2 seats",
+            ),
+            ("a seat asked twice", said(json!({"requests": [{"seat": 0, "text": "a"}, {"seat": 0, "text": "b"}]})), "twice"),
+            ("nobody asked, not over", said(json!({})), "asked nobody"),
+            ("over with requests", said(json!({"over": true, "requests": [{"seat": 0, "text": "a"}]})), "same answer"),
+            ("a newline to a line bot", said(json!({"requests": [{"seat": 0, "text": "a\nb"}]})), "line break"),
+            ("a huge request", said(json!({"requests": [{"seat": 0, "text": long}]})), "bytes"),
+            (
+                "both move and invalid",
+                said(json!({"over": true, "judgements": [{"seat": 0, "move": "x", "invalid": "y"}]})),
+                "neither or both",
+            ),
+            ("neither move nor invalid", said(json!({"over": true, "judgements": [{"seat": 0}]})), "neither or both"),
+            (
+                "a seat judged twice",
+                said(json!({"over": true, "judgements": [{"seat": 0, "move": "x"}, {"seat": 0, "move": "x"}]})),
+                "twice",
+            ),
+            ("too few scores", said(json!({"over": true, "scores": [1]})), "1 scores for 2 seats"),
+            ("ranks with nobody first", said(json!({"over": true, "ranks": [2, 2]})), "nobody first"),
+            ("a rank past the seats", said(json!({"over": true, "ranks": [1, 3]})), "one per seat"),
+            (
+                "cells that do not fill the grid",
+                said(json!({"over": true, "view": {"width": 3, "height": 3, "cells": "..."}})),
+                "3 cells on a 3×3 grid",
+            ),
+            ("a cell not in the legend", said(json!({"over": true, "view": {"width": 2, "height": 1, "cells": ".Z"}})), "not '.'"),
+            ("a cell of a seat not playing", said(json!({"over": true, "view": {"width": 2, "height": 1, "cells": ".5"}})), "not '.'"),
+            (
+                "a mark off the grid",
+                said(json!({"over": true, "view": {"width": 2, "height": 1, "cells": "..", "marks": [{"cell": 9, "label": "x"}]}})),
+                "off the grid",
+            ),
+            ("a huge grid", said(json!({"over": true, "view": {"width": 1000, "height": 1, "cells": ""}})), "1000×1 grid"),
+            ("an event without a type", said(json!({"over": true, "events": [{"text": "hi"}]})), "without a \"type\""),
+            ("initial after the start", said(json!({"over": true, "initial": {}})), "after the start"),
+        ];
+        for (what, line, want) in cases {
+            let mut c = asked_both();
+            let err = c.read(&line, &answered).expect_err(what);
+            assert!(err.contains(want), "{what}: {err}");
+        }
+        // A judgement of a seat that was not asked this turn.
+        let mut c = asked_both();
+        let err = c.read(&said(json!({"over": true, "judgements": [{"seat": 1, "move": "x"}]})), &answered[..1]).unwrap_err();
+        assert!(err.contains("answered nothing this turn"), "{err}");
+        // Nothing after the end.
+        let mut c = asked_both();
+        c.read(&said(json!({"over": true})), &answered).unwrap();
+        assert!(c.read(&said(json!({"over": true})), &[]).unwrap_err().contains("after it had ended"));
+        // A line at the limit is refused before it is parsed.
+        let mut c = asked_both();
+        assert!(c.read(&" ".repeat(MAX_REFEREE_LINE), &answered).unwrap_err().contains("bytes or more"));
+    }
+
+    #[test]
+    fn per_turn_protocols_may_send_several_lines() {
+        let mut m = manifest();
+        m.protocol = BotProtocol::PerTurnFiles;
+        let mut c = Conversation::new(&m, 2);
+        let s = c.read(&said(json!({"requests": [{"seat": 0, "text": "7\n......."}]})), &[]).unwrap();
+        assert_eq!(s.step.requests[0].payload, "7\n.......");
+    }
+
+    #[test]
+    fn game_ids_are_written_as_their_names() {
+        use crate::GameId;
+        for (name, id) in [("snake", GameId::Builtin(GameKind::Snake)), ("rpsls", GameId::External("rpsls".into()))] {
+            assert_eq!(serde_json::to_value(&id).unwrap(), json!(name));
+            assert_eq!(serde_json::from_value::<GameId>(json!(name)).unwrap(), id);
+        }
+        assert!(serde_json::from_value::<GameId>(json!("../etc")).is_err());
+    }
+}

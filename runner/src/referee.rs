@@ -1,0 +1,309 @@
+//! An external game's referee at work: its program in a box of its own,
+//! spoken to in the line-JSON protocol of [`koth_games::external`], behind
+//! the same [`Referee`] trait as koth's own games.
+//!
+//! The referee is untrusted code like the bots, and held the same way:
+//! - its own box: no network, its own memory and process limits, koth's
+//!   state folders hidden;
+//! - one line from koth, then one line back within `per_call_ms`, read
+//!   without ever blocking (a referee that stops reading, floods, or writes
+//!   megabytes without a newline costs a bounded buffer and its deadline);
+//! - frozen between its answers, so it thinks on no bot's clock, and its
+//!   CPU over the match bounded by `match_cpu_ms`;
+//! - a crash, a hang, a line that is not its answer, a seat that does not
+//!   exist: the referee has failed ([`Referee::failure`] says how, in
+//!   words), its box is emptied at once, and the engine ends the match as
+//!   `referee_failed`, rating nobody. Its stderr is kept for the game's
+//!   host ([`Referee::stderr`]), not put in the replay the
+//!   players read.
+
+use std::time::{Duration, Instant};
+
+use koth_games::external::{Conversation, RefereeLimits, MAX_REFEREE_LINE};
+use koth_games::replay::{Answer, MoveTime, Recorded};
+use koth_games::view::{Legend, View};
+use koth_games::{Judgement, Referee, Reply, Seat, SeatResult, Step};
+use koth_sandbox::{Exit, Network, Sandbox, SandboxConfig};
+use serde_json::Value;
+
+use crate::bot::BotSpec;
+use crate::game::ExternalGame;
+use crate::protocol::io::{Outbox, PollSet, StderrLog};
+use crate::protocol::stdio::Stdio;
+use crate::protocol::{Bot, Gone, Heard, Process};
+
+/// Bytes of the referee's stderr kept for the host.
+const STDERR_CAP: usize = 64 << 10;
+/// Processes and threads in the referee's box.
+const PIDS: u64 = 64;
+
+pub struct ExternalReferee {
+    conv: Conversation,
+    seats: usize,
+    legend: Legend,
+    limits: RefereeLimits,
+    run: Option<Running>,
+    failure: Option<String>,
+    log: StderrLog,
+    // What the referee said last.
+    initial: Value,
+    view: View,
+    standings: Vec<SeatResult>,
+    next: Option<Step>,
+}
+
+/// The referee's program, running.
+struct Running {
+    sandbox: Sandbox,
+    spec: BotSpec,
+    process: Process,
+    stdin: Outbox,
+    /// Its output ended.
+    ended: bool,
+    paused: bool,
+}
+
+impl ExternalReferee {
+    /// Start the referee of `game` for a match between `names` (in seat
+    /// order) and read its answer to `start`. Never fails: a referee that
+    /// cannot start says so through [`Referee::failure`].
+    pub fn start(game: &ExternalGame, names: &[String], seed: u64, sandbox: &SandboxConfig) -> ExternalReferee {
+        let m = &game.manifest;
+        let mut r = ExternalReferee {
+            conv: Conversation::new(m, names.len()),
+            seats: names.len(),
+            legend: m.legend.clone(),
+            limits: m.referee.limits,
+            run: None,
+            failure: None,
+            log: StderrLog::new(STDERR_CAP),
+            initial: Value::Null,
+            view: View::grid(1, 1),
+            standings: Vec::new(),
+            next: None,
+        };
+        match Running::start(&game.referee, &m.referee.limits, sandbox, &mut r.log) {
+            Ok(run) => r.run = Some(run),
+            Err(why) => {
+                r.fail(why);
+                return r;
+            }
+        }
+        let start = r.conv.start(seed, names, &m.settings);
+        r.exchange(&start, &[]);
+        r
+    }
+
+    /// Send one line and take the referee's answer to it; a failure stops
+    /// the referee and is recorded.
+    fn exchange(&mut self, line: &str, answered: &[Answer]) -> Option<(Vec<Judgement>, Vec<Value>)> {
+        let when = if self.standings.is_empty() { "at the start".to_owned() } else { format!("after turn {}", self.conv.turns()) };
+        let run = self.run.as_mut()?;
+        let heard = run.ask(line, Duration::from_millis(self.limits.per_call_ms), &mut self.log);
+        let used = run.sandbox.cpu_usage().unwrap_or_default();
+        let said = heard.and_then(|text| {
+            if used > Duration::from_millis(self.limits.match_cpu_ms) {
+                return Err(format!("used {} ms of CPU, over its {} ms for the match", used.as_millis(), self.limits.match_cpu_ms));
+            }
+            self.conv.read(&text, answered)
+        });
+        match said {
+            Ok(s) => {
+                if let Some(initial) = s.initial {
+                    self.initial = initial;
+                }
+                self.view = s.view;
+                self.standings = s.standings;
+                self.next = (!s.over || !s.step.notices.is_empty()).then_some(s.step);
+                Some((s.judgements, s.events))
+            }
+            Err(why) => {
+                self.fail(format!("{why} ({when})"));
+                None
+            }
+        }
+    }
+
+    fn fail(&mut self, why: String) {
+        if self.failure.is_none() {
+            self.failure = Some(why);
+        }
+        self.next = None;
+        if let Some(mut run) = self.run.take() {
+            run.stop(&mut self.log);
+        }
+    }
+}
+
+impl Running {
+    fn start(spec: &BotSpec, limits: &RefereeLimits, base: &SandboxConfig, log: &mut StderrLog) -> Result<Running, String> {
+        let mut cfg = base.clone();
+        cfg.root = spec.root.clone();
+        cfg.network = Network::None;
+        cfg.limits.memory = limits.memory_mb << 20;
+        cfg.limits.pids = PIDS;
+        // The match's CPU is counted from the cgroup after every answer;
+        // RLIMIT_CPU a little above it is the backstop.
+        cfg.limits.cpu_time = Some(Duration::from_millis(limits.match_cpu_ms) + Duration::from_secs(1));
+        cfg.limits.wall_time = None;
+        crate::state::hide(&mut cfg, []);
+        let sandbox = Sandbox::create(cfg).map_err(|e| format!("its box could not be built: {e}"))?;
+        for (name, data, mode) in &spec.files {
+            sandbox.workdir().write_file(name, data, *mode).map_err(|e| format!("putting {name} in its folder: {e}"))?;
+        }
+        let bot = Bot { sandbox: &sandbox, spec, log };
+        let (process, stdin) = Process::spawn_lines(&bot, &[], true, MAX_REFEREE_LINE).map_err(|g| gone_words(&g, &sandbox))?;
+        let stdin = Outbox::new(stdin.ok_or("it has no standard input")?);
+        Ok(Running { sandbox, spec: spec.clone(), process, stdin, ended: false, paused: false })
+    }
+
+    /// Write `line`, wait up to `limit` for one line back; frozen after.
+    fn ask(&mut self, line: &str, limit: Duration, log: &mut StderrLog) -> Result<String, String> {
+        // A line from before this question answered nothing.
+        if let Some(out) = self.process.stdout.as_mut() {
+            out.pump();
+            if let Some(extra) = out.take_line() {
+                return Err(format!("wrote a line nobody asked for: {:?}", clip(&extra)));
+            }
+        }
+        if self.paused {
+            self.sandbox.thaw().map_err(|e| format!("its box could not be resumed: {e}"))?;
+            self.paused = false;
+        }
+        let deadline = Instant::now() + limit;
+        self.stdin.push_line(line);
+        let mut set = PollSet::default();
+        let heard = loop {
+            let mut bot = Bot { sandbox: &self.sandbox, spec: &self.spec, log };
+            match Stdio::hear_process(&mut self.process, Some(&mut self.stdin), &mut self.ended, &mut bot) {
+                Some(Heard::Line(l) | Heard::Answer(l)) => break Ok(l),
+                Some(Heard::Gone(g)) => break Err(gone_words(&g, &self.sandbox)),
+                None => {}
+            }
+            let Some(left) = deadline.checked_duration_since(Instant::now()) else {
+                let unread = self.stdin.unsent();
+                break Err(if unread > 0 {
+                    format!("did not read its input ({unread} bytes unread after {} ms)", limit.as_millis())
+                } else {
+                    format!("gave no answer within {} ms", limit.as_millis())
+                });
+            };
+            set.clear();
+            self.process.wait_on(&mut set);
+            if let Some(fd) = self.stdin.poll_fd() {
+                set.write(fd);
+            }
+            set.wait(left);
+        };
+        if heard.is_ok() {
+            // Nothing of it runs while the bots think.
+            self.paused = self.sandbox.freeze().is_ok();
+        }
+        heard
+    }
+
+    fn stop(&mut self, log: &mut StderrLog) {
+        let mut bot = Bot { sandbox: &self.sandbox, spec: &self.spec, log };
+        self.process.stop(&mut bot);
+        let _ = self.sandbox.kill_all();
+    }
+}
+
+/// How the referee's program is gone, in words.
+fn gone_words(g: &Gone, sandbox: &Sandbox) -> String {
+    if sandbox.oom_kills().unwrap_or(0) > 0 {
+        return "ran out of memory".into();
+    }
+    match g {
+        Gone::Exited(Some(Exit::Code(c))) => format!("exited with code {c} before the game was over"),
+        Gone::Exited(Some(Exit::Signal(s))) => format!("was killed by signal {s}"),
+        Gone::Exited(None) => "ended its output and could not be reaped".into(),
+        Gone::ClosedOutput => "closed its output".into(),
+        Gone::NotConnected(why) | Gone::NotStarted(why) => format!("could not be started: {why}"),
+    }
+}
+
+fn clip(text: &str) -> String {
+    if text.len() <= 200 {
+        return text.to_owned();
+    }
+    let mut end = 200;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}… ({} bytes)", &text[..end], text.len())
+}
+
+impl Referee for ExternalReferee {
+    fn seats(&self) -> usize {
+        self.seats
+    }
+
+    fn step(&mut self) -> Option<Step> {
+        self.next.take()
+    }
+
+    fn apply(&mut self, replies: Vec<(Seat, Reply)>) -> (Vec<Judgement>, Vec<Value>) {
+        let answers: Vec<Answer> = replies
+            .into_iter()
+            .map(|(seat, reply)| Answer {
+                seat,
+                reply: match reply {
+                    Reply::Answer(answer) => Recorded::Answer { answer },
+                    Reply::Timeout => Recorded::Timeout { timeout: true },
+                    Reply::Gone => Recorded::Gone { gone: true, why: None },
+                },
+            })
+            .collect();
+        self.apply_turn(&answers, &[])
+    }
+
+    fn apply_turn(&mut self, answers: &[Answer], times: &[MoveTime]) -> (Vec<Judgement>, Vec<Value>) {
+        if self.failure.is_some() {
+            return (Vec::new(), Vec::new());
+        }
+        let line = self.conv.answers(answers, times);
+        self.exchange(&line, answers).unwrap_or_default()
+    }
+
+    fn is_over(&self) -> bool {
+        self.conv.is_over()
+    }
+
+    fn standings(&self) -> Vec<SeatResult> {
+        if self.standings.len() == self.seats {
+            self.standings.clone()
+        } else {
+            koth_games::results_by_score(&vec![0.0; self.seats])
+        }
+    }
+
+    fn initial_state(&self) -> Value {
+        self.initial.clone()
+    }
+
+    fn view(&self) -> View {
+        self.view.clone()
+    }
+
+    fn legend(&self) -> Legend {
+        self.legend.clone()
+    }
+
+    fn failure(&self) -> Option<String> {
+        self.failure.clone()
+    }
+
+    /// Its stderr, capped.
+    fn stderr(&self) -> Option<String> {
+        Some(String::from_utf8_lossy(&self.log.kept).into_owned())
+    }
+}
+
+impl Drop for ExternalReferee {
+    fn drop(&mut self) {
+        if let Some(mut run) = self.run.take() {
+            run.stop(&mut self.log);
+        }
+    }
+}
