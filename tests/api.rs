@@ -408,6 +408,11 @@ async fn pages_assets_and_security_headers() {
     let (st, _, body) = get("/games").await;
     assert_eq!(st, StatusCode::OK);
     assert!(body.contains("href=\"/games/linkage\""), "{body}");
+    // For game authors: the referee protocol, linked from the index.
+    assert!(body.contains("href=\"/games/authoring\""), "{body}");
+    let (st, _, body) = get("/games/authoring").await;
+    assert_eq!(st, StatusCode::OK);
+    assert!(body.contains("<h1>Writing a game for koth</h1>") && body.contains("referee failed"), "{body}");
     let (st, _, body) = get("/games/chess").await;
     assert_eq!(st, StatusCode::NOT_FOUND);
     assert!(body.contains("no game called \"chess\""), "{body}");

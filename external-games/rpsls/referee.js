@@ -42,7 +42,8 @@ function start(msg) {
 function next(extra) {
   game.round += 1;
   const over = game.round > game.rounds;
-  const out = Object.assign({ view: view(), scores: game.scores, over }, extra || {});
+  // `turn`: the turn whose answers this answers (0: the start).
+  const out = Object.assign({ turn: game.round - 1, view: view(), scores: game.scores, over }, extra || {});
   if (!over) {
     out.requests = game.names.map((_, seat) => ({ seat, text: `${game.round} ${game.rounds} ${seat} ${game.last.join(' ')}` }));
   }

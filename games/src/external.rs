@@ -23,7 +23,8 @@
 //!   `{"seat":s,"status":"timeout",…}` or `{"seat":s,"status":"gone","why":"crashed on turn 5 (exit code 3)"}`.
 //!
 //! The referee answers each with a [`RefereeSays`]:
-//! `{"requests":[{"seat":s,"text":"…"}],"notices":[…],"judgements":[…],"events":[…],"view":{…},"scores":[…],"over":false}`.
+//! `{"turn":N,"requests":[{"seat":s,"text":"…"}],"notices":[…],"judgements":[…],"events":[…],"view":{…},"scores":[…],"over":false}`,
+//! `turn` the turn it answers (0 for `start`).
 //! `requests` go to the bots who must answer this turn (the engine times
 //! each on its own clock, freezes it once it answered); `notices` are lines
 //! a bot gets without answering; `judgements` say how an answer was
@@ -252,6 +253,10 @@ pub enum AnswerStatus<'a> {
 #[derive(Clone, Debug, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RefereeSays {
+    /// The turn whose answers this answers (0 for `start`): a referee that
+    /// wrote a line too many or too few is caught at once, not read a turn
+    /// out of step.
+    pub turn: u32,
     /// The state the replay starts from (the answer to `start` only).
     #[serde(default)]
     pub initial: Option<Value>,
@@ -411,6 +416,12 @@ impl Conversation {
     fn check(&self, says: RefereeSays, answered: &[Answer]) -> Result<Said, String> {
         if self.over {
             return Err("spoke after it had ended the game".into());
+        }
+        if says.turn != self.turn {
+            return Err(format!(
+                "answered turn {} when koth had sent turn {} (0 is the start): it wrote a line too many or too few",
+                says.turn, self.turn
+            ));
         }
         if says.initial.is_some() && self.started {
             return Err("sent `initial` after the start".into());
@@ -585,8 +596,9 @@ mod tests {
         .unwrap()
     }
 
-    fn said(extra: Value) -> String {
-        let mut base = json!({"view": {"width": 2, "height": 1, "cells": ".#"}, "scores": [0, 0]});
+    /// A referee's answer to turn `turn`.
+    fn said(turn: u32, extra: Value) -> String {
+        let mut base = json!({"turn": turn, "view": {"width": 2, "height": 1, "cells": ".#"}, "scores": [0, 0]});
         base.as_object_mut().unwrap().extend(extra.as_object().unwrap().clone());
         base.to_string()
     }
@@ -598,7 +610,7 @@ mod tests {
     /// A conversation that has started and asked both seats.
     fn asked_both() -> Conversation {
         let mut c = Conversation::new(&manifest(), 2);
-        c.read(&said(json!({"requests": [{"seat": 0, "text": "go"}, {"seat": 1, "text": "go"}]})), &[]).unwrap();
+        c.read(&said(0, json!({"requests": [{"seat": 0, "text": "go"}, {"seat": 1, "text": "go"}]})), &[]).unwrap();
         c
     }
 
@@ -661,19 +673,26 @@ mod tests {
         let answered = [answer(0, "rock"), answer(1, "banana"), Answer { seat: 2, reply: Recorded::Timeout { timeout: true } }];
         let mut c3 = Conversation::new(&manifest(), 3);
         c3.read(
-            &said(json!({"scores": [0, 0, 0], "requests": [{"seat": 0, "text": "a"}, {"seat": 1, "text": "a"}, {"seat": 2, "text": "a"}]})),
+            &said(
+                0,
+                json!({"scores": [0, 0, 0], "requests": [{"seat": 0, "text": "a"}, {"seat": 1, "text": "a"}, {"seat": 2, "text": "a"}]}),
+            ),
             &[],
         )
         .unwrap();
+        c3.answers(&answered, &[]);
         let s = c3
             .read(
-                &said(json!({
-                    "scores": [1, 0, 0],
-                    "judgements": [{"seat": 0, "move": "R"}, {"seat": 1, "invalid": "not a hand"}],
-                    "events": [{"type": "round", "text": "alice won"}],
-                    "notices": [{"seat": 1, "text": "you lost"}],
-                    "over": true,
-                })),
+                &said(
+                    1,
+                    json!({
+                        "scores": [1, 0, 0],
+                        "judgements": [{"seat": 0, "move": "R"}, {"seat": 1, "invalid": "not a hand"}],
+                        "events": [{"type": "round", "text": "alice won"}],
+                        "notices": [{"seat": 1, "text": "you lost"}],
+                        "over": true,
+                    }),
+                ),
                 &answered,
             )
             .unwrap();
@@ -693,7 +712,8 @@ mod tests {
         );
         assert!(c3.is_over());
         // Unjudged answers are accepted as written; ranks may be given.
-        let s = c.read(&said(json!({"scores": [5, 5], "ranks": [2, 1], "over": true})), &answered[..2]).unwrap();
+        c.answers(&answered[..2], &[]);
+        let s = c.read(&said(1, json!({"scores": [5, 5], "ranks": [2, 1], "over": true})), &answered[..2]).unwrap();
         assert_eq!(s.judgements[1].verdict, Verdict::Accepted { r#move: "banana".into() });
         assert_eq!(s.standings.iter().map(|r| (r.rank, r.result)).collect::<Vec<_>>(), vec![(2, MatchResult::Loss), (1, MatchResult::Win)]);
     }
@@ -706,62 +726,71 @@ mod tests {
         let cases: Vec<(&str, String, &str)> = vec![
             ("not JSON", "hello".into(), "not its answer"),
             ("a JSON array", "[1, 2]".into(), "not its answer"),
-            ("no view", json!({"scores": [0, 0], "over": true}).to_string(), "missing field `view`"),
-            ("an unknown field", said(json!({"over": true, "winner": 0})), "unknown field `winner`"),
-            ("a seat that does not exist", said(json!({"requests": [{"seat": 7, "text": "go"}]})), "seat 7, but the match has 2 seats"),
+            ("no view", json!({"turn": 1, "scores": [0, 0], "over": true}).to_string(), "missing field `view`"),
+            (
+                "no turn",
+                json!({"view": {"width": 1, "height": 1, "cells": "."}, "scores": [0, 0], "over": true}).to_string(),
+                "missing field `turn`",
+            ),
+            ("a turn out of step", said(0, json!({"over": true})), "answered turn 0 when koth had sent turn 1"),
+            ("an unknown field", said(1, json!({"over": true, "winner": 0})), "unknown field `winner`"),
+            ("a seat that does not exist", said(1, json!({"requests": [{"seat": 7, "text": "go"}]})), "seat 7, but the match has 2 seats"),
             (
                 "a notice to nobody",
-                said(json!({"notices": [{"seat": 2, "text": "hi"}], "over": true})),
+                said(1, json!({"notices": [{"seat": 2, "text": "hi"}], "over": true})),
                 "seat 2, but the match has 2 seats",
             ),
-            ("a seat asked twice", said(json!({"requests": [{"seat": 0, "text": "a"}, {"seat": 0, "text": "b"}]})), "twice"),
-            ("nobody asked, not over", said(json!({})), "asked nobody"),
-            ("over with requests", said(json!({"over": true, "requests": [{"seat": 0, "text": "a"}]})), "same answer"),
-            ("a newline to a line bot", said(json!({"requests": [{"seat": 0, "text": "a\nb"}]})), "line break"),
-            ("a huge request", said(json!({"requests": [{"seat": 0, "text": long}]})), "bytes"),
+            ("a seat asked twice", said(1, json!({"requests": [{"seat": 0, "text": "a"}, {"seat": 0, "text": "b"}]})), "twice"),
+            ("nobody asked, not over", said(1, json!({})), "asked nobody"),
+            ("over with requests", said(1, json!({"over": true, "requests": [{"seat": 0, "text": "a"}]})), "same answer"),
+            ("a newline to a line bot", said(1, json!({"requests": [{"seat": 0, "text": "a\nb"}]})), "line break"),
+            ("a huge request", said(1, json!({"requests": [{"seat": 0, "text": long}]})), "bytes"),
             (
                 "both move and invalid",
-                said(json!({"over": true, "judgements": [{"seat": 0, "move": "x", "invalid": "y"}]})),
+                said(1, json!({"over": true, "judgements": [{"seat": 0, "move": "x", "invalid": "y"}]})),
                 "neither or both",
             ),
-            ("neither move nor invalid", said(json!({"over": true, "judgements": [{"seat": 0}]})), "neither or both"),
+            ("neither move nor invalid", said(1, json!({"over": true, "judgements": [{"seat": 0}]})), "neither or both"),
             (
                 "a seat judged twice",
-                said(json!({"over": true, "judgements": [{"seat": 0, "move": "x"}, {"seat": 0, "move": "x"}]})),
+                said(1, json!({"over": true, "judgements": [{"seat": 0, "move": "x"}, {"seat": 0, "move": "x"}]})),
                 "twice",
             ),
-            ("too few scores", said(json!({"over": true, "scores": [1]})), "1 scores for 2 seats"),
-            ("ranks with nobody first", said(json!({"over": true, "ranks": [2, 2]})), "nobody first"),
-            ("a rank past the seats", said(json!({"over": true, "ranks": [1, 3]})), "one per seat"),
+            ("too few scores", said(1, json!({"over": true, "scores": [1]})), "1 scores for 2 seats"),
+            ("ranks with nobody first", said(1, json!({"over": true, "ranks": [2, 2]})), "nobody first"),
+            ("a rank past the seats", said(1, json!({"over": true, "ranks": [1, 3]})), "one per seat"),
             (
                 "cells that do not fill the grid",
-                said(json!({"over": true, "view": {"width": 3, "height": 3, "cells": "..."}})),
+                said(1, json!({"over": true, "view": {"width": 3, "height": 3, "cells": "..."}})),
                 "3 cells on a 3×3 grid",
             ),
-            ("a cell not in the legend", said(json!({"over": true, "view": {"width": 2, "height": 1, "cells": ".Z"}})), "not '.'"),
-            ("a cell of a seat not playing", said(json!({"over": true, "view": {"width": 2, "height": 1, "cells": ".5"}})), "not '.'"),
+            ("a cell not in the legend", said(1, json!({"over": true, "view": {"width": 2, "height": 1, "cells": ".Z"}})), "not '.'"),
+            ("a cell of a seat not playing", said(1, json!({"over": true, "view": {"width": 2, "height": 1, "cells": ".5"}})), "not '.'"),
             (
                 "a mark off the grid",
-                said(json!({"over": true, "view": {"width": 2, "height": 1, "cells": "..", "marks": [{"cell": 9, "label": "x"}]}})),
+                said(1, json!({"over": true, "view": {"width": 2, "height": 1, "cells": "..", "marks": [{"cell": 9, "label": "x"}]}})),
                 "off the grid",
             ),
-            ("a huge grid", said(json!({"over": true, "view": {"width": 1000, "height": 1, "cells": ""}})), "1000×1 grid"),
-            ("an event without a type", said(json!({"over": true, "events": [{"text": "hi"}]})), "without a \"type\""),
-            ("initial after the start", said(json!({"over": true, "initial": {}})), "after the start"),
+            ("a huge grid", said(1, json!({"over": true, "view": {"width": 1000, "height": 1, "cells": ""}})), "1000×1 grid"),
+            ("an event without a type", said(1, json!({"over": true, "events": [{"text": "hi"}]})), "without a \"type\""),
+            ("initial after the start", said(1, json!({"over": true, "initial": {}})), "after the start"),
         ];
         for (what, line, want) in cases {
             let mut c = asked_both();
+            c.answers(&answered, &[]);
             let err = c.read(&line, &answered).expect_err(what);
             assert!(err.contains(want), "{what}: {err}");
         }
         // A judgement of a seat that was not asked this turn.
         let mut c = asked_both();
-        let err = c.read(&said(json!({"over": true, "judgements": [{"seat": 1, "move": "x"}]})), &answered[..1]).unwrap_err();
+        c.answers(&answered[..1], &[]);
+        let err = c.read(&said(1, json!({"over": true, "judgements": [{"seat": 1, "move": "x"}]})), &answered[..1]).unwrap_err();
         assert!(err.contains("answered nothing this turn"), "{err}");
         // Nothing after the end.
         let mut c = asked_both();
-        c.read(&said(json!({"over": true})), &answered).unwrap();
-        assert!(c.read(&said(json!({"over": true})), &[]).unwrap_err().contains("after it had ended"));
+        c.answers(&answered, &[]);
+        c.read(&said(1, json!({"over": true})), &answered).unwrap();
+        assert!(c.read(&said(1, json!({"over": true})), &[]).unwrap_err().contains("after it had ended"));
         // A line at the limit is refused before it is parsed.
         let mut c = asked_both();
         assert!(c.read(&" ".repeat(MAX_REFEREE_LINE), &answered).unwrap_err().contains("bytes or more"));
@@ -772,7 +801,7 @@ mod tests {
         let mut m = manifest();
         m.protocol = BotProtocol::PerTurnFiles;
         let mut c = Conversation::new(&m, 2);
-        let s = c.read(&said(json!({"requests": [{"seat": 0, "text": "7\n......."}]})), &[]).unwrap();
+        let s = c.read(&said(0, json!({"requests": [{"seat": 0, "text": "7\n......."}]})), &[]).unwrap();
         assert_eq!(s.step.requests[0].payload, "7\n.......");
     }
 

@@ -317,8 +317,14 @@ pub fn check_with(replay: &Replay, referee: Box<dyn Referee>) -> Result<(), Stri
     if let EndedBy::RefereeFailed { reason } = &replay.ended_by {
         return Err(format!("the match has no result: its referee failed ({reason})"));
     }
-    let referee = replay_through(replay, referee, |_, turn, judgements, events| {
+    let referee = replay_through(replay, referee, |referee, turn, judgements, events| {
         if turn == 0 {
+            // The state the game starts from (a replay written before
+            // engines recorded it has none).
+            let initial = referee.initial_state();
+            if !replay.initial.is_null() && initial != replay.initial {
+                return Err(format!("the initial state differs: rules say {initial}, replay says {}", replay.initial));
+            }
             return Ok(());
         }
         let t = &replay.turns[turn - 1];
@@ -501,6 +507,10 @@ mod tests {
         assert!(e.contains("turn 2: the rules ask seats [1]"), "{e}");
         // check() compares judgements: these were never recorded.
         assert!(check(&slime_replay()).unwrap_err().contains("turn 1: judgements differ"));
+        // ... and the state the game starts from, where the replay has one.
+        let mut r = slime_json();
+        r["initial"] = json!({"size": 9});
+        assert!(check(&Replay::from_value(&r).unwrap()).unwrap_err().contains("the initial state differs"));
     }
 
     #[test]

@@ -50,6 +50,19 @@ pub struct ExternalReferee {
     view: View,
     standings: Vec<SeatResult>,
     next: Option<Step>,
+    costs: Vec<CallCost>,
+    /// The box's CPU at the end of the last exchange.
+    cpu_used: Duration,
+}
+
+/// What one exchange with the referee cost (`koth match-bench`).
+#[derive(Clone, Copy, Debug)]
+pub struct CallCost {
+    /// From koth's line being written (the box thawed first) to the answer
+    /// read, checked and the box frozen again.
+    pub wall: Duration,
+    /// CPU the referee's box used meanwhile: its program's own work.
+    pub cpu: Duration,
 }
 
 /// The referee's program, running.
@@ -81,6 +94,8 @@ impl ExternalReferee {
             view: View::grid(1, 1),
             standings: Vec::new(),
             next: None,
+            costs: Vec::new(),
+            cpu_used: Duration::ZERO,
         };
         match Running::start(&game.referee, &m.referee.limits, sandbox, &mut r.log) {
             Ok(run) => r.run = Some(run),
@@ -97,8 +112,11 @@ impl ExternalReferee {
     /// Send one line and take the referee's answer to it; a failure stops
     /// the referee and is recorded.
     fn exchange(&mut self, line: &str, answered: &[Answer]) -> Option<(Vec<Judgement>, Vec<Value>)> {
-        let when = if self.standings.is_empty() { "at the start".to_owned() } else { format!("after turn {}", self.conv.turns()) };
+        let when = if self.standings.is_empty() { "at the start".to_owned() } else { format!("judging turn {}", self.conv.turns()) };
         let run = self.run.as_mut()?;
+        let began = std::time::Instant::now();
+        // Frozen since its last answer: it used nothing in between.
+        let cpu_before = self.cpu_used;
         let heard = run.ask(line, Duration::from_millis(self.limits.per_call_ms), &mut self.log);
         let used = run.sandbox.cpu_usage().unwrap_or_default();
         let said = heard.and_then(|text| {
@@ -107,6 +125,8 @@ impl ExternalReferee {
             }
             self.conv.read(&text, answered)
         });
+        self.costs.push(CallCost { wall: began.elapsed(), cpu: used.saturating_sub(cpu_before) });
+        self.cpu_used = used;
         match said {
             Ok(s) => {
                 if let Some(initial) = s.initial {
@@ -122,6 +142,11 @@ impl ExternalReferee {
                 None
             }
         }
+    }
+
+    /// What each exchange so far cost, the start's first.
+    pub fn costs(&self) -> &[CallCost] {
+        &self.costs
     }
 
     fn fail(&mut self, why: String) {

@@ -21,6 +21,7 @@
 //! | `/me` | the signed-in author's bots on every ladder, and their API tokens |
 //! | `/replay` | a replay file from the reader's machine, dropped or chosen, in the match viewer |
 //! | `/games`, `/games/{name}` | how bots talk to each game |
+//! | `/games/authoring` | for game authors: a game as a folder, the referee protocol |
 //!
 //! The same match page serves one replay file on an author's machine
 //! ([`local_viewer`], `koth replay view`).
@@ -57,6 +58,8 @@ const GAME_DOCS: &[(&str, &str)] = &[
     ("snake", include_str!("../../docs/games/snake.md")),
 ];
 const GAMES_INDEX: &str = include_str!("../../docs/games/README.md");
+/// For game authors: a game as a folder, the referee protocol.
+const AUTHORING: &str = include_str!("../../docs/games/authoring.md");
 
 const CSP: &str = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; \
                    connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'";
@@ -73,6 +76,7 @@ pub(crate) fn service<S: Clone + Send + Sync + 'static>(api: Router<S>, state: S
         .route("/me", get(|| page("Your account", "me", None)))
         .route("/replay", get(|| page("Open a replay", "replay", None)))
         .route("/games", get(games_index))
+        .route("/games/authoring", get(authoring))
         .route("/games/{name}", get(game_doc))
         .fallback(not_found)
         .with_state(state);
@@ -192,6 +196,14 @@ fn markdown(text: &str) -> String {
 
 async fn games_index() -> Html<String> {
     Html(shell("Protocols", "data-page=\"doc\"", &format!("<article class=\"doc\">{}</article>", markdown(GAMES_INDEX))))
+}
+
+async fn authoring() -> Html<String> {
+    Html(shell(
+        "Writing a game",
+        "data-page=\"doc\"",
+        &format!("<article class=\"doc\">{}<p><a href=\"/games\">All games</a></p></article>", markdown(AUTHORING)),
+    ))
 }
 
 async fn game_doc(Path(name): Path<String>) -> Response {

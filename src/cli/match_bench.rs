@@ -294,6 +294,78 @@ pub fn run(a: BenchArgs) -> anyhow::Result<i32> {
         wall.as_secs_f64(),
         wall.as_secs_f64() * 1e3 / report.turns.max(1) as f64
     );
+    println!();
+    external_referee(n)?;
     let _ = std::fs::remove_dir_all(&dir);
     Ok(0)
+}
+
+/// Invisible target judged by its built-in rules and by the same rules as
+/// an external referee in Python (`external-games/target-py`), fed the same
+/// answers, alternated over rounds: what a turn costs each way, the
+/// referee program's own CPU, and what koth adds around it (the external
+/// call less the program's CPU: thaw, the line out, the line back, its
+/// checks, the freeze).
+fn external_referee(n: u32) -> anyhow::Result<()> {
+    use koth_games::replay::{Answer, Recorded};
+    use koth_games::Referee;
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("external-games/target-py");
+    let builder = koth_runner::bot::Builder::host(sandbox());
+    let koth_runner::Game::External(game) =
+        koth_runner::Game::find(&dir.display().to_string(), &builder).map_err(|e| anyhow::anyhow!(e))?
+    else {
+        anyhow::bail!("{} is not an external game", dir.display());
+    };
+    let rounds = 5u64;
+    let turns = (n as usize / rounds as usize).max(50);
+    let names = vec!["a".to_owned(), "b".to_owned()];
+    // Both bots answer a function of the turn: the same answers both ways.
+    let answers = |turn: usize| -> Vec<Answer> {
+        (0..2).map(|seat| Answer { seat, reply: Recorded::Answer { answer: ((turn * 3 + seat) % 5).to_string() } }).collect()
+    };
+    let mut per_turn: [Vec<f64>; 2] = [Vec::new(), Vec::new()];
+    let (mut program_cpu, mut added) = (Vec::new(), Vec::new());
+    let us = |d: std::time::Duration| d.as_secs_f64() * 1e6;
+    for round in 0..rounds {
+        let seed = 100 + round;
+        // Built in.
+        let mut r = koth_games::GameKind::Target.referee(2, seed).map_err(|e| anyhow::anyhow!(e))?;
+        for turn in 1..=turns {
+            let a = answers(turn);
+            let t = Instant::now();
+            r.apply_turn(&a, &[]);
+            let over = r.step().is_none();
+            per_turn[0].push(us(t.elapsed()));
+            if over {
+                break;
+            }
+        }
+        // External, in its box.
+        let mut r = koth_runner::referee::ExternalReferee::start(&game, &names, seed, &sandbox());
+        r.step();
+        for turn in 1..=turns {
+            let a = answers(turn);
+            let t = Instant::now();
+            r.apply_turn(&a, &[]);
+            let over = r.step().is_none();
+            per_turn[1].push(us(t.elapsed()));
+            if over {
+                break;
+            }
+        }
+        if let Some(why) = r.failure() {
+            anyhow::bail!("the external referee failed: {why}");
+        }
+        for c in r.costs().iter().skip(1) {
+            program_cpu.push(us(c.cpu));
+            added.push(us(c.wall.saturating_sub(c.cpu)));
+        }
+    }
+    println!("Invisible target judged built in and by its Python referee (external-games/target-py), the same answers, {rounds} rounds of {turns} turns alternated:");
+    let base = row("turn, built-in referee (apply + step)", &per_turn[0], None);
+    row("turn, external referee (the whole call)", &per_turn[1], Some(base));
+    row("  of which the referee program's CPU (its rules, its JSON)", &program_cpu, None);
+    let (a50, _) = row("  the rest: what koth adds (pipes, checks, thaw, freeze)", &added, None);
+    println!("(target: koth adds at most 100 us a turn for an external referee at p50, its program's work aside: {a50:.1} us)");
+    Ok(())
 }
