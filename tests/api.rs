@@ -412,7 +412,7 @@ async fn pages_assets_and_security_headers() {
     assert!(body.contains("href=\"/games/authoring\""), "{body}");
     let (st, _, body) = get("/games/authoring").await;
     assert_eq!(st, StatusCode::OK);
-    assert!(body.contains("<h1>Writing a game for koth</h1>") && body.contains("referee failed"), "{body}");
+    assert!(body.contains("<h1>Writing a game for koth</h1>") && body.contains("referee_failed"), "{body}");
     let (st, _, body) = get("/games/chess").await;
     assert_eq!(st, StatusCode::NOT_FOUND);
     assert!(body.contains("no game called \"chess\""), "{body}");

@@ -86,7 +86,9 @@ fn a_replay_that_agrees_with_the_rules_is_ok_and_a_tampered_one_is_not() {
 fn what_is_not_a_replay_gets_a_clear_error() {
     let cases: &[(&str, &[u8], &str)] = &[
         ("text.json", b"hello", "not a koth replay: expected value"),
-        ("chess.json", br#"{"game": "chess", "seed": 1, "seats": [], "turns": []}"#, "unknown variant `chess`"),
+        // Not one of koth's games: an external game's, whose folder is needed.
+        ("chess.json", br#"{"game": "chess", "seed": 1, "seats": [], "turns": []}"#, "chess, an external game: pass --game FOLDER"),
+        ("path.json", br#"{"game": "../x", "seed": 1, "seats": [], "turns": []}"#, "lowercase letters"),
         ("no-turns.json", br#"{"game": "slime", "seed": "1", "seats": []}"#, "missing field `turns`"),
     ];
     for (name, body, want) in cases {
@@ -333,4 +335,52 @@ fn a_recorded_match_reruns_with_the_authors_bot_and_says_where_it_diverges() {
     let text = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(0), "{text}{}", String::from_utf8_lossy(&out.stderr));
     assert!(text.starts_with("reproduced: all "), "{text}");
+}
+
+/// An external game from the command line: `koth match --game FOLDER`
+/// plays it, `koth replay check` wants the folder and then re-runs its
+/// referee over the replay; a game whose referee breaks its protocol ends
+/// with exit 1 and says so.
+#[test]
+fn an_external_game_plays_and_checks_from_the_command_line() {
+    if unsafe { libc::geteuid() } != 0 {
+        assert!(std::env::var("CI").is_err(), "CI=true and not root: the sandbox needs root");
+        eprintln!("SKIPPED (not root)");
+        return;
+    }
+    let repo = env!("CARGO_MANIFEST_DIR");
+    let game = format!("{repo}/external-games/rpsls");
+    let file = dir().join("rpsls.json");
+    let bots = [format!("{game}/bots/cycler.py"), format!("{game}/bots/counter.c")];
+    let out = koth(&["match", "--game", &game, "--seed", "2", "--players", "3", "--replay", file.to_str().unwrap(), &bots[0], &bots[1]]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}{}", String::from_utf8_lossy(&out.stderr));
+    assert!(stdout.starts_with("rpsls (seed 2), 100 turns\n"), "{stdout}");
+    let out = koth(&["replay", "check", file.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("rpsls, an external game: pass --game FOLDER"));
+    let out = koth(&["replay", "check", file.to_str().unwrap(), "--game", &game]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}{}", String::from_utf8_lossy(&out.stderr));
+    assert!(stdout.starts_with("ok: rpsls seed 2, 100 turns, ended by the rules"), "{stdout}");
+    // The wrong folder for the replay is named as such.
+    let out = koth(&["replay", "check", file.to_str().unwrap(), "--game", &format!("{repo}/external-games/target-py")]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("holds the game target-py, the replay is of rpsls"));
+    // A referee that crashes on turn 2: exit 1, the reason, its stderr kept.
+    let broken = dir().join("broken-game");
+    std::fs::create_dir_all(&broken).unwrap();
+    std::fs::write(broken.join("referee.py"), "import sys, json\nfor i, line in enumerate(sys.stdin):\n    if i == 2:\n        print('dying', file=sys.stderr); sys.exit(4)\n    print(json.dumps({'turn': i, 'view': {'width': 1, 'height': 1, 'cells': '.'}, 'scores': [0, 0], 'requests': [{'seat': 0, 'text': 'x'}, {'seat': 1, 'text': 'x'}]}), flush=True)\n").unwrap();
+    let manifest = r#"{"name": "broken", "seats": {"min": 2, "max": 2}, "protocol": "stdio",
+        "time_policy": {"per_move": 50, "on_timeout": {"kind": "loses"}}, "max_turns": 10, "referee": {"main": "referee.py"}}"#;
+    std::fs::write(broken.join("game.json"), manifest).unwrap();
+    let logs = dir().join("broken-logs");
+    let out = koth(&["match", "--game", broken.to_str().unwrap(), "--logs", logs.to_str().unwrap(), &bots[0], &bots[0]]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        stdout.contains("the referee failed, so the match has no result: exited with code 4 before the game was over (judging turn 2)"),
+        "{stdout}"
+    );
+    assert_eq!(std::fs::read_to_string(logs.join("referee.stderr")).unwrap(), "dying\n");
 }
