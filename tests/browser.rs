@@ -399,6 +399,63 @@ async fn scenario(url: &str, addr: &str, data: &std::path::Path, shots: &std::pa
         assert_eq!(viewer.wait().unwrap().code(), Some(0));
     }
 
+    // An external game (a folder: game.json and a referee in JavaScript)
+    // played by `koth match --game FOLDER` and drawn in the same viewer from
+    // its referee's views: its legend, its captions, its events in words.
+    {
+        let game = format!("{}/external-games/rpsls", env!("CARGO_MANIFEST_DIR"));
+        let file = data.join("rpsls-replay.json");
+        let koth = |args: &[&str]| {
+            let mut cmd = Command::new(env!("CARGO_BIN_EXE_koth"));
+            cmd.args(args)
+                .env("KOTH_SANDBOX_RUNTIME_DIR", "/run/koth-test/browser-koth")
+                .env("KOTH_SANDBOX_UID_BASE", "64700")
+                .env("KOTH_CACHE", data.join("koth-cache"));
+            cmd
+        };
+        let out = koth(&[
+            "match",
+            "--game",
+            &game,
+            "--seed",
+            "5",
+            "--players",
+            "3",
+            "--replay",
+            file.to_str().unwrap(),
+            &format!("{game}/bots/cycler.py"),
+            &format!("{game}/bots/counter.c"),
+        ])
+        .output()
+        .unwrap();
+        assert!(out.status.success(), "{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+        let mut viewer = koth(&["replay", "view", file.to_str().unwrap(), "--game", &game])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let mut local = String::new();
+        std::io::BufRead::read_line(&mut std::io::BufReader::new(viewer.stdout.take().unwrap()), &mut local).unwrap();
+        c.goto(&format!("{}matches/0?turn=7", local.trim())).await.unwrap();
+        until(&c, "the rpsls board", "document.querySelector('#board') && document.querySelector('#turn-label').textContent", 30).await;
+        assert!(text(&c, "h1").await.starts_with("Replay rpsls · seed 5"), "{}", text(&c, "h1").await);
+        assert_eq!(text(&c, "#turn-label").await, "turn 7 / 100");
+        let page = text(&c, "main").await;
+        assert!(page.contains("Spock") && page.contains("lizard"), "the game's legend: {page}");
+        assert!(page.contains("7 of 100 rounds played"), "the referee's caption: {page}");
+        assert!(
+            text(&c, "#turn-panel").await.contains("round 7: "),
+            "the turn's event in the referee's words: {}",
+            text(&c, "#turn-panel").await
+        );
+        // Played again from the game's folder.
+        let cmd = c.execute("return document.querySelector('#reproduce').textContent", vec![]).await.unwrap();
+        assert!(cmd.as_str().unwrap_or("").starts_with("koth match --game ./rpsls --seed 5 --players 3 "), "{cmd}");
+        shot(&c, shots, "external-game-rpsls").await;
+        unsafe { libc::kill(viewer.id() as i32, libc::SIGTERM) };
+        assert_eq!(viewer.wait().unwrap().code(), Some(0));
+    }
+
     // The same file opened on the site's /replay page (drawn by the server,
     // kept nowhere); a file that is not a replay is refused with why.
     {

@@ -96,8 +96,8 @@ function view() {
       cells += r === undefined ? '.' : r[seat];
     }
   }
-  const played = Math.min(game.round, game.rounds);
-  return { width: SHOWN + 1, height: n, cells, caption: `round ${played} of ${game.rounds}: points ${game.scores.join(' ')}` };
+  const played = game.history.length;
+  return { width: SHOWN + 1, height: n, cells, caption: `${played} of ${game.rounds} rounds played: points ${game.scores.join(' ')}` };
 }
 
 const rl = readline.createInterface({ input: process.stdin });

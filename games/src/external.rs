@@ -51,7 +51,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::replay::{Answer, MoveTime, Recorded};
-use crate::view::{LegendEntry, View, EMPTY, SEAT_CODES};
+use crate::view::{colour_difference, LegendEntry, View, EMPTY, MIN_COLOUR_DIFFERENCE, SEAT_CODES, SEAT_COLOURS};
 use crate::{BotProtocol, GameKind, Judgement, MatchResult, Request, Seat, SeatResult, Step, TimePolicy, Verdict};
 
 /// The manifest's file name in a game's folder.
@@ -196,6 +196,18 @@ impl GameManifest {
             }
             if !is_colour(&e.colour) {
                 return Err(format!("legend colour {:?} of {c:?}: write it #rrggbb", e.colour));
+            }
+            // The viewer draws each seat's cells in its colour: a legend
+            // colour a reader could take for a seat's would mislead.
+            for (seat, seat_colour) in SEAT_COLOURS.iter().enumerate().take(max) {
+                let d = colour_difference(&e.colour, seat_colour).unwrap_or(0.0);
+                if d < MIN_COLOUR_DIFFERENCE {
+                    return Err(format!(
+                        "legend colour {} of {c:?} looks like seat {}'s colour {seat_colour} in the viewer (ΔE {d:.0}, under {MIN_COLOUR_DIFFERENCE}); pick one further from it",
+                        e.colour,
+                        seat + 1
+                    ));
+                }
             }
         }
         Ok(())
@@ -630,6 +642,7 @@ mod tests {
             ("a seat's code", json!({"legend": [{"code": "3", "name": "x", "colour": "#000000"}]}), "seats' codes"),
             ("the empty code", json!({"legend": [{"code": ".", "name": "x", "colour": "#000000"}]}), "other than '.'"),
             ("a named colour", json!({"legend": [{"code": "#", "name": "x", "colour": "red"}]}), "#rrggbb"),
+            ("a seat's colour", json!({"legend": [{"code": "#", "name": "x", "colour": "#d9412b"}]}), "looks like seat 3's colour #e6194b"),
             ("settings not an object", json!({"settings": [1]}), "a JSON object"),
             ("an unknown field", json!({"rules": "none"}), "unknown field `rules`"),
             ("an unknown protocol", json!({"protocol": "carrier_pigeon"}), "unknown variant"),

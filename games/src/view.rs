@@ -97,34 +97,44 @@ impl View {
     }
 }
 
+/// Below this CIE76 distance a legend colour could be taken for a seat's
+/// (the seats' old red and green against Linkage's red and green dominoes
+/// were 24 and 10): koth's own games are held to it by a test, an external
+/// game's manifest when it is read.
+pub const MIN_COLOUR_DIFFERENCE: f64 = 30.0;
+
+/// `#rrggbb` in CIE L*a*b* (D65), where distance is how different two
+/// colours look; `None` for anything else.
+fn lab(css: &str) -> Option<[f64; 3]> {
+    if css.len() != 7 || !css.starts_with('#') {
+        return None;
+    }
+    let channel = |i: usize| -> Option<f64> {
+        let c = u8::from_str_radix(css.get(i..i + 2)?, 16).ok()? as f64 / 255.0;
+        Some(if c <= 0.04045 { c / 12.92 } else { ((c + 0.055) / 1.055).powf(2.4) })
+    };
+    let (r, g, b) = (channel(1)?, channel(3)?, channel(5)?);
+    let x = (0.4124 * r + 0.3576 * g + 0.1805 * b) / 0.95047;
+    let y = 0.2126 * r + 0.7152 * g + 0.0722 * b;
+    let z = (0.0193 * r + 0.1192 * g + 0.9505 * b) / 1.08883;
+    let f = |t: f64| if t > 216.0 / 24389.0 { t.cbrt() } else { (24389.0 / 27.0 * t + 16.0) / 116.0 };
+    Some([116.0 * f(y) - 16.0, 500.0 * (f(x) - f(y)), 200.0 * (f(y) - f(z))])
+}
+
+/// How different two `#rrggbb` colours look (CIE76 ΔE); `None` if either
+/// is not such a colour.
+pub fn colour_difference(a: &str, b: &str) -> Option<f64> {
+    let (a, b) = (lab(a)?, lab(b)?);
+    Some(((a[0] - b[0]).powi(2) + (a[1] - b[1]).powi(2) + (a[2] - b[2]).powi(2)).sqrt())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::GameKind;
 
-    /// `#rrggbb` in CIE L*a*b* (D65), where distance is how different two
-    /// colours look.
-    fn lab(css: &str) -> [f64; 3] {
-        assert!(css.len() == 7 && css.starts_with('#'), "{css}: not #rrggbb");
-        let channel = |i: usize| {
-            let c = u8::from_str_radix(&css[i..i + 2], 16).unwrap() as f64 / 255.0;
-            if c <= 0.04045 {
-                c / 12.92
-            } else {
-                ((c + 0.055) / 1.055).powf(2.4)
-            }
-        };
-        let (r, g, b) = (channel(1), channel(3), channel(5));
-        let x = (0.4124 * r + 0.3576 * g + 0.1805 * b) / 0.95047;
-        let y = 0.2126 * r + 0.7152 * g + 0.0722 * b;
-        let z = (0.0193 * r + 0.1192 * g + 0.9505 * b) / 1.08883;
-        let f = |t: f64| if t > 216.0 / 24389.0 { t.cbrt() } else { (24389.0 / 27.0 * t + 16.0) / 116.0 };
-        [116.0 * f(y) - 16.0, 500.0 * (f(x) - f(y)), 200.0 * (f(y) - f(z))]
-    }
-
     fn difference(a: &str, b: &str) -> f64 {
-        let (a, b) = (lab(a), lab(b));
-        ((a[0] - b[0]).powi(2) + (a[1] - b[1]).powi(2) + (a[2] - b[2]).powi(2)).sqrt()
+        colour_difference(a, b).unwrap_or_else(|| panic!("{a} or {b}: not #rrggbb"))
     }
 
     /// No piece, wall or target is drawn in a seat's colour, nor in one
@@ -141,7 +151,12 @@ mod tests {
                 for entry in &legend {
                     assert_ne!(entry.colour.to_ascii_lowercase(), *colour, "{game:?}: {} is seat {seat}'s colour", entry.name);
                     let d = difference(&entry.colour, colour);
-                    assert!(d >= 30.0, "{game:?}: {} ({}) looks like seat {seat}'s {colour} (ΔE {d:.1})", entry.name, entry.colour);
+                    assert!(
+                        d >= MIN_COLOUR_DIFFERENCE,
+                        "{game:?}: {} ({}) looks like seat {seat}'s {colour} (ΔE {d:.1})",
+                        entry.name,
+                        entry.colour
+                    );
                 }
             }
         }

@@ -445,7 +445,14 @@ impl MatchInfo {
                     status: None,
                 })
                 .collect(),
-            reproduce: Some(reproduce_command(r.game.name(), &r.seed.to_string(), &names, max_turns, wall)),
+            // An external game is played from its folder (named after it here).
+            reproduce: Some(reproduce_command(
+                &r.game.kind().map_or_else(|| format!("./{}", r.game.name()), |g| g.name().to_owned()),
+                &r.seed.to_string(),
+                &names,
+                max_turns,
+                wall,
+            )),
             validates: None,
             running: false,
             progress: None,
