@@ -109,6 +109,14 @@ async fn submit_form(c: &Client, url: &str, ladder: i64, name: &str, file: &std:
     c.find(Locator::Css("#submit-button")).await.unwrap().click().await.unwrap();
 }
 
+/// Start `koth replay view ...`; the server and the URL it prints.
+fn serve_replay(cmd: &mut Command) -> (Child, String) {
+    let mut viewer = cmd.stdout(Stdio::piped()).stderr(Stdio::null()).spawn().unwrap();
+    let mut url = String::new();
+    std::io::BufRead::read_line(&mut std::io::BufReader::new(viewer.stdout.take().unwrap()), &mut url).unwrap();
+    (viewer, url.trim().to_owned())
+}
+
 async fn text(c: &Client, css: &str) -> String {
     c.find(Locator::Css(css)).await.unwrap_or_else(|e| panic!("{css}: {e}")).text().await.unwrap()
 }
@@ -377,15 +385,8 @@ async fn scenario(url: &str, addr: &str, data: &std::path::Path, shots: &std::pa
         let (game, id) = &matches[0];
         let file = data.join("downloaded-replay.json");
         std::fs::write(&file, serde_json::to_vec(&get_json(addr, &format!("/api/matches/{id}/replay"))).unwrap()).unwrap();
-        let mut viewer = Command::new(env!("CARGO_BIN_EXE_koth"))
-            .args(["replay", "view", file.to_str().unwrap()])
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        let mut local = String::new();
-        std::io::BufRead::read_line(&mut std::io::BufReader::new(viewer.stdout.take().unwrap()), &mut local).unwrap();
-        c.goto(local.trim()).await.unwrap();
+        let (mut viewer, local) = serve_replay(Command::new(env!("CARGO_BIN_EXE_koth")).args(["replay", "view", file.to_str().unwrap()]));
+        c.goto(&local).await.unwrap();
         until(&c, "the local board", "document.querySelector('#board') && document.querySelector('#turn-label').textContent", 30).await;
         assert!(text(&c, "h1").await.starts_with(&format!("Replay {game} · seed ")), "{}", text(&c, "h1").await);
         let turns = get_json(addr, &format!("/api/matches/{id}"))["turns"].as_i64().unwrap();
@@ -429,14 +430,8 @@ async fn scenario(url: &str, addr: &str, data: &std::path::Path, shots: &std::pa
         .output()
         .unwrap();
         assert!(out.status.success(), "{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
-        let mut viewer = koth(&["replay", "view", file.to_str().unwrap(), "--game", &game])
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        let mut local = String::new();
-        std::io::BufRead::read_line(&mut std::io::BufReader::new(viewer.stdout.take().unwrap()), &mut local).unwrap();
-        c.goto(&format!("{}matches/0?turn=7", local.trim())).await.unwrap();
+        let (mut viewer, local) = serve_replay(&mut koth(&["replay", "view", file.to_str().unwrap(), "--game", &game]));
+        c.goto(&format!("{local}matches/0?turn=7")).await.unwrap();
         until(&c, "the rpsls board", "document.querySelector('#board') && document.querySelector('#turn-label').textContent", 30).await;
         assert!(text(&c, "h1").await.starts_with("Replay rpsls · seed 5"), "{}", text(&c, "h1").await);
         assert_eq!(text(&c, "#turn-label").await, "turn 7 / 100");

@@ -52,7 +52,7 @@ use serde_json::Value;
 
 use crate::replay::{Answer, MoveTime, Recorded};
 use crate::view::{colour_difference, LegendEntry, View, EMPTY, MIN_COLOUR_DIFFERENCE, SEAT_CODES, SEAT_COLOURS};
-use crate::{BotProtocol, GameKind, Judgement, MatchResult, Request, Seat, SeatResult, Step, TimePolicy, Verdict};
+use crate::{BotProtocol, GameKind, Judgement, Request, Seat, SeatResult, Step, TimePolicy, Verdict};
 
 /// The manifest's file name in a game's folder.
 pub const MANIFEST: &str = "game.json";
@@ -554,22 +554,10 @@ impl Conversation {
         if ranks.len() != self.seats || ranks.iter().any(|&r| r < 1 || r > self.seats) {
             return Err(format!("gave ranks {ranks:?}: one per seat, each 1 to {}", self.seats));
         }
-        let firsts = ranks.iter().filter(|&&r| r == 1).count();
-        if firsts == 0 {
+        if !ranks.contains(&1) {
             return Err(format!("gave ranks {ranks:?} with nobody first"));
         }
-        Ok((0..self.seats)
-            .map(|seat| SeatResult {
-                seat,
-                score: scores[seat],
-                rank: ranks[seat],
-                result: match (ranks[seat], firsts) {
-                    (1, 1) => MatchResult::Win,
-                    (1, _) => MatchResult::Tie,
-                    _ => MatchResult::Loss,
-                },
-            })
-            .collect())
+        Ok(crate::results_by_rank(scores, ranks))
     }
 }
 
@@ -592,6 +580,7 @@ fn clip(text: &str) -> Cow<'_, str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::MatchResult;
     use serde_json::json;
 
     fn manifest() -> GameManifest {

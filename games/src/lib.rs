@@ -451,7 +451,12 @@ pub fn rng(seed: u64) -> rand_chacha::ChaCha8Rng {
 /// Results by score, higher is better: a unique best score wins, a shared
 /// best score ties, everyone else loses.
 pub fn results_by_score(scores: &[f64]) -> Vec<SeatResult> {
-    let ranks = competition_ranks(scores);
+    results_by_rank(scores, &competition_ranks(scores))
+}
+
+/// Results from each seat's place (1 the best; places may be shared): a
+/// seat alone in first place wins, seats sharing it tie, the rest lose.
+pub fn results_by_rank(scores: &[f64], ranks: &[usize]) -> Vec<SeatResult> {
     let firsts = ranks.iter().filter(|&&r| r == 1).count();
     (0..scores.len())
         .map(|s| SeatResult {

@@ -326,33 +326,28 @@ fn external_referee(n: u32) -> anyhow::Result<()> {
     let mut per_turn: [Vec<f64>; 2] = [Vec::new(), Vec::new()];
     let (mut program_cpu, mut added) = (Vec::new(), Vec::new());
     let us = |d: std::time::Duration| d.as_secs_f64() * 1e6;
+    // Each turn's apply and the next step, timed, to the end or `turns`.
+    let play = |r: &mut dyn Referee, out: &mut Vec<f64>| {
+        for turn in 1..=turns {
+            let a = answers(turn);
+            let t = Instant::now();
+            r.apply_turn(&a, &[]);
+            let over = r.step().is_none();
+            out.push(us(t.elapsed()));
+            if over {
+                break;
+            }
+        }
+    };
     for round in 0..rounds {
         let seed = 100 + round;
-        // Built in.
-        let mut r = koth_games::GameKind::Target.referee(2, seed).map_err(|e| anyhow::anyhow!(e))?;
-        for turn in 1..=turns {
-            let a = answers(turn);
-            let t = Instant::now();
-            r.apply_turn(&a, &[]);
-            let over = r.step().is_none();
-            per_turn[0].push(us(t.elapsed()));
-            if over {
-                break;
-            }
-        }
-        // External, in its box.
+        let mut built_in = koth_games::GameKind::Target.referee(2, seed).map_err(|e| anyhow::anyhow!(e))?;
+        built_in.step();
+        play(built_in.as_mut(), &mut per_turn[0]);
+        // The same rules as a program in its box.
         let mut r = koth_runner::referee::ExternalReferee::start(&game, &names, seed, &sandbox());
         r.step();
-        for turn in 1..=turns {
-            let a = answers(turn);
-            let t = Instant::now();
-            r.apply_turn(&a, &[]);
-            let over = r.step().is_none();
-            per_turn[1].push(us(t.elapsed()));
-            if over {
-                break;
-            }
-        }
+        play(&mut r, &mut per_turn[1]);
         if let Some(why) = r.failure() {
             anyhow::bail!("the external referee failed: {why}");
         }
