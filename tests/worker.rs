@@ -78,7 +78,7 @@ async fn a_running_match_shows_its_progress() {
     let settings = LadderConfig::parse("rated", &json!({"seats": 2, "max_turns": 300, "skip_validation": true})).unwrap();
     let ladder = store::create_ladder(&pool, "target", koth_games::GameKind::Target, &settings).await.unwrap();
     let api = Api(koth_scheduler::api::router(pool.clone()));
-    let (_, token) = koth_scheduler::api::create_account(&pool, "author", false).await.unwrap();
+    let (author, token) = koth_scheduler::api::create_account(&pool, "author", false).await.unwrap();
     let (stop, stopped) = tokio::sync::watch::channel(false);
     let cfg = WorkerConfig::new("progress-runner".into(), Builder::host(sandbox()), &sandbox(), 256 << 20);
     let runner = tokio::spawn(worker::run(pool.clone(), cfg, stopped));
@@ -89,7 +89,7 @@ async fn a_running_match_shows_its_progress() {
         let (_, mine) = api.call("GET", "/api/me/bots", Some(&token), Vec::new()).await;
         bots.push(mine.as_array().unwrap().iter().find(|b| b["name"] == name).unwrap()["id"].as_i64().unwrap());
     }
-    let m = store::create_challenge(&pool, ladder, &bots, 5, None).await.unwrap();
+    let m = store::create_challenge(&pool, ladder, &bots, 5, author).await.unwrap();
     // 300 turns of 10 ms a move: seconds of play, watched as a page does.
     let mut seen: Vec<i64> = Vec::new();
     let deadline = Instant::now() + Duration::from_secs(60);

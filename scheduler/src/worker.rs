@@ -39,7 +39,7 @@ use tokio::sync::watch;
 use crate::db::runners;
 use crate::job::Job;
 use crate::packed::PackedReplay;
-use crate::queue::{wait_for_work, Claimed, FailOutcome, Queue, QueueError};
+use crate::queue::{wait_for_work, Claimed, FailOutcome, FairShare, Queue, QueueError};
 use crate::results::{record_match, MatchOutcome, SeatOutcome};
 use crate::store;
 
@@ -57,6 +57,9 @@ pub struct WorkerConfig {
     pub poll: Duration,
     /// How long a shutting-down worker lets its job run before releasing it.
     pub grace: Duration,
+    /// How much of the runners challenges may take while ladder matches
+    /// wait ([`FairShare`]).
+    pub fair_share: FairShare,
 }
 
 impl WorkerConfig {
@@ -74,6 +77,7 @@ impl WorkerConfig {
             heartbeat: Duration::from_secs(15),
             poll: Duration::from_secs(2),
             grace: Duration::from_secs(10),
+            fair_share: FairShare::default(),
         }
     }
 }
@@ -149,7 +153,7 @@ pub async fn run(pool: PgPool, cfg: WorkerConfig, mut shutdown: watch::Receiver<
     if let Err(e) = tokio::task::spawn_blocking(koth_sandbox::cgroup::sweep_stale_groups).await.unwrap_or(Ok(())) {
         tracing::warn!(worker = %cfg.name, "sweeping stale box groups failed: {e}");
     }
-    let queue = Queue::new(pool.clone());
+    let queue = Queue::new(pool.clone()).with_fair_share(cfg.fair_share);
     let cfg = Arc::new(cfg);
     let mut stats = WorkerStats::default();
     let mut listener = None;
@@ -265,7 +269,7 @@ async fn run_job(
     let deadline = tokio::time::Instant::now() + cfg.lease;
     let mut next = None;
     loop {
-        let claim_next = (!*shutdown.borrow()).then_some((cfg.name.as_str(), cfg.lease));
+        let claim_next = (!*shutdown.borrow()).then_some((cfg.name.as_str(), cfg.lease, &cfg.fair_share));
         match record(pool, &job, &result, claim_next).await {
             Ok((done, claimed)) => {
                 match done {
@@ -314,7 +318,7 @@ async fn record(
     pool: &PgPool,
     job: &Claimed,
     result: &JobResult,
-    claim_next: Option<(&str, Duration)>,
+    claim_next: Option<(&str, Duration, &FairShare)>,
 ) -> Result<(Recorded, Option<Claimed>), QueueError> {
     let mut tx = pool.begin().await?;
     let mut next = None;
@@ -352,10 +356,10 @@ async fn record(
 async fn complete(
     tx: &mut sqlx::Transaction<'_, sqlx::Postgres>,
     job: &Claimed,
-    claim_next: Option<(&str, Duration)>,
+    claim_next: Option<(&str, Duration, &FairShare)>,
 ) -> Result<Option<Claimed>, QueueError> {
     match claim_next {
-        Some((holder, lease)) => Queue::complete_and_claim(tx, job, holder, &Job::KINDS, lease).await,
+        Some((holder, lease, share)) => Queue::complete_and_claim(tx, job, holder, &Job::KINDS, lease, share).await,
         None => Queue::complete(tx, job).await.map(|()| None),
     }
 }

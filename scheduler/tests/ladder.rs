@@ -207,12 +207,12 @@ async fn challenges_are_unrated_and_failing_bots_are_disabled() {
     let ladder = store::create_ladder(&pool, "target-ch", koth_games::GameKind::Target, &settings).await.unwrap();
     let a = ready_bot(&pool, ladder, owner, "a").await;
     let b = ready_bot(&pool, ladder, owner, "b").await;
-    let m = store::create_challenge(&pool, ladder, &[a, b], 9, None).await.unwrap();
+    let m = store::create_challenge(&pool, ladder, &[a, b], 9, owner).await.unwrap();
     let q = Queue::new(pool.clone());
     let job = q.claim("w", &["match"], Duration::from_secs(60)).await.unwrap().unwrap();
     assert_eq!(job.job(), Ok(Job::Match { match_id: m }), "challenges go first");
     q.release(&job).await.unwrap();
-    let err = store::create_challenge(&pool, ladder, &[a, 999_999], 9, None).await.unwrap_err();
+    let err = store::create_challenge(&pool, ladder, &[a, 999_999], 9, owner).await.unwrap_err();
     assert!(matches!(&err, store::StoreError::Invalid(why) if why.contains("every bot")), "{err}");
 
     // Bot a crashes in every match: after 10 it is disabled, with the reason.

@@ -1,14 +1,15 @@
 //! The job queue against a real PostgreSQL: claims under concurrency,
 //! leases, rescue, fencing, retries, release, notifications, and the hot
 //! path's independence from finished rows; completing a job and claiming
-//! the next in one statement.
+//! the next in one statement; challenges held to their fair share of the
+//! starts while ladder matches wait.
 
 mod common;
 
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
-use koth_scheduler::queue::{wait_for_work, Claimed, FailOutcome, Queue, QueueError};
+use koth_scheduler::queue::{wait_for_work, Claimed, FailOutcome, FairShare, Queue, QueueError};
 use serde_json::json;
 use sqlx::Row;
 
@@ -249,7 +250,7 @@ async fn finished_rows_are_not_on_the_claim_path() {
 /// (in its result's transaction), as `koth runner` does.
 async fn chain(q: &Queue, holder: &str, job: &Claimed) -> Result<Option<Claimed>, QueueError> {
     let mut tx = q.pool().begin().await?;
-    let next = Queue::complete_and_claim(&mut tx, job, holder, &["noop"], LEASE).await?;
+    let next = Queue::complete_and_claim(&mut tx, job, holder, &["noop"], LEASE, &FairShare::default()).await?;
     tx.commit().await?;
     Ok(next)
 }
@@ -285,7 +286,9 @@ async fn a_chained_completion_is_fenced_and_claims_by_priority() {
     assert_eq!(fresh.id, first);
     let mut tx = q.pool().begin().await.unwrap();
     sqlx::query("INSERT INTO jobs (kind, payload) VALUES ('noop', '{\"stale\": true}')").execute(&mut *tx).await.unwrap();
-    assert!(matches!(Queue::complete_and_claim(&mut tx, &next, "a", &["noop"], LEASE).await, Err(QueueError::Stale(i)) if i == first));
+    assert!(
+        matches!(Queue::complete_and_claim(&mut tx, &next, "a", &["noop"], LEASE, &FairShare::default()).await, Err(QueueError::Stale(i)) if i == first)
+    );
     drop(tx);
     assert_eq!(state(&q, low).await.0, "available", "nothing claimed by the stale worker");
     let leaked: i64 = sqlx::query_scalar("SELECT count(*) FROM jobs WHERE payload ? 'stale'").fetch_one(q.pool()).await.unwrap();
@@ -295,4 +298,62 @@ async fn a_chained_completion_is_fenced_and_claims_by_priority() {
     assert_eq!(next.id, low);
     assert_eq!(chain(&q, "b", &next).await.unwrap(), None);
     assert_eq!(state(&q, other).await.0, "available", "other kinds untouched");
+}
+
+/// The priorities of the jobs one worker claims, one at a time, until none
+/// is left: claimed and completed, `chained` as `koth runner` does or not.
+async fn claim_all(q: &Queue, chained: bool) -> Vec<i32> {
+    let mut order = Vec::new();
+    let mut job = q.claim("w", &["match"], LEASE).await.unwrap();
+    while let Some(j) = job {
+        let p: i32 = sqlx::query_scalar("SELECT priority FROM jobs WHERE id = $1").bind(j.id).fetch_one(q.pool()).await.unwrap();
+        order.push(p);
+        job = if chained {
+            let mut tx = q.pool().begin().await.unwrap();
+            let next = Queue::complete_and_claim(&mut tx, &j, "w", &["match"], LEASE, q.fair_share()).await.unwrap();
+            tx.commit().await.unwrap();
+            next
+        } else {
+            complete(q, &j).await.unwrap();
+            q.claim("w", &["match"], LEASE).await.unwrap()
+        };
+    }
+    order
+}
+
+/// Challenges (priority 50) queued before 20 ladder matches (priority 0):
+/// while ladder matches wait, challenges take at most their share (a fifth
+/// here) of the starts, counted over the window; once none waits, the
+/// rest of the challenges run (nothing idles); and at a share of 1 (strict
+/// priority, as before) every challenge would have gone first.
+#[tokio::test]
+async fn challenges_take_their_share_of_starts_and_no_more_while_ladder_matches_wait() {
+    let Some(pg) = common::postgres("fair-share") else { return };
+    let pool = common::pool(&pg, 4).await;
+    let share = FairShare { priority: 50, share: 0.2, window: Duration::from_secs(300) };
+    for (chained, strict) in [(false, false), (true, false), (false, true)] {
+        sqlx::query("DELETE FROM jobs").execute(&pool).await.unwrap();
+        let q = Queue::new(pool.clone()).with_fair_share(FairShare { share: if strict { 1.0 } else { share.share }, ..share });
+        for i in 0..10 {
+            q.enqueue("match", &json!({ "challenge": i }), 50, 3).await.unwrap();
+        }
+        for i in 0..20 {
+            q.enqueue("match", &json!({ "ladder": i }), 0, 3).await.unwrap();
+        }
+        let order = claim_all(&q, chained).await;
+        assert_eq!(order.len(), 30, "every job ran: {order:?}");
+        if strict {
+            assert_eq!(&order[..10], &[50; 10], "strict priority: challenges first: {order:?}");
+            continue;
+        }
+        // While ladder matches remained, the challenges' starts stayed
+        // within their share (one more than a fifth, for the first start).
+        let last_ladder = order.iter().rposition(|&p| p == 0).unwrap();
+        for k in 1..=last_ladder + 1 {
+            let challenges = order[..k].iter().filter(|&&p| p == 50).count();
+            assert!(challenges as f64 <= 0.2 * k as f64 + 1.0, "after {k} starts, {challenges} challenges: {order:?}");
+        }
+        assert!(order[..last_ladder].contains(&50), "challenges were not starved either: {order:?}");
+        assert!(order[last_ladder + 1..].iter().all(|&p| p == 50), "then the remaining challenges: {order:?}");
+    }
 }

@@ -54,6 +54,30 @@ impl ApiArgs {
     }
 }
 
+/// How runners choose between waiting jobs: shared by `koth runner` and
+/// `koth up`.
+#[derive(clap::Args, Clone, Debug)]
+pub struct QueueArgs {
+    /// The share of match starts challenges may take while ladder matches
+    /// wait (0 to 1; over it they wait behind ladder matches, and run when
+    /// nothing else waits). 1 puts every challenge first.
+    #[arg(long, env = "KOTH_CHALLENGE_SHARE", default_value_t = 0.1, value_parser = share)]
+    pub challenge_share: f64,
+}
+
+fn share(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(x) if (0.0..=1.0).contains(&x) => Ok(x),
+        _ => Err(format!("{s:?}: give a fraction from 0 to 1, e.g. 0.1")),
+    }
+}
+
+impl QueueArgs {
+    pub fn fair_share(&self) -> koth_scheduler::queue::FairShare {
+        koth_scheduler::queue::FairShare { share: self.challenge_share, ..Default::default() }
+    }
+}
+
 /// Where bots' toolchains and compiled artifacts live, and where boxes
 /// keep their state: shared by the commands that build and run bots.
 #[derive(clap::Args, Clone, Debug)]

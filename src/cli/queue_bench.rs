@@ -81,7 +81,7 @@ async fn koth_rate(pool: &PgPool, workers: u32, jobs: u32, way: Way) -> anyhow::
                         q.claim(&name, &["noop"], lease).await?
                     }
                     Way::Chained => {
-                        let next = Queue::complete_and_claim(&mut tx, &j, &name, &["noop"], lease).await?;
+                        let next = Queue::complete_and_claim(&mut tx, &j, &name, &["noop"], lease, q.fair_share()).await?;
                         tx.commit().await?;
                         next
                     }

@@ -40,6 +40,8 @@ pub struct RunnerArgs {
     #[arg(long)]
     allow_host_toolchains: bool,
     #[command(flatten)]
+    queue: super::QueueArgs,
+    #[command(flatten)]
     store: super::BotStoreArgs,
 }
 
@@ -110,6 +112,7 @@ pub fn runner(a: RunnerArgs) -> anyhow::Result<i32> {
                 lease: a.lease,
                 heartbeat: a.lease / 4,
                 grace: a.grace,
+                fair_share: a.queue.fair_share(),
                 ..WorkerConfig::new(name, builder.clone(), &sandbox, a.memory)
             };
             loops.push(tokio::spawn(worker::run(pool.clone(), cfg, stop.clone())));

@@ -35,6 +35,8 @@ pub struct UpArgs {
     #[arg(long)]
     no_examples: bool,
     #[command(flatten)]
+    queue: super::QueueArgs,
+    #[command(flatten)]
     store: super::BotStoreArgs,
     #[command(flatten)]
     api: super::ApiArgs,
@@ -96,7 +98,10 @@ async fn serve(a: &UpArgs, url: &str, lock: &UpLock) -> anyhow::Result<i32> {
     worker::report_languages(&pool, &runner_name, &builder).await;
     tasks.push(tokio::spawn(worker::keep_reporting_languages(pool.clone(), runner_name, builder.clone(), stop.clone())));
     for i in 0..a.runners.max(1) {
-        let cfg = WorkerConfig::new(format!("up-{}/{i}", std::process::id()), builder.clone(), &sandbox, worker::DEFAULT_BOT_MEMORY);
+        let cfg = WorkerConfig {
+            fair_share: a.queue.fair_share(),
+            ..WorkerConfig::new(format!("up-{}/{i}", std::process::id()), builder.clone(), &sandbox, worker::DEFAULT_BOT_MEMORY)
+        };
         let (pool, stop) = (pool.clone(), stop.clone());
         tasks.push(tokio::spawn(async move {
             worker::run(pool, cfg, stop).await;

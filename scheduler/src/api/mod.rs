@@ -1360,7 +1360,7 @@ async fn challenge(State(s): State<AppState>, headers: HeaderMap, ApiBody(body):
         use rand::Rng;
         (rand::thread_rng().gen::<u64>() >> 1) as i64
     };
-    let id = match crate::store::create_challenge(&s.pool, c.ladder, &c.bots, seed, Some(who.id)).await {
+    let id = match crate::store::create_challenge(&s.pool, c.ladder, &c.bots, seed, who.id).await {
         Ok(id) => id,
         Err(crate::store::StoreError::Invalid(why)) => return Err(ApiError(StatusCode::UNPROCESSABLE_ENTITY, why)),
         // The database failing is not the caller's fault: 503, try again.

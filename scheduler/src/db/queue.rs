@@ -29,6 +29,11 @@
 //!   connection.
 //! * The claim reads a partial index of available jobs only: finished rows,
 //!   however many, are not on the hot path.
+//! * **Fair share** ([`FairShare`]): jobs of one priority (challenges) go
+//!   ahead of those below it (ladder matches) only while they took at most
+//!   a share of the recent starts of both; past it they wait behind them,
+//!   and are still claimed when nothing else waits. Strict priority would
+//!   let one account's stream of challenges take every runner.
 
 use std::time::Duration;
 
@@ -91,17 +96,60 @@ fn fenced(rows: u64, job: i64) -> Result<(), QueueError> {
     }
 }
 
+/// How much of the runners the jobs of one priority may take while jobs
+/// below it wait: at most `share` of the jobs started in the last `window`
+/// at that priority or below (compiles and validation games, above it, are
+/// not counted). A job over its share waits behind those below it; with
+/// nothing else waiting it is claimed all the same.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct FairShare {
+    pub priority: i32,
+    pub share: f64,
+    pub window: Duration,
+}
+
+impl Default for FairShare {
+    /// Challenges take at most a tenth of the match starts of the last
+    /// minute while ladder matches wait: a flood of them leaves a busy
+    /// ladder about 90% of its pace (`tests/fair_share.rs` measures it).
+    fn default() -> Self {
+        FairShare { priority: super::store::PRIORITY_CHALLENGE, share: 0.1, window: Duration::from_secs(60) }
+    }
+}
+
 /// The claim: the best available job (priority, then age) of kinds `$3`
-/// that no one else has locked, for holder `$1`, with a new lease of `$2`.
-/// (A macro, so statements that contain it stay `&'static str`.)
+/// that no one else has locked, for holder `$1`, with a new lease of `$2`;
+/// jobs of priority `$p` only while they took at most `$s` of the starts
+/// at that priority or below in the last `$w` ([`FairShare`]), else the
+/// best job of any priority. (A macro, so statements that contain it stay
+/// `&'static str`; the fair share's parameters are its arguments.)
 macro_rules! claim_sql {
-    () => {
-        "UPDATE jobs SET state = 'running', attempt = attempt + 1, holder = $1, started_at = now(), \
-                lease = nextval('job_lease_seq'), lease_until = now() + $2::interval \
-         WHERE id = (SELECT id FROM jobs \
-                     WHERE state = 'available' AND run_after <= now() AND kind = ANY($3) \
-                     ORDER BY priority DESC, run_after, id \
-                     FOR UPDATE SKIP LOCKED LIMIT 1)"
+    ($p:literal, $s:literal, $w:literal) => {
+        concat!(
+            "UPDATE jobs SET state = 'running', attempt = attempt + 1, holder = $1, started_at = now(), \
+                    lease = nextval('job_lease_seq'), lease_until = now() + $2::interval \
+             WHERE id = COALESCE( \
+                (SELECT id FROM jobs \
+                 WHERE state = 'available' AND run_after <= now() AND kind = ANY($3) \
+                   AND (priority <> ",
+            $p,
+            " OR (SELECT count(*) FILTER (WHERE priority = ",
+            $p,
+            ") <= ",
+            $s,
+            " * count(*) \
+                                            FROM jobs WHERE started_at > now() - ",
+            $w,
+            "::interval AND priority <= ",
+            $p,
+            ")) \
+                 ORDER BY priority DESC, run_after, id \
+                 FOR UPDATE SKIP LOCKED LIMIT 1), \
+                (SELECT id FROM jobs \
+                 WHERE state = 'available' AND run_after <= now() AND kind = ANY($3) \
+                 ORDER BY priority DESC, run_after, id \
+                 FOR UPDATE SKIP LOCKED LIMIT 1))"
+        )
     };
 }
 
@@ -130,15 +178,26 @@ fn interval(d: Duration) -> String {
 #[derive(Clone, Debug)]
 pub struct Queue {
     pool: PgPool,
+    share: FairShare,
 }
 
 impl Queue {
+    /// The queue, with the default [`FairShare`].
     pub fn new(pool: PgPool) -> Queue {
-        Queue { pool }
+        Queue { pool, share: FairShare::default() }
+    }
+
+    /// Claims keep `share` ([`FairShare`]).
+    pub fn with_fair_share(self, share: FairShare) -> Queue {
+        Queue { share, ..self }
     }
 
     pub fn pool(&self) -> &PgPool {
         &self.pool
+    }
+
+    pub fn fair_share(&self) -> &FairShare {
+        &self.share
     }
 
     /// Add a job; returns its id.
@@ -150,10 +209,13 @@ impl Queue {
     /// Claim the best available job of one of `kinds`, or `None`.
     pub async fn claim(&self, holder: &str, kinds: &[&str], lease: Duration) -> Result<Option<Claimed>, QueueError> {
         let kinds: Vec<String> = kinds.iter().map(|k| k.to_string()).collect();
-        let row = sqlx::query(concat!(claim_sql!(), " RETURNING ", claimed_sql!()))
+        let row = sqlx::query(concat!(claim_sql!("$4", "$5", "$6"), " RETURNING ", claimed_sql!()))
             .bind(holder)
             .bind(interval(lease))
             .bind(&kinds)
+            .bind(self.share.priority)
+            .bind(self.share.share)
+            .bind(interval(self.share.window))
             .fetch_optional(&self.pool)
             .await?;
         Ok(row.map(|r| claimed(&r)))
@@ -165,20 +227,22 @@ impl Queue {
     /// (`Err(Stale)` if the lease is not ours, and then nothing is
     /// claimed), and the next claim commits with it. A worker that goes on
     /// to the next job pays one statement and one commit per job instead
-    /// of a claim and a completion, each with its commit.
+    /// of a claim and a completion, each with its commit. The claim keeps
+    /// `share` as [`Queue::claim`] does.
     pub async fn complete_and_claim(
         conn: &mut sqlx::PgConnection,
         job: &Claimed,
         holder: &str,
         kinds: &[&str],
         lease: Duration,
+        share: &FairShare,
     ) -> Result<Option<Claimed>, QueueError> {
         let kinds: Vec<String> = kinds.iter().map(|k| k.to_string()).collect();
         let row = sqlx::query(concat!(
             "WITH done AS (UPDATE jobs SET state = 'completed', finished_at = now(), lease_until = NULL \
                            WHERE id = $4 AND lease = $5 AND state = 'running' RETURNING id), \
                   next AS (",
-            claim_sql!(),
+            claim_sql!("$6", "$7", "$8"),
             " AND EXISTS (SELECT 1 FROM done) RETURNING ",
             claimed_sql!(),
             ") SELECT (SELECT count(*) FROM done) AS completed, next.* FROM (SELECT 1) AS one LEFT JOIN next ON true"
@@ -188,6 +252,9 @@ impl Queue {
         .bind(&kinds)
         .bind(job.id)
         .bind(job.lease)
+        .bind(share.priority)
+        .bind(share.share)
+        .bind(interval(share.window))
         .fetch_one(conn)
         .await?;
         fenced(row.get::<i64, _>("completed") as u64, job.id)?;

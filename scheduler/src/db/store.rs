@@ -103,12 +103,16 @@ impl Stage<'_> {
 }
 
 /// What a ladder's format sees of one stage of it ([`LadderState`]); its
-/// past matches only when `with_history`.
+/// past matches only when `with_history`. Its own matches only: not the
+/// validation games, nor the challenges people asked for on it (those
+/// neither fill the format's slots, nor hold its newcomers, nor count as
+/// a round robin's pairings played).
 pub async fn ladder_state(conn: &mut PgConnection, ladder: i64, with_history: bool, stage: Stage<'_>) -> Result<LadderState, sqlx::Error> {
     let bots = sqlx::query(
         "SELECT b.id, b.name, b.current_version IS NOT NULL AS ready, r.mu, r.sigma, r.games, \
                 (SELECT count(*) FROM match_seats s JOIN matches m ON m.id = s.match_id \
-                 WHERE s.bot_id = b.id AND m.state = 'queued' AND m.validates IS NULL AND m.finals = $2) AS in_flight \
+                 WHERE s.bot_id = b.id AND m.state = 'queued' AND m.validates IS NULL AND m.requested_by IS NULL \
+                   AND m.finals = $2) AS in_flight \
          FROM bots b LEFT JOIN ratings r ON r.ladder_id = b.ladder_id AND r.bot_id = b.id \
          WHERE b.ladder_id = $1 AND b.disabled_reason IS NULL AND ($3::bigint[] IS NULL OR b.id = ANY($3)) ORDER BY b.id",
     )
@@ -129,18 +133,21 @@ pub async fn ladder_state(conn: &mut PgConnection, ladder: i64, with_history: bo
         in_flight: r.get::<i64, _>("in_flight") as u32,
     })
     .collect();
-    let queued: i64 =
-        sqlx::query_scalar("SELECT count(*) FROM matches WHERE ladder_id = $1 AND state = 'queued' AND validates IS NULL AND finals = $2")
-            .bind(ladder)
-            .bind(stage.finals())
-            .fetch_one(&mut *conn)
-            .await?;
+    let queued: i64 = sqlx::query_scalar(
+        "SELECT count(*) FROM matches WHERE ladder_id = $1 AND state = 'queued' AND validates IS NULL AND requested_by IS NULL \
+             AND finals = $2",
+    )
+    .bind(ladder)
+    .bind(stage.finals())
+    .fetch_one(&mut *conn)
+    .await?;
     let matches = if with_history {
         sqlx::query(
             "SELECT m.state, m.round, array_agg(s.bot_id ORDER BY s.seat) AS seats, array_agg(s.rank ORDER BY s.seat) AS ranks, \
                     array_agg(s.score ORDER BY s.seat) AS scores \
              FROM matches m JOIN match_seats s ON s.match_id = m.id \
-             WHERE m.ladder_id = $1 AND m.state NOT IN ('failed', 'cancelled') AND m.validates IS NULL AND m.finals = $2 \
+             WHERE m.ladder_id = $1 AND m.state NOT IN ('failed', 'cancelled') AND m.validates IS NULL AND m.requested_by IS NULL \
+               AND m.finals = $2 \
              GROUP BY m.id ORDER BY m.id",
         )
         .bind(ladder)
@@ -462,15 +469,10 @@ pub async fn match_to_play(pool: &PgPool, match_id: i64) -> Result<Option<MatchT
 }
 
 /// An unrated challenge between bots of one ladder, in this seat order,
-/// queued ahead of ladder matches, asked for by `requested_by` (who may
+/// queued ahead of ladder matches within its fair share of the runners
+/// ([`crate::queue::FairShare`]), asked for by `requested_by` (who may
 /// cancel it). Every bot must have a ready version, and appear once.
-pub async fn create_challenge(
-    pool: &PgPool,
-    ladder_id: i64,
-    seats: &[i64],
-    seed: i64,
-    requested_by: Option<i64>,
-) -> Result<i64, StoreError> {
+pub async fn create_challenge(pool: &PgPool, ladder_id: i64, seats: &[i64], seed: i64, requested_by: i64) -> Result<i64, StoreError> {
     let distinct: std::collections::HashSet<&i64> = seats.iter().collect();
     if distinct.len() != seats.len() {
         return Err(StoreError::Invalid("a bot cannot play itself: name each bot once".into()));
