@@ -122,7 +122,7 @@ impl Game {
         }
         match self {
             Game::Builtin(g) => g.referee(names.len(), seed),
-            Game::External(e) => Ok(Box::new(ExternalReferee::start(e, names, seed, sandbox))),
+            Game::External(e) => Ok(Box::new(ExternalReferee::start(&e.manifest, &e.referee, names, seed, sandbox))),
         }
     }
 

@@ -19,7 +19,7 @@
 
 use std::time::{Duration, Instant};
 
-use koth_games::external::{Conversation, RefereeLimits, MAX_REFEREE_LINE};
+use koth_games::external::{Conversation, GameManifest, RefereeLimits, MAX_REFEREE_LINE};
 use koth_games::replay::{Answer, MoveTime, Recorded};
 use koth_games::view::{Legend, View};
 use koth_games::{Judgement, Referee, Reply, Seat, SeatResult, Step};
@@ -27,7 +27,6 @@ use koth_sandbox::{Exit, Network, Sandbox, SandboxConfig};
 use serde_json::Value;
 
 use crate::bot::BotSpec;
-use crate::game::ExternalGame;
 use crate::protocol::io::{Outbox, PollSet, StderrLog};
 use crate::protocol::stdio::Stdio;
 use crate::protocol::{Bot, Gone, Heard, Process};
@@ -77,11 +76,11 @@ struct Running {
 }
 
 impl ExternalReferee {
-    /// Start the referee of `game` for a match between `names` (in seat
-    /// order) and read its answer to `start`. Never fails: a referee that
-    /// cannot start says so through [`Referee::failure`].
-    pub fn start(game: &ExternalGame, names: &[String], seed: u64, sandbox: &SandboxConfig) -> ExternalReferee {
-        let m = &game.manifest;
+    /// Start `referee`, the built referee of the game `m`, for a match
+    /// between `names` (in seat order) and read its answer to `start`.
+    /// Never fails: a referee that cannot start says so through
+    /// [`Referee::failure`].
+    pub fn start(m: &GameManifest, referee: &BotSpec, names: &[String], seed: u64, sandbox: &SandboxConfig) -> ExternalReferee {
         let mut r = ExternalReferee {
             conv: Conversation::new(m, names.len()),
             seats: names.len(),
@@ -97,7 +96,7 @@ impl ExternalReferee {
             costs: Vec::new(),
             cpu_used: Duration::ZERO,
         };
-        match Running::start(&game.referee, &m.referee.limits, sandbox, &mut r.log) {
+        match Running::start(referee, &m.referee.limits, sandbox, &mut r.log) {
             Ok(run) => r.run = Some(run),
             Err(why) => {
                 r.fail(why);
