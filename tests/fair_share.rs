@@ -40,10 +40,10 @@ fn sandbox() -> SandboxConfig {
     }
 }
 
-/// Ladder matches (priority 0) finished so far.
-async fn ladder_matches_done(pool: &PgPool) -> i64 {
+/// Matches of `priority` (ladder matches, or challenges) finished so far.
+async fn finished(pool: &PgPool, priority: i32) -> i64 {
     sqlx::query_scalar("SELECT count(*) FROM jobs WHERE kind = 'match' AND priority = $1 AND state = 'completed'")
-        .bind(store::PRIORITY_LADDER)
+        .bind(priority)
         .fetch_one(pool)
         .await
         .unwrap()
@@ -77,7 +77,7 @@ async fn pace(pool: &PgPool, api: &Api, token: &str, ladder: i64, bots: &[i64], 
     let mut counts = None;
     while began.elapsed() < SHARE_WINDOW + Duration::from_secs(2) + WINDOW {
         if counts.is_none() && began.elapsed() >= SHARE_WINDOW + Duration::from_secs(2) {
-            counts = Some((ladder_matches_done(pool).await, challenges_done(pool).await));
+            counts = Some((finished(pool, store::PRIORITY_LADDER).await, finished(pool, store::PRIORITY_CHALLENGE).await));
         }
         if flood {
             // Twenty times a second, keeping the account's cap full: refused
@@ -90,8 +90,8 @@ async fn pace(pool: &PgPool, api: &Api, token: &str, ladder: i64, bots: &[i64], 
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
     let (before, challenges_before) = counts.unwrap();
-    let done = ladder_matches_done(pool).await - before;
-    let challenges = challenges_done(pool).await - challenges_before;
+    let done = finished(pool, store::PRIORITY_LADDER).await - before;
+    let challenges = finished(pool, store::PRIORITY_CHALLENGE).await - challenges_before;
     stop.send(true).unwrap();
     runner.await.unwrap();
     ladder_tick.await.unwrap();
@@ -101,14 +101,6 @@ async fn pace(pool: &PgPool, api: &Api, token: &str, ladder: i64, bots: &[i64], 
         api.call_full("POST", &format!("/api/matches/{m}/cancel"), Some(token), String::new()).await;
     }
     (done as f64 * 60.0 / WINDOW.as_secs_f64(), challenges)
-}
-
-async fn challenges_done(pool: &PgPool) -> i64 {
-    sqlx::query_scalar("SELECT count(*) FROM jobs WHERE kind = 'match' AND priority = $1 AND state = 'completed'")
-        .bind(store::PRIORITY_CHALLENGE)
-        .fetch_one(pool)
-        .await
-        .unwrap()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
