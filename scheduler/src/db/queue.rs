@@ -99,13 +99,18 @@ fn fenced(rows: u64, job: i64) -> Result<(), QueueError> {
 /// How much of the runners the jobs of one priority may take while jobs
 /// below it wait: at most `share` of the jobs started in the last `window`
 /// at that priority or below (compiles and validation games, above it, are
-/// not counted). A job over its share waits behind those below it; with
-/// nothing else waiting it is claimed all the same.
+/// not counted). A job over its share waits behind the others; with no
+/// other job waiting it is claimed all the same.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct FairShare {
     pub priority: i32,
     pub share: f64,
     pub window: Duration,
+}
+
+impl FairShare {
+    /// Nothing held back: strict priority.
+    pub const NONE: FairShare = FairShare { priority: NO_PRIORITY, share: 1.0, window: Duration::ZERO };
 }
 
 impl Default for FairShare {
@@ -119,39 +124,38 @@ impl Default for FairShare {
 
 /// The claim: the best available job (priority, then age) of kinds `$3`
 /// that no one else has locked, for holder `$1`, with a new lease of `$2`;
-/// jobs of priority `$p` only while they took at most `$s` of the starts
-/// at that priority or below in the last `$w` ([`FairShare`]), else the
-/// best job of any priority. (A macro, so statements that contain it stay
-/// `&'static str`; the fair share's parameters are its arguments.)
+/// a job of priority `$p` only while such jobs took at most `$s` of the
+/// starts at that priority or below in the last `$w` ([`FairShare`]). The
+/// count is evaluated (once) only when a job of priority `$p` is the
+/// candidate. When this finds nothing, the claim is made again with no
+/// priority held back ([`NO_PRIORITY`]), so a job over its share still
+/// runs when nothing else waits. (A macro, so statements that contain it
+/// stay `&'static str`; the fair share's parameters are its arguments.)
 macro_rules! claim_sql {
     ($p:literal, $s:literal, $w:literal) => {
         concat!(
             "UPDATE jobs SET state = 'running', attempt = attempt + 1, holder = $1, started_at = now(), \
                     lease = nextval('job_lease_seq'), lease_until = now() + $2::interval \
-             WHERE id = COALESCE( \
-                (SELECT id FROM jobs \
-                 WHERE state = 'available' AND run_after <= now() AND kind = ANY($3) \
-                   AND (priority <> ",
+             WHERE id = (SELECT c.id FROM jobs c \
+                         WHERE c.state = 'available' AND c.run_after <= now() AND c.kind = ANY($3) \
+                           AND (c.priority <> ",
             $p,
-            " OR (SELECT count(*) FILTER (WHERE priority = ",
-            $p,
-            ") <= ",
+            " \
+                                OR (SELECT count(*) FILTER (WHERE s.priority = c.priority) <= ",
             $s,
-            " * count(*) \
-                                            FROM jobs WHERE started_at > now() - ",
+            " * count(*) FROM jobs s \
+                                    WHERE s.started_at > now() - ",
             $w,
-            "::interval AND priority <= ",
-            $p,
-            ")) \
-                 ORDER BY priority DESC, run_after, id \
-                 FOR UPDATE SKIP LOCKED LIMIT 1), \
-                (SELECT id FROM jobs \
-                 WHERE state = 'available' AND run_after <= now() AND kind = ANY($3) \
-                 ORDER BY priority DESC, run_after, id \
-                 FOR UPDATE SKIP LOCKED LIMIT 1))"
+            "::interval AND s.priority <= c.priority)) \
+                         ORDER BY c.priority DESC, c.run_after, c.id \
+                         FOR UPDATE OF c SKIP LOCKED LIMIT 1)"
         )
     };
 }
+
+/// A priority no job has: passed as a claim's held-back priority, it holds
+/// nothing back.
+const NO_PRIORITY: i32 = i32::MIN;
 
 /// What a claim returns.
 macro_rules! claimed_sql {
@@ -208,17 +212,8 @@ impl Queue {
 
     /// Claim the best available job of one of `kinds`, or `None`.
     pub async fn claim(&self, holder: &str, kinds: &[&str], lease: Duration) -> Result<Option<Claimed>, QueueError> {
-        let kinds: Vec<String> = kinds.iter().map(|k| k.to_string()).collect();
-        let row = sqlx::query(concat!(claim_sql!("$4", "$5", "$6"), " RETURNING ", claimed_sql!()))
-            .bind(holder)
-            .bind(interval(lease))
-            .bind(&kinds)
-            .bind(self.share.priority)
-            .bind(self.share.share)
-            .bind(interval(self.share.window))
-            .fetch_optional(&self.pool)
-            .await?;
-        Ok(row.map(|r| claimed(&r)))
+        let mut conn = self.pool.acquire().await?;
+        claim_on(&mut conn, holder, kinds, lease, &self.share).await
     }
 
     /// Complete `job` and claim the next one for the same worker, in one
@@ -255,10 +250,15 @@ impl Queue {
         .bind(share.priority)
         .bind(share.share)
         .bind(interval(share.window))
-        .fetch_one(conn)
+        .fetch_one(&mut *conn)
         .await?;
         fenced(row.get::<i64, _>("completed") as u64, job.id)?;
-        Ok(row.get::<Option<i64>, _>("id").map(|_| claimed(&row)))
+        match row.get::<Option<i64>, _>("id") {
+            Some(_) => Ok(Some(claimed(&row))),
+            // Only jobs over their share wait, or none: the claim without it.
+            None if share.priority != NO_PRIORITY => claim_on(conn, holder, kinds.as_slice(), lease, &FairShare::NONE).await,
+            None => Ok(None),
+        }
     }
 
     /// Extend the lease; `Err(Stale)` when it is no longer ours.
@@ -373,6 +373,36 @@ impl Queue {
         l.listen("koth_jobs").await?;
         Ok(l)
     }
+}
+
+/// [`Queue::claim`] on a connection (or inside a transaction): with
+/// `share`, then, if that finds nothing, with none held back.
+async fn claim_on<S: AsRef<str>>(
+    conn: &mut sqlx::PgConnection,
+    holder: &str,
+    kinds: &[S],
+    lease: Duration,
+    share: &FairShare,
+) -> Result<Option<Claimed>, QueueError> {
+    let kinds: Vec<String> = kinds.iter().map(|k| k.as_ref().to_owned()).collect();
+    for s in [share, &FairShare::NONE] {
+        let row = sqlx::query(concat!(claim_sql!("$4", "$5", "$6"), " RETURNING ", claimed_sql!()))
+            .bind(holder)
+            .bind(interval(lease))
+            .bind(&kinds)
+            .bind(s.priority)
+            .bind(s.share)
+            .bind(interval(s.window))
+            .fetch_optional(&mut *conn)
+            .await?;
+        if let Some(r) = row {
+            return Ok(Some(claimed(&r)));
+        }
+        if s.priority == NO_PRIORITY {
+            break;
+        }
+    }
+    Ok(None)
 }
 
 /// Insert a job on a connection or inside a transaction.
