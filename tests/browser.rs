@@ -166,6 +166,15 @@ async fn live_turn(c: &Client) -> Option<i64> {
     c.execute(script, vec![]).await.unwrap().as_i64()
 }
 
+/// The turns a live match's viewer has drawn so far (its slider's end),
+/// when its board is on the page.
+async fn live_board_turns(c: &Client) -> Option<i64> {
+    let script = "const l = document.getElementById('turn-label'); \
+                  if (!l || !document.getElementById('board')) return null; \
+                  const m = l.textContent.match(/turn \\d+ \\/ (\\d+)/); return m ? Number(m[1]) : null;";
+    c.execute(script, vec![]).await.unwrap().as_i64()
+}
+
 #[test]
 fn pages_in_a_real_browser() {
     let have = std::path::Path::new(CHROMIUM).exists() && std::path::Path::new(CHROMEDRIVER).exists();
@@ -202,26 +211,35 @@ async fn scenario(url: &str, addr: &str, data: &std::path::Path, shots: &std::pa
     until(&c, "the ladders", "document.querySelectorAll('#ladders tbody tr').length === 5", 20).await;
     shot(&c, shots, "home").await;
 
-    // A match being played: its page says so and follows its turns.
+    // A match being played: its page says so, follows its turns, and
+    // draws them on the board as they are played.
     let mut watched = Vec::new();
+    let mut drawn = Vec::new();
     for _ in 0..3 {
         let live = tokio::task::block_in_place(|| running_flit_match(addr));
         c.goto(&format!("{url}/matches/{live}")).await.unwrap();
-        let deadline = Instant::now() + Duration::from_secs(10);
+        let deadline = Instant::now() + Duration::from_secs(15);
         watched.clear();
-        while Instant::now() < deadline && watched.len() < 2 {
+        drawn.clear();
+        while Instant::now() < deadline && (watched.len() < 2 || drawn.len() < 2) {
             if let Some(t) = live_turn(&c).await {
                 if watched.last() != Some(&t) {
                     watched.push(t);
                 }
             }
+            if let Some(t) = live_board_turns(&c).await {
+                if drawn.last() != Some(&t) {
+                    drawn.push(t);
+                }
+            }
             tokio::time::sleep(Duration::from_millis(250)).await;
         }
-        if watched.len() >= 2 {
+        if watched.len() >= 2 && drawn.len() >= 2 {
             break;
         }
     }
     assert!(watched.len() >= 2 && watched[0] < watched[1], "a live match's page shows its turns advancing: {watched:?}");
+    assert!(drawn.len() >= 2 && drawn.windows(2).all(|w| w[0] < w[1]), "a live match's board is drawn further as it is played: {drawn:?}");
     shot(&c, shots, "live-match").await;
 
     // Every game's page offers its starter kits.

@@ -7,7 +7,9 @@
 //!   previous version keeps playing; a version whose validation game is
 //!   cancelled with its bot is refused and says so.
 //! * A running match shows its progress: its page's JSON says it is being
-//!   played and how many turns are done, growing while it runs.
+//!   played and how many turns are done, growing while it runs; its live
+//!   frames and turns, read as a page follows them, are exactly the first
+//!   frames and turns of its replay once it ends.
 
 use std::time::{Duration, Instant};
 
@@ -90,11 +92,15 @@ async fn a_running_match_shows_its_progress() {
         bots.push(mine.as_array().unwrap().iter().find(|b| b["name"] == name).unwrap()["id"].as_i64().unwrap());
     }
     let m = store::create_challenge(&pool, ladder, &bots, 5, author).await.unwrap();
-    // 300 turns of 10 ms a move: seconds of play, watched as a page does.
+    // 300 turns of 10 ms a move: seconds of play, watched as a page does:
+    // its progress, and its frames and turns as they are written.
     let mut seen: Vec<i64> = Vec::new();
+    let (mut live_frames, mut live_turns): (Vec<Value>, Vec<Value>) = (Vec::new(), Vec::new());
     let deadline = Instant::now() + Duration::from_secs(60);
     let last = loop {
         let (_, info) = api.call("GET", &format!("/api/matches/{m}"), None, Vec::new()).await;
+        let (status, live) = api.call("GET", &format!("/api/matches/{m}/live?from={}", live_frames.len()), None, Vec::new()).await;
+        assert_eq!(status, StatusCode::OK, "{live}");
         if info["state"] != "queued" {
             break info;
         }
@@ -102,6 +108,26 @@ async fn a_running_match_shows_its_progress() {
             assert_eq!(info["running"], true, "{info}");
             if seen.last() != Some(&t) {
                 seen.push(t);
+            }
+        }
+        if live["running"] == true {
+            let frames = live["frames"]["frames"].as_array().unwrap();
+            assert!(!frames.is_empty() || live["turns_played"].as_u64().unwrap() + 1 == live_frames.len() as u64, "{live}");
+            if live_frames.is_empty() {
+                assert!(frames[0]["cells"].is_string(), "the first frame has every cell: {live}");
+            }
+            live_frames.extend(frames.iter().cloned());
+            live_turns.extend(live["turns"].as_array().unwrap().iter().cloned());
+            assert_eq!(live_turns.len() + 1, live_frames.len(), "a frame before the first turn, then one per turn");
+            // A reader asking past the end gets nothing, not an error.
+            let (status, ahead) = api.call("GET", &format!("/api/matches/{m}/live?from=99999999"), None, Vec::new()).await;
+            assert_eq!(status, StatusCode::OK, "{ahead}");
+            if ahead["running"] == true {
+                assert_eq!(
+                    (ahead["frames"]["frames"].as_array().map(Vec::len), ahead["turns"].as_array().map(Vec::len)),
+                    (Some(0), Some(0)),
+                    "{ahead}"
+                );
             }
         }
         assert!(Instant::now() < deadline, "match {m} still queued after 60 s: {info}");
@@ -113,6 +139,18 @@ async fn a_running_match_shows_its_progress() {
     }
     assert!(seen.len() >= 2, "the progress grew while it was watched: {seen:?}");
     assert!(seen.windows(2).all(|w| w[0] < w[1]) && seen.iter().all(|&t| (1..=300).contains(&t)), "{seen:?}");
+    // What was seen live is what the replay shows.
+    assert!(live_turns.len() >= 2, "turns were drawn while the match ran: {}", live_turns.len());
+    let (_, frames) = api.call("GET", &format!("/api/matches/{m}/frames"), None, Vec::new()).await;
+    let (_, replay) = api.call("GET", &format!("/api/matches/{m}/replay"), None, Vec::new()).await;
+    assert_eq!(&frames["frames"].as_array().unwrap()[..live_frames.len()], live_frames.as_slice());
+    assert_eq!(&replay["turns"].as_array().unwrap()[..live_turns.len()], live_turns.as_slice());
+    // Ended: nothing live, and the page reads the replay.
+    let (_, ended) = api.call("GET", &format!("/api/matches/{m}/live"), None, Vec::new()).await;
+    assert_eq!((&ended["running"], &ended["frames"]), (&json!(false), &Value::Null), "{ended}");
+    let (status, bad) = api.call("GET", &format!("/api/matches/{m}/live?from=-1"), None, Vec::new()).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{bad}");
+    assert!(bad["error"].is_string(), "{bad}");
     stop.send(true).unwrap();
     runner.await.unwrap();
 }

@@ -55,6 +55,7 @@ pub async fn tick<R: Rng>(pool: &PgPool, queue: &Queue, rng: &mut R) -> Result<T
         Err(e) => return Err(sqlx::Error::Protocol(e.to_string())),
     };
     store::mark_failed_matches(pool).await?;
+    store::sweep_live_turns(pool).await?;
     let ladders = store::unpaused_ladders(pool).await?;
     let mut created = 0;
     for id in ladders {

@@ -539,6 +539,29 @@ pub struct DrawnReplay {
     pub frames: Value,
 }
 
+/// A match being played, as far as its runner has written it (about once a
+/// second), for the viewer to draw while it runs
+/// (`GET /api/matches/{id}/live?from=K`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct LiveMatch {
+    pub id: i64,
+    /// A runner is playing it now. `false`: not yet taken, or it has ended
+    /// (read the match again: a finished one has its replay).
+    pub running: bool,
+    /// Turns written so far: frames `0..=turns_played` exist.
+    pub turns_played: u32,
+    /// The frames from `from` on, as `GET /api/matches/{id}/frames` serves
+    /// a finished match's (from 0: the first with every cell; later ones
+    /// with the cells each turn changed, so they follow those the reader
+    /// has). `null` while not running.
+    #[schema(value_type = Option<Object>)]
+    pub frames: Option<Value>,
+    /// The turns those frames follow (answers, times, judgements and
+    /// events as the replay will have them): from turn `max(from, 1)` on.
+    #[schema(value_type = Vec<Object>)]
+    pub turns: Vec<Value>,
+}
+
 /// A game's starter kit in one language.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct StarterInfo {

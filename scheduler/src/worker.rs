@@ -23,13 +23,14 @@
 //!   claim loop retries, and so does the recording of a finished job, while
 //!   the lease lasts.
 
-use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
+use koth_games::replay::Turn;
 use koth_games::GameKind;
 use koth_runner::bot::{BotSpec, Builder, PrepareError};
 use koth_runner::compile::{Artifact, BuildError};
+use koth_runner::engine::live::LiveTurns;
 use koth_runner::engine::{play, MatchOptions, ENGINE_VERSION};
 use koth_runner::submission::Submission;
 use koth_sandbox::SandboxConfig;
@@ -377,19 +378,29 @@ async fn fail_target(tx: &mut sqlx::PgConnection, job: &Claimed, why: &str) -> R
 /// How often a running match's turns are written for its page.
 const PROGRESS_EVERY: Duration = Duration::from_secs(1);
 
-/// Write `turns` for the match's page every [`PROGRESS_EVERY`] while it
-/// changes, until aborted. A failed write is only logged: progress is for
-/// people watching, never a reason to stop a match.
-async fn report_progress(pool: PgPool, match_id: i64, lease: i64, turns: Arc<AtomicU32>) {
-    let mut shown = 0;
+/// Write the turns the engine has played (`live`) for the match's page
+/// every [`PROGRESS_EVERY`], until aborted. A failed write is only logged
+/// and its turns go with the next one: the page is for people watching,
+/// never a reason to stop a match.
+async fn report_live(pool: PgPool, match_id: i64, lease: i64, live: Arc<LiveTurns>) {
+    let mut unwritten: Vec<Turn> = Vec::new();
     loop {
         tokio::time::sleep(PROGRESS_EVERY).await;
-        let now = turns.load(Ordering::Relaxed);
-        if now != shown {
-            match store::report_progress(&pool, match_id, lease, now).await {
-                Ok(()) => shown = now,
-                Err(e) => tracing::debug!(match_id, "writing its progress failed: {e}"),
+        let (played, turns) = live.take();
+        unwritten.extend(turns);
+        if unwritten.is_empty() {
+            continue;
+        }
+        let json = match serde_json::to_vec(&unwritten) {
+            Ok(j) => j,
+            Err(e) => {
+                tracing::debug!(match_id, "turns that cannot be written as JSON: {e}");
+                return;
             }
+        };
+        match store::report_live(&pool, match_id, lease, played, unwritten[0].turn, &json).await {
+            Ok(_) => unwritten.clear(),
+            Err(e) => tracing::debug!(match_id, "writing its turns failed: {e}"),
         }
     }
 }
@@ -420,10 +431,11 @@ async fn execute(pool: &PgPool, cfg: &Arc<WorkerConfig>, job: &Claimed) -> JobRe
                 Err(e) => return JobResult::Retry(format!("reading match {match_id}: {e}")),
             };
             let cfg = cfg.clone();
-            // The engine counts turns; this task shows them on the match's page.
-            let progress = Arc::new(AtomicU32::new(0));
-            let reporter = tokio::spawn(report_progress(pool.clone(), match_id, lease, progress.clone()));
-            let result = match tokio::task::spawn_blocking(move || match_job(&cfg, &m, progress)).await {
+            // The engine hands over its turns; this task writes them for
+            // the match's page.
+            let live = Arc::new(LiveTurns::new());
+            let reporter = tokio::spawn(report_live(pool.clone(), match_id, lease, live.clone()));
+            let result = match tokio::task::spawn_blocking(move || match_job(&cfg, &m, live)).await {
                 Ok(r) => r,
                 Err(e) => JobResult::Retry(format!("the match thread failed: {e}")),
             };
@@ -455,7 +467,7 @@ fn compile_job(builder: &Builder, src: &store::VersionSource) -> JobResult {
     }
 }
 
-fn match_job(cfg: &WorkerConfig, m: &store::MatchToPlay, progress: Arc<AtomicU32>) -> JobResult {
+fn match_job(cfg: &WorkerConfig, m: &store::MatchToPlay, live: Arc<LiveTurns>) -> JobResult {
     let Some(game) = GameKind::from_name(&m.game) else { return JobResult::Fail(format!("unknown game {:?}", m.game)) };
     let mut bots = Vec::new();
     for s in &m.seats {
@@ -488,7 +500,7 @@ fn match_job(cfg: &WorkerConfig, m: &store::MatchToPlay, progress: Arc<AtomicU32
         sandbox: cfg.match_sandbox.clone(),
         max_turns: m.settings.max_turns,
         wall_cap: m.settings.max_match_seconds.map(|s| std::time::Duration::from_secs(s.into())),
-        progress: Some(progress),
+        live: Some(live),
         ..MatchOptions::new(game, m.seed as u64)
     };
     let report = match play(&opts, bots) {

@@ -427,8 +427,15 @@ async function matchPage(id) {
         ' in koth\'s repository gives you ', el('code', {}, 'koth'), '). Each seat\'s argument is named after its bot: put that bot\'s source there (yours is on your bot\'s page).'),
       el('pre', { id: 'reproduce' }, m.reproduce), copyButton(() => m.reproduce, 'Copy the command')) : '');
   render();
+  // A match being played is drawn as its runner writes its turns (about
+  // once a second); the replay viewer takes over when it ends.
+  let live = null;
   while (m.state === 'queued') {
-    await sleep(2000);
+    if (m.running) {
+      try { live = live ? (await live.follow(), live) : await liveViewer(m, document.getElementById('viewer')); }
+      catch (e) { /* the next poll tries again; the state line still follows the match */ }
+    }
+    await sleep(live ? 1000 : 2000);
     m = await api('/api/matches/' + id);
     if (m.state !== 'queued') render();
     else document.getElementById('match-state').textContent = liveText(m);
@@ -439,7 +446,22 @@ async function matchPage(id) {
 /** A queued match as it stands: waiting, or being played and how far. */
 function liveText(m) {
   if (!m.running) return 'Waiting for a runner…';
-  return m.progress ? `Playing now: turn ${m.progress} so far (this page follows it; the replay opens when it ends).` : 'Playing now: starting…';
+  return m.progress ? `Playing now: turn ${m.progress} so far (drawn as it is played; the whole replay opens when it ends).` : 'Playing now: starting…';
+}
+
+/** The viewer of a match being played, fed the frames and turns its
+ * runner has written so far (GET /api/matches/{id}/live?from=K); `null`
+ * while nothing is written yet. follow() adds what came since. */
+async function liveViewer(m, box) {
+  const first = await api(`/api/matches/${m.id}/live`);
+  if (!first.running || !first.frames) return null;
+  const viewer = drawViewer(m, box, { turns: first.turns, seats: [] }, first.frames, {}, true);
+  return {
+    async follow() {
+      const more = await api(`/api/matches/${m.id}/live?from=${viewer.frames()}`);
+      if (more.running && more.frames) viewer.extend(more.turns, more.frames.frames);
+    },
+  };
 }
 
 function statusText(st) {
@@ -494,6 +516,20 @@ async function replayViewer(m, box) {
   await Promise.all(m.seats.filter(s => who && (who.is_host || who.name === s.owner)).map(async s => {
     try { stderr[s.seat] = await api(`/api/matches/${m.id}/stderr/${s.seat}`); } catch (e) { /* not ours after all */ }
   }));
+  drawViewer(m, box, replay, frames, stderr, false);
+}
+
+// The keyboard and resize listeners of the viewer on the page now (a live
+// viewer is replaced by the replay's when the match ends).
+let viewerListeners = null;
+
+/** The viewer: board, controls, the turn's moves. `live`: frames and turns
+ * still arrive (extend()); it follows the newest turn while the reader is
+ * at the last one. */
+function drawViewer(m, box, replay, frames, stderr, live) {
+  if (viewerListeners) viewerListeners.abort();
+  viewerListeners = new AbortController();
+  const listening = { signal: viewerListeners.signal };
   // The engine's own words for how each bot's match went (the replay's).
   (replay.seats || []).forEach((st, i) => {
     const row = document.querySelectorAll('#seats tbody tr')[i];
@@ -512,7 +548,7 @@ async function replayViewer(m, box) {
     row.children[1].append(' ', roleTag(s.seat), el('div', { class: 'role-note' }, roles[s.seat].note));
   });
   const board = new Board(frames);
-  const last = frames.frames.length - 1;
+  let last = frames.frames.length - 1;
   const legend = new Map(frames.legend.map(e => [e.code, e]));
   // The board fills what the window has left beside (or, narrow, above)
   // the turn panel, small boards scaled up: a 1280x720 screen shows the
@@ -640,17 +676,32 @@ async function replayViewer(m, box) {
     if (ev.key === ' ') { ev.preventDefault(); timer ? pause() : play(); }
     if (ev.key === 'ArrowRight') { pause(); go(k + 1); }
     if (ev.key === 'ArrowLeft') { pause(); go(k - 1); }
-  });
+  }, listening);
   let resizing = null;
-  window.addEventListener('resize', () => { clearTimeout(resizing); resizing = setTimeout(() => { fit(); draw(); }, 100); });
+  window.addEventListener('resize', () => { clearTimeout(resizing); resizing = setTimeout(() => { fit(); draw(); }, 100); }, listening);
   fit();
-  // ?turn=N opens the match at turn N (the frame after that turn's moves).
+  // ?turn=N opens the match at turn N (the frame after that turn's moves);
+  // a live match opens at its newest turn.
   const asked = Number(new URLSearchParams(location.search).get('turn'));
   if (Number.isInteger(asked) && asked > 0) {
     const at = frames.frames.findIndex(f => f.turn >= asked);
     k = at >= 0 ? at : last;
+  } else if (live) {
+    k = last;
   }
   draw();
+  return {
+    frames: () => frames.frames.length,
+    extend(turns, more) {
+      const following = k === last && !timer;
+      replay.turns.push(...turns);
+      frames.frames.push(...more);
+      last = frames.frames.length - 1;
+      slider.max = last;
+      if (following) go(last);
+      else label.textContent = `turn ${k} / ${last}`;
+    },
+  };
 }
 
 // ---- submit --------------------------------------------------------------

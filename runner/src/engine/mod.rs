@@ -25,6 +25,7 @@
 //! threads to use up their slices.
 
 pub mod clock;
+pub mod live;
 pub mod status;
 
 use std::time::{Duration, Instant};
@@ -83,10 +84,9 @@ pub struct MatchOptions {
     /// Stop when the match has run this long and score the position as it
     /// stands; `None`: [`default_wall_cap`].
     pub wall_cap: Option<Duration>,
-    /// Set to the number of turns played after each turn, for whoever
-    /// shows a match while it runs (the service's live progress); an atomic
-    /// store per turn, nothing more.
-    pub progress: Option<std::sync::Arc<std::sync::atomic::AtomicU32>>,
+    /// Each turn, once judged, for whoever shows a match while it runs
+    /// (the service's live match page): a copy of the turn between turns.
+    pub live: Option<std::sync::Arc<live::LiveTurns>>,
 }
 
 impl MatchOptions {
@@ -102,7 +102,7 @@ impl MatchOptions {
             stderr_cap: 64 << 10,
             max_turns: None,
             wall_cap: None,
-            progress: None,
+            live: None,
         }
     }
 
@@ -496,8 +496,8 @@ pub fn play_seats(opts: &MatchOptions, bots: Vec<SeatPlayer>) -> Result<MatchRep
             p.end_turn(turn);
         }
         turns.push(Turn { turn, engine_us, answers, times, judgements, events });
-        if let Some(p) = &opts.progress {
-            p.store(turn, std::sync::atomic::Ordering::Relaxed);
+        if let (Some(live), Some(t)) = (&opts.live, turns.last()) {
+            live.push(t);
         }
     }
     if let Some(reason) = referee.failure() {

@@ -328,6 +328,7 @@ fn routes() -> OpenApiRouter<AppState> {
         .routes(routes!(match_info))
         .routes(routes!(replay))
         .routes(routes!(frames))
+        .routes(routes!(live))
         .routes(routes!(draw_replay))
         .routes(routes!(stderr))
         .routes(routes!(challenge))
@@ -1260,6 +1261,65 @@ async fn frames(State(s): State<AppState>, ApiPath(id): ApiPath<i64>, headers: H
         .map_err(|(status, e)| ApiError(status, e))?;
     replays::keep_frames(&s.pool, id, &gz, repacked.as_ref()).await?;
     serve(gz)
+}
+
+#[derive(Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
+struct LiveQuery {
+    /// The first frame wanted (the number of frames the reader has); 0 by default.
+    #[param(minimum = 0)]
+    from: Option<u32>,
+}
+
+/// A match while it is played: the frames and turns its runner has written
+/// so far, from `from` on. The frames are drawn from the written turns by
+/// the game's rules, as a finished match's are from its replay, so what is
+/// seen live is what its replay will show. Drawing shares the frames' few
+/// slots.
+#[utoipa::path(get, path = "/api/matches/{id}/live", tag = "matches", params(("id" = i64, Path, description = "The match"), LiveQuery),
+    responses((status = 200, body = LiveMatch),
+              (status = 422, body = ErrorBody, description = "The turns written so far do not fit the game's rules")))]
+async fn live(State(s): State<AppState>, ApiPath(id): ApiPath<i64>, ApiQuery(q): ApiQuery<LiveQuery>) -> ApiResult<Json<LiveMatch>> {
+    let info = reads::match_info(&s.pool, id).await?.ok_or_else(|| not_found(&format!("match {id}")))?;
+    let idle = LiveMatch { id, running: false, turns_played: 0, frames: None, turns: Vec::new() };
+    let Some(chunks) = reads::live_turns(&s.pool, id).await? else { return Ok(Json(idle)) };
+    let from = q.from.unwrap_or(0) as usize;
+    let _permit = s.drawing.acquire().await.map_err(|e| ApiError(StatusCode::SERVICE_UNAVAILABLE, e.to_string()))?;
+    let drawn = tokio::task::spawn_blocking(move || -> Result<LiveMatch, String> {
+        use koth_games::replay::{frames, Replay, ReplaySeat, Turn};
+        let game = info.game.as_deref().and_then(koth_games::GameKind::from_name).ok_or("not one of koth's own games")?;
+        let seed = info.seed.parse().map_err(|e| format!("its seed {:?}: {e}", info.seed))?;
+        let mut turns: Vec<Turn> = Vec::new();
+        for c in &chunks {
+            turns.extend(serde_json::from_slice::<Vec<Turn>>(c).map_err(|e| format!("its written turns: {e}"))?);
+        }
+        let replay = Replay {
+            game: game.into(),
+            seed,
+            engine: String::new(),
+            time_policy: None,
+            seats: info.seats.iter().map(|st| ReplaySeat { name: st.name.clone(), ..ReplaySeat::default() }).collect(),
+            initial: Value::Null,
+            turns,
+            result: Vec::new(),
+            cut_short: true,
+            ended_by: Default::default(),
+        };
+        let mut drawn = frames(&replay)?;
+        let turns_played = replay.turns.len() as u32;
+        drawn.frames = drawn.frames.split_off(from.min(drawn.frames.len()));
+        let since = from.max(1) - 1;
+        let turns = replay.turns.get(since..).unwrap_or_default();
+        Ok(LiveMatch {
+            id,
+            running: true,
+            turns_played,
+            frames: Some(serde_json::to_value(&drawn).map_err(|e| e.to_string())?),
+            turns: turns.iter().map(|t| serde_json::to_value(t).unwrap_or_default()).collect(),
+        })
+    });
+    let drawn = drawn.await.map_err(|e| ApiError(StatusCode::INTERNAL_SERVER_ERROR, format!("drawing the match failed: {e}")))?;
+    drawn.map(Json).map_err(|e| ApiError(StatusCode::UNPROCESSABLE_ENTITY, format!("match {id} cannot be drawn while it runs: {e}")))
 }
 
 /// Draw a replay file the reader has (one `koth match --replay` wrote or

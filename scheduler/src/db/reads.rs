@@ -552,3 +552,20 @@ pub async fn seat_stderr(pool: &PgPool, match_id: i64, seat: i32) -> Result<Opti
 pub async fn owned_among(pool: &PgPool, bots: &[i64], user: i64) -> Result<i64> {
     Ok(sqlx::query_scalar("SELECT count(*) FROM bots WHERE id = ANY($1) AND owner_id = $2").bind(bots).bind(user).fetch_one(pool).await?)
 }
+
+/// The turns a runner has written of a match it is playing now, in order
+/// (JSON arrays, one per write); `None` unless the match is being played.
+pub async fn live_turns(pool: &PgPool, match_id: i64) -> Result<Option<Vec<Vec<u8>>>> {
+    let rows: Vec<(Option<Vec<u8>>,)> = sqlx::query_as(
+        "SELECT l.turns FROM matches m JOIN jobs j ON j.id = m.job_id AND j.state = 'running' \
+         LEFT JOIN match_live l ON l.match_id = m.id AND l.lease = j.lease \
+         WHERE m.id = $1 AND m.state = 'queued' ORDER BY l.first_turn",
+    )
+    .bind(match_id)
+    .fetch_all(pool)
+    .await?;
+    if rows.is_empty() {
+        return Ok(None);
+    }
+    Ok(Some(rows.into_iter().filter_map(|(t,)| t).collect()))
+}

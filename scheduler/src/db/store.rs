@@ -381,18 +381,47 @@ async fn refuse_unplayed_validations(conn: &mut PgConnection, matches: &[i64], w
 }
 
 /// A running match's turns so far, written by the runner that holds its
-/// job under `lease` (a runner that lost the job writes nothing).
-pub async fn report_progress(pool: &PgPool, match_id: i64, lease: i64, turns: u32) -> Result<(), sqlx::Error> {
-    sqlx::query(
-        "UPDATE matches m SET progress = $3, progress_at = now() FROM jobs j \
-         WHERE m.id = $1 AND m.state = 'queued' AND j.id = m.job_id AND j.lease = $2 AND j.state = 'running'",
+/// job under `lease` (a runner that lost the job writes nothing): how many
+/// were played, and the turns played since its last write (`first_turn`
+/// is the first of them; JSON, as in the replay). The first write of an
+/// attempt drops what earlier attempts wrote. Returns whether it held the
+/// job.
+pub async fn report_live(
+    pool: &PgPool,
+    match_id: i64,
+    lease: i64,
+    played: u32,
+    first_turn: u32,
+    turns: &[u8],
+) -> Result<bool, sqlx::Error> {
+    let held: Option<i64> = sqlx::query_scalar(
+        "WITH holder AS (SELECT m.id FROM matches m JOIN jobs j ON j.id = m.job_id \
+           WHERE m.id = $1 AND m.state = 'queued' AND j.lease = $2 AND j.state = 'running'), \
+         progressed AS (UPDATE matches m SET progress = $3, progress_at = now() FROM holder h WHERE m.id = h.id), \
+         stale AS (DELETE FROM match_live l USING holder h WHERE l.match_id = h.id AND l.lease <> $2) \
+         INSERT INTO match_live (match_id, lease, first_turn, turns) SELECT id, $2, $4, $5 FROM holder \
+         ON CONFLICT (match_id, lease, first_turn) DO UPDATE SET turns = EXCLUDED.turns \
+         RETURNING match_id",
     )
     .bind(match_id)
     .bind(lease)
-    .bind(turns as i32)
+    .bind(played as i32)
+    .bind(first_turn as i32)
+    .bind(turns)
+    .fetch_optional(pool)
+    .await?;
+    Ok(held.is_some())
+}
+
+/// Drop what runners wrote of matches no longer being played.
+pub async fn sweep_live_turns(pool: &PgPool) -> Result<u64, sqlx::Error> {
+    let r = sqlx::query(
+        "DELETE FROM match_live l USING matches m LEFT JOIN jobs j ON j.id = m.job_id \
+         WHERE m.id = l.match_id AND (m.state <> 'queued' OR j.state IS DISTINCT FROM 'running' OR j.lease <> l.lease)",
+    )
     .execute(pool)
     .await?;
-    Ok(())
+    Ok(r.rows_affected())
 }
 
 /// One seat of a match to play.
