@@ -12,6 +12,7 @@ mod replay;
 mod replay_bench;
 mod sandbox;
 mod service;
+mod soak;
 mod starter;
 mod up;
 
@@ -173,6 +174,8 @@ enum Command {
     QueueBench(queue_bench::QueueBenchArgs),
     /// Measure storing and showing replays: the longest match of each game, packed against jsonb.
     ReplayBench(replay_bench::ReplayBenchArgs),
+    /// Measure `koth up`'s resident memory over a long run (the example ladders playing, a visitor reading replays).
+    Soak(soak::SoakArgs),
     /// Run a worker: claim compile and match jobs from the database and run them.
     Runner(service::RunnerArgs),
     /// Keep every ladder busy: choose and queue the next matches.
@@ -213,6 +216,7 @@ pub fn run(cli: Cli) -> anyhow::Result<i32> {
         Command::Match(args) => match_cmd::run(args),
         Command::MatchBench(args) => match_bench::run(args),
         Command::QueueBench(args) => queue_bench::run(args),
+        Command::Soak(args) => soak::run(args),
         Command::ReplayBench(args) => replay_bench::run(args),
         Command::Runner(args) => service::runner(args),
         Command::Scheduler(args) => service::scheduler(args),

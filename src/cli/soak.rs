@@ -1,0 +1,258 @@
+//! `koth soak`: `koth up`'s resident memory over a long run.
+//!
+//! It starts `koth up` as a host would (this binary, a private PostgreSQL
+//! in a fresh data folder, the example ladders playing on `--runners`
+//! runners) and a visitor who opens the newest finished match's page every
+//! few seconds (its replay and frames: the service's largest buffers).
+//! Every `--every` seconds it reads the service process's `VmRSS` and the
+//! matches finished so far. It prints each sample, then the figures: the
+//! resident memory once warm (the median of the samples of the second
+//! minute, the baseline of the same run), at the end (the median of the
+//! last three samples), the peak, and end / warm. `--max-growth R` makes
+//! the command fail when end / warm is over R (the soak test's check).
+//!
+//! Only the service's own process is measured: bots run in sandboxes of
+//! their own, with their own memory limits.
+
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use clap::Args;
+use serde::Serialize;
+
+#[derive(Args)]
+pub struct SoakArgs {
+    /// Minutes to run (at least 2: the first two are the warm-up and the baseline).
+    #[arg(long, default_value_t = 10.0)]
+    minutes: f64,
+    /// Seconds between samples.
+    #[arg(long, default_value_t = 10)]
+    every: u64,
+    /// Runner loops of the `koth up` under test.
+    #[arg(long, default_value_t = 2)]
+    runners: u32,
+    /// Base of the box uids of its runners (keep it apart from other koth
+    /// services on this machine).
+    #[arg(long, default_value_t = 69000)]
+    uid_base: u32,
+    /// Fail (exit 1) when the resident memory at the end is over this many
+    /// times the warm baseline.
+    #[arg(long)]
+    max_growth: Option<f64>,
+    /// Print the figures as one JSON object on the last line.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Serialize)]
+struct Figures {
+    samples: Vec<Sample>,
+    warm_mib: f64,
+    end_mib: f64,
+    peak_mib: f64,
+    growth: f64,
+    matches_finished: u64,
+}
+
+#[derive(Clone, Copy, Serialize)]
+struct Sample {
+    seconds: u64,
+    rss_mib: f64,
+    finished: u64,
+}
+
+/// `koth up` as a child, stopped (SIGTERM, then SIGKILL) when dropped.
+struct Up(Child);
+
+impl Drop for Up {
+    fn drop(&mut self) {
+        // SAFETY: kill(2) on our own child's pid; it is not yet reaped
+        // (wait below), so the pid cannot name another process.
+        unsafe { libc::kill(self.0.id() as i32, libc::SIGTERM) };
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while Instant::now() < deadline {
+            if let Ok(Some(_)) = self.0.try_wait() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+pub fn run(a: SoakArgs) -> anyhow::Result<i32> {
+    anyhow::ensure!(a.minutes >= 2.0, "--minutes must be at least 2: the first two are the warm-up and the baseline");
+    anyhow::ensure!(a.every >= 1, "--every must be at least 1 second");
+    let data = std::env::temp_dir().join(format!("koth-soak-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&data);
+    let port = koth_scheduler::pg::free_port().map_err(|e| anyhow::anyhow!(e))?;
+    let addr = format!("127.0.0.1:{port}");
+    let mut up = start(&data, &addr, &a)?;
+    let pid = up.0.id();
+    let visitor_stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let visitor = {
+        let (addr, stop) = (addr.clone(), visitor_stop.clone());
+        std::thread::spawn(move || visit(&addr, &stop))
+    };
+    let started = Instant::now();
+    let end = Duration::from_secs_f64(a.minutes * 60.0);
+    let mut samples = Vec::new();
+    eprintln!("koth soak: koth up (pid {pid}) at http://{addr}/ for {} minutes", a.minutes);
+    println!("{:>8} {:>10} {:>9}", "seconds", "rss MiB", "finished");
+    while started.elapsed() < end {
+        std::thread::sleep(Duration::from_secs(a.every).min(end.saturating_sub(started.elapsed())).max(Duration::from_millis(10)));
+        if let Ok(Some(status)) = up.0.try_wait() {
+            anyhow::bail!("koth up exited during the soak: {status}");
+        }
+        let Some(rss) = resident_mib(pid) else { continue };
+        let s = Sample { seconds: started.elapsed().as_secs(), rss_mib: rss, finished: finished(&addr).unwrap_or(0) };
+        println!("{:>8} {:>10.1} {:>9}", s.seconds, s.rss_mib, s.finished);
+        samples.push(s);
+    }
+    visitor_stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    let _ = visitor.join();
+    drop(up);
+    let _ = std::fs::remove_dir_all(&data);
+    let f = figures(samples).ok_or_else(|| anyhow::anyhow!("too few samples: run longer or sample more often"))?;
+    println!(
+        "resident memory: warm {:.1} MiB (median of the second minute), end {:.1} MiB (median of the last 3 samples), peak {:.1} MiB; end / warm = {:.2}x; {} matches finished",
+        f.warm_mib, f.end_mib, f.peak_mib, f.growth, f.matches_finished
+    );
+    if a.json {
+        println!("{}", serde_json::to_string(&f)?);
+    }
+    if let Some(max) = a.max_growth {
+        if f.growth > max {
+            eprintln!("koth soak: resident memory grew {:.2}x, over the bound {max}x", f.growth);
+            return Ok(1);
+        }
+    }
+    Ok(0)
+}
+
+/// The figures of a run's samples; `None` without a sample in the second
+/// minute and three at the end.
+fn figures(samples: Vec<Sample>) -> Option<Figures> {
+    let median = |mut v: Vec<f64>| -> Option<f64> {
+        if v.is_empty() {
+            return None;
+        }
+        v.sort_by(f64::total_cmp);
+        Some(v[v.len() / 2])
+    };
+    let warm = median(samples.iter().filter(|s| (60..120).contains(&s.seconds)).map(|s| s.rss_mib).collect())?;
+    if samples.len() < 3 {
+        return None;
+    }
+    let end = median(samples[samples.len() - 3..].iter().map(|s| s.rss_mib).collect())?;
+    let peak = samples.iter().map(|s| s.rss_mib).fold(0.0, f64::max);
+    let matches_finished = samples.last().map_or(0, |s| s.finished);
+    Some(Figures { warm_mib: warm, end_mib: end, peak_mib: peak, growth: end / warm, matches_finished, samples })
+}
+
+fn start(data: &std::path::Path, addr: &str, a: &SoakArgs) -> anyhow::Result<Up> {
+    let mut child = Command::new(std::env::current_exe()?)
+        .args(["up", "--data-dir"])
+        .arg(data)
+        .args(["--listen", addr, "--runners", &a.runners.to_string()])
+        .env("KOTH_SANDBOX_RUNTIME_DIR", format!("/run/koth-soak-{}", std::process::id()))
+        .env("KOTH_SANDBOX_UID_BASE", a.uid_base.to_string())
+        .env("KOTH_CACHE", data.join("cache"))
+        .env_remove("DATABASE_URL")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()?;
+    let mut lines = BufReader::new(child.stderr.take().expect("piped")).lines();
+    let up = Up(child);
+    let mut seen = Vec::new();
+    loop {
+        let Some(Ok(line)) = lines.next() else { anyhow::bail!("koth up stopped before it was up: {}", seen.join("\n")) };
+        if line.starts_with("koth is up at ") {
+            break;
+        }
+        seen.push(line);
+    }
+    // Keep draining its log so it never blocks on a full pipe.
+    std::thread::spawn(move || for _ in lines {});
+    Ok(up)
+}
+
+/// Resident memory of `pid` in MiB.
+fn resident_mib(pid: u32) -> Option<f64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let kb: f64 = status.lines().find_map(|l| l.strip_prefix("VmRSS:"))?.trim().strip_suffix("kB")?.trim().parse().ok()?;
+    Some(kb / 1024.0)
+}
+
+fn finished(addr: &str) -> Option<u64> {
+    let text = ureq::get(&format!("http://{addr}/metrics")).call().ok()?.into_string().ok()?;
+    text.lines().find_map(|l| l.strip_prefix("koth_matches{state=\"finished\"} "))?.trim().parse().ok()
+}
+
+/// A visitor: every 5 s, the newest finished match's page as the viewer
+/// loads it (its replay and frames, gzip as a browser asks).
+fn visit(addr: &str, stop: &std::sync::atomic::AtomicBool) {
+    let base = format!("http://{addr}");
+    while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+        let newest = (|| -> Option<i64> {
+            let ladders: serde_json::Value = ureq::get(&format!("{base}/api/ladders")).call().ok()?.into_json().ok()?;
+            let mut best = None;
+            for l in ladders.as_array()? {
+                let matches: serde_json::Value =
+                    ureq::get(&format!("{base}/api/ladders/{}/matches", l["id"])).call().ok()?.into_json().ok()?;
+                for m in matches.as_array()?.iter().filter(|m| m["state"] == "finished") {
+                    best = best.max(m["match"].as_i64());
+                }
+            }
+            best
+        })();
+        if let Some(id) = newest {
+            for what in ["", "/replay", "/frames"] {
+                if let Ok(r) = ureq::get(&format!("{base}/api/matches/{id}{what}")).set("Accept-Encoding", "gzip").call() {
+                    let _ = std::io::copy(&mut r.into_reader(), &mut std::io::sink());
+                }
+            }
+        }
+        for _ in 0..50 {
+            if stop.load(std::sync::atomic::Ordering::Relaxed) {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn s(seconds: u64, rss_mib: f64) -> Sample {
+        Sample { seconds, rss_mib, finished: seconds }
+    }
+
+    #[test]
+    fn figures_take_the_second_minute_as_baseline_and_the_last_three_as_the_end() {
+        let f = figures(vec![
+            s(30, 500.0),
+            s(60, 100.0),
+            s(90, 110.0),
+            s(119, 90.0),
+            s(150, 120.0),
+            s(180, 300.0),
+            s(210, 150.0),
+            s(240, 140.0),
+        ])
+        .unwrap();
+        assert_eq!((f.warm_mib, f.end_mib, f.peak_mib, f.matches_finished), (100.0, 150.0, 500.0, 240));
+        assert!((f.growth - 1.5).abs() < 1e-9);
+    }
+
+    #[test]
+    fn figures_need_the_second_minute() {
+        assert!(figures(vec![s(10, 1.0), s(20, 1.0), s(30, 1.0)]).is_none());
+        assert!(figures(vec![s(60, 1.0), s(70, 1.0)]).is_none());
+    }
+}

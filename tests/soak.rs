@@ -1,0 +1,43 @@
+//! `koth up` holds its memory: `koth soak` runs it as a host does (a
+//! private PostgreSQL, the example ladders playing on two runners, a
+//! visitor opening the newest match's replay and frames every 5 s) for
+//! [`MINUTES`] minutes, and its resident memory at the end must be within
+//! [`MAX_GROWTH`] times the same run's warm baseline (the second minute).
+//!
+//! With glibc's malloc, the defect this guards against, the same run grew
+//! 1.5x by its fifth minute and kept growing (per-thread arenas keeping
+//! freed replay buffers); `koth soak --minutes 10` prints the long run.
+
+use std::process::Command;
+
+mod common;
+use common::in_ci;
+
+const MINUTES: &str = "5";
+const MAX_GROWTH: f64 = 1.25;
+
+#[test]
+fn koth_up_holds_its_memory_over_a_soak() {
+    if koth_scheduler::pg::find_binaries().is_err() {
+        assert!(!in_ci(), "CI=true and PostgreSQL's binaries are missing");
+        eprintln!("SKIPPED (not in CI): no PostgreSQL binaries");
+        return;
+    }
+    let out = Command::new(env!("CARGO_BIN_EXE_koth"))
+        .args(["soak", "--minutes", MINUTES, "--every", "5", "--json"])
+        .env("TMPDIR", env!("CARGO_TARGET_TMPDIR"))
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    eprintln!("{stdout}{}", String::from_utf8_lossy(&out.stderr));
+    assert!(out.status.success(), "koth soak failed: {}", out.status);
+    let figures: serde_json::Value = serde_json::from_str(stdout.lines().last().unwrap()).unwrap();
+    let samples = figures["samples"].as_array().unwrap();
+    assert!(samples.len() >= 50, "sampled every 5 s for {MINUTES} minutes: {}", samples.len());
+    // The service did its work meanwhile: matches of every game finished.
+    let finished = figures["matches_finished"].as_u64().unwrap();
+    assert!(finished >= 50, "only {finished} matches finished in {MINUTES} minutes");
+    let (warm, end, growth) = (figures["warm_mib"].as_f64().unwrap(), figures["end_mib"].as_f64().unwrap(), figures["growth"].as_f64().unwrap());
+    assert!(warm > 10.0, "a warm service holds some memory: {warm} MiB");
+    assert!(growth <= MAX_GROWTH, "resident memory grew from {warm:.1} MiB (warm) to {end:.1} MiB: {growth:.2}x > {MAX_GROWTH}x");
+}
