@@ -409,6 +409,17 @@ async fn scenario(url: &str, addr: &str, data: &std::path::Path, shots: &std::pa
         assert!(text(&c, "h1").await.starts_with(&format!("Replay {game} · seed ")), "{}", text(&c, "h1").await);
         let turns = get_json(addr, &format!("/api/matches/{id}"))["turns"].as_i64().unwrap();
         assert_eq!(text(&c, "#turn-label").await, format!("turn 0 / {turns}"));
+        // How soon the board is on screen, here and on the match's page
+        // (a figure for people, not a check: this machine is shared).
+        let first_frame = "return performance.getEntriesByName('koth-first-frame')[0].startTime";
+        let local_ms = c.execute(first_frame, vec![]).await.unwrap();
+        c.goto(&format!("{url}/matches/{id}")).await.unwrap();
+        until(&c, "the match's board", "document.querySelector('#board') && performance.getEntriesByName('koth-first-frame').length", 30)
+            .await;
+        let site_ms = c.execute(first_frame, vec![]).await.unwrap();
+        eprintln!("first frame of a {turns}-turn {game} replay on screen: {local_ms} ms after the page was asked for (koth replay view), {site_ms} ms (its match page)");
+        c.goto(&local).await.unwrap();
+        until(&c, "the local board", "document.querySelector('#board') && document.querySelector('#turn-label').textContent", 30).await;
         let nav = c.execute("return getComputedStyle(document.querySelector('header nav')).display", vec![]).await.unwrap();
         assert_eq!(nav, "none", "no site links on a local replay");
         c.find(Locator::Css("#step")).await.unwrap().click().await.unwrap();

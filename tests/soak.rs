@@ -37,7 +37,8 @@ fn koth_up_holds_its_memory_over_a_soak() {
     // The service did its work meanwhile: matches of every game finished.
     let finished = figures["matches_finished"].as_u64().unwrap();
     assert!(finished >= 50, "only {finished} matches finished in {MINUTES} minutes");
-    let (warm, end, growth) = (figures["warm_mib"].as_f64().unwrap(), figures["end_mib"].as_f64().unwrap(), figures["growth"].as_f64().unwrap());
+    let (warm, end, growth) =
+        (figures["warm_mib"].as_f64().unwrap(), figures["end_mib"].as_f64().unwrap(), figures["growth"].as_f64().unwrap());
     assert!(warm > 10.0, "a warm service holds some memory: {warm} MiB");
     assert!(growth <= MAX_GROWTH, "resident memory grew from {warm:.1} MiB (warm) to {end:.1} MiB: {growth:.2}x > {MAX_GROWTH}x");
 }

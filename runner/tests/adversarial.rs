@@ -117,8 +117,30 @@ fn answering_then_spinning_steals_no_time_from_the_other_bot() {
         let r = play(&opts, vec![adversary(&["spin_after_answer", name]), adversary(&["victim", name, cpu_ms])]).unwrap();
         let (attacker, victim) = (&r.outcomes[0], &r.outcomes[1]);
         assert!(victim.moves >= 10, "{name}: only {} moves", victim.moves);
-        assert_eq!(victim.timeouts, 0, "{name}: the victim was timed out: {}", victim.stderr);
         assert!(!matches!(victim.status, BotStatus::TimedOut { .. }), "{name}: {:?}", victim.status);
+        // No move of the victim's was late for the attacker's CPU: where it
+        // was late, the attacker had next to none after answering in that
+        // turn or the one before. One late move with no such cause is a
+        // stall of this shared machine (seen once in CI: 37 ms late with
+        // the attacker frozen), not the attacker's doing; more is not.
+        let after_answer_ms = |turn: usize| -> f64 {
+            r.replay
+                .turns
+                .get(turn)
+                .into_iter()
+                .flat_map(|t| &t.times)
+                .filter(|m| m.seat == 0)
+                .filter_map(|m| m.cpu_after_answer_us)
+                .sum::<f64>()
+                / 1e3
+        };
+        let late: Vec<usize> =
+            (0..r.replay.turns.len()).filter(|&i| r.replay.turns[i].times.iter().any(|m| m.seat == 1 && m.over_limit)).collect();
+        for &i in &late {
+            let stolen = after_answer_ms(i).max(if i > 0 { after_answer_ms(i - 1) } else { 0.0 });
+            assert!(stolen < 3.0, "{name}: turn {}: the victim was late after the attacker took {stolen:.3} ms after answering", i + 1);
+        }
+        assert!(late.len() <= 1 && victim.timeouts <= 1, "{name}: the victim was late in turns {late:?}: {}", victim.stderr);
         // What the engine measured (the box's CPU from the answer to the
         // freeze) and what the attacker measured itself (its CPU in its
         // 15 ms window): medians, as a scheduler hiccup can hit any move.

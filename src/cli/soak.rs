@@ -8,7 +8,7 @@
 //! matches finished so far. It prints each sample, then the figures: the
 //! resident memory once warm (the median of the samples of the second
 //! minute, the baseline of the same run), at the end (the median of the
-//! last three samples), the peak, and end / warm. `--max-growth R` makes
+//! last minute's samples), the peak, and end / warm. `--max-growth R` makes
 //! the command fail when end / warm is over R (the soak test's check).
 //!
 //! Only the service's own process is measured: bots run in sandboxes of
@@ -117,7 +117,7 @@ pub fn run(a: SoakArgs) -> anyhow::Result<i32> {
     let _ = std::fs::remove_dir_all(&data);
     let f = figures(samples).ok_or_else(|| anyhow::anyhow!("too few samples: run longer or sample more often"))?;
     println!(
-        "resident memory: warm {:.1} MiB (median of the second minute), end {:.1} MiB (median of the last 3 samples), peak {:.1} MiB; end / warm = {:.2}x; {} matches finished",
+        "resident memory: warm {:.1} MiB (median of the second minute), end {:.1} MiB (median of the last minute), peak {:.1} MiB; end / warm = {:.2}x; {} matches finished",
         f.warm_mib, f.end_mib, f.peak_mib, f.growth, f.matches_finished
     );
     if a.json {
@@ -133,7 +133,7 @@ pub fn run(a: SoakArgs) -> anyhow::Result<i32> {
 }
 
 /// The figures of a run's samples; `None` without a sample in the second
-/// minute and three at the end.
+/// minute, or if the last minute is not after it.
 fn figures(samples: Vec<Sample>) -> Option<Figures> {
     let median = |mut v: Vec<f64>| -> Option<f64> {
         if v.is_empty() {
@@ -143,10 +143,11 @@ fn figures(samples: Vec<Sample>) -> Option<Figures> {
         Some(v[v.len() / 2])
     };
     let warm = median(samples.iter().filter(|s| (60..120).contains(&s.seconds)).map(|s| s.rss_mib).collect())?;
-    if samples.len() < 3 {
+    let last = samples.last()?.seconds;
+    if last < 150 {
         return None;
     }
-    let end = median(samples[samples.len() - 3..].iter().map(|s| s.rss_mib).collect())?;
+    let end = median(samples.iter().filter(|s| s.seconds + 60 > last).map(|s| s.rss_mib).collect())?;
     let peak = samples.iter().map(|s| s.rss_mib).fold(0.0, f64::max);
     let matches_finished = samples.last().map_or(0, |s| s.finished);
     Some(Figures { warm_mib: warm, end_mib: end, peak_mib: peak, growth: end / warm, matches_finished, samples })
