@@ -1,7 +1,7 @@
 //! The API's requests and responses: the contract between the service, the
 //! CLI client (`src/cli/client.rs` deserialises these same types) and the
 //! pages. The OpenAPI document is generated from them (`crate::api`);
-//! golden files pin four of them (`tests/golden/api/`).
+//! golden files pin five of them (`tests/golden/api/`).
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -771,6 +771,25 @@ mod tests {
         }
     }
 
+    /// A live match as the viewer reads it: frames from 3 on (changes only)
+    /// and the turns they follow.
+    fn live_match() -> LiveMatch {
+        LiveMatch {
+            id: 41,
+            running: true,
+            turns_played: 4,
+            frames: Some(json!({
+                "game": "target", "width": 2, "height": 1, "legend": [], "roles": [null, null],
+                "frames": [{"turn": 3, "changes": [[0, "0"]], "marks": [], "caption": "turn 3"},
+                           {"turn": 4, "changes": [], "marks": [], "caption": "turn 4"}],
+            })),
+            turns: vec![
+                json!({"turn": 3, "engine_us": 120, "answers": [{"seat": 0, "answer": "2"}], "times": [], "judgements": [], "events": []}),
+                json!({"turn": 4, "engine_us": 95, "answers": [{"seat": 0, "timeout": true}], "times": [], "judgements": [], "events": []}),
+            ],
+        }
+    }
+
     /// Served shapes, pinned: `UPDATE_GOLDEN=1 cargo test -p koth-scheduler golden` rewrites them.
     #[test]
     fn served_responses_are_their_golden_files() {
@@ -780,6 +799,7 @@ mod tests {
             ("match.json", serde_json::to_value(match_info()).unwrap()),
             ("bot.json", serde_json::to_value(bot_info()).unwrap()),
             ("contest.json", serde_json::to_value(contest()).unwrap()),
+            ("live.json", serde_json::to_value(live_match()).unwrap()),
         ];
         for (file, value) in cases {
             let written = serde_json::to_string_pretty(&value).unwrap() + "\n";
@@ -797,5 +817,7 @@ mod tests {
         assert_eq!(back, match_info());
         let back: Contest = serde_json::from_str(&std::fs::read_to_string(dir.join("contest.json")).unwrap()).unwrap();
         assert_eq!(back, contest());
+        let back: LiveMatch = serde_json::from_str(&std::fs::read_to_string(dir.join("live.json")).unwrap()).unwrap();
+        assert_eq!(back, live_match());
     }
 }
