@@ -259,6 +259,61 @@ async fn challenges_are_unrated_and_failing_bots_are_disabled() {
     assert_eq!(t.created, 0);
 }
 
+/// A running match's live turns belong to the attempt that holds its job:
+/// written only under that job's lease (a runner that lost it writes
+/// nothing), the earlier attempt's rows dropped by the new attempt's first
+/// write and never shown with it, nothing shown of a match no runner
+/// plays, and the tick's sweep drops the rows of a match that ended.
+#[tokio::test]
+async fn live_turns_belong_to_the_attempt_that_holds_the_job() {
+    use koth_scheduler::db::reads;
+    let Some(pg) = common::postgres("live") else { return };
+    let pool = common::pool(&pg, 4).await;
+    let owner = store::create_user(&pool, "author", false).await.unwrap();
+    let settings = config("rated", json!({"seats": 2, "concurrency": 1}));
+    let ladder = store::create_ladder(&pool, "target-live", koth_games::GameKind::Target, &settings).await.unwrap();
+    let (a, b) = (ready_bot(&pool, ladder, owner, "a").await, ready_bot(&pool, ladder, owner, "b").await);
+    let m = store::create_challenge(&pool, ladder, &[a, b], 3, owner).await.unwrap();
+    let rows = |pool: PgPool| async move {
+        sqlx::query_scalar::<_, i64>("SELECT count(*) FROM match_live WHERE match_id = $1").bind(m).fetch_one(&pool).await.unwrap()
+    };
+    assert_eq!(reads::live_turns(&pool, m).await.unwrap(), None, "queued, not played: nothing live");
+
+    let q = Queue::new(pool.clone());
+    let first = q.claim("w1", &["match"], Duration::from_secs(60)).await.unwrap().unwrap();
+    assert_eq!(first.job(), Ok(Job::Match { match_id: m }));
+    assert_eq!(reads::live_turns(&pool, m).await.unwrap(), Some(vec![]), "played, nothing written yet");
+    assert!(store::report_live(&pool, m, first.lease, 2, 1, b"[1,2]").await.unwrap());
+    assert!(store::report_live(&pool, m, first.lease, 3, 3, b"[3]").await.unwrap());
+    assert_eq!(reads::live_turns(&pool, m).await.unwrap(), Some(vec![b"[1,2]".to_vec(), b"[3]".to_vec()]));
+    let progress: Option<i32> = sqlx::query_scalar("SELECT progress FROM matches WHERE id = $1").bind(m).fetch_one(&pool).await.unwrap();
+    assert_eq!(progress, Some(3));
+
+    // Its runner gives the job back (or its lease runs out): nothing live.
+    q.release(&first).await.unwrap();
+    assert_eq!(reads::live_turns(&pool, m).await.unwrap(), None);
+    let second = q.claim("w2", &["match"], Duration::from_secs(60)).await.unwrap().unwrap();
+    assert_ne!(second.lease, first.lease);
+    assert_eq!(reads::live_turns(&pool, m).await.unwrap(), Some(vec![]), "the new attempt shows none of the old one's turns");
+    // The old runner, still writing, writes nothing.
+    assert!(!store::report_live(&pool, m, first.lease, 4, 4, b"[4]").await.unwrap());
+    assert!(store::report_live(&pool, m, second.lease, 1, 1, b"[9]").await.unwrap());
+    assert_eq!(reads::live_turns(&pool, m).await.unwrap(), Some(vec![b"[9]".to_vec()]));
+    assert_eq!(rows(pool.clone()).await, 1, "the old attempt's rows are gone");
+    // A write that failed is written again with the next turns: one row.
+    assert!(store::report_live(&pool, m, second.lease, 3, 1, b"[9,10,11]").await.unwrap());
+    assert_eq!(reads::live_turns(&pool, m).await.unwrap(), Some(vec![b"[9,10,11]".to_vec()]));
+
+    // Ended: the sweep drops its rows; a match still played keeps its own.
+    assert_eq!(store::sweep_live_turns(&pool).await.unwrap(), 0);
+    let mut conn = pool.acquire().await.unwrap();
+    store::fail_match(&mut conn, m, "a test ends it").await.unwrap();
+    drop(conn);
+    assert_eq!(reads::live_turns(&pool, m).await.unwrap(), None);
+    assert_eq!(store::sweep_live_turns(&pool).await.unwrap(), 1);
+    assert_eq!(rows(pool.clone()).await, 0);
+}
+
 #[tokio::test]
 async fn standings_follow_each_games_seed_format() {
     let Some(pg) = common::postgres("standings") else { return };
