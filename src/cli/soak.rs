@@ -183,9 +183,7 @@ fn start(data: &std::path::Path, addr: &str, a: &SoakArgs) -> anyhow::Result<Up>
 
 /// Resident memory of `pid` in MiB.
 fn resident_mib(pid: u32) -> Option<f64> {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
-    let kb: f64 = status.lines().find_map(|l| l.strip_prefix("VmRSS:"))?.trim().strip_suffix("kB")?.trim().parse().ok()?;
-    Some(kb / 1024.0)
+    Some(koth_scheduler::api::resident_bytes(&pid.to_string())? as f64 / (1024.0 * 1024.0))
 }
 
 fn finished(addr: &str) -> Option<u64> {

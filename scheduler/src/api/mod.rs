@@ -463,7 +463,7 @@ async fn metrics(State(s): State<AppState>) -> ApiResult<Response> {
             (vec![("state", "max".into())], f64::from(s.pool.options().get_max_connections())),
         ],
     ));
-    if let Some(rss) = resident_bytes() {
+    if let Some(rss) = resident_bytes("self") {
         out.push_str(&format!(
             "# HELP koth_resident_bytes Resident memory of this process.\n# TYPE koth_resident_bytes gauge\nkoth_resident_bytes {rss}\n"
         ));
@@ -472,9 +472,10 @@ async fn metrics(State(s): State<AppState>) -> ApiResult<Response> {
     Ok(([(axum::http::header::CONTENT_TYPE, "text/plain; version=0.0.4")], out).into_response())
 }
 
-/// This process's resident memory (`VmRSS`), in bytes.
-fn resident_bytes() -> Option<u64> {
-    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+/// A process's resident memory (`VmRSS`), in bytes: `"self"` or a pid
+/// (`koth soak` reads its `koth up`'s).
+pub fn resident_bytes(process: &str) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{process}/status")).ok()?;
     let kb: u64 = status.lines().find_map(|l| l.strip_prefix("VmRSS:"))?.trim().strip_suffix("kB")?.trim().parse().ok()?;
     Some(kb * 1024)
 }
