@@ -233,7 +233,7 @@ mod tests {
     }
 
     #[test]
-    fn figures_take_the_second_minute_as_baseline_and_the_last_three_as_the_end() {
+    fn figures_take_the_second_minute_as_baseline_and_the_last_minute_as_the_end() {
         let f = figures(vec![
             s(30, 500.0),
             s(60, 100.0),
@@ -250,8 +250,10 @@ mod tests {
     }
 
     #[test]
-    fn figures_need_the_second_minute() {
+    fn figures_need_the_second_minute_and_a_last_one_after_it() {
         assert!(figures(vec![s(10, 1.0), s(20, 1.0), s(30, 1.0)]).is_none());
         assert!(figures(vec![s(60, 1.0), s(70, 1.0)]).is_none());
+        assert!(figures(vec![s(60, 1.0), s(70, 1.0), s(140, 1.0)]).is_none());
+        assert!(figures(vec![s(60, 1.0), s(70, 1.0), s(150, 1.0)]).is_some());
     }
 }
