@@ -98,12 +98,11 @@ pub fn kernel_abi() -> i32 {
 }
 
 /// Apply a ruleset built by [`build`] to the calling (child) process.
-/// `no_new_privs` must already be set.
-pub(crate) fn restrict_self(fd: Option<&OwnedFd>) -> std::io::Result<()> {
-    use std::os::fd::AsRawFd;
-    let Some(fd) = fd else { return Ok(()) };
+/// `no_new_privs` must already be set. Makes one system call and allocates
+/// nothing (it runs in a child that shares the supervisor's memory).
+pub(crate) fn restrict_self(fd: std::os::fd::RawFd) -> std::io::Result<()> {
     // SAFETY: `fd` is an open Landlock ruleset; the call restricts only this thread.
-    let r = unsafe { libc::syscall(libc::SYS_landlock_restrict_self, fd.as_raw_fd(), 0) };
+    let r = unsafe { libc::syscall(libc::SYS_landlock_restrict_self, fd, 0) };
     if r < 0 {
         return Err(std::io::Error::last_os_error());
     }

@@ -14,9 +14,10 @@
 //!  ───────────────────────            ──────────────────────────────────────
 //!  launcher thread ──fork──▶ A ──unshare──clone(CLONE_PARENT)──▶ holder (pid 1, root)
 //!                                                                 mounts the box, then only reaps
-//!  launcher thread ──fork──▶ A' ──setns(holder pidfd)──join cgroup──clone(CLONE_PARENT)──▶ program
+//!  launcher thread ──clone(VM,VFORK)──▶ joiner ──setns(holder pidfd)──join cgroup──clone(VM,VFORK,PARENT)──▶ program
 //!                                                    rlimits, setsid, drop caps, setresuid(slot),
 //!                                                    no_new_privs, Landlock, seccomp, execve
+//!                                                    (the program's steps: [`spawn`])
 //! ```
 //!
 //! * **Holder.** The first process of a box is a tiny init that stays root,
@@ -80,6 +81,7 @@ mod run;
 mod sandbox;
 pub mod seccomp;
 pub mod slots;
+pub(crate) mod spawn;
 mod sys;
 mod usage;
 mod wakeup;

@@ -14,11 +14,10 @@ use crate::launcher::on_launcher;
 use crate::mounts::{self, MountPlan, WORK_DIR};
 use crate::seccomp::Filter;
 use crate::slots::{self, Slot};
+use crate::spawn::{self, ExecPlan, BOX_NAMESPACES};
 use crate::usage::{decode_wait_status, Exit};
 use crate::workdir::WorkDir;
 use crate::{sys, Error, Limits, Network, Result, SandboxConfig};
-
-const BOX_NAMESPACES: libc::c_int = libc::CLONE_NEWNS | libc::CLONE_NEWPID | libc::CLONE_NEWNET | libc::CLONE_NEWIPC | libc::CLONE_NEWUTS;
 
 /// Environment every program starts with; [`Command::env`] adds to it.
 const BASE_ENV: [(&str, &str); 5] = [
@@ -314,7 +313,7 @@ impl Sandbox {
         // The raw descriptors in `plan` belong to `self`, which outlives this call.
         let started = Instant::now();
         let pid = on_launcher(move || {
-            fork_program(&plan, pid_r)
+            spawn::launch(&plan, pid_r)
             // The plan drops here, closing our copies of the pipes' write ends.
         })?;
         // EOF arrives when the program's execve succeeded (the pipe is
@@ -325,7 +324,7 @@ impl Sandbox {
             if let Some(pid) = pid {
                 let _ = sys::waitpid(pid, 0);
             }
-            return Err(Error::Spawn { stage: intern_stage(&stage), source });
+            return Err(Error::Spawn { stage: spawn::intern_stage(&stage), source });
         }
         let pid = pid.expect("checked above");
         self.shared.children.lock().unwrap_or_else(|p| p.into_inner()).insert(pid, None);
@@ -584,239 +583,6 @@ fn rlimits(l: &Limits) -> Vec<(libc::__rlimit_resource_t, u64)> {
         v.push((libc::RLIMIT_CPU, cpu.as_secs() + 2));
     }
     v
-}
-
-/// Everything the child needs, prepared before the fork.
-struct ExecPlan {
-    argv: Vec<CString>,
-    envp: Vec<CString>,
-    candidates: Vec<CString>,
-    stdio: [OwnedFd; 3],
-    err_w: OwnedFd,
-    pid_w: OwnedFd,
-    holder_pidfd: RawFd,
-    join: Vec<RawFd>,
-    uid: u32,
-    gid: u32,
-    rlimits: Vec<(libc::__rlimit_resource_t, u64)>,
-    cap_last_cap: u32,
-    landlock: Option<RawFd>,
-    seccomp: &'static Filter,
-}
-
-/// The steps a program goes through between the fork and its `execve`, in
-/// order: a step that fails is reported by its name (`Stage::text`) on the
-/// error pipe, and the supervisor says which one failed.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Stage {
-    JoinNamespaces,
-    JoinCgroup,
-    Fork,
-    Setsid,
-    Streams,
-    WorkFolder,
-    Rlimits,
-    BoundingSet,
-    Groups,
-    Gid,
-    Uid,
-    ClearCaps,
-    CapsRemain,
-    DeathSignal,
-    NoNewPrivs,
-    Landlock,
-    Seccomp,
-    Exec,
-}
-
-impl Stage {
-    const ALL: [Stage; 18] = [
-        Stage::JoinNamespaces,
-        Stage::JoinCgroup,
-        Stage::Fork,
-        Stage::Setsid,
-        Stage::Streams,
-        Stage::WorkFolder,
-        Stage::Rlimits,
-        Stage::BoundingSet,
-        Stage::Groups,
-        Stage::Gid,
-        Stage::Uid,
-        Stage::ClearCaps,
-        Stage::CapsRemain,
-        Stage::DeathSignal,
-        Stage::NoNewPrivs,
-        Stage::Landlock,
-        Stage::Seccomp,
-        Stage::Exec,
-    ];
-
-    fn text(self) -> &'static str {
-        match self {
-            Stage::JoinNamespaces => "joining the box namespaces (setns, which needs CAP_SYS_ADMIN and CAP_SYS_CHROOT)",
-            Stage::JoinCgroup => "joining the box cgroup",
-            Stage::Fork => "forking the program",
-            Stage::Setsid => "setsid",
-            Stage::Streams => "redirecting standard streams",
-            Stage::WorkFolder => "entering the work folder",
-            Stage::Rlimits => "setting resource limits",
-            Stage::BoundingSet => "dropping the capability bounding set",
-            Stage::Groups => "dropping supplementary groups",
-            Stage::Gid => "switching to the box's gid",
-            Stage::Uid => "switching to the box's uid",
-            Stage::ClearCaps => "clearing capabilities",
-            Stage::CapsRemain => "capabilities remain after dropping them",
-            Stage::DeathSignal => "setting the parent-death signal",
-            Stage::NoNewPrivs => "setting no_new_privs",
-            Stage::Landlock => "applying Landlock",
-            Stage::Seccomp => "installing the seccomp filter",
-            Stage::Exec => "execve",
-        }
-    }
-}
-
-/// Map a stage name reported by the child back to its `'static` text.
-fn intern_stage(stage: &str) -> &'static str {
-    Stage::ALL.iter().map(|s| s.text()).find(|t| *t == stage).unwrap_or("starting the program")
-}
-
-/// Runs on the launcher thread: fork the intermediate, which joins the box
-/// and clones the program as our child. Returns the program's pid, or `None`
-/// if the intermediate failed (its report is on the error pipe).
-fn fork_program(plan: &ExecPlan, pid_r: OwnedFd) -> Result<Option<libc::pid_t>> {
-    // SAFETY: forked on the launcher thread; the child runs only `intermediate`, which makes raw syscalls and exits or execs, never returning here.
-    let a = unsafe { libc::fork() };
-    if a < 0 {
-        return Err(Error::last_os("fork"));
-    }
-    if a == 0 {
-        intermediate(plan);
-    }
-    sys::waitpid(a, 0).map_err(|e| Error::os("waiting for the spawn helper", e))?;
-    // The helper has exited, so its pid report is in the pipe now or never.
-    // Read without blocking: the plan (ours) still holds the write end, and a
-    // blocking read would wait forever for a helper that failed before
-    // writing (its report is then on the error pipe).
-    // SAFETY: `pid_r` is this function's open pipe end; F_SETFL takes an integer.
-    unsafe { libc::fcntl(pid_r.as_raw_fd(), libc::F_SETFL, libc::O_NONBLOCK) };
-    let mut buf = [0u8; 4];
-    // SAFETY: reads at most 4 bytes into the 4-byte `buf`.
-    let n = unsafe { libc::read(pid_r.as_raw_fd(), buf.as_mut_ptr().cast(), 4) };
-    Ok((n == 4).then(|| libc::pid_t::from_ne_bytes(buf)))
-}
-
-fn intermediate(plan: &ExecPlan) -> ! {
-    let err = plan.err_w.as_raw_fd();
-    // SAFETY: `holder_pidfd` is the box holder's pidfd, open for the plan's life; in the intermediate child.
-    if unsafe { libc::setns(plan.holder_pidfd, BOX_NAMESPACES) } < 0 {
-        sys::child_fail(err, Stage::JoinNamespaces.text(), io::Error::last_os_error());
-    }
-    for &fd in &plan.join {
-        // SAFETY: `fd` is an open cgroup.procs file of the box; a one-byte buffer that lives for the call.
-        if unsafe { libc::pwrite(fd, b"0".as_ptr().cast(), 1, 0) } < 0 {
-            sys::child_fail(err, Stage::JoinCgroup.text(), io::Error::last_os_error());
-        }
-    }
-    match sys::clone_parent() {
-        Err(e) => sys::child_fail(err, Stage::Fork.text(), e),
-        Ok(0) => exec_child(plan),
-        Ok(pid) => {
-            sys::write_all(plan.pid_w.as_raw_fd(), &pid.to_ne_bytes());
-            // SAFETY: the intermediate's work is done; _exit skips destructors that belong to the parent.
-            unsafe { libc::_exit(0) }
-        }
-    }
-}
-
-fn exec_child(plan: &ExecPlan) -> ! {
-    let err = plan.err_w.as_raw_fd();
-    let fail = |stage: Stage| -> ! { sys::child_fail(err, stage.text(), io::Error::last_os_error()) };
-    // SAFETY: raw syscalls in the freshly cloned child, with integer arguments or pointers into `plan` (alive: the child's copy of the parent's memory) and a static C string.
-    unsafe {
-        if libc::setsid() < 0 {
-            fail(Stage::Setsid);
-        }
-        // No priority of its own: a program in a box runs at the host's
-        // ordinary priority, like everything else there. Lowering it (nice
-        // 19) shortened the supervisor's wake-up by ~20 µs a move, but let
-        // any busy program on the host take nearly all of a core from a bot
-        // whose clock is running (runner/tests/adversarial.rs,
-        // a_busy_host_does_not_starve_the_bots).
-        for (target, fd) in plan.stdio.iter().enumerate() {
-            if libc::dup2(fd.as_raw_fd(), target as RawFd) < 0 {
-                fail(Stage::Streams);
-            }
-        }
-        // Every inherited descriptor but the three streams closes at execve.
-        libc::syscall(libc::SYS_close_range, 3 as libc::c_uint, libc::c_uint::MAX, 4 as libc::c_uint);
-        if libc::chdir(c"/home/bot".as_ptr()) < 0 {
-            fail(Stage::WorkFolder);
-        }
-        libc::umask(0o022);
-        for &(res, value) in &plan.rlimits {
-            let lim = libc::rlimit { rlim_cur: value, rlim_max: value };
-            if libc::setrlimit(res, &lim) < 0 {
-                fail(Stage::Rlimits);
-            }
-        }
-        for cap in 0..=plan.cap_last_cap {
-            if libc::prctl(libc::PR_CAPBSET_DROP, cap as libc::c_ulong, 0, 0, 0) < 0 {
-                fail(Stage::BoundingSet);
-            }
-        }
-        if libc::setgroups(0, std::ptr::null()) < 0 {
-            fail(Stage::Groups);
-        }
-        if libc::setresgid(plan.gid, plan.gid, plan.gid) < 0 {
-            fail(Stage::Gid);
-        }
-        if libc::setresuid(plan.uid, plan.uid, plan.uid) < 0 {
-            fail(Stage::Uid);
-        }
-    }
-    for set in [caps::CapSet::Ambient, caps::CapSet::Inheritable, caps::CapSet::Effective, caps::CapSet::Permitted] {
-        if caps::clear(None, set).is_err() {
-            fail(Stage::ClearCaps);
-        }
-    }
-    for set in [caps::CapSet::Effective, caps::CapSet::Permitted, caps::CapSet::Inheritable, caps::CapSet::Ambient] {
-        if !caps::read(None, set).map(|c| c.is_empty()).unwrap_or(false) {
-            sys::child_fail(err, Stage::CapsRemain.text(), io::Error::from_raw_os_error(libc::EPERM));
-        }
-    }
-    // SAFETY: integer arguments only, in the child before execve.
-    unsafe {
-        if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0) < 0 {
-            fail(Stage::DeathSignal);
-        }
-        if libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 {
-            fail(Stage::NoNewPrivs);
-        }
-    }
-    if let Some(fd) = plan.landlock {
-        // SAFETY: `fd` is the Landlock ruleset the plan owns; ManuallyDrop keeps the child from closing the plan's copy.
-        let owned = std::mem::ManuallyDrop::new(unsafe { OwnedFd::from_raw_fd(fd) });
-        if let Err(e) = landlock_rules::restrict_self(Some(&owned)) {
-            sys::child_fail(err, Stage::Landlock.text(), e);
-        }
-    }
-    if let Err(e) = plan.seccomp.install() {
-        sys::child_fail(err, Stage::Seccomp.text(), e);
-    }
-    let mut argv: Vec<*const libc::c_char> = plan.argv.iter().map(|a| a.as_ptr()).collect();
-    argv.push(std::ptr::null());
-    let mut envp: Vec<*const libc::c_char> = plan.envp.iter().map(|a| a.as_ptr()).collect();
-    envp.push(std::ptr::null());
-    let mut last = io::Error::from_raw_os_error(libc::ENOENT);
-    for path in &plan.candidates {
-        // SAFETY: `argv` and `envp` are NULL-terminated arrays of pointers into CStrings of `plan`, alive across the call; `path` is a CString of `plan`.
-        unsafe { libc::execve(path.as_ptr(), argv.as_ptr(), envp.as_ptr()) };
-        last = io::Error::last_os_error();
-        if !matches!(last.raw_os_error(), Some(libc::ENOENT) | Some(libc::ENOTDIR) | Some(libc::EACCES)) {
-            break;
-        }
-    }
-    sys::child_fail(err, Stage::Exec.text(), last)
 }
 
 /// Start the holder; returns its pid, pidfd and the control pipe's write end.

@@ -113,6 +113,88 @@ pub fn clone_parent() -> io::Result<libc::pid_t> {
     }
 }
 
+/// A stack for a child cloned with `CLONE_VM`, with a guard page below it.
+pub struct Stack {
+    base: *mut libc::c_void,
+    len: usize,
+}
+
+impl Stack {
+    pub fn new(size: usize) -> io::Result<Stack> {
+        // SAFETY: sysconf has no preconditions.
+        let page = unsafe { libc::sysconf(libc::_SC_PAGESIZE) }.max(4096) as usize;
+        let len = size.div_ceil(page) * page + page;
+        // SAFETY: a new private anonymous mapping; nothing else refers to it.
+        let base = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                len,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_STACK,
+                -1,
+                0,
+            )
+        };
+        if base == libc::MAP_FAILED {
+            return Err(io::Error::last_os_error());
+        }
+        // SAFETY: the first page of the mapping made above.
+        if unsafe { libc::mprotect(base, page, libc::PROT_NONE) } < 0 {
+            let e = io::Error::last_os_error();
+            // SAFETY: unmapping the mapping made above, which nothing uses.
+            unsafe { libc::munmap(base, len) };
+            return Err(e);
+        }
+        Ok(Stack { base, len })
+    }
+
+    /// The highest address, 16-byte aligned: stacks grow down.
+    pub fn top(&self) -> *mut libc::c_void {
+        // SAFETY: one past the end of the mapping, which is page-aligned.
+        unsafe { self.base.cast::<u8>().add(self.len).cast() }
+    }
+}
+
+impl Drop for Stack {
+    fn drop(&mut self) {
+        // SAFETY: the mapping made in `new`; no child runs on it any more (its owner waited for it).
+        unsafe { libc::munmap(self.base, self.len) };
+    }
+}
+
+/// Clone a child that runs `f(arg)` on the stack whose top is `stack`, with
+/// `flags` (and SIGCHLD as its exit signal). Returns the child's pid.
+///
+/// # Safety
+/// `stack` must be the top of a stack no one else uses while the child runs,
+/// and `f` and `arg` must be sound to run in a child with those flags (with
+/// `CLONE_VM`: no allocation, no locks, no glibc call that acts on every
+/// thread; see `spawn`).
+pub unsafe fn clone_with_stack(
+    f: extern "C" fn(*mut libc::c_void) -> libc::c_int,
+    arg: *mut libc::c_void,
+    stack: *mut libc::c_void,
+    flags: libc::c_int,
+) -> io::Result<libc::pid_t> {
+    // SAFETY: the caller's promises above.
+    let pid = unsafe { libc::clone(f, stack, flags | libc::SIGCHLD, arg) };
+    if pid < 0 {
+        Err(io::Error::last_os_error())
+    } else {
+        Ok(pid)
+    }
+}
+
+/// A signal set with every signal.
+pub fn full_sigset() -> libc::sigset_t {
+    // SAFETY: sigset_t is plain data, and sigfillset fills the one on this stack.
+    unsafe {
+        let mut set: libc::sigset_t = std::mem::zeroed();
+        libc::sigfillset(&mut set);
+        set
+    }
+}
+
 pub fn pipe_cloexec() -> io::Result<(OwnedFd, OwnedFd)> {
     let mut fds = [0 as RawFd; 2];
     // SAFETY: `fds` has room for the two descriptors pipe2 writes.
@@ -192,8 +274,22 @@ pub fn waitpid(pid: libc::pid_t, flags: libc::c_int) -> io::Result<Option<libc::
 
 /// Report a failure from a child process: "stage: error", then exit.
 pub fn child_fail(fd: RawFd, stage: &str, err: io::Error) -> ! {
-    let msg = format!("{stage}\0{}", err.raw_os_error().unwrap_or(0));
-    write_all(fd, msg.as_bytes());
+    // Nothing is allocated: the program's and the joiner's children share the
+    // supervisor's memory (see `spawn`).
+    write_all(fd, stage.as_bytes());
+    write_all(fd, b"\0");
+    let mut digits = [0u8; 12];
+    let mut at = digits.len();
+    let mut errno = err.raw_os_error().unwrap_or(0).unsigned_abs();
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (errno % 10) as u8;
+        errno /= 10;
+        if errno == 0 {
+            break;
+        }
+    }
+    write_all(fd, &digits[at..]);
     // SAFETY: _exit ends this child at once; nothing of the parent's is touched.
     unsafe { libc::_exit(127) }
 }

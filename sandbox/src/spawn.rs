@@ -1,0 +1,415 @@
+//! Starting a program in a live box: the steps between the supervisor's
+//! request and the program's `execve`.
+//!
+//! # Design
+//!
+//! ```text
+//!  launcher thread ──clone(VM, VFORK)──▶ joiner ──clone(VM, VFORK, PARENT)──▶ program
+//!   (waits)                              setns(holder pidfd)                    setsid, streams, rlimits,
+//!                                        join the box's cgroup                  uid/gid, no caps,
+//!                                        (waits)                                no_new_privs, Landlock,
+//!                                                                               seccomp, execve
+//! ```
+//!
+//! Two processes are needed: `setns` into a mount namespace is refused to a
+//! multi-threaded process, and a PID namespace is entered only by the
+//! *children* of the process that joins it. So a *joiner* joins the box's
+//! namespaces and cgroup, and clones the program, which is the supervisor's
+//! child (`CLONE_PARENT`, so the supervisor reaps it and it dies with the
+//! launcher thread through `PR_SET_PDEATHSIG`) and pid N of the box.
+//!
+//! Both are cloned with `CLONE_VM | CLONE_VFORK`, as `posix_spawn` does: they
+//! run on the supervisor's memory, and the one that cloned waits until the
+//! child has exec'd or exited. A `fork` would copy the supervisor's page
+//! tables twice per program (a runner holds tens to hundreds of MiB) and
+//! then pay a copy-on-write fault for every page the supervisor touches
+//! while the copies live; a game that starts a process per turn pays this
+//! every turn. The price is discipline in the two children, which share
+//! every byte with a supervisor whose other threads keep running:
+//!
+//! * **No allocation, no locks.** Everything a child needs (argument and
+//!   environment pointer arrays, descriptors, limits, the seccomp program,
+//!   the Landlock ruleset) is built by the launcher thread before the
+//!   clone ([`Prepared`]); the children only make system calls and write to
+//!   their own stacks, which are the launcher thread's ([`Stacks`]), idle
+//!   while it waits. A failure is written to the error pipe from a buffer on
+//!   the stack ([`sys::child_fail`]).
+//! * **Raw system calls where glibc would act for the whole process.**
+//!   In a multi-threaded process glibc's `setgroups`, `setresgid` and
+//!   `setresuid` take its thread-list lock and ask every thread it knows of
+//!   to change its ids too: from a child that shares the memory, that lock
+//!   may be held by a supervisor thread for ever. The children call the
+//!   kernel directly. Capabilities are cleared and checked with
+//!   `capset`/`capget` (the `caps` crate allocates).
+//! * **No signal handler runs in a child.** Every signal is blocked on the
+//!   launcher thread across the clones, so both children start with every
+//!   signal blocked; the program resets every handled signal to its default
+//!   (its own table, not the supervisor's: no `CLONE_SIGHAND`) and only then
+//!   takes the launcher's original mask back, right before `execve`. Ignored
+//!   signals stay ignored, as across any `execve`.
+//! * **Its own files and folder.** Neither child shares the supervisor's
+//!   descriptor table or root and working folder (no `CLONE_FILES`, no
+//!   `CLONE_FS`): `setns` into a mount namespace requires that, and the
+//!   program's `dup2`s and `chdir` stay its own.
+//!
+//! The steps of the program are [`Stage`]s, in order; a failed step is
+//! reported by its name.
+
+use std::ffi::CString;
+use std::io;
+use std::os::fd::{AsRawFd, OwnedFd, RawFd};
+
+use crate::seccomp::Filter;
+use crate::{landlock_rules, sys, Error, Result};
+
+pub(crate) const BOX_NAMESPACES: libc::c_int =
+    libc::CLONE_NEWNS | libc::CLONE_NEWPID | libc::CLONE_NEWNET | libc::CLONE_NEWIPC | libc::CLONE_NEWUTS;
+
+/// Everything the program needs, built by the caller before the launcher
+/// thread runs it.
+pub(crate) struct ExecPlan {
+    pub argv: Vec<CString>,
+    pub envp: Vec<CString>,
+    /// Paths to try in order (the program's `PATH` search, done here).
+    pub candidates: Vec<CString>,
+    pub stdio: [OwnedFd; 3],
+    pub err_w: OwnedFd,
+    pub pid_w: OwnedFd,
+    pub holder_pidfd: RawFd,
+    /// `cgroup.procs` of each of the box's cgroups (one on v2).
+    pub join: Vec<RawFd>,
+    pub uid: u32,
+    pub gid: u32,
+    pub rlimits: Vec<(libc::__rlimit_resource_t, u64)>,
+    pub cap_last_cap: u32,
+    pub landlock: Option<RawFd>,
+    pub seccomp: &'static Filter,
+}
+
+/// The steps a program goes through between the clone and its `execve`, in
+/// order: a step that fails is reported by its name (`Stage::text`) on the
+/// error pipe, and the supervisor says which one failed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Stage {
+    JoinNamespaces,
+    JoinCgroup,
+    Fork,
+    Setsid,
+    Streams,
+    WorkFolder,
+    Rlimits,
+    BoundingSet,
+    Groups,
+    Gid,
+    Uid,
+    ClearCaps,
+    CapsRemain,
+    DeathSignal,
+    NoNewPrivs,
+    Landlock,
+    Seccomp,
+    Signals,
+    Exec,
+}
+
+impl Stage {
+    pub(crate) const ALL: [Stage; 19] = [
+        Stage::JoinNamespaces,
+        Stage::JoinCgroup,
+        Stage::Fork,
+        Stage::Setsid,
+        Stage::Streams,
+        Stage::WorkFolder,
+        Stage::Rlimits,
+        Stage::BoundingSet,
+        Stage::Groups,
+        Stage::Gid,
+        Stage::Uid,
+        Stage::ClearCaps,
+        Stage::CapsRemain,
+        Stage::DeathSignal,
+        Stage::NoNewPrivs,
+        Stage::Landlock,
+        Stage::Seccomp,
+        Stage::Signals,
+        Stage::Exec,
+    ];
+
+    pub(crate) fn text(self) -> &'static str {
+        match self {
+            Stage::JoinNamespaces => "joining the box namespaces (setns, which needs CAP_SYS_ADMIN and CAP_SYS_CHROOT)",
+            Stage::JoinCgroup => "joining the box cgroup",
+            Stage::Fork => "forking the program",
+            Stage::Setsid => "setsid",
+            Stage::Streams => "redirecting standard streams",
+            Stage::WorkFolder => "entering the work folder",
+            Stage::Rlimits => "setting resource limits",
+            Stage::BoundingSet => "dropping the capability bounding set",
+            Stage::Groups => "dropping supplementary groups",
+            Stage::Gid => "switching to the box's gid",
+            Stage::Uid => "switching to the box's uid",
+            Stage::ClearCaps => "clearing capabilities",
+            Stage::CapsRemain => "capabilities remain after dropping them",
+            Stage::DeathSignal => "setting the parent-death signal",
+            Stage::NoNewPrivs => "setting no_new_privs",
+            Stage::Landlock => "applying Landlock",
+            Stage::Seccomp => "installing the seccomp filter",
+            Stage::Signals => "resetting signal handlers",
+            Stage::Exec => "execve",
+        }
+    }
+}
+
+/// Map a stage name reported by a child back to its `'static` text.
+pub(crate) fn intern_stage(stage: &str) -> &'static str {
+    Stage::ALL.iter().map(|s| s.text()).find(|t| *t == stage).unwrap_or("starting the program")
+}
+
+/// What the children read: the plan with its pointer arrays built, and the
+/// signal mask the program must start with.
+struct Prepared<'a> {
+    plan: &'a ExecPlan,
+    argv: Vec<*const libc::c_char>,
+    envp: Vec<*const libc::c_char>,
+    mask: libc::sigset_t,
+    program_stack: *mut libc::c_void,
+}
+
+/// The two children's stacks: the launcher thread's own, kept for its life
+/// (only it clones, one program at a time, and it waits while they run).
+struct Stacks {
+    joiner: sys::Stack,
+    program: sys::Stack,
+}
+
+thread_local! {
+    static STACKS: std::cell::OnceCell<std::result::Result<Stacks, i32>> = const { std::cell::OnceCell::new() };
+}
+
+/// Stack of each child: room for the child's frames in a debug build, with a
+/// guard page below.
+const STACK_SIZE: usize = 256 << 10;
+
+/// Runs on the launcher thread: clone the joiner, which clones the program.
+/// Returns the program's pid, or `None` if a child failed before it (its
+/// report is on the error pipe).
+pub(crate) fn launch(plan: &ExecPlan, pid_r: OwnedFd) -> Result<Option<libc::pid_t>> {
+    let stacks = STACKS.with(|s| {
+        s.get_or_init(|| {
+            let make =
+                || -> io::Result<Stacks> { Ok(Stacks { joiner: sys::Stack::new(STACK_SIZE)?, program: sys::Stack::new(STACK_SIZE)? }) };
+            make().map_err(|e| e.raw_os_error().unwrap_or(libc::ENOMEM))
+        })
+        .as_ref()
+        .map(|s| (s.joiner.top(), s.program.top()))
+        .map_err(|&e| io::Error::from_raw_os_error(e))
+    });
+    let (joiner_stack, program_stack) = stacks.map_err(|e| Error::os("allocating the spawn stacks", e))?;
+    let mut prepared = Prepared {
+        plan,
+        argv: plan.argv.iter().map(|a| a.as_ptr()).chain(std::iter::once(std::ptr::null())).collect(),
+        envp: plan.envp.iter().map(|a| a.as_ptr()).chain(std::iter::once(std::ptr::null())).collect(),
+        // SAFETY: sigset_t is plain data; it is filled in just below.
+        mask: unsafe { std::mem::zeroed() },
+        program_stack,
+    };
+    let all = sys::full_sigset();
+    // SAFETY: `all` and `prepared.mask` are live sigset_t values; this changes only the launcher thread's mask.
+    unsafe { libc::pthread_sigmask(libc::SIG_SETMASK, &all, &mut prepared.mask) };
+    // SAFETY: the joiner runs on its own stack (the launcher's, unused while it
+    // waits), reads `prepared` (alive on this frame until the clone returns,
+    // which CLONE_VFORK delays until the joiner has exited) and follows the
+    // rules of the module docs.
+    let joiner = unsafe {
+        sys::clone_with_stack(
+            joiner_main,
+            (&prepared as *const Prepared).cast_mut().cast(),
+            joiner_stack,
+            libc::CLONE_VM | libc::CLONE_VFORK,
+        )
+    };
+    // SAFETY: restores the mask saved above on this thread.
+    unsafe { libc::pthread_sigmask(libc::SIG_SETMASK, &prepared.mask, std::ptr::null_mut()) };
+    let joiner = joiner.map_err(|e| Error::os("cloning the spawn helper", e))?;
+    sys::waitpid(joiner, 0).map_err(|e| Error::os("waiting for the spawn helper", e))?;
+    // The joiner has exited, so its pid report is in the pipe now or never.
+    // Read without blocking: the plan (ours) still holds the write end, and a
+    // blocking read would wait forever for a joiner that failed before
+    // writing (its report is then on the error pipe).
+    // SAFETY: `pid_r` is this function's open pipe end; F_SETFL takes an integer.
+    unsafe { libc::fcntl(pid_r.as_raw_fd(), libc::F_SETFL, libc::O_NONBLOCK) };
+    let mut buf = [0u8; 4];
+    // SAFETY: reads at most 4 bytes into the 4-byte `buf`.
+    let n = unsafe { libc::read(pid_r.as_raw_fd(), buf.as_mut_ptr().cast(), 4) };
+    Ok((n == 4).then(|| libc::pid_t::from_ne_bytes(buf)))
+}
+
+/// The joiner: into the box's namespaces and cgroup, then clone the program.
+extern "C" fn joiner_main(arg: *mut libc::c_void) -> libc::c_int {
+    // SAFETY: `arg` is the launcher's `Prepared`, alive while this child runs (the launcher waits).
+    let prepared = unsafe { &*(arg as *const Prepared) };
+    let plan = prepared.plan;
+    let err = plan.err_w.as_raw_fd();
+    // SAFETY: `holder_pidfd` is the box holder's pidfd, open for the plan's life.
+    if unsafe { libc::setns(plan.holder_pidfd, BOX_NAMESPACES) } < 0 {
+        sys::child_fail(err, Stage::JoinNamespaces.text(), io::Error::last_os_error());
+    }
+    for &fd in &plan.join {
+        // SAFETY: `fd` is an open cgroup.procs file of the box; a one-byte buffer that lives for the call.
+        if unsafe { libc::pwrite(fd, b"0".as_ptr().cast(), 1, 0) } < 0 {
+            sys::child_fail(err, Stage::JoinCgroup.text(), io::Error::last_os_error());
+        }
+    }
+    // SAFETY: as for the joiner: the program runs on the other stack, reads
+    // `prepared` (alive: the launcher still waits for this joiner, which waits
+    // for the program's execve or exit) and follows the module's rules.
+    let cloned = unsafe {
+        sys::clone_with_stack(program_main, arg, prepared.program_stack, libc::CLONE_VM | libc::CLONE_VFORK | libc::CLONE_PARENT)
+    };
+    match cloned {
+        Err(e) => sys::child_fail(err, Stage::Fork.text(), e),
+        Ok(pid) => {
+            sys::write_all(plan.pid_w.as_raw_fd(), &pid.to_ne_bytes());
+            // SAFETY: the joiner's work is done; _exit skips destructors that belong to the supervisor.
+            unsafe { libc::_exit(0) }
+        }
+    }
+}
+
+#[repr(C)]
+struct CapHeader {
+    version: u32,
+    pid: libc::c_int,
+}
+
+#[repr(C)]
+#[derive(Clone, Copy, Default)]
+struct CapData {
+    effective: u32,
+    permitted: u32,
+    inheritable: u32,
+}
+
+const LINUX_CAPABILITY_VERSION_3: u32 = 0x2008_0522;
+
+/// The program: confine itself, then `execve`.
+extern "C" fn program_main(arg: *mut libc::c_void) -> libc::c_int {
+    // SAFETY: as in `joiner_main`.
+    let prepared = unsafe { &*(arg as *const Prepared) };
+    let plan = prepared.plan;
+    let err = plan.err_w.as_raw_fd();
+    let fail = |stage: Stage| -> ! { sys::child_fail(err, stage.text(), io::Error::last_os_error()) };
+    // SAFETY: system calls with integer arguments, or pointers into `plan`
+    // and `prepared` (alive, see `joiner_main`) and static C strings. Ids
+    // are changed by raw system calls: glibc's wrappers act on every thread
+    // of the process, under a lock (module docs).
+    unsafe {
+        if libc::setsid() < 0 {
+            fail(Stage::Setsid);
+        }
+        // No priority of its own: a program in a box runs at the host's
+        // ordinary priority, like everything else there. Lowering it (nice
+        // 19) shortened the supervisor's wake-up by ~20 µs a move, but let
+        // any busy program on the host take nearly all of a core from a bot
+        // whose clock is running (runner/tests/adversarial.rs,
+        // a_busy_host_does_not_starve_the_bots).
+        for (target, fd) in plan.stdio.iter().enumerate() {
+            if libc::dup2(fd.as_raw_fd(), target as RawFd) < 0 {
+                fail(Stage::Streams);
+            }
+        }
+        // Every inherited descriptor but the three streams closes at execve.
+        libc::syscall(libc::SYS_close_range, 3 as libc::c_uint, libc::c_uint::MAX, 4 as libc::c_uint);
+        if libc::chdir(c"/home/bot".as_ptr()) < 0 {
+            fail(Stage::WorkFolder);
+        }
+        libc::umask(0o022);
+        for &(res, value) in &plan.rlimits {
+            let lim = libc::rlimit { rlim_cur: value, rlim_max: value };
+            if libc::setrlimit(res, &lim) < 0 {
+                fail(Stage::Rlimits);
+            }
+        }
+        for cap in 0..=plan.cap_last_cap {
+            if libc::prctl(libc::PR_CAPBSET_DROP, cap as libc::c_ulong, 0, 0, 0) < 0 {
+                fail(Stage::BoundingSet);
+            }
+        }
+        if libc::syscall(libc::SYS_setgroups, 0, std::ptr::null::<libc::gid_t>()) < 0 {
+            fail(Stage::Groups);
+        }
+        if libc::syscall(libc::SYS_setresgid, plan.gid, plan.gid, plan.gid) < 0 {
+            fail(Stage::Gid);
+        }
+        if libc::syscall(libc::SYS_setresuid, plan.uid, plan.uid, plan.uid) < 0 {
+            fail(Stage::Uid);
+        }
+        // Leaving uid 0 already emptied the permitted and effective sets;
+        // clear the rest and check. The ambient set is always a subset of
+        // permitted and inheritable (the kernel keeps it so), so it is empty
+        // once they are; it is cleared first all the same.
+        let mut header = CapHeader { version: LINUX_CAPABILITY_VERSION_3, pid: 0 };
+        let mut data = [CapData::default(); 2];
+        if libc::prctl(libc::PR_CAP_AMBIENT, libc::PR_CAP_AMBIENT_CLEAR_ALL as libc::c_ulong, 0, 0, 0) < 0
+            || libc::syscall(libc::SYS_capset, &mut header as *mut CapHeader, data.as_ptr()) < 0
+        {
+            fail(Stage::ClearCaps);
+        }
+        data = [CapData { effective: !0, permitted: !0, inheritable: !0 }; 2];
+        if libc::syscall(libc::SYS_capget, &mut header as *mut CapHeader, data.as_mut_ptr()) < 0
+            || data.iter().any(|d| d.effective | d.permitted | d.inheritable != 0)
+        {
+            sys::child_fail(err, Stage::CapsRemain.text(), io::Error::from_raw_os_error(libc::EPERM));
+        }
+        if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0) < 0 {
+            fail(Stage::DeathSignal);
+        }
+        if libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 {
+            fail(Stage::NoNewPrivs);
+        }
+    }
+    if let Some(fd) = plan.landlock {
+        if let Err(e) = landlock_rules::restrict_self(fd) {
+            sys::child_fail(err, Stage::Landlock.text(), e);
+        }
+    }
+    if let Err(e) = plan.seccomp.install() {
+        sys::child_fail(err, Stage::Seccomp.text(), e);
+    }
+    // SAFETY: signal calls on this process's own table and mask, with
+    // sigaction values on this stack; `prepared.mask` is the launcher's saved
+    // mask.
+    unsafe {
+        for sig in 1..=libc::SIGRTMAX() {
+            if sig == libc::SIGKILL || sig == libc::SIGSTOP {
+                continue;
+            }
+            let mut old: libc::sigaction = std::mem::zeroed();
+            // glibc refuses its own two internal signals: those are only
+            // ever sent to the supervisor's threads, never to this process.
+            if libc::sigaction(sig, std::ptr::null(), &mut old) < 0 {
+                continue;
+            }
+            if old.sa_sigaction != libc::SIG_IGN && old.sa_sigaction != libc::SIG_DFL {
+                let mut dfl: libc::sigaction = std::mem::zeroed();
+                dfl.sa_sigaction = libc::SIG_DFL;
+                if libc::sigaction(sig, &dfl, std::ptr::null_mut()) < 0 {
+                    fail(Stage::Signals);
+                }
+            }
+        }
+        if libc::pthread_sigmask(libc::SIG_SETMASK, &prepared.mask, std::ptr::null_mut()) != 0 {
+            fail(Stage::Signals);
+        }
+    }
+    let mut last = io::Error::from_raw_os_error(libc::ENOENT);
+    for path in &plan.candidates {
+        // SAFETY: `argv` and `envp` are NULL-terminated arrays of pointers into CStrings of `plan`, alive across the call; `path` is a CString of `plan`.
+        unsafe { libc::execve(path.as_ptr(), prepared.argv.as_ptr(), prepared.envp.as_ptr()) };
+        last = io::Error::last_os_error();
+        if !matches!(last.raw_os_error(), Some(libc::ENOENT) | Some(libc::ENOTDIR) | Some(libc::EACCES)) {
+            break;
+        }
+    }
+    sys::child_fail(err, Stage::Exec.text(), last)
+}

@@ -1,0 +1,193 @@
+//! A program is started by children that share the supervisor's memory
+//! (`CLONE_VM | CLONE_VFORK`, see `sandbox/src/spawn.rs`). What could go
+//! wrong with that, tried: a child that changed the ids, capabilities,
+//! handlers, folder or descriptors of the supervisor or of its other
+//! threads; a program that inherits the supervisor's signal handlers or its
+//! blocked signals; concurrent spawns that mix up their programs; a failed
+//! spawn that leaves something behind.
+
+mod common;
+
+use std::io::Read;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use common::{config, hostile_limits};
+use koth_sandbox::{Command, Exit, Sandbox, Stdio};
+
+/// Each thread's ids, groups and capabilities, from /proc.
+fn threads_credentials() -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    for t in std::fs::read_dir("/proc/self/task").unwrap().flatten() {
+        let Ok(status) = std::fs::read_to_string(t.path().join("status")) else { continue };
+        let keep: Vec<&str> = status
+            .lines()
+            .filter(|l| {
+                ["Uid:", "Gid:", "Groups:", "CapInh:", "CapPrm:", "CapEff:", "CapBnd:", "CapAmb:", "NoNewPrivs:", "Seccomp:"]
+                    .iter()
+                    .any(|k| l.starts_with(k))
+            })
+            .collect();
+        out.push((t.file_name().to_string_lossy().into_owned(), keep.join("\n")));
+    }
+    out.sort();
+    out
+}
+
+fn open_descriptors() -> Vec<String> {
+    let mut v: Vec<String> =
+        std::fs::read_dir("/proc/self/fd").unwrap().flatten().map(|e| e.file_name().to_string_lossy().into_owned()).collect();
+    v.sort();
+    v
+}
+
+/// The tests of this file compare the whole process before and after: one
+/// at a time.
+static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
+
+static HANDLED: AtomicUsize = AtomicUsize::new(0);
+
+/// Counts SIGUSR1 (the other signals it is installed for are only there to
+/// be seen, or not, by the programs).
+extern "C" fn count_signal(sig: libc::c_int) {
+    if sig == libc::SIGUSR1 {
+        HANDLED.fetch_add(1, Ordering::SeqCst);
+    }
+}
+
+fn handler_of(sig: libc::c_int) -> libc::sighandler_t {
+    unsafe {
+        let mut old: libc::sigaction = std::mem::zeroed();
+        libc::sigaction(sig, std::ptr::null(), &mut old);
+        old.sa_sigaction
+    }
+}
+
+fn output_of(sb: &Sandbox, cmd: Command) -> (Exit, String) {
+    let mut child = sb.spawn(cmd.stdout(Stdio::Pipe)).unwrap();
+    let mut out = String::new();
+    child.stdout.take().unwrap().read_to_string(&mut out).unwrap();
+    (child.wait().unwrap(), out)
+}
+
+/// Spawns (good ones and failed ones) leave the supervisor and each of its
+/// threads with the ids, capabilities, security state, folder, descriptors
+/// and signal handlers they had: nothing a child does to itself (ids,
+/// capabilities, seccomp, Landlock, `dup2`, `chdir`, handlers) reaches the
+/// supervisor whose memory it shares.
+#[test]
+fn spawning_leaves_the_supervisor_and_its_threads_as_they_were() {
+    require_sandbox!();
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
+    let sb = Sandbox::create(config(hostile_limits())).unwrap();
+    // Other threads, alive across the spawns, as in a runner.
+    let stop = Arc::new(AtomicBool::new(false));
+    let others: Vec<_> = (0..3)
+        .map(|_| {
+            let stop = stop.clone();
+            std::thread::spawn(move || {
+                while !stop.load(Ordering::Relaxed) {
+                    std::thread::sleep(Duration::from_millis(1));
+                }
+            })
+        })
+        .collect();
+    unsafe { libc::signal(libc::SIGUSR1, count_signal as *const () as libc::sighandler_t) };
+    // The first spawn starts the sandbox's own threads; compare from then on.
+    assert_eq!(sb.spawn(Command::new("/bin/true")).unwrap().wait().unwrap(), Exit::Code(0));
+    let creds = threads_credentials();
+    let cwd = std::env::current_dir().unwrap();
+    let fds = open_descriptors();
+    let handler = handler_of(libc::SIGUSR1);
+    assert!(creds.iter().all(|(_, s)| s.contains("Uid:\t0\t0\t0\t0")), "{creds:?}");
+
+    for i in 0..40 {
+        match i % 4 {
+            // A program that runs and exits.
+            0 | 1 => assert_eq!(sb.spawn(Command::new("/bin/true")).unwrap().wait().unwrap(), Exit::Code(0)),
+            // An execve that fails (the program's child reports and exits).
+            2 => assert!(sb.spawn(Command::new("/no/such/program")).is_err()),
+            // A program that itself changes what it can: its own, not ours.
+            _ => {
+                let (exit, _) =
+                    output_of(&sb, Command::new("/bin/sh").args(["-c", "cd /tmp; ulimit -n 16; trap 'echo' USR1; exec 7>/dev/null"]));
+                assert_eq!(exit, Exit::Code(0));
+            }
+        }
+    }
+    // Threads come and go (the test harness's): every thread alive now must
+    // hold what every thread held before.
+    let after = threads_credentials();
+    let expected = &creds[0].1;
+    assert!(creds.iter().all(|(_, c)| c == expected), "the threads differed before the spawns: {creds:?}");
+    for (tid, c) in &after {
+        assert_eq!(c, expected, "a spawn changed thread {tid} of the supervisor");
+    }
+    assert_eq!(std::env::current_dir().unwrap(), cwd);
+    assert_eq!(open_descriptors(), fds, "a spawn left descriptors open in the supervisor");
+    assert_eq!(handler_of(libc::SIGUSR1), handler, "a spawn changed the supervisor's signal handler");
+    // The supervisor's handler still runs, in the supervisor.
+    let before = HANDLED.load(Ordering::SeqCst);
+    unsafe { libc::raise(libc::SIGUSR1) };
+    assert_eq!(HANDLED.load(Ordering::SeqCst), before + 1);
+    stop.store(true, Ordering::Relaxed);
+    for t in others {
+        t.join().unwrap();
+    }
+}
+
+/// The program starts as after an `execve` from a fresh process: no
+/// handlers of the supervisor's caught (they would run on the supervisor's
+/// memory before `execve`), no signal blocked, not root, no capability.
+#[test]
+fn a_program_starts_with_no_handlers_no_blocked_signals_and_no_privileges() {
+    require_sandbox!();
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
+    let signals = [libc::SIGUSR1, libc::SIGUSR2, libc::SIGTERM, libc::SIGINT, libc::SIGHUP, libc::SIGCHLD, libc::SIGRTMIN() + 3];
+    let before: Vec<_> = signals.iter().map(|&sig| unsafe { libc::signal(sig, count_signal as *const () as libc::sighandler_t) }).collect();
+    let sb = Sandbox::create(config(hostile_limits())).unwrap();
+    let (exit, out) = output_of(&sb, Command::new("/bin/cat").arg("/proc/self/status"));
+    assert_eq!(exit, Exit::Code(0));
+    let field = |k: &str| {
+        out.lines().find(|l| l.starts_with(k)).unwrap_or_else(|| panic!("no {k} in {out}")).split_whitespace().nth(1).unwrap().to_owned()
+    };
+    assert_eq!(field("SigCgt:"), "0000000000000000", "the program has handlers installed: {out}");
+    assert_eq!(field("SigBlk:"), "0000000000000000", "the program starts with signals blocked: {out}");
+    for k in ["CapInh:", "CapPrm:", "CapEff:", "CapBnd:", "CapAmb:"] {
+        assert_eq!(field(k), "0000000000000000", "{k} {out}");
+    }
+    assert_eq!(field("Uid:"), sb.uid().to_string(), "{out}");
+    assert_eq!(field("NoNewPrivs:"), "1");
+    assert_eq!(field("Seccomp:"), "2");
+    for (&sig, &old) in signals.iter().zip(&before) {
+        unsafe { libc::signal(sig, old) };
+    }
+}
+
+/// Many threads spawning into many boxes at once: every program gets its
+/// own arguments, environment and streams.
+#[test]
+fn concurrent_spawns_each_run_their_own_program() {
+    require_sandbox!();
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
+    let boxes: Vec<Arc<Sandbox>> = (0..4).map(|_| Arc::new(Sandbox::create(config(hostile_limits())).unwrap())).collect();
+    let workers: Vec<_> = (0..8)
+        .map(|w| {
+            let sb = boxes[w % boxes.len()].clone();
+            std::thread::spawn(move || {
+                for i in 0..25 {
+                    let word = format!("w{w}-i{i}");
+                    let cmd =
+                        Command::new("/bin/sh").args(["-c", "echo \"$1 $KOTH_WORD $(pwd)\"", "sh", &word]).env("KOTH_WORD", word.clone());
+                    let (exit, out) = output_of(&sb, cmd);
+                    assert_eq!(exit, Exit::Code(0));
+                    assert_eq!(out, format!("{word} {word} /home/bot\n"));
+                }
+            })
+        })
+        .collect();
+    for w in workers {
+        w.join().unwrap();
+    }
+}
