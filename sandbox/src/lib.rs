@@ -73,6 +73,7 @@
 
 pub mod cgroup;
 mod error;
+mod init;
 pub mod landlock_rules;
 mod launcher;
 mod limits;

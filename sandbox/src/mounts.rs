@@ -21,7 +21,7 @@ use std::os::fd::{AsRawFd, OwnedFd, RawFd};
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
-use crate::sys;
+use crate::{init, sys};
 
 /// Files and folders of the box's `/proc` that read as empty. A procfs is
 /// the box's own for processes, but these are the host's: the load
@@ -124,10 +124,11 @@ fn mkdir(p: &Path, mode: u32) -> io::Result<()> {
 }
 
 /// Body of the holder, run as root in fresh mount, PID (as pid 1), network,
-/// IPC and UTS namespaces. Reports `0` on `report` when the box is ready, or
-/// a failure (see [`sys::child_fail`]); then reaps orphans until `control`
-/// reaches EOF (the supervisor closed it or died).
-pub(crate) fn holder_main(plan: &MountPlan, report: RawFd, control: RawFd) -> ! {
+/// IPC and UTS namespaces. Reports a failure on `report` (see
+/// [`sys::child_fail`]), or execs the box's init (`init`, a memfd), which
+/// reports `0` there and then reaps orphans until `control` reaches EOF (the
+/// supervisor closed it or died).
+pub(crate) fn holder_main(plan: &MountPlan, init: RawFd, report: RawFd, control: RawFd) -> ! {
     // SAFETY: prctl with integer arguments only.
     unsafe { libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) };
     macro_rules! step {
@@ -248,10 +249,32 @@ pub(crate) fn holder_main(plan: &MountPlan, report: RawFd, control: RawFd) -> ! 
     if plan.loopback {
         step!("bringing loopback up", loopback_up());
     }
-    sys::write_all(report, &[0]);
-    // SAFETY: `report` is this process's own pipe end, closed once and never used again.
-    unsafe { libc::close(report) };
-    reap_until_eof(control)
+    exec_init(init, report, control)
+}
+
+/// Become the box's init (`crate::init`): it reports the box ready, reaps
+/// orphans and runs the supervisor's commands, holding nothing of the
+/// supervisor's memory.
+fn exec_init(init: RawFd, report: RawFd, control: RawFd) -> ! {
+    // SAFETY: descriptor calls on this process's own descriptors. The three
+    // are first moved above the two numbers the init expects, so no dup2
+    // below closes one still to be moved; dup2 leaves the copies open
+    // across execve.
+    unsafe {
+        let high = |fd: RawFd| libc::fcntl(fd, libc::F_DUPFD_CLOEXEC, 10);
+        let (init, r, c) = (high(init), high(report), high(control));
+        if init < 0 || r < 0 || c < 0 || libc::dup2(c, init::CONTROL_FD) < 0 || libc::dup2(r, init::REPORT_FD) < 0 {
+            sys::child_fail(report, "passing descriptors to the box's init", io::Error::last_os_error());
+        }
+        let argv = [c"koth-box-init".as_ptr(), std::ptr::null()];
+        let envp = [std::ptr::null::<libc::c_char>()];
+        libc::syscall(libc::SYS_execveat, init, c"".as_ptr(), argv.as_ptr(), envp.as_ptr(), libc::AT_EMPTY_PATH);
+        sys::child_fail(
+            report,
+            "starting the box's init from memory (execveat; a host with vm.memfd_noexec=2 refuses it)",
+            io::Error::last_os_error(),
+        )
+    }
 }
 
 fn loopback_up() -> io::Result<()> {
@@ -275,53 +298,10 @@ fn loopback_up() -> io::Result<()> {
 }
 
 /// Holder commands on the control pipe: stop or continue every program of
-/// the box (see `Sandbox::freeze` on cgroup v1).
+/// the box (see `Sandbox::freeze` on cgroup v1). The box's init carries them
+/// out (`holder/init.c`, which uses the same bytes).
 pub(crate) const STOP_ALL: u8 = b'S';
 pub(crate) const CONTINUE_ALL: u8 = b'C';
-
-/// As pid 1 of the box: reap every orphan, run the supervisor's commands
-/// (answering each with the same byte once done), exit when `control` closes.
-///
-/// `kill(-1, sig)` from a PID namespace's init reaches every other process of
-/// the namespace in one pass under the kernel's task-list lock, so no fork
-/// slips between the signals, and a process that is stopped cannot continue
-/// another: the whole box stops together.
-fn reap_until_eof(control: RawFd) -> ! {
-    // SAFETY: signal-set and wait calls on locals that live for the loop; the fds polled are this process's own.
-    unsafe {
-        let mut set: libc::sigset_t = std::mem::zeroed();
-        libc::sigemptyset(&mut set);
-        libc::sigaddset(&mut set, libc::SIGCHLD);
-        libc::sigprocmask(libc::SIG_BLOCK, &set, std::ptr::null_mut());
-        let sfd = libc::signalfd(-1, &set, libc::SFD_CLOEXEC | libc::SFD_NONBLOCK);
-        let mut fds =
-            [libc::pollfd { fd: control, events: libc::POLLIN, revents: 0 }, libc::pollfd { fd: sfd, events: libc::POLLIN, revents: 0 }];
-        loop {
-            while libc::waitpid(-1, std::ptr::null_mut(), libc::WNOHANG) > 0 {}
-            if libc::poll(fds.as_mut_ptr(), 2, -1) < 0 {
-                continue;
-            }
-            if fds[0].revents != 0 {
-                let mut cmd = [0u8; 16];
-                let n = libc::read(control, cmd.as_mut_ptr().cast(), cmd.len());
-                if n == 0 || (n < 0 && *libc::__errno_location() != libc::EINTR) {
-                    libc::_exit(0);
-                }
-                for &c in &cmd[..n.max(0) as usize] {
-                    match c {
-                        STOP_ALL => libc::kill(-1, libc::SIGSTOP),
-                        CONTINUE_ALL => libc::kill(-1, libc::SIGCONT),
-                        _ => 0,
-                    };
-                    // Done: the supervisor waits for this before it goes on.
-                    libc::write(control, [c].as_ptr().cast(), 1);
-                }
-            }
-            let mut info = [0u8; 128];
-            while libc::read(sfd, info.as_mut_ptr().cast(), info.len()) > 0 {}
-        }
-    }
-}
 
 /// Open the holder's view of a path in the box (`/proc/<holder>/root/...`).
 pub(crate) fn open_in_box(holder: libc::pid_t, inside: &str, flags: libc::c_int) -> io::Result<OwnedFd> {

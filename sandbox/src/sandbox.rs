@@ -592,6 +592,7 @@ fn start_holder(plan: MountPlan) -> Result<(libc::pid_t, OwnedFd, OwnedFd)> {
     // our end tells it to exit.
     let (control_r, control_w) = sys::socketpair_cloexec().map_err(|e| Error::os("creating a socket pair", e))?;
     let (pid_r, pid_w) = sys::pipe_cloexec().map_err(|e| Error::os("creating a pipe", e))?;
+    let init = crate::init::executable()?;
     let forked = on_launcher(move || -> Result<()> {
         // SAFETY: forked on the launcher thread; the child only unshares, clones the holder and exits, never returning into this closure.
         let a = unsafe { libc::fork() };
@@ -614,8 +615,8 @@ fn start_holder(plan: MountPlan) -> Result<(libc::pid_t, OwnedFd, OwnedFd)> {
                             libc::dup2(null, fd);
                         }
                     }
-                    close_all_but(&mut [report, control_r.as_raw_fd()]);
-                    mounts::holder_main(&plan, report, control_r.as_raw_fd())
+                    close_all_but(&mut [report, control_r.as_raw_fd(), init]);
+                    mounts::holder_main(&plan, init, report, control_r.as_raw_fd())
                 }
                 Ok(pid) => {
                     sys::write_all(pid_w.as_raw_fd(), &pid.to_ne_bytes());
