@@ -78,6 +78,7 @@ pub mod landlock_rules;
 mod launcher;
 mod limits;
 pub mod mounts;
+mod pool;
 mod run;
 mod sandbox;
 pub mod seccomp;
@@ -90,6 +91,7 @@ pub mod workdir;
 
 pub use error::{Error, Result};
 pub use limits::{parse_duration, parse_size, Limits, Network, SandboxConfig, STATE_DIR};
+pub use pool::{BoxPool, PoolStats};
 pub use run::{run_in, run_once, RunOutput};
 pub use sandbox::{Child, Command, Sandbox, Stdio};
 pub use usage::{Exit, Outcome, Usage};

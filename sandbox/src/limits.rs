@@ -59,7 +59,7 @@ pub enum Network {
 }
 
 /// How to build a box.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SandboxConfig {
     /// Root filesystem the program sees, read-only. `/` for the host.
     pub root: PathBuf,

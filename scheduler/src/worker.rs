@@ -33,7 +33,7 @@ use koth_runner::compile::{Artifact, BuildError};
 use koth_runner::engine::live::LiveTurns;
 use koth_runner::engine::{play, MatchOptions, ENGINE_VERSION};
 use koth_runner::submission::Submission;
-use koth_sandbox::SandboxConfig;
+use koth_sandbox::{BoxPool, SandboxConfig};
 use sqlx::PgPool;
 use tokio::sync::watch;
 
@@ -61,6 +61,9 @@ pub struct WorkerConfig {
     /// How much of the runners challenges may take while ladder matches
     /// wait ([`FairShare`]).
     pub fair_share: FairShare,
+    /// Match bots' boxes, built ahead of the next match (one of each
+    /// language and network seen in the last five minutes, eight at most).
+    pub boxes: BoxPool,
 }
 
 impl WorkerConfig {
@@ -79,6 +82,7 @@ impl WorkerConfig {
             poll: Duration::from_secs(2),
             grace: Duration::from_secs(10),
             fair_share: FairShare::default(),
+            boxes: BoxPool::new(1, 8, Duration::from_secs(300)),
         }
     }
 }
@@ -501,6 +505,7 @@ fn match_job(cfg: &WorkerConfig, m: &store::MatchToPlay, live: Arc<LiveTurns>) -
         max_turns: m.settings.max_turns,
         wall_cap: m.settings.max_match_seconds.map(|s| std::time::Duration::from_secs(s.into())),
         live: Some(live),
+        boxes: Some(cfg.boxes.clone()),
         ..MatchOptions::new(game, m.seed as u64)
     };
     let report = match play(&opts, bots) {

@@ -32,7 +32,7 @@ use std::time::{Duration, Instant};
 
 use koth_games::replay::{Answer, EndedBy, MoveTime, Recorded, Replay, ReplaySeat, Turn};
 use koth_games::{BotProtocol, GameId, MatchResult, Request, Seat, TimePolicy, Verdict};
-use koth_sandbox::{Network, PromptWakeups, Sandbox, SandboxConfig};
+use koth_sandbox::{BoxPool, Network, PromptWakeups, Sandbox, SandboxConfig};
 use serde::Serialize;
 
 use crate::bot::BotSpec;
@@ -87,6 +87,9 @@ pub struct MatchOptions {
     /// Each turn, once judged, for whoever shows a match while it runs
     /// (the service's live match page): a copy of the turn between turns.
     pub live: Option<std::sync::Arc<live::LiveTurns>>,
+    /// Where the bots' boxes come from: built ahead by a pool (a runner
+    /// playing match after match), or built at the match's start.
+    pub boxes: Option<BoxPool>,
 }
 
 impl MatchOptions {
@@ -103,6 +106,7 @@ impl MatchOptions {
             max_turns: None,
             wall_cap: None,
             live: None,
+            boxes: None,
         }
     }
 
@@ -258,7 +262,11 @@ impl Player {
         if let Some(port) = protocol::loopback_port(kind) {
             cfg.network = Network::Loopback { connect_ports: vec![port] };
         }
-        let sandbox = Sandbox::create(cfg).map_err(|e| EngineError::Host(format!("building the box for {}: {e}", spec.name)))?;
+        let sandbox = match &opts.boxes {
+            Some(pool) => pool.take(cfg),
+            None => Sandbox::create(cfg),
+        }
+        .map_err(|e| EngineError::Host(format!("building the box for {}: {e}", spec.name)))?;
         for (name, data, mode) in &spec.files {
             sandbox
                 .workdir()

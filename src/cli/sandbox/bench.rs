@@ -5,7 +5,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::Context;
 use clap::Args;
-use koth_sandbox::{Command, Limits, Sandbox, SandboxConfig};
+use koth_sandbox::{BoxPool, Command, Limits, Sandbox, SandboxConfig};
 
 #[derive(Args)]
 pub struct BenchArgs {
@@ -101,6 +101,24 @@ pub fn run(a: BenchArgs) -> anyhow::Result<i32> {
     row("new box: create + spawn to exit", &to_exit, Some(&bare));
     row("new box: teardown after exit", &stats(teardown), None);
     row("new box: create + spawn + exit + teardown", &stats(whole), Some(&bare));
+    // Boxes built ahead by a pool, as a runner's matches take them.
+    let pool = BoxPool::new(1, 2, Duration::from_secs(60));
+    pool.prepare(config());
+    let mut from_pool = Vec::with_capacity(n);
+    for i in 0..n + n / 10 {
+        anyhow::ensure!(pool.wait_ready(1, Duration::from_secs(10)), "the box pool built nothing");
+        let t = Instant::now();
+        let sb = pool.take(config())?;
+        let e = sb.spawn(Command::new("/bin/true"))?.wait()?;
+        let took = t.elapsed();
+        anyhow::ensure!(e == koth_sandbox::Exit::Code(0), "/bin/true in a box: {e:?}");
+        drop(sb);
+        if i >= n / 10 {
+            from_pool.push(took);
+        }
+    }
+    row("box from the pool: take + spawn to exit", &stats(from_pool), Some(&bare));
+    drop(pool);
     // A spawn in a live box against what an unsandboxed controller does per
     // turn, popen("sh -c ..."): sampled alternately, so both see the same
     // machine.
@@ -294,7 +312,12 @@ fn anchor(tool: &str, path: &std::path::Path, args: &[&str], n: usize) -> anyhow
             }
         }
     }
-    let (mut theirs, mut ours) = (Vec::with_capacity(n), Vec::with_capacity(n));
+    // koth twice: a box built for the program (and torn down after it), and
+    // a box the pool built ahead (torn down after the timing, as isolate's
+    // --cleanup is not timed either).
+    let pool = BoxPool::new(1, 2, Duration::from_secs(60));
+    pool.prepare(config());
+    let (mut theirs, mut ours, mut pooled) = (Vec::with_capacity(n), Vec::with_capacity(n), Vec::with_capacity(n));
     for _ in 0..n {
         let t = Instant::now();
         let out = std::process::Command::new(path).args(args).output()?;
@@ -305,11 +328,17 @@ fn anchor(tool: &str, path: &std::path::Path, args: &[&str], n: usize) -> anyhow
         sb.spawn(Command::new("/bin/true"))?.wait()?;
         drop(sb);
         ours.push(t.elapsed());
+        anyhow::ensure!(pool.wait_ready(1, Duration::from_secs(10)), "the box pool built nothing");
+        let t = Instant::now();
+        let sb = pool.take(config())?;
+        sb.spawn(Command::new("/bin/true"))?.wait()?;
+        pooled.push(t.elapsed());
+        drop(sb);
     }
     if isolate {
         let _ = std::process::Command::new(path).args(cg).arg("--cleanup").output();
     }
-    let (theirs, ours) = (stats(theirs), stats(ours));
+    let (theirs, ours, pooled) = (stats(theirs), stats(ours), stats(pooled));
     let what = match (isolate, cg.is_empty()) {
         (true, true) => "isolate --run in an initialised box",
         (true, false) => "isolate --cg --run (memory cgroup), initialised",
@@ -317,6 +346,7 @@ fn anchor(tool: &str, path: &std::path::Path, args: &[&str], n: usize) -> anyhow
     };
     row(what, &theirs, None);
     row("koth new box, create + spawn + exit + teardown", &ours, Some(&theirs));
+    row("koth box from the pool, take + spawn + exit", &pooled, Some(&theirs));
     Ok(())
 }
 

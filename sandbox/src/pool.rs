@@ -1,0 +1,219 @@
+//! Boxes built ahead of need.
+//!
+//! Building a box costs a few milliseconds (namespaces, a network namespace
+//! with its loopback device, cgroups, the mount tree, the holder's init:
+//! `koth sandbox bench`), and a match builds one per seat before its first
+//! move. A [`BoxPool`] takes that off the match's path: [`BoxPool::take`]
+//! hands out a box built earlier for an equal [`SandboxConfig`] when it has
+//! one, builds one on the spot when not, and either way asks its builder
+//! thread for another of that config, for the next caller.
+//!
+//! **Every box is used once.** A box from the pool is exactly a box from
+//! [`Sandbox::create`] that nobody has used yet: nothing ran in it, its
+//! folder and scratch filesystem are empty, its cgroup has counted nothing.
+//! Boxes are never given back and reset: what one program could leave for
+//! the next (files, a stopped process, a socket, a cgroup counter, a tmpfs
+//! inode) is not carried over because nothing is, and the test of that is
+//! the pool's own (`sandbox/tests/pool.rs`): a box taken after another was
+//! used sees nothing of it.
+//!
+//! Bounds: at most `per_config` ready boxes of one config, at most
+//! `capacity` in all (the oldest goes), and a box unused for `idle` is
+//! dropped. A ready box holds a uid slot, a holder process (the small init,
+//! under a MiB) and its empty cgroups.
+
+use std::sync::{Arc, Condvar, Mutex};
+use std::time::{Duration, Instant};
+
+use crate::{Result, Sandbox, SandboxConfig};
+
+/// A pool of ready boxes with a builder thread; clones share the pool. The
+/// builder stops, and the ready boxes are torn down, when the last clone is
+/// dropped.
+#[derive(Clone)]
+pub struct BoxPool {
+    inner: Arc<Handle>,
+}
+
+/// Dropped with the last `BoxPool`: tells the builder to stop.
+struct Handle {
+    shared: Arc<Shared>,
+}
+
+struct Shared {
+    state: Mutex<State>,
+    wake: Condvar,
+    per_config: usize,
+    capacity: usize,
+    idle: Duration,
+}
+
+#[derive(Default)]
+struct State {
+    ready: Vec<Ready>,
+    /// Configs of which one more box is wanted, oldest first.
+    wanted: Vec<SandboxConfig>,
+    closed: bool,
+    built: u64,
+    handed_out: u64,
+}
+
+struct Ready {
+    config: SandboxConfig,
+    sandbox: Sandbox,
+    built: Instant,
+}
+
+/// How the pool has served its callers.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PoolStats {
+    /// Boxes ready now.
+    pub ready: usize,
+    /// Boxes the builder thread has built.
+    pub built: u64,
+    /// Takes served by a ready box (the others built one on the spot).
+    pub handed_out: u64,
+}
+
+impl std::fmt::Debug for BoxPool {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("BoxPool").field("stats", &self.stats()).finish()
+    }
+}
+
+impl BoxPool {
+    /// A pool keeping up to `per_config` ready boxes of each config it is
+    /// asked for, `capacity` in all, each for at most `idle`.
+    pub fn new(per_config: usize, capacity: usize, idle: Duration) -> BoxPool {
+        let shared = Arc::new(Shared {
+            state: Mutex::new(State::default()),
+            wake: Condvar::new(),
+            per_config: per_config.max(1),
+            capacity: capacity.max(1),
+            idle,
+        });
+        let builder = shared.clone();
+        std::thread::Builder::new()
+            .name("koth-box-pool".into())
+            .spawn(move || build_ahead(&builder))
+            .expect("spawning the box pool's builder thread");
+        BoxPool { inner: Arc::new(Handle { shared }) }
+    }
+
+    /// A box for `config`: one built ahead when the pool has one, else one
+    /// built now (with its error, if it cannot be built). Either way one
+    /// more of this config is then built for the next caller.
+    pub fn take(&self, config: SandboxConfig) -> Result<Sandbox> {
+        let shared = &self.inner.shared;
+        let taken = {
+            let mut st = shared.lock();
+            let taken = st.ready.iter().position(|r| r.config == config).map(|i| st.ready.remove(i).sandbox);
+            if taken.is_some() {
+                st.handed_out += 1;
+            }
+            self.want(&mut st, &config);
+            taken
+        };
+        match taken {
+            Some(sandbox) => Ok(sandbox),
+            None => Sandbox::create(config),
+        }
+    }
+
+    /// Have a box of `config` ready before the first [`take`](Self::take).
+    pub fn prepare(&self, config: SandboxConfig) {
+        let mut st = self.inner.shared.lock();
+        self.want(&mut st, &config);
+    }
+
+    /// Ask the builder for one more box of `config`, unless enough are ready
+    /// or on their way.
+    fn want(&self, st: &mut State, config: &SandboxConfig) {
+        let shared = &self.inner.shared;
+        let have = st.ready.iter().filter(|r| r.config == *config).count() + st.wanted.iter().filter(|c| *c == config).count();
+        if have < shared.per_config {
+            st.wanted.push(config.clone());
+            // All: waiters for ready boxes share the condition variable.
+            shared.wake.notify_all();
+        }
+    }
+
+    pub fn stats(&self) -> PoolStats {
+        let st = self.inner.shared.lock();
+        PoolStats { ready: st.ready.len(), built: st.built, handed_out: st.handed_out }
+    }
+
+    /// Wait up to `timeout` until `n` boxes are ready (tests, benchmarks).
+    pub fn wait_ready(&self, n: usize, timeout: Duration) -> bool {
+        let shared = &self.inner.shared;
+        let deadline = Instant::now() + timeout;
+        let mut st = shared.lock();
+        while st.ready.len() < n {
+            let now = Instant::now();
+            if now >= deadline {
+                return false;
+            }
+            st = shared.wake.wait_timeout(st, deadline - now).unwrap_or_else(|p| p.into_inner()).0;
+        }
+        true
+    }
+}
+
+impl Shared {
+    fn lock(&self) -> std::sync::MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+impl Drop for Handle {
+    fn drop(&mut self) {
+        self.shared.lock().closed = true;
+        self.shared.wake.notify_all();
+    }
+}
+
+/// The builder thread: build what is wanted, drop what idled too long.
+fn build_ahead(shared: &Shared) {
+    loop {
+        let (config, stale) = {
+            let mut st = shared.lock();
+            loop {
+                let (now, closed) = (Instant::now(), st.closed);
+                let (stale, keep): (Vec<Ready>, Vec<Ready>) =
+                    std::mem::take(&mut st.ready).into_iter().partition(|r| closed || now.duration_since(r.built) > shared.idle);
+                st.ready = keep;
+                if !stale.is_empty() || st.closed {
+                    break (None, stale);
+                }
+                if !st.wanted.is_empty() {
+                    break (Some(st.wanted.remove(0)), Vec::new());
+                }
+                st = shared.wake.wait_timeout(st, shared.idle.max(Duration::from_millis(100))).unwrap_or_else(|p| p.into_inner()).0;
+            }
+        };
+        // Teardown and building happen outside the lock: takers never wait
+        // for them.
+        drop(stale);
+        let Some(config) = config else {
+            if shared.lock().closed {
+                return;
+            }
+            continue;
+        };
+        match Sandbox::create(config.clone()) {
+            Ok(sandbox) => {
+                let evicted = {
+                    let mut st = shared.lock();
+                    st.built += 1;
+                    st.ready.push(Ready { config, sandbox, built: Instant::now() });
+                    let over = st.ready.len().saturating_sub(shared.capacity);
+                    st.ready.drain(..over).collect::<Vec<_>>()
+                };
+                shared.wake.notify_all();
+                drop(evicted);
+            }
+            // Taken boxes are built on the spot then, and say why.
+            Err(e) => tracing::warn!(error = %e, "building a box ahead of need failed"),
+        }
+    }
+}

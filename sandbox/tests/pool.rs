@@ -1,0 +1,101 @@
+//! The pool of ready boxes: a box taken from it sees nothing of any box
+//! used before, and the pool keeps to its bounds.
+
+mod common;
+
+use std::io::Read;
+use std::time::Duration;
+
+use common::{config, hostile_limits};
+use koth_sandbox::{BoxPool, Command, Exit, Sandbox, SandboxConfig, Stdio};
+
+fn output(sb: &Sandbox, script: &str) -> String {
+    let mut child = sb.spawn(Command::new("/bin/sh").args(["-c", script]).stdout(Stdio::Pipe)).unwrap();
+    let mut out = String::new();
+    child.stdout.take().unwrap().read_to_string(&mut out).unwrap();
+    assert_eq!(child.wait().unwrap(), Exit::Code(0), "{script}: {out}");
+    out
+}
+
+/// What a program could leave behind for a later user of "the same" box:
+/// files in every writable place, a process still running, CPU time and
+/// memory in the cgroup. The next box the pool hands out, built while the
+/// first was in use, shows none of it; nor does one built after the first
+/// was torn down.
+#[test]
+fn a_box_from_the_pool_shows_nothing_of_a_box_used_before() {
+    require_sandbox!();
+    let pool = BoxPool::new(1, 4, Duration::from_secs(120));
+    let cfg = config(hostile_limits());
+    let first = pool.take(cfg.clone()).unwrap();
+    assert!(pool.wait_ready(1, common::scaled(Duration::from_secs(10))), "the pool built no box ahead");
+    let left = output(
+        &first,
+        "for d in /home/bot /tmp /var/tmp /dev/shm; do echo secret > $d/left-behind; done; \
+         setsid sh -c 'sleep 600' >/dev/null 2>&1 < /dev/null & \
+         i=0; while [ $i -lt 20000 ]; do i=$((i+1)); done; echo done",
+    );
+    assert_eq!(left.trim(), "done");
+    assert!(first.cpu_usage().unwrap() > Duration::ZERO);
+
+    let fresh = |sb: &Sandbox, what: &str| {
+        assert_ne!(sb.uid(), first.uid(), "{what}: the same uid as the used box");
+        assert_eq!(sb.cpu_usage().unwrap(), Duration::ZERO, "{what}: CPU time already counted");
+        assert!(sb.pids().unwrap().is_empty(), "{what}: processes already in the box");
+        let seen = output(
+            sb,
+            "ls -A /home/bot /tmp /var/tmp /dev/shm 2>&1; for p in /proc/[0-9]*; do cat $p/cmdline 2>/dev/null | tr '\\0' ' '; echo; done",
+        );
+        assert!(!seen.contains("left-behind"), "{what}: files of the used box: {seen}");
+        assert!(!seen.contains("sleep 600"), "{what}: a process of the used box: {seen}");
+    };
+    let before = pool.stats().handed_out;
+    let second = pool.take(cfg.clone()).unwrap();
+    assert_eq!(pool.stats().handed_out, before + 1, "the second box was not the one built ahead");
+    fresh(&second, "a box built while the first was in use");
+
+    // Tear the used box down; the pool builds another meanwhile.
+    drop(first);
+    let first_uid = second.uid();
+    assert!(pool.wait_ready(1, common::scaled(Duration::from_secs(10))));
+    let third = pool.take(cfg).unwrap();
+    assert_ne!(third.uid(), first_uid);
+    assert!(third.pids().unwrap().is_empty());
+    let seen = output(&third, "for d in /home/bot /tmp /var/tmp /dev/shm; do ls -A $d; done; echo end");
+    assert_eq!(seen.trim(), "end", "a box built after another was torn down shows: {seen}");
+}
+
+#[test]
+fn the_pool_keeps_to_its_bounds_and_drops_idle_boxes() {
+    require_sandbox!();
+    let pool = BoxPool::new(1, 2, common::scaled(Duration::from_millis(1500)));
+    let configs: Vec<SandboxConfig> = (0..3)
+        .map(|i| {
+            let mut c = config(hostile_limits());
+            c.limits.pids = 60 + i; // three different configs
+            c
+        })
+        .collect();
+    let taken: Vec<Sandbox> = configs.iter().map(|c| pool.take(c.clone()).unwrap()).collect();
+    assert_eq!(pool.stats().handed_out, 0, "nothing was ready before the first takes");
+    // One more of each is wanted; the pool keeps two at most.
+    let deadline = std::time::Instant::now() + common::scaled(Duration::from_secs(20));
+    while pool.stats().built < 3 {
+        assert!(std::time::Instant::now() < deadline, "the pool built {:?}", pool.stats());
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(pool.stats().ready <= 2, "{:?}", pool.stats());
+    // A config it has not seen is built on the spot.
+    let mut other = config(hostile_limits());
+    other.limits.pids = 50;
+    let before = pool.stats().handed_out;
+    drop(pool.take(other).unwrap());
+    assert_eq!(pool.stats().handed_out, before);
+    // Unused boxes go after the idle time.
+    let deadline = std::time::Instant::now() + common::scaled(Duration::from_secs(20));
+    while pool.stats().ready > 0 {
+        assert!(std::time::Instant::now() < deadline, "idle boxes were kept: {:?}", pool.stats());
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    drop(taken);
+}
