@@ -32,7 +32,9 @@ int main(void) {
     sigset_t set;
     sigemptyset(&set);
     sigaddset(&set, SIGCHLD);
-    sigprocmask(SIG_BLOCK, &set, NULL);
+    /* Only SIGCHLD blocked (read from the signalfd), whatever mask the
+       holder had. */
+    sigprocmask(SIG_SETMASK, &set, NULL);
     int sfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
     if (sfd < 0)
         _exit(121);

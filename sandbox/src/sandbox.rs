@@ -311,11 +311,16 @@ impl Sandbox {
             seccomp: seccomp_filter(),
         };
         // The raw descriptors in `plan` belong to `self`, which outlives this call.
-        let started = Instant::now();
-        let pid = on_launcher(move || {
-            spawn::launch(&plan, pid_r)
+        // Started when the launcher thread takes it up, not when it was
+        // asked: a spawn that waited behind another box's build (the pool's
+        // builder, another match of this process) has not begun, and a
+        // bot's clock that starts here does not pay for the wait.
+        let (pid, started) = on_launcher(move || {
+            let started = Instant::now();
+            (spawn::launch(&plan, pid_r), started)
             // The plan drops here, closing our copies of the pipes' write ends.
-        })?;
+        });
+        let pid = pid?;
         // EOF arrives when the program's execve succeeded (the pipe is
         // close-on-exec); otherwise the child wrote what failed.
         let msg = sys::read_to_end(err_r.as_raw_fd(), 4096).map_err(|e| Error::os("reading the spawn report", e))?;
@@ -682,7 +687,8 @@ impl Child {
     pub fn pidfd(&self) -> RawFd {
         self.pidfd.as_raw_fd()
     }
-    /// When the spawn began.
+    /// When the spawn began: when the sandbox's launcher thread took it up
+    /// (a spawn may wait behind other boxes' builds before that).
     pub fn started(&self) -> Instant {
         self.started
     }

@@ -25,8 +25,10 @@ impl Protocol for PerTurnArgv {
     }
 
     fn request(&mut self, bot: &mut Bot, payload: &str) -> Result<Instant, Gone> {
-        let sent = Instant::now();
         let (p, _) = Process::spawn(bot, &[payload.to_owned()], false)?;
+        // The bot's clock starts when its process began to start, not
+        // while the spawn waited for the sandbox's launcher.
+        let sent = p.child.started();
         self.turn = Some(p);
         Ok(sent)
     }

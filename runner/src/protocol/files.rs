@@ -41,8 +41,10 @@ impl Protocol for PerTurnFiles {
         let not_started = |e: koth_sandbox::Error| Gone::NotStarted(e.to_string());
         bot.sandbox.workdir().remove(ORDER_FILE).map_err(not_started)?;
         bot.sandbox.workdir().write_file(INPUT_FILE, payload.as_bytes(), 0o644).map_err(not_started)?;
-        let sent = Instant::now();
         let (p, _) = Process::spawn(bot, &[], false)?;
+        // The bot's clock starts when its process began to start, not
+        // while the spawn waited for the sandbox's launcher.
+        let sent = p.child.started();
         self.turn = Some(p);
         self.starting = false;
         Ok(sent)
