@@ -2,14 +2,13 @@
 //! `build.rs` and embedded here) that the holder execs once it has built
 //! the box.
 //!
-//! The holder is forked from the supervisor (it builds the box's mount
-//! tree, which takes allocations a child sharing the supervisor's memory
-//! must not make). A fork shares the supervisor's pages copy-on-write, so a
-//! holder that stayed a fork kept, for the whole life of its box, every
-//! page the supervisor rewrote after it: measured with a 300 MiB
-//! supervisor, four boxes pinned 300 MiB more once the supervisor had
-//! rewritten its memory (`Shared_Dirty` of the holders). After the exec the
-//! holder holds the init's few pages and nothing of the supervisor.
+//! The holder starts on the supervisor's memory (see `spawn`), and the
+//! launcher thread waits until it leaves it: the exec is how it does, and
+//! what it becomes is a program of a few pages that holds nothing of the
+//! supervisor. (Before, the holder was a fork and stayed one: it kept, for
+//! the whole life of its box, every page the supervisor rewrote after it;
+//! with a 300 MiB supervisor four boxes pinned 300 MiB more once the
+//! supervisor had rewritten its memory, `Shared_Dirty` of the holders.)
 //!
 //! The program is written to a sealed memfd once per process and exec'd
 //! from it with `execveat(AT_EMPTY_PATH)`: the holder has no host path left

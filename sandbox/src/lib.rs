@@ -12,8 +12,8 @@
 //! ```text
 //!  supervisor (runner, root)          box namespaces (mnt, pid, net, ipc, uts)
 //!  ───────────────────────            ──────────────────────────────────────
-//!  launcher thread ──fork──▶ A ──unshare──clone(CLONE_PARENT)──▶ holder (pid 1, root)
-//!                                                                 mounts the box, then only reaps
+//!  launcher thread ──clone(VM,VFORK)──▶ unsharer ──unshare──clone(VM,VFORK,PARENT)──▶ holder (pid 1, root)
+//!                                                    mounts the box, execs the box's init, which only reaps
 //!  launcher thread ──clone(VM,VFORK)──▶ joiner ──setns(holder pidfd)──join cgroup──clone(VM,VFORK,PARENT)──▶ program
 //!                                                    rlimits, setsid, drop caps, setresuid(slot),
 //!                                                    no_new_privs, Landlock, seccomp, execve
@@ -60,13 +60,17 @@
 //!   RESOLVE_NO_XDEV`), refusing anything but regular files; it never follows
 //!   a path the program controls.
 //!
-//! # Why fork from one thread
+//! # Why clone from one thread, sharing memory
 //!
-//! All forks happen on one long-lived *launcher* thread. `PR_SET_PDEATHSIG`
-//! fires when the *thread* that forked a process exits, so forking from a
-//! pool thread that may retire would kill boxes at random. The first child of
-//! each fork is single-threaded, which also makes everything it does after
-//! that (allocation included) safe.
+//! All clones happen on one long-lived *launcher* thread. `PR_SET_PDEATHSIG`
+//! fires when the *thread* that created a process exits, so cloning from a
+//! pool thread that may retire would kill boxes at random. Every child runs
+//! on the supervisor's memory (`CLONE_VM | CLONE_VFORK`, as `posix_spawn`
+//! does) until it execs, the program its bot, the holder the box's small
+//! init ([`init`]): a `fork` copied the supervisor's page tables for every
+//! box and every program, and a forked holder kept its pages for the box's
+//! life. The rules those children keep (no allocation, raw system calls for
+//! ids, signals blocked) are in [`spawn`].
 
 // Every unsafe block says why it is sound.
 #![deny(clippy::undocumented_unsafe_blocks)]

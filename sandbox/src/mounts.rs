@@ -15,7 +15,7 @@
 //! only inside the box's namespace: the host never sees it, and it vanishes
 //! with the namespace. `pivot_root` then detaches the host's tree.
 
-use std::ffi::CString;
+use std::ffi::{CStr, CString};
 use std::io;
 use std::os::fd::{AsRawFd, OwnedFd, RawFd};
 use std::os::unix::ffi::OsStrExt;
@@ -76,38 +76,102 @@ fn check(r: libc::c_int) -> io::Result<()> {
     }
 }
 
-fn mount(src: &str, target: &Path, fstype: &str, flags: libc::c_ulong, data: &str) -> io::Result<()> {
-    let src = CString::new(src).unwrap();
-    let fstype = CString::new(fstype).unwrap();
-    let data = CString::new(data).unwrap();
-    // SAFETY: every pointer is a NUL-terminated CString alive across the call (or null where mount allows it).
+/// Every path and option string the holder uses, made by the supervisor
+/// before the holder starts: the holder shares the supervisor's memory
+/// until it execs the box's init, so it allocates nothing (see `spawn`).
+pub(crate) struct MountPaths {
+    root_fs: CString,
+    scratch: CString,
+    scratch_options: CString,
+    uid: u32,
+    gid: u32,
+    loopback: bool,
+    /// `<scratch>/root`, where the box's root is attached.
+    root: CString,
+    work: CString,
+    tmp: CString,
+    shm: CString,
+    home: CString,
+    home_bot: CString,
+    root_tmp: CString,
+    root_var_tmp: CString,
+    /// Folders of the root shown empty: `/run`, `/sys` and the hidden ones.
+    emptied: Vec<CString>,
+    dev: CString,
+    /// (host device, its mount point in the box's /dev)
+    devices: Vec<(CString, CString)>,
+    /// (link, target) in the box's /dev
+    dev_links: Vec<(CString, CString)>,
+    dev_shm: CString,
+    proc: CString,
+    proc_masked: Vec<CString>,
+}
+
+impl MountPlan {
+    pub(crate) fn paths(&self) -> MountPaths {
+        let s = &self.scratch;
+        let root = s.join("root");
+        let dev = root.join("dev");
+        let proc_dir = root.join("proc");
+        let mut emptied = vec![c(&root.join("run")), c(&root.join("sys"))];
+        emptied.extend(self.hidden.iter().map(|d| c(&root.join(d.strip_prefix("/").unwrap_or(d)))));
+        MountPaths {
+            root_fs: c(&self.root),
+            scratch: c(s),
+            scratch_options: CString::new(format!("size={},mode=0755", self.disk)).expect("digits"),
+            uid: self.uid,
+            gid: self.gid,
+            loopback: self.loopback,
+            root: c(&root),
+            work: c(&s.join("work")),
+            tmp: c(&s.join("tmp")),
+            shm: c(&s.join("shm")),
+            home: c(&root.join("home")),
+            home_bot: c(&root.join("home/bot")),
+            root_tmp: c(&root.join("tmp")),
+            root_var_tmp: c(&root.join("var/tmp")),
+            emptied,
+            devices: DEVICES.iter().map(|d| (c(&Path::new("/dev").join(d)), c(&dev.join(d)))).collect(),
+            dev_links: [
+                ("fd", "/proc/self/fd"),
+                ("stdin", "/proc/self/fd/0"),
+                ("stdout", "/proc/self/fd/1"),
+                ("stderr", "/proc/self/fd/2"),
+            ]
+            .iter()
+            .map(|(l, t)| (c(&dev.join(l)), CString::new(*t).expect("static")))
+            .collect(),
+            dev_shm: c(&dev.join("shm")),
+            dev: c(&dev),
+            proc_masked: PROC_MASKED.iter().map(|n| c(&proc_dir.join(n))).collect(),
+            proc: c(&proc_dir),
+        }
+    }
+}
+
+fn mount(src: &CStr, target: &CStr, fstype: &CStr, flags: libc::c_ulong, data: Option<&CStr>) -> io::Result<()> {
+    // SAFETY: every pointer is a NUL-terminated string alive across the call (or null where mount allows it).
     check(unsafe {
-        libc::mount(
-            src.as_ptr(),
-            c(target).as_ptr(),
-            fstype.as_ptr(),
-            flags,
-            if data.as_bytes().is_empty() { std::ptr::null() } else { data.as_ptr().cast() },
-        )
+        libc::mount(src.as_ptr(), target.as_ptr(), fstype.as_ptr(), flags, data.map_or(std::ptr::null(), |d| d.as_ptr().cast()))
     })
 }
 
-fn bind(src: &Path, target: &Path, extra: libc::c_ulong) -> io::Result<()> {
+fn bind(src: &CStr, target: &CStr, extra: libc::c_ulong) -> io::Result<()> {
     // SAFETY: NUL-terminated paths alive across the call; the other pointers are null, as a bind mount allows.
-    check(unsafe { libc::mount(c(src).as_ptr(), c(target).as_ptr(), std::ptr::null(), libc::MS_BIND, std::ptr::null()) })?;
+    check(unsafe { libc::mount(src.as_ptr(), target.as_ptr(), std::ptr::null(), libc::MS_BIND, std::ptr::null()) })?;
     // Flags of a bind mount can only be set by a remount.
     // SAFETY: as above; a remount passes no source, type or data.
     check(unsafe {
-        libc::mount(std::ptr::null(), c(target).as_ptr(), std::ptr::null(), libc::MS_BIND | libc::MS_REMOUNT | extra, std::ptr::null())
+        libc::mount(std::ptr::null(), target.as_ptr(), std::ptr::null(), libc::MS_BIND | libc::MS_REMOUNT | extra, std::ptr::null())
     })
 }
 
-fn remount_ro(target: &Path) -> io::Result<()> {
+fn remount_ro(target: &CStr) -> io::Result<()> {
     // SAFETY: as above; a remount passes no source, type or data.
     check(unsafe {
         libc::mount(
             std::ptr::null(),
-            c(target).as_ptr(),
+            target.as_ptr(),
             std::ptr::null(),
             libc::MS_REMOUNT | libc::MS_RDONLY | libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC,
             std::ptr::null(),
@@ -115,20 +179,44 @@ fn remount_ro(target: &Path) -> io::Result<()> {
     })
 }
 
-fn mkdir(p: &Path, mode: u32) -> io::Result<()> {
+fn mkdir(p: &CStr, mode: u32) -> io::Result<()> {
     // SAFETY: a NUL-terminated path alive across the call.
-    check(unsafe { libc::mkdir(c(p).as_ptr(), mode) })?;
+    check(unsafe { libc::mkdir(p.as_ptr(), mode) })?;
     // mkdir obeys the umask; the mode must be exact (1777 for /tmp).
     // SAFETY: a NUL-terminated path alive across the call.
-    check(unsafe { libc::chmod(c(p).as_ptr(), mode) })
+    check(unsafe { libc::chmod(p.as_ptr(), mode) })
+}
+
+/// The file type of `p` (`S_IFDIR`, `S_IFREG`, ...), or `None` if it does not exist.
+fn file_type(p: &CStr) -> Option<libc::mode_t> {
+    // SAFETY: `st` is plain data the call fills in; `p` is NUL-terminated and alive.
+    unsafe {
+        let mut st: libc::stat = std::mem::zeroed();
+        (libc::stat(p.as_ptr(), &mut st) == 0).then_some(st.st_mode & libc::S_IFMT)
+    }
+}
+
+fn is_dir(p: &CStr) -> bool {
+    file_type(p) == Some(libc::S_IFDIR)
+}
+
+/// Create an empty file (a mount point).
+fn touch(p: &CStr) -> io::Result<()> {
+    // SAFETY: a NUL-terminated path alive across the call.
+    let fd = unsafe { libc::open(p.as_ptr(), libc::O_CREAT | libc::O_WRONLY | libc::O_CLOEXEC, 0o644) };
+    check(fd)?;
+    // SAFETY: the descriptor just opened, closed once.
+    unsafe { libc::close(fd) };
+    Ok(())
 }
 
 /// Body of the holder, run as root in fresh mount, PID (as pid 1), network,
-/// IPC and UTS namespaces. Reports a failure on `report` (see
+/// IPC and UTS namespaces, on the supervisor's memory (it allocates
+/// nothing: every string is in `paths`). Reports a failure on `report` (see
 /// [`sys::child_fail`]), or execs the box's init (`init`, a memfd), which
 /// reports `0` there and then reaps orphans until `control` reaches EOF (the
 /// supervisor closed it or died).
-pub(crate) fn holder_main(plan: &MountPlan, init: RawFd, report: RawFd, control: RawFd) -> ! {
+pub(crate) fn holder_main(paths: &MountPaths, init: RawFd, report: RawFd, control: RawFd) -> ! {
     // SAFETY: prctl with integer arguments only.
     unsafe { libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) };
     macro_rules! step {
@@ -138,12 +226,14 @@ pub(crate) fn holder_main(plan: &MountPlan, init: RawFd, report: RawFd, control:
             }
         };
     }
+    let p = paths;
+    const NOSUID_NODEV: libc::c_ulong = libc::MS_NOSUID | libc::MS_NODEV;
     step!(
         "making mounts private",
         // SAFETY: a static path and null pointers, as a propagation change takes.
         check(unsafe { libc::mount(std::ptr::null(), c"/".as_ptr(), std::ptr::null(), libc::MS_REC | libc::MS_PRIVATE, std::ptr::null()) })
     );
-    let tree = match sys::open_tree_clone_recursive(&c(&plan.root)) {
+    let tree = match sys::open_tree_clone_recursive(&p.root_fs) {
         Ok(fd) => fd,
         Err(e) => sys::child_fail(report, "cloning the root filesystem (open_tree)", e),
     };
@@ -151,93 +241,78 @@ pub(crate) fn holder_main(plan: &MountPlan, init: RawFd, report: RawFd, control:
         "making the root read-only (mount_setattr)",
         sys::mount_setattr_recursive(tree.as_raw_fd(), sys::MOUNT_ATTR_RDONLY | sys::MOUNT_ATTR_NOSUID | sys::MOUNT_ATTR_NODEV)
     );
-    let s = &plan.scratch;
-    step!(
-        "mounting the scratch tmpfs",
-        mount("koth-scratch", s, "tmpfs", libc::MS_NOSUID | libc::MS_NODEV, &format!("size={},mode=0755", plan.disk))
-    );
-    let (root, work, tmp, shm) = (s.join("root"), s.join("work"), s.join("tmp"), s.join("shm"));
+    step!("mounting the scratch tmpfs", mount(c"koth-scratch", &p.scratch, c"tmpfs", NOSUID_NODEV, Some(&p.scratch_options)));
     step!(
         "creating scratch folders",
         (|| {
-            mkdir(&root, 0o755)?;
-            mkdir(&work, 0o700)?;
+            mkdir(&p.root, 0o755)?;
+            mkdir(&p.work, 0o700)?;
             // SAFETY: a NUL-terminated path alive across the call.
-            check(unsafe { libc::chown(c(&work).as_ptr(), plan.uid, plan.gid) })?;
-            mkdir(&tmp, 0o1777)?;
-            mkdir(&shm, 0o1777)
+            check(unsafe { libc::chown(p.work.as_ptr(), p.uid, p.gid) })?;
+            mkdir(&p.tmp, 0o1777)?;
+            mkdir(&p.shm, 0o1777)
         })()
     );
-    step!("attaching the root (move_mount)", sys::move_mount_to(tree.as_raw_fd(), &c(&root)));
+    step!("attaching the root (move_mount)", sys::move_mount_to(tree.as_raw_fd(), &p.root));
     drop(tree);
 
-    let ro_tmpfs = |dir: &str| -> io::Result<()> {
-        let target = root.join(dir);
-        if !target.is_dir() {
+    let empty_tmpfs = |target: &CStr| -> io::Result<()> {
+        if !is_dir(target) {
             return Ok(()); // nothing of the host's to hide there
         }
-        mount("koth-empty", &target, "tmpfs", libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC, "size=64k,mode=0755")
+        mount(c"koth-empty", target, c"tmpfs", NOSUID_NODEV | libc::MS_NOEXEC, Some(c"size=64k,mode=0755"))
     };
-    let home = root.join("home");
-    if !home.is_dir() {
+    if !is_dir(&p.home) {
         sys::child_fail(
             report,
             "the root filesystem has no /home directory for the work folder",
             io::Error::from_raw_os_error(libc::ENOENT),
         );
     }
-    step!("mounting /home", ro_tmpfs("home"));
-    step!("creating /home/bot", mkdir(&home.join("bot"), 0o755));
-    step!("remounting /home read-only", remount_ro(&home));
-    step!("mounting the work folder", bind(&work, &home.join("bot"), libc::MS_NOSUID | libc::MS_NODEV));
-    step!("mounting /tmp", bind(&tmp, &root.join("tmp"), libc::MS_NOSUID | libc::MS_NODEV));
-    if root.join("var/tmp").is_dir() {
-        step!("mounting /var/tmp", bind(&tmp, &root.join("var/tmp"), libc::MS_NOSUID | libc::MS_NODEV));
+    step!("mounting /home", empty_tmpfs(&p.home));
+    step!("creating /home/bot", mkdir(&p.home_bot, 0o755));
+    step!("remounting /home read-only", remount_ro(&p.home));
+    step!("mounting the work folder", bind(&p.work, &p.home_bot, NOSUID_NODEV));
+    step!("mounting /tmp", bind(&p.tmp, &p.root_tmp, NOSUID_NODEV));
+    if is_dir(&p.root_var_tmp) {
+        step!("mounting /var/tmp", bind(&p.tmp, &p.root_var_tmp, NOSUID_NODEV));
     }
-    step!("hiding /run", ro_tmpfs("run"));
-    step!("hiding /sys", ro_tmpfs("sys"));
-    for dir in &plan.hidden {
-        step!("hiding a state folder", ro_tmpfs(&dir.to_string_lossy()[1..]));
+    for dir in &p.emptied {
+        step!("hiding a folder (/run, /sys, a state folder)", empty_tmpfs(dir));
     }
 
-    let dev = root.join("dev");
-    step!("mounting /dev", mount("koth-dev", &dev, "tmpfs", libc::MS_NOSUID | libc::MS_NOEXEC, "size=64k,mode=0755"));
-    for name in DEVICES {
-        let node = dev.join(name);
-        step!("creating a device mount point", std::fs::File::create(&node).map(drop));
-        step!("binding a device", bind(&Path::new("/dev").join(name), &node, libc::MS_NOSUID | libc::MS_NOEXEC));
+    step!("mounting /dev", mount(c"koth-dev", &p.dev, c"tmpfs", libc::MS_NOSUID | libc::MS_NOEXEC, Some(c"size=64k,mode=0755")));
+    for (host, node) in &p.devices {
+        step!("creating a device mount point", touch(node));
+        step!("binding a device", bind(host, node, libc::MS_NOSUID | libc::MS_NOEXEC));
     }
-    step!(
-        "creating /dev links",
-        (|| {
-            std::os::unix::fs::symlink("/proc/self/fd", dev.join("fd"))?;
-            std::os::unix::fs::symlink("/proc/self/fd/0", dev.join("stdin"))?;
-            std::os::unix::fs::symlink("/proc/self/fd/1", dev.join("stdout"))?;
-            std::os::unix::fs::symlink("/proc/self/fd/2", dev.join("stderr"))?;
-            mkdir(&dev.join("shm"), 0o755)
-        })()
-    );
-    step!("mounting /dev/shm", bind(&shm, &dev.join("shm"), libc::MS_NOSUID | libc::MS_NODEV));
-    step!("remounting /dev read-only", remount_ro(&dev));
+    for (link, target) in &p.dev_links {
+        // SAFETY: NUL-terminated paths alive across the call.
+        step!("creating /dev links", check(unsafe { libc::symlink(target.as_ptr(), link.as_ptr()) }));
+    }
+    step!("creating /dev/shm", mkdir(&p.dev_shm, 0o755));
+    step!("mounting /dev/shm", bind(&p.shm, &p.dev_shm, NOSUID_NODEV));
+    step!("remounting /dev read-only", remount_ro(&p.dev));
 
     let proc_flags = libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC;
-    let proc_dir = root.join("proc");
-    if mount("proc", &proc_dir, "proc", proc_flags, "hidepid=invisible").is_err() {
-        step!("mounting /proc", mount("proc", &proc_dir, "proc", proc_flags, "hidepid=2"));
+    if mount(c"proc", &p.proc, c"proc", proc_flags, Some(c"hidepid=invisible")).is_err() {
+        step!("mounting /proc", mount(c"proc", &p.proc, c"proc", proc_flags, Some(c"hidepid=2")));
     }
     // Host-wide counters that show the other boxes' activity while they
     // move (see PROC_MASKED) read as empty.
-    for name in PROC_MASKED {
-        let target = proc_dir.join(name);
-        if target.is_dir() {
-            step!("masking a /proc folder", mount("koth-empty", &target, "tmpfs", proc_flags | libc::MS_RDONLY, "size=4k,mode=0555"));
-        } else if target.exists() {
-            step!("masking a /proc file", bind(Path::new("/dev/null"), &target, libc::MS_NOSUID | libc::MS_NOEXEC));
+    for target in &p.proc_masked {
+        match file_type(target) {
+            Some(libc::S_IFDIR) => step!(
+                "masking a /proc folder",
+                mount(c"koth-empty", target, c"tmpfs", proc_flags | libc::MS_RDONLY, Some(c"size=4k,mode=0555"))
+            ),
+            Some(_) => step!("masking a /proc file", bind(c"/dev/null", target, libc::MS_NOSUID | libc::MS_NOEXEC)),
+            None => {}
         }
     }
 
-    // SAFETY: a NUL-terminated path alive across the call (in the holder, single-threaded).
-    step!("entering the new root", check(unsafe { libc::chdir(c(&root).as_ptr()) }));
+    // SAFETY: a NUL-terminated path alive across the call.
+    step!("entering the new root", check(unsafe { libc::chdir(p.root.as_ptr()) }));
     // SAFETY: static C strings; pivot_root(".", ".") stacks the old root under the new one.
     step!("pivot_root", check(unsafe { libc::syscall(libc::SYS_pivot_root, c".".as_ptr(), c".".as_ptr()) as libc::c_int }));
     // SAFETY: a static C string.
@@ -246,7 +321,7 @@ pub(crate) fn holder_main(plan: &MountPlan, init: RawFd, report: RawFd, control:
     step!("chdir /", check(unsafe { libc::chdir(c"/".as_ptr()) }));
     // SAFETY: a 4-byte static name and its length.
     step!("setting the hostname", check(unsafe { libc::sethostname(c"koth".as_ptr(), 4) }));
-    if plan.loopback {
+    if p.loopback {
         step!("bringing loopback up", loopback_up());
     }
     exec_init(init, report, control)
@@ -256,10 +331,10 @@ pub(crate) fn holder_main(plan: &MountPlan, init: RawFd, report: RawFd, control:
 /// orphans and runs the supervisor's commands, holding nothing of the
 /// supervisor's memory.
 fn exec_init(init: RawFd, report: RawFd, control: RawFd) -> ! {
-    // SAFETY: descriptor calls on this process's own descriptors. The three
-    // are first moved above the two numbers the init expects, so no dup2
-    // below closes one still to be moved; dup2 leaves the copies open
-    // across execve.
+    // SAFETY: descriptor calls on this process's own descriptors (its table
+    // is its own: no CLONE_FILES). The three are first moved above the two
+    // numbers the init expects, so no dup2 below closes one still to be
+    // moved; dup2 leaves the copies open across execve.
     unsafe {
         let high = |fd: RawFd| libc::fcntl(fd, libc::F_DUPFD_CLOEXEC, 10);
         let (init, r, c) = (high(init), high(report), high(control));

@@ -14,7 +14,7 @@ use crate::launcher::on_launcher;
 use crate::mounts::{self, MountPlan, WORK_DIR};
 use crate::seccomp::Filter;
 use crate::slots::{self, Slot};
-use crate::spawn::{self, ExecPlan, BOX_NAMESPACES};
+use crate::spawn::{self, ExecPlan};
 use crate::usage::{decode_wait_status, Exit};
 use crate::workdir::WorkDir;
 use crate::{sys, Error, Limits, Network, Result, SandboxConfig};
@@ -144,22 +144,6 @@ fn cap_last_cap() -> u32 {
 
 fn cstring(s: &str, what: &str) -> Result<CString> {
     CString::new(s).map_err(|_| Error::Config(format!("{what} {s:?} contains a NUL byte")))
-}
-
-/// Keep only `keep` among descriptors >= 3 (the child of a fork inherits all
-/// of the supervisor's, including other boxes' pipes).
-fn close_all_but(keep: &mut [RawFd]) {
-    keep.sort_unstable();
-    let mut from: libc::c_uint = 3;
-    for &fd in keep.iter() {
-        if fd as libc::c_uint > from {
-            // SAFETY: close_range takes plain integers; closing descriptors cannot break memory safety (this runs in a fork child that owns nothing else).
-            unsafe { libc::syscall(libc::SYS_close_range, from, fd as libc::c_uint - 1, 0) };
-        }
-        from = fd as libc::c_uint + 1;
-    }
-    // SAFETY: as above: integers only, in the fork child.
-    unsafe { libc::syscall(libc::SYS_close_range, from, libc::c_uint::MAX, 0) };
 }
 
 impl Sandbox {
@@ -598,40 +582,11 @@ fn start_holder(plan: MountPlan) -> Result<(libc::pid_t, OwnedFd, OwnedFd)> {
     let (control_r, control_w) = sys::socketpair_cloexec().map_err(|e| Error::os("creating a socket pair", e))?;
     let (pid_r, pid_w) = sys::pipe_cloexec().map_err(|e| Error::os("creating a pipe", e))?;
     let init = crate::init::executable()?;
+    let paths = plan.paths();
     let forked = on_launcher(move || -> Result<()> {
-        // SAFETY: forked on the launcher thread; the child only unshares, clones the holder and exits, never returning into this closure.
-        let a = unsafe { libc::fork() };
-        if a < 0 {
-            return Err(Error::last_os("fork"));
-        }
-        if a == 0 {
-            let report = report_w.as_raw_fd();
-            // SAFETY: integer flags only, in the helper child.
-            if unsafe { libc::unshare(BOX_NAMESPACES) } < 0 {
-                sys::child_fail(report, "creating the box namespaces (unshare)", io::Error::last_os_error());
-            }
-            match sys::clone_parent() {
-                Err(e) => sys::child_fail(report, "starting the holder", e),
-                Ok(0) => {
-                    // SAFETY: in the holder child: opening /dev/null (a static C string) and duplicating it over the standard streams.
-                    unsafe {
-                        let null = libc::open(c"/dev/null".as_ptr(), libc::O_RDWR);
-                        for fd in 0..3 {
-                            libc::dup2(null, fd);
-                        }
-                    }
-                    close_all_but(&mut [report, control_r.as_raw_fd(), init]);
-                    mounts::holder_main(&plan, init, report, control_r.as_raw_fd())
-                }
-                Ok(pid) => {
-                    sys::write_all(pid_w.as_raw_fd(), &pid.to_ne_bytes());
-                    // SAFETY: the helper's work is done; _exit skips destructors that belong to the parent.
-                    unsafe { libc::_exit(0) }
-                }
-            }
-        }
-        sys::waitpid(a, 0).map_err(|e| Error::os("waiting for the box helper", e))?;
-        Ok(())
+        let start =
+            spawn::HolderStart { paths, init, report: report_w.as_raw_fd(), control: control_r.as_raw_fd(), pid_w: pid_w.as_raw_fd() };
+        spawn::launch_holder(&start)
         // report_w, control_r, pid_w drop here: only the holder keeps them.
     });
     forked?;

@@ -99,20 +99,6 @@ pub fn openat2_beneath(dir: RawFd, path: &CStr, flags: libc::c_int, mode: libc::
     ret_fd(unsafe { libc::syscall(libc::SYS_openat2, dir, path.as_ptr(), &how as *const OpenHow, std::mem::size_of::<OpenHow>()) })
 }
 
-/// fork-like clone whose child gets the caller's parent as its parent.
-/// Returns 0 in the child. Only call from a single-threaded process.
-pub fn clone_parent() -> io::Result<libc::pid_t> {
-    // SAFETY: clone with no new stack behaves like fork; callers are single-threaded, as the doc says.
-    let r = unsafe {
-        libc::syscall(libc::SYS_clone, (libc::CLONE_PARENT as libc::c_long) | libc::SIGCHLD as libc::c_long, 0usize, 0usize, 0usize, 0usize)
-    };
-    if r < 0 {
-        Err(io::Error::last_os_error())
-    } else {
-        Ok(r as libc::pid_t)
-    }
-}
-
 /// A stack for a child cloned with `CLONE_VM`, with a guard page below it.
 pub struct Stack {
     base: *mut libc::c_void,
