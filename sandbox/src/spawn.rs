@@ -206,25 +206,13 @@ pub(crate) fn launch(plan: &ExecPlan, pid_r: OwnedFd) -> Result<Option<libc::pid
         mask: unsafe { std::mem::zeroed() },
         program_stack,
     };
-    let all = sys::full_sigset();
-    // SAFETY: `all` and `prepared.mask` are live sigset_t values; this changes only the launcher thread's mask.
-    unsafe { libc::pthread_sigmask(libc::SIG_SETMASK, &all, &mut prepared.mask) };
-    // SAFETY: the joiner runs on its own stack (the launcher's, unused while it
-    // waits), reads `prepared` (alive on this frame until the clone returns,
-    // which CLONE_VFORK delays until the joiner has exited) and follows the
-    // rules of the module docs.
-    let joiner = unsafe {
-        sys::clone_with_stack(
-            joiner_main,
-            (&prepared as *const Prepared).cast_mut().cast(),
-            joiner_stack,
-            libc::CLONE_VM | libc::CLONE_VFORK,
-        )
-    };
-    // SAFETY: restores the mask saved above on this thread.
-    unsafe { libc::pthread_sigmask(libc::SIG_SETMASK, &prepared.mask, std::ptr::null_mut()) };
-    let joiner = joiner.map_err(|e| Error::os("cloning the spawn helper", e))?;
-    sys::waitpid(joiner, 0).map_err(|e| Error::os("waiting for the spawn helper", e))?;
+    // One raw pointer for the children's argument and the mask it holds.
+    let arg: *mut Prepared = &mut prepared;
+    // SAFETY: `arg` points at `prepared`, alive on this frame; `mask` is
+    // written before the clone and read by the program. The joiner reads
+    // `prepared` until it exits, which `run_child` waits for, and follows
+    // the rules of the module docs.
+    unsafe { run_child(joiner_main, arg.cast(), joiner_stack, std::ptr::addr_of_mut!((*arg).mask), "the spawn helper")? };
     // The joiner has exited, so its pid report is in the pipe now or never.
     // Read without blocking: the plan (ours) still holds the write end, and a
     // blocking read would wait forever for a joiner that failed before
@@ -429,26 +417,38 @@ pub(crate) struct HolderStart {
 pub(crate) fn launch_holder(start: &HolderStart) -> Result<()> {
     let (unsharer_stack, holder_stack) = stacks()?;
     let arg = HolderArg { start, holder_stack };
-    let all = sys::full_sigset();
     // SAFETY: a zeroed sigset_t is a valid value for pthread_sigmask to fill.
     let mut saved: libc::sigset_t = unsafe { std::mem::zeroed() };
-    // SAFETY: `all` and `saved` are live sigset_t values; this changes only the launcher thread's mask.
-    unsafe { libc::pthread_sigmask(libc::SIG_SETMASK, &all, &mut saved) };
-    // SAFETY: as for `launch`: the unsharer runs on the launcher's idle
-    // stack, reads `arg` (alive until the clone returns, which CLONE_VFORK
-    // delays until the unsharer has exited) and follows the module's rules.
-    let unsharer = unsafe {
-        sys::clone_with_stack(
-            unsharer_main,
-            (&arg as *const HolderArg).cast_mut().cast(),
-            unsharer_stack,
-            libc::CLONE_VM | libc::CLONE_VFORK,
-        )
-    };
+    // SAFETY: the unsharer reads `arg` (alive until the call returns, after
+    // the unsharer has exited) and follows the module's rules.
+    unsafe { run_child(unsharer_main, (&arg as *const HolderArg).cast_mut().cast(), unsharer_stack, &mut saved, "the box helper")? };
+    Ok(())
+}
+
+/// Run `f(arg)` in a child sharing this thread's memory (`CLONE_VM |
+/// CLONE_VFORK`: this thread waits until it has exec'd or exited), on
+/// `stack`, with every signal blocked, and reap it. `mask` receives this
+/// thread's signal mask, as it was, before the clone.
+///
+/// # Safety
+/// `stack` is one of the launcher's idle stacks; `f` keeps the module's
+/// rules; `arg` and `mask` are valid until this returns.
+unsafe fn run_child(
+    f: extern "C" fn(*mut libc::c_void) -> libc::c_int,
+    arg: *mut libc::c_void,
+    stack: *mut libc::c_void,
+    mask: *mut libc::sigset_t,
+    what: &str,
+) -> Result<()> {
+    let all = sys::full_sigset();
+    // SAFETY: `all` and `*mask` are live sigset_t values; this changes only the calling thread's mask.
+    unsafe { libc::pthread_sigmask(libc::SIG_SETMASK, &all, mask) };
+    // SAFETY: the caller's promises.
+    let child = unsafe { sys::clone_with_stack(f, arg, stack, libc::CLONE_VM | libc::CLONE_VFORK) };
     // SAFETY: restores the mask saved above on this thread.
-    unsafe { libc::pthread_sigmask(libc::SIG_SETMASK, &saved, std::ptr::null_mut()) };
-    let unsharer = unsharer.map_err(|e| Error::os("cloning the box helper", e))?;
-    sys::waitpid(unsharer, 0).map_err(|e| Error::os("waiting for the box helper", e))?;
+    unsafe { libc::pthread_sigmask(libc::SIG_SETMASK, mask, std::ptr::null_mut()) };
+    let child = child.map_err(|e| Error::os(format!("cloning {what}"), e))?;
+    sys::waitpid(child, 0).map_err(|e| Error::os(format!("waiting for {what}"), e))?;
     Ok(())
 }
 
