@@ -82,13 +82,16 @@ fn the_stack_plays_scales_and_loses_nothing_when_a_runner_dies() {
         let row = stack.sql(&format!(
             "SELECT j.holder, m.id FROM jobs j JOIN matches m ON m.job_id = j.id \
              WHERE j.state = 'running' AND m.ladder_id = {slow} AND j.lease_until > now() \
+             AND j.started_at > now() - interval '3 seconds' \
              AND (SELECT max(attempt) FROM jobs WHERE id = j.id) = 1 ORDER BY j.id LIMIT 1"
         ));
         if let Some((holder, id)) = row.split_once('|') {
             // A runner's holder name is `<container hostname>-<pid>`; the hostname is the id's prefix.
             let host_name = holder.rsplit_once('-').map(|(h, _)| h).unwrap_or(holder).to_owned();
             if let Some(c) = stack.runners().into_iter().find(|c| c.starts_with(&host_name)) {
-                std::thread::sleep(Duration::from_secs(1)); // well into its ~9 s
+                // Well into its ~9 s, and seconds from its end (it started
+                // under 3 s ago): the kill lands while it plays.
+                std::thread::sleep(Duration::from_secs(1));
                 break (c, id.parse::<i64>().unwrap());
             }
         }
