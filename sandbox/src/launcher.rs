@@ -32,10 +32,26 @@ fn sender() -> &'static Mutex<Sender<Job>> {
 
 /// Run `f` on the launcher thread and return its result.
 pub(crate) fn on_launcher<R: Send + 'static>(f: impl FnOnce() -> R + Send + 'static) -> R {
+    on_launcher_watched(f, std::time::Duration::MAX, || {})
+}
+
+/// [`on_launcher`], calling `slow` each time `every` passes before `f` has
+/// returned (to end whatever keeps it waiting).
+pub(crate) fn on_launcher_watched<R: Send + 'static>(
+    f: impl FnOnce() -> R + Send + 'static,
+    every: std::time::Duration,
+    mut slow: impl FnMut(),
+) -> R {
     let (tx, rx) = mpsc::sync_channel(1);
     let job: Job = Box::new(move || {
         let _ = tx.send(f());
     });
     sender().lock().unwrap_or_else(|p| p.into_inner()).send(job).expect("the sandbox launcher thread is gone");
-    rx.recv().expect("the sandbox launcher thread dropped a job")
+    loop {
+        match rx.recv_timeout(every) {
+            Ok(r) => return r,
+            Err(mpsc::RecvTimeoutError::Timeout) => slow(),
+            Err(mpsc::RecvTimeoutError::Disconnected) => panic!("the sandbox launcher thread dropped a job"),
+        }
+    }
 }

@@ -4,13 +4,13 @@ use std::io;
 use std::net::TcpListener;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 use crate::cgroup::{Group, Hierarchy, Version};
 use crate::landlock_rules::{self, LandlockStatus};
-use crate::launcher::on_launcher;
+use crate::launcher::{on_launcher, on_launcher_watched};
 use crate::mounts::{self, MountPlan, WORK_DIR};
 use crate::seccomp::Filter;
 use crate::slots::{self, Slot};
@@ -18,6 +18,11 @@ use crate::spawn::{self, ExecPlan};
 use crate::usage::{decode_wait_status, Exit};
 use crate::workdir::WorkDir;
 use crate::{sys, Error, Limits, Network, Result, SandboxConfig};
+
+/// How long a spawn may take to reach its program's `execve` before the
+/// box's programs are killed (see `Sandbox::spawn`). Setting a program up
+/// takes a millisecond; an emulated VM's exec, a second.
+const SPAWN_DEADLINE: Duration = Duration::from_secs(20);
 
 /// Environment every program starts with; [`Command::env`] adds to it.
 const BASE_ENV: [(&str, &str); 5] = [
@@ -131,6 +136,8 @@ pub struct Sandbox {
     landlock_status: LandlockStatus,
     cap_last_cap: u32,
     shared: Arc<Shared>,
+    /// Between `freeze` and a successful `thaw`: no spawn.
+    paused: AtomicBool,
 }
 
 fn seccomp_filter() -> &'static Filter {
@@ -220,6 +227,7 @@ impl Sandbox {
             landlock_status: LandlockStatus::NotEnforced,
             cap_last_cap: cap_last_cap(),
             shared: Arc::new(Shared { destroyed: false.into(), children: Mutex::new(Default::default()) }),
+            paused: AtomicBool::new(false),
             config,
         };
         let ports = match &sandbox.config.network {
@@ -243,10 +251,15 @@ impl Sandbox {
         Ok(sandbox)
     }
 
-    /// Start a program in the box.
+    /// Start a program in the box (not while it is paused: thaw it first).
     pub fn spawn(&self, cmd: Command) -> Result<Child> {
         if self.shared.destroyed.load(Ordering::SeqCst) {
             return Err(Error::Config("the box was already killed".into()));
+        }
+        if self.paused.load(Ordering::SeqCst) {
+            // On v2 the program would join a frozen cgroup and never reach
+            // its execve; on v1 it would run while the rest is stopped.
+            return Err(Error::Config("the box is paused: thaw it before starting a program in it".into()));
         }
         let argv: Vec<CString> = std::iter::once(cmd.program.as_str())
             .chain(cmd.args.iter().map(String::as_str))
@@ -299,19 +312,37 @@ impl Sandbox {
         // asked: a spawn that waited behind another box's build (the pool's
         // builder, another match of this process) has not begun, and a
         // bot's clock that starts here does not pay for the wait.
-        let (pid, started) = on_launcher(move || {
-            let started = Instant::now();
-            (spawn::launch(&plan, pid_r), started)
-            // The plan drops here, closing our copies of the pipes' write ends.
-        });
+        let mut overdue = false;
+        // The launcher waits until the program has exec'd (its children
+        // share the supervisor's memory: `spawn`). A program stopped on its
+        // way there, by SIGSTOP from another program of the box once it has
+        // the box's uid (kernels without Landlock's signal scoping), would
+        // hold the launcher, and every box of this process, for ever: past
+        // SPAWN_DEADLINE the box's programs are killed, which ends it.
+        let (pid, started) = on_launcher_watched(
+            move || {
+                let started = Instant::now();
+                (spawn::launch(&plan, pid_r), started)
+                // The plan drops here, closing our copies of the pipes' write ends.
+            },
+            SPAWN_DEADLINE,
+            || {
+                tracing::warn!(r#box = %self.id, "a program did not reach execve in time; killing the box's programs");
+                overdue = true;
+                let _ = self.cgroup.kill_all();
+            },
+        );
         let pid = pid?;
         // EOF arrives when the program's execve succeeded (the pipe is
         // close-on-exec); otherwise the child wrote what failed.
         let msg = sys::read_to_end(err_r.as_raw_fd(), 4096).map_err(|e| Error::os("reading the spawn report", e))?;
-        if !msg.is_empty() || pid.is_none() {
+        if !msg.is_empty() || pid.is_none() || overdue {
             let (stage, source) = sys::decode_child_failure(&msg);
             if let Some(pid) = pid {
                 let _ = sys::waitpid(pid, 0);
+            }
+            if overdue {
+                return Err(Error::Spawn { stage: spawn::OVERDUE, source: io::Error::from_raw_os_error(libc::ETIMEDOUT) });
             }
             return Err(Error::Spawn { stage: spawn::intern_stage(&stage), source });
         }
@@ -350,6 +381,7 @@ impl Sandbox {
     /// complete: a process forked, or continued by a sibling, between the
     /// cgroup read and the signals is caught by its `kill(-1)`.
     pub fn freeze(&self) -> Result<()> {
+        self.paused.store(true, Ordering::SeqCst);
         match self.version {
             Version::V1 => {
                 for pid in self.cgroup.pids().unwrap_or_default() {
@@ -365,7 +397,9 @@ impl Sandbox {
         match self.version {
             Version::V1 => self.signal_all(crate::mounts::CONTINUE_ALL),
             Version::V2 => self.cgroup.thaw(),
-        }
+        }?;
+        self.paused.store(false, Ordering::SeqCst);
+        Ok(())
     }
 
     /// Have the holder stop or continue every program of the box; returns

@@ -161,6 +161,10 @@ impl Stage {
     }
 }
 
+/// What a spawn that missed its deadline failed at (see `Sandbox::spawn`).
+pub(crate) const OVERDUE: &str =
+    "reaching execve in time (something in the box stopped the program on its way; the box's programs were killed)";
+
 /// Map a stage name reported by a child back to its `'static` text.
 pub(crate) fn intern_stage(stage: &str) -> &'static str {
     Stage::ALL.iter().map(|s| s.text()).find(|t| *t == stage).unwrap_or("starting the program")
@@ -186,7 +190,7 @@ struct Stacks {
 }
 
 thread_local! {
-    static STACKS: std::cell::OnceCell<std::result::Result<Stacks, i32>> = const { std::cell::OnceCell::new() };
+    static STACKS: std::cell::OnceCell<Stacks> = const { std::cell::OnceCell::new() };
 }
 
 /// Stack of each child: room for the child's frames in a debug build, with a
@@ -457,20 +461,19 @@ struct HolderArg<'a> {
     holder_stack: *mut libc::c_void,
 }
 
-/// The launcher thread's two child stacks (see [`Stacks`]).
+/// The launcher thread's two child stacks (see [`Stacks`]), made on first
+/// use (a failure is an error of this spawn only).
 fn stacks() -> Result<(*mut libc::c_void, *mut libc::c_void)> {
-    STACKS
-        .with(|s| {
-            s.get_or_init(|| {
-                let make =
-                    || -> io::Result<Stacks> { Ok(Stacks { outer: sys::Stack::new(STACK_SIZE)?, inner: sys::Stack::new(STACK_SIZE)? }) };
-                make().map_err(|e| e.raw_os_error().unwrap_or(libc::ENOMEM))
-            })
-            .as_ref()
-            .map(|s| (s.outer.top(), s.inner.top()))
-            .map_err(|&e| io::Error::from_raw_os_error(e))
-        })
-        .map_err(|e| Error::os("allocating the spawn stacks", e))
+    STACKS.with(|cell| {
+        if cell.get().is_none() {
+            let made =
+                (|| -> io::Result<Stacks> { Ok(Stacks { outer: sys::Stack::new(STACK_SIZE)?, inner: sys::Stack::new(STACK_SIZE)? }) })()
+                    .map_err(|e| Error::os("allocating the spawn stacks", e))?;
+            let _ = cell.set(made);
+        }
+        let s = cell.get().expect("set above");
+        Ok((s.outer.top(), s.inner.top()))
+    })
 }
 
 extern "C" fn unsharer_main(arg: *mut libc::c_void) -> libc::c_int {

@@ -191,3 +191,58 @@ fn concurrent_spawns_each_run_their_own_program() {
         w.join().unwrap();
     }
 }
+
+/// A program of the box that stops everything it can (`kill(-1, SIGSTOP)`
+/// in a loop) while another is being started: once the new program has
+/// the box's uid it may be stopped before its `execve` (on kernels without
+/// Landlock's signal scoping), and the launcher, which waits for that
+/// execve, would be held for ever, and with it every box of the process.
+/// The spawn ends in bounded time, and the launcher serves other boxes.
+#[test]
+fn a_program_stopped_on_its_way_to_execve_does_not_hold_the_launcher() {
+    require_sandbox!();
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
+    let sb = Sandbox::create(config(hostile_limits())).unwrap();
+    let mut stopper = sb.spawn(Command::new("/bin/sh").args(["-c", "while :; do kill -STOP -1; done"])).unwrap();
+    std::thread::sleep(Duration::from_millis(50));
+    let began = std::time::Instant::now();
+    for _ in 0..5 {
+        match sb.spawn(Command::new("/bin/true")) {
+            // Started (Landlock keeps the stopper's signals in its own
+            // domain): it may still be stopped after its execve; that is
+            // the box's own business, and killing the box ends it.
+            Ok(mut c) => {
+                if c.wait_timeout(Some(common::scaled(Duration::from_secs(2)))).unwrap().is_none() {
+                    sb.kill_all().unwrap();
+                    c.wait().unwrap();
+                }
+            }
+            // Killed on its way: the box's programs were killed, the stopper too.
+            Err(e) => {
+                assert!(e.to_string().contains("reaching execve in time"), "{e}");
+                break;
+            }
+        }
+    }
+    assert!(began.elapsed() < Duration::from_secs(60), "the spawns took {:?}", began.elapsed());
+    sb.kill_all().unwrap();
+    let _ = stopper.wait();
+    // The launcher is free: another box starts programs.
+    let other = Sandbox::create(config(hostile_limits())).unwrap();
+    assert_eq!(other.spawn(Command::new("/bin/true")).unwrap().wait().unwrap(), Exit::Code(0));
+}
+
+/// A paused box refuses new programs (on cgroup v2 the program would join
+/// a frozen cgroup and never reach its `execve`), and takes them again once
+/// thawed.
+#[test]
+fn a_paused_box_refuses_new_programs_until_thawed() {
+    require_sandbox!();
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
+    let sb = Sandbox::create(config(hostile_limits())).unwrap();
+    sb.freeze().unwrap();
+    let err = sb.spawn(Command::new("/bin/true")).unwrap_err();
+    assert!(err.to_string().contains("paused"), "{err}");
+    sb.thaw().unwrap();
+    assert_eq!(sb.spawn(Command::new("/bin/true")).unwrap().wait().unwrap(), Exit::Code(0));
+}
