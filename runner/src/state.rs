@@ -22,14 +22,33 @@ pub fn dirs() -> Vec<PathBuf> {
     v
 }
 
-/// The artifact cache's folder: `KOTH_CACHE`, else `/var/lib/koth/artifacts`.
+/// The artifact cache's folder: `KOTH_CACHE`, else `/var/lib/koth/artifacts`
+/// for root, `$XDG_CACHE_HOME/koth/artifacts` (`~/.cache/koth/artifacts`)
+/// for a user (rootless local play, see `koth_sandbox::Privilege`).
 pub fn artifacts_dir() -> PathBuf {
-    std::env::var_os("KOTH_CACHE").map(PathBuf::from).unwrap_or_else(|| PathBuf::from(STATE_DIR).join("artifacts"))
+    std::env::var_os("KOTH_CACHE").map(PathBuf::from).unwrap_or_else(|| default_dir("XDG_CACHE_HOME", ".cache", "artifacts"))
 }
 
-/// The image store's folder: `KOTH_IMAGES`, else `/var/lib/koth/images`.
+/// The image store's folder: `KOTH_IMAGES`, else `/var/lib/koth/images` for
+/// root, `$XDG_DATA_HOME/koth/images` (`~/.local/share/koth/images`) for a
+/// user.
 pub fn images_dir() -> PathBuf {
-    std::env::var_os("KOTH_IMAGES").map(PathBuf::from).unwrap_or_else(|| PathBuf::from(STATE_DIR).join("images"))
+    std::env::var_os("KOTH_IMAGES").map(PathBuf::from).unwrap_or_else(|| default_dir("XDG_DATA_HOME", ".local/share", "images"))
+}
+
+/// `/var/lib/koth/<leaf>` for root; for a user, `<$xdg or ~/home_rel>/koth/<leaf>`
+/// (`/tmp/koth-<uid>/<leaf>` if the user has no home).
+fn default_dir(xdg: &str, home_rel: &str, leaf: &str) -> PathBuf {
+    match koth_sandbox::Privilege::current() {
+        koth_sandbox::Privilege::Root => PathBuf::from(STATE_DIR).join(leaf),
+        koth_sandbox::Privilege::Rootless { uid, .. } => {
+            let abs = |v: Option<std::ffi::OsString>| v.map(PathBuf::from).filter(|p| p.is_absolute());
+            abs(std::env::var_os(xdg))
+                .or_else(|| abs(std::env::var_os("HOME")).map(|h| h.join(home_rel)))
+                .map(|base| base.join("koth").join(leaf))
+                .unwrap_or_else(|| PathBuf::from(format!("/tmp/koth-{uid}/{leaf}")))
+        }
+    }
 }
 
 /// Hide koth's state folders, and `extra` ones, from the boxes of `cfg`.

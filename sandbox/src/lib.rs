@@ -43,7 +43,10 @@
 //! * **Privileges.** Each box runs as its own unprivileged uid/gid (a *slot*,
 //!   [`slots`]), with no supplementary groups, every capability set cleared
 //!   (bounding, inheritable, ambient; effective and permitted by the uid
-//!   change), `no_new_privs`, and `SIGKILL` as parent-death signal.
+//!   change), `no_new_privs`, and `SIGKILL` as parent-death signal. A
+//!   supervisor that is not root (an author's `koth match`) builds each box
+//!   in a user namespace of its own, running as the user's uid, under a
+//!   cgroup delegated to the user: [`Privilege`] says what that changes.
 //! * **Landlock** ([`landlock_rules`]): read and execute on the root, write only in
 //!   the work folder, `/tmp` and `/dev/shm`; TCP bind forbidden and TCP connect
 //!   forbidden except to the ports a protocol allows; signals and abstract
@@ -83,6 +86,7 @@ mod launcher;
 mod limits;
 pub mod mounts;
 mod pool;
+mod privilege;
 mod run;
 mod sandbox;
 pub mod seccomp;
@@ -96,6 +100,7 @@ pub mod workdir;
 pub use error::{Error, Result};
 pub use limits::{parse_duration, parse_size, Limits, Network, SandboxConfig, STATE_DIR};
 pub use pool::{BoxPool, PoolStats};
+pub use privilege::{default_runtime_dir, Privilege};
 pub use run::{run_in, run_once, RunOutput};
 pub use sandbox::{Child, Command, Sandbox, Stdio};
 pub use usage::{Exit, Outcome, Usage};

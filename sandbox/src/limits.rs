@@ -65,7 +65,8 @@ pub struct SandboxConfig {
     pub root: PathBuf,
     pub limits: Limits,
     pub network: Network,
-    /// Where the supervisor keeps per-box mount points and slot locks.
+    /// Where the supervisor keeps per-box mount points and slot locks
+    /// (default: [`crate::default_runtime_dir`]).
     pub runtime_dir: PathBuf,
     /// First uid (and gid) of the slot range; slot `n` runs as `uid_base + n`.
     pub uid_base: u32,
@@ -86,7 +87,7 @@ impl Default for SandboxConfig {
             root: PathBuf::from("/"),
             limits: Limits::default(),
             network: Network::None,
-            runtime_dir: PathBuf::from("/run/koth/sandbox"),
+            runtime_dir: crate::privilege::default_runtime_dir(),
             uid_base: 61000,
             slots: 1000,
             hidden: vec![PathBuf::from(STATE_DIR)],

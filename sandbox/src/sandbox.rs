@@ -2,7 +2,7 @@ use std::ffi::CString;
 use std::fs::File;
 use std::io;
 use std::net::TcpListener;
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::os::fd::{AsRawFd, OwnedFd, RawFd};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
@@ -17,7 +17,7 @@ use crate::slots::{self, Slot};
 use crate::spawn::{self, ExecPlan};
 use crate::usage::{decode_wait_status, Exit};
 use crate::workdir::WorkDir;
-use crate::{sys, Error, Limits, Network, Result, SandboxConfig};
+use crate::{sys, Error, Limits, Network, Privilege, Result, SandboxConfig};
 
 /// How long a spawn may take to reach its program's `execve` before the
 /// box's programs are killed (see `Sandbox::spawn`). Setting a program up
@@ -124,6 +124,11 @@ pub struct Sandbox {
     id: String,
     config: SandboxConfig,
     slot: Slot,
+    /// Who the box's programs run as: the slot's uid, or the user's own
+    /// in a rootless box (see [`Privilege`]).
+    uid: u32,
+    gid: u32,
+    privilege: Privilege,
     version: Version,
     cgroup: Box<dyn Group>,
     holder_pid: libc::pid_t,
@@ -157,16 +162,16 @@ impl Sandbox {
     /// Build a box. Fails, never degrades, when the host cannot confine it.
     pub fn create(config: SandboxConfig) -> Result<Sandbox> {
         config.validate()?;
-        // SAFETY: geteuid has no preconditions.
-        if unsafe { libc::geteuid() } != 0 {
-            return Err(Error::Unsupported(
-                "the sandbox must run as root (it creates namespaces and cgroups and switches to \
-                 an unprivileged uid per box)"
-                    .into(),
-            ));
-        }
+        let privilege = Privilege::current();
         let hierarchy = <dyn Hierarchy>::detect()?;
+        if let Privilege::Rootless { uid, .. } = privilege {
+            private_runtime_dir(&config.runtime_dir, uid)?;
+        }
         let slot = slots::acquire(&config.runtime_dir, config.uid_base, config.slots)?;
+        let (uid, gid) = match privilege {
+            Privilege::Root => (slot.uid, slot.uid),
+            Privilege::Rootless { uid, gid } => (uid, gid),
+        };
         static SERIAL: AtomicU64 = AtomicU64::new(0);
         // Named after this supervisor as seen from its PID namespace, so that
         // supervisors in different containers sharing a cgroup tree never
@@ -186,12 +191,12 @@ impl Sandbox {
                 root: config.root.clone(),
                 scratch: scratch_dir.clone(),
                 disk: config.limits.disk,
-                uid: slot.uid,
-                gid: slot.uid,
+                uid,
+                gid,
                 loopback: matches!(config.network, Network::Loopback { .. }),
-                hidden: config.hidden.clone(),
+                hidden: config.hidden.iter().cloned().chain(privilege.extra_hidden()).collect(),
             };
-            start_holder(plan)
+            start_holder(plan, privilege)
         })();
         let (holder_pid, holder_pidfd, control) = match built {
             Ok(h) => h,
@@ -202,7 +207,7 @@ impl Sandbox {
             }
         };
         let workdir = match mounts::open_in_box(holder_pid, WORK_DIR, libc::O_PATH | libc::O_DIRECTORY) {
-            Ok(fd) => WorkDir::new(fd, slot.uid, slot.uid),
+            Ok(fd) => WorkDir::new(fd, uid, gid),
             Err(e) => {
                 drop(control);
                 let _ = sys::pidfd_send_signal(holder_pidfd.as_raw_fd(), libc::SIGKILL);
@@ -216,6 +221,9 @@ impl Sandbox {
         let mut sandbox = Sandbox {
             id,
             slot,
+            uid,
+            gid,
+            privilege,
             version: hierarchy.version(),
             cgroup,
             holder_pid,
@@ -300,8 +308,9 @@ impl Sandbox {
             pid_w,
             holder_pidfd: self.holder_pidfd.as_raw_fd(),
             join: self.cgroup.join_fds().iter().map(|f| f.as_raw_fd()).collect(),
-            uid: self.slot.uid,
-            gid: self.slot.uid,
+            uid: self.uid,
+            gid: self.gid,
+            user_namespace: !self.privilege.is_root(),
             rlimits: rlimits(limits),
             cap_last_cap: self.cap_last_cap,
             landlock: self.landlock.as_ref().map(|f| f.as_raw_fd()),
@@ -458,7 +467,7 @@ impl Sandbox {
         self.cgroup.paths()
     }
     pub fn uid(&self) -> u32 {
-        self.slot.uid
+        self.uid
     }
     pub fn id(&self) -> &str {
         &self.id
@@ -479,25 +488,13 @@ impl Sandbox {
             Network::Loopback { connect_ports } if connect_ports.contains(&port) => {}
             _ => return Err(Error::Config(format!("listening on port {port} needs Network::Loopback with that port allowed"))),
         }
-        let path = CString::new(format!("/proc/{}/ns/net", self.holder_pid)).expect("no NUL");
-        // SAFETY: a NUL-terminated path that outlives the call.
-        let fd = unsafe { libc::open(path.as_ptr(), libc::O_RDONLY | libc::O_CLOEXEC) };
-        if fd < 0 {
-            return Err(Error::last_os("opening the box's network namespace"));
-        }
-        // SAFETY: `fd` was just opened (checked >= 0) and nothing else owns it.
-        let ns = unsafe { OwnedFd::from_raw_fd(fd) };
-        // setns(CLONE_NEWNET) affects only the calling thread, so a short-lived
-        // thread can make the socket; the socket keeps its namespace.
-        std::thread::spawn(move || -> Result<TcpListener> {
-            // SAFETY: `ns` is an open namespace fd; setns changes only this short-lived thread's namespace.
-            if unsafe { libc::setns(ns.as_raw_fd(), libc::CLONE_NEWNET) } < 0 {
-                return Err(Error::last_os("entering the box's network namespace"));
-            }
-            TcpListener::bind(("127.0.0.1", port)).map_err(|e| Error::os(format!("listening on 127.0.0.1:{port} in the box"), e))
-        })
-        .join()
-        .map_err(|_| Error::Config("the listener thread panicked".into()))?
+        // Made by a child in the box's network namespace (as root, a thread
+        // could enter it; a rootless supervisor must first enter the box's
+        // user namespace, which only a single-threaded process may).
+        let (pidfd, user_namespace) = (self.holder_pidfd.as_raw_fd(), !self.privilege.is_root());
+        // The pidfd belongs to `self`, which outlives the call.
+        let fd = on_launcher(move || spawn::listen_in_box(pidfd, user_namespace, port))?;
+        Ok(TcpListener::from(fd))
     }
 
     /// Kill everything and remove the box, never waiting without a bound:
@@ -608,8 +605,40 @@ fn rlimits(l: &Limits) -> Vec<(libc::__rlimit_resource_t, u64)> {
     v
 }
 
+/// A rootless box's runtime folder: made private to the user, and refused
+/// if someone else owns it or may write it (a folder under `/tmp` that
+/// another user made first could swap the boxes' mount points).
+fn private_runtime_dir(dir: &std::path::Path, uid: u32) -> Result<()> {
+    use std::os::unix::fs::{DirBuilderExt, MetadataExt};
+    std::fs::DirBuilder::new().recursive(true).mode(0o700).create(dir).map_err(|e| Error::os(format!("creating {}", dir.display()), e))?;
+    let mut d = Some(dir);
+    while let Some(p) = d {
+        let m = std::fs::symlink_metadata(p).map_err(|e| Error::os(format!("reading {}", p.display()), e))?;
+        if m.uid() == uid && !m.file_type().is_symlink() {
+            if m.mode() & 0o002 != 0 {
+                return Err(Error::Config(format!(
+                    "the sandbox's runtime folder {} may be written by every user (mode {:o}): remove it, or set KOTH_SANDBOX_RUNTIME_DIR",
+                    p.display(),
+                    m.mode() & 0o7777
+                )));
+            }
+            d = p.parent();
+            continue;
+        }
+        if p == dir || m.uid() != 0 {
+            return Err(Error::Config(format!(
+                "the sandbox's runtime folder {} belongs to uid {}, not to you (uid {uid}): remove it, or set KOTH_SANDBOX_RUNTIME_DIR",
+                p.display(),
+                m.uid()
+            )));
+        }
+        break; // a folder of root's (/tmp, /run/user): the user's own part is checked
+    }
+    Ok(())
+}
+
 /// Start the holder; returns its pid, pidfd and the control pipe's write end.
-fn start_holder(plan: MountPlan) -> Result<(libc::pid_t, OwnedFd, OwnedFd)> {
+fn start_holder(plan: MountPlan, privilege: Privilege) -> Result<(libc::pid_t, OwnedFd, OwnedFd)> {
     let (report_r, report_w) = sys::pipe_cloexec().map_err(|e| Error::os("creating a pipe", e))?;
     // Commands to the holder and its answers (see `Sandbox::freeze`); closing
     // our end tells it to exit.
@@ -617,9 +646,19 @@ fn start_holder(plan: MountPlan) -> Result<(libc::pid_t, OwnedFd, OwnedFd)> {
     let (pid_r, pid_w) = sys::pipe_cloexec().map_err(|e| Error::os("creating a pipe", e))?;
     let init = crate::init::executable()?;
     let paths = plan.paths();
+    let user_maps = match privilege {
+        Privilege::Root => None,
+        Privilege::Rootless { uid, gid } => Some(spawn::UserMaps::identity(uid, gid)),
+    };
     let forked = on_launcher(move || -> Result<()> {
-        let start =
-            spawn::HolderStart { paths, init, report: report_w.as_raw_fd(), control: control_r.as_raw_fd(), pid_w: pid_w.as_raw_fd() };
+        let start = spawn::HolderStart {
+            paths,
+            user_maps,
+            init,
+            report: report_w.as_raw_fd(),
+            control: control_r.as_raw_fd(),
+            pid_w: pid_w.as_raw_fd(),
+        };
         spawn::launch_holder(&start)
         // report_w, control_r, pid_w drop here: only the holder keeps them.
     });
@@ -634,6 +673,14 @@ fn start_holder(plan: MountPlan) -> Result<(libc::pid_t, OwnedFd, OwnedFd)> {
         }
         let (stage, source) = sys::decode_child_failure(&msg);
         return Err(match source.raw_os_error() {
+            Some(libc::EPERM) | Some(libc::ENOSYS) | Some(libc::EINVAL) | Some(libc::ENOSPC) if !privilege.is_root() => {
+                Error::Unsupported(format!(
+                    "building the box failed at {stage}: {source} (without root, the kernel must let users create \
+                     user namespaces (sysctls user.max_user_namespaces > 0, kernel.unprivileged_userns_clone = 1 where \
+                     it exists, and on Ubuntu kernel.apparmor_restrict_unprivileged_userns = 0 or an AppArmor profile \
+                     for koth), and Linux 5.12+ for open_tree and mount_setattr; or run koth as root)"
+                ))
+            }
             Some(libc::EPERM) | Some(libc::ENOSYS) | Some(libc::EINVAL) => Error::Unsupported(format!(
                 "building the box failed at {stage}: {source} (the kernel must allow namespaces, \
                  open_tree and mount_setattr (Linux 5.12+) to root)"

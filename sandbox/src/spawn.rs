@@ -81,6 +81,9 @@ pub(crate) struct ExecPlan {
     pub join: Vec<RawFd>,
     pub uid: u32,
     pub gid: u32,
+    /// A rootless box: its namespaces are owned by a user namespace of its
+    /// own, which the joiner enters first (see `crate::Privilege`).
+    pub user_namespace: bool,
     pub rlimits: Vec<(libc::__rlimit_resource_t, u64)>,
     pub cap_last_cap: u32,
     pub landlock: Option<RawFd>,
@@ -235,8 +238,9 @@ extern "C" fn joiner_main(arg: *mut libc::c_void) -> libc::c_int {
     let prepared = unsafe { &*(arg as *const Prepared) };
     let plan = prepared.plan;
     let err = plan.err_w.as_raw_fd();
+    let namespaces = if plan.user_namespace { BOX_NAMESPACES | libc::CLONE_NEWUSER } else { BOX_NAMESPACES };
     // SAFETY: `holder_pidfd` is the box holder's pidfd, open for the plan's life.
-    if unsafe { libc::setns(plan.holder_pidfd, BOX_NAMESPACES) } < 0 {
+    if unsafe { libc::setns(plan.holder_pidfd, namespaces) } < 0 {
         sys::child_fail(err, Stage::JoinNamespaces.text(), io::Error::last_os_error());
     }
     for &fd in &plan.join {
@@ -320,7 +324,9 @@ extern "C" fn program_main(arg: *mut libc::c_void) -> libc::c_int {
                 fail(Stage::BoundingSet);
             }
         }
-        if libc::syscall(libc::SYS_setgroups, 0, std::ptr::null::<libc::gid_t>()) < 0 {
+        // In a rootless box's user namespace the kernel refuses setgroups
+        // for good (`/proc/self/setgroups` is "deny"): the user's groups stay.
+        if !plan.user_namespace && libc::syscall(libc::SYS_setgroups, 0, std::ptr::null::<libc::gid_t>()) < 0 {
             fail(Stage::Groups);
         }
         if libc::syscall(libc::SYS_setresgid, plan.gid, plan.gid, plan.gid) < 0 {
@@ -329,8 +335,9 @@ extern "C" fn program_main(arg: *mut libc::c_void) -> libc::c_int {
         if libc::syscall(libc::SYS_setresuid, plan.uid, plan.uid, plan.uid) < 0 {
             fail(Stage::Uid);
         }
-        // Leaving uid 0 already emptied the permitted and effective sets;
-        // clear the rest and check. The ambient set is always a subset of
+        // Leaving uid 0 already emptied the permitted and effective sets (a
+        // rootless program still has the full set entering the box's user
+        // namespace gave it); clear the rest and check. The ambient set is always a subset of
         // permitted and inheritable (the kernel keeps it so), so it is empty
         // once they are; it is cleared first all the same.
         let mut header = CapHeader { version: LINUX_CAPABILITY_VERSION_3, pid: 0 };
@@ -399,9 +406,28 @@ extern "C" fn program_main(arg: *mut libc::c_void) -> libc::c_int {
     sys::child_fail(err, Stage::Exec.text(), last)
 }
 
+/// The contents of a rootless box's `uid_map` and `gid_map`: the user's
+/// own ids mapped to themselves, the one mapping an unprivileged process
+/// may write for its new user namespace.
+pub(crate) struct UserMaps {
+    uid_map: CString,
+    gid_map: CString,
+}
+
+impl UserMaps {
+    pub(crate) fn identity(uid: u32, gid: u32) -> UserMaps {
+        UserMaps {
+            uid_map: CString::new(format!("{uid} {uid} 1\n")).expect("digits"),
+            gid_map: CString::new(format!("{gid} {gid} 1\n")).expect("digits"),
+        }
+    }
+}
+
 /// What a box's holder starts with (see [`launch_holder`]).
 pub(crate) struct HolderStart {
     pub paths: MountPaths,
+    /// A rootless box: a user namespace first, with these maps.
+    pub user_maps: Option<UserMaps>,
     /// The box's init program (a memfd).
     pub init: RawFd,
     pub report: RawFd,
@@ -444,11 +470,27 @@ unsafe fn run_child(
     mask: *mut libc::sigset_t,
     what: &str,
 ) -> Result<()> {
+    // SAFETY: the caller's promises.
+    unsafe { run_child_with(f, arg, stack, mask, what, 0) }
+}
+
+/// [`run_child`], cloned with `extra` flags as well.
+///
+/// # Safety
+/// As for [`run_child`]; `f` must also be sound with the `extra` flags.
+unsafe fn run_child_with(
+    f: extern "C" fn(*mut libc::c_void) -> libc::c_int,
+    arg: *mut libc::c_void,
+    stack: *mut libc::c_void,
+    mask: *mut libc::sigset_t,
+    what: &str,
+    extra: libc::c_int,
+) -> Result<()> {
     let all = sys::full_sigset();
     // SAFETY: `all` and `*mask` are live sigset_t values; this changes only the calling thread's mask.
     unsafe { libc::pthread_sigmask(libc::SIG_SETMASK, &all, mask) };
     // SAFETY: the caller's promises.
-    let child = unsafe { sys::clone_with_stack(f, arg, stack, libc::CLONE_VM | libc::CLONE_VFORK) };
+    let child = unsafe { sys::clone_with_stack(f, arg, stack, libc::CLONE_VM | libc::CLONE_VFORK | extra) };
     // SAFETY: restores the mask saved above on this thread.
     unsafe { libc::pthread_sigmask(libc::SIG_SETMASK, mask, std::ptr::null_mut()) };
     let child = child.map_err(|e| Error::os(format!("cloning {what}"), e))?;
@@ -480,6 +522,25 @@ extern "C" fn unsharer_main(arg: *mut libc::c_void) -> libc::c_int {
     // SAFETY: `arg` is the launcher's `HolderArg`, alive while this child runs (the launcher waits).
     let a = unsafe { &*(arg as *const HolderArg) };
     let report = a.start.report;
+    if let Some(maps) = &a.start.user_maps {
+        // SAFETY: integer flags only. The unsharer is its own thread group
+        // and shares no filesystem information (no CLONE_THREAD, no
+        // CLONE_FS), as a new user namespace requires.
+        if unsafe { libc::unshare(libc::CLONE_NEWUSER) } < 0 {
+            sys::child_fail(report, "creating the box's user namespace (unshare)", io::Error::last_os_error());
+        }
+        // setgroups must be denied before an unprivileged gid_map is written.
+        let files = [
+            (c"/proc/self/setgroups", c"deny"),
+            (c"/proc/self/uid_map", maps.uid_map.as_c_str()),
+            (c"/proc/self/gid_map", maps.gid_map.as_c_str()),
+        ];
+        for (path, text) in files {
+            if let Err(e) = sys::write_path(path, text.to_bytes()) {
+                sys::child_fail(report, "mapping the user's ids in the box's user namespace", e);
+            }
+        }
+    }
     // SAFETY: integer flags only.
     if unsafe { libc::unshare(BOX_NAMESPACES) } < 0 {
         sys::child_fail(report, "creating the box namespaces (unshare)", io::Error::last_os_error());
@@ -526,4 +587,84 @@ fn close_all_but(keep: &mut [RawFd]) {
     }
     // SAFETY: as above.
     unsafe { libc::syscall(libc::SYS_close_range, from, libc::c_uint::MAX, 0) };
+}
+
+/// What [`listen_in_box`]'s child works from and reports in.
+struct ListenArg {
+    holder_pidfd: RawFd,
+    namespaces: libc::c_int,
+    addr: libc::sockaddr_in,
+    /// Written by the child: the socket, or the failed step and its errno.
+    fd: RawFd,
+    failed: Option<&'static str>,
+    errno: i32,
+}
+
+/// Runs on the launcher thread: a socket listening on 127.0.0.1:`port` in
+/// the network namespace of the box whose holder is `holder_pidfd`. A child
+/// sharing this process's memory and descriptor table (`CLONE_FILES`) enters
+/// the namespace (and first the box's user namespace in a rootless box,
+/// which a thread could not) and makes the socket, which stays in that
+/// namespace wherever it is used from.
+pub(crate) fn listen_in_box(holder_pidfd: RawFd, user_namespace: bool, port: u16) -> Result<OwnedFd> {
+    let (stack, _) = stacks()?;
+    let mut arg = ListenArg {
+        holder_pidfd,
+        namespaces: if user_namespace { libc::CLONE_NEWUSER | libc::CLONE_NEWNET } else { libc::CLONE_NEWNET },
+        addr: libc::sockaddr_in {
+            sin_family: libc::AF_INET as libc::sa_family_t,
+            sin_port: port.to_be(),
+            sin_addr: libc::in_addr { s_addr: u32::from(std::net::Ipv4Addr::LOCALHOST).to_be() },
+            sin_zero: [0; 8],
+        },
+        fd: -1,
+        failed: Some("starting the listener"),
+        errno: 0,
+    };
+    // SAFETY: a zeroed sigset_t is a valid value for pthread_sigmask to fill.
+    let mut saved: libc::sigset_t = unsafe { std::mem::zeroed() };
+    // SAFETY: the child only makes system calls and writes `arg`'s result
+    // fields (alive on this frame until it has exited, which this waits
+    // for); with CLONE_FILES the socket it opens is in this table.
+    unsafe { run_child_with(listener_main, (&mut arg as *mut ListenArg).cast(), stack, &mut saved, "the listener", libc::CLONE_FILES)? };
+    match arg.failed {
+        // SAFETY: the child opened `fd` in this (shared) table and nothing else owns it.
+        None => Ok(unsafe { <OwnedFd as std::os::fd::FromRawFd>::from_raw_fd(arg.fd) }),
+        Some(step) => {
+            if arg.fd >= 0 {
+                // SAFETY: the child's half-made socket, owned by nothing else.
+                unsafe { libc::close(arg.fd) };
+            }
+            Err(Error::os(format!("listening on 127.0.0.1:{port} in the box: {step}"), io::Error::from_raw_os_error(arg.errno)))
+        }
+    }
+}
+
+extern "C" fn listener_main(arg: *mut libc::c_void) -> libc::c_int {
+    // SAFETY: `arg` is `listen_in_box`'s ListenArg, alive while this child runs (the launcher waits).
+    let a = unsafe { &mut *(arg as *mut ListenArg) };
+    let one: libc::c_int = 1;
+    // SAFETY: system calls with integers and pointers into `a` and this stack.
+    unsafe {
+        let step = if libc::setns(a.holder_pidfd, a.namespaces) < 0 {
+            "entering the box's network namespace"
+        } else {
+            a.fd = libc::socket(libc::AF_INET, libc::SOCK_STREAM | libc::SOCK_CLOEXEC, 0);
+            if a.fd < 0 {
+                "socket"
+            } else if libc::setsockopt(a.fd, libc::SOL_SOCKET, libc::SO_REUSEADDR, (&one as *const libc::c_int).cast(), 4) < 0 {
+                "setsockopt"
+            } else if libc::bind(a.fd, (&a.addr as *const libc::sockaddr_in).cast(), std::mem::size_of::<libc::sockaddr_in>() as u32) < 0 {
+                "bind"
+            } else if libc::listen(a.fd, 128) < 0 {
+                "listen"
+            } else {
+                a.failed = None;
+                libc::_exit(0)
+            }
+        };
+        a.errno = *libc::__errno_location();
+        a.failed = Some(step);
+        libc::_exit(1)
+    }
 }

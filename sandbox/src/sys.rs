@@ -217,6 +217,29 @@ pub fn write_all(fd: RawFd, mut buf: &[u8]) {
     }
 }
 
+/// Write `text` to the file at `path` in one `write` (a `/proc` file such as
+/// `uid_map`, which takes its whole contents at once). Allocation-free, for
+/// the children of `spawn`.
+pub fn write_path(path: &std::ffi::CStr, text: &[u8]) -> io::Result<()> {
+    // SAFETY: a NUL-terminated path alive across the call.
+    let fd = unsafe { libc::open(path.as_ptr(), libc::O_WRONLY | libc::O_CLOEXEC) };
+    if fd < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: writes at most `text.len()` bytes from the live slice to the descriptor opened above.
+    let n = unsafe { libc::write(fd, text.as_ptr().cast(), text.len()) };
+    let result = if n == text.len() as isize {
+        Ok(())
+    } else if n < 0 {
+        Err(io::Error::last_os_error())
+    } else {
+        Err(io::Error::from_raw_os_error(libc::EIO))
+    };
+    // SAFETY: the descriptor opened above, owned by this function.
+    unsafe { libc::close(fd) };
+    result
+}
+
 /// Read until EOF (at most `max` bytes).
 pub fn read_to_end(fd: RawFd, max: usize) -> io::Result<Vec<u8>> {
     let mut out = Vec::new();

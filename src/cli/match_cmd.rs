@@ -33,7 +33,7 @@ pub struct MatchArgs {
     /// machine (`koth replay view`) and open it in the desktop's browser.
     #[arg(long)]
     open: bool,
-    /// Folder for each bot's stderr log (default: a new folder under /tmp).
+    /// Folder for each bot's stderr log (default: match-GAME-SEED in /tmp/koth-UID, a folder of your own).
     #[arg(long)]
     logs: Option<PathBuf>,
     /// Override the game's time per move (e.g. 50ms).
@@ -131,7 +131,10 @@ pub fn run(a: MatchArgs) -> anyhow::Result<i32> {
         ..MatchOptions::new(game.clone(), seed)
     };
     let report = koth_runner::play(&opts, bots).map_err(|e| anyhow::anyhow!(e))?;
-    let logs = a.logs.clone().unwrap_or_else(|| std::env::temp_dir().join(format!("koth-match-{}-{seed}", game.name())));
+    let logs = match a.logs.clone() {
+        Some(dir) => dir,
+        None => private_temp_dir()?.join(format!("match-{}-{seed}", game.name())),
+    };
     std::fs::create_dir_all(&logs).with_context(|| format!("creating {}", logs.display()))?;
     let mut log_paths = Vec::new();
     for o in &report.outcomes {
@@ -207,4 +210,22 @@ pub fn run(a: MatchArgs) -> anyhow::Result<i32> {
         return open(&report);
     }
     Ok(0)
+}
+
+/// `<tmp>/koth-<uid>`: made private to this user, and refused if another
+/// user made it first (a shared `/tmp` is everyone's to create names in).
+fn private_temp_dir() -> anyhow::Result<PathBuf> {
+    use std::os::unix::fs::{DirBuilderExt, MetadataExt};
+    // SAFETY: geteuid has no preconditions.
+    let uid = unsafe { libc::geteuid() };
+    let dir = std::env::temp_dir().join(format!("koth-{uid}"));
+    std::fs::DirBuilder::new().recursive(true).mode(0o700).create(&dir).with_context(|| format!("creating {}", dir.display()))?;
+    let m = std::fs::symlink_metadata(&dir).with_context(|| format!("reading {}", dir.display()))?;
+    if m.uid() != uid || !m.is_dir() || m.mode() & 0o022 != 0 {
+        anyhow::bail!(
+            "{} is not a private folder of yours (another user may have made it): remove it, or choose a folder with --logs",
+            dir.display()
+        );
+    }
+    Ok(dir)
 }

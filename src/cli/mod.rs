@@ -90,7 +90,7 @@ pub struct BotStoreArgs {
     #[arg(long, env = "KOTH_CACHE", default_value_os_t = koth_runner::compile::ArtifactCache::default_dir())]
     pub cache: std::path::PathBuf,
     /// Where boxes keep their mount points and slot locks.
-    #[arg(long, env = "KOTH_SANDBOX_RUNTIME_DIR", default_value = "/run/koth/sandbox", hide = true)]
+    #[arg(long, env = "KOTH_SANDBOX_RUNTIME_DIR", default_value_os_t = koth_sandbox::default_runtime_dir(), hide = true)]
     pub runtime_dir: std::path::PathBuf,
     /// First uid of the boxes' slot range.
     #[arg(long, env = "KOTH_SANDBOX_UID_BASE", default_value_t = 61000, hide = true)]

@@ -73,8 +73,8 @@ pub struct RunArgs {
     /// Print the report as JSON (with the program's output).
     #[arg(long)]
     json: bool,
-    /// Where per-box state lives on the host.
-    #[arg(long, env = "KOTH_SANDBOX_RUNTIME_DIR", default_value = "/run/koth/sandbox")]
+    /// Where per-box state lives on the host (root: /run/koth/sandbox; a user: $XDG_RUNTIME_DIR/koth/sandbox or /tmp/koth-UID/sandbox).
+    #[arg(long, env = "KOTH_SANDBOX_RUNTIME_DIR", default_value_os_t = koth_sandbox::default_runtime_dir())]
     runtime_dir: PathBuf,
     /// The program and its arguments.
     #[arg(required = true, trailing_var_arg = true, allow_hyphen_values = true)]

@@ -103,7 +103,7 @@ impl dyn Hierarchy {
     /// Detect the hierarchy once per process (see the module docs).
     pub fn detect() -> Result<&'static dyn Hierarchy> {
         static DETECTED: OnceLock<std::result::Result<Box<dyn Hierarchy>, String>> = OnceLock::new();
-        match DETECTED.get_or_init(|| detect_uncached().map_err(|e| e.to_string())) {
+        match DETECTED.get_or_init(|| detect_uncached().map_err(reason)) {
             Ok(h) => Ok(h.as_ref()),
             Err(msg) => Err(Error::Unsupported(msg.clone())),
         }
@@ -121,19 +121,35 @@ fn detect_uncached() -> Result<Box<dyn Hierarchy>> {
     }
     let v2_err = match v2::V2::open(&mounts) {
         Ok(h) => return Ok(Box::new(h)),
-        Err(e) => e,
+        Err(e) => reason(e),
     };
     let v1_err = match v1::V1::open(&mounts) {
         Ok(h) => return Ok(Box::new(h)),
-        Err(e) => e,
+        Err(e) => reason(e),
+    };
+    let remedy = if crate::Privilege::current().is_root() {
+        "Run the runner as root on a host with cgroup v2 (memory and pids controllers delegated \
+         to the runner's cgroup) or cgroup v1 (memory, pids, cpuacct, freezer mounted); in Docker, \
+         see docs/operations.md for the privileges the runner container needs."
+    } else {
+        "Without root, koth needs a cgroup delegated to you: with systemd and cgroup v2, run it as \
+         `systemd-run --user --scope -p Delegate=yes koth ...`; on cgroup v1, root must create a \
+         cgroup owned by you in the memory, pids, cpuacct and freezer hierarchies and move your \
+         shell into it (docs/sandbox.md, \"Rootless boxes\"). Or run koth as root."
     };
     Err(Error::Unsupported(format!(
         "no usable cgroup hierarchy (the sandbox needs one to confine memory, processes and CPU).\n  \
-         cgroup v2: {v2_err}\n  cgroup v1: {v1_err}\n  \
-         Run the runner as root on a host with cgroup v2 (memory and pids controllers delegated \
-         to the runner's cgroup) or cgroup v1 (memory, pids, cpuacct, freezer mounted); in Docker, \
-         see docs/operations.md for the privileges the runner container needs."
+         cgroup v2: {v2_err}\n  cgroup v1: {v1_err}\n  {remedy}"
     )))
+}
+
+/// Why a backend cannot be used, without the "cannot run the sandbox" every
+/// such error starts with (the message that quotes it says so once).
+fn reason(e: Error) -> String {
+    match e {
+        Error::Unsupported(why) => why,
+        other => other.to_string(),
+    }
 }
 
 /// Cgroup mounts and this process's cgroup paths.

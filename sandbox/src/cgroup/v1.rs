@@ -38,11 +38,14 @@ impl V1 {
             return Err(Error::Unsupported(format!("controllers missing: {}", missing.join(", "))));
         }
         let parents: [PathBuf; 4] = parents.try_into().expect("four controllers");
-        // Probe that we may create cgroups here (root, writable cgroupfs).
-        let probe = parents[0].join(format!("koth-probe-{}", std::process::id()));
-        std::fs::create_dir(&probe)
-            .and_then(|_| std::fs::remove_dir(&probe))
-            .map_err(|e| Error::Unsupported(format!("cannot create cgroups under {}: {e}", parents[0].display())))?;
+        // Probe that we may create cgroups in each (root, or a user the
+        // cgroups were delegated to; a writable cgroupfs).
+        for parent in &parents {
+            let probe = parent.join(format!("koth-probe-{}", std::process::id()));
+            std::fs::create_dir(&probe)
+                .and_then(|_| std::fs::remove_dir(&probe))
+                .map_err(|e| Error::Unsupported(format!("cannot create cgroups under {}: {e}", parent.display())))?;
+        }
         Ok(V1 { parents })
     }
 }

@@ -6,6 +6,8 @@
 
 #![allow(dead_code)]
 
+pub mod delegate;
+
 use std::path::{Path, PathBuf};
 use std::process::Command as HostCommand;
 use std::sync::{Mutex, OnceLock};
