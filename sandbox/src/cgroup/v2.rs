@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use super::{dir_under_mount, Group, Hierarchy, Mounts, Version, KILL_WAIT};
-use super::{keyed, open_ro, open_rw, parse_u64, pread, pwrite, read_pids, rmdir_retry, write_file};
+use super::{keyed, open_ro, open_rw, open_wo, parse_u64, pread, pwrite, read_pids, rmdir_retry, write_file};
 use crate::{Error, Limits, Result};
 
 const RUNNER_LEAF: &str = "koth-runner";
@@ -107,7 +107,7 @@ impl Hierarchy for V2 {
                 memory_events: open_ro(&dir.join("memory.events"))?,
                 freeze: open_rw(&dir.join("cgroup.freeze"))?,
                 events: open_ro(&dir.join("cgroup.events"))?,
-                kill: open_rw(&dir.join("cgroup.kill"))?,
+                kill: open_wo(&dir.join("cgroup.kill"))?,
                 dir: dir.clone(),
             })
         })();
