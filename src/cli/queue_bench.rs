@@ -35,6 +35,19 @@ pub struct QueueBenchArgs {
     rounds: u32,
 }
 
+/// CPU time (user + system) of this process, or of its waited-for
+/// children: what each side's client spends, server aside.
+fn cpu(who: libc::c_int) -> Duration {
+    // SAFETY: getrusage fills the zeroed struct it is given.
+    let u = unsafe {
+        let mut u: libc::rusage = std::mem::zeroed();
+        libc::getrusage(who, &mut u);
+        u
+    };
+    let tv = |t: libc::timeval| Duration::new(t.tv_sec as u64, t.tv_usec as u32 * 1000);
+    tv(u.ru_utime) + tv(u.ru_stime)
+}
+
 fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(f64::total_cmp);
     v.get(v.len() / 2).copied().unwrap_or(f64::NAN)
@@ -46,7 +59,13 @@ const CLAIM_SCRIPT: &str = "UPDATE jobs SET state = 'running', attempt = attempt
 UPDATE jobs SET state = 'completed', finished_at = now(), lease_until = NULL WHERE id = :job AND state = 'running';
 ";
 
+/// Queue `n` no-op jobs on a clean table: the last measurement's jobs
+/// deleted and vacuumed away, so that every measurement starts from the
+/// same table, not from the dead rows and index entries the ones before
+/// it left (how many remain depends on when autovacuum last ran).
 async fn fill(pool: &PgPool, n: u32) -> anyhow::Result<()> {
+    sqlx::query("DELETE FROM jobs WHERE kind = 'noop'").execute(pool).await?;
+    sqlx::query("VACUUM (ANALYZE) jobs").execute(pool).await?;
     sqlx::query("INSERT INTO jobs (kind, max_attempts) SELECT 'noop', 1 FROM generate_series(1, $1)").bind(n as i32).execute(pool).await?;
     Ok(())
 }
@@ -60,10 +79,12 @@ enum Way {
     Chained,
 }
 
-/// Jobs per second through koth's queue with `workers` workers.
-async fn koth_rate(pool: &PgPool, workers: u32, jobs: u32, way: Way) -> anyhow::Result<f64> {
+/// Jobs per second through koth's queue with `workers` workers, and the
+/// client's CPU time per job in microseconds.
+async fn koth_rate(pool: &PgPool, workers: u32, jobs: u32, way: Way) -> anyhow::Result<(f64, f64)> {
     fill(pool, jobs).await?;
     let started = Instant::now();
+    let cpu_before = cpu(libc::RUSAGE_SELF);
     let mut tasks = Vec::new();
     for w in 0..workers {
         let q = Queue::new(pool.clone());
@@ -96,12 +117,22 @@ async fn koth_rate(pool: &PgPool, workers: u32, jobs: u32, way: Way) -> anyhow::
         total += t.await??;
     }
     anyhow::ensure!(total == jobs, "koth completed {total} of {jobs} jobs");
-    Ok(jobs as f64 / started.elapsed().as_secs_f64())
+    let rate = jobs as f64 / started.elapsed().as_secs_f64();
+    Ok((rate, (cpu(libc::RUSAGE_SELF) - cpu_before).as_secs_f64() * 1e6 / jobs as f64))
 }
 
-/// Jobs per second through the raw statements with pgbench.
-async fn pgbench_rate(pool: &PgPool, port: u16, clients: u32, jobs: u32, script: &std::path::Path, synced: bool) -> anyhow::Result<f64> {
+/// Jobs per second through the raw statements with pgbench, and pgbench's
+/// CPU time per job in microseconds.
+async fn pgbench_rate(
+    pool: &PgPool,
+    port: u16,
+    clients: u32,
+    jobs: u32,
+    script: &std::path::Path,
+    synced: bool,
+) -> anyhow::Result<(f64, f64)> {
     fill(pool, jobs).await?;
+    let cpu_before = cpu(libc::RUSAGE_CHILDREN);
     let per_client = jobs / clients;
     let pgbench = koth_scheduler::pg::find_binaries().map(|d| d.join("pgbench")).unwrap_or_else(|_| "pgbench".into());
     let out = Command::new(pgbench)
@@ -111,6 +142,7 @@ async fn pgbench_rate(pool: &PgPool, port: u16, clients: u32, jobs: u32, script:
         .args(["-c", &clients.to_string(), "-j", &clients.to_string(), "-t", &per_client.to_string(), "koth"])
         .output()
         .map_err(|e| anyhow::anyhow!("running pgbench: {e}; it comes with PostgreSQL's server binaries"))?;
+    let client_cpu = (cpu(libc::RUSAGE_CHILDREN) - cpu_before).as_secs_f64() * 1e6 / (per_client * clients) as f64;
     let text = String::from_utf8_lossy(&out.stdout);
     anyhow::ensure!(out.status.success(), "pgbench failed: {}{}", text, String::from_utf8_lossy(&out.stderr));
     let tps = text
@@ -121,7 +153,7 @@ async fn pgbench_rate(pool: &PgPool, port: u16, clients: u32, jobs: u32, script:
         .ok_or_else(|| anyhow::anyhow!("no tps line in pgbench's output:\n{text}"))?;
     // Leave no job behind for the next measurement.
     sqlx::query("DELETE FROM jobs WHERE kind = 'noop' AND state = 'available'").execute(pool).await?;
-    Ok(tps)
+    Ok((tps, client_cpu))
 }
 
 pub fn run(a: QueueBenchArgs) -> anyhow::Result<i32> {
@@ -150,8 +182,8 @@ pub fn run(a: QueueBenchArgs) -> anyhow::Result<i32> {
             .await?;
         println!("koth queue-bench: {} no-op jobs per measurement, jobs/s; median of {} rounds, the three alternated", a.jobs, a.rounds);
         println!(
-            "{:<8} {:>7} {:>9} {:>17} {:>7} {:>12} {:>7}",
-            "commits", "workers", "pgbench", "claim; complete", "ratio", "chained", "ratio"
+            "{:<8} {:>7} {:>9} {:>17} {:>7} {:>12} {:>7}   {:>22}",
+            "commits", "workers", "pgbench", "claim; complete", "ratio", "chained", "ratio", "client CPU/job: pgbench"
         );
         for (synced, pool) in [(true, &synced_pool), (false, &cheap_pool)] {
             // Warm up every path once (connections, plans, caches).
@@ -160,26 +192,37 @@ pub fn run(a: QueueBenchArgs) -> anyhow::Result<i32> {
             pgbench_rate(pool, port, 1, 300, &script, synced).await?;
             for &w in &a.workers {
                 let (mut raw, mut split, mut chained) = (Vec::new(), Vec::new(), Vec::new());
+                let (mut raw_cpu, mut chained_cpu) = (Vec::new(), Vec::new());
                 for round in 0..a.rounds.max(1) {
                     // Each round in another order, so none always goes first.
                     for i in 0..3 {
                         match (i + round) % 3 {
-                            0 => raw.push(pgbench_rate(pool, port, w, a.jobs, &script, synced).await?),
-                            1 => split.push(koth_rate(pool, w, a.jobs, Way::ClaimThenComplete).await?),
-                            _ => chained.push(koth_rate(pool, w, a.jobs, Way::Chained).await?),
+                            0 => {
+                                let (rate, cpu) = pgbench_rate(pool, port, w, a.jobs, &script, synced).await?;
+                                raw.push(rate);
+                                raw_cpu.push(cpu);
+                            }
+                            1 => split.push(koth_rate(pool, w, a.jobs, Way::ClaimThenComplete).await?.0),
+                            _ => {
+                                let (rate, cpu) = koth_rate(pool, w, a.jobs, Way::Chained).await?;
+                                chained.push(rate);
+                                chained_cpu.push(cpu);
+                            }
                         }
                     }
                 }
                 let (raw, split, chained) = (median(raw), median(split), median(chained));
                 println!(
-                    "{:<8} {:>7} {:>9.0} {:>17.0} {:>6.2}x {:>12.0} {:>6.2}x",
+                    "{:<8} {:>7} {:>9.0} {:>17.0} {:>6.2}x {:>12.0} {:>6.2}x   {:>9.0} µs, chained {:.0} µs",
                     if synced { "synced" } else { "cheap" },
                     w,
                     raw,
                     split,
                     split / raw,
                     chained,
-                    chained / raw
+                    chained / raw,
+                    median(raw_cpu),
+                    median(chained_cpu)
                 );
             }
         }

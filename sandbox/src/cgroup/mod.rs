@@ -246,11 +246,7 @@ pub(crate) fn open_rw(path: &Path) -> Result<OwnedFd> {
 /// For a write-only file (`cgroup.kill`, mode 0200): a user that a cgroup
 /// was delegated to may not open it for reading, as root may.
 pub(crate) fn open_wo(path: &Path) -> Result<OwnedFd> {
-    fs::OpenOptions::new()
-        .write(true)
-        .open(path)
-        .map(OwnedFd::from)
-        .map_err(|e| Error::os(format!("opening {}", path.display()), e))
+    fs::OpenOptions::new().write(true).open(path).map(OwnedFd::from).map_err(|e| Error::os(format!("opening {}", path.display()), e))
 }
 
 pub(crate) fn open_ro(path: &Path) -> Result<OwnedFd> {
