@@ -25,10 +25,14 @@ fn root_or_skip() -> bool {
     true
 }
 
-/// `koth` with `args`, as the user, with only a home and a PATH.
+/// `koth` with `args`, as the user, with only a home, a PATH and a runtime
+/// folder of this test's (the other test runs at the same time as the same
+/// uid).
 fn koth_as(d: &Delegation, koth: &Path, home: &Path, args: &[&str]) -> Output {
+    let run = d.user_dir("run");
+    std::fs::set_permissions(&run, std::os::unix::fs::PermissionsExt::from_mode(0o700)).unwrap();
     let mut cmd = Command::new(koth);
-    cmd.args(args).env_clear().env("HOME", home).env("PATH", "/usr/local/bin:/usr/bin:/bin").current_dir(home);
+    cmd.args(args).env_clear().env("HOME", home).env("XDG_RUNTIME_DIR", &run).env("PATH", "/usr/local/bin:/usr/bin:/bin").current_dir(home);
     d.run(cmd)
 }
 
@@ -70,7 +74,7 @@ fn an_author_plays_and_reruns_a_match_without_root() {
     // the user's own, the boxes' runtime folder.
     use std::os::unix::fs::MetadataExt;
     let logs = PathBuf::from(format!("/tmp/koth-{USER}/match-snake-5"));
-    for p in [PathBuf::from(&replay), logs.join("seat2-tcp_survivor.py.stderr"), PathBuf::from(format!("/tmp/koth-{USER}/sandbox"))] {
+    for p in [PathBuf::from(&replay), logs.join("seat2-tcp_survivor.py.stderr"), d.dir.join("run/koth/sandbox")] {
         let m = std::fs::metadata(&p).unwrap_or_else(|e| panic!("{}: {e}\n{t}", p.display()));
         assert_eq!(m.uid(), USER, "{} belongs to uid {}", p.display(), m.uid());
     }
@@ -102,5 +106,4 @@ fn without_a_delegated_cgroup_koth_match_says_what_to_do() {
     assert_eq!(out.status.code(), Some(210), "{t}"); // EXIT_SETUP_FAILED
     assert!(t.contains("systemd-run --user --scope -p Delegate=yes"), "{t}");
     assert!(!t.contains("panicked") && t.matches("cannot run the sandbox").count() == 1, "{t}");
-    let _ = std::fs::remove_dir_all(format!("/tmp/koth-{USER}"));
 }

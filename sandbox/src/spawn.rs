@@ -219,7 +219,7 @@ pub(crate) fn launch(plan: &ExecPlan, pid_r: OwnedFd) -> Result<Option<libc::pid
     // written before the clone and read by the program. The joiner reads
     // `prepared` until it exits, which `run_child` waits for, and follows
     // the rules of the module docs.
-    unsafe { run_child(joiner_main, arg.cast(), joiner_stack, std::ptr::addr_of_mut!((*arg).mask), "the spawn helper")? };
+    unsafe { run_child(joiner_main, arg.cast(), joiner_stack, std::ptr::addr_of_mut!((*arg).mask), "the spawn helper", 0)? };
     // The joiner has exited, so its pid report is in the pipe now or never.
     // Read without blocking: the plan (ours) still holds the write end, and a
     // blocking read would wait forever for a joiner that failed before
@@ -451,34 +451,20 @@ pub(crate) fn launch_holder(start: &HolderStart) -> Result<()> {
     let mut saved: libc::sigset_t = unsafe { std::mem::zeroed() };
     // SAFETY: the unsharer reads `arg` (alive until the call returns, after
     // the unsharer has exited) and follows the module's rules.
-    unsafe { run_child(unsharer_main, (&arg as *const HolderArg).cast_mut().cast(), unsharer_stack, &mut saved, "the box helper")? };
+    unsafe { run_child(unsharer_main, (&arg as *const HolderArg).cast_mut().cast(), unsharer_stack, &mut saved, "the box helper", 0)? };
     Ok(())
 }
 
 /// Run `f(arg)` in a child sharing this thread's memory (`CLONE_VM |
-/// CLONE_VFORK`: this thread waits until it has exec'd or exited), on
-/// `stack`, with every signal blocked, and reap it. `mask` receives this
-/// thread's signal mask, as it was, before the clone.
+/// CLONE_VFORK`, and the `extra` flags: this thread waits until it has
+/// exec'd or exited), on `stack`, with every signal blocked, and reap it.
+/// `mask` receives this thread's signal mask, as it was, before the clone.
 ///
 /// # Safety
 /// `stack` is one of the launcher's idle stacks; `f` keeps the module's
-/// rules; `arg` and `mask` are valid until this returns.
+/// rules and is sound with the `extra` flags; `arg` and `mask` are valid
+/// until this returns.
 unsafe fn run_child(
-    f: extern "C" fn(*mut libc::c_void) -> libc::c_int,
-    arg: *mut libc::c_void,
-    stack: *mut libc::c_void,
-    mask: *mut libc::sigset_t,
-    what: &str,
-) -> Result<()> {
-    // SAFETY: the caller's promises.
-    unsafe { run_child_with(f, arg, stack, mask, what, 0) }
-}
-
-/// [`run_child`], cloned with `extra` flags as well.
-///
-/// # Safety
-/// As for [`run_child`]; `f` must also be sound with the `extra` flags.
-unsafe fn run_child_with(
     f: extern "C" fn(*mut libc::c_void) -> libc::c_int,
     arg: *mut libc::c_void,
     stack: *mut libc::c_void,
@@ -626,7 +612,7 @@ pub(crate) fn listen_in_box(holder_pidfd: RawFd, user_namespace: bool, port: u16
     // SAFETY: the child only makes system calls and writes `arg`'s result
     // fields (alive on this frame until it has exited, which this waits
     // for); with CLONE_FILES the socket it opens is in this table.
-    unsafe { run_child_with(listener_main, (&mut arg as *mut ListenArg).cast(), stack, &mut saved, "the listener", libc::CLONE_FILES)? };
+    unsafe { run_child(listener_main, (&mut arg as *mut ListenArg).cast(), stack, &mut saved, "the listener", libc::CLONE_FILES)? };
     match arg.failed {
         // SAFETY: the child opened `fd` in this (shared) table and nothing else owns it.
         None => Ok(unsafe { <OwnedFd as std::os::fd::FromRawFd>::from_raw_fd(arg.fd) }),

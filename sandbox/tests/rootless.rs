@@ -37,12 +37,17 @@ fn as_user(name: &str) -> bool {
     let home = d.user_dir("home");
     std::fs::write(home.join("secret"), "the user's secret").unwrap();
     std::os::unix::fs::chown(home.join("secret"), Some(USER), Some(USER)).unwrap();
+    // Its own runtime folder (as a login session's XDG_RUNTIME_DIR): the
+    // other test runs at the same time as the same uid.
+    let run = d.user_dir("run");
+    std::fs::set_permissions(&run, std::os::unix::fs::PermissionsExt::from_mode(0o700)).unwrap();
     let exe = d.copy_exe(&std::env::current_exe().unwrap());
     let mut cmd = HostCommand::new(&exe);
     cmd.args(["--exact", name, "--nocapture", "--test-threads=1"])
         .env_clear()
         .env(CHILD, "1")
         .env("HOME", &home)
+        .env("XDG_RUNTIME_DIR", &run)
         .env("PATH", "/usr/local/bin:/usr/bin:/bin");
     for k in ["CI", "KOTH_TEST_SLOWDOWN", "KOTH_CGROUP"] {
         if let Some(v) = std::env::var_os(k) {
@@ -53,7 +58,6 @@ fn as_user(name: &str) -> bool {
     let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
     assert!(out.status.success(), "as uid {USER}, {name} failed:\n{text}");
     assert!(text.contains("1 passed"), "as uid {USER}, {name} did not run:\n{text}");
-    let _ = std::fs::remove_dir_all(format!("/tmp/koth-{USER}"));
     true
 }
 
@@ -79,6 +83,8 @@ fn an_ordinary_user_builds_a_box_that_confines_its_program() {
         return;
     }
     assert_eq!(Privilege::current(), Privilege::Rootless { uid: USER, gid: USER });
+    let run = PathBuf::from(std::env::var_os("XDG_RUNTIME_DIR").unwrap());
+    assert_eq!(koth_sandbox::default_runtime_dir(), run.join("koth/sandbox"));
     let sb = Sandbox::create(config(hostile_limits())).unwrap();
     assert_eq!(sb.uid(), USER);
     let (exit, out) = sh(&sb, "id -u; id -g; grep -E '^Cap(Inh|Prm|Eff|Bnd|Amb)' /proc/self/status; cat /proc/self/uid_map");
