@@ -109,7 +109,10 @@ fn what_is_not_a_replay_gets_a_clear_error() {
 #[test]
 fn a_played_match_checks_out() {
     if unsafe { libc::geteuid() } != 0 {
-        assert!(std::env::var("CI").is_err(), "CI=true and not root: the sandbox needs root");
+        assert!(
+            std::env::var("CI").is_err(),
+            "CI=true and not root: these tests run as root (a user also needs a delegated cgroup, see tests/rootless.rs)"
+        );
         eprintln!("SKIPPED (not root)");
         return;
     }
@@ -344,7 +347,10 @@ fn a_recorded_match_reruns_with_the_authors_bot_and_says_where_it_diverges() {
 #[test]
 fn an_external_game_plays_and_checks_from_the_command_line() {
     if unsafe { libc::geteuid() } != 0 {
-        assert!(std::env::var("CI").is_err(), "CI=true and not root: the sandbox needs root");
+        assert!(
+            std::env::var("CI").is_err(),
+            "CI=true and not root: these tests run as root (a user also needs a delegated cgroup, see tests/rootless.rs)"
+        );
         eprintln!("SKIPPED (not root)");
         return;
     }

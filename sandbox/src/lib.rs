@@ -100,7 +100,7 @@ pub mod workdir;
 pub use error::{Error, Result};
 pub use limits::{parse_duration, parse_size, Limits, Network, SandboxConfig, STATE_DIR};
 pub use pool::{BoxPool, PoolStats};
-pub use privilege::{default_runtime_dir, Privilege};
+pub use privilege::{default_runtime_dir, private_dir, Privilege};
 pub use run::{run_in, run_once, RunOutput};
 pub use sandbox::{Child, Command, Sandbox, Stdio};
 pub use usage::{Exit, Outcome, Usage};

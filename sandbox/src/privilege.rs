@@ -42,7 +42,7 @@
 //! hierarchies and moving the user's shell into it. Without one, box
 //! creation fails and says this; it never runs a bot unconfined.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// Who this process is, for the sandbox.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -97,5 +97,81 @@ pub fn default_runtime_dir() -> PathBuf {
             Some(d) if d.is_absolute() => d.join("koth/sandbox"),
             _ => PathBuf::from(format!("/tmp/koth-{uid}/sandbox")),
         },
+    }
+}
+
+/// Make `dir` (and any missing parent, mode 0700) a folder of this user's
+/// that no other user planted or may write: each folder of the path, from
+/// `dir` up, must be the user's own, not a link and not writable by
+/// everyone, up to a folder of root's (`/run/user`, `/tmp`) or a sticky
+/// one (`/tmp`, for root). A shared `/tmp` is everyone's to create names
+/// in: a `/tmp/koth-UID` another user made first could swap what koth puts
+/// there. The error says which folder and what to do.
+pub fn private_dir(dir: &Path) -> std::result::Result<(), String> {
+    use std::os::unix::fs::{DirBuilderExt, MetadataExt};
+    // SAFETY: geteuid has no preconditions.
+    let uid = unsafe { libc::geteuid() };
+    std::fs::DirBuilder::new().recursive(true).mode(0o700).create(dir).map_err(|e| format!("creating {}: {e}", dir.display()))?;
+    let mut at = Some(dir);
+    while let Some(p) = at {
+        let m = std::fs::symlink_metadata(p).map_err(|e| format!("reading {}: {e}", p.display()))?;
+        let link = m.file_type().is_symlink();
+        if m.uid() != uid || link {
+            if p != dir && m.uid() == 0 {
+                return Ok(()); // root's folder (or link): the user's part is checked
+            }
+            return Err(if link {
+                format!("{} is a link, not a folder: remove it", p.display())
+            } else {
+                format!("{} belongs to uid {}, not to you (uid {uid}): remove it", p.display(), m.uid())
+            });
+        }
+        if m.mode() & 0o1000 != 0 {
+            return Ok(()); // a sticky folder (/tmp, for root): what is below it is checked
+        }
+        if m.mode() & 0o002 != 0 {
+            return Err(format!("{} may be written by every user (mode {:o}): remove it", p.display(), m.mode() & 0o7777));
+        }
+        at = p.parent();
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::PermissionsExt;
+
+    /// A private folder is made and accepted again; one that every user may
+    /// write, one behind a link, and one of another user's are refused.
+    #[test]
+    fn a_private_folder_is_the_users_own_and_no_one_elses() {
+        let base = std::env::temp_dir().join(format!("koth-private-dir-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&base);
+        std::fs::create_dir(&base).unwrap();
+        std::fs::set_permissions(&base, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let dir = base.join("a/b");
+        private_dir(&dir).unwrap();
+        assert_eq!(std::fs::metadata(&dir).unwrap().permissions().mode() & 0o777, 0o700);
+        private_dir(&dir).unwrap();
+
+        std::fs::set_permissions(base.join("a"), std::fs::Permissions::from_mode(0o777)).unwrap();
+        let e = private_dir(&dir).unwrap_err();
+        assert!(e.contains("may be written by every user") && e.contains("/a "), "{e}");
+        std::fs::set_permissions(base.join("a"), std::fs::Permissions::from_mode(0o700)).unwrap();
+
+        let link = base.join("link");
+        std::os::unix::fs::symlink(base.join("a"), &link).unwrap();
+        assert!(private_dir(&link).unwrap_err().contains("is a link"));
+
+        // SAFETY: geteuid has no preconditions.
+        if unsafe { libc::geteuid() } == 0 {
+            let planted = base.join("planted");
+            std::fs::create_dir(&planted).unwrap();
+            std::os::unix::fs::chown(&planted, Some(65534), Some(65534)).unwrap();
+            let e = private_dir(&planted.join("sandbox")).unwrap_err();
+            assert!(e.contains("belongs to uid 65534"), "{e}");
+        }
+        std::fs::remove_dir_all(&base).unwrap();
     }
 }

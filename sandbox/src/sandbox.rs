@@ -124,10 +124,8 @@ pub struct Sandbox {
     id: String,
     config: SandboxConfig,
     slot: Slot,
-    /// Who the box's programs run as: the slot's uid, or the user's own
-    /// in a rootless box (see [`Privilege`]).
-    uid: u32,
-    gid: u32,
+    /// Root's boxes run as their slot's uid, rootless ones as the user
+    /// ([`box_ids`]).
     privilege: Privilege,
     version: Version,
     cgroup: Box<dyn Group>,
@@ -143,6 +141,15 @@ pub struct Sandbox {
     shared: Arc<Shared>,
     /// Between `freeze` and a successful `thaw`: no spawn.
     paused: AtomicBool,
+}
+
+/// The uid and gid a box's programs run as: its slot's, or in a rootless
+/// box the user's own (see [`Privilege`]).
+fn box_ids(privilege: Privilege, slot: &Slot) -> (u32, u32) {
+    match privilege {
+        Privilege::Root => (slot.uid, slot.uid),
+        Privilege::Rootless { uid, gid } => (uid, gid),
+    }
 }
 
 fn seccomp_filter() -> &'static Filter {
@@ -164,14 +171,14 @@ impl Sandbox {
         config.validate()?;
         let privilege = Privilege::current();
         let hierarchy = <dyn Hierarchy>::detect()?;
-        if let Privilege::Rootless { uid, .. } = privilege {
-            private_runtime_dir(&config.runtime_dir, uid)?;
+        if !privilege.is_root() {
+            // Under /tmp, a folder another user made first could swap the
+            // boxes' mount points.
+            crate::privilege::private_dir(&config.runtime_dir)
+                .map_err(|e| Error::Config(format!("the sandbox's runtime folder: {e}; or set KOTH_SANDBOX_RUNTIME_DIR")))?;
         }
         let slot = slots::acquire(&config.runtime_dir, config.uid_base, config.slots)?;
-        let (uid, gid) = match privilege {
-            Privilege::Root => (slot.uid, slot.uid),
-            Privilege::Rootless { uid, gid } => (uid, gid),
-        };
+        let (uid, gid) = box_ids(privilege, &slot);
         static SERIAL: AtomicU64 = AtomicU64::new(0);
         // Named after this supervisor as seen from its PID namespace, so that
         // supervisors in different containers sharing a cgroup tree never
@@ -221,8 +228,6 @@ impl Sandbox {
         let mut sandbox = Sandbox {
             id,
             slot,
-            uid,
-            gid,
             privilege,
             version: hierarchy.version(),
             cgroup,
@@ -299,6 +304,7 @@ impl Sandbox {
         let (pid_r, pid_w) = sys::pipe_cloexec().map_err(|e| Error::os("creating a pipe", e))?;
 
         let limits = &self.config.limits;
+        let (uid, gid) = box_ids(self.privilege, &self.slot);
         let plan = ExecPlan {
             argv,
             envp,
@@ -308,8 +314,8 @@ impl Sandbox {
             pid_w,
             holder_pidfd: self.holder_pidfd.as_raw_fd(),
             join: self.cgroup.join_fds().iter().map(|f| f.as_raw_fd()).collect(),
-            uid: self.uid,
-            gid: self.gid,
+            uid,
+            gid,
             user_namespace: !self.privilege.is_root(),
             rlimits: rlimits(limits),
             cap_last_cap: self.cap_last_cap,
@@ -466,8 +472,9 @@ impl Sandbox {
     pub fn cgroup_paths(&self) -> Vec<PathBuf> {
         self.cgroup.paths()
     }
+    /// The uid the box's programs run as.
     pub fn uid(&self) -> u32 {
-        self.uid
+        box_ids(self.privilege, &self.slot).0
     }
     pub fn id(&self) -> &str {
         &self.id
@@ -603,38 +610,6 @@ fn rlimits(l: &Limits) -> Vec<(libc::__rlimit_resource_t, u64)> {
         v.push((libc::RLIMIT_CPU, cpu.as_secs() + 2));
     }
     v
-}
-
-/// A rootless box's runtime folder: made private to the user, and refused
-/// if someone else owns it or may write it (a folder under `/tmp` that
-/// another user made first could swap the boxes' mount points).
-fn private_runtime_dir(dir: &std::path::Path, uid: u32) -> Result<()> {
-    use std::os::unix::fs::{DirBuilderExt, MetadataExt};
-    std::fs::DirBuilder::new().recursive(true).mode(0o700).create(dir).map_err(|e| Error::os(format!("creating {}", dir.display()), e))?;
-    let mut d = Some(dir);
-    while let Some(p) = d {
-        let m = std::fs::symlink_metadata(p).map_err(|e| Error::os(format!("reading {}", p.display()), e))?;
-        if m.uid() == uid && !m.file_type().is_symlink() {
-            if m.mode() & 0o002 != 0 {
-                return Err(Error::Config(format!(
-                    "the sandbox's runtime folder {} may be written by every user (mode {:o}): remove it, or set KOTH_SANDBOX_RUNTIME_DIR",
-                    p.display(),
-                    m.mode() & 0o7777
-                )));
-            }
-            d = p.parent();
-            continue;
-        }
-        if p == dir || m.uid() != 0 {
-            return Err(Error::Config(format!(
-                "the sandbox's runtime folder {} belongs to uid {}, not to you (uid {uid}): remove it, or set KOTH_SANDBOX_RUNTIME_DIR",
-                p.display(),
-                m.uid()
-            )));
-        }
-        break; // a folder of root's (/tmp, /run/user): the user's own part is checked
-    }
-    Ok(())
 }
 
 /// Start the holder; returns its pid, pidfd and the control pipe's write end.

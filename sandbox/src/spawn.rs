@@ -336,10 +336,11 @@ extern "C" fn program_main(arg: *mut libc::c_void) -> libc::c_int {
             fail(Stage::Uid);
         }
         // Leaving uid 0 already emptied the permitted and effective sets (a
-        // rootless program still has the full set entering the box's user
-        // namespace gave it); clear the rest and check. The ambient set is always a subset of
-        // permitted and inheritable (the kernel keeps it so), so it is empty
-        // once they are; it is cleared first all the same.
+        // rootless program still has the full set that entering the box's
+        // user namespace gave it); clear the rest and check. The ambient set
+        // is always a subset of permitted and inheritable (the kernel keeps
+        // it so), so it is empty once they are; it is cleared first all the
+        // same.
         let mut header = CapHeader { version: LINUX_CAPABILITY_VERSION_3, pid: 0 };
         let mut data = [CapData::default(); 2];
         if libc::prctl(libc::PR_CAP_AMBIENT, libc::PR_CAP_AMBIENT_CLEAR_ALL as libc::c_ulong, 0, 0, 0) < 0

@@ -171,6 +171,11 @@ print("sys", sorted(os.listdir("/sys")))
 tried("user namespace", unshare_user)
 tried("kill supervisor", lambda: os.kill({supervisor}, 0))
 tried("internet", lambda: socket.create_connection(("1.1.1.1", 53), timeout=2))
+# The box's init runs as this same uid in a rootless box: neither its memory
+# nor a stop or a kill may reach it.
+tried("init's memory", lambda: open("/proc/1/mem", "r+b"))
+for sig in (19, 9):
+    tried("signal init", lambda: os.kill(1, sig))
 s = socket.create_connection(("127.0.0.1", 4040), timeout=5)
 s.sendall(b"hello from the box\n")
 s.close()
@@ -203,6 +208,19 @@ s.close()
     // ESRCH: no such process in the box's PID namespace (EPERM where Landlock scopes signals).
     assert!(["kill supervisor refused 3", "kill supervisor refused 1"].contains(&line("kill supervisor").as_str()), "{out}");
     assert!(line("internet").starts_with("internet refused"), "{out}");
+    assert!(line("init's memory").starts_with("init's memory refused"), "{out}");
+    // The box's init took neither signal: the box still starts programs and
+    // pauses (on v1 the init completes each pause).
+    let (exit, still) = sh(&sb, "echo still here");
+    assert_eq!((exit, still.trim()), (Exit::Code(0), "still here"));
+    let mut spinner = sb.spawn(Command::new("/bin/sh").args(["-c", "while :; do :; done"])).unwrap();
+    sb.freeze().unwrap();
+    let frozen = sb.cpu_usage().unwrap();
+    std::thread::sleep(Duration::from_millis(200));
+    assert!(sb.cpu_usage().unwrap() - frozen < Duration::from_millis(20), "ran while paused");
+    sb.thaw().unwrap();
+    spinner.kill().unwrap();
+    let _ = spinner.wait();
     // Nor may it mount a cgroup filesystem to rewrite its limits.
     let (exit, out) = sh(&sb, "mkdir -p /tmp/cg && mount -t cgroup2 none /tmp/cg && echo MOUNTED; cat /proc/self/cgroup");
     assert!(!out.contains("MOUNTED"), "{exit:?} {out}");

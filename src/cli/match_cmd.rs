@@ -212,20 +212,10 @@ pub fn run(a: MatchArgs) -> anyhow::Result<i32> {
     Ok(0)
 }
 
-/// `<tmp>/koth-<uid>`: made private to this user, and refused if another
-/// user made it first (a shared `/tmp` is everyone's to create names in).
+/// `<tmp>/koth-<uid>`, a folder of this user's that no other user planted.
 fn private_temp_dir() -> anyhow::Result<PathBuf> {
-    use std::os::unix::fs::{DirBuilderExt, MetadataExt};
     // SAFETY: geteuid has no preconditions.
-    let uid = unsafe { libc::geteuid() };
-    let dir = std::env::temp_dir().join(format!("koth-{uid}"));
-    std::fs::DirBuilder::new().recursive(true).mode(0o700).create(&dir).with_context(|| format!("creating {}", dir.display()))?;
-    let m = std::fs::symlink_metadata(&dir).with_context(|| format!("reading {}", dir.display()))?;
-    if m.uid() != uid || !m.is_dir() || m.mode() & 0o022 != 0 {
-        anyhow::bail!(
-            "{} is not a private folder of yours (another user may have made it): remove it, or choose a folder with --logs",
-            dir.display()
-        );
-    }
+    let dir = std::env::temp_dir().join(format!("koth-{}", unsafe { libc::geteuid() }));
+    koth_sandbox::private_dir(&dir).map_err(|e| anyhow::anyhow!("the logs' folder: {e}, or choose a folder with --logs"))?;
     Ok(dir)
 }
