@@ -74,6 +74,22 @@ fn sh(sb: &Sandbox, script: &str) -> (Exit, String) {
     (child.wait().unwrap(), out + &err)
 }
 
+/// A spinning program's CPU time is counted, and none while the box is
+/// paused.
+fn counts_and_pauses(sb: &Sandbox) {
+    let mut spinner = sb.spawn(Command::new("/bin/sh").args(["-c", "while :; do :; done"])).unwrap();
+    std::thread::sleep(scaled(Duration::from_millis(300)));
+    let spun = sb.cpu_usage().unwrap();
+    assert!(spun >= scaled(Duration::from_millis(100)), "CPU counted {spun:?}");
+    sb.freeze().unwrap();
+    let frozen = sb.cpu_usage().unwrap();
+    std::thread::sleep(Duration::from_millis(200));
+    assert!(sb.cpu_usage().unwrap() - frozen < Duration::from_millis(20), "ran while paused");
+    sb.thaw().unwrap();
+    spinner.kill().unwrap();
+    let _ = spinner.wait();
+}
+
 /// A box built without root runs its program as the user, with no
 /// capability left, and confined as root's boxes are: its memory, process
 /// and CPU limits hold, its CPU time is counted, and it can be paused.
@@ -115,18 +131,7 @@ fn an_ordinary_user_builds_a_box_that_confines_its_program() {
     assert!(sb.pids().unwrap().is_empty());
 
     // CPU: counted for the whole tree, and nothing runs while paused.
-    let sb = Sandbox::create(config(hostile_limits())).unwrap();
-    let mut spinner = sb.spawn(Command::new("/bin/sh").args(["-c", "while :; do :; done"])).unwrap();
-    std::thread::sleep(scaled(Duration::from_millis(300)));
-    let spun = sb.cpu_usage().unwrap();
-    assert!(spun >= scaled(Duration::from_millis(100)), "CPU counted {spun:?}");
-    sb.freeze().unwrap();
-    let frozen = sb.cpu_usage().unwrap();
-    std::thread::sleep(Duration::from_millis(200));
-    assert!(sb.cpu_usage().unwrap() - frozen < Duration::from_millis(20), "ran while paused");
-    sb.thaw().unwrap();
-    spinner.kill().unwrap();
-    let _ = spinner.wait();
+    counts_and_pauses(&Sandbox::create(config(hostile_limits())).unwrap());
 
     // The CPU time limit ends a program that spins.
     let mut brief = hostile_limits();
@@ -213,14 +218,7 @@ s.close()
     // pauses (on v1 the init completes each pause).
     let (exit, still) = sh(&sb, "echo still here");
     assert_eq!((exit, still.trim()), (Exit::Code(0), "still here"));
-    let mut spinner = sb.spawn(Command::new("/bin/sh").args(["-c", "while :; do :; done"])).unwrap();
-    sb.freeze().unwrap();
-    let frozen = sb.cpu_usage().unwrap();
-    std::thread::sleep(Duration::from_millis(200));
-    assert!(sb.cpu_usage().unwrap() - frozen < Duration::from_millis(20), "ran while paused");
-    sb.thaw().unwrap();
-    spinner.kill().unwrap();
-    let _ = spinner.wait();
+    counts_and_pauses(&sb);
     // Nor may it mount a cgroup filesystem to rewrite its limits.
     let (exit, out) = sh(&sb, "mkdir -p /tmp/cg && mount -t cgroup2 none /tmp/cg && echo MOUNTED; cat /proc/self/cgroup");
     assert!(!out.contains("MOUNTED"), "{exit:?} {out}");
