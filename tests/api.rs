@@ -16,7 +16,7 @@ async fn accounts_submissions_and_who_may_read_what() {
     let Some(pg) = postgres("api") else { return };
     let pool = koth_scheduler::db::connect_and_migrate(&pg.url(), 4).await.unwrap();
     let target = koth_scheduler::format::LadderConfig::default_for(koth_games::GameKind::Target);
-    let ladder = store::create_ladder(&pool, "target", koth_games::GameKind::Target, &target).await.unwrap();
+    let ladder = store::create_ladder(&pool, "target", &koth_games::GameKind::Target.into(), &target).await.unwrap();
     let api = Api(koth_scheduler::api::router(pool.clone()));
     let (_, host_token) = koth_scheduler::api::create_account(&pool, "host", true).await.unwrap();
 

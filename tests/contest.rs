@@ -361,7 +361,7 @@ async fn a_round_robin_ladder_says_when_it_is_played_out() {
     let pool = koth_scheduler::db::connect_and_migrate(&pg.url(), 4).await.unwrap();
     let api = Api(koth_scheduler::api::router(pool.clone()));
     let config = koth_scheduler::format::LadderConfig::parse("round_robin", &json!({"seats": 2, "rounds": 2})).unwrap();
-    let ladder = store::create_ladder(&pool, "rr", koth_games::GameKind::Snake, &config).await.unwrap();
+    let ladder = store::create_ladder(&pool, "rr", &koth_games::GameKind::Snake.into(), &config).await.unwrap();
     let owner = store::create_user(&pool, "owner", false).await.unwrap();
     let add_bot = |name: &'static str| {
         let pool = pool.clone();

@@ -114,7 +114,7 @@ async fn a_challenge_flood_leaves_the_ladder_at_least_80_percent_of_its_pace() {
     // Enough queued that a runner rarely finds the ladder's queue empty between
     // two ticks: what is measured is the share, not the tick.
     let settings = LadderConfig::parse("rated", &json!({"seats": 2, "concurrency": 8, "max_turns": 40, "skip_validation": true})).unwrap();
-    let ladder = store::create_ladder(&pool, "target", koth_games::GameKind::Target, &settings).await.unwrap();
+    let ladder = store::create_ladder(&pool, "target", &koth_games::GameKind::Target.into(), &settings).await.unwrap();
     let api = Api(koth_scheduler::api::router(pool.clone()));
     let (_, token) = koth_scheduler::api::create_account(&pool, "flooder", false).await.unwrap();
     let mut bots = Vec::new();

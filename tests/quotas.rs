@@ -40,7 +40,7 @@ async fn challenges_are_capped_per_account_and_cancelled_by_whoever_may() {
     let Some(pg) = postgres("cancel") else { return };
     let pool = koth_scheduler::db::connect_and_migrate(&pg.url(), 4).await.unwrap();
     let target = koth_scheduler::format::LadderConfig::default_for(koth_games::GameKind::Target);
-    let ladder = store::create_ladder(&pool, "target", koth_games::GameKind::Target, &target).await.unwrap();
+    let ladder = store::create_ladder(&pool, "target", &koth_games::GameKind::Target.into(), &target).await.unwrap();
     let api = Api(koth_scheduler::api::router_with(pool.clone(), ApiOptions { challenges_in_flight: 2, ..ApiOptions::default() }));
     let q = Queue::new(pool.clone());
     let (_, host) = koth_scheduler::api::create_account(&pool, "host", true).await.unwrap();
@@ -147,7 +147,7 @@ async fn submissions_are_limited_per_account_with_the_reset_said() {
     let Some(pg) = postgres("quotas-submit") else { return };
     let pool = koth_scheduler::db::connect_and_migrate(&pg.url(), 4).await.unwrap();
     let target = koth_scheduler::format::LadderConfig::default_for(koth_games::GameKind::Target);
-    let ladder = store::create_ladder(&pool, "target", koth_games::GameKind::Target, &target).await.unwrap();
+    let ladder = store::create_ladder(&pool, "target", &koth_games::GameKind::Target.into(), &target).await.unwrap();
     let src = std::fs::read_to_string("bots/target/drifter.py").unwrap();
     let options = ApiOptions { submissions_per_hour: 3, compiles_queued: 2, upload_bytes_per_day: 1 << 30, ..ApiOptions::default() };
     let api = Api(koth_scheduler::api::router_with(pool.clone(), options));

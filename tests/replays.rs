@@ -65,7 +65,7 @@ async fn replays_are_served_the_same_whatever_the_client_accepts_and_frames_are_
     let Some(pg) = postgres("replays") else { return };
     let pool = koth_scheduler::db::connect_and_migrate(&pg.url(), 4).await.unwrap();
     let cfg = koth_scheduler::format::LadderConfig::default_for(koth_games::GameKind::Target);
-    let ladder = store::create_ladder(&pool, "target", koth_games::GameKind::Target, &cfg).await.unwrap();
+    let ladder = store::create_ladder(&pool, "target", &koth_games::GameKind::Target.into(), &cfg).await.unwrap();
     let (host, _) = koth_scheduler::api::create_account(&pool, "host", true).await.unwrap();
     let mut bots = Vec::new();
     let mut conn = pool.acquire().await.unwrap();

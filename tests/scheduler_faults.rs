@@ -87,7 +87,7 @@ impl Drop for Service {
 async fn setup(pool: &PgPool) -> i64 {
     let settings = serde_json::json!({"seats": 2, "concurrency": 3, "newcomer_games": 2, "max_turns": 40});
     let settings = LadderConfig::parse("rated", &settings).unwrap();
-    let ladder = store::create_ladder(pool, "target-faults", koth_games::GameKind::Target, &settings).await.unwrap();
+    let ladder = store::create_ladder(pool, "target-faults", &koth_games::GameKind::Target.into(), &settings).await.unwrap();
     let owner = store::create_user(pool, "author", false).await.unwrap();
     for (i, path) in ["bots/target/drifter.py", "bots/target/still.c", "bots/target/drifter.py", "bots/target/still.c"].iter().enumerate() {
         let sub = Submission::from_path(&repo().join(path), &SubmissionLimits::default()).unwrap();
@@ -297,7 +297,7 @@ async fn sigterm_mid_match_gives_the_job_back() {
     let pool = koth_scheduler::db::connect_and_migrate(&pg.url(), 4).await.unwrap();
     // Full-length Target games: long enough to be caught running.
     let settings = LadderConfig::parse("rated", &serde_json::json!({"seats": 2, "concurrency": 1, "newcomer_games": 0})).unwrap();
-    let ladder = store::create_ladder(&pool, "target-long", koth_games::GameKind::Target, &settings).await.unwrap();
+    let ladder = store::create_ladder(&pool, "target-long", &koth_games::GameKind::Target.into(), &settings).await.unwrap();
     let owner = store::create_user(&pool, "author", false).await.unwrap();
     for (i, path) in ["bots/target/drifter.py", "bots/target/still.c"].iter().enumerate() {
         let sub = Submission::from_path(&repo().join(path), &SubmissionLimits::default()).unwrap();

@@ -78,7 +78,7 @@ async fn a_running_match_shows_its_progress() {
     let pool = koth_scheduler::db::connect_and_migrate(&pg.url(), 6).await.unwrap();
     // No validation games here: the bots go to the ladder as they compile.
     let settings = LadderConfig::parse("rated", &json!({"seats": 2, "max_turns": 300, "skip_validation": true})).unwrap();
-    let ladder = store::create_ladder(&pool, "target", koth_games::GameKind::Target, &settings).await.unwrap();
+    let ladder = store::create_ladder(&pool, "target", &koth_games::GameKind::Target.into(), &settings).await.unwrap();
     let api = Api(koth_scheduler::api::router(pool.clone()));
     let (author, token) = koth_scheduler::api::create_account(&pool, "author", false).await.unwrap();
     let (stop, stopped) = tokio::sync::watch::channel(false);
@@ -167,7 +167,7 @@ async fn a_version_plays_its_validation_game_before_its_ladder() {
     // Target (50 ms a move, no freezing) with a short turn limit: the
     // validation game is 40 turns, so a silent bot costs 2 s.
     let settings = LadderConfig::parse("rated", &json!({"seats": 2, "max_turns": 40})).unwrap();
-    let ladder = store::create_ladder(&pool, "target", koth_games::GameKind::Target, &settings).await.unwrap();
+    let ladder = store::create_ladder(&pool, "target", &koth_games::GameKind::Target.into(), &settings).await.unwrap();
     let api = Api(koth_scheduler::api::router(pool.clone()));
     let (_, token) = koth_scheduler::api::create_account(&pool, "author", false).await.unwrap();
     let (stop, stopped) = tokio::sync::watch::channel(false);

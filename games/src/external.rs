@@ -92,6 +92,21 @@ pub struct GameManifest {
     /// The game's own cell codes in its views, beyond `.` and the seats'.
     #[serde(default)]
     pub legend: Vec<LegendEntry>,
+    /// The ladder a host gets on a server unless they say otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ladder: Option<LadderDefault>,
+}
+
+/// A ladder format by name (`rated`, `round_robin`, `neighbours`, `swiss`)
+/// and its settings, as a server's `POST /api/ladders` takes them (the
+/// server checks them; see docs/scheduler.md). Absent from a manifest: a
+/// rated ladder with the fewest seats the game allows.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LadderDefault {
+    pub format: String,
+    #[serde(default = "empty_object")]
+    pub settings: Value,
 }
 
 fn empty_object() -> Value {
@@ -188,6 +203,11 @@ impl GameManifest {
         }
         if !self.settings.is_object() {
             return Err("settings: a JSON object".into());
+        }
+        if let Some(l) = &self.ladder {
+            if !l.settings.is_object() {
+                return Err("ladder.settings: a JSON object".into());
+            }
         }
         for e in &self.legend {
             let c = e.code;

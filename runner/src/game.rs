@@ -17,9 +17,10 @@ use koth_games::replay::{self, Frames, Replay};
 use koth_games::{BotProtocol, GameId, GameKind, Referee, TimePolicy};
 use koth_sandbox::SandboxConfig;
 
+use crate::artifact::Artifact;
 use crate::bot::{BotSpec, Builder};
 use crate::referee::ExternalReferee;
-use crate::submission::Submission;
+use crate::submission::{SourceFile, Submission, SubmissionLimits};
 
 /// The folder of a game's example bots, left out of its referee.
 pub const EXAMPLE_BOTS: &str = "bots";
@@ -159,5 +160,148 @@ impl ExternalGame {
         let (image, compiled) = builder.build(&sub).map_err(|e| format!("{}'s referee: {e}", manifest.name))?;
         let referee = BotSpec::new(format!("{} referee", manifest.name), &sub, &image, &compiled.artifact);
         Ok(ExternalGame { manifest, referee, dir: dir.to_path_buf() })
+    }
+}
+
+/// An external game's folder as a server keeps it: its files, checked as a
+/// bot's sources are, and its manifest read from them. Stored as a tar
+/// archive (the form of a bot version's sources) and written out to a
+/// folder of its own on each runner that plays it ([`GamePackage::unpack`]).
+#[derive(Clone, Debug)]
+pub struct GamePackage {
+    pub manifest: GameManifest,
+    /// Sorted by path; `game.json` among them.
+    pub files: Vec<SourceFile>,
+}
+
+impl GamePackage {
+    /// An uploaded archive (tar, tar.gz, zip) of a game's folder.
+    pub fn from_upload(file_name: &str, bytes: &[u8], limits: &SubmissionLimits) -> Result<GamePackage, String> {
+        GamePackage::from_files(Submission::archive_files(file_name, bytes, limits).map_err(|e| e.to_string())?)
+    }
+
+    /// A game's folder on disk (`koth game add`).
+    pub fn from_folder(dir: &Path, limits: &SubmissionLimits) -> Result<GamePackage, String> {
+        GamePackage::from_files(Submission::folder_files(dir, limits).map_err(|e| format!("{}: {e}", dir.display()))?)
+    }
+
+    /// Checked files as a game: a `game.json` at the top that parses, the
+    /// referee's main file, and at least one example bot in `bots/`. The
+    /// errors say what to change.
+    pub fn from_files(files: Vec<SourceFile>) -> Result<GamePackage, String> {
+        let manifest = files.iter().find(|f| f.path == MANIFEST).ok_or_else(|| {
+            format!("the folder has no {MANIFEST} at its top; a game is a folder with {MANIFEST}, its referee and example bots in {EXAMPLE_BOTS}/ (docs/games/authoring.md)")
+        })?;
+        let manifest = GameManifest::parse(&manifest.bytes)?;
+        let main = &manifest.referee.main;
+        if !files.iter().any(|f| f.path == *main) {
+            return Err(format!("the referee's main file {main:?} ({MANIFEST}'s referee.main) is not in the folder"));
+        }
+        let package = GamePackage { manifest, files };
+        if package.example_bots().is_empty() {
+            return Err(format!(
+                "the folder has no example bots: put at least one in {EXAMPLE_BOTS}/ (a file, or a folder per bot); they play the game's validation match"
+            ));
+        }
+        Ok(package)
+    }
+
+    /// The example bots' names: each file or folder directly in `bots/`, sorted.
+    pub fn example_bots(&self) -> Vec<String> {
+        let prefix = format!("{EXAMPLE_BOTS}/");
+        let mut names: Vec<String> = self
+            .files
+            .iter()
+            .filter_map(|f| f.path.strip_prefix(&prefix))
+            .filter_map(|rest| rest.split('/').next())
+            .map(str::to_owned)
+            .collect();
+        names.dedup();
+        names
+    }
+
+    /// As stored: an uncompressed tar, equal packages giving equal bytes.
+    pub fn to_tar(&self) -> Vec<u8> {
+        let files = self
+            .files
+            .iter()
+            .map(|f| koth_sandbox::TreeFile {
+                path: f.path.clone(),
+                bytes: f.bytes.clone(),
+                mode: if f.executable { 0o755 } else { 0o644 },
+            })
+            .collect();
+        Artifact { files }.to_tar()
+    }
+
+    /// A stored package ([`GamePackage::to_tar`]) again, checked anew.
+    pub fn from_tar(bytes: &[u8]) -> Result<GamePackage, String> {
+        let files = Artifact::from_tar(bytes)
+            .map_err(|e| format!("the stored game: {e}"))?
+            .files
+            .into_iter()
+            .map(|f| SourceFile { path: f.path, bytes: f.bytes, executable: f.mode & 0o111 != 0 })
+            .collect();
+        GamePackage::from_files(files)
+    }
+
+    /// sha256 (hex) over every file's path, executable flag and bytes, in
+    /// path order.
+    pub fn source_hash(&self) -> String {
+        use sha2::{Digest, Sha256};
+        let mut h = Sha256::new();
+        h.update(b"koth-game-v1\0");
+        for f in &self.files {
+            for field in [f.path.as_bytes(), &f.bytes] {
+                h.update((field.len() as u64).to_le_bytes());
+                h.update(field);
+            }
+            h.update([u8::from(f.executable)]);
+        }
+        hex::encode(h.finalize())
+    }
+
+    /// Write the package out as `games_dir/<hash>` (once: a folder already
+    /// there is complete, since it is renamed into place whole) and load
+    /// it, its referee built by `builder`.
+    pub fn unpack(&self, games_dir: &Path, builder: &Builder) -> Result<ExternalGame, String> {
+        let dir = games_dir.join(self.source_hash());
+        if !dir.is_dir() {
+            crate::state::private_dir(games_dir).map_err(|e| format!("creating {}: {e}", games_dir.display()))?;
+            let tmp = games_dir.join(format!(".{}.{}", self.source_hash(), std::process::id()));
+            let _ = std::fs::remove_dir_all(&tmp);
+            let write = || -> std::io::Result<()> {
+                use std::os::unix::fs::PermissionsExt;
+                for f in &self.files {
+                    let path = tmp.join(&f.path);
+                    if let Some(parent) = path.parent() {
+                        std::fs::create_dir_all(parent)?;
+                    }
+                    std::fs::write(&path, &f.bytes)?;
+                    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(if f.executable { 0o755 } else { 0o644 }))?;
+                }
+                match std::fs::rename(&tmp, &dir) {
+                    // Another worker of this host wrote it first: the same bytes.
+                    Err(_) if dir.is_dir() => std::fs::remove_dir_all(&tmp),
+                    r => r,
+                }
+            };
+            write().map_err(|e| format!("writing {} out: {e}", self.manifest.name))?;
+        }
+        ExternalGame::load(&dir, builder)
+    }
+}
+
+impl ExternalGame {
+    /// The game's example bots (`bots/` in its folder), built by `builder`.
+    pub fn example_bots(&self, builder: &Builder) -> Result<Vec<BotSpec>, String> {
+        let dir = self.dir.join(EXAMPLE_BOTS);
+        let mut paths: Vec<PathBuf> =
+            std::fs::read_dir(&dir).map_err(|e| format!("{}: {e}", dir.display()))?.filter_map(|e| e.ok().map(|e| e.path())).collect();
+        paths.sort();
+        paths
+            .iter()
+            .map(|p| builder.prepare(p).map_err(|e| format!("example bot {}: {e}", p.file_name().unwrap_or_default().to_string_lossy())))
+            .collect()
     }
 }

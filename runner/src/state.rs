@@ -10,10 +10,10 @@ use std::path::{Path, PathBuf};
 use koth_sandbox::{SandboxConfig, STATE_DIR};
 
 /// koth's state folders on this host: `/var/lib/koth` and wherever
-/// `KOTH_CACHE`, `KOTH_IMAGES` and `KOTH_DATA` put the cache, the image
-/// store and `koth up`'s data.
+/// `KOTH_CACHE`, `KOTH_IMAGES`, `KOTH_GAMES` and `KOTH_DATA` put the cache,
+/// the image store, added games and `koth up`'s data.
 pub fn dirs() -> Vec<PathBuf> {
-    let mut v = vec![PathBuf::from(STATE_DIR), artifacts_dir(), images_dir()];
+    let mut v = vec![PathBuf::from(STATE_DIR), artifacts_dir(), images_dir(), games_dir()];
     if let Some(d) = std::env::var_os("KOTH_DATA") {
         v.push(PathBuf::from(d));
     }
@@ -34,6 +34,13 @@ pub fn artifacts_dir() -> PathBuf {
 /// user.
 pub fn images_dir() -> PathBuf {
     std::env::var_os("KOTH_IMAGES").map(PathBuf::from).unwrap_or_else(|| default_dir("XDG_DATA_HOME", ".local/share", "images"))
+}
+
+/// Where a runner writes out the games hosts added to its server
+/// ([`crate::game::GamePackage::unpack`]): `KOTH_GAMES`, else
+/// `/var/lib/koth/games` for root, `~/.cache/koth/games` for a user.
+pub fn games_dir() -> PathBuf {
+    std::env::var_os("KOTH_GAMES").map(PathBuf::from).unwrap_or_else(|| default_dir("XDG_CACHE_HOME", ".cache", "games"))
 }
 
 /// `/var/lib/koth/<leaf>` for root; for a user, `<$xdg or ~/home_rel>/koth/<leaf>`

@@ -180,6 +180,9 @@ pub enum SubmissionError {
     #[error("{name:?} is named like a {kind} archive but is not one (it does not start like a tar, gzip or zip file); re-create it with `tar czf bot.tar.gz <folder>` or `zip -r bot.zip <folder>`")]
     NotAnArchive { name: String, kind: &'static str },
 
+    #[error("{name:?} is not a tar, tar.gz or zip archive; upload the whole folder as one: `tar czf game.tar.gz <folder>`")]
+    FolderExpected { name: String },
+
     #[error("{name:?} is not a readable {kind} archive ({detail}); re-create it with `tar czf bot.tar.gz <folder>` or `zip -r bot.zip <folder>` (zip: stored or deflate only)")]
     CorruptArchive { name: String, kind: &'static str, detail: String },
 
@@ -326,6 +329,36 @@ impl Submission {
         })?;
         let file = SourceFile { path, bytes: bytes.to_vec(), executable: false };
         finish(vec![file], limits, Some(lang))
+    }
+
+    /// The files of an uploaded archive (tar, tar.gz, zip), checked as a
+    /// submission's are (names, sizes, counts, links, one enclosing folder
+    /// stripped) but with no language or main file looked for: a game's
+    /// folder, which holds programs in several languages. A single file is
+    /// refused.
+    pub fn archive_files(file_name: &str, bytes: &[u8], limits: &SubmissionLimits) -> Result<Vec<SourceFile>, SubmissionError> {
+        let name = shown(file_name.as_bytes());
+        if bytes.is_empty() {
+            return Err(E::EmptyUpload { name });
+        }
+        if bytes.len() as u64 > limits.max_upload_bytes() {
+            return Err(E::UploadTooLarge { name, limit: limits.max_upload_bytes() });
+        }
+        let tree = if bytes.starts_with(&[0x1f, 0x8b]) {
+            archive_tree(&name, read_tar(&name, "tar.gz", flate2::read::MultiGzDecoder::new(bytes), limits)?, limits)?
+        } else if bytes.starts_with(b"PK\x03\x04") || bytes.starts_with(b"PK\x05\x06") {
+            archive_tree(&name, read_zip(&name, bytes, limits)?, limits)?
+        } else if bytes.len() >= 262 && &bytes[257..262] == b"ustar" {
+            archive_tree(&name, read_tar(&name, "tar", bytes, limits)?, limits)?
+        } else {
+            return Err(E::FolderExpected { name });
+        };
+        checked_files(tree, limits)
+    }
+
+    /// A folder's files, checked as [`Submission::archive_files`]'s are.
+    pub fn folder_files(dir: &Path, limits: &SubmissionLimits) -> Result<Vec<SourceFile>, SubmissionError> {
+        checked_files(read_folder(dir, limits)?, limits)
     }
 
     /// A path on disk (used by `koth match` and the CLI): a file (a source
@@ -516,7 +549,27 @@ fn ancestors(path: &str) -> impl Iterator<Item = &str> {
 }
 
 /// The final step for every source: checks, manifest, main file.
-fn finish(mut files: Vec<SourceFile>, limits: &SubmissionLimits, single: Option<&'static Language>) -> Result<Submission, SubmissionError> {
+fn finish(files: Vec<SourceFile>, limits: &SubmissionLimits, single: Option<&'static Language>) -> Result<Submission, SubmissionError> {
+    let mut files = checked_files(files, limits)?;
+    let (language, main) = match single {
+        Some(lang) => (lang, files[0].path.clone()),
+        None => match files.iter().position(|f| f.path == MANIFEST) {
+            Some(i) => {
+                let manifest = files.remove(i);
+                read_manifest(&manifest.bytes, &files)?
+            }
+            None => find_main(&files)?,
+        },
+    };
+    let main_file = files.iter().find(|f| f.path == main).ok_or_else(|| E::MainMissing { main: main.clone() })?;
+    if main_file.bytes.is_empty() {
+        return Err(E::EmptyMain { main });
+    }
+    Ok(Submission { language, main, files })
+}
+
+/// Paths, sizes, counts and clashes checked; sorted by path.
+fn checked_files(mut files: Vec<SourceFile>, limits: &SubmissionLimits) -> Result<Vec<SourceFile>, SubmissionError> {
     if files.is_empty() {
         return Err(E::NoFiles { name: "the submission".into() });
     }
@@ -546,22 +599,7 @@ fn finish(mut files: Vec<SourceFile>, limits: &SubmissionLimits, single: Option<
             return Err(E::FileFolderClash { entry: a.to_owned() });
         }
     }
-
-    let (language, main) = match single {
-        Some(lang) => (lang, files[0].path.clone()),
-        None => match files.iter().position(|f| f.path == MANIFEST) {
-            Some(i) => {
-                let manifest = files.remove(i);
-                read_manifest(&manifest.bytes, &files)?
-            }
-            None => find_main(&files)?,
-        },
-    };
-    let main_file = files.iter().find(|f| f.path == main).ok_or_else(|| E::MainMissing { main: main.clone() })?;
-    if main_file.bytes.is_empty() {
-        return Err(E::EmptyMain { main });
-    }
-    Ok(Submission { language, main, files })
+    Ok(files)
 }
 
 fn read_manifest(text: &[u8], files: &[SourceFile]) -> Result<(&'static Language, String), SubmissionError> {
@@ -951,7 +989,13 @@ fn resolve<'n>(nodes: &'n BTreeMap<String, Node>, link: &str) -> Result<(&'n [u8
 }
 
 /// Resolve links, strip a wrapping folder, then the common last step.
-fn finish_archive(name: &str, mut c: Collector<'_>, limits: &SubmissionLimits) -> Result<Submission, SubmissionError> {
+fn finish_archive(name: &str, c: Collector<'_>, limits: &SubmissionLimits) -> Result<Submission, SubmissionError> {
+    finish(archive_tree(name, c, limits)?, limits, None)
+}
+
+/// An archive's files as a tree: links made copies, one enclosing folder
+/// stripped (not yet checked as a whole: see [`checked_files`]).
+fn archive_tree(name: &str, mut c: Collector<'_>, limits: &SubmissionLimits) -> Result<Vec<SourceFile>, SubmissionError> {
     // A path below a file ("a" is a file, "a/b" anything) is ambiguous.
     for path in c.nodes.keys() {
         if let Some(a) = ancestors(path).find(|a| matches!(c.nodes.get(*a), Some(Node::File { .. } | Node::Link { .. }))) {
@@ -990,7 +1034,7 @@ fn finish_archive(name: &str, mut c: Collector<'_>, limits: &SubmissionLimits) -
             f.path.drain(..prefix.len());
         }
     }
-    finish(files, limits, None)
+    Ok(files)
 }
 
 // ---------------------------------------------------------------------------

@@ -26,6 +26,8 @@
 use std::collections::{BTreeMap, HashMap};
 
 use koth_games::GameKind;
+
+use crate::served::ServedGame;
 use rand::Rng;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
@@ -582,17 +584,17 @@ impl LadderConfig {
         }
     }
 
-    /// Seats per match for `kind`.
-    pub fn seats(&self, kind: GameKind) -> usize {
-        self.common.seats.unwrap_or(kind.seat_range().0)
+    /// Seats per match for `game`.
+    pub fn seats(&self, game: &ServedGame) -> usize {
+        self.common.seats.unwrap_or(game.seat_range().0)
     }
 
-    /// Whether `kind` can be played this way; the error says why not.
-    pub fn check(&self, kind: GameKind) -> Result<(), String> {
-        let (lo, hi) = kind.seat_range();
-        let seats = self.seats(kind);
+    /// Whether `game` can be played this way; the error says why not.
+    pub fn check(&self, game: &ServedGame) -> Result<(), String> {
+        let (lo, hi) = game.seat_range();
+        let seats = self.seats(game);
         if seats < lo || seats > hi {
-            return Err(format!("{} is played by {lo} to {hi} bots, not {seats}", kind.name()));
+            return Err(format!("{} is played by {lo} to {hi} bots, not {seats}", game.name()));
         }
         if matches!(self.format, Format::Neighbours(_)) && seats != 2 {
             return Err(format!("a neighbours ladder plays two bots a match, not {seats}"));
@@ -653,8 +655,9 @@ mod tests {
         let e = LadderConfig::parse("knockout", &json!({})).unwrap_err();
         assert!(e.contains("unknown format") && e.contains("swiss"), "{e}");
         assert!(LadderConfig::parse("rated", &json!([])).is_err());
-        let e =
-            LadderConfig::with_request(&LadderConfig::default_for(GameKind::Flit), Some("neighbours"), None).unwrap().check(GameKind::Flit);
+        let e = LadderConfig::with_request(&LadderConfig::default_for(GameKind::Flit), Some("neighbours"), None)
+            .unwrap()
+            .check(&GameKind::Flit.into());
         assert!(e.unwrap_err().contains("two bots"));
     }
 

@@ -23,17 +23,24 @@ pub enum Job {
         #[serde(rename = "match")]
         match_id: i64,
     },
+    /// Build an added game's referee and play a match between its example
+    /// bots before the game is offered.
+    ValidateGame {
+        /// `games.id`
+        game: i64,
+    },
 }
 
 impl Job {
     /// Every kind a runner claims.
-    pub const KINDS: [&'static str; 2] = ["compile", "match"];
+    pub const KINDS: [&'static str; 3] = ["compile", "match", "validate_game"];
 
     /// As stored in `jobs.kind`.
     pub fn kind(&self) -> &'static str {
         match self {
             Job::Compile { .. } => "compile",
             Job::Match { .. } => "match",
+            Job::ValidateGame { .. } => "validate_game",
         }
     }
 
@@ -99,12 +106,19 @@ stored_states! {
     VersionStatus { Pending = "pending", Validating = "validating", Ready = "ready", Failed = "failed", Refused = "refused" }
 }
 
+stored_states! {
+    /// Where a game is (`games.status`): an added game's example bots are
+    /// playing its validation match; offered (koth's own games always are);
+    /// refused by that match.
+    GameStatus { Validating = "validating", Ready = "ready", Refused = "refused" }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn every_job() -> Vec<Job> {
-        vec![Job::Compile { version: 7 }, Job::Match { match_id: 42 }]
+        vec![Job::Compile { version: 7 }, Job::Match { match_id: 42 }, Job::ValidateGame { game: 3 }]
     }
 
     /// Kind and payload as stored: `UPDATE_GOLDEN=1 cargo test -p koth-scheduler job` rewrites the file.

@@ -1,13 +1,13 @@
 //! The API's requests and responses: the contract between the service, the
 //! CLI client (`src/cli/client.rs` deserialises these same types) and the
 //! pages. The OpenAPI document is generated from them (`crate::api`);
-//! golden files pin five of them (`tests/golden/api/`).
+//! golden files pin six of them (`tests/golden/api/`).
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use utoipa::ToSchema;
 
-pub use crate::job::{JobState, MatchState, VersionStatus};
+pub use crate::job::{GameStatus, JobState, MatchState, VersionStatus};
 
 pub use crate::contest::{FinalRow, FinalStandings, FinalsPlan, Phase};
 pub use crate::format::{Column, StandingRow, Standings};
@@ -527,6 +527,32 @@ pub struct GameInfo {
     pub protocol: String,
     /// Bots to start from, one per language, each playing legally.
     pub starters: Vec<StarterInfo>,
+    /// A title for people (an added game's manifest's).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub title: String,
+    /// Added by a host (its referee a program of its own), not koth's own.
+    #[serde(default)]
+    pub added: bool,
+    /// Offered for ladders once ready; an added game is validating until a
+    /// runner has played its example bots, or refused (see `log`).
+    pub status: GameStatus,
+    /// An added game's validation: why it was refused, or what it showed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub log: Option<String>,
+    /// The host who added it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub added_by: Option<String>,
+}
+
+/// An added game, stored and its validation queued.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct GameAdded {
+    pub name: String,
+    pub status: GameStatus,
+    /// The example bots its validation match plays.
+    pub example_bots: Vec<String>,
+    /// Where to follow it (`GET`).
+    pub url: String,
 }
 
 /// A replay the reader has on their machine, drawn for the viewer
@@ -790,6 +816,22 @@ mod tests {
         }
     }
 
+    /// An added game, refused by its validation (`GET /api/games/{game}`).
+    fn added_game() -> GameInfo {
+        GameInfo {
+            name: "rpsls".into(),
+            seats: [2, 8],
+            time: json!({"per_move": 50, "on_timeout": {"kind": "no_move", "freeze_after": 5}}),
+            protocol: "/games/rpsls".into(),
+            starters: vec![],
+            title: "Rock Paper Scissors Lizard Spock".into(),
+            added: true,
+            status: GameStatus::Refused,
+            log: Some("refused: in the validation match between its example bots, the referee failed on turn 3: ...".into()),
+            added_by: Some("host".into()),
+        }
+    }
+
     /// Served shapes, pinned: `UPDATE_GOLDEN=1 cargo test -p koth-scheduler golden` rewrites them.
     #[test]
     fn served_responses_are_their_golden_files() {
@@ -800,6 +842,7 @@ mod tests {
             ("bot.json", serde_json::to_value(bot_info()).unwrap()),
             ("contest.json", serde_json::to_value(contest()).unwrap()),
             ("live.json", serde_json::to_value(live_match()).unwrap()),
+            ("game.json", serde_json::to_value(added_game()).unwrap()),
         ];
         for (file, value) in cases {
             let written = serde_json::to_string_pretty(&value).unwrap() + "\n";
@@ -817,6 +860,8 @@ mod tests {
         assert_eq!(back, match_info());
         let back: Contest = serde_json::from_str(&std::fs::read_to_string(dir.join("contest.json")).unwrap()).unwrap();
         assert_eq!(back, contest());
+        let back: GameInfo = serde_json::from_str(&std::fs::read_to_string(dir.join("game.json")).unwrap()).unwrap();
+        assert_eq!(back, added_game());
         let back: LiveMatch = serde_json::from_str(&std::fs::read_to_string(dir.join("live.json")).unwrap()).unwrap();
         assert_eq!(back, live_match());
     }

@@ -106,6 +106,45 @@ fn refusal(s: &SeatOutcome) -> Option<String> {
     None
 }
 
+/// Judge an added game's validation match, played between its example
+/// bots (`names`, in seat order): refused when its referee failed (with
+/// the referee's stderr for the host), or when an example bot failed as a
+/// version's copy would be refused for ([`judge`]): a game whose own
+/// examples cannot play it is not offered.
+pub fn judge_game(names: &[String], seats: &[SeatOutcome], turns: u32, referee_failed: Option<&str>, referee_stderr: &str) -> Verdict {
+    let stderr_note = |log: &mut String, whose: &str, text: &str| {
+        let t = tail(text, STDERR_TAIL);
+        if t.is_empty() {
+            log.push_str(&format!("\n\n({whose} wrote nothing on stderr)"));
+        } else {
+            let cut = if t.len() < text.len() { " (its end)" } else { "" };
+            log.push_str(&format!("\n\n{whose}'s stderr{cut}:\n{t}"));
+        }
+    };
+    if let Some(reason) = referee_failed {
+        let mut log = format!(
+            "refused: in the validation match between its example bots, the referee failed on turn {turns}: {reason}. \
+             Fix the referee (try it with `koth match --game FOLDER`) and add the game again."
+        );
+        stderr_note(&mut log, "The referee", referee_stderr);
+        return Verdict::Refused(log);
+    }
+    for s in seats {
+        if let Some(why) = refusal(s) {
+            let name = names.get(s.seat as usize).map_or("?", String::as_str);
+            let mut log = format!(
+                "refused: in the validation match between its example bots, {name} (seat {}) {why}. \
+                 Every example bot must play the game; fix it (or the referee) and add the game again.",
+                s.seat + 1
+            );
+            stderr_note(&mut log, name, &s.stderr);
+            return Verdict::Refused(log);
+        }
+    }
+    let moves: u32 = seats.iter().map(|s| s.moves).sum();
+    Verdict::Passed(format!("passed its validation match: {} played {turns} turns, {moves} answers", names.join(", ")))
+}
+
 /// The log of a version whose validation game ended without being played
 /// (cancelled with its bot, or failed for good on the runners). It is
 /// refused: a version no game has shown to play does not replace one that
@@ -185,6 +224,46 @@ mod tests {
                 }
                 Verdict::Refused(l) => {
                     assert!(refused, "{seats:?} refused: {l}");
+                    l
+                }
+            };
+            for w in words {
+                assert!(log.contains(w), "{log:?} lacks {w:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn what_refuses_an_added_game_and_what_does_not() {
+        let names = vec!["counter.c".to_owned(), "cycler.py".to_owned()];
+        let ok = || vec![seat(0, BotStatus::Ok, 100, 0, 0, ""), seat(1, BotStatus::Ok, 100, 2, 0, "")];
+        let crashed = vec![
+            seat(0, BotStatus::Ok, 4, 0, 0, ""),
+            seat(1, BotStatus::Crashed { code: Some(1), signal: None, turn: 5 }, 4, 0, 0, "oops\n"),
+        ];
+        // (referee failed, its stderr, seats, refused?, words the log must hold)
+        type Case = (Option<&'static str>, &'static str, Vec<SeatOutcome>, bool, &'static [&'static str]);
+        let cases: Vec<Case> = vec![
+            (None, "", ok(), false, &["passed", "counter.c, cycler.py played 100 turns", "200 answers"]),
+            (
+                Some("it exited (code 1)"),
+                "Traceback: boom\n",
+                ok(),
+                true,
+                &["referee failed on turn 100", "exited (code 1)", "The referee's stderr:\nTraceback: boom"],
+            ),
+            (Some("its line is not JSON"), "", ok(), true, &["not JSON", "The referee wrote nothing on stderr"]),
+            (None, "", crashed, true, &["cycler.py (seat 2) crashed on turn 5", "cycler.py's stderr:\noops", "Every example bot"]),
+        ];
+        for (failed, referee_stderr, seats, refused, words) in cases {
+            let v = judge_game(&names, &seats, 100, failed, referee_stderr);
+            let log = match &v {
+                Verdict::Passed(l) => {
+                    assert!(!refused, "{failed:?} passed: {l}");
+                    l
+                }
+                Verdict::Refused(l) => {
+                    assert!(refused, "{failed:?} refused: {l}");
                     l
                 }
             };

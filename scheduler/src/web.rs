@@ -77,7 +77,6 @@ pub(crate) fn service<S: Clone + Send + Sync + 'static>(api: Router<S>, state: S
         .route("/replay", get(|| page("Open a replay", "replay", None)))
         .route("/games", get(games_index))
         .route("/games/authoring", get(authoring))
-        .route("/games/{name}", get(game_doc))
         .fallback(not_found)
         .with_state(state);
     layers(with_assets(router))
@@ -206,7 +205,12 @@ async fn authoring() -> Html<String> {
     ))
 }
 
-async fn game_doc(Path(name): Path<String>) -> Response {
+/// A game's page: koth's own games' protocols; a game a host added
+/// (`added`: the API found it) is drawn by the script from the API.
+pub(crate) fn game_page(name: &str, added: bool) -> Response {
+    if added && koth_games::external::check_name(name).is_ok() {
+        return Html(shell(name, &format!("data-page=\"game\" data-game=\"{name}\""), "<p class=\"loading\">Loading…</p>")).into_response();
+    }
     match GAME_DOCS.iter().find(|(g, _)| *g == name) {
         Some((g, md)) => Html(shell(
             &format!("{g} protocol"),

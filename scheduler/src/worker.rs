@@ -32,6 +32,7 @@ use koth_runner::bot::{BotSpec, Builder, PrepareError};
 use koth_runner::compile::{Artifact, BuildError};
 use koth_runner::engine::live::LiveTurns;
 use koth_runner::engine::{play, MatchOptions, ENGINE_VERSION};
+use koth_runner::game::{ExternalGame, Game, GamePackage};
 use koth_runner::submission::Submission;
 use koth_sandbox::{BoxPool, SandboxConfig};
 use sqlx::PgPool;
@@ -43,6 +44,7 @@ use crate::packed::PackedReplay;
 use crate::queue::{wait_for_work, Claimed, FailOutcome, FairShare, Queue, QueueError};
 use crate::results::{record_match, MatchOutcome, SeatOutcome};
 use crate::store;
+use crate::validation;
 
 #[derive(Clone, Debug)]
 pub struct WorkerConfig {
@@ -64,6 +66,36 @@ pub struct WorkerConfig {
     /// Match bots' boxes, built ahead of the next match (one of each
     /// language and network seen in the last five minutes, eight at most).
     pub boxes: BoxPool,
+    /// Games hosts added, written out and their referees built.
+    pub added_games: AddedGames,
+}
+
+/// The added games a runner has loaded, by their files' hash: written out
+/// under a folder of their own and their referee built once, not per
+/// match. Kept for the runner's life (a server has a handful); a game's
+/// new files are a new hash.
+#[derive(Clone, Debug)]
+pub struct AddedGames {
+    dir: std::path::PathBuf,
+    loaded: Arc<std::sync::Mutex<std::collections::HashMap<String, Arc<ExternalGame>>>>,
+}
+
+impl AddedGames {
+    /// Games written out under `dir` (`koth_runner::state::games_dir`).
+    pub fn new(dir: std::path::PathBuf) -> AddedGames {
+        AddedGames { dir, loaded: Default::default() }
+    }
+
+    pub fn load(&self, package: &GamePackage, builder: &Builder) -> Result<Arc<ExternalGame>, String> {
+        let hash = package.source_hash();
+        if let Some(g) = self.loaded.lock().unwrap_or_else(|p| p.into_inner()).get(&hash) {
+            return Ok(g.clone());
+        }
+        // Built outside the lock: a referee's build may take seconds.
+        let game = Arc::new(package.unpack(&self.dir, builder)?);
+        self.loaded.lock().unwrap_or_else(|p| p.into_inner()).insert(hash, game.clone());
+        Ok(game)
+    }
 }
 
 impl WorkerConfig {
@@ -83,6 +115,7 @@ impl WorkerConfig {
             grace: Duration::from_secs(10),
             fair_share: FairShare::default(),
             boxes: BoxPool::new(1, 8, Duration::from_secs(300)),
+            added_games: AddedGames::new(koth_runner::state::games_dir()),
         }
     }
 }
@@ -109,6 +142,14 @@ enum JobResult {
     Played {
         match_id: i64,
         outcome: MatchOutcome,
+        /// An added game's frames, drawn here by its referee (gzip JSON).
+        frames_gz: Option<Vec<u8>>,
+    },
+    /// An added game's validation match, judged.
+    GameValidated {
+        game: i64,
+        passed: bool,
+        log: String,
     },
     /// Retry (maybe elsewhere): the problem is this runner's, not the job's.
     Retry(String),
@@ -334,9 +375,17 @@ async fn record(
             store::record_compile(&mut tx, *version, outcome, log).await?;
             Recorded::Completed
         }
-        JobResult::Played { match_id, outcome } => {
+        JobResult::Played { match_id, outcome, frames_gz } => {
             next = complete(&mut tx, job, claim_next).await?;
             record_match(&mut tx, *match_id, outcome).await?;
+            if let Some(gz) = frames_gz {
+                crate::db::replays::record_frames(&mut tx, *match_id, gz).await?;
+            }
+            Recorded::Completed
+        }
+        JobResult::GameValidated { game, passed, log } => {
+            next = complete(&mut tx, job, claim_next).await?;
+            crate::db::games::record_validation(&mut tx, *game, *passed, log).await?;
             Recorded::Completed
         }
         JobResult::Retry(why) => {
@@ -374,6 +423,9 @@ async fn fail_target(tx: &mut sqlx::PgConnection, job: &Claimed, why: &str) -> R
     match job.job() {
         Ok(Job::Compile { version }) => store::fail_version(tx, version, &format!("koth could not compile this version: {why}")).await,
         Ok(Job::Match { match_id }) => store::fail_match(tx, match_id, why).await,
+        Ok(Job::ValidateGame { game }) => {
+            crate::db::games::record_validation(tx, game, false, &format!("refused: koth could not validate this game: {why}")).await
+        }
         // Nothing koth made: nothing to mark.
         Err(_) => Ok(()),
     }
@@ -428,6 +480,18 @@ async fn execute(pool: &PgPool, cfg: &Arc<WorkerConfig>, job: &Claimed) -> JobRe
                 Err(e) => JobResult::Retry(format!("the compile thread failed: {e}")),
             }
         }
+        Job::ValidateGame { game } => {
+            let source = match crate::db::games::source(pool, game).await {
+                Ok(Some(s)) => s,
+                Ok(None) => return JobResult::Fail(format!("game {game} does not exist")),
+                Err(e) => return JobResult::Retry(format!("reading game {game}: {e}")),
+            };
+            let cfg = cfg.clone();
+            match tokio::task::spawn_blocking(move || validate_game_job(&cfg, game, &source)).await {
+                Ok(r) => r,
+                Err(e) => JobResult::Retry(format!("the validation thread failed: {e}")),
+            }
+        }
         Job::Match { match_id } => {
             let m = match store::match_to_play(pool, match_id).await {
                 Ok(Some(m)) => m,
@@ -471,8 +535,87 @@ fn compile_job(builder: &Builder, src: &store::VersionSource) -> JobResult {
     }
 }
 
+/// An added game's validation: its referee built, then a match between
+/// its example bots (each seat one of them, in turn, as many seats as
+/// there are examples within the game's range), judged by
+/// [`validation::judge_game`]. A referee or example that does not build
+/// refuses the game; a language this runner lacks leaves it to another.
+fn validate_game_job(cfg: &WorkerConfig, id: i64, source: &[u8]) -> JobResult {
+    let refused = |log: String| JobResult::GameValidated { game: id, passed: false, log };
+    let package = match GamePackage::from_tar(source) {
+        Ok(p) => p,
+        Err(e) => return refused(format!("refused: {e}")),
+    };
+    let referee = &package.manifest.referee;
+    let lang = match &referee.language {
+        Some(l) => koth_runner::language::by_name(l),
+        None => referee.main.rsplit_once('.').and_then(|(_, ext)| koth_runner::language::by_extension(ext)),
+    };
+    if let Some(lang) = lang {
+        if let Err(why) = cfg.builder.availability(lang) {
+            return JobResult::Retry(format!("this runner cannot run {}, the referee's language: {why}", lang.display));
+        }
+    }
+    let game = match cfg.added_games.load(&package, &cfg.builder) {
+        Ok(g) => g,
+        Err(e) => return refused(format!("refused: {e}")),
+    };
+    let bots = match game.example_bots(&cfg.builder) {
+        Ok(b) => b,
+        Err(e) => return refused(format!("refused: {e}")),
+    };
+    let (lo, hi) = game.manifest.seat_range();
+    let seats: Vec<BotSpec> = (0..bots.len().clamp(lo, hi)).map(|i| bots[i % bots.len()].clone()).collect();
+    let names: Vec<String> = seats.iter().map(|b| b.name.clone()).collect();
+    let opts = MatchOptions {
+        sandbox: cfg.match_sandbox.clone(),
+        max_turns: Some(validation::MAX_TURNS.min(game.manifest.max_turns)),
+        wall_cap: Some(Duration::from_secs(validation::MAX_SECONDS.into())),
+        ..MatchOptions::new(Game::External(game), 1)
+    };
+    let report = match play(&opts, seats) {
+        Ok(r) => r,
+        Err(e) if e.is_deterministic() => return refused(format!("refused: its validation match cannot be played: {e}")),
+        Err(e) => return JobResult::Retry(format!("playing its validation match: {e}")),
+    };
+    let outcomes: Vec<SeatOutcome> = report.outcomes.iter().map(seat_outcome).collect();
+    let failed = match &report.ended_by {
+        koth_games::replay::EndedBy::RefereeFailed { reason } => Some(reason.as_str()),
+        _ => None,
+    };
+    match validation::judge_game(&names, &outcomes, report.turns, failed, report.referee_stderr.as_deref().unwrap_or("")) {
+        validation::Verdict::Passed(log) => JobResult::GameValidated { game: id, passed: true, log },
+        validation::Verdict::Refused(log) => refused(log),
+    }
+}
+
+fn seat_outcome(o: &koth_runner::engine::BotOutcome) -> SeatOutcome {
+    SeatOutcome {
+        seat: o.seat as i32,
+        score: o.score,
+        rank: o.rank as u32,
+        result: o.result,
+        status: o.status.clone(),
+        stderr: o.stderr.clone(),
+        stderr_turns: o.stderr_turns.clone(),
+        moves: o.moves,
+        timeouts: o.timeouts,
+        invalid_moves: o.invalid_moves,
+    }
+}
+
 fn match_job(cfg: &WorkerConfig, m: &store::MatchToPlay, live: Arc<LiveTurns>) -> JobResult {
-    let Some(game) = GameKind::from_name(&m.game) else { return JobResult::Fail(format!("unknown game {:?}", m.game)) };
+    let game: Game = match &m.game_source {
+        // An added game: its files as stored, written out and its referee built once per runner.
+        Some(source) => match GamePackage::from_tar(source).and_then(|p| cfg.added_games.load(&p, &cfg.builder)) {
+            Ok(g) => Game::External(g),
+            Err(e) => return JobResult::Retry(format!("loading the game: {e}")),
+        },
+        None => match GameKind::from_name(&m.game) {
+            Some(g) => g.into(),
+            None => return JobResult::Fail(format!("unknown game {:?}", m.game)),
+        },
+    };
     let mut bots = Vec::new();
     for s in &m.seats {
         let sub = match Submission::from_stored(&s.language, &s.main, &s.source) {
@@ -506,7 +649,7 @@ fn match_job(cfg: &WorkerConfig, m: &store::MatchToPlay, live: Arc<LiveTurns>) -
         wall_cap: m.settings.max_match_seconds.map(|s| std::time::Duration::from_secs(s.into())),
         live: Some(live),
         boxes: Some(cfg.boxes.clone()),
-        ..MatchOptions::new(game, m.seed as u64)
+        ..MatchOptions::new(game.clone(), m.seed as u64)
     };
     let report = match play(&opts, bots) {
         Ok(r) => r,
@@ -518,23 +661,22 @@ fn match_job(cfg: &WorkerConfig, m: &store::MatchToPlay, live: Arc<LiveTurns>) -
     if let koth_games::replay::EndedBy::RefereeFailed { reason } = &report.ended_by {
         return JobResult::Fail(format!("the game's referee failed: {reason}"));
     }
-    let seats = report
-        .outcomes
-        .iter()
-        .map(|o| SeatOutcome {
-            seat: o.seat as i32,
-            score: o.score,
-            rank: o.rank as u32,
-            result: o.result,
-            status: o.status.clone(),
-            stderr: o.stderr.clone(),
-            stderr_turns: o.stderr_turns.clone(),
-            moves: o.moves,
-            timeouts: o.timeouts,
-            invalid_moves: o.invalid_moves,
-        })
-        .collect();
+    let seats = report.outcomes.iter().map(seat_outcome).collect();
+    // Only an added game's referee can draw its frames: drawn here, where
+    // it runs, by a fresh run of it over the replay (which also checks that
+    // it says the same again). A failure loses the pictures, not the match.
+    let frames_gz = match &game {
+        Game::External(_) => match game.frames(&report.replay, &cfg.match_sandbox) {
+            Ok(f) => serde_json::to_vec(&f).ok().map(|json| crate::packed::gzip(&json)),
+            Err(e) => {
+                tracing::warn!(match_id = m.match_id, "the game's referee could not draw the match: {e}");
+                None
+            }
+        },
+        Game::Builtin(_) => None,
+    };
     JobResult::Played {
+        frames_gz,
         match_id: m.match_id,
         // Packed here, on the runner's thread, not in the result's transaction.
         outcome: MatchOutcome { engine: ENGINE_VERSION.to_owned(), turns: report.turns, replay: PackedReplay::pack(&report.replay), seats },

@@ -42,7 +42,7 @@ async fn twenty_bots_of_known_strength_end_in_strength_order() {
     let Some(pg) = common::postgres("ladder20") else { return };
     let pool = common::pool(&pg, 4).await;
     let settings = config("rated", json!({"seats": 2, "concurrency": 10}));
-    let ladder = store::create_ladder(&pool, "snake-20", koth_games::GameKind::Snake, &settings).await.unwrap();
+    let ladder = store::create_ladder(&pool, "snake-20", &koth_games::GameKind::Snake.into(), &settings).await.unwrap();
     let owner = store::create_user(&pool, "host", true).await.unwrap();
     let mut bots = Vec::new();
     for i in 0..20 {
@@ -81,7 +81,7 @@ async fn newcomers_play_one_at_a_time_and_superseded_versions_are_not_rated() {
     let Some(pg) = common::postgres("ladder-rules") else { return };
     let pool = common::pool(&pg, 4).await;
     let settings = config("rated", json!({"seats": 2, "concurrency": 6, "newcomer_games": 3}));
-    let ladder = store::create_ladder(&pool, "target-rules", koth_games::GameKind::Target, &settings).await.unwrap();
+    let ladder = store::create_ladder(&pool, "target-rules", &koth_games::GameKind::Target.into(), &settings).await.unwrap();
     let owner = store::create_user(&pool, "author", false).await.unwrap();
     let mut bots = Vec::new();
     for i in 0..4 {
@@ -145,7 +145,7 @@ async fn round_robin_and_neighbours_ladders_schedule_what_is_owed_once() {
     let q = Queue::new(pool.clone());
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(3);
 
-    let rr = store::create_ladder(&pool, "snake-rr", koth_games::GameKind::Snake, &config("round_robin", json!({}))).await.unwrap();
+    let rr = store::create_ladder(&pool, "snake-rr", &koth_games::GameKind::Snake.into(), &config("round_robin", json!({}))).await.unwrap();
     let mut bots = Vec::new();
     for i in 0..3 {
         bots.push(ready_bot(&pool, rr, owner, &format!("r{i}")).await);
@@ -176,7 +176,7 @@ async fn round_robin_and_neighbours_ladders_schedule_what_is_owed_once() {
     assert_eq!(queued_tuples(&pool, rr).await.len(), 12);
 
     let settings = config("neighbours", json!({"concurrency": 3, "games_per_neighbour": 4}));
-    let nb = store::create_ladder(&pool, "linkage-nb", koth_games::GameKind::Linkage, &settings).await.unwrap();
+    let nb = store::create_ladder(&pool, "linkage-nb", &koth_games::GameKind::Linkage.into(), &settings).await.unwrap();
     for i in 0..3 {
         ready_bot(&pool, nb, owner, &format!("n{i}")).await;
     }
@@ -204,7 +204,7 @@ async fn challenges_are_unrated_and_failing_bots_are_disabled() {
     let pool = common::pool(&pg, 4).await;
     let owner = store::create_user(&pool, "author", false).await.unwrap();
     let settings = config("rated", json!({"seats": 2, "concurrency": 2, "newcomer_games": 0}));
-    let ladder = store::create_ladder(&pool, "target-ch", koth_games::GameKind::Target, &settings).await.unwrap();
+    let ladder = store::create_ladder(&pool, "target-ch", &koth_games::GameKind::Target.into(), &settings).await.unwrap();
     let a = ready_bot(&pool, ladder, owner, "a").await;
     let b = ready_bot(&pool, ladder, owner, "b").await;
     let m = store::create_challenge(&pool, ladder, &[a, b], 9, owner).await.unwrap();
@@ -271,7 +271,7 @@ async fn live_turns_belong_to_the_attempt_that_holds_the_job() {
     let pool = common::pool(&pg, 4).await;
     let owner = store::create_user(&pool, "author", false).await.unwrap();
     let settings = config("rated", json!({"seats": 2, "concurrency": 1}));
-    let ladder = store::create_ladder(&pool, "target-live", koth_games::GameKind::Target, &settings).await.unwrap();
+    let ladder = store::create_ladder(&pool, "target-live", &koth_games::GameKind::Target.into(), &settings).await.unwrap();
     let (a, b) = (ready_bot(&pool, ladder, owner, "a").await, ready_bot(&pool, ladder, owner, "b").await);
     let m = store::create_challenge(&pool, ladder, &[a, b], 3, owner).await.unwrap();
     let rows = |pool: PgPool| async move {
@@ -324,7 +324,7 @@ async fn standings_follow_each_games_seed_format() {
     // Snake's seed: round robin, win 2, tie 1, loss 0.
     let snake = LadderConfig::default_for(koth_games::GameKind::Snake);
     assert_eq!(snake.format.name(), "round_robin");
-    let rr = store::create_ladder(&pool, "snake", koth_games::GameKind::Snake, &snake).await.unwrap();
+    let rr = store::create_ladder(&pool, "snake", &koth_games::GameKind::Snake.into(), &snake).await.unwrap();
     let mut bots = Vec::new();
     for i in 0..3 {
         bots.push(ready_bot(&pool, rr, owner, &format!("s{i}")).await);
@@ -342,7 +342,7 @@ async fn standings_follow_each_games_seed_format() {
     assert_eq!(linkage.to_stored().0, "neighbours");
     assert_eq!(linkage.to_stored().1["games_per_neighbour"], 10);
     let nb = LadderConfig::with_request(&linkage, None, Some(&json!({"games_per_neighbour": 2}))).unwrap();
-    let nb = store::create_ladder(&pool, "linkage", koth_games::GameKind::Linkage, &nb).await.unwrap();
+    let nb = store::create_ladder(&pool, "linkage", &koth_games::GameKind::Linkage.into(), &nb).await.unwrap();
     let a = ready_bot(&pool, nb, owner, "weak").await;
     let b = ready_bot(&pool, nb, owner, "strong").await;
     tick(&pool, &q, &mut rng).await.unwrap();
@@ -368,8 +368,9 @@ async fn swiss_rounds_follow_one_another() {
     let owner = store::create_user(&pool, "host", true).await.unwrap();
     let q = Queue::new(pool.clone());
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(9);
-    let ladder =
-        store::create_ladder(&pool, "target-swiss", koth_games::GameKind::Target, &config("swiss", json!({"seats": 2}))).await.unwrap();
+    let ladder = store::create_ladder(&pool, "target-swiss", &koth_games::GameKind::Target.into(), &config("swiss", json!({"seats": 2})))
+        .await
+        .unwrap();
     let mut bots = Vec::new();
     for i in 0..4 {
         bots.push(ready_bot(&pool, ladder, owner, &format!("w{i}")).await);
@@ -413,6 +414,7 @@ async fn the_sql_checks_list_every_format_and_job_kind() {
         ("jobs_state_check", koth_scheduler::job::JobState::ALL.iter().map(|s| s.as_str()).collect::<Vec<_>>()),
         ("matches_state_check", koth_scheduler::job::MatchState::ALL.iter().map(|s| s.as_str()).collect()),
         ("bot_versions_status_check", koth_scheduler::job::VersionStatus::ALL.iter().map(|s| s.as_str()).collect()),
+        ("games_status_check", koth_scheduler::job::GameStatus::ALL.iter().map(|s| s.as_str()).collect()),
     ] {
         let def: String = sqlx::query_scalar("SELECT pg_get_constraintdef(oid) FROM pg_constraint WHERE conname = $1")
             .bind(constraint)

@@ -118,6 +118,7 @@ async function homePage() {
   setMain(el('h1', {}, 'Ladders'),
     ladders.length ? table(['game', 'ladder', 'format', 'bots', 'state', 'submissions'], rows, { id: 'ladders' }) : el('p', {}, 'No ladders yet: a host creates them.'),
     who && who.is_host ? await newLadderForm() : null,
+    who && who.is_host ? await addGameForm() : null,
     el('section', { id: 'account-box' }, el('h2', { id: 'account-title' }, 'Your account'), who ? signedIn(who) : signIn()));
 }
 
@@ -136,7 +137,8 @@ async function newLadderForm() {
   const games = await api('/api/games');
   const out = el('div', { id: 'new-ladder-result' });
   const name = el('input', { id: 'new-ladder-name', required: true, pattern: '[A-Za-z0-9_.\\-]{1,40}' });
-  const game = el('select', { id: 'new-ladder-game' }, games.map(g => el('option', { value: g.name }, g.name)));
+  // Added games are offered once their validation match has passed.
+  const game = el('select', { id: 'new-ladder-game' }, games.filter(g => g.status === 'ready').map(g => el('option', { value: g.name }, g.name)));
   const format = el('select', { id: 'new-ladder-format' }, el('option', { value: '' }, "the game's own"),
     ['rated', 'round_robin', 'neighbours', 'swiss'].map(f => el('option', { value: f }, f.replace('_', ' '))));
   const settings = el('textarea', { id: 'new-ladder-settings', rows: 2, cols: 50, placeholder: '{"seats": 2, "max_turns": 300}' });
@@ -157,6 +159,45 @@ async function newLadderForm() {
     el('p', {}, el('label', {}, 'Settings (JSON, optional) ', settings)),
     el('button', { type: 'submit' }, 'Create the ladder'));
   return el('section', { id: 'host-box' }, el('h2', {}, 'Create a ladder'), form, out);
+}
+
+/** Hosts: add a game (its folder as an archive) and follow the games added. */
+async function addGameForm() {
+  const added = (await api('/api/games')).filter(g => g.added);
+  const out = el('div', { id: 'add-game-result' });
+  const file = el('input', { id: 'add-game-file', type: 'file', accept: '.tar,.gz,.tgz,.zip', required: true });
+  const form = el('form', {
+    id: 'add-game', onsubmit: async ev => {
+      ev.preventDefault();
+      try {
+        const f = file.files[0];
+        const name = f.name.replace(/[^A-Za-z0-9_.-]/g, '_');
+        const r = await api('/api/games?file=' + encodeURIComponent(name),
+          { method: 'POST', headers: { 'Content-Type': 'application/octet-stream' }, body: f });
+        out.replaceChildren(el('p', {}, 'Added ', el('a', { href: '/games/' + r.name }, r.name),
+          `: its example bots (${r.example_bots.join(', ')}) are playing its validation match; it is offered once that passes.`));
+      } catch (e) { out.replaceChildren(errorBox(e)); }
+    }
+  }, el('label', {}, "The game's folder as an archive (.tar.gz, .zip) ", file), ' ', el('button', { type: 'submit' }, 'Add the game'));
+  const rows = added.map(g => [el('a', { href: '/games/' + g.name }, g.name), g.title || '', g.status]);
+  return el('section', { id: 'add-game-box' }, el('h2', {}, 'Add a game'),
+    el('p', {}, 'A game is a folder: ', el('code', {}, 'game.json'), ', its referee and example bots (', el('a', { href: '/games/authoring' }, 'how to write one'), ').'),
+    form, out, rows.length ? table(['game', 'title', 'status'], rows, { id: 'added-games' }) : null);
+}
+
+/** An added game: what its manifest says, its validation, its folder. */
+async function gamePage() {
+  const name = document.body.dataset.game;
+  const g = await api('/api/games/' + encodeURIComponent(name));
+  const time = g.time && g.time.per_move !== undefined ? `${g.time.per_move} ms a move` : JSON.stringify(g.time);
+  setMain(el('h1', {}, g.title || g.name),
+    el('p', {}, `${g.name}: ${g.seats[0]} to ${g.seats[1]} players, ${time}; added by ${g.added_by || 'a host'}.`),
+    el('p', {}, 'Status: ', el('strong', { id: 'game-status' }, g.status)),
+    g.log ? el('pre', { id: 'game-log' }, g.log) : null,
+    el('p', {}, el('a', { href: `/api/games/${name}/folder`, download: name + '.tar' }, 'Download its folder'),
+      ' (game.json, its referee, its example bots) to play it on your machine: ',
+      el('code', {}, `mkdir ${name} && tar xf ${name}.tar -C ${name} && koth match --game ./${name} mybot.py ${name}/bots/…`)),
+    el('p', {}, el('a', { href: '/games/authoring' }, 'How games are written'), ' · ', el('a', { href: '/games' }, 'All games')));
 }
 
 function signedIn(who) {
@@ -872,7 +913,7 @@ async function start() {
   header();
   const page = document.body.dataset.page;
   const id = Number(document.body.dataset.id);
-  const pages = { home: homePage, ladder: ladderPage, bot: botPage, match: matchPage, submit: submitPage, me: mePage, replay: replayPage };
+  const pages = { home: homePage, ladder: ladderPage, bot: botPage, match: matchPage, submit: submitPage, me: mePage, replay: replayPage, game: gamePage };
   if (!pages[page]) return;
   try {
     await pages[page](id);

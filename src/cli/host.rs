@@ -1,14 +1,16 @@
 //! The host's commands, over the same HTTP API as the pages: `koth ladder
 //! ...` (create, pause, resume, list and cancel matches, disable and enable
-//! bots) and `koth contest
-//! ...` (show, deadline, finals, export). They need a host's token (`koth
+//! bots), `koth contest ...` (show, deadline, finals, export) and `koth game
+//! ...` (list, add a game from its folder). They need a host's token (`koth
 //! up` writes it to <data-dir>/host-token; `koth login --token` saves it).
 
 use std::path::PathBuf;
 
 use anyhow::{bail, Context};
 use clap::Subcommand;
-use koth_scheduler::api::types::{BotDisabled, Contest, LadderBot, LadderCreated, LadderSummary, MatchCancelled, MatchSummary, Paused};
+use koth_scheduler::api::types::{
+    BotDisabled, Contest, GameAdded, GameInfo, GameStatus, LadderBot, LadderCreated, LadderSummary, MatchCancelled, MatchSummary, Paused,
+};
 use serde_json::{json, Value};
 
 use super::client::{Client, ServerArgs};
@@ -25,7 +27,7 @@ pub enum LadderCommand {
         #[command(flatten)]
         server: ServerArgs,
         name: String,
-        /// flit, slime, linkage, target or snake.
+        /// flit, slime, linkage, target, snake, or a game a host added (`koth game list`).
         #[arg(long)]
         game: String,
         /// rated, round_robin, neighbours or swiss.
@@ -312,4 +314,69 @@ pub fn contest(cmd: ContestCommand) -> anyhow::Result<i32> {
         }
     }
     Ok(0)
+}
+
+#[derive(Subcommand)]
+pub enum GameCommand {
+    /// Every game of a server: koth's own and those hosts added, with their status.
+    List {
+        #[command(flatten)]
+        server: ServerArgs,
+    },
+    /// Hosts: add a game to a server from its folder (game.json, its referee, example bots in bots/)
+    /// and wait for its validation match.
+    Add {
+        #[command(flatten)]
+        server: ServerArgs,
+        /// The game's folder (try it first: `koth match --game FOLDER FOLDER/bots/...`).
+        folder: PathBuf,
+        /// Seconds to wait for its validation match.
+        #[arg(long, default_value_t = 600)]
+        timeout_secs: u64,
+    },
+}
+
+pub fn game(cmd: GameCommand) -> anyhow::Result<i32> {
+    match cmd {
+        GameCommand::List { server } => {
+            let c = Client::new(&server)?;
+            let games: Vec<GameInfo> = c.get("/api/games")?;
+            for g in games {
+                let whose = if g.added { format!("added by {}", g.added_by.as_deref().unwrap_or("a host")) } else { "koth's own".into() };
+                println!("{:<12} {}-{} players  {:<10} {whose}  {}", g.name, g.seats[0], g.seats[1], g.status.as_str(), g.title);
+            }
+            Ok(0)
+        }
+        GameCommand::Add { server, folder, timeout_secs } => {
+            let c = Client::new(&server)?;
+            let package = koth_runner::game::GamePackage::from_folder(&folder, &Default::default()).map_err(anyhow::Error::msg)?;
+            let name = package.manifest.name.clone();
+            let resp = c.finish(
+                c.request("POST", &format!("/api/games?file={name}.tar"))
+                    .set("Content-Type", "application/octet-stream")
+                    .send_bytes(&package.to_tar()),
+            )?;
+            let added: GameAdded = resp.into_json()?;
+            eprintln!("added {name}; its example bots ({}) are playing its validation match", added.example_bots.join(", "));
+            let deadline = std::time::Instant::now() + std::time::Duration::from_secs(timeout_secs);
+            loop {
+                let g: GameInfo = c.get(&format!("/api/games/{name}"))?;
+                match g.status {
+                    GameStatus::Validating if std::time::Instant::now() < deadline => {
+                        std::thread::sleep(std::time::Duration::from_millis(500))
+                    }
+                    GameStatus::Validating => bail!("{name} is still being validated after {timeout_secs} s; `koth game list` follows it"),
+                    GameStatus::Ready => {
+                        println!("{name} is ready: {}", g.log.unwrap_or_default());
+                        println!("make a ladder for it: koth ladder create NAME --game {name}");
+                        return Ok(0);
+                    }
+                    GameStatus::Refused => {
+                        println!("{}", g.log.unwrap_or_else(|| format!("{name} was refused")));
+                        return Ok(1);
+                    }
+                }
+            }
+        }
+    }
 }

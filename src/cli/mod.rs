@@ -148,6 +148,9 @@ enum Command {
     /// Hosts: a ladder's contest: show it, set its deadline, start its finals, export its final standings.
     #[command(subcommand)]
     Contest(host::ContestCommand),
+    /// A server's games; hosts: add one from its folder (a referee program in any language).
+    #[command(subcommand)]
+    Game(host::GameCommand),
     /// Replays: download a server's, check one against the rules.
     #[command(subcommand)]
     Replay(client::ReplayCommand),
@@ -206,6 +209,7 @@ pub fn run(cli: Cli) -> anyhow::Result<i32> {
         Command::Leaderboard(args) => client::leaderboard(args),
         Command::Ladder(cmd) => host::ladder(cmd),
         Command::Contest(cmd) => host::contest(cmd),
+        Command::Game(cmd) => host::game(cmd),
         Command::Replay(cmd) => client::replay(cmd),
         Command::Logs(args) => client::logs(args),
         Command::Signup(args) => client::signup(args),

@@ -122,7 +122,7 @@ pub fn run(a: ReplayBenchArgs) -> anyhow::Result<i32> {
         for replay in &replays_in {
             let game = replay.game.kind().expect("replay-bench plays koth's own games");
             let cfg = koth_scheduler::format::LadderConfig::default_for(game);
-            let ladder = store::create_ladder(&pool, &format!("bench-{}-{}", game.name(), std::process::id()), game, &cfg).await?;
+            let ladder = store::create_ladder(&pool, &format!("bench-{}-{}", game.name(), std::process::id()), &game.into(), &cfg).await?;
             let mut bots = Vec::new();
             let mut conn = pool.acquire().await?;
             for i in 0..2 {

@@ -52,6 +52,7 @@ pub fn start(data: &std::path::Path, addr: &str, name: &str, uid_base: u32) -> (
         .env("KOTH_SANDBOX_RUNTIME_DIR", format!("/run/koth-test/{name}"))
         .env("KOTH_SANDBOX_UID_BASE", uid_base.to_string())
         .env("KOTH_CACHE", data.join("cache"))
+        .env("KOTH_GAMES", data.join("games"))
         .env_remove("DATABASE_URL")
         .stdin(Stdio::null())
         .stdout(Stdio::null())

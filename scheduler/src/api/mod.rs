@@ -226,6 +226,9 @@ fn bad(msg: impl Into<String>) -> ApiError {
 fn not_found(what: &str) -> ApiError {
     ApiError(StatusCode::NOT_FOUND, format!("{what} does not exist"))
 }
+fn conflict(msg: String) -> ApiError {
+    ApiError(StatusCode::CONFLICT, msg)
+}
 fn forbidden(msg: &str) -> ApiError {
     ApiError(StatusCode::FORBIDDEN, msg.into())
 }
@@ -242,7 +245,14 @@ pub fn router(pool: PgPool) -> Router {
 pub fn router_with(pool: PgPool, options: ApiOptions) -> Router {
     let drawing = Arc::new(tokio::sync::Semaphore::new(2));
     let (api, _) = routes().split_for_parts();
+    // A game's page needs the database: added games are rows.
+    let api = api.route("/games/{name}", axum::routing::get(game_page));
     crate::web::service(api.layer(DefaultBodyLimit::max(MAX_BODY)), AppState { pool, drawing, options })
+}
+
+async fn game_page(State(s): State<AppState>, axum::extract::Path(name): axum::extract::Path<String>) -> Response {
+    let added = koth_games::GameKind::from_name(&name).is_none() && matches!(crate::db::games::by_name(&s.pool, &name).await, Ok(Some(_)));
+    crate::web::game_page(&name, added)
 }
 
 /// The OpenAPI document: every route's declaration, as served.
@@ -302,7 +312,9 @@ fn routes() -> OpenApiRouter<AppState> {
         .routes(routes!(my_tokens, new_token_route))
         .routes(routes!(revoke_token))
         .routes(routes!(rotate_token))
-        .routes(routes!(games))
+        .routes(routes!(games, add_game))
+        .routes(routes!(game_info))
+        .routes(routes!(game_folder))
         .routes(routes!(starter))
         .routes(routes!(languages))
         .routes(routes!(ladders, create_ladder))
@@ -584,24 +596,137 @@ async fn delete_me(State(s): State<AppState>, headers: HeaderMap) -> ApiResult<J
     Ok(Json(AccountDeleted { id: who.id, bots_withdrawn }))
 }
 
-/// The games koth plays: seats, time per move, what a timeout does.
+/// The games this server plays: koth's own and those hosts added (with
+/// their status); seats, time per move, what a timeout does.
 #[utoipa::path(get, path = "/api/games", tag = "games", responses((status = 200, body = Vec<GameInfo>)))]
-async fn games() -> Json<Vec<GameInfo>> {
-    Json(
-        koth_games::GameKind::ALL
-            .iter()
-            .map(|g| {
-                let (lo, hi) = g.seat_range();
-                GameInfo {
-                    name: g.name().into(),
-                    seats: [lo, hi],
-                    time: serde_json::to_value(g.time_policy()).unwrap_or_default(),
-                    protocol: format!("/games/{}", g.name()),
-                    starters: koth_runner::starters::of_game(g.name()).iter().map(StarterInfo::of).collect(),
-                }
-            })
-            .collect(),
+async fn games(State(s): State<AppState>) -> ApiResult<Json<Vec<GameInfo>>> {
+    let mut all: Vec<GameInfo> = koth_games::GameKind::ALL.iter().map(|g| builtin_info(*g)).collect();
+    all.extend(crate::db::games::all(&s.pool).await?.iter().map(added_info));
+    Ok(Json(all))
+}
+
+fn builtin_info(g: koth_games::GameKind) -> GameInfo {
+    let (lo, hi) = g.seat_range();
+    GameInfo {
+        name: g.name().into(),
+        seats: [lo, hi],
+        time: serde_json::to_value(g.time_policy()).unwrap_or_default(),
+        protocol: format!("/games/{}", g.name()),
+        starters: koth_runner::starters::of_game(g.name()).iter().map(StarterInfo::of).collect(),
+        title: String::new(),
+        added: false,
+        status: GameStatus::Ready,
+        log: None,
+        added_by: None,
+    }
+}
+
+fn added_info(g: &crate::db::games::AddedGame) -> GameInfo {
+    let (lo, hi) = g.game.seat_range();
+    let (title, time) = match &g.game {
+        crate::served::ServedGame::Added(m) => (m.title.clone(), serde_json::to_value(m.time_policy).unwrap_or_default()),
+        crate::served::ServedGame::Builtin(k) => (String::new(), serde_json::to_value(k.time_policy()).unwrap_or_default()),
+    };
+    GameInfo {
+        name: g.game.name().into(),
+        seats: [lo, hi],
+        time,
+        protocol: format!("/games/{}", g.game.name()),
+        starters: Vec::new(),
+        title,
+        added: true,
+        status: g.status,
+        log: g.log.clone(),
+        added_by: g.added_by.clone(),
+    }
+}
+
+/// One game: koth's own, or one a host added (with its validation's log).
+#[utoipa::path(get, path = "/api/games/{game}", tag = "games", params(("game" = String, Path, description = "The game's name")),
+    responses((status = 200, body = GameInfo)))]
+async fn game_info(State(s): State<AppState>, ApiPath(game): ApiPath<String>) -> ApiResult<Json<GameInfo>> {
+    if let Some(g) = koth_games::GameKind::from_name(&game) {
+        return Ok(Json(builtin_info(g)));
+    }
+    let added = crate::db::games::by_name(&s.pool, &game).await?.ok_or_else(|| not_found(&format!("game {game:?}")))?;
+    Ok(Json(added_info(&added)))
+}
+
+#[derive(Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
+struct AddGameQuery {
+    /// The archive's name (.tar, .tar.gz, .zip), for messages.
+    #[param(required = true, pattern = r"^[A-Za-z0-9_.-]+$")]
+    file: Option<String>,
+}
+
+/// Add a game to this server (hosts): the body is an archive of the game's
+/// folder (`game.json`, its referee, example bots in `bots/`; see
+/// `/games/authoring`). It is checked at once; then a runner builds its
+/// referee and plays its example bots against each other, and the game is
+/// offered for ladders only if that match is played cleanly
+/// (`GET /api/games/{game}` follows it). A refused game may be added again
+/// under its name.
+#[utoipa::path(post, path = "/api/games", tag = "games", security(("token" = [])), params(AddGameQuery),
+    request_body(content = Vec<u8>, content_type = "application/octet-stream", description = "The game's folder as a tar, tar.gz or zip archive"),
+    responses((status = 202, body = GameAdded, description = "Stored; its validation match is queued"),
+              (status = 409, body = ErrorBody, description = "A game of this name exists (validating or ready)"),
+              (status = 413, body = ErrorBody, description = "Larger than 40 MiB"),
+              (status = 422, body = ErrorBody, description = "Not a game folder koth can take (what is wrong, what to do)")))]
+async fn add_game(
+    State(s): State<AppState>,
+    ApiQuery(q): ApiQuery<AddGameQuery>,
+    headers: HeaderMap,
+    ApiBody(body): ApiBody,
+) -> ApiResult<Response> {
+    let who = require_caller(&s.pool, &headers).await?;
+    require_host(&who)?;
+    let file = q.file.ok_or_else(|| bad("say the archive's name: ?file=game.tar.gz (a tar, tar.gz or zip of the game's folder)"))?;
+    let bytes = body.to_vec();
+    let package =
+        tokio::task::spawn_blocking(move || koth_runner::game::GamePackage::from_upload(&file, &bytes, &SubmissionLimits::default()))
+            .await
+            .map_err(|e| ApiError(StatusCode::INTERNAL_SERVER_ERROR, format!("checking the upload failed: {e}")))?
+            .map_err(|e| ApiError(StatusCode::UNPROCESSABLE_ENTITY, e))?;
+    let name = package.manifest.name.clone();
+    let manifest = serde_json::to_value(&package.manifest).map_err(|e| ApiError(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))?;
+    // The ladder it would get must be one this server can run.
+    crate::served::ServedGame::Added(Box::new(package.manifest.clone()))
+        .default_ladder()
+        .map_err(|e| ApiError(StatusCode::UNPROCESSABLE_ENTITY, e))?;
+    match crate::db::games::add(&s.pool, &name, &manifest, &package.to_tar(), &package.source_hash(), who.id).await? {
+        crate::db::games::Added::Queued(_) => Ok((
+            StatusCode::ACCEPTED,
+            Json(GameAdded {
+                url: format!("/api/games/{name}"),
+                name,
+                status: GameStatus::Validating,
+                example_bots: package.example_bots(),
+            }),
+        )
+            .into_response()),
+        crate::db::games::Added::Taken(status) => Err(conflict(format!(
+            "a game named {name:?} exists ({}); a game that ladders use is not replaced: give this one another name in its {}",
+            status.as_str(),
+            koth_games::external::MANIFEST
+        ))),
+    }
+}
+
+/// An added game's folder, as a tar archive: to play its matches locally
+/// with `koth match --game ./FOLDER` (every match page says the command).
+#[utoipa::path(get, path = "/api/games/{game}/folder", tag = "games", params(("game" = String, Path, description = "An added game's name")),
+    responses((status = 200, content_type = "application/x-tar", body = Vec<u8>, description = "The game's folder, as a tar archive")))]
+async fn game_folder(State(s): State<AppState>, ApiPath(game): ApiPath<String>) -> ApiResult<Response> {
+    let tar = crate::db::games::source_by_name(&s.pool, &game).await?.ok_or_else(|| not_found(&format!("added game {game:?}")))?;
+    Ok((
+        [
+            (axum::http::header::CONTENT_TYPE, "application/x-tar".to_owned()),
+            (axum::http::header::CONTENT_DISPOSITION, format!("attachment; filename=\"{game}.tar\"")),
+        ],
+        tar,
     )
+        .into_response())
 }
 
 /// A game's starter kit in one language: a bot that plays legally, to
@@ -685,22 +810,41 @@ async fn create_ladder(State(s): State<AppState>, headers: HeaderMap, ApiBody(bo
     if !valid_name(&l.name) {
         return Err(bad(NAME_RULE));
     }
-    let kind = koth_games::GameKind::from_name(&l.game)
-        .ok_or_else(|| bad(format!("unknown game {:?}; koth plays {}", l.game, koth_games::GameKind::ALL.map(|g| g.name()).join(", "))))?;
-    let config = crate::format::LadderConfig::with_request(
-        &crate::format::LadderConfig::default_for(kind),
-        l.format.as_deref(),
-        l.settings.as_ref(),
-    )
-    .and_then(|c| c.check(kind).map(|()| c))
-    .map_err(bad)?;
+    let game = served_game(&s.pool, &l.game).await?;
+    let config = game
+        .default_ladder()
+        .and_then(|base| crate::format::LadderConfig::with_request(&base, l.format.as_deref(), l.settings.as_ref()))
+        .and_then(|c| c.check(&game).map(|()| c))
+        .map_err(bad)?;
     let format = config.format.name().to_owned();
-    match crate::store::create_ladder(&s.pool, &l.name, kind, &config).await {
-        Ok(id) => Ok((StatusCode::CREATED, Json(LadderCreated { id, name: l.name, game: kind.name().into(), format })).into_response()),
+    match crate::store::create_ladder(&s.pool, &l.name, &game, &config).await {
+        Ok(id) => Ok((StatusCode::CREATED, Json(LadderCreated { id, name: l.name, game: game.name().into(), format })).into_response()),
         Err(sqlx::Error::Database(e)) if e.is_unique_violation() => {
             Err(ApiError(StatusCode::CONFLICT, format!("a ladder named {:?} exists", l.name)))
         }
         Err(e) => Err(e.into()),
+    }
+}
+
+/// A game ladders may be made for: koth's own, or an added one that is
+/// ready; the error says which games there are, or why this one is not.
+async fn served_game(pool: &PgPool, name: &str) -> ApiResult<crate::served::ServedGame> {
+    if let Some(g) = koth_games::GameKind::from_name(name) {
+        return Ok(g.into());
+    }
+    match crate::db::games::by_name(pool, name).await? {
+        Some(g) if g.status == GameStatus::Ready => Ok(g.game),
+        Some(g) if g.status == GameStatus::Validating => {
+            Err(conflict(format!("game {name:?} is still being validated (its example bots are playing); try again shortly")))
+        }
+        Some(g) => Err(conflict(format!("game {name:?} was refused by its validation: {}", g.log.unwrap_or_else(|| "no log".into())))),
+        None => {
+            let mut names: Vec<String> = koth_games::GameKind::ALL.iter().map(|g| g.name().to_owned()).collect();
+            names.extend(
+                crate::db::games::all(pool).await?.into_iter().filter(|g| g.status == GameStatus::Ready).map(|g| g.game.name().to_owned()),
+            );
+            Err(bad(format!("unknown game {name:?}; this server plays {}", names.join(", "))))
+        }
     }
 }
 
@@ -820,7 +964,6 @@ async fn start_finals(
     require_host(&require_caller(&s.pool, &headers).await?)?;
     let r: FinalsRequest = json_body(&body, r#"{"top": 8, "format"?: "round_robin", "settings"?: {"rounds": 2}}"#)?;
     let now = contest_of(&s.pool, id).await?;
-    let conflict = |m: String| ApiError(StatusCode::CONFLICT, m);
     match now.phase {
         crate::contest::Phase::Open => {
             return Err(conflict(match now.deadline {
@@ -841,8 +984,8 @@ async fn start_finals(
     drop(conn);
     let format = r.format.as_deref().unwrap_or("round_robin");
     let config =
-        crate::contest::finals_config(&ladder, format, r.settings.as_ref()).and_then(|c| c.check(kind).map(|()| c)).map_err(bad)?;
-    let seats = config.seats(kind);
+        crate::contest::finals_config(&ladder, format, r.settings.as_ref()).and_then(|c| c.check(&kind).map(|()| c)).map_err(bad)?;
+    let seats = config.seats(&kind);
     if (r.top as usize) < seats {
         return Err(bad(format!("the finals need at least {seats} bots (a match's seats), not top {}", r.top)));
     }
@@ -1288,7 +1431,22 @@ async fn live(State(s): State<AppState>, ApiPath(id): ApiPath<i64>, ApiQuery(q):
     let _permit = s.drawing.acquire().await.map_err(|e| ApiError(StatusCode::SERVICE_UNAVAILABLE, e.to_string()))?;
     let drawn = tokio::task::spawn_blocking(move || -> Result<LiveMatch, String> {
         use koth_games::replay::{frames, Replay, ReplaySeat, Turn};
-        let game = info.game.as_deref().and_then(koth_games::GameKind::from_name).ok_or("not one of koth's own games")?;
+        let Some(game) = info.game.as_deref().and_then(koth_games::GameKind::from_name) else {
+            // An added game: only its referee draws it, and that runs on the
+            // runner; the turns are shown as written, the board at the end.
+            let mut turns = Vec::new();
+            for c in &chunks {
+                turns.extend(serde_json::from_slice::<Vec<Value>>(c).map_err(|e| format!("its written turns: {e}"))?);
+            }
+            let turns_played = turns.len() as u32;
+            return Ok(LiveMatch {
+                id,
+                running: true,
+                turns_played,
+                frames: None,
+                turns: turns.split_off((from.max(1) - 1).min(turns.len())),
+            });
+        };
         let seed = info.seed.parse().map_err(|e| format!("its seed {:?}: {e}", info.seed))?;
         let mut turns: Vec<Turn> = Vec::new();
         for c in &chunks {
@@ -1394,8 +1552,12 @@ fn require_host(who: &Caller) -> ApiResult<()> {
 async fn challenge(State(s): State<AppState>, headers: HeaderMap, ApiBody(body): ApiBody) -> ApiResult<Response> {
     let who = require_caller(&s.pool, &headers).await?;
     let c: NewChallenge = json_body(&body, r#"{"ladder": 1, "bots": [1, 2]}"#)?;
-    let kind = reads::ladder_game(&s.pool, c.ladder).await?;
-    let kind = kind.and_then(|k| koth_games::GameKind::from_name(&k)).ok_or_else(|| not_found(&format!("ladder {}", c.ladder)))?;
+    let mut conn = s.pool.acquire().await?;
+    let (kind, _) = crate::store::ladder_config(&mut conn, c.ladder)
+        .await
+        .map_err(store_error)?
+        .ok_or_else(|| not_found(&format!("ladder {}", c.ladder)))?;
+    drop(conn);
     let (lo, hi) = kind.seat_range();
     if c.bots.len() < lo || c.bots.len() > hi {
         return Err(bad(format!("{} is played by {lo} to {hi} bots; {} given", kind.name(), c.bots.len())));

@@ -2,12 +2,13 @@
 //! applying the migrations in `sql/` (here), the job queue ([`queue`]), the
 //! rows koth writes and reads ([`store`]), recording a finished match
 //! ([`results`]) and its replay ([`replays`]), accounts and their tokens
-//! ([`accounts`]), contests' deadlines and finals ([`contests`]), what the
+//! ([`accounts`]), games hosts add ([`games`]), contests' deadlines and finals ([`contests`]), what the
 //! runners can run ([`runners`]) and what the API reads ([`reads`]). Each function is one
 //! statement or one transaction, with typed arguments and results.
 
 pub mod accounts;
 pub mod contests;
+pub mod games;
 pub mod queue;
 pub mod reads;
 pub mod replays;

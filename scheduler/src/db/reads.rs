@@ -77,7 +77,7 @@ fn bucket_rows(rows: &[sqlx::postgres::PgRow], labels: &[&'static str]) -> Vec<c
 pub async fn operations(pool: &PgPool) -> Result<Operations> {
     let bounds: Vec<f64> = crate::metrics::SECONDS.to_vec();
     let matches = sqlx::query(
-        "WITH d AS (SELECT g.kind AS game, l.name AS ladder, extract(epoch FROM j.finished_at - j.started_at)::float8 AS secs \
+        "WITH d AS (SELECT g.name AS game, l.name AS ladder, extract(epoch FROM j.finished_at - j.started_at)::float8 AS secs \
                     FROM matches m JOIN jobs j ON j.id = m.job_id LEFT JOIN ladders l ON l.id = m.ladder_id \
                     LEFT JOIN games g ON g.id = l.game_id \
                     WHERE m.state = 'finished' AND j.started_at IS NOT NULL AND j.finished_at IS NOT NULL) \
@@ -87,7 +87,7 @@ pub async fn operations(pool: &PgPool) -> Result<Operations> {
     .fetch_all(pool)
     .await?;
     let waits = sqlx::query(
-        "WITH d AS (SELECT j.kind, g.kind AS game, l.name AS ladder, extract(epoch FROM j.started_at - j.created_at)::float8 AS secs \
+        "WITH d AS (SELECT j.kind, g.name AS game, l.name AS ladder, extract(epoch FROM j.started_at - j.created_at)::float8 AS secs \
                     FROM jobs j LEFT JOIN matches m ON m.job_id = j.id \
                     LEFT JOIN bot_versions v ON v.compile_job = j.id LEFT JOIN bots b ON b.id = v.bot_id \
                     LEFT JOIN ladders l ON l.id = coalesce(m.ladder_id, b.ladder_id) LEFT JOIN games g ON g.id = l.game_id \
@@ -108,7 +108,7 @@ pub async fn operations(pool: &PgPool) -> Result<Operations> {
     .fetch_all(pool)
     .await?;
     let finished = sqlx::query(
-        "SELECT coalesce(g.kind, '') AS game, coalesce(l.name, '') AS ladder, count(*) AS n \
+        "SELECT coalesce(g.name, '') AS game, coalesce(l.name, '') AS ladder, count(*) AS n \
          FROM matches m LEFT JOIN ladders l ON l.id = m.ladder_id LEFT JOIN games g ON g.id = l.game_id \
          WHERE m.state = 'finished' AND m.finished_at > now() - interval '10 minutes' GROUP BY 1, 2 ORDER BY 1, 2",
     )
@@ -134,7 +134,7 @@ pub async fn operations(pool: &PgPool) -> Result<Operations> {
 
 pub async fn ladders(pool: &PgPool) -> Result<Vec<LadderSummary>> {
     let rows = sqlx::query(
-        "SELECT l.id, l.name, l.format, l.paused, g.kind, (SELECT count(*) FROM bots b WHERE b.ladder_id = l.id) AS bots, \
+        "SELECT l.id, l.name, l.format, l.paused, g.name AS kind, (SELECT count(*) FROM bots b WHERE b.ladder_id = l.id) AS bots, \
                 to_char(l.deadline AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"') AS deadline, \
                 coalesce(l.deadline <= now(), false) AS passed, l.finals IS NOT NULL AS finals, l.finished_at IS NOT NULL AS finished \
          FROM ladders l JOIN games g ON g.id = l.game_id ORDER BY l.id",
@@ -208,7 +208,7 @@ pub async fn ladder_bots(pool: &PgPool, id: i64) -> Result<Vec<LadderBot>> {
 /// Every bot of `owner`, by ladder then name.
 pub async fn bots_of(pool: &PgPool, owner: i64) -> Result<Vec<MyBot>> {
     let rows = sqlx::query(
-        "SELECT b.id, b.name, l.id AS ladder, l.name AS ladder_name, g.kind AS game, b.disabled_reason, \
+        "SELECT b.id, b.name, l.id AS ladder, l.name AS ladder_name, g.name AS game, b.disabled_reason, \
                 v.number AS current, v.language, latest.number AS latest, latest.status AS latest_status \
          FROM bots b JOIN ladders l ON l.id = b.ladder_id JOIN games g ON g.id = l.game_id \
          LEFT JOIN bot_versions v ON v.id = b.current_version \
@@ -320,7 +320,7 @@ pub async fn bot_owner(pool: &PgPool, bot: i64) -> Result<Option<i64>> {
 
 pub async fn bot_info(pool: &PgPool, id: i64) -> Result<Option<BotInfo>> {
     let Some(b) = sqlx::query(
-        "SELECT b.id, b.name, b.ladder_id, l.name AS ladder_name, l.format, g.kind, b.current_version, b.disabled_reason, u.name AS owner \
+        "SELECT b.id, b.name, b.ladder_id, l.name AS ladder_name, l.format, g.name AS kind, b.current_version, b.disabled_reason, u.name AS owner \
          FROM bots b JOIN users u ON u.id = b.owner_id JOIN ladders l ON l.id = b.ladder_id JOIN games g ON g.id = l.game_id WHERE b.id = $1",
     )
     .bind(id)
@@ -459,7 +459,7 @@ pub async fn version(pool: &PgPool, id: i64) -> Result<Option<VersionRow>> {
 
 pub async fn match_info(pool: &PgPool, id: i64) -> Result<Option<MatchInfo>> {
     let Some(m) = sqlx::query(
-        "SELECT m.id, m.ladder_id, l.name AS ladder_name, g.kind, m.state, m.seed, m.rated, m.engine, m.turns, m.error, \
+        "SELECT m.id, m.ladder_id, l.name AS ladder_name, g.name AS kind, m.state, m.seed, m.rated, m.engine, m.turns, m.error, \
                 m.created_at::text AS created, m.finished_at::text AS finished, l.format, l.settings, m.validates, \
                 (m.state = 'queued' AND j.state = 'running') AS running, m.progress \
          FROM matches m LEFT JOIN ladders l ON l.id = m.ladder_id LEFT JOIN games g ON g.id = l.game_id \
@@ -496,6 +496,8 @@ pub async fn match_info(pool: &PgPool, id: i64) -> Result<Option<MatchInfo>> {
                     (r.get("name"), ext)
                 })
                 .collect();
+            // An added game is played from its folder (`GET /api/games/{name}/folder`).
+            let game = if koth_games::GameKind::from_name(&game).is_some() { game } else { format!("./{game}") };
             Some(reproduce_command(&game, &seed, &seats, common.max_turns, common.max_match_seconds))
         }
         _ => None,

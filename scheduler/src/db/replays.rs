@@ -35,6 +35,17 @@ pub async fn record(conn: &mut PgConnection, match_id: i64, replay: &PackedRepla
         .map(|_| ())
 }
 
+/// Keep frames drawn by the runner that played the match (an added game's:
+/// only its referee can draw them), in its result's transaction.
+pub async fn record_frames(conn: &mut PgConnection, match_id: i64, frames_gz: &[u8]) -> std::result::Result<(), sqlx::Error> {
+    sqlx::query("UPDATE match_replays SET frames_gz = $2 WHERE match_id = $1")
+        .bind(match_id)
+        .bind(frames_gz)
+        .execute(conn)
+        .await
+        .map(|_| ())
+}
+
 /// A match's replay: `None` no such match, `Some(None)` no replay (not
 /// finished, or failed).
 pub async fn stored(pool: &PgPool, match_id: i64) -> Result<Option<Option<StoredReplay>>> {

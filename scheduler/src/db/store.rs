@@ -9,6 +9,7 @@ use crate::format::{CommonSettings, LadderBot, LadderConfig, LadderState, MatchR
 use crate::job::Job;
 use crate::queue::enqueue_on;
 use crate::rating::Rating;
+use crate::served::{ServedGame, ADDED_KIND};
 
 /// A stored row that cannot be used, or the database failing.
 #[derive(Debug, thiserror::Error)]
@@ -45,8 +46,19 @@ pub async fn game(pool: &PgPool, kind: koth_games::GameKind) -> Result<i64, sqlx
         .await
 }
 
-pub async fn create_ladder(pool: &PgPool, name: &str, kind: koth_games::GameKind, config: &LadderConfig) -> Result<i64, sqlx::Error> {
-    let game_id = game(pool, kind).await?;
+/// A ladder of `game`: one of koth's own (its row made on first use), or
+/// an added game, which must be ready ([`super::games`]).
+pub async fn create_ladder(pool: &PgPool, name: &str, game: &ServedGame, config: &LadderConfig) -> Result<i64, sqlx::Error> {
+    let game_id = match game {
+        ServedGame::Builtin(kind) => self::game(pool, *kind).await?,
+        ServedGame::Added(m) => {
+            sqlx::query_scalar("SELECT id FROM games WHERE name = $1 AND kind = $2 AND status = 'ready'")
+                .bind(&m.name)
+                .bind(ADDED_KIND)
+                .fetch_one(pool)
+                .await?
+        }
+    };
     let (format, settings) = config.to_stored();
     sqlx::query_scalar("INSERT INTO ladders (game_id, name, format, settings) VALUES ($1, $2, $3, $4) RETURNING id")
         .bind(game_id)
@@ -60,19 +72,20 @@ pub async fn create_ladder(pool: &PgPool, name: &str, kind: koth_games::GameKind
 /// A ladder's game and configuration; None if there is no such ladder.
 /// A stored configuration that no longer parses is an error that names the
 /// ladder (the scheduler skips that ladder and says why).
-pub async fn ladder_config(conn: &mut PgConnection, ladder: i64) -> Result<Option<(koth_games::GameKind, LadderConfig)>, StoreError> {
-    let Some(row) = sqlx::query("SELECT l.format, l.settings, g.kind FROM ladders l JOIN games g ON g.id = l.game_id WHERE l.id = $1")
-        .bind(ladder)
-        .fetch_optional(&mut *conn)
-        .await?
+pub async fn ladder_config(conn: &mut PgConnection, ladder: i64) -> Result<Option<(ServedGame, LadderConfig)>, StoreError> {
+    let Some(row) =
+        sqlx::query("SELECT l.format, l.settings, g.kind, g.manifest FROM ladders l JOIN games g ON g.id = l.game_id WHERE l.id = $1")
+            .bind(ladder)
+            .fetch_optional(&mut *conn)
+            .await?
     else {
         return Ok(None);
     };
-    let kind = koth_games::GameKind::from_name(&row.get::<String, _>("kind"))
-        .ok_or_else(|| StoreError::Invalid(format!("ladder {ladder}: koth plays no game {:?}", row.get::<String, _>("kind"))))?;
+    let game = ServedGame::from_row(&row.get::<String, _>("kind"), row.get::<Option<Value>, _>("manifest").as_ref())
+        .map_err(|e| StoreError::Invalid(format!("ladder {ladder}: {e}")))?;
     let config = LadderConfig::parse(&row.get::<String, _>("format"), &row.get::<Value, _>("settings"))
         .map_err(|e| StoreError::Invalid(format!("ladder {ladder}: {e}")))?;
-    Ok(Some((kind, config)))
+    Ok(Some((game, config)))
 }
 
 /// Which of a ladder's matches a format is given: the ladder's own, or its
@@ -269,7 +282,7 @@ pub async fn record_compile(
     .await?;
     let (bot, ladder): (i64, i64) = (row.get("bot"), row.get("ladder_id"));
     let seats = match ladder_config(&mut *conn, ladder).await {
-        Ok(Some((kind, config))) if !config.common.skip_validation => Some(config.seats(kind)),
+        Ok(Some((game, config))) if !config.common.skip_validation => Some(config.seats(&game)),
         Ok(_) => None,
         Err(StoreError::Db(e)) => return Err(e),
         // A ladder whose configuration koth cannot read plays nothing; its
@@ -443,7 +456,10 @@ pub struct SeatToPlay {
 #[derive(Clone, Debug)]
 pub struct MatchToPlay {
     pub match_id: i64,
+    /// `games.kind`: one of koth's own, or [`ADDED_KIND`].
     pub game: String,
+    /// An added game's files ([`koth_runner::game::GamePackage`] as stored).
+    pub game_source: Option<Vec<u8>>,
     pub seed: i64,
     pub settings: CommonSettings,
     pub seats: Vec<SeatToPlay>,
@@ -451,7 +467,8 @@ pub struct MatchToPlay {
 
 pub async fn match_to_play(pool: &PgPool, match_id: i64) -> Result<Option<MatchToPlay>, sqlx::Error> {
     let Some(m) = sqlx::query(
-        "SELECT m.id, m.seed, g.kind, coalesce(l.settings, '{}'::jsonb) AS settings, m.validates IS NOT NULL AS validation \
+        "SELECT m.id, m.seed, g.kind, g.source AS game_source, coalesce(l.settings, '{}'::jsonb) AS settings, \
+                m.validates IS NOT NULL AS validation \
          FROM matches m LEFT JOIN ladders l ON l.id = m.ladder_id LEFT JOIN games g ON g.id = l.game_id \
          WHERE m.id = $1",
     )
@@ -477,6 +494,7 @@ pub async fn match_to_play(pool: &PgPool, match_id: i64) -> Result<Option<MatchT
     Ok(Some(MatchToPlay {
         match_id: m.get("id"),
         game: m.get("kind"),
+        game_source: m.get("game_source"),
         seed: m.get("seed"),
         settings,
         seats: seats
