@@ -8,7 +8,10 @@
 //! stderr beside each move and a visitor does not; the bot page plots the
 //! rating history; a host creates a ladder, cancels a queued match, pauses
 //! and resumes the ladder, disables and enables a bot, closes submissions,
-//! starts the finals and downloads the final standings. Screenshots go to `target/tmp/screenshots/`.
+//! starts the finals and downloads the final standings; a host adds a game
+//! (a folder with its referee in JavaScript) through the home page, follows
+//! its validation on its page, and a match of its ladder is drawn by the
+//! viewer. Screenshots go to `target/tmp/screenshots/`.
 
 mod common;
 
@@ -811,4 +814,76 @@ async fn host_pages(c: &Client, url: &str, addr: &str, data: &std::path::Path, s
     let (status, csv) = tokio::task::block_in_place(|| http_get(addr, &href));
     assert_eq!(status, 200, "{csv}");
     assert!(csv.starts_with("rank,bot,name,points,games,low,high,settled\n") && csv.lines().count() == 4, "{csv}");
+
+    added_game(c, url, addr, data, shots, &host).await;
+}
+
+/// A host adds a game through the home page's form (its folder as an
+/// archive); its page follows it to ready; a ladder of it plays, and the
+/// match page's viewer draws a match from the frames its runner drew.
+async fn added_game(c: &Client, url: &str, addr: &str, data: &std::path::Path, shots: &std::path::Path, host: &str) {
+    let folder = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("external-games/rpsls");
+    let archive = data.join("rpsls.tar");
+    std::fs::write(&archive, koth_runner::game::GamePackage::from_folder(&folder, &Default::default()).unwrap().to_tar()).unwrap();
+    c.goto(&format!("{url}/")).await.unwrap();
+    until(c, "the add-a-game form", "document.querySelector('#add-game')", 20).await;
+    c.find(Locator::Css("#add-game-file")).await.unwrap().send_keys(archive.to_str().unwrap()).await.unwrap();
+    c.find(Locator::Css("#add-game button[type=submit]")).await.unwrap().click().await.unwrap();
+    until(c, "the game added", "document.querySelector('#add-game-result a')", 20).await;
+    assert!(text(c, "#add-game-result").await.contains("counter.c, cycler.py"), "{}", text(c, "#add-game-result").await);
+    c.find(Locator::Css("#add-game-result a")).await.unwrap().click().await.unwrap();
+    let deadline = Instant::now() + Duration::from_secs(180);
+    loop {
+        let status =
+            until(c, "the game's page", "document.querySelector('#game-status') && document.querySelector('#game-status').textContent", 20)
+                .await;
+        if status == "ready" {
+            break;
+        }
+        assert_eq!(status, "validating", "{}", text(c, "main").await);
+        assert!(Instant::now() < deadline, "rpsls was not validated in 3 minutes");
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        c.refresh().await.unwrap();
+    }
+    assert!(text(c, "h1").await.contains("Rock Paper Scissors Lizard Spock"));
+    assert!(text(c, "#game-log").await.starts_with("passed its validation match"), "{}", text(c, "#game-log").await);
+    shot(c, shots, "added-game").await;
+
+    // A ladder of it (offered in the form now), two bots, a match drawn.
+    let post = |path: &str, body: Vec<u8>| {
+        ureq::post(&format!("http://{addr}{path}"))
+            .set("Authorization", &format!("Bearer {host}"))
+            .send_bytes(&body)
+            .unwrap()
+            .into_json::<Value>()
+            .unwrap()
+    };
+    c.goto(&format!("{url}/")).await.unwrap();
+    until(c, "rpsls offered for ladders", "document.querySelector('#new-ladder-game option[value=rpsls]')", 20).await;
+    let ladder = tokio::task::block_in_place(|| post("/api/ladders", json!({"name": "rps", "game": "rpsls"}).to_string().into_bytes()))
+        ["id"]
+        .as_i64()
+        .unwrap();
+    for file in ["counter.c", "cycler.py"] {
+        let src = std::fs::read(folder.join("bots").join(file)).unwrap();
+        let name = file.split('.').next().unwrap();
+        tokio::task::block_in_place(|| post(&format!("/api/ladders/{ladder}/bots/{name}?file={file}"), src));
+    }
+    let deadline = Instant::now() + Duration::from_secs(240);
+    let m = loop {
+        let ms = tokio::task::block_in_place(|| get_json(addr, &format!("/api/ladders/{ladder}/matches")));
+        if let Some(m) = ms.as_array().unwrap().iter().find(|m| m["state"] == "finished") {
+            break m["match"].as_i64().unwrap();
+        }
+        assert!(Instant::now() < deadline, "no rpsls match finished in 4 minutes");
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    };
+    c.goto(&format!("{url}/matches/{m}?turn=7")).await.unwrap();
+    until(c, "the rpsls board", "document.querySelector('#board') && document.querySelector('#turn-label').textContent", 30).await;
+    assert_eq!(text(c, "#turn-label").await, "turn 7 / 100");
+    let page = text(c, "main").await;
+    assert!(page.contains("Spock") && page.contains("7 of 100 rounds played"), "its legend and its referee's caption: {page}");
+    let cmd = c.execute("return document.querySelector('#reproduce').textContent", vec![]).await.unwrap();
+    assert!(cmd.as_str().unwrap_or("").starts_with("koth match --game ./rpsls --seed "), "played again from its folder: {cmd}");
+    shot(c, shots, "added-game-match").await;
 }

@@ -26,8 +26,6 @@
 use std::collections::{BTreeMap, HashMap};
 
 use koth_games::GameKind;
-
-use crate::served::ServedGame;
 use rand::Rng;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
@@ -584,17 +582,18 @@ impl LadderConfig {
         }
     }
 
-    /// Seats per match for `game`.
-    pub fn seats(&self, game: &ServedGame) -> usize {
-        self.common.seats.unwrap_or(game.seat_range().0)
+    /// Seats per match, for a game of `seat_range` seats (fewest, most).
+    pub fn seats(&self, seat_range: (usize, usize)) -> usize {
+        self.common.seats.unwrap_or(seat_range.0)
     }
 
-    /// Whether `game` can be played this way; the error says why not.
-    pub fn check(&self, game: &ServedGame) -> Result<(), String> {
-        let (lo, hi) = game.seat_range();
-        let seats = self.seats(game);
+    /// Whether `game`, of `seat_range` seats, can be played this way; the
+    /// error says why not.
+    pub fn check(&self, game: &str, seat_range: (usize, usize)) -> Result<(), String> {
+        let (lo, hi) = seat_range;
+        let seats = self.seats(seat_range);
         if seats < lo || seats > hi {
-            return Err(format!("{} is played by {lo} to {hi} bots, not {seats}", game.name()));
+            return Err(format!("{game} is played by {lo} to {hi} bots, not {seats}"));
         }
         if matches!(self.format, Format::Neighbours(_)) && seats != 2 {
             return Err(format!("a neighbours ladder plays two bots a match, not {seats}"));
@@ -657,7 +656,7 @@ mod tests {
         assert!(LadderConfig::parse("rated", &json!([])).is_err());
         let e = LadderConfig::with_request(&LadderConfig::default_for(GameKind::Flit), Some("neighbours"), None)
             .unwrap()
-            .check(&GameKind::Flit.into());
+            .check("flit", GameKind::Flit.seat_range());
         assert!(e.unwrap_err().contains("two bots"));
     }
 

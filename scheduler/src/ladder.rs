@@ -75,7 +75,7 @@ pub async fn tick<R: Rng>(pool: &PgPool, queue: &Queue, rng: &mut R) -> Result<T
             }
         };
         let state = store::ladder_state(&mut tx, id, config.format.needs_history(), stage).await?;
-        let next = config.format.next_matches(&state, config.seats(&kind), rng);
+        let next = config.format.next_matches(&state, kind.seats(&config), rng);
         if stage != Stage::Ladder && crate::contest::played_out(&config.format, &state, &next) {
             // Nothing left to play: the finals are over.
             contests::finish_finals(&mut tx, id, &crate::contest::settle(&config.format, &state)).await?;

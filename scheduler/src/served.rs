@@ -61,6 +61,16 @@ impl ServedGame {
         }
     }
 
+    /// Seats per match of a ladder of this game configured as `config`.
+    pub fn seats(&self, config: &LadderConfig) -> usize {
+        config.seats(self.seat_range())
+    }
+
+    /// Whether this game can be played as `config` says; the error says why not.
+    pub fn check(&self, config: &LadderConfig) -> Result<(), String> {
+        config.check(self.name(), self.seat_range())
+    }
+
     /// The ladder a host gets unless they say otherwise: koth's own games'
     /// from their seeds ([`LadderConfig::default_for`]); an added game's
     /// from its manifest's `ladder`, else rated with its fewest seats.
@@ -77,7 +87,7 @@ impl ServedGame {
                     Some(l) => LadderConfig::with_request(&fewest, Some(&l.format), Some(&l.settings))
                         .map_err(|e| format!("{}'s manifest, ladder: {e}", m.name))?,
                 };
-                config.check(self).map_err(|e| format!("{}'s manifest, ladder: {e}", m.name))?;
+                self.check(&config).map_err(|e| format!("{}'s manifest, ladder: {e}", m.name))?;
                 Ok(config)
             }
         }
@@ -117,7 +127,7 @@ mod tests {
             let got = added(ladder.clone()).default_ladder();
             match (got, want) {
                 (Ok(c), Ok((format, seats))) => {
-                    assert_eq!((c.format.name(), c.seats(&added(None))), (format, seats), "{ladder:?}");
+                    assert_eq!((c.format.name(), added(None).seats(&c)), (format, seats), "{ladder:?}");
                 }
                 (Err(e), Err(words)) => assert!(e.contains(words) && e.starts_with("duel's manifest, ladder:"), "{ladder:?}: {e}"),
                 (got, want) => panic!("{ladder:?}: got {got:?}, want {want:?}"),

@@ -31,7 +31,7 @@ pub async fn seed(pool: &PgPool, data_dir: &std::path::Path) -> anyhow::Result<(
         let config = LadderConfig::default_for(kind);
         let ladder = store::create_ladder(pool, kind.name(), &kind.into(), &config).await?;
         let files: Vec<&(&str, &str, &[u8])> = embedded::EXAMPLES.iter().filter(|(g, _, _)| *g == kind.name()).collect();
-        let seats = config.seats(&kind.into()).max(2);
+        let seats = config.seats(kind.seat_range()).max(2);
         let copies = seats.div_ceil(files.len().max(1));
         for (_, file, bytes) in &files {
             let sub = Submission::from_upload(file, bytes, &SubmissionLimits::default())

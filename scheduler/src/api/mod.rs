@@ -814,7 +814,7 @@ async fn create_ladder(State(s): State<AppState>, headers: HeaderMap, ApiBody(bo
     let config = game
         .default_ladder()
         .and_then(|base| crate::format::LadderConfig::with_request(&base, l.format.as_deref(), l.settings.as_ref()))
-        .and_then(|c| c.check(&game).map(|()| c))
+        .and_then(|c| game.check(&c).map(|()| c))
         .map_err(bad)?;
     let format = config.format.name().to_owned();
     match crate::store::create_ladder(&s.pool, &l.name, &game, &config).await {
@@ -984,8 +984,8 @@ async fn start_finals(
     drop(conn);
     let format = r.format.as_deref().unwrap_or("round_robin");
     let config =
-        crate::contest::finals_config(&ladder, format, r.settings.as_ref()).and_then(|c| c.check(&kind).map(|()| c)).map_err(bad)?;
-    let seats = config.seats(&kind);
+        crate::contest::finals_config(&ladder, format, r.settings.as_ref()).and_then(|c| kind.check(&c).map(|()| c)).map_err(bad)?;
+    let seats = kind.seats(&config);
     if (r.top as usize) < seats {
         return Err(bad(format!("the finals need at least {seats} bots (a match's seats), not top {}", r.top)));
     }

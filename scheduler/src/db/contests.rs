@@ -194,6 +194,6 @@ pub async fn played_out(pool: &PgPool, ladder: i64) -> Result<bool, StoreError> 
     // Whether a format asks for more does not hang on its random choices
     // (which bots meet), only on what is left: any generator will do.
     let next =
-        config.format.next_matches(&state, config.seats(&kind), &mut <rand_chacha::ChaCha8Rng as rand::SeedableRng>::seed_from_u64(0));
+        config.format.next_matches(&state, kind.seats(&config), &mut <rand_chacha::ChaCha8Rng as rand::SeedableRng>::seed_from_u64(0));
     Ok(contest::played_out(&config.format, &state, &next))
 }

@@ -282,7 +282,7 @@ pub async fn record_compile(
     .await?;
     let (bot, ladder): (i64, i64) = (row.get("bot"), row.get("ladder_id"));
     let seats = match ladder_config(&mut *conn, ladder).await {
-        Ok(Some((game, config))) if !config.common.skip_validation => Some(config.seats(&game)),
+        Ok(Some((game, config))) if !config.common.skip_validation => Some(game.seats(&config)),
         Ok(_) => None,
         Err(StoreError::Db(e)) => return Err(e),
         // A ladder whose configuration koth cannot read plays nothing; its
