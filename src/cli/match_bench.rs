@@ -15,6 +15,9 @@ pub struct BenchArgs {
     /// Moves measured per configuration.
     #[arg(long, default_value_t = 2000)]
     moves: u32,
+    /// Only the last measure: an external referee against the built-in one.
+    #[arg(long)]
+    referee_only: bool,
 }
 
 /// Raw pipe round trip: the parent writes a line, the child echoes it.
@@ -180,6 +183,11 @@ pub fn run(a: BenchArgs) -> anyhow::Result<i32> {
     std::fs::create_dir_all(&dir)?;
     let n = a.moves.max(100);
     println!("koth match-bench: {n} moves per configuration; the first move (start-up) is left out\n");
+    if a.referee_only {
+        external_referee(n)?;
+        let _ = std::fs::remove_dir_all(&dir);
+        return Ok(0);
+    }
 
     let pp = write_src(&dir, "pingpong.c", PINGPONG)?;
     let exe = dir.join("pingpong");
@@ -339,6 +347,10 @@ fn external_referee(n: u32) -> anyhow::Result<()> {
             }
         }
     };
+    // The engine calls its referee from its own thread, made prompt for
+    // the match (PromptWakeups): both ways are measured so too.
+    let (prompt, _) = koth_sandbox::PromptWakeups::enter();
+    let how = prompt.how();
     for round in 0..rounds {
         let seed = 100 + round;
         let mut built_in = koth_games::GameKind::Target.referee(2, seed).map_err(|e| anyhow::anyhow!(e))?;
@@ -356,7 +368,10 @@ fn external_referee(n: u32) -> anyhow::Result<()> {
             added.push(us(c.wall.saturating_sub(c.cpu)));
         }
     }
-    println!("Invisible target judged built in and by its Python referee (external-games/target-py), the same answers, {rounds} rounds of {turns} turns alternated:");
+    drop(prompt);
+    println!(
+        "Invisible target judged built in and by its Python referee (external-games/target-py), the same answers, {rounds} rounds of {turns} turns alternated (engine thread: {how:?}, as in a match):"
+    );
     let base = row("turn, built-in referee (apply + step)", &per_turn[0], None);
     row("turn, external referee (the whole call)", &per_turn[1], Some(base));
     row("  of which the referee program's CPU (its rules, its JSON)", &program_cpu, None);
