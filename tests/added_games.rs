@@ -7,9 +7,10 @@
 //! its matches like koth's own games'.
 //!
 //! And the worst a host's upload can be, before any of that: not an
-//! archive, a folder with no examples, a referee that crashes in its
-//! validation match, an example bot that crashes, a name that is taken, an
-//! author who is not a host. None is offered; each says why.
+//! archive, a folder with no examples, a manifest named like one of koth's
+//! games or with a ladder its game cannot have, a referee that crashes or
+//! hangs in its validation match, an example bot that crashes, a name that
+//! is taken, an author who is not a host. None is offered; each says why.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -130,12 +131,32 @@ fn a_host_adds_a_game_to_a_running_server_and_a_ladder_plays_rates_and_draws_it(
     let (st, e) = call(&addr, "POST", "/api/games?file=lonely.tar", Some(&host), &tar_of_unchecked(&no_bots));
     assert_eq!((st, e["error"].as_str().unwrap().contains("no example bots")), (422, true), "{e}");
 
+    // A manifest the server cannot take: one of koth's own games' names, a
+    // default ladder the game cannot be played by.
+    let edit = |dir: &Path, key: &str, value: Value| {
+        let mut m: Value = serde_json::from_slice(&std::fs::read(dir.join("game.json")).unwrap()).unwrap();
+        m[key] = value;
+        std::fs::write(dir.join("game.json"), m.to_string()).unwrap();
+    };
+    let named_snake = hostile_game(&scratch, "named-snake", "play", &[("echo.py", ECHO)]);
+    edit(&named_snake, "name", json!("snake"));
+    let (st, e) = call(&addr, "POST", "/api/games?file=snake.tar", Some(&host), &tar_of_unchecked(&named_snake));
+    assert_eq!((st, e["error"].as_str().unwrap().contains("one of koth's own games")), (422, true), "{e}");
+    let wide = hostile_game(&scratch, "wide", "play", &[("echo.py", ECHO)]);
+    edit(&wide, "ladder", json!({"format": "rated", "settings": {"seats": 5}}));
+    let (st, e) = call(&addr, "POST", "/api/games?file=wide.tar", Some(&host), &tar_of(&wide));
+    assert_eq!((st, e["error"].as_str().unwrap().contains("played by 2 to 2 bots, not 5")), (422, true), "{e}");
+
     // Stored, then refused by their validation match: a referee that
-    // crashes on turn 3, and an example bot that crashes at once.
+    // crashes on turn 3, one that hangs on turn 3 (its 1 s a call bounds
+    // it), and an example bot that crashes at once.
     let crashing = hostile_game(&scratch, "crashing", "crash", &[("echo.py", ECHO)]);
     let (st, added) = call(&addr, "POST", "/api/games?file=crashing.tar", Some(&host), &tar_of(&crashing));
     assert_eq!(st, 202, "{added}");
     assert_eq!(added["example_bots"], json!(["echo.py"]));
+    let hanging = hostile_game(&scratch, "hanging", "hang", &[("echo.py", ECHO)]);
+    let (st, added) = call(&addr, "POST", "/api/games?file=hanging.tar", Some(&host), &tar_of(&hanging));
+    assert_eq!(st, 202, "{added}");
     let bad_example = hostile_game(&scratch, "badexample", "play", &[("echo.py", ECHO), ("quits.py", CRASHES)]);
     let (st, added) = call(&addr, "POST", "/api/games?file=badexample.tar", Some(&host), &tar_of(&bad_example));
     assert_eq!(st, 202, "{added}");
@@ -148,6 +169,10 @@ fn a_host_adds_a_game_to_a_running_server_and_a_ladder_plays_rates_and_draws_it(
             && log.contains("The referee wrote nothing on stderr"),
         "{log}"
     );
+    let g = validated(&addr, "hanging");
+    let log = g["log"].as_str().unwrap();
+    assert_eq!(g["status"], "refused", "{g}");
+    assert!(log.contains("the referee failed on turn 3") && log.contains("gave no answer within 1000 ms"), "{log}");
     let g = validated(&addr, "badexample");
     let log = g["log"].as_str().unwrap();
     assert_eq!(g["status"], "refused", "{g}");

@@ -72,8 +72,9 @@ pub struct WorkerConfig {
 
 /// The added games a runner has loaded, by their files' hash: written out
 /// under a folder of their own and their referee built once, not per
-/// match. Kept for the runner's life (a server has a handful); a game's
-/// new files are a new hash.
+/// match. A server has a handful; past [`AddedGames::KEPT`] (a host adding
+/// and re-adding refused games) all are forgotten and loaded again as
+/// their matches come.
 #[derive(Clone, Debug)]
 pub struct AddedGames {
     dir: std::path::PathBuf,
@@ -86,6 +87,9 @@ impl AddedGames {
         AddedGames { dir, loaded: Default::default() }
     }
 
+    /// Games kept loaded at most.
+    pub const KEPT: usize = 32;
+
     pub fn load(&self, package: &GamePackage, builder: &Builder) -> Result<Arc<ExternalGame>, String> {
         let hash = package.source_hash();
         if let Some(g) = self.loaded.lock().unwrap_or_else(|p| p.into_inner()).get(&hash) {
@@ -93,7 +97,11 @@ impl AddedGames {
         }
         // Built outside the lock: a referee's build may take seconds.
         let game = Arc::new(package.unpack(&self.dir, builder)?);
-        self.loaded.lock().unwrap_or_else(|p| p.into_inner()).insert(hash, game.clone());
+        let mut loaded = self.loaded.lock().unwrap_or_else(|p| p.into_inner());
+        if loaded.len() >= Self::KEPT {
+            loaded.clear();
+        }
+        loaded.insert(hash, game.clone());
         Ok(game)
     }
 }
