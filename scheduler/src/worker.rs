@@ -1,6 +1,6 @@
-//! `koth runner`: a worker that claims compile and match jobs from the
-//! queue in PostgreSQL ([`crate::queue`]), runs them with koth-runner, and writes
-//! the results back.
+//! `koth runner`: a worker that claims compile, match and game-validation
+//! jobs from the queue in PostgreSQL ([`crate::queue`]), runs them with
+//! koth-runner, and writes the results back.
 //!
 //! One job at a time per worker loop (a process may run several loops). For
 //! each job: read what it needs, run it on a blocking thread while a
@@ -568,6 +568,15 @@ fn validate_game_job(cfg: &WorkerConfig, id: i64, source: &[u8]) -> JobResult {
         Ok(g) => g,
         Err(e) => return refused(format!("refused: {e}")),
     };
+    // So also the example bots' languages (the same folder read again).
+    for name in package.example_bots() {
+        let path = game.dir.join(koth_runner::game::EXAMPLE_BOTS).join(&name);
+        if let Ok(sub) = Submission::from_path(&path, &cfg.builder.limits) {
+            if let Err(why) = cfg.builder.availability(sub.language) {
+                return JobResult::Retry(format!("this runner cannot run {}, example bot {name}'s language: {why}", sub.language.display));
+            }
+        }
+    }
     let bots = match game.example_bots(&cfg.builder) {
         Ok(b) => b,
         Err(e) => return refused(format!("refused: {e}")),
