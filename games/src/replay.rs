@@ -272,12 +272,48 @@ fn builtin_referee(replay: &Replay) -> Result<Box<dyn Referee>, String> {
 /// The frames of a replay, drawn by `referee`, a fresh referee of the
 /// replay's game and seats.
 pub fn frames_with(replay: &Replay, referee: Box<dyn Referee>) -> Result<Frames, String> {
-    let mut out: Option<Frames> = None;
-    let mut previous: Option<View> = None;
-    let names: Vec<String> = replay.seats.iter().map(|s| s.name.clone()).collect();
+    let mut drawing = Drawing::new(replay);
     replay_through(replay, referee, |referee, turn, _, events| {
+        drawing.push(referee, turn, events);
+        Ok(())
+    })?;
+    drawing.finish()
+}
+
+/// [`frames_with`] and [`check_with`] in one run of `referee`: the frames
+/// of a replay whose every judgement, event and result the referee makes
+/// again. For a referee that is a program (an added game's, drawn where it
+/// runs): one that says other things the second time draws nothing.
+pub fn checked_frames_with(replay: &Replay, referee: Box<dyn Referee>) -> Result<Frames, String> {
+    has_result(replay)?;
+    let mut drawing = Drawing::new(replay);
+    let referee = replay_through(replay, referee, |referee, turn, judgements, events| {
+        agrees(replay, referee, turn, judgements, events)?;
+        drawing.push(referee, turn, events);
+        Ok(())
+    })?;
+    result_agrees(replay, referee.as_ref())?;
+    drawing.finish()
+}
+
+/// Frames as a replay is played through its referee.
+struct Drawing<'a> {
+    replay: &'a Replay,
+    names: Vec<String>,
+    out: Option<Frames>,
+    previous: Option<View>,
+}
+
+impl<'a> Drawing<'a> {
+    fn new(replay: &'a Replay) -> Drawing<'a> {
+        Drawing { replay, names: replay.seats.iter().map(|s| s.name.clone()).collect(), out: None, previous: None }
+    }
+
+    /// The picture after `turn` (0: before the first).
+    fn push(&mut self, referee: &dyn Referee, turn: usize, events: &[Value]) {
+        let replay = self.replay;
         let v = referee.view();
-        let frames = out.get_or_insert_with(|| Frames {
+        let frames = self.out.get_or_insert_with(|| Frames {
             game: replay.game.name().to_owned(),
             width: v.width,
             height: v.height,
@@ -285,7 +321,7 @@ pub fn frames_with(replay: &Replay, referee: Box<dyn Referee>) -> Result<Frames,
             roles: replay.game.seat_roles(replay.seats.len()),
             frames: Vec::new(),
         });
-        let changes = match &previous {
+        let changes = match &self.previous {
             Some(p) if p.cells.len() == v.cells.len() => {
                 p.cells.iter().zip(&v.cells).enumerate().filter(|(_, (a, b))| a != b).map(|(i, (_, &b))| (i, b as char)).collect()
             }
@@ -293,16 +329,18 @@ pub fn frames_with(replay: &Replay, referee: Box<dyn Referee>) -> Result<Frames,
         };
         frames.frames.push(Frame {
             turn,
-            cells: previous.is_none().then(|| String::from_utf8_lossy(&v.cells).into_owned()),
+            cells: self.previous.is_none().then(|| String::from_utf8_lossy(&v.cells).into_owned()),
             changes,
             marks: v.marks.clone(),
             caption: v.caption.clone(),
-            sentences: events.iter().map(|e| replay.game.event_sentence(e, Names(&names))).collect(),
+            sentences: events.iter().map(|e| replay.game.event_sentence(e, Names(&self.names))).collect(),
         });
-        previous = Some(v);
-        Ok(())
-    })?;
-    out.ok_or_else(|| "the replay has no picture".to_owned())
+        self.previous = Some(v);
+    }
+
+    fn finish(self) -> Result<Frames, String> {
+        self.out.ok_or_else(|| "the replay has no picture".to_owned())
+    }
 }
 
 /// Check a replay of one of koth's own games against the rules: every
@@ -314,34 +352,48 @@ pub fn check(replay: &Replay) -> Result<(), String> {
 
 /// [`check`] with `referee`, a fresh referee of the replay's game and seats.
 pub fn check_with(replay: &Replay, referee: Box<dyn Referee>) -> Result<(), String> {
-    if let EndedBy::RefereeFailed { reason } = &replay.ended_by {
-        return Err(format!("the match has no result: its referee failed ({reason})"));
+    has_result(replay)?;
+    let referee = replay_through(replay, referee, |referee, turn, judgements, events| agrees(replay, referee, turn, judgements, events))?;
+    result_agrees(replay, referee.as_ref())
+}
+
+fn has_result(replay: &Replay) -> Result<(), String> {
+    match &replay.ended_by {
+        EndedBy::RefereeFailed { reason } => Err(format!("the match has no result: its referee failed ({reason})")),
+        _ => Ok(()),
     }
-    let referee = replay_through(replay, referee, |referee, turn, judgements, events| {
-        if turn == 0 {
-            // The state the game starts from (a replay written before
-            // engines recorded it has none).
-            let initial = referee.initial_state();
-            if !replay.initial.is_null() && initial != replay.initial {
-                return Err(format!("the initial state differs: rules say {initial}, replay says {}", replay.initial));
-            }
-            return Ok(());
+}
+
+/// What the referee made of turn `turn` (0: the start) is what the replay
+/// recorded.
+fn agrees(replay: &Replay, referee: &dyn Referee, turn: usize, judgements: &[Judgement], events: &[Value]) -> Result<(), String> {
+    if turn == 0 {
+        // The state the game starts from (a replay written before
+        // engines recorded it has none).
+        let initial = referee.initial_state();
+        if !replay.initial.is_null() && initial != replay.initial {
+            return Err(format!("the initial state differs: rules say {initial}, replay says {}", replay.initial));
         }
-        let t = &replay.turns[turn - 1];
-        if judgements != t.judgements.as_slice() {
-            let rules = serde_json::to_string(judgements).unwrap_or_default();
-            let recorded = serde_json::to_string(&t.judgements).unwrap_or_default();
-            return Err(format!("turn {turn}: judgements differ: rules say {rules}, replay says {recorded}"));
-        }
-        if events != t.events.as_slice() {
-            return Err(format!(
-                "turn {turn}: events differ: rules say {}, replay says {}",
-                Value::from(events.to_vec()),
-                Value::from(t.events.clone())
-            ));
-        }
-        Ok(())
-    })?;
+        return Ok(());
+    }
+    let t = &replay.turns[turn - 1];
+    if judgements != t.judgements.as_slice() {
+        let rules = serde_json::to_string(judgements).unwrap_or_default();
+        let recorded = serde_json::to_string(&t.judgements).unwrap_or_default();
+        return Err(format!("turn {turn}: judgements differ: rules say {rules}, replay says {recorded}"));
+    }
+    if events != t.events.as_slice() {
+        return Err(format!(
+            "turn {turn}: events differ: rules say {}, replay says {}",
+            Value::from(events.to_vec()),
+            Value::from(t.events.clone())
+        ));
+    }
+    Ok(())
+}
+
+/// The referee's result at the end is the replay's.
+fn result_agrees(replay: &Replay, referee: &dyn Referee) -> Result<(), String> {
     let result = if replay.cut_short { referee.standings() } else { referee.result().ok_or("the rules say the game is not over")? };
     if result != replay.result {
         let rules = serde_json::to_string(&result).unwrap_or_default();
@@ -507,6 +559,13 @@ mod tests {
         assert!(e.contains("turn 2: the rules ask seats [1]"), "{e}");
         // check() compares judgements: these were never recorded.
         assert!(check(&slime_replay()).unwrap_err().contains("turn 1: judgements differ"));
+        // So do frames drawn with the check (a runner drawing a referee
+        // program's match): a referee that says other things than the
+        // replay draws nothing, where the frames alone are drawn.
+        let r = slime_replay();
+        assert!(frames(&r).is_ok());
+        let e = checked_frames_with(&r, builtin_referee(&r).unwrap()).unwrap_err();
+        assert!(e.contains("turn 1: judgements differ"), "{e}");
         // ... and the state the game starts from, where the replay has one.
         let mut r = slime_json();
         r["initial"] = json!({"size": 9});

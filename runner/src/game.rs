@@ -17,7 +17,6 @@ use koth_games::replay::{self, Frames, Replay};
 use koth_games::{BotProtocol, GameId, GameKind, Referee, TimePolicy};
 use koth_sandbox::SandboxConfig;
 
-use crate::artifact::Artifact;
 use crate::bot::{BotSpec, Builder};
 use crate::referee::ExternalReferee;
 use crate::submission::{SourceFile, Submission, SubmissionLimits};
@@ -132,6 +131,13 @@ impl Game {
         replay::frames_with(r, self.referee_for(r, sandbox)?)
     }
 
+    /// [`Game::frames`], drawn only if the referee makes every judgement,
+    /// event and result of the replay again
+    /// ([`koth_games::replay::checked_frames_with`]).
+    pub fn checked_frames(&self, r: &Replay, sandbox: &SandboxConfig) -> Result<Frames, String> {
+        replay::checked_frames_with(r, self.referee_for(r, sandbox)?)
+    }
+
     /// Check a replay of this game against its referee (see
     /// [`koth_games::replay::check`]).
     pub fn check(&self, r: &Replay, sandbox: &SandboxConfig) -> Result<(), String> {
@@ -220,29 +226,14 @@ impl GamePackage {
         names
     }
 
-    /// As stored: an uncompressed tar, equal packages giving equal bytes.
+    /// As stored ([`crate::submission::stored_tar`]).
     pub fn to_tar(&self) -> Vec<u8> {
-        let files = self
-            .files
-            .iter()
-            .map(|f| koth_sandbox::TreeFile {
-                path: f.path.clone(),
-                bytes: f.bytes.clone(),
-                mode: if f.executable { 0o755 } else { 0o644 },
-            })
-            .collect();
-        Artifact { files }.to_tar()
+        crate::submission::stored_tar(&self.files)
     }
 
     /// A stored package ([`GamePackage::to_tar`]) again, checked anew.
     pub fn from_tar(bytes: &[u8]) -> Result<GamePackage, String> {
-        let files = Artifact::from_tar(bytes)
-            .map_err(|e| format!("the stored game: {e}"))?
-            .files
-            .into_iter()
-            .map(|f| SourceFile { path: f.path, bytes: f.bytes, executable: f.mode & 0o111 != 0 })
-            .collect();
-        GamePackage::from_files(files)
+        GamePackage::from_files(crate::submission::stored_files(bytes).map_err(|e| format!("the stored game: {e}"))?)
     }
 
     /// sha256 (hex) over every file's path, executable flag and bytes, in
@@ -265,30 +256,43 @@ impl GamePackage {
     /// there is complete, since it is renamed into place whole) and load
     /// it, its referee built by `builder`.
     pub fn unpack(&self, games_dir: &Path, builder: &Builder) -> Result<ExternalGame, String> {
-        let dir = games_dir.join(self.source_hash());
-        if !dir.is_dir() {
-            crate::state::private_dir(games_dir).map_err(|e| format!("creating {}: {e}", games_dir.display()))?;
-            let tmp = games_dir.join(format!(".{}.{}", self.source_hash(), std::process::id()));
-            let _ = std::fs::remove_dir_all(&tmp);
-            let write = || -> std::io::Result<()> {
-                use std::os::unix::fs::PermissionsExt;
-                for f in &self.files {
-                    let path = tmp.join(&f.path);
-                    if let Some(parent) = path.parent() {
-                        std::fs::create_dir_all(parent)?;
-                    }
-                    std::fs::write(&path, &f.bytes)?;
-                    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(if f.executable { 0o755 } else { 0o644 }))?;
-                }
-                match std::fs::rename(&tmp, &dir) {
-                    // Another worker of this host wrote it first: the same bytes.
-                    Err(_) if dir.is_dir() => std::fs::remove_dir_all(&tmp),
-                    r => r,
-                }
-            };
-            write().map_err(|e| format!("writing {} out: {e}", self.manifest.name))?;
-        }
+        let dir = self.write_out(games_dir).map_err(|e| format!("writing {} out: {e}", self.manifest.name))?;
         ExternalGame::load(&dir, builder)
+    }
+
+    /// The package as the folder `games_dir/<hash>`, written unless it is
+    /// there. Each writer fills a temporary folder of its own (runner loops
+    /// of one process load a new game at once when its first matches
+    /// start) and renames it into place; the first rename wins, and the
+    /// others' copies, the same bytes, are removed.
+    fn write_out(&self, games_dir: &Path) -> std::io::Result<PathBuf> {
+        use std::os::unix::fs::PermissionsExt;
+        use std::sync::atomic::{AtomicU64, Ordering};
+        static WRITER: AtomicU64 = AtomicU64::new(0);
+        let hash = self.source_hash();
+        let dir = games_dir.join(&hash);
+        if dir.is_dir() {
+            return Ok(dir);
+        }
+        crate::state::private_dir(games_dir)?;
+        let tmp = games_dir.join(format!(".{hash}.{}.{}", std::process::id(), WRITER.fetch_add(1, Ordering::Relaxed)));
+        let written = self.files.iter().try_for_each(|f| {
+            let path = tmp.join(&f.path);
+            if let Some(parent) = path.parent() {
+                std::fs::create_dir_all(parent)?;
+            }
+            std::fs::write(&path, &f.bytes)?;
+            std::fs::set_permissions(&path, std::fs::Permissions::from_mode(if f.executable { 0o755 } else { 0o644 }))
+        });
+        let placed = written.and_then(|()| std::fs::rename(&tmp, &dir));
+        if placed.is_err() {
+            let _ = std::fs::remove_dir_all(&tmp);
+        }
+        match placed {
+            // Another writer placed it first.
+            Err(_) if dir.is_dir() => Ok(dir),
+            r => r.map(|()| dir),
+        }
     }
 }
 
@@ -303,5 +307,65 @@ impl ExternalGame {
             .iter()
             .map(|p| builder.prepare(p).map_err(|e| format!("example bot {}: {e}", p.file_name().unwrap_or_default().to_string_lossy())))
             .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn file(path: &str, text: &str) -> SourceFile {
+        SourceFile { path: path.into(), bytes: text.as_bytes().to_vec(), executable: false }
+    }
+
+    fn package() -> GamePackage {
+        let manifest = serde_json::json!({
+            "name": "duel", "seats": {"min": 2, "max": 2}, "protocol": "stdio",
+            "time_policy": {"per_move": 50, "on_timeout": {"kind": "no_move", "freeze_after": 5}},
+            "max_turns": 10, "referee": {"main": "referee.py"},
+        });
+        GamePackage::from_files(vec![
+            file("bots/a.py", "print(1)\n"),
+            file("bots/b/main.py", "print(2)\n"),
+            file("bots/b/util.py", "x = 1\n"),
+            file(MANIFEST, &manifest.to_string()),
+            file("referee.py", "pass\n"),
+        ])
+        .unwrap()
+    }
+
+    /// Runner loops of one process write a new game out at once: every
+    /// one gets the whole folder, and no temporary copy is left.
+    #[test]
+    fn writers_at_once_all_get_the_whole_folder() {
+        let base = std::env::temp_dir().join(format!("koth-games-{}", std::process::id()));
+        let p = package();
+        let dirs: Vec<PathBuf> = std::thread::scope(|s| {
+            let handles: Vec<_> = (0..8).map(|_| s.spawn(|| p.write_out(&base).unwrap())).collect();
+            handles.into_iter().map(|h| h.join().unwrap()).collect()
+        });
+        let want = base.join(p.source_hash());
+        assert!(dirs.iter().all(|d| *d == want), "{dirs:?}");
+        for f in &p.files {
+            assert_eq!(std::fs::read(want.join(&f.path)).unwrap(), f.bytes, "{}", f.path);
+        }
+        let entries: Vec<String> =
+            std::fs::read_dir(&base).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+        assert_eq!(entries, [p.source_hash()], "temporary copies left");
+        std::fs::remove_dir_all(&base).unwrap();
+    }
+
+    #[test]
+    fn a_package_reads_back_from_its_stored_form_and_names_its_examples() {
+        let p = package();
+        assert_eq!(p.example_bots(), ["a.py", "b"]);
+        let back = GamePackage::from_tar(&p.to_tar()).unwrap();
+        assert_eq!((back.source_hash(), back.manifest), (p.source_hash(), p.manifest));
+        let mut no_bots = package().files;
+        no_bots.retain(|f| !f.path.starts_with("bots/"));
+        assert!(GamePackage::from_files(no_bots).unwrap_err().contains("no example bots"));
+        let mut no_referee = package().files;
+        no_referee.retain(|f| f.path != "referee.py");
+        assert!(GamePackage::from_files(no_referee).unwrap_err().contains("\"referee.py\""));
     }
 }

@@ -426,27 +426,16 @@ impl Submission {
         finish(files, limits, None)
     }
 
-    /// The sources as stored (a tar archive, see [`Artifact::to_tar`]).
+    /// The sources as stored ([`stored_tar`]).
     pub fn source_tar(&self) -> Vec<u8> {
-        let files = self
-            .files
-            .iter()
-            .map(|f| koth_sandbox::TreeFile {
-                path: f.path.clone(),
-                bytes: f.bytes.clone(),
-                mode: if f.executable { 0o755 } else { 0o644 },
-            })
-            .collect();
-        Artifact { files }.to_tar()
+        stored_tar(&self.files)
     }
 
     /// Stored sources ([`Submission::source_tar`]) as a submission again:
     /// they were checked when submitted; the language must still exist.
     pub fn from_stored(language: &str, main: &str, source_tar: &[u8]) -> Result<Submission, String> {
         let language = language::by_name(language).ok_or_else(|| format!("language {language:?} is no longer available"))?;
-        let artifact = Artifact::from_tar(source_tar).map_err(|e| format!("stored sources: {e}"))?;
-        let files =
-            artifact.files.into_iter().map(|f| SourceFile { path: f.path, bytes: f.bytes, executable: f.mode & 0o111 != 0 }).collect();
+        let files = stored_files(source_tar).map_err(|e| format!("stored sources: {e}"))?;
         Ok(Submission { language, main: main.to_owned(), files })
     }
 
@@ -472,6 +461,27 @@ impl Submission {
         }
         hex::encode(h.finalize())
     }
+}
+
+/// Checked files as koth stores them (a bot version's sources, an added
+/// game's folder): an uncompressed tar ([`Artifact::to_tar`]), equal files
+/// giving equal bytes.
+pub fn stored_tar(files: &[SourceFile]) -> Vec<u8> {
+    let files = files
+        .iter()
+        .map(|f| koth_sandbox::TreeFile { path: f.path.clone(), bytes: f.bytes.clone(), mode: if f.executable { 0o755 } else { 0o644 } })
+        .collect();
+    Artifact { files }.to_tar()
+}
+
+/// Files stored by [`stored_tar`], read back (paths checked by
+/// [`Artifact::from_tar`]).
+pub fn stored_files(tar: &[u8]) -> Result<Vec<SourceFile>, String> {
+    Ok(Artifact::from_tar(tar)?
+        .files
+        .into_iter()
+        .map(|f| SourceFile { path: f.path, bytes: f.bytes, executable: f.mode & 0o111 != 0 })
+        .collect())
 }
 
 /// A name for messages: lossy UTF-8, cut short if very long.

@@ -6,7 +6,7 @@
 //! gets by default); a runner plays it (`koth_runner::game`).
 
 use koth_games::external::GameManifest;
-use koth_games::{GameId, GameKind};
+use koth_games::{GameId, GameKind, TimePolicy};
 use serde_json::Value;
 
 use crate::format::{CommonSettings, Format, LadderConfig, RatedSettings};
@@ -50,6 +50,21 @@ impl ServedGame {
         match self {
             ServedGame::Builtin(g) => g.name(),
             ServedGame::Added(m) => &m.name,
+        }
+    }
+
+    /// A title for people: an added game's manifest's; koth's own have none.
+    pub fn title(&self) -> &str {
+        match self {
+            ServedGame::Builtin(_) => "",
+            ServedGame::Added(m) => &m.title,
+        }
+    }
+
+    pub fn time_policy(&self) -> TimePolicy {
+        match self {
+            ServedGame::Builtin(g) => g.time_policy(),
+            ServedGame::Added(m) => m.time_policy,
         }
     }
 

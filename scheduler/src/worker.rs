@@ -90,10 +90,15 @@ impl AddedGames {
     /// Games kept loaded at most.
     pub const KEPT: usize = 32;
 
+    /// The game whose files hash to `hash`, if loaded.
+    pub fn get(&self, hash: &str) -> Option<Arc<ExternalGame>> {
+        self.loaded.lock().unwrap_or_else(|p| p.into_inner()).get(hash).cloned()
+    }
+
     pub fn load(&self, package: &GamePackage, builder: &Builder) -> Result<Arc<ExternalGame>, String> {
         let hash = package.source_hash();
-        if let Some(g) = self.loaded.lock().unwrap_or_else(|p| p.into_inner()).get(&hash) {
-            return Ok(g.clone());
+        if let Some(g) = self.get(&hash) {
+            return Ok(g);
         }
         // Built outside the lock: a referee's build may take seconds.
         let game = Arc::new(package.unpack(&self.dir, builder)?);
@@ -506,12 +511,20 @@ async fn execute(pool: &PgPool, cfg: &Arc<WorkerConfig>, job: &Claimed) -> JobRe
                 Ok(None) => return JobResult::Fail(format!("match {match_id} does not exist")),
                 Err(e) => return JobResult::Retry(format!("reading match {match_id}: {e}")),
             };
+            // An added game's files, if this runner has not loaded them.
+            let source = match &m.added_game {
+                Some((id, hash)) if cfg.added_games.get(hash).is_none() => match crate::db::games::source(pool, *id).await {
+                    Ok(s) => s,
+                    Err(e) => return JobResult::Retry(format!("reading game {id}: {e}")),
+                },
+                _ => None,
+            };
             let cfg = cfg.clone();
             // The engine hands over its turns; this task writes them for
             // the match's page.
             let live = Arc::new(LiveTurns::new());
             let reporter = tokio::spawn(report_live(pool.clone(), match_id, lease, live.clone()));
-            let result = match tokio::task::spawn_blocking(move || match_job(&cfg, &m, live)).await {
+            let result = match tokio::task::spawn_blocking(move || match_job(&cfg, &m, source.as_deref(), live)).await {
                 Ok(r) => r,
                 Err(e) => JobResult::Retry(format!("the match thread failed: {e}")),
             };
@@ -621,13 +634,22 @@ fn seat_outcome(o: &koth_runner::engine::BotOutcome) -> SeatOutcome {
     }
 }
 
-fn match_job(cfg: &WorkerConfig, m: &store::MatchToPlay, live: Arc<LiveTurns>) -> JobResult {
-    let game: Game = match &m.game_source {
-        // An added game: its files as stored, written out and its referee built once per runner.
-        Some(source) => match GamePackage::from_tar(source).and_then(|p| cfg.added_games.load(&p, &cfg.builder)) {
-            Ok(g) => Game::External(g),
-            Err(e) => return JobResult::Retry(format!("loading the game: {e}")),
-        },
+/// `source`: an added game's stored files, read when this runner had not
+/// loaded the game.
+fn match_job(cfg: &WorkerConfig, m: &store::MatchToPlay, source: Option<&[u8]>, live: Arc<LiveTurns>) -> JobResult {
+    let game: Game = match &m.added_game {
+        // An added game: written out and its referee built once per runner.
+        Some((id, hash)) => {
+            let loaded = match (cfg.added_games.get(hash), source) {
+                (Some(g), _) => Ok(g),
+                (None, Some(source)) => GamePackage::from_tar(source).and_then(|p| cfg.added_games.load(&p, &cfg.builder)),
+                (None, None) => Err(format!("game {id} has no files")),
+            };
+            match loaded {
+                Ok(g) => Game::External(g),
+                Err(e) => return JobResult::Retry(format!("loading the game: {e}")),
+            }
+        }
         None => match GameKind::from_name(&m.game) {
             Some(g) => g.into(),
             None => return JobResult::Fail(format!("unknown game {:?}", m.game)),
@@ -680,10 +702,11 @@ fn match_job(cfg: &WorkerConfig, m: &store::MatchToPlay, live: Arc<LiveTurns>) -
     }
     let seats = report.outcomes.iter().map(seat_outcome).collect();
     // Only an added game's referee can draw its frames: drawn here, where
-    // it runs, by a fresh run of it over the replay (which also checks that
-    // it says the same again). A failure loses the pictures, not the match.
+    // it runs, by a fresh run of it over the replay, which must make the
+    // same judgements, events and result again. A failure loses the
+    // pictures, not the match.
     let frames_gz = match &game {
-        Game::External(_) => match game.frames(&report.replay, &cfg.match_sandbox) {
+        Game::External(_) => match game.checked_frames(&report.replay, &cfg.match_sandbox) {
             Ok(f) => serde_json::to_vec(&f).ok().map(|json| crate::packed::gzip(&json)),
             Err(e) => {
                 tracing::warn!(match_id = m.match_id, "the game's referee could not draw the match: {e}");

@@ -606,6 +606,14 @@ async fn games(State(s): State<AppState>) -> ApiResult<Json<Vec<GameInfo>>> {
 }
 
 fn builtin_info(g: koth_games::GameKind) -> GameInfo {
+    game_info_of(&g.into(), GameStatus::Ready, None, None)
+}
+
+fn added_info(g: &crate::db::games::AddedGame) -> GameInfo {
+    game_info_of(&g.game, g.status, g.log.clone(), g.added_by.clone())
+}
+
+fn game_info_of(g: &crate::served::ServedGame, status: GameStatus, log: Option<String>, added_by: Option<String>) -> GameInfo {
     let (lo, hi) = g.seat_range();
     GameInfo {
         name: g.name().into(),
@@ -613,31 +621,11 @@ fn builtin_info(g: koth_games::GameKind) -> GameInfo {
         time: serde_json::to_value(g.time_policy()).unwrap_or_default(),
         protocol: format!("/games/{}", g.name()),
         starters: koth_runner::starters::of_game(g.name()).iter().map(StarterInfo::of).collect(),
-        title: String::new(),
-        added: false,
-        status: GameStatus::Ready,
-        log: None,
-        added_by: None,
-    }
-}
-
-fn added_info(g: &crate::db::games::AddedGame) -> GameInfo {
-    let (lo, hi) = g.game.seat_range();
-    let (title, time) = match &g.game {
-        crate::served::ServedGame::Added(m) => (m.title.clone(), serde_json::to_value(m.time_policy).unwrap_or_default()),
-        crate::served::ServedGame::Builtin(k) => (String::new(), serde_json::to_value(k.time_policy()).unwrap_or_default()),
-    };
-    GameInfo {
-        name: g.game.name().into(),
-        seats: [lo, hi],
-        time,
-        protocol: format!("/games/{}", g.game.name()),
-        starters: Vec::new(),
-        title,
-        added: true,
-        status: g.status,
-        log: g.log.clone(),
-        added_by: g.added_by.clone(),
+        title: g.title().into(),
+        added: matches!(g, crate::served::ServedGame::Added(_)),
+        status,
+        log,
+        added_by,
     }
 }
 

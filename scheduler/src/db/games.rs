@@ -21,7 +21,6 @@ pub struct AddedGame {
     /// Why it was refused, or what its validation match showed.
     pub log: Option<String>,
     pub added_by: Option<String>,
-    pub source_bytes: i64,
 }
 
 /// What [`add`] did.
@@ -64,7 +63,7 @@ pub async fn add(pool: &PgPool, name: &str, manifest: &Value, source: &[u8], sou
     Ok(Added::Queued(id))
 }
 
-const LISTED: &str = "SELECT g.id, g.kind, g.manifest, g.status, g.validation_log, u.name AS added_by, octet_length(g.source) AS bytes \
+const LISTED: &str = "SELECT g.id, g.kind, g.manifest, g.status, g.validation_log, u.name AS added_by \
                       FROM games g LEFT JOIN users u ON u.id = g.added_by";
 
 fn listed(r: &sqlx::postgres::PgRow) -> Result<AddedGame> {
@@ -77,7 +76,6 @@ fn listed(r: &sqlx::postgres::PgRow) -> Result<AddedGame> {
         status: GameStatus::from_stored(&r.get::<String, _>("status")).map_err(StoreError::Invalid)?,
         log: r.get("validation_log"),
         added_by: r.get("added_by"),
-        source_bytes: r.get::<Option<i32>, _>("bytes").unwrap_or(0).into(),
     })
 }
 

@@ -458,8 +458,9 @@ pub struct MatchToPlay {
     pub match_id: i64,
     /// `games.kind`: one of koth's own, or [`ADDED_KIND`].
     pub game: String,
-    /// An added game's files ([`koth_runner::game::GamePackage`] as stored).
-    pub game_source: Option<Vec<u8>>,
+    /// An added game: its `games.id` and its files' hash (runners read the
+    /// files themselves only when they have not loaded that hash yet).
+    pub added_game: Option<(i64, String)>,
     pub seed: i64,
     pub settings: CommonSettings,
     pub seats: Vec<SeatToPlay>,
@@ -467,7 +468,7 @@ pub struct MatchToPlay {
 
 pub async fn match_to_play(pool: &PgPool, match_id: i64) -> Result<Option<MatchToPlay>, sqlx::Error> {
     let Some(m) = sqlx::query(
-        "SELECT m.id, m.seed, g.kind, g.source AS game_source, coalesce(l.settings, '{}'::jsonb) AS settings, \
+        "SELECT m.id, m.seed, g.kind, g.id AS game_id, g.source_hash, coalesce(l.settings, '{}'::jsonb) AS settings, \
                 m.validates IS NOT NULL AS validation \
          FROM matches m LEFT JOIN ladders l ON l.id = m.ladder_id LEFT JOIN games g ON g.id = l.game_id \
          WHERE m.id = $1",
@@ -494,7 +495,7 @@ pub async fn match_to_play(pool: &PgPool, match_id: i64) -> Result<Option<MatchT
     Ok(Some(MatchToPlay {
         match_id: m.get("id"),
         game: m.get("kind"),
-        game_source: m.get("game_source"),
+        added_game: m.get::<Option<String>, _>("source_hash").map(|hash| (m.get("game_id"), hash)),
         seed: m.get("seed"),
         settings,
         seats: seats
