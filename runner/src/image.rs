@@ -11,9 +11,18 @@
 //!
 //! ```text
 //! <store>/rootfs/<image id>/     an image's filesystem, exported once, never modified
+//! <store>/files/<xx>/<key>       one link to every file the roots share (see below)
 //! <store>/languages/<name>.json  which image a language uses now, and its version
 //! <store>/tmp/                   exports in progress
 //! ```
+//!
+//! Fourteen languages on one Debian base repeat its files fourteen times
+//! (3.6 of the 6.5 GB of all of koth's images). An export's regular files
+//! are keyed by content and the metadata a hard link shares (mode, owner,
+//! modification time); one already in `files/` replaces the new copy by a
+//! hard link to it, and a new one gets a link there. The roots are never
+//! written, so sharing an inode changes nothing a box sees. A file in
+//! `files/` with a single link belongs to no root any more.
 //!
 //! The store is keyed by image id (the digest of the image's config), so
 //! rebuilding an unchanged Dockerfile reuses the export, and an artifact
@@ -95,6 +104,8 @@ pub enum Progress<'a> {
     Build(&'a str),
     /// Exporting the filesystem: bytes unpacked so far.
     Export(u64),
+    /// The export's files already in the store, now shared with it.
+    Shared(Shared),
     /// The image was exported before; reusing it.
     Reused,
     Checking,
@@ -250,6 +261,13 @@ impl ImageStore {
             let _ = std::fs::remove_dir_all(&staging);
             return Err(e);
         }
+        match share_identical_files(&staging, &self.dir.join("files")) {
+            Ok(shared) => progress(Progress::Shared(shared)),
+            Err(e) => {
+                let _ = std::fs::remove_dir_all(&staging);
+                return Err(format!("sharing the export's files with the store's: {e}"));
+            }
+        }
         let root = self.rootfs(id);
         match std::fs::rename(&staging, &root) {
             Ok(()) => Ok(()),
@@ -264,6 +282,81 @@ impl ImageStore {
             }
         }
     }
+}
+
+/// What [`share_identical_files`] found already in the store.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Shared {
+    /// Files of the tree replaced by links to the store's.
+    pub files: u64,
+    /// Their bytes: the disk the tree no longer takes.
+    pub bytes: u64,
+}
+
+/// Give `tree`'s regular files and the identical ones in `files` one inode
+/// (module docs): a file whose key is there becomes a hard link to it, and
+/// one whose key is not gets a link there. Symbolic links, empty files and
+/// files already linked elsewhere are left alone. `tree` and `files` must be
+/// on one filesystem; nothing else may write `tree` meanwhile.
+pub fn share_identical_files(tree: &Path, files: &Path) -> std::io::Result<Shared> {
+    use std::os::unix::fs::MetadataExt;
+    let mut shared = Shared::default();
+    let mut dirs = vec![tree.to_path_buf()];
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(&dir)? {
+            let path = entry?.path();
+            let meta = std::fs::symlink_metadata(&path)?;
+            if meta.is_dir() {
+                dirs.push(path);
+                continue;
+            }
+            if !meta.is_file() || meta.len() == 0 || meta.nlink() != 1 {
+                continue;
+            }
+            let key = file_key(&path, &meta)?;
+            let stored = files.join(&key[..2]).join(&key);
+            std::fs::create_dir_all(stored.parent().expect("has a parent"))?;
+            match std::fs::hard_link(&path, &stored) {
+                Ok(()) => {} // the first of its kind: the store keeps it now
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+                    // A link beside the file, renamed over it: the tree never
+                    // lacks the file, even if this stops half-way.
+                    let beside = dir.join(".koth-shared-link");
+                    let _ = std::fs::remove_file(&beside);
+                    match std::fs::hard_link(&stored, &beside) {
+                        Ok(()) => {}
+                        // The inode has as many links as the filesystem allows: keep the copy.
+                        Err(e) if e.raw_os_error() == Some(libc::EMLINK) => continue,
+                        Err(e) => return Err(e),
+                    }
+                    std::fs::rename(&beside, &path)?;
+                    shared.files += 1;
+                    shared.bytes += meta.len();
+                }
+                Err(e) => return Err(e),
+            }
+        }
+    }
+    Ok(shared)
+}
+
+/// The content's SHA-256 and what a hard link shares besides: two files with
+/// one key can be one inode and nobody can tell.
+fn file_key(path: &Path, meta: &std::fs::Metadata) -> std::io::Result<String> {
+    use sha2::{Digest, Sha256};
+    use std::os::unix::fs::MetadataExt;
+    let mut hasher = Sha256::new();
+    let mut file = std::fs::File::open(path)?;
+    let mut buf = vec![0u8; 256 << 10];
+    loop {
+        let n = file.read(&mut buf)?;
+        if n == 0 {
+            break;
+        }
+        hasher.update(&buf[..n]);
+    }
+    let digest: String = hasher.finalize().iter().map(|b| format!("{b:02x}")).collect();
+    Ok(format!("{digest}-{:o}-{}-{}-{}.{}", meta.mode(), meta.uid(), meta.gid(), meta.mtime(), meta.mtime_nsec()))
 }
 
 struct CountingReader<'a, 'b, R> {
@@ -409,6 +502,58 @@ mod tests {
         }
         std::fs::write(store.pointer_path("c"), b"{not json").unwrap();
         assert!(matches!(store.status(lang), ImageStatus::Broken(_)));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn identical_files_of_two_roots_become_one_inode_and_nothing_else_does() {
+        use std::os::unix::fs::{MetadataExt, PermissionsExt};
+        let dir = std::env::temp_dir().join(format!("koth-share-test-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let files = dir.join("files");
+        let mtime = std::time::SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(1_700_000_000);
+        // Two roots, as two exports of images on one base would unpack them.
+        let write = |root: &str, rel: &str, bytes: &[u8], mode: u32| {
+            let p = dir.join(root).join(rel);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(&p, bytes).unwrap();
+            std::fs::set_permissions(&p, std::fs::Permissions::from_mode(mode)).unwrap();
+            std::fs::File::options().write(true).open(&p).unwrap().set_modified(mtime).unwrap();
+        };
+        for root in ["a", "b"] {
+            write(root, "usr/lib/libc.so", b"the same library", 0o755);
+            write(root, "etc/empty", b"", 0o644);
+            write(root, "etc/os-release", b"the same text", 0o644);
+        }
+        write("a", "etc/hostname", b"alpha", 0o644);
+        write("b", "etc/hostname", b"bravo", 0o644);
+        write("a", "bin/tool", b"same bytes, other mode", 0o755);
+        write("b", "bin/tool", b"same bytes, other mode", 0o700);
+        write("b", "usr/lib/copy-of-libc.so", b"the same library", 0o755);
+        std::os::unix::fs::symlink("libc.so", dir.join("b/usr/lib/link.so")).unwrap();
+
+        let first = share_identical_files(&dir.join("a"), &files).unwrap();
+        assert_eq!(first, Shared::default(), "nothing in the store yet");
+        let second = share_identical_files(&dir.join("b"), &files).unwrap();
+        let same = b"the same library".len() as u64;
+        assert_eq!(second, Shared { files: 3, bytes: 2 * same + b"the same text".len() as u64 });
+
+        let ino = |p: &str| std::fs::symlink_metadata(dir.join(p)).unwrap().ino();
+        assert_eq!(ino("a/usr/lib/libc.so"), ino("b/usr/lib/libc.so"));
+        assert_eq!(ino("a/usr/lib/libc.so"), ino("b/usr/lib/copy-of-libc.so"), "a copy under another name too");
+        assert_eq!(ino("a/etc/os-release"), ino("b/etc/os-release"));
+        assert_ne!(ino("a/etc/hostname"), ino("b/etc/hostname"), "other content");
+        assert_ne!(ino("a/bin/tool"), ino("b/bin/tool"), "other mode");
+        assert_ne!(ino("a/etc/empty"), ino("b/etc/empty"), "empty files are left alone");
+        assert!(std::fs::symlink_metadata(dir.join("b/usr/lib/link.so")).unwrap().file_type().is_symlink());
+        // Every file reads and looks as it did.
+        assert_eq!(std::fs::read(dir.join("b/etc/hostname")).unwrap(), b"bravo");
+        assert_eq!(std::fs::read(dir.join("b/usr/lib/copy-of-libc.so")).unwrap(), b"the same library");
+        let tool = std::fs::metadata(dir.join("b/bin/tool")).unwrap();
+        assert_eq!((tool.mode() & 0o777, tool.modified().unwrap()), (0o700, mtime));
+        assert!(!dir.join("b/usr/lib/.koth-shared-link").exists(), "no temporary link left");
+        // Sharing a root again changes nothing.
+        assert_eq!(share_identical_files(&dir.join("b"), &files).unwrap(), Shared::default());
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -27,6 +27,10 @@ pub struct PrivatePostgres {
     run_as: Option<(u32, u32)>,
     /// This value started the server (and so stops it when dropped).
     owned: bool,
+    /// The data folder is a test's scratch: removed once the server stops
+    /// when dropped, unless a panic is unwinding (then it is kept, with its
+    /// server log, to be read). A CI run starts dozens of these, at 45 MB each.
+    scratch: bool,
 }
 
 /// Where PostgreSQL's programs are.
@@ -77,7 +81,10 @@ pub fn start_for_tests(dir: &Path) -> Option<PrivatePostgres> {
     let _ = std::fs::remove_dir_all(dir);
     let ci = std::env::var("CI").is_ok_and(|v| !v.is_empty() && v != "0" && v != "false");
     match PrivatePostgres::start(dir, None) {
-        Ok(pg) => Some(pg),
+        Ok(mut pg) => {
+            pg.scratch = true;
+            Some(pg)
+        }
         Err(e) if ci => panic!("CI=true and PostgreSQL cannot start: {e}"),
         Err(e) => {
             eprintln!("SKIPPED (not in CI): {e}");
@@ -124,7 +131,7 @@ impl PrivatePostgres {
                 data.display()
             ));
         }
-        let mut pg = PrivatePostgres { bin, data, port, run_as, owned: false };
+        let mut pg = PrivatePostgres { bin, data, port, run_as, owned: false, scratch: false };
         if !pg.data.join("PG_VERSION").exists() {
             pg.run("initdb", &["-D", pg.data.to_str().unwrap(), "-U", "koth", "--auth=trust", "-E", "UTF8", "--no-instructions"])?;
         }
@@ -210,7 +217,10 @@ impl PrivatePostgres {
 impl Drop for PrivatePostgres {
     fn drop(&mut self) {
         if self.owned {
-            let _ = self.run("pg_ctl", &["-D", self.data.to_str().unwrap(), "-m", "fast", "-w", "stop"]);
+            let stopped = self.stop().is_ok();
+            if stopped && self.scratch && !std::thread::panicking() {
+                let _ = std::fs::remove_dir_all(&self.data);
+            }
         }
     }
 }

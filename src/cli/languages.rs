@@ -148,6 +148,9 @@ fn build(store: &ImageStore, names: &[String]) -> anyhow::Result<i32> {
                     }
                 }
                 Progress::Export(bytes) => eprintln!("{tag}: exporting the filesystem: {} MiB", bytes >> 20),
+                Progress::Shared(shared) => {
+                    eprintln!("{tag}: {} files ({} MiB) shared with images already in the store", shared.files, shared.bytes >> 20)
+                }
                 Progress::Reused => eprintln!("{tag}: image exported before; reusing it"),
                 Progress::Checking => eprintln!("{tag}: checking the toolchain in a sandbox box"),
             }
