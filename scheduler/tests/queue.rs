@@ -246,6 +246,95 @@ async fn finished_rows_are_not_on_the_claim_path() {
     assert_eq!(q.claim("w", &["noop"], LEASE).await.unwrap().unwrap().id, id);
 }
 
+/// Buffers of the index of running jobs read so far, from the server's
+/// statistics (flushed first): the reads of the (one) connection of `q`'s
+/// pool, the only one.
+async fn running_index_reads(q: &Queue) -> i64 {
+    sqlx::query("SELECT pg_stat_force_next_flush()").execute(q.pool()).await.unwrap();
+    sqlx::query_scalar(
+        "SELECT (idx_blks_hit + idx_blks_read)::int8 FROM pg_statio_user_indexes WHERE indexrelname = 'jobs_running'",
+    )
+    .fetch_one(q.pool())
+    .await
+    .unwrap()
+}
+
+/// Complete 20 of the jobs running now (10 by completion, 10 by
+/// completion-and-claim); what that read of the index of running jobs.
+async fn reads_to_complete_twenty(q: &Queue, running: &mut Vec<Claimed>) -> i64 {
+    let before = running_index_reads(q).await;
+    for i in 0..20 {
+        let job = running.pop().unwrap();
+        let mut tx = q.pool().begin().await.unwrap();
+        if i % 2 == 0 {
+            Queue::complete(&mut tx, &job).await.unwrap();
+        } else {
+            let next = Queue::complete_and_claim(&mut tx, &job, "w", &["noop"], LEASE, &FairShare::default()).await.unwrap();
+            assert!(next.is_none(), "nothing left to claim");
+        }
+        tx.commit().await.unwrap();
+    }
+    running_index_reads(q).await - before
+}
+
+/// The fenced statements (complete, complete-and-claim, heartbeat, fail,
+/// release) find their job by key: what completing a job reads does not
+/// grow with the jobs running beside it, nor with the dead entries that
+/// finished ones leave in the index until a vacuum. Before migration 0016
+/// the index was keyed by lease deadline and the plan a server settles on
+/// (generic, forced here) read all of it for every completion: 20
+/// completions read 159 buffers of it with 2,020 jobs running, 39 with 20
+/// (now 40 and 20: a descent each).
+#[tokio::test]
+async fn completing_a_job_reads_the_same_however_many_others_run() {
+    let Some(pg) = common::postgres("fence-reads") else { return };
+    common::pool(&pg, 1).await; // migrated
+    // One connection, so the statistics read are those of the completions;
+    // the generic plans a long-running server's statements settle on.
+    let pool = sqlx::postgres::PgPoolOptions::new()
+        .max_connections(1)
+        .after_connect(|conn, _| {
+            Box::pin(async move { sqlx::query("SET plan_cache_mode = force_generic_plan").execute(conn).await.map(|_| ()) })
+        })
+        .connect(&pg.url())
+        .await
+        .unwrap();
+    let q = Queue::new(pool);
+    sqlx::query("ALTER TABLE jobs SET (autovacuum_enabled = false)").execute(q.pool()).await.unwrap();
+    // A server's history (finished jobs, few running) in the statistics.
+    sqlx::query(
+        "INSERT INTO jobs (kind, state, attempt, started_at, finished_at) \
+         SELECT 'noop', 'completed', 1, now(), now() FROM generate_series(1, 20000)",
+    )
+    .execute(q.pool())
+    .await
+    .unwrap();
+    sqlx::query("ANALYZE jobs").execute(q.pool()).await.unwrap();
+    let claim_all = |n: usize| {
+        let q = q.clone();
+        async move {
+            sqlx::query("INSERT INTO jobs (kind, max_attempts) SELECT 'noop', 1 FROM generate_series(1, $1)")
+                .bind(n as i32)
+                .execute(q.pool())
+                .await
+                .unwrap();
+            let mut running = Vec::new();
+            while let Some(j) = q.claim("w", &["noop"], LEASE).await.unwrap() {
+                running.push(j);
+            }
+            assert_eq!(running.len(), n);
+            running
+        }
+    };
+    let mut few = claim_all(20).await;
+    let alone = reads_to_complete_twenty(&q, &mut few).await;
+    let mut many = claim_all(2020).await;
+    let crowded = reads_to_complete_twenty(&q, &mut many).await;
+    eprintln!("buffers of the running jobs' index read to complete 20 jobs: {alone} with 20 running, {crowded} with 2,020");
+    assert!(alone > 0, "the statistics saw no reads: the test measures nothing");
+    assert!(crowded <= 2 * alone + 20, "completing 20 jobs read {crowded} buffers with 2,020 running, {alone} with 20");
+}
+
 /// A worker that completes each job and claims the next in one statement
 /// (in its result's transaction), as `koth runner` does.
 async fn chain(q: &Queue, holder: &str, job: &Claimed) -> Result<Option<Claimed>, QueueError> {
