@@ -1,14 +1,21 @@
 //! `koth queue-bench`: throughput of no-op jobs through koth's queue with
 //! 1, 2 and 4 workers, against the raw `FOR UPDATE SKIP LOCKED` claim and
 //! the completion, each committed on its own, run by `pgbench` with as many
-//! clients, in the same run on the same server. koth is measured two ways:
-//! a claim, then the completion in its own transaction (where a job's
-//! results are written); and as `koth runner` works, each completion
-//! claiming the next job in the same statement and transaction
-//! ([`Queue::complete_and_claim`]). Everything runs twice: with commits
-//! synced to disk (the server's default; both sides bound by the syncs) and
-//! with `synchronous_commit = off` (commits cheap; what each side costs in
-//! round trips and CPU shows).
+//! clients, in the same run on the same server. koth is measured three
+//! ways:
+//! - a claim, then the completion in a transaction of its own;
+//! - as `koth runner` works: a connection from the pool, `BEGIN`, the
+//!   completion claiming the next job in the same statement
+//!   ([`Queue::complete_and_claim`]), `COMMIT`; the runner writes the job's
+//!   results in that transaction, so its `BEGIN` and `COMMIT` are what the
+//!   results cost;
+//! - the queue alone: that one statement, its own transaction, on a
+//!   connection the worker keeps: what the queue itself costs a job (one
+//!   round trip, fenced and exactly-once all the same).
+//!
+//! Everything runs twice: with commits synced to disk (the server's
+//! default; both sides bound by the syncs) and with `synchronous_commit =
+//! off` (commits cheap; what each side costs in round trips and CPU shows).
 
 use std::path::PathBuf;
 use std::process::Command;
@@ -62,11 +69,16 @@ UPDATE jobs SET state = 'completed', finished_at = now(), lease_until = NULL WHE
 /// Queue `n` no-op jobs on a clean table: the last measurement's jobs
 /// deleted and vacuumed away, so that every measurement starts from the
 /// same table, not from the dead rows and index entries the ones before
-/// it left (how many remain depends on when autovacuum last ran).
+/// it left (how many remain depends on when autovacuum last ran); then
+/// the statistics of the table as it is now. (Taken before the insert,
+/// they showed an empty table, and whether a claim scanned the table or
+/// the index depended on when autovacuum analyzed it during the run: the
+/// raw claim went at 1,600 or 9,000 jobs/s from one run to the next.)
 async fn fill(pool: &PgPool, n: u32) -> anyhow::Result<()> {
     sqlx::query("DELETE FROM jobs WHERE kind = 'noop'").execute(pool).await?;
-    sqlx::query("VACUUM (ANALYZE) jobs").execute(pool).await?;
+    sqlx::query("VACUUM jobs").execute(pool).await?;
     sqlx::query("INSERT INTO jobs (kind, max_attempts) SELECT 'noop', 1 FROM generate_series(1, $1)").bind(n as i32).execute(pool).await?;
+    sqlx::query("ANALYZE jobs").execute(pool).await?;
     Ok(())
 }
 
@@ -75,8 +87,12 @@ async fn fill(pool: &PgPool, n: u32) -> anyhow::Result<()> {
 enum Way {
     /// Claim; then complete in a transaction.
     ClaimThenComplete,
-    /// Complete and claim the next in one statement, in the transaction.
-    Chained,
+    /// As `koth runner`: a pooled connection, and the completion claiming
+    /// the next in one statement, in the transaction of the job's results.
+    Runner,
+    /// The queue alone: that statement as its own transaction, on a
+    /// connection the worker keeps.
+    QueueAlone,
 }
 
 /// Jobs per second through koth's queue with `workers` workers, and the
@@ -93,15 +109,21 @@ async fn koth_rate(pool: &PgPool, workers: u32, jobs: u32, way: Way) -> anyhow::
             let lease = Duration::from_secs(60);
             let mut done = 0u32;
             let mut job = q.claim(&name, &["noop"], lease).await?;
+            let mut kept = match way {
+                Way::QueueAlone => Some(q.pool().acquire().await?),
+                _ => None,
+            };
             while let Some(j) = job {
-                let mut tx = q.pool().begin().await?;
-                job = match way {
-                    Way::ClaimThenComplete => {
+                job = match (way, kept.as_mut()) {
+                    (Way::QueueAlone, Some(conn)) => Queue::complete_and_claim(conn, &j, &name, &["noop"], lease, q.fair_share()).await?,
+                    (Way::ClaimThenComplete, _) => {
+                        let mut tx = q.pool().begin().await?;
                         Queue::complete(&mut tx, &j).await?;
                         tx.commit().await?;
                         q.claim(&name, &["noop"], lease).await?
                     }
-                    Way::Chained => {
+                    _ => {
+                        let mut tx = q.pool().begin().await?;
                         let next = Queue::complete_and_claim(&mut tx, &j, &name, &["noop"], lease, q.fair_share()).await?;
                         tx.commit().await?;
                         next
@@ -180,55 +202,55 @@ pub fn run(a: QueueBenchArgs) -> anyhow::Result<i32> {
             .after_connect(|conn, _| Box::pin(async move { sqlx::query("SET synchronous_commit = off").execute(conn).await.map(|_| ()) }))
             .connect(&url)
             .await?;
-        println!("koth queue-bench: {} no-op jobs per measurement, jobs/s; median of {} rounds, the three alternated", a.jobs, a.rounds);
+        println!("koth queue-bench: {} no-op jobs per measurement, jobs/s; median of {} rounds, the four alternated", a.jobs, a.rounds);
         println!(
-            "{:<8} {:>7} {:>9} {:>17} {:>7} {:>12} {:>7}   {:>22}",
-            "commits", "workers", "pgbench", "claim; complete", "ratio", "chained", "ratio", "client CPU/job: pgbench"
+            "{:<7} {:>7} {:>8} {:>16} {:>6} {:>8} {:>6} {:>12} {:>6}   client CPU/job: pgbench, runner, queue alone",
+            "commits", "workers", "pgbench", "claim; complete", "ratio", "runner", "ratio", "queue alone", "ratio"
         );
+        let ways = [Way::ClaimThenComplete, Way::Runner, Way::QueueAlone];
         for (synced, pool) in [(true, &synced_pool), (false, &cheap_pool)] {
             // Warm up every path once (connections, plans, caches).
-            koth_rate(pool, 1, 300, Way::ClaimThenComplete).await?;
-            koth_rate(pool, 1, 300, Way::Chained).await?;
+            for way in ways {
+                koth_rate(pool, 1, 300, way).await?;
+            }
             pgbench_rate(pool, port, 1, 300, &script, synced).await?;
             for &w in &a.workers {
-                let (mut raw, mut split, mut chained) = (Vec::new(), Vec::new(), Vec::new());
-                let (mut raw_cpu, mut chained_cpu) = (Vec::new(), Vec::new());
-                for round in 0..a.rounds.max(1) {
+                let mut raw = Vec::new();
+                let mut koth: [Vec<(f64, f64)>; 3] = Default::default();
+                for round in 0..a.rounds.max(1) as usize {
                     // Each round in another order, so none always goes first.
-                    for i in 0..3 {
-                        match (i + round) % 3 {
-                            0 => {
-                                let (rate, cpu) = pgbench_rate(pool, port, w, a.jobs, &script, synced).await?;
-                                raw.push(rate);
-                                raw_cpu.push(cpu);
-                            }
-                            1 => split.push(koth_rate(pool, w, a.jobs, Way::ClaimThenComplete).await?.0),
-                            _ => {
-                                let (rate, cpu) = koth_rate(pool, w, a.jobs, Way::Chained).await?;
-                                chained.push(rate);
-                                chained_cpu.push(cpu);
-                            }
+                    for i in 0..4 {
+                        match (i + round) % 4 {
+                            3 => raw.push(pgbench_rate(pool, port, w, a.jobs, &script, synced).await?),
+                            k => koth[k].push(koth_rate(pool, w, a.jobs, ways[k]).await?),
                         }
                     }
                 }
-                let (raw, split, chained) = (median(raw), median(split), median(chained));
+                let rate = |v: &[(f64, f64)]| median(v.iter().map(|x| x.0).collect());
+                let cpu = |v: &[(f64, f64)]| median(v.iter().map(|x| x.1).collect());
+                let base = rate(&raw);
                 println!(
-                    "{:<8} {:>7} {:>9.0} {:>17.0} {:>6.2}x {:>12.0} {:>6.2}x   {:>9.0} µs, chained {:.0} µs",
+                    "{:<7} {:>7} {:>8.0} {:>16.0} {:>5.2}x {:>8.0} {:>5.2}x {:>12.0} {:>5.2}x   {:.0}, {:.0}, {:.0} µs",
                     if synced { "synced" } else { "cheap" },
                     w,
-                    raw,
-                    split,
-                    split / raw,
-                    chained,
-                    chained / raw,
-                    median(raw_cpu),
-                    median(chained_cpu)
+                    base,
+                    rate(&koth[0]),
+                    rate(&koth[0]) / base,
+                    rate(&koth[1]),
+                    rate(&koth[1]) / base,
+                    rate(&koth[2]),
+                    rate(&koth[2]) / base,
+                    cpu(&raw),
+                    cpu(&koth[1]),
+                    cpu(&koth[2]),
                 );
             }
         }
         println!("pgbench: the claim and the completion as prepared statements (-M prepared), each committed on its own, as many clients as workers");
-        println!("claim; complete: koth's claim, then the completion in a transaction (where a job's results go)");
-        println!("chained: as `koth runner` works: the completion claims the next job in the same statement and commit");
+        println!("claim; complete: koth's claim, then the completion in a transaction of its own");
+        println!("runner: as `koth runner` works: a pooled connection, BEGIN, the completion claiming the next job in the same statement, COMMIT");
+        println!("  (the runner writes the job's results in that transaction: BEGIN and COMMIT are theirs)");
+        println!("queue alone: that one statement as its own transaction, on a connection the worker keeps: one round trip a job");
         println!("cheap: synchronous_commit = off on both sides");
         anyhow::Ok(0)
     });
