@@ -319,9 +319,10 @@ pub fn share_identical_files(tree: &Path, files: &Path) -> std::io::Result<Share
             match std::fs::hard_link(&path, &stored) {
                 Ok(()) => {} // the first of its kind: the store keeps it now
                 Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
-                    // A link beside the file, renamed over it: the tree never
-                    // lacks the file, even if this stops half-way.
-                    let beside = dir.join(".koth-shared-link");
+                    // A new link in the store, renamed over the file: the
+                    // tree never lacks the file, even if this stops
+                    // half-way, and no name of the image's is touched.
+                    let beside = files.join(format!(".link-{}", std::process::id()));
                     let _ = std::fs::remove_file(&beside);
                     match std::fs::hard_link(&stored, &beside) {
                         Ok(()) => {}
@@ -530,6 +531,8 @@ mod tests {
         write("a", "bin/tool", b"same bytes, other mode", 0o755);
         write("b", "bin/tool", b"same bytes, other mode", 0o700);
         write("b", "usr/lib/copy-of-libc.so", b"the same library", 0o755);
+        // An image's own file with the name a temporary link might take.
+        write("b", "usr/lib/.koth-shared-link", b"the image's own", 0o644);
         std::os::unix::fs::symlink("libc.so", dir.join("b/usr/lib/link.so")).unwrap();
 
         let first = share_identical_files(&dir.join("a"), &files).unwrap();
@@ -551,7 +554,10 @@ mod tests {
         assert_eq!(std::fs::read(dir.join("b/usr/lib/copy-of-libc.so")).unwrap(), b"the same library");
         let tool = std::fs::metadata(dir.join("b/bin/tool")).unwrap();
         assert_eq!((tool.mode() & 0o777, tool.modified().unwrap()), (0o700, mtime));
-        assert!(!dir.join("b/usr/lib/.koth-shared-link").exists(), "no temporary link left");
+        assert_eq!(std::fs::read(dir.join("b/usr/lib/.koth-shared-link")).unwrap(), b"the image's own");
+        let left: Vec<_> =
+            std::fs::read_dir(&files).unwrap().flatten().filter(|e| e.file_name().to_string_lossy().starts_with('.')).collect();
+        assert!(left.is_empty(), "no temporary link left: {left:?}");
         // Sharing a root again changes nothing.
         assert_eq!(share_identical_files(&dir.join("b"), &files).unwrap(), Shared::default());
         let _ = std::fs::remove_dir_all(&dir);
