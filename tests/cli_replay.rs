@@ -297,6 +297,55 @@ fn a_recorded_match_reruns_with_the_authors_bot_and_says_where_it_diverges() {
     assert!(text.starts_with("diverged at turn 1: your bot now answers no answer in time; the recording has \"3\""), "{text}");
     assert!(text.contains("seat 1 silent.py: "), "{text}");
 
+    // A bot slower than the match's 50 ms a move (100 ms each, the same
+    // moves as still.c): at the match's time it misses its second move (the
+    // first has the start-up allowance) and is told about --time-scale;
+    // given ten times the time it reproduces the match, and says so.
+    let slow = dir().join("slow.py");
+    std::fs::write(
+        &slow,
+        "import sys, time\npattern = [3, 3, 4, 4, 1, 1, 1, 0, 0, 0, 2]\nfor n, _ in enumerate(sys.stdin):\n    time.sleep(0.1)\n    print(pattern[n % len(pattern)], flush=True)\n",
+    )
+    .unwrap();
+    let out = koth(&["replay", "rerun", short.to_str().unwrap(), "--bot", slow.to_str().unwrap(), "--seat", "1"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{text}{}", String::from_utf8_lossy(&out.stderr));
+    assert!(text.starts_with("diverged at turn 2: your bot now answers no answer in time; the recording has \"3\"\n(if this machine is slower or busier than the server, try --time-scale 2)"), "{text}");
+    let out = koth(&["replay", "rerun", short.to_str().unwrap(), "--bot", slow.to_str().unwrap(), "--seat", "1", "--time-scale", "10"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{text}{}", String::from_utf8_lossy(&out.stderr));
+    assert!(text.starts_with("with --time-scale 10: your bot had 500 ms a move, the match 50 ms\nreproduced: all 20 turns"), "{text}");
+    // The silent bot's recording, rerun with the bot that answered: its
+    // recorded timeouts are now answers, and the report says why.
+    let silent_rec = dir().join("rerun-silent.json");
+    let out = koth(&[
+        "replay",
+        "rerun",
+        short.to_str().unwrap(),
+        "--bot",
+        silent.to_str().unwrap(),
+        "--seat",
+        "1",
+        "--replay",
+        silent_rec.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stdout));
+    let out = koth(&["replay", "rerun", silent_rec.to_str().unwrap(), "--bot", &repo("bots/target/still.c"), "--seat", "1", "--time-scale", "3"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{text}{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        text.contains("diverged at turn 1: your bot now answers \"3\"; the recording has no answer in time\n(it timed out there in the match, and had 3 times the time now)"),
+        "{text}"
+    );
+    // Scales out of reason are refused, saying what is accepted.
+    for bad in ["0", "-1", "1000", "fast", "NaN"] {
+        let arg = format!("--time-scale={bad}");
+        let out = koth(&["replay", "rerun", short.to_str().unwrap(), "--bot", slow.to_str().unwrap(), "--seat", "1", &arg]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{bad}: {err}");
+        assert!(err.contains("give a number from 0.1 to 100"), "{bad}: {err}");
+    }
+
     // A recording that lies (its opponent leaves at turn 3, with a reason
     // the engine would not give): not reproduced, said where, no crash.
     let mut lying: serde_json::Value = serde_json::from_slice(&std::fs::read(&rec).unwrap()).unwrap();

@@ -171,6 +171,13 @@ pub struct RerunArgs {
     /// Serve the new run in the viewer afterwards (`koth replay view`).
     #[arg(long)]
     pub open: bool,
+    /// Give your bot this many times the match's time a move (and start-up
+    /// allowance): 2 doubles it. For a machine slower or busier than the
+    /// server's, where your bot would miss deadlines it met there. A turn
+    /// your bot timed out in the recording may then be answered, and the
+    /// run diverge there; the report says the scale it ran with.
+    #[arg(long, default_value_t = 1.0, value_parser = parse_time_scale)]
+    pub time_scale: f64,
     /// An external game's folder (its game.json and referee), for a replay
     /// of that game.
     #[arg(long)]
@@ -457,6 +464,14 @@ fn my_seats(c: &Client, info: &Value) -> anyhow::Result<Vec<usize>> {
 
 /// `koth replay rerun`: the recording from a file or the server, your seat,
 /// then [`super::replay::rerun`].
+/// A time scale: a number from 0.1 to 100.
+fn parse_time_scale(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(x) if (0.1..=100.0).contains(&x) => Ok(x),
+        _ => Err(format!("{s:?}: give a number from 0.1 to 100 (2 gives your bot twice the match's time a move)")),
+    }
+}
+
 fn rerun(a: RerunArgs) -> anyhow::Result<i32> {
     let file = PathBuf::from(&a.source);
     let (replay, mine) = if file.exists() {
@@ -485,7 +500,7 @@ fn rerun(a: RerunArgs) -> anyhow::Result<i32> {
         (None, Some(s)) => s,
         (None, None) => bail!("say which seat is your bot's with --seat N (this match's seats: {names})"),
     };
-    super::replay::rerun(&replay, seat, &a.bot, a.game.as_deref(), &a.store, a.replay.as_deref(), a.open)
+    super::replay::rerun(&replay, seat, &a.bot, a.time_scale, a.game.as_deref(), &a.store, a.replay.as_deref(), a.open)
 }
 
 pub fn logs(a: LogsArgs) -> anyhow::Result<i32> {

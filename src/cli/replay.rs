@@ -135,12 +135,15 @@ fn said(r: Option<&koth_games::replay::Recorded>) -> String {
 }
 
 /// `koth replay rerun`: `r` played again with the bot at `bot` in `seat`
-/// and every other seat answering from `r`. 0: every turn as recorded; 1:
-/// the run diverged (where is printed).
+/// and every other seat answering from `r`, the match's time a move (and
+/// the first move's allowance and the wall-clock cap) times `time_scale`.
+/// 0: every turn as recorded; 1: the run diverged (where is printed).
+#[allow(clippy::too_many_arguments)]
 pub fn rerun(
     r: &Replay,
     seat: usize,
     bot: &Path,
+    time_scale: f64,
     game_dir: Option<&Path>,
     store: &super::BotStoreArgs,
     out: Option<&Path>,
@@ -172,17 +175,32 @@ pub fn rerun(
     let (max_turns, wall_cap) = match &r.ended_by {
         EndedBy::Rules | EndedBy::RefereeFailed { .. } => (None, None),
         EndedBy::TurnLimit { turns } => (Some(*turns), None),
-        EndedBy::WallClockCap { seconds } => (None, Some(std::time::Duration::from_secs_f64(*seconds))),
+        EndedBy::WallClockCap { seconds } => (None, Some(std::time::Duration::from_secs_f64(*seconds * time_scale))),
     };
     let limits = koth_sandbox::Limits { memory: 512 << 20, cpu_time: None, wall_time: None, ..koth_sandbox::Limits::default() };
+    let defaults = MatchOptions::new(game.clone(), r.seed);
+    let per_move = r.time_policy.map_or_else(|| game.time_policy().per_move, |p| p.per_move);
     let opts = MatchOptions {
-        per_move: r.time_policy.map(|p| p.per_move),
+        per_move: Some(per_move.mul_f64(time_scale)),
+        first_move_extra: defaults.first_move_extra.mul_f64(time_scale),
         max_turns,
         wall_cap,
         sandbox: koth_sandbox::SandboxConfig { limits, ..store.sandbox() },
-        ..MatchOptions::new(game.clone(), r.seed)
+        ..defaults
     };
     eprintln!("koth: {} seed {}: {} in seat {}, the other seats from the recording", r.game.name(), r.seed, spec.name, seat + 1);
+    // Said on stdout with the verdict: a reproduction at another scale
+    // is not one at the match's own time.
+    let scaled = (time_scale != 1.0).then(|| {
+        format!(
+            "with --time-scale {time_scale}: your bot had {} ms a move, the match {} ms",
+            opts.policy().per_move.as_millis(),
+            per_move.as_millis()
+        )
+    });
+    if let Some(s) = &scaled {
+        println!("{s}");
+    }
     let report = play_seats(&opts, seats).map_err(|e| anyhow::anyhow!(e))?;
     let new = &report.replay;
     fn mine(t: &koth_games::replay::Turn, seat: usize) -> Option<&koth_games::replay::Recorded> {
@@ -199,6 +217,14 @@ pub fn rerun(
                 said(mine(now, seat)),
                 said(mine(old, seat))
             );
+            let timed_out = |r: Option<&koth_games::replay::Recorded>| matches!(r, Some(koth_games::replay::Recorded::Timeout { .. }));
+            if time_scale > 1.0 && timed_out(mine(old, seat)) {
+                println!("(it timed out there in the match, and had {time_scale} times the time now)");
+            } else if time_scale < 1.0 && timed_out(mine(now, seat)) {
+                println!("(it had {time_scale} times the match's time now)");
+            } else if time_scale == 1.0 && timed_out(mine(now, seat)) {
+                println!("(if this machine is slower or busier than the server, try --time-scale 2)");
+            }
             diverged = Some(old.turn);
             break;
         }
