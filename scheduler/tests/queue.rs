@@ -357,7 +357,7 @@ async fn claims_are_planned_once_per_connection() {
             .fetch_all(q.pool())
             .await
             .unwrap();
-    let chained = plans.iter().find(|p| p.0.starts_with("WITH done")).expect("the chained claim was prepared on this connection");
+    let chained = plans.iter().find(|p| p.0.starts_with("WITH next")).expect("the chained claim was prepared on this connection");
     assert!(chained.1 >= 30 && chained.2 <= 5, "complete-and-claim: {} generic plans, {} custom: {}", chained.1, chained.2, chained.0);
 }
 
@@ -408,6 +408,26 @@ async fn a_chained_completion_is_fenced_and_claims_by_priority() {
     assert_eq!(state(&q, low).await.0, "available", "nothing claimed by the stale worker");
     let leaked: i64 = sqlx::query_scalar("SELECT count(*) FROM jobs WHERE payload ? 'stale'").fetch_one(q.pool()).await.unwrap();
     assert_eq!(leaked, 0);
+    // The same as its own transaction, on a connection of its own (no
+    // results to write): the claim the statement made is undone, and the
+    // connection goes on working.
+    let mut conn = q.pool().acquire().await.unwrap();
+    assert!(matches!(Queue::complete_and_claim(&mut conn, &next, "a", &["noop"], LEASE, &FairShare::default()).await, Err(QueueError::Stale(i)) if i == first));
+    assert_eq!(state(&q, low).await.0, "available", "nothing claimed by the stale worker");
+    let one: i32 = sqlx::query_scalar("SELECT 1").fetch_one(&mut *conn).await.unwrap();
+    assert_eq!(one, 1);
+    drop(conn);
+    // A worker whose own job was rescued and waits again, the best there
+    // is: its stale completion, which claims before it completes, neither
+    // keeps that job nor takes another.
+    expire(&q, first).await;
+    q.rescue_expired().await.unwrap();
+    due_now(&q, first).await;
+    assert!(matches!(chain(&q, "b", &fresh).await, Err(QueueError::Stale(i)) if i == first));
+    assert_eq!(state(&q, first).await.0, "available");
+    assert_eq!(state(&q, low).await.0, "available");
+    let fresh = q.claim("b", &["noop"], LEASE).await.unwrap().unwrap();
+    assert_eq!(fresh.id, first);
     // The last job: completed, nothing left of its kind to claim.
     let next = chain(&q, "b", &fresh).await.unwrap().unwrap();
     assert_eq!(next.id, low);

@@ -16,6 +16,8 @@
 //! Everything runs twice: with commits synced to disk (the server's
 //! default; both sides bound by the syncs) and with `synchronous_commit =
 //! off` (commits cheap; what each side costs in round trips and CPU shows).
+//! Beside the rates: the CPU time per job of the client (this process, or
+//! pgbench) and, on the run's own server, of every PostgreSQL process.
 
 use std::path::PathBuf;
 use std::process::Command;
@@ -53,6 +55,54 @@ fn cpu(who: libc::c_int) -> Duration {
     };
     let tv = |t: libc::timeval| Duration::new(t.tv_sec as u64, t.tv_usec as u32 * 1000);
     tv(u.ru_utime) + tv(u.ru_stime)
+}
+
+/// CPU time of a PostgreSQL server, given its postmaster's pid: the
+/// postmaster's own, its exited children's (backends of closed
+/// connections, counted when it reaps them) and its live children's. The
+/// difference of two readings is what the server spent between them,
+/// whichever backends came and went. From /proc, in clock ticks.
+fn server_cpu(postmaster: i32) -> Option<Duration> {
+    // SAFETY: sysconf has no preconditions.
+    let tick = unsafe { libc::sysconf(libc::_SC_CLK_TCK) }.max(1) as f64;
+    // The fields from the 4th (ppid) on, after the command's closing
+    // parenthesis and the state: ppid is [0], utime, stime, cutime and
+    // cstime (the 14th to 17th) are [10] to [13].
+    let fields = |pid: &str| -> Option<Vec<u64>> {
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+        let rest = &stat[stat.rfind(')')? + 2..];
+        Some(rest.split(' ').skip(1).take(14).map(|f| f.parse().unwrap_or(0)).collect())
+    };
+    let me = fields(&postmaster.to_string())?;
+    let mut ticks = me.get(10..14)?.iter().sum::<u64>();
+    for entry in std::fs::read_dir("/proc").ok()?.flatten() {
+        let name = entry.file_name();
+        let Some(pid) = name.to_str().filter(|n| n.bytes().all(|b| b.is_ascii_digit())) else { continue };
+        if let Some(f) = fields(pid).filter(|f| f.len() == 14 && f[0] == postmaster as u64) {
+            ticks += f[10] + f[11];
+        }
+    }
+    Some(Duration::from_secs_f64(ticks as f64 / tick))
+}
+
+/// One measurement: jobs per second, and the client's and the server's CPU
+/// time per job in microseconds (the server's when it is this run's own).
+#[derive(Clone, Copy)]
+struct Measured {
+    rate: f64,
+    client_us: f64,
+    server_us: Option<f64>,
+}
+
+/// What `f` did to `jobs` jobs in `elapsed`: its rate, the CPU time per job
+/// of the client (`client` before) and of the server.
+fn measured(jobs: u32, elapsed: Duration, client: Duration, server: Option<(i32, Duration)>, who: libc::c_int) -> Measured {
+    let per_job = |d: Duration| d.as_secs_f64() * 1e6 / jobs as f64;
+    Measured {
+        rate: jobs as f64 / elapsed.as_secs_f64(),
+        client_us: per_job(cpu(who).saturating_sub(client)),
+        server_us: server.and_then(|(pid, before)| Some(per_job(server_cpu(pid)?.saturating_sub(before)))),
+    }
 }
 
 fn median(mut v: Vec<f64>) -> f64 {
@@ -95,10 +145,10 @@ enum Way {
     QueueAlone,
 }
 
-/// Jobs per second through koth's queue with `workers` workers, and the
-/// client's CPU time per job in microseconds.
-async fn koth_rate(pool: &PgPool, workers: u32, jobs: u32, way: Way) -> anyhow::Result<(f64, f64)> {
+/// koth's queue with `workers` workers; `server`: the postmaster's pid.
+async fn koth_rate(pool: &PgPool, workers: u32, jobs: u32, way: Way, server: Option<i32>) -> anyhow::Result<Measured> {
     fill(pool, jobs).await?;
+    let server = server.and_then(|pid| Some((pid, server_cpu(pid)?)));
     let started = Instant::now();
     let cpu_before = cpu(libc::RUSAGE_SELF);
     let mut tasks = Vec::new();
@@ -139,12 +189,12 @@ async fn koth_rate(pool: &PgPool, workers: u32, jobs: u32, way: Way) -> anyhow::
         total += t.await??;
     }
     anyhow::ensure!(total == jobs, "koth completed {total} of {jobs} jobs");
-    let rate = jobs as f64 / started.elapsed().as_secs_f64();
-    Ok((rate, (cpu(libc::RUSAGE_SELF) - cpu_before).as_secs_f64() * 1e6 / jobs as f64))
+    Ok(measured(jobs, started.elapsed(), cpu_before, server, libc::RUSAGE_SELF))
 }
 
-/// Jobs per second through the raw statements with pgbench, and pgbench's
-/// CPU time per job in microseconds.
+/// The raw statements run by pgbench (its rate as it reports it, its CPU
+/// time as the client's).
+#[allow(clippy::too_many_arguments)]
 async fn pgbench_rate(
     pool: &PgPool,
     port: u16,
@@ -152,8 +202,11 @@ async fn pgbench_rate(
     jobs: u32,
     script: &std::path::Path,
     synced: bool,
-) -> anyhow::Result<(f64, f64)> {
+    server: Option<i32>,
+) -> anyhow::Result<Measured> {
     fill(pool, jobs).await?;
+    let server = server.and_then(|pid| Some((pid, server_cpu(pid)?)));
+    let started = Instant::now();
     let cpu_before = cpu(libc::RUSAGE_CHILDREN);
     let per_client = jobs / clients;
     let pgbench = koth_scheduler::pg::find_binaries().map(|d| d.join("pgbench")).unwrap_or_else(|_| "pgbench".into());
@@ -164,7 +217,7 @@ async fn pgbench_rate(
         .args(["-c", &clients.to_string(), "-j", &clients.to_string(), "-t", &per_client.to_string(), "koth"])
         .output()
         .map_err(|e| anyhow::anyhow!("running pgbench: {e}; it comes with PostgreSQL's server binaries"))?;
-    let client_cpu = (cpu(libc::RUSAGE_CHILDREN) - cpu_before).as_secs_f64() * 1e6 / (per_client * clients) as f64;
+    let m = measured(per_client * clients, started.elapsed(), cpu_before, server, libc::RUSAGE_CHILDREN);
     let text = String::from_utf8_lossy(&out.stdout);
     anyhow::ensure!(out.status.success(), "pgbench failed: {}{}", text, String::from_utf8_lossy(&out.stderr));
     let tps = text
@@ -175,24 +228,29 @@ async fn pgbench_rate(
         .ok_or_else(|| anyhow::anyhow!("no tps line in pgbench's output:\n{text}"))?;
     // Leave no job behind for the next measurement.
     sqlx::query("DELETE FROM jobs WHERE kind = 'noop' AND state = 'available'").execute(pool).await?;
-    Ok((tps, client_cpu))
+    Ok(Measured { rate: tps, ..m })
 }
 
 pub fn run(a: QueueBenchArgs) -> anyhow::Result<i32> {
-    let private;
-    let (url, port) = match &a.database_url {
+    let (private, url, port) = match &a.database_url {
         Some(u) => {
             let port = u.rsplit(':').next().and_then(|p| p.split('/').next()).and_then(|p| p.parse().ok()).unwrap_or(5432);
-            (u.clone(), port)
+            (None, u.clone(), port)
         }
         None => {
             let dir = std::env::temp_dir().join(format!("koth-queue-bench-{}", std::process::id()));
-            private = PrivatePostgres::start(&dir, None).map_err(|e| anyhow::anyhow!(e))?;
-            (private.url(), private.port())
+            let pg = PrivatePostgres::start(&dir, None).map_err(|e| anyhow::anyhow!(e))?;
+            let (url, port) = (pg.url(), pg.port());
+            (Some(pg), url, port)
         }
     };
     let script: PathBuf = std::env::temp_dir().join(format!("koth-queue-bench-{}.sql", std::process::id()));
     std::fs::write(&script, CLAIM_SCRIPT)?;
+    // The server's CPU is measured when it is this run's own.
+    let postmaster: Option<i32> = private
+        .as_ref()
+        .and_then(|pg| std::fs::read_to_string(pg.data_dir().join("postmaster.pid")).ok())
+        .and_then(|t| t.lines().next()?.trim().parse().ok());
     let rt = tokio::runtime::Runtime::new()?;
     let result = rt.block_on(async {
         let max = a.workers.iter().copied().max().unwrap_or(1) + 2;
@@ -204,33 +262,39 @@ pub fn run(a: QueueBenchArgs) -> anyhow::Result<i32> {
             .await?;
         println!("koth queue-bench: {} no-op jobs per measurement, jobs/s; median of {} rounds, the four alternated", a.jobs, a.rounds);
         println!(
-            "{:<7} {:>7} {:>8} {:>16} {:>6} {:>8} {:>6} {:>12} {:>6}   client CPU/job: pgbench, runner, queue alone",
+            "{:<7} {:>7} {:>8} {:>16} {:>6} {:>8} {:>6} {:>12} {:>6}   CPU µs/job, client + server: pgbench, runner, queue alone",
             "commits", "workers", "pgbench", "claim; complete", "ratio", "runner", "ratio", "queue alone", "ratio"
         );
         let ways = [Way::ClaimThenComplete, Way::Runner, Way::QueueAlone];
         for (synced, pool) in [(true, &synced_pool), (false, &cheap_pool)] {
             // Warm up every path once (connections, plans, caches).
             for way in ways {
-                koth_rate(pool, 1, 300, way).await?;
+                koth_rate(pool, 1, 300, way, None).await?;
             }
-            pgbench_rate(pool, port, 1, 300, &script, synced).await?;
+            pgbench_rate(pool, port, 1, 300, &script, synced, None).await?;
             for &w in &a.workers {
                 let mut raw = Vec::new();
-                let mut koth: [Vec<(f64, f64)>; 3] = Default::default();
+                let mut koth: [Vec<Measured>; 3] = Default::default();
                 for round in 0..a.rounds.max(1) as usize {
                     // Each round in another order, so none always goes first.
                     for i in 0..4 {
                         match (i + round) % 4 {
-                            3 => raw.push(pgbench_rate(pool, port, w, a.jobs, &script, synced).await?),
-                            k => koth[k].push(koth_rate(pool, w, a.jobs, ways[k]).await?),
+                            3 => raw.push(pgbench_rate(pool, port, w, a.jobs, &script, synced, postmaster).await?),
+                            k => koth[k].push(koth_rate(pool, w, a.jobs, ways[k], postmaster).await?),
                         }
                     }
                 }
-                let rate = |v: &[(f64, f64)]| median(v.iter().map(|x| x.0).collect());
-                let cpu = |v: &[(f64, f64)]| median(v.iter().map(|x| x.1).collect());
+                let rate = |v: &[Measured]| median(v.iter().map(|x| x.rate).collect());
+                let cpu = |v: &[Measured]| {
+                    let client = median(v.iter().map(|x| x.client_us).collect());
+                    match v.iter().map(|x| x.server_us).collect::<Option<Vec<f64>>>() {
+                        Some(server) => format!("{client:.0} + {:.0}", median(server)),
+                        None => format!("{client:.0}"),
+                    }
+                };
                 let base = rate(&raw);
                 println!(
-                    "{:<7} {:>7} {:>8.0} {:>16.0} {:>5.2}x {:>8.0} {:>5.2}x {:>12.0} {:>5.2}x   {:.0}, {:.0}, {:.0} µs",
+                    "{:<7} {:>7} {:>8.0} {:>16.0} {:>5.2}x {:>8.0} {:>5.2}x {:>12.0} {:>5.2}x   {}, {}, {}",
                     if synced { "synced" } else { "cheap" },
                     w,
                     base,
@@ -252,6 +316,10 @@ pub fn run(a: QueueBenchArgs) -> anyhow::Result<i32> {
         println!("  (the runner writes the job's results in that transaction: BEGIN and COMMIT are theirs)");
         println!("queue alone: that one statement as its own transaction, on a connection the worker keeps: one round trip a job");
         println!("cheap: synchronous_commit = off on both sides");
+        match postmaster {
+            Some(_) => println!("CPU: medians of the client's (this process, or pgbench) and of the server's (every PostgreSQL process) time per job"),
+            None => println!("CPU: the client's (this process, or pgbench) per job; the server's is measured only on the run's own server (no --database-url)"),
+        }
         anyhow::Ok(0)
     });
     let _ = std::fs::remove_file(&script);
