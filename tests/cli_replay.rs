@@ -330,7 +330,8 @@ fn a_recorded_match_reruns_with_the_authors_bot_and_says_where_it_diverges() {
         silent_rec.to_str().unwrap(),
     ]);
     assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stdout));
-    let out = koth(&["replay", "rerun", silent_rec.to_str().unwrap(), "--bot", &repo("bots/target/still.c"), "--seat", "1", "--time-scale", "3"]);
+    let out =
+        koth(&["replay", "rerun", silent_rec.to_str().unwrap(), "--bot", &repo("bots/target/still.c"), "--seat", "1", "--time-scale", "3"]);
     let text = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(1), "{text}{}", String::from_utf8_lossy(&out.stderr));
     assert!(

@@ -412,7 +412,9 @@ async fn a_chained_completion_is_fenced_and_claims_by_priority() {
     // results to write): the claim the statement made is undone, and the
     // connection goes on working.
     let mut conn = q.pool().acquire().await.unwrap();
-    assert!(matches!(Queue::complete_and_claim(&mut conn, &next, "a", &["noop"], LEASE, &FairShare::default()).await, Err(QueueError::Stale(i)) if i == first));
+    assert!(
+        matches!(Queue::complete_and_claim(&mut conn, &next, "a", &["noop"], LEASE, &FairShare::default()).await, Err(QueueError::Stale(i)) if i == first)
+    );
     assert_eq!(state(&q, low).await.0, "available", "nothing claimed by the stale worker");
     let one: i32 = sqlx::query_scalar("SELECT 1").fetch_one(&mut *conn).await.unwrap();
     assert_eq!(one, 1);

@@ -10,7 +10,8 @@
 //!   results in that transaction, so its `BEGIN` and `COMMIT` are what the
 //!   results cost;
 //! - the queue alone: that one statement, its own transaction, on a
-//!   connection the worker keeps: what the queue itself costs a job (one
+//!   connection the worker keeps, each worker on a thread of its own as
+//!   pgbench's clients are: what the queue itself costs a job (one
 //!   round trip, fenced and exactly-once all the same).
 //!
 //! Everything runs twice: with commits synced to disk (the server's
@@ -25,7 +26,7 @@ use std::time::{Duration, Instant};
 
 use clap::Args;
 use koth_scheduler::pg::PrivatePostgres;
-use koth_scheduler::queue::Queue;
+use koth_scheduler::queue::{claim_on, FairShare, Queue};
 use sqlx::PgPool;
 
 #[derive(Args)]
@@ -141,12 +142,68 @@ enum Way {
     /// the next in one statement, in the transaction of the job's results.
     Runner,
     /// The queue alone: that statement as its own transaction, on a
-    /// connection the worker keeps.
+    /// connection the worker keeps, on a thread of its own.
     QueueAlone,
 }
 
+/// The queue alone with `workers` workers, each on a thread of its own
+/// with a single-threaded runtime and a connection of its own, as pgbench
+/// runs its clients (`-j`): the queue's statements against pgbench's, not
+/// one client's scheduler against another's. (On tokio's shared
+/// multi-threaded runtime the same workers went 10-15% slower with two of
+/// them, `QueueAlone` on 20,000 jobs.) Connections are made before the
+/// clock starts, as pgbench's are.
+async fn queue_alone(pool: &PgPool, workers: u32, jobs: u32, synced: bool, server: Option<i32>) -> anyhow::Result<Measured> {
+    fill(pool, jobs).await?;
+    let options = pool.connect_options();
+    let ready = std::sync::Arc::new(std::sync::Barrier::new(workers as usize + 1));
+    let threads: Vec<_> = (0..workers)
+        .map(|w| {
+            let (options, ready) = (options.clone(), ready.clone());
+            std::thread::spawn(move || {
+                let rt = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+                rt.block_on(async move {
+                    use sqlx::Connection;
+                    let connected = async {
+                        let mut conn = sqlx::PgConnection::connect_with(&options).await?;
+                        if !synced {
+                            sqlx::query("SET synchronous_commit = off").execute(&mut conn).await?;
+                        }
+                        anyhow::Ok(conn)
+                    }
+                    .await;
+                    // Past the barrier whatever happened, so that no one waits for ever.
+                    ready.wait();
+                    let mut conn = connected?;
+                    let (name, lease, share) = (format!("bench-{w}"), Duration::from_secs(60), FairShare::default());
+                    let mut done = 0u32;
+                    let mut job = claim_on(&mut conn, &name, &["noop"], lease, &share).await?;
+                    while let Some(j) = job {
+                        job = Queue::complete_and_claim(&mut conn, &j, &name, &["noop"], lease, &share).await?;
+                        done += 1;
+                    }
+                    anyhow::Ok(done)
+                })
+            })
+        })
+        .collect();
+    ready.wait();
+    let server = server.and_then(|pid| Some((pid, server_cpu(pid)?)));
+    let started = Instant::now();
+    let cpu_before = cpu(libc::RUSAGE_SELF);
+    let mut total = 0;
+    for t in threads {
+        total += t.join().map_err(|_| anyhow::anyhow!("a worker thread panicked"))??;
+    }
+    anyhow::ensure!(total == jobs, "koth completed {total} of {jobs} jobs");
+    Ok(measured(jobs, started.elapsed(), cpu_before, server, libc::RUSAGE_SELF))
+}
+
 /// koth's queue with `workers` workers; `server`: the postmaster's pid.
-async fn koth_rate(pool: &PgPool, workers: u32, jobs: u32, way: Way, server: Option<i32>) -> anyhow::Result<Measured> {
+async fn koth_rate(pool: &PgPool, workers: u32, jobs: u32, way: Way, synced: bool, server: Option<i32>) -> anyhow::Result<Measured> {
+    if way == Way::QueueAlone {
+        return queue_alone(pool, workers, jobs, synced, server).await;
+    }
     fill(pool, jobs).await?;
     let server = server.and_then(|pid| Some((pid, server_cpu(pid)?)));
     let started = Instant::now();
@@ -159,19 +216,15 @@ async fn koth_rate(pool: &PgPool, workers: u32, jobs: u32, way: Way, server: Opt
             let lease = Duration::from_secs(60);
             let mut done = 0u32;
             let mut job = q.claim(&name, &["noop"], lease).await?;
-            let mut kept = match way {
-                Way::QueueAlone => Some(q.pool().acquire().await?),
-                _ => None,
-            };
             while let Some(j) = job {
-                job = match (way, kept.as_mut()) {
-                    (Way::QueueAlone, Some(conn)) => Queue::complete_and_claim(conn, &j, &name, &["noop"], lease, q.fair_share()).await?,
-                    (Way::ClaimThenComplete, _) => {
+                job = match way {
+                    Way::ClaimThenComplete => {
                         let mut tx = q.pool().begin().await?;
                         Queue::complete(&mut tx, &j).await?;
                         tx.commit().await?;
                         q.claim(&name, &["noop"], lease).await?
                     }
+                    // The runner's way (the queue alone is `queue_alone`'s).
                     _ => {
                         let mut tx = q.pool().begin().await?;
                         let next = Queue::complete_and_claim(&mut tx, &j, &name, &["noop"], lease, q.fair_share()).await?;
@@ -269,7 +322,7 @@ pub fn run(a: QueueBenchArgs) -> anyhow::Result<i32> {
         for (synced, pool) in [(true, &synced_pool), (false, &cheap_pool)] {
             // Warm up every path once (connections, plans, caches).
             for way in ways {
-                koth_rate(pool, 1, 300, way, None).await?;
+                koth_rate(pool, 1, 300, way, synced, None).await?;
             }
             pgbench_rate(pool, port, 1, 300, &script, synced, None).await?;
             for &w in &a.workers {
@@ -280,7 +333,7 @@ pub fn run(a: QueueBenchArgs) -> anyhow::Result<i32> {
                     for i in 0..4 {
                         match (i + round) % 4 {
                             3 => raw.push(pgbench_rate(pool, port, w, a.jobs, &script, synced, postmaster).await?),
-                            k => koth[k].push(koth_rate(pool, w, a.jobs, ways[k], postmaster).await?),
+                            k => koth[k].push(koth_rate(pool, w, a.jobs, ways[k], synced, postmaster).await?),
                         }
                     }
                 }
@@ -314,7 +367,7 @@ pub fn run(a: QueueBenchArgs) -> anyhow::Result<i32> {
         println!("claim; complete: koth's claim, then the completion in a transaction of its own");
         println!("runner: as `koth runner` works: a pooled connection, BEGIN, the completion claiming the next job in the same statement, COMMIT");
         println!("  (the runner writes the job's results in that transaction: BEGIN and COMMIT are theirs)");
-        println!("queue alone: that one statement as its own transaction, on a connection the worker keeps: one round trip a job");
+        println!("queue alone: that one statement as its own transaction, on a connection the worker keeps, each worker on a thread of its own (as pgbench's clients): one round trip a job");
         println!("cheap: synchronous_commit = off on both sides");
         match postmaster {
             Some(_) => println!("CPU: medians of the client's (this process, or pgbench) and of the server's (every PostgreSQL process) time per job"),

@@ -250,15 +250,15 @@ impl Queue {
     /// of a claim and a completion, each with its commit. The claim keeps
     /// `share` as [`Queue::claim`] does.
     ///
-    /// The statement claims first and completes second. Every statement
-    /// reads the table as it was when the statement began; a claim made
-    /// after the completion read it as it was before the completion, and
-    /// with several workers it met, more often, jobs another worker had
-    /// claimed in the meantime, each locked and re-checked before it was
-    /// skipped: 94 µs a statement against 70 claiming first, with two
-    /// workers (`koth queue-bench --database-url` on a server with
-    /// `pg_stat_statements`). A completion that finds the lease lost then
-    /// makes the statement fail ([`LEASE_LOST`]), which undoes the claim.
+    /// The statement claims first and completes second: 70 µs a statement
+    /// against 94 the other way round, with two workers (`koth
+    /// queue-bench --database-url` on a server with `pg_stat_statements`).
+    /// Every statement reads the table as it was when it began, so a claim
+    /// made after the completion read it as of before the completion; the
+    /// likely cost is that with several workers it met more jobs claimed
+    /// by others in the meantime, each locked and re-checked before it was
+    /// skipped. A completion that finds the lease lost makes the statement
+    /// fail ([`LEASE_LOST`]), which undoes the claim.
     pub async fn complete_and_claim(
         conn: &mut sqlx::PgConnection,
         job: &Claimed,
@@ -405,7 +405,7 @@ impl Queue {
 
 /// [`Queue::claim`] on a connection (or inside a transaction): with
 /// `share`, then, if that finds nothing, with none held back.
-async fn claim_on<S: AsRef<str>>(
+pub async fn claim_on<S: AsRef<str>>(
     conn: &mut sqlx::PgConnection,
     holder: &str,
     kinds: &[S],

@@ -1,0 +1,44 @@
+//! The benchmark commands run and print what their documentation says, on
+//! a small load: figures from a bench that has rotted are worth nothing.
+//! (What they measure is read from their output by people, on quiet
+//! machines; no figure is asserted here beyond its being a measurement.)
+
+use std::process::Command;
+
+mod common;
+use common::in_ci;
+
+/// `koth queue-bench` on 200 jobs, one round, 1 and 2 workers: every
+/// configuration's row, with a rate for pgbench and each of koth's three
+/// ways, their ratios, and the client's and the server's CPU per job.
+#[test]
+fn queue_bench_prints_a_row_for_every_configuration() {
+    if koth_scheduler::pg::find_binaries().is_err() {
+        assert!(!in_ci(), "PostgreSQL's binaries (with pgbench) are needed in CI");
+        eprintln!("skipped: no PostgreSQL binaries");
+        return;
+    }
+    let out = Command::new(env!("CARGO_BIN_EXE_koth"))
+        .args(["queue-bench", "--jobs", "200", "--rounds", "1", "--workers", "1,2"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}{}", String::from_utf8_lossy(&out.stderr));
+    let rows: Vec<Vec<&str>> =
+        text.lines().filter(|l| l.starts_with("synced ") || l.starts_with("cheap ")).map(|l| l.split_whitespace().collect()).collect();
+    let configurations: Vec<(&str, &str)> = rows.iter().map(|r| (r[0], r[1])).collect();
+    assert_eq!(configurations, [("synced", "1"), ("synced", "2"), ("cheap", "1"), ("cheap", "2")], "{text}");
+    for r in &rows {
+        // commits, workers, pgbench, then three (rate, ratio) pairs.
+        let rate = |i: usize| r[i].parse::<f64>().unwrap_or(f64::NAN);
+        let ratio = |i: usize| r[i].trim_end_matches('x').parse::<f64>().unwrap_or(f64::NAN);
+        for (rate_at, ratio_at) in [(3, 4), (5, 6), (7, 8)] {
+            assert!(rate(rate_at) > 0.0 && ratio(ratio_at) > 0.0 && ratio(ratio_at).is_finite(), "{text}");
+        }
+        assert!(rate(2) > 0.0, "{text}");
+        // "client + server" for pgbench and two of koth's ways: the
+        // server's CPU is measured on the run's own server.
+        let cpu = r[9..].join(" ");
+        assert_eq!(cpu.matches(" + ").count(), 3, "{text}");
+    }
+}
