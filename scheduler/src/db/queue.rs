@@ -250,9 +250,10 @@ impl Queue {
     /// of a claim and a completion, each with its commit. The claim keeps
     /// `share` as [`Queue::claim`] does.
     ///
-    /// The statement claims first and completes second: 70 µs a statement
-    /// against 94 the other way round, with two workers (`koth
-    /// queue-bench --database-url` on a server with `pg_stat_statements`).
+    /// The statement claims first and completes second: 70-76 µs a
+    /// statement against 90-101 the other way round, with two workers
+    /// (`koth queue-bench --database-url` on a server with
+    /// `pg_stat_statements`).
     /// Every statement reads the table as it was when it began, so a claim
     /// made after the completion read it as of before the completion; the
     /// likely cost is that with several workers it met more jobs claimed
