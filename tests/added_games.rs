@@ -19,7 +19,7 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Value};
 
 mod common;
-use common::{http_get, in_ci, start, stop};
+use common::{http_get, postgres_binaries, start, stop};
 
 fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -102,9 +102,7 @@ const CRASHES: &str = "import sys\nsys.stderr.write('no luck\\n')\nsys.exit(1)\n
 
 #[test]
 fn a_host_adds_a_game_to_a_running_server_and_a_ladder_plays_rates_and_draws_it() {
-    if koth_scheduler::pg::find_binaries().is_err() {
-        assert!(!in_ci(), "CI=true and PostgreSQL's binaries are missing");
-        eprintln!("SKIPPED (not in CI): no PostgreSQL binaries");
+    if !postgres_binaries() {
         return;
     }
     let data = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("added-games");

@@ -6,16 +6,14 @@
 use std::process::Command;
 
 mod common;
-use common::in_ci;
+use common::postgres_binaries;
 
 /// `koth queue-bench` on 200 jobs, one round, 1 and 2 workers: every
 /// configuration's row, with a rate for pgbench and each of koth's three
 /// ways, their ratios, and the client's and the server's CPU per job.
 #[test]
 fn queue_bench_prints_a_row_for_every_configuration() {
-    if koth_scheduler::pg::find_binaries().is_err() {
-        assert!(!in_ci(), "PostgreSQL's binaries (with pgbench) are needed in CI");
-        eprintln!("skipped: no PostgreSQL binaries");
+    if !postgres_binaries() {
         return;
     }
     let out = Command::new(env!("CARGO_BIN_EXE_koth"))

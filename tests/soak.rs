@@ -11,16 +11,14 @@
 use std::process::Command;
 
 mod common;
-use common::in_ci;
+use common::postgres_binaries;
 
 const MINUTES: &str = "5";
 const MAX_GROWTH: f64 = 1.4;
 
 #[test]
 fn koth_up_holds_its_memory_over_a_soak() {
-    if koth_scheduler::pg::find_binaries().is_err() {
-        assert!(!in_ci(), "CI=true and PostgreSQL's binaries are missing");
-        eprintln!("SKIPPED (not in CI): no PostgreSQL binaries");
+    if !postgres_binaries() {
         return;
     }
     let out = Command::new(env!("CARGO_BIN_EXE_koth"))

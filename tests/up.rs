@@ -7,7 +7,7 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 mod common;
-use common::{finished, http_get, in_ci, start, stop};
+use common::{finished, http_get, postgres_binaries, start, stop};
 
 fn wait_finished(addr: &str, at_least: u64) -> u64 {
     let deadline = Instant::now() + Duration::from_secs(180);
@@ -23,9 +23,7 @@ fn wait_finished(addr: &str, at_least: u64) -> u64 {
 
 #[test]
 fn up_starts_everything_plays_at_once_and_continues_after_a_restart() {
-    if koth_scheduler::pg::find_binaries().is_err() {
-        assert!(!in_ci(), "CI=true and PostgreSQL's binaries are missing");
-        eprintln!("SKIPPED (not in CI): no PostgreSQL binaries");
+    if !postgres_binaries() {
         return;
     }
     let data = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("up-data");

@@ -462,8 +462,6 @@ fn my_seats(c: &Client, info: &Value) -> anyhow::Result<Vec<usize>> {
         .unwrap_or_default())
 }
 
-/// `koth replay rerun`: the recording from a file or the server, your seat,
-/// then [`super::replay::rerun`].
 /// A time scale: a number from 0.1 to 100.
 fn parse_time_scale(s: &str) -> Result<f64, String> {
     match s.parse::<f64>() {
@@ -472,6 +470,8 @@ fn parse_time_scale(s: &str) -> Result<f64, String> {
     }
 }
 
+/// `koth replay rerun`: the recording from a file or the server, your seat,
+/// then [`super::replay::rerun`].
 fn rerun(a: RerunArgs) -> anyhow::Result<i32> {
     let file = PathBuf::from(&a.source);
     let (replay, mine) = if file.exists() {

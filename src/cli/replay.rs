@@ -191,15 +191,12 @@ pub fn rerun(
     eprintln!("koth: {} seed {}: {} in seat {}, the other seats from the recording", r.game.name(), r.seed, spec.name, seat + 1);
     // Said on stdout with the verdict: a reproduction at another scale
     // is not one at the match's own time.
-    let scaled = (time_scale != 1.0).then(|| {
-        format!(
+    if time_scale != 1.0 {
+        println!(
             "with --time-scale {time_scale}: your bot had {} ms a move, the match {} ms",
             opts.policy().per_move.as_millis(),
             per_move.as_millis()
-        )
-    });
-    if let Some(s) = &scaled {
-        println!("{s}");
+        );
     }
     let report = play_seats(&opts, seats).map_err(|e| anyhow::anyhow!(e))?;
     let new = &report.replay;

@@ -10,6 +10,18 @@ pub fn in_ci() -> bool {
     std::env::var("CI").is_ok_and(|v| !v.is_empty() && v != "0" && v != "false")
 }
 
+/// Whether PostgreSQL's binaries are here for a suite that starts its own
+/// server; in CI their absence fails the test, elsewhere it is skipped
+/// (and says so).
+pub fn postgres_binaries() -> bool {
+    if koth_scheduler::pg::find_binaries().is_ok() {
+        return true;
+    }
+    assert!(!in_ci(), "CI=true and PostgreSQL's binaries are missing");
+    eprintln!("SKIPPED (not in CI): no PostgreSQL binaries");
+    false
+}
+
 pub fn http_get(addr: &str, path: &str) -> (u16, String) {
     let mut s = TcpStream::connect(addr).unwrap();
     s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
