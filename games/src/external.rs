@@ -677,7 +677,7 @@ mod tests {
         );
         let answers =
             [answer(0, "R"), Answer { seat: 1, reply: Recorded::Gone { gone: true, why: Some("crashed on turn 1 (exit code 3)".into()) } }];
-        let times = [MoveTime { seat: 0, wall_ms: 1.5, cpu_ms: 0.25, over_limit: false, cpu_after_answer_us: None }];
+        let times = [MoveTime { seat: 0, wall_ms: 1.5, cpu_ms: 0.25, over_limit: false, cpu_after_answer_us: None, uncharged_ms: None }];
         let line = c.answers(&answers, &times);
         assert!(!line.contains('\n'));
         assert_eq!(

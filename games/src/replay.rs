@@ -67,6 +67,11 @@ pub enum EndedBy {
     /// match has no result and rates nobody. `reason` says what it did
     /// (and ends with its last stderr, for the game's host).
     RefereeFailed { reason: String },
+    /// The machine, not a bot, failed a move on `turn`: a bot waited for a
+    /// CPU past what the clock forgives, or the engine itself was stopped
+    /// or starved. Nobody is charged; the match has no result, rates
+    /// nobody, and the service plays it again. `reason` says what happened.
+    HostOverloaded { turn: u32, reason: String },
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -153,6 +158,11 @@ pub struct MoveTime {
     /// being frozen, µs (how much a bot can steal after answering).
     #[serde(default, skip_serializing_if = "Option::is_none", serialize_with = "resolution::whole_us_opt")]
     pub cpu_after_answer_us: Option<f64>,
+    /// Time the bot's box waited for a CPU held by other programs during
+    /// the move, not charged to it (its charged time is `wall_ms` minus
+    /// this), ms; absent when under 0.05 ms.
+    #[serde(default, skip_serializing_if = "Option::is_none", serialize_with = "resolution::ms_to_us_opt")]
+    pub uncharged_ms: Option<f64>,
 }
 
 impl Replay {
@@ -188,6 +198,13 @@ mod resolution {
 
     pub fn whole_us<S: Serializer>(us: &f64, s: S) -> Result<S::Ok, S::Error> {
         s.serialize_f64(round(*us, 1.0))
+    }
+
+    pub fn ms_to_us_opt<S: Serializer>(ms: &Option<f64>, s: S) -> Result<S::Ok, S::Error> {
+        match ms {
+            Some(ms) => ms_to_us(ms, s),
+            None => s.serialize_none(),
+        }
     }
 
     pub fn whole_us_opt<S: Serializer>(us: &Option<f64>, s: S) -> Result<S::Ok, S::Error> {
@@ -584,7 +601,7 @@ mod tests {
         for ((wall_ms, cpu_ms, after, engine_us), written) in cases {
             let t = Turn {
                 engine_us,
-                times: vec![MoveTime { seat: 0, wall_ms, cpu_ms, over_limit: false, cpu_after_answer_us: after }],
+                times: vec![MoveTime { seat: 0, wall_ms, cpu_ms, over_limit: false, cpu_after_answer_us: after, uncharged_ms: None }],
                 ..Turn::default()
             };
             let v = serde_json::to_value(&t).unwrap();

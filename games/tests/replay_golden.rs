@@ -29,7 +29,14 @@ fn two_turns() -> Replay {
             turn: i as u32 + 1,
             engine_us: 250.0,
             answers: answers.into_iter().enumerate().map(|(seat, reply)| Answer { seat, reply }).collect(),
-            times: vec![MoveTime { seat: 0, wall_ms: 1.25, cpu_ms: 0.5, over_limit: false, cpu_after_answer_us: Some(12.0) }],
+            times: vec![MoveTime {
+                seat: 0,
+                wall_ms: 1.25,
+                cpu_ms: 0.5,
+                over_limit: false,
+                cpu_after_answer_us: Some(12.0),
+                uncharged_ms: Some(3.5),
+            }],
             judgements,
             events,
         });

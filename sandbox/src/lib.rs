@@ -79,6 +79,7 @@
 #![deny(clippy::undocumented_unsafe_blocks)]
 
 pub mod cgroup;
+pub mod cpu_wait;
 mod error;
 mod init;
 pub mod landlock_rules;
@@ -97,6 +98,7 @@ mod usage;
 mod wakeup;
 pub mod workdir;
 
+pub use cpu_wait::CpuWait;
 pub use error::{Error, Result};
 pub use limits::{parse_duration, parse_size, Limits, Network, SandboxConfig, STATE_DIR};
 pub use pool::{BoxPool, PoolStats};

@@ -455,6 +455,25 @@ impl Sandbox {
     pub fn pids(&self) -> Result<Vec<i32>> {
         self.cgroup.pids()
     }
+    /// Threads of the box now running (global thread ids).
+    pub fn threads(&self) -> Result<Vec<i32>> {
+        self.cgroup.threads()
+    }
+    /// Take a sample of the box's run-queue wait into `wait` (see
+    /// [`CpuWait`](crate::CpuWait)).
+    pub fn sample_cpu_wait(&self, wait: &mut crate::CpuWait) {
+        wait.sample(&self.cgroup.threads().unwrap_or_default());
+    }
+    /// Whether the box has a CPU weight of its own, equal to every other
+    /// box's whatever its thread count (the `cpu` controller; see [`cgroup`](crate::cgroup)).
+    pub fn cpu_isolated(&self) -> bool {
+        self.cgroup.cpu_isolated()
+    }
+    /// Run the box's programs on these cores only; `Ok(false)` where the
+    /// hierarchy has no `cpuset` controller.
+    pub fn set_cores(&self, cores: &[u32]) -> Result<bool> {
+        self.cgroup.set_cores(cores)
+    }
     /// Kill every program of the box; the box stays usable for new spawns.
     pub fn kill_all(&self) -> Result<()> {
         self.cgroup.kill_all()

@@ -415,7 +415,9 @@ impl MatchInfo {
         let (max_turns, wall) = match &r.ended_by {
             koth_games::replay::EndedBy::TurnLimit { turns } => (Some(*turns), None),
             koth_games::replay::EndedBy::WallClockCap { seconds } => (None, Some(seconds.ceil() as u32)),
-            koth_games::replay::EndedBy::Rules | koth_games::replay::EndedBy::RefereeFailed { .. } => (None, None),
+            koth_games::replay::EndedBy::Rules
+            | koth_games::replay::EndedBy::RefereeFailed { .. }
+            | koth_games::replay::EndedBy::HostOverloaded { .. } => (None, None),
         };
         MatchInfo {
             id: 0,

@@ -608,6 +608,9 @@ fn validate_game_job(cfg: &WorkerConfig, id: i64, source: &[u8]) -> JobResult {
         Err(e) if e.is_deterministic() => return refused(format!("refused: its validation match cannot be played: {e}")),
         Err(e) => return JobResult::Retry(format!("playing its validation match: {e}")),
     };
+    if let koth_games::replay::EndedBy::HostOverloaded { reason, .. } = &report.ended_by {
+        return JobResult::Retry(format!("its validation match: the machine was overloaded, no bot was at fault: {reason}"));
+    }
     let outcomes: Vec<SeatOutcome> = report.outcomes.iter().map(seat_outcome).collect();
     let failed = match &report.ended_by {
         koth_games::replay::EndedBy::RefereeFailed { reason } => Some(reason.as_str()),
@@ -696,9 +699,16 @@ fn match_job(cfg: &WorkerConfig, m: &store::MatchToPlay, source: Option<&[u8]>, 
         Err(e) if e.is_deterministic() => return JobResult::Fail(format!("this match cannot be played: {e}")),
         Err(e) => return JobResult::Retry(format!("playing: {e}")),
     };
-    // A referee that failed leaves a match with no result: it rates nobody.
-    if let koth_games::replay::EndedBy::RefereeFailed { reason } = &report.ended_by {
-        return JobResult::Fail(format!("the game's referee failed: {reason}"));
+    match &report.ended_by {
+        // A referee that failed leaves a match with no result: it rates nobody.
+        koth_games::replay::EndedBy::RefereeFailed { reason } => return JobResult::Fail(format!("the game's referee failed: {reason}")),
+        // The machine, not a bot, failed a move: nobody is charged or
+        // rated, and the match is played again (the queue bounds how often).
+        koth_games::replay::EndedBy::HostOverloaded { reason, .. } => {
+            tracing::warn!(match_id = m.match_id, "host overloaded: {reason}; the match is played again");
+            return JobResult::Retry(format!("the machine playing it was overloaded, no bot was at fault: {reason}"));
+        }
+        _ => {}
     }
     let seats = report.outcomes.iter().map(seat_outcome).collect();
     // Only an added game's referee can draw its frames: drawn here, where

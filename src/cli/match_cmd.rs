@@ -146,8 +146,10 @@ pub fn run(a: MatchArgs) -> anyhow::Result<i32> {
         let p = logs.join("referee.stderr");
         std::fs::write(&p, text).with_context(|| format!("writing {}", p.display()))?;
     }
-    // A referee that failed leaves no result to show, and nothing to draw.
-    let failed = matches!(report.ended_by, koth_games::replay::EndedBy::RefereeFailed { .. });
+    // A referee that failed, or a machine too busy to time the bots
+    // fairly, leaves no result to show, and nothing to draw.
+    let failed =
+        matches!(report.ended_by, koth_games::replay::EndedBy::RefereeFailed { .. } | koth_games::replay::EndedBy::HostOverloaded { .. });
     let open = |report: &koth_runner::MatchReport| -> anyhow::Result<i32> {
         let frames = game.frames(&report.replay, &sandbox).map_err(|e| anyhow::anyhow!("this replay cannot be drawn: {e}"))?;
         super::replay::serve(&report.replay, frames, "127.0.0.1:0", true)
@@ -176,6 +178,10 @@ pub fn run(a: MatchArgs) -> anyhow::Result<i32> {
             koth_games::replay::EndedBy::WallClockCap { seconds } =>
                 format!(" (stopped by the wall-clock cap of {seconds:.0} s; scored as it stands)"),
             koth_games::replay::EndedBy::RefereeFailed { reason } => format!(": the referee failed, so the match has no result: {reason}"),
+            koth_games::replay::EndedBy::HostOverloaded { reason, .. } => format!(
+                ": this machine was too busy to time the bots fairly, so the match has no result and no bot is blamed \
+                 ({reason}); play it again when the machine is quieter"
+            ),
         }
     );
     println!(

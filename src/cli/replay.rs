@@ -57,6 +57,7 @@ pub fn check(file: &Path, game_dir: Option<&Path>, store: &super::BotStoreArgs) 
         EndedBy::WallClockCap { seconds } => format!("stopped by its wall-clock cap of {seconds:.0} s"),
         // check() refuses a match whose referee failed.
         EndedBy::RefereeFailed { reason } => format!("its referee failed ({reason})"),
+        EndedBy::HostOverloaded { reason, .. } => format!("stopped because the machine was overloaded, not a bot ({reason})"),
     };
     let result: Vec<String> = r
         .result
@@ -174,6 +175,8 @@ pub fn rerun(
         .collect();
     let (max_turns, wall_cap) = match &r.ended_by {
         EndedBy::Rules | EndedBy::RefereeFailed { .. } => (None, None),
+        // Replayed as far as it was recorded.
+        EndedBy::HostOverloaded { .. } => (Some(r.turns.len() as u32), None),
         EndedBy::TurnLimit { turns } => (Some(*turns), None),
         EndedBy::WallClockCap { seconds } => (None, Some(std::time::Duration::from_secs_f64(*seconds * time_scale))),
     };

@@ -22,6 +22,30 @@
 //!
 //! An answer seen exactly at the limit is on time; one seen after it is
 //! late, even if the engine noticed it in the same wake-up as the deadline.
+//!
+//! # The machine's time is not the bot's
+//!
+//! A move's limit is the bot's own time. What the bot spent *waiting for a
+//! CPU* (runnable, but the cores were taken by other processes on the host
+//! or by another box: [`Wait::run_queue`], measured by the sandbox) is the
+//! machine's, and is not charged:
+//!
+//! * **uncharged** = min(run-queue wait, wall − CPU, the bound). `wall − CPU`
+//!   caps it because a bot that kept a core busy all the move waited for
+//!   nothing that was not its own (its threads queue behind each other);
+//!   the bound ([`Allowance::max_uncharged`], the move's own limit) keeps a
+//!   match from stretching without end on a machine that never frees up.
+//! * **charged** = wall − uncharged, which is never below the CPU the bot
+//!   used. It is judged against the limit exactly as wall time was.
+//! * The engine's deadline moves with it: it gives up at the limit plus the
+//!   uncharged wait so far ([`Allowance::deadline`]).
+//! * **The machine at fault.** When the move would be on time with all its
+//!   wait uncharged but is over the limit because the wait passed the bound
+//!   (the host is overloaded), or when the engine itself was stopped or
+//!   starved past [`STALL_BOUND`] during the move ([`Seen::Stalled`]), the
+//!   decision is [`Decision::HostOverloaded`]: nobody is charged, and the
+//!   engine ends the match as the machine's fault instead of scoring it.
+//! * A bot that is slow with the CPU free is charged in full, as always.
 
 use std::time::Duration;
 
@@ -34,6 +58,42 @@ pub struct Allowance {
     pub limit: Duration,
     /// The engine stops waiting here (= `limit` unless the limit is soft).
     pub give_up: Duration,
+    /// The most waiting for a CPU that is not charged (the deadline moves
+    /// by at most this much).
+    pub max_uncharged: Duration,
+}
+
+/// The engine's own loop late by more than this during a move (its thread
+/// was stopped or starved: a paused VM, a stopped runner, a clock jump)
+/// makes the move the machine's fault. The engine waits at the lowest
+/// real-time priority; at ordinary priority on a busy host it can be a few
+/// milliseconds late, never this much unless the machine itself stalled.
+pub const STALL_BOUND: Duration = Duration::from_millis(25);
+
+/// What the bot's box did with the CPU during an exchange, as measured.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Wait {
+    /// Time its threads were runnable but waiting for a CPU.
+    pub run_queue: Duration,
+    /// CPU time it used.
+    pub cpu: Duration,
+}
+
+impl Allowance {
+    /// The wait not charged for an exchange that took `took`.
+    pub fn uncharged(&self, took: Duration, wait: Wait) -> Duration {
+        full_credit(took, wait).min(self.max_uncharged)
+    }
+
+    /// When the engine stops waiting, given the wait measured so far.
+    pub fn deadline(&self, took: Duration, wait: Wait) -> Duration {
+        self.give_up + self.uncharged(took, wait)
+    }
+}
+
+/// The wait a move could be credited without the bound.
+fn full_credit(took: Duration, wait: Wait) -> Duration {
+    wait.run_queue.min(took.saturating_sub(wait.cpu))
 }
 
 /// What the engine saw by the end of an exchange.
@@ -45,6 +105,9 @@ pub enum Seen {
     Nothing(Duration),
     /// The bot is gone (died, closed its output, stopped reading).
     Gone,
+    /// The engine's own loop was this late during the exchange (past
+    /// [`STALL_BOUND`]): nothing it measured can be charged.
+    Stalled { late: Duration },
 }
 
 /// The clock's decision about one exchange.
@@ -65,6 +128,34 @@ pub enum Decision {
     TimedOutLoses { by: Duration },
     /// The bot is gone.
     Gone,
+    /// Over the limit only because the machine did not run the bot: its
+    /// wait for a CPU passed the bound, or the engine was stalled. Nobody
+    /// is charged; the match ends as the machine's fault.
+    HostOverloaded { why: Overload },
+}
+
+/// How the machine failed a move.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Overload {
+    /// The bot waited this long for a CPU, more than the bound.
+    Waited { run_queue: Duration, bound: Duration },
+    /// The engine's own loop was this late.
+    Stalled { late: Duration },
+}
+
+impl std::fmt::Display for Overload {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let ms = |d: &Duration| d.as_secs_f64() * 1e3;
+        match self {
+            Overload::Waited { run_queue, bound } => write!(
+                f,
+                "the bot waited {:.0} ms for a CPU that other programs held, more than the {:.0} ms the clock forgives",
+                ms(run_queue),
+                ms(bound)
+            ),
+            Overload::Stalled { late } => write!(f, "the match engine itself was stopped or starved for {:.0} ms", ms(late)),
+        }
+    }
 }
 
 impl Decision {
@@ -74,7 +165,7 @@ impl Decision {
         matches!(self, Decision::OnTime | Decision::LateCounted { .. })
     }
     pub fn over_limit(self) -> bool {
-        !matches!(self, Decision::OnTime | Decision::Gone)
+        !matches!(self, Decision::OnTime | Decision::Gone | Decision::HostOverloaded { .. })
     }
 }
 
@@ -119,7 +210,7 @@ impl Clock {
             OnTimeout::Soft { hard } => limit + hard.saturating_sub(self.policy.per_move),
             _ => limit,
         };
-        Allowance { limit, give_up }
+        Allowance { limit, give_up, max_uncharged: limit }
     }
 
     /// A line arrived while a request is pending.
@@ -146,27 +237,41 @@ impl Clock {
         self.frozen
     }
 
-    /// Decide an exchange.
-    pub fn judge(&mut self, seen: Seen, allowance: Allowance) -> Decision {
-        let took = match seen {
+    /// Decide an exchange: what was seen, when (wall time from the
+    /// clock's start), and what the box did with the CPU meanwhile. Times
+    /// are judged as charged time (see the module docs).
+    pub fn judge(&mut self, seen: Seen, allowance: Allowance, wait: Wait) -> Decision {
+        let wall = match seen {
             Seen::Gone => return Decision::Gone,
-            Seen::Answer(t) if t <= allowance.limit => {
-                self.answers += 1;
-                self.consecutive = 0;
-                return Decision::OnTime;
-            }
-            Seen::Answer(t) => t,
-            Seen::Nothing(t) => t,
+            Seen::Stalled { late } => return Decision::HostOverloaded { why: Overload::Stalled { late } },
+            Seen::Answer(t) | Seen::Nothing(t) => t,
         };
+        let took = wall - allowance.uncharged(wall, wait);
+        if matches!(seen, Seen::Answer(_)) && took <= allowance.limit {
+            self.answers += 1;
+            self.consecutive = 0;
+            return Decision::OnTime;
+        }
         let by = took.saturating_sub(allowance.limit);
-        if let (OnTimeout::Soft { .. }, Seen::Answer(t)) = (self.policy.on_timeout, seen) {
-            if t <= allowance.give_up {
+        if let (OnTimeout::Soft { .. }, Seen::Answer(_)) = (self.policy.on_timeout, seen) {
+            if took <= allowance.give_up {
                 // Soft limit: the answer counts; an overrun does not reset
                 // nor add to a run of timeouts.
                 self.answers += 1;
                 self.timeouts += 1;
                 return Decision::LateCounted { by };
             }
+        }
+        // Late (and not merely counted late) only because the bound cut the
+        // credit: with all its wait forgiven the answer would have counted,
+        // or the bot was still within its time when the engine stopped
+        // waiting. A bot that used its whole limit in CPU is over it by
+        // itself, whatever the machine did.
+        let full = wall - full_credit(wall, wait);
+        let cut = full_credit(wall, wait) > allowance.max_uncharged;
+        let counts_until = if matches!(self.policy.on_timeout, OnTimeout::Soft { .. }) { allowance.give_up } else { allowance.limit };
+        if cut && wait.cpu < allowance.limit && (full <= counts_until || matches!(seen, Seen::Nothing(_))) {
+            return Decision::HostOverloaded { why: Overload::Waited { run_queue: wait.run_queue, bound: allowance.max_uncharged } };
         }
         // Late or missing. A late answer already read is not owed; a
         // missing one from a long-lived bot is, and is skipped when it comes.
@@ -238,7 +343,7 @@ mod tests {
                 Some(t) => Seen::Answer(t),
                 None => Seen::Nothing(allowance.give_up),
             };
-            out.push(clock.judge(seen, allowance));
+            out.push(clock.judge(seen, allowance, Wait::default()));
         }
         (out, clock)
     }
@@ -249,7 +354,7 @@ mod tests {
     fn warmed(game: GameKind) -> Clock {
         let mut c = Clock::new(game.time_policy(), MS(1000), true);
         let a = c.begin();
-        assert_eq!(c.judge(Seen::Answer(MS(1)), a), OnTime);
+        assert_eq!(c.judge(Seen::Answer(MS(1)), a, Wait::default()), OnTime);
         c
     }
 
@@ -278,7 +383,7 @@ mod tests {
         for &(game, seen, want) in cases {
             let mut c = warmed(game);
             let a = c.begin();
-            assert_eq!(c.judge(seen, a), want, "{game:?}, {seen:?}");
+            assert_eq!(c.judge(seen, a, Wait::default()), want, "{game:?}, {seen:?}");
         }
         // The engine waits until the limit, or Slime's hard 2 s.
         for game in GameKind::ALL {
@@ -289,17 +394,85 @@ mod tests {
     }
 
     #[test]
+    fn the_wait_for_a_cpu_is_not_charged_up_to_its_bound() {
+        // Target: 50 ms a move, so at most 50 ms of waiting is forgiven.
+        // (what the engine saw, the box's run-queue wait and CPU, decision)
+        let w = |run_queue: u64, cpu: u64| Wait { run_queue: MS(run_queue), cpu: MS(cpu) };
+        let answer = |ms| Seen::Answer(MS(ms));
+        let over = |rq| HostOverloaded { why: Overload::Waited { run_queue: MS(rq), bound: MS(50) } };
+        let cases: &[(Seen, Wait, Decision)] = &[
+            // The fair bot on a busy host: 35 ms of CPU, 20 ms in the run
+            // queue, 57 ms of wall: charged 37 ms.
+            (answer(57), w(20, 35), OnTime),
+            // Wall past the limit by what it waited, exactly.
+            (answer(90), w(40, 50), OnTime),
+            // A bot slow with the CPU free is charged as today.
+            (answer(60), w(0, 60), TimedOut { by: MS(10) }),
+            (answer(60), w(0, 2), TimedOut { by: MS(10) }),
+            // It waited, but not as long as it was late: charged the rest.
+            (answer(80), w(10, 70), TimedOut { by: MS(20) }),
+            // Threads that queue behind each other on the bot's own cores:
+            // wall − CPU caps the credit (it waited for nothing but itself).
+            (answer(60), w(400, 60), TimedOut { by: MS(10) }),
+            (answer(60), w(400, 55), TimedOut { by: MS(5) }),
+            // Past the bound: 35 ms of CPU, 70 ms in the queue. With all of
+            // it forgiven the bot was on time: the machine's fault.
+            (answer(105), w(70, 35), over(70)),
+            // The engine gave up at limit + bound with the bot still
+            // under its limit in CPU: the machine's fault too.
+            (Seen::Nothing(MS(100)), w(60, 30), over(60)),
+            // ... but not for a bot that had spent its whole limit in CPU.
+            (Seen::Nothing(MS(100)), w(60, 50), TimedOut { by: MS(0) }),
+            // Nothing by the extended deadline, waits within the bound.
+            (Seen::Nothing(MS(80)), w(30, 50), TimedOut { by: MS(0) }),
+            // The engine stalled: nobody is charged, whatever was measured.
+            (Seen::Stalled { late: MS(996_000) }, w(0, 0), HostOverloaded { why: Overload::Stalled { late: MS(996_000) } }),
+        ];
+        for &(seen, wait, want) in cases {
+            let mut c = warmed(GameKind::Target);
+            let a = c.begin();
+            assert_eq!(a.max_uncharged, MS(50));
+            assert_eq!(c.judge(seen, a, wait), want, "{seen:?} {wait:?}");
+        }
+        // The engine's deadline moves with the wait so far, up to the bound.
+        let a = warmed(GameKind::Target).begin();
+        assert_eq!(a.deadline(MS(50), w(0, 10)), MS(50));
+        assert_eq!(a.deadline(MS(50), w(15, 30)), MS(65));
+        assert_eq!(a.deadline(MS(90), w(500, 10)), MS(100));
+        // A machine-fault move neither counts a timeout nor breaks a run.
+        let mut c = warmed(GameKind::Flit);
+        for _ in 0..4 {
+            let a = c.begin();
+            c.judge(Seen::Nothing(MS(50)), a, Wait::default());
+        }
+        let a = c.begin();
+        assert!(matches!(c.judge(Seen::Nothing(MS(100)), a, w(80, 10)), HostOverloaded { .. }));
+        assert_eq!((c.timeouts, c.frozen()), (4, false));
+        assert!(!over(70).over_limit() && !over(70).answer_counts());
+        // Slime's soft limit: forgiven wait brings an answer back under
+        // 0.1 s; past the hard 2 s only by a wait past the bound is the
+        // machine's fault; a late answer within 2 s is only counted late.
+        let mut c = warmed(GameKind::Slime);
+        let a = c.begin();
+        assert_eq!(c.judge(answer(150), a, w(60, 40)), OnTime);
+        let a = c.begin();
+        assert_eq!(c.judge(answer(400), a, w(200, 100)), LateCounted { by: MS(200) });
+        let a = c.begin();
+        assert!(matches!(c.judge(answer(2150), a, w(300, 90)), HostOverloaded { .. }));
+    }
+
+    #[test]
     fn the_first_move_allowance_is_for_the_first_exchange_only() {
         // A silent bot gets 50 + 1000 ms once, then 50 ms per move: a match
         // of N turns takes about N × 50 ms, not N seconds.
         let mut clock = Clock::new(GameKind::Target.time_policy(), MS(1000), true);
         let first = clock.begin();
-        assert_eq!(first, Allowance { limit: MS(1050), give_up: MS(1050) });
-        assert_eq!(clock.judge(Seen::Nothing(first.give_up), first), TimedOut { by: MS(0) });
+        assert_eq!(first, Allowance { limit: MS(1050), give_up: MS(1050), max_uncharged: MS(1050) });
+        assert_eq!(clock.judge(Seen::Nothing(first.give_up), first, Wait::default()), TimedOut { by: MS(0) });
         for _ in 0..100 {
             let a = clock.begin();
-            assert_eq!(a, Allowance { limit: MS(50), give_up: MS(50) });
-            assert_eq!(clock.judge(Seen::Nothing(a.give_up), a), TimedOut { by: MS(0) });
+            assert_eq!(a, Allowance { limit: MS(50), give_up: MS(50), max_uncharged: MS(50) });
+            assert_eq!(clock.judge(Seen::Nothing(a.give_up), a, Wait::default()), TimedOut { by: MS(0) });
         }
         // Target never freezes: 101 timeouts, the bot still asked.
         assert!(!clock.frozen());
@@ -346,17 +519,17 @@ mod tests {
         // the next request.
         let mut c = Clock::new(GameKind::Target.time_policy(), MS(0), true);
         let a = c.begin();
-        assert_eq!(c.judge(Seen::Answer(MS(52)), a), TimedOut { by: MS(2) });
+        assert_eq!(c.judge(Seen::Answer(MS(52)), a, Wait::default()), TimedOut { by: MS(2) });
         let a = c.begin();
         assert_eq!(c.line(), LineUse::Answer);
-        assert_eq!(c.judge(Seen::Answer(MS(3)), a), OnTime);
+        assert_eq!(c.judge(Seen::Answer(MS(3)), a, Wait::default()), OnTime);
     }
 
     #[test]
     fn per_turn_processes_owe_nothing() {
         let mut c = Clock::new(GameKind::Slime.time_policy(), MS(0), false);
         let a = c.begin();
-        assert_eq!(c.judge(Seen::Nothing(a.give_up), a), TimedOut { by: MS(1900) });
+        assert_eq!(c.judge(Seen::Nothing(a.give_up), a, Wait::default()), TimedOut { by: MS(1900) });
         c.begin();
         assert_eq!(c.line(), LineUse::Answer);
     }
@@ -365,7 +538,7 @@ mod tests {
     fn gone_is_gone_whatever_the_time() {
         let mut c = Clock::new(GameKind::Snake.time_policy(), MS(0), true);
         let a = c.begin();
-        assert_eq!(c.judge(Seen::Gone, a), Gone);
+        assert_eq!(c.judge(Seen::Gone, a, Wait::default()), Gone);
         assert!(!Gone.answer_counts() && !Gone.over_limit());
         assert!(LateCounted { by: MS(1) }.answer_counts() && LateCounted { by: MS(1) }.over_limit());
     }

@@ -32,14 +32,14 @@ use std::time::{Duration, Instant};
 
 use koth_games::replay::{Answer, EndedBy, MoveTime, Recorded, Replay, ReplaySeat, Turn};
 use koth_games::{BotProtocol, GameId, MatchResult, Request, Seat, TimePolicy, Verdict};
-use koth_sandbox::{BoxPool, Network, PromptWakeups, Sandbox, SandboxConfig};
+use koth_sandbox::{BoxPool, CpuWait, Network, PromptWakeups, Sandbox, SandboxConfig};
 use serde::Serialize;
 
 use crate::bot::BotSpec;
 use crate::game::Game;
 use crate::protocol::io::{PollSet, StderrLog};
 use crate::protocol::{self, Bot, Gone, Heard, Protocol};
-use clock::{Allowance, Clock, Decision, LineUse, Seen};
+use clock::{Allowance, Clock, Decision, LineUse, Seen, Wait, STALL_BOUND};
 pub use status::BotStatus;
 
 /// The engine's version, recorded in every replay.
@@ -51,6 +51,16 @@ const MAX_UNSENT: usize = 1 << 20;
 /// Deadlines at which a bot's input was still not taken, in a row, before
 /// it is gone for not reading (the first is an ordinary timeout).
 const NOT_READING_DEADLINES: u32 = 2;
+
+/// While a move is timed, each thinking bot's run-queue wait is sampled at
+/// least this often: what a thread that exits takes with it is at most
+/// this much (see [`koth_sandbox::CpuWait`]), and the deadline moves by the
+/// wait without a late look.
+const WAIT_SAMPLE: Duration = Duration::from_millis(5);
+
+/// Uncharged waits below this are not written in the replay (a wake-up's
+/// worth; the replay of a long match would grow for nothing).
+const RECORDED_WAIT: Duration = Duration::from_micros(50);
 
 /// At the end, how long a bot that was just sent an end notice gets to read
 /// it before it is stopped.
@@ -415,13 +425,29 @@ struct Pending {
     allowance: Allowance,
     sent: Instant,
     cpu_at_send: Duration,
+    /// The box's run-queue wait since just before the request.
+    wait: CpuWait,
+    /// When `wait` was last sampled.
+    sampled: Instant,
     state: Waiting,
 }
 
 impl Pending {
     fn gone(seat: Seat) -> Pending {
-        let none = Allowance { limit: Duration::ZERO, give_up: Duration::ZERO };
-        Pending { seat, allowance: none, sent: Instant::now(), cpu_at_send: Duration::ZERO, state: Waiting::Gone }
+        let none = Allowance { limit: Duration::ZERO, give_up: Duration::ZERO, max_uncharged: Duration::ZERO };
+        let now = Instant::now();
+        Pending { seat, allowance: none, sent: now, cpu_at_send: Duration::ZERO, wait: CpuWait::new(), sampled: now, state: Waiting::Gone }
+    }
+
+    /// The box's wait and CPU since the request, sampled now.
+    fn measure(&mut self, sandbox: &Sandbox) -> Wait {
+        sandbox.sample_cpu_wait(&mut self.wait);
+        self.sampled = Instant::now();
+        self.wait_so_far(sandbox.cpu_usage().unwrap_or_default())
+    }
+
+    fn wait_so_far(&self, cpu_now: Duration) -> Wait {
+        Wait { run_queue: self.wait.waited(), cpu: cpu_now.saturating_sub(self.cpu_at_send) }
     }
 }
 
@@ -429,11 +455,26 @@ enum Waiting {
     /// Nothing seen yet.
     Open,
     /// Answered after `took`; CPU at the answer and after the pause.
-    Answered { answer: String, took: Duration, cpu_at_answer: Duration, cpu_after: Duration },
+    Answered { answer: String, took: Duration, cpu_at_answer: Duration, cpu_after: Duration, wait: Wait },
     /// Nothing by the deadline.
-    Nothing { took: Duration, cpu_after: Duration },
+    Nothing { took: Duration, cpu_after: Duration, wait: Wait },
     /// The bot was gone before or during the request.
     Gone,
+}
+
+/// A turn as played: each request's story, and how late the engine's own
+/// loop was at worst (see [`STALL_BOUND`]).
+struct Played {
+    pending: Vec<Pending>,
+    engine_late: Duration,
+}
+
+/// A turn as judged.
+struct Judged {
+    answers: Vec<Answer>,
+    times: Vec<MoveTime>,
+    /// The machine failed the turn (see [`Decision::HostOverloaded`]).
+    overload: Option<String>,
 }
 
 /// Play one match between `bots` (in seat order).
@@ -486,9 +527,19 @@ pub fn play_seats(opts: &MatchOptions, bots: Vec<SeatPlayer>) -> Result<MatchRep
         }
         turn += 1;
         let turn_start = Instant::now();
-        let pending = play_turn(&mut players, &step.requests, turn, &prompt);
-        let (answers, times) = judge_turn(&mut players, pending, turn);
+        let played = play_turn(&mut players, &step.requests, turn, &prompt);
+        let Judged { answers, times, overload } = judge_turn(&mut players, played, turn);
         let engine_us = turn_start.elapsed().as_secs_f64() * 1e6;
+        if let Some(reason) = overload {
+            // Not the bots' doing: the turn is not applied, nobody is
+            // charged, and the match has no result.
+            for p in players.iter_mut() {
+                p.log.note(&format!("\n[koth] turn {turn}: the match was stopped because the machine was overloaded: {reason}\n"));
+                p.end_turn(turn);
+            }
+            ended_by = EndedBy::HostOverloaded { turn, reason };
+            break;
+        }
         let (judgements, events) = referee.apply_turn(&answers, &times);
         for j in &judgements {
             let p = &mut players[j.seat];
@@ -613,7 +664,7 @@ fn note_promptness(how: koth_sandbox::Promptness, errors: &[std::io::Error]) {
 
 /// Resume the bots on move, send every request, and wait: each bot is
 /// paused the moment its answer, its death or its deadline is seen.
-fn play_turn(players: &mut [Player], requests: &[Request], turn: u32, prompt: &PromptWakeups) -> Vec<Pending> {
+fn play_turn(players: &mut [Player], requests: &[Request], turn: u32, prompt: &PromptWakeups) -> Played {
     // Resume every bot on move first, then send the requests back to back,
     // so no bot's clock runs while the engine resumes another.
     for req in requests {
@@ -642,10 +693,12 @@ fn play_turn(players: &mut [Player], requests: &[Request], turn: u32, prompt: &P
             ));
         }
         let allowance = p.clock.begin();
+        let mut wait = CpuWait::new();
+        p.sandbox.sample_cpu_wait(&mut wait);
         let cpu_at_send = p.sandbox.cpu_usage().unwrap_or_default();
         let (proto, mut bot) = p.parts();
         match proto.request(&mut bot, &req.payload) {
-            Ok(sent) => pending.push(Pending { seat: req.seat, allowance, sent, cpu_at_send, state: Waiting::Open }),
+            Ok(sent) => pending.push(Pending { seat: req.seat, allowance, sent, cpu_at_send, wait, sampled: sent, state: Waiting::Open }),
             Err(g) => {
                 let st = p.status_of(g, turn);
                 p.retire(st, turn);
@@ -654,7 +707,15 @@ fn play_turn(players: &mut [Player], requests: &[Request], turn: u32, prompt: &P
         }
     }
     let mut set = PollSet::default();
+    // The engine's own lateness: how long past the moment it meant to be
+    // awake again (a deadline, a sample) it woke up. Its thread waits at
+    // a real-time priority, so more than STALL_BOUND means the machine
+    // stopped or starved it, and the turn's times mean nothing.
+    let mut engine_late = Duration::ZERO;
+    let mut meant_to_wake = Instant::now();
     loop {
+        let now = Instant::now();
+        engine_late = engine_late.max(now.saturating_duration_since(meant_to_wake));
         let mut next: Option<Instant> = None;
         set.clear();
         for pend in pending.iter_mut().filter(|x| matches!(x.state, Waiting::Open)) {
@@ -663,13 +724,17 @@ fn play_turn(players: &mut [Player], requests: &[Request], turn: u32, prompt: &P
                 pend.state = state;
                 continue;
             }
-            let deadline = pend.sent + pend.allowance.give_up;
             let now = Instant::now();
+            let took = now - pend.sent;
+            // The deadline moves by the wait for a CPU so far (the clock
+            // bounds it): sampled at every look, at least every WAIT_SAMPLE.
+            let due = now >= pend.sent + pend.allowance.give_up || now >= pend.sampled + WAIT_SAMPLE;
+            let wait = if due { pend.measure(&p.sandbox) } else { pend.wait_so_far(p.sandbox.cpu_usage().unwrap_or_default()) };
+            let deadline = pend.sent + pend.allowance.deadline(took, wait);
             if now >= deadline {
-                let took = now - pend.sent;
                 p.pause();
                 let cpu_after = p.sandbox.cpu_usage().unwrap_or_default();
-                pend.state = Waiting::Nothing { took, cpu_after };
+                pend.state = Waiting::Nothing { took, cpu_after, wait };
                 // Its input still not taken: an ordinary timeout, unless it
                 // has not taken it for NOT_READING_DEADLINES in a row.
                 let unread = p.proto.unsent();
@@ -679,18 +744,20 @@ fn play_turn(players: &mut [Player], requests: &[Request], turn: u32, prompt: &P
                 }
                 continue;
             }
-            next = Some(next.map_or(deadline, |d: Instant| d.min(deadline)));
+            let wake = deadline.min(pend.sampled + WAIT_SAMPLE);
+            next = Some(next.map_or(wake, |d: Instant| d.min(wake)));
             p.proto.wait_on(&mut set);
         }
-        let Some(deadline) = next else { break };
-        set.wait(deadline.saturating_duration_since(Instant::now()));
+        let Some(wake) = next else { break };
+        meant_to_wake = wake.max(Instant::now());
+        set.wait(wake.saturating_duration_since(Instant::now()));
     }
-    pending
+    Played { pending, engine_late }
 }
 
 /// Everything the bot said since the last look: its answer (it is paused
 /// at once), or its death; `None` while it is still thinking.
-fn listen(p: &mut Player, pend: &Pending, turn: u32, prompt: &PromptWakeups) -> Option<Waiting> {
+fn listen(p: &mut Player, pend: &mut Pending, turn: u32, prompt: &PromptWakeups) -> Option<Waiting> {
     loop {
         let (proto, mut bot) = p.parts();
         let heard = proto.hear(&mut bot)?;
@@ -720,27 +787,40 @@ fn listen(p: &mut Player, pend: &Pending, turn: u32, prompt: &PromptWakeups) -> 
         p.pause();
         let cpu_after = p.sandbox.cpu_usage().unwrap_or_default();
         drop(urgent);
+        // The box is paused: its threads' counts stand still, and the
+        // sample costs the bot nothing. CPU as at the answer.
+        pend.wait.sample(&p.sandbox.threads().unwrap_or_default());
+        let wait = pend.wait_so_far(cpu_at_answer);
         p.undrained = 0;
-        return Some(Waiting::Answered { answer, took, cpu_at_answer, cpu_after });
+        return Some(Waiting::Answered { answer, took, cpu_at_answer, cpu_after, wait });
     }
 }
 
 /// The clock's decisions, as the replay records them and the referee gets
 /// them.
-fn judge_turn(players: &mut [Player], pending: Vec<Pending>, turn: u32) -> (Vec<Answer>, Vec<MoveTime>) {
+fn judge_turn(players: &mut [Player], played: Played, turn: u32) -> Judged {
+    let Played { pending, engine_late } = played;
     let mut answers = Vec::with_capacity(pending.len());
     let mut times = Vec::with_capacity(pending.len());
+    let mut overload = None;
     let ms = |d: Duration| d.as_secs_f64() * 1e3;
     for pend in pending {
         let p = &mut players[pend.seat];
-        let (seen, took, cpu_after, after_answer, text) = match pend.state {
-            Waiting::Answered { answer, took, cpu_at_answer, cpu_after } => {
-                (Seen::Answer(took), took, cpu_after, Some(cpu_after.saturating_sub(cpu_at_answer)), Some(answer))
+        let (mut seen, took, cpu_after, after_answer, text, wait) = match pend.state {
+            Waiting::Answered { answer, took, cpu_at_answer, cpu_after, wait } => {
+                (Seen::Answer(took), took, cpu_after, Some(cpu_after.saturating_sub(cpu_at_answer)), Some(answer), wait)
             }
-            Waiting::Nothing { took, cpu_after } => (Seen::Nothing(took), took, cpu_after, None, None),
-            Waiting::Gone | Waiting::Open => (Seen::Gone, Duration::ZERO, Duration::ZERO, None, None),
+            Waiting::Nothing { took, cpu_after, wait } => (Seen::Nothing(took), took, cpu_after, None, None, wait),
+            Waiting::Gone | Waiting::Open => (Seen::Gone, Duration::ZERO, Duration::ZERO, None, None, Wait::default()),
         };
-        let decision = p.clock.judge(seen, pend.allowance);
+        // The engine itself was stopped or starved during the turn: a move
+        // that was not on time cannot be charged (its times are the
+        // machine's), one that was stays as it was.
+        let on_time = matches!(seen, Seen::Answer(t) if t - pend.allowance.uncharged(t, wait) <= pend.allowance.limit);
+        if engine_late > STALL_BOUND && !on_time && !matches!(seen, Seen::Gone) {
+            seen = Seen::Stalled { late: engine_late };
+        }
+        let decision = p.clock.judge(seen, pend.allowance, wait);
         let limit_ms = pend.allowance.limit.as_millis();
         match decision {
             Decision::OnTime => {}
@@ -753,6 +833,9 @@ fn judge_turn(players: &mut [Player], pending: Vec<Pending>, turn: u32) -> (Vec<
                     format!(" (its answer {a:?} came {:.1} ms late and was discarded)", ms(took) - limit_ms as f64)
                 });
                 p.log.note(&format!("\n[koth] turn {turn}: no answer within {limit_ms} ms{late}\n"));
+            }
+            Decision::HostOverloaded { why } => {
+                overload.get_or_insert_with(|| format!("on turn {turn}, {}: {why}", p.spec.name));
             }
             Decision::Gone => {}
         }
@@ -773,17 +856,19 @@ fn judge_turn(players: &mut [Player], pending: Vec<Pending>, turn: u32) -> (Vec<
             _ => Recorded::Timeout { timeout: true },
         };
         if decision != Decision::Gone {
+            let uncharged = pend.allowance.uncharged(took, wait);
             times.push(MoveTime {
                 seat: pend.seat,
                 wall_ms: ms(took),
                 cpu_ms: ms(cpu_after.saturating_sub(pend.cpu_at_send)),
                 over_limit: decision.over_limit(),
                 cpu_after_answer_us: after_answer.map(|d| d.as_secs_f64() * 1e6),
+                uncharged_ms: (uncharged >= RECORDED_WAIT).then(|| ms(uncharged)),
             });
         }
         answers.push(Answer { seat: pend.seat, reply: recorded });
     }
-    (answers, times)
+    Judged { answers, times, overload }
 }
 
 #[cfg(test)]

@@ -10,10 +10,30 @@
 //! | memory limit, no swap | `memory.max`, `memory.swap.max = 0` | `memory.limit_in_bytes`, `memory.memsw.limit_in_bytes` |
 //! | pids limit            | `pids.max`                  | `pids.max`                           |
 //! | CPU time of the tree  | `cpu.stat` `usage_usec`     | `cpuacct.usage` (ns)                 |
+//! | the same CPU weight per box, whatever its thread count | `cpu.weight` | `cpu.shares`     |
+//! | the cores a box runs on | `cpuset.cpus`             | `cpuset.cpus`, `cpuset.mems`         |
 //! | peak memory           | `memory.peak`               | `memory.max_usage_in_bytes`          |
 //! | OOM kills             | `memory.events` `oom_kill`  | `memory.oom_control` `oom_kill`      |
 //! | freeze / thaw         | `cgroup.freeze`, `cgroup.events` | `freezer.state`                 |
 //! | kill the tree         | `cgroup.kill`               | freeze, SIGKILL each, thaw, repeat   |
+//! | the box's threads     | `cgroup.threads`            | `tasks`                              |
+//!
+//! **One list of controllers** ([`CONTROLLERS`]) drives both backends, as
+//! youki's `libcgroups` drives its own from one table: v1 finds a
+//! hierarchy for each entry's v1 name, v2 enables each entry's v2 name in
+//! `cgroup.subtree_control`, and [`Controller::configure`] writes a box's
+//! settings for either version. A new controller is one entry and one arm.
+//!
+//! `memory` and `pids` (and on v1 `cpuacct` and `freezer`, which v2 has
+//! built in) are *required*: without them no box is built. `cpu` and
+//! `cpuset` are *fairness* controllers: every box gets one equal CPU weight
+//! (the kernel then shares a busy core between boxes, not between
+//! threads, so 56 threads buy a bot no more CPU than one), and a match can
+//! confine its boxes to the cores it was given ([`Group::set_cores`]).
+//! Where the hierarchy lacks them (a user's delegated cgroup without
+//! them), boxes are still built, and [`Group::cpu_isolated`] says so: the
+//! runner warns, and the clock's uncharged wait (see the engine) still
+//! keeps a fair bot from being charged for the CPU it waited for.
 //!
 //! Pausing a box between its moves ([`crate::Sandbox::freeze`]) uses v2's
 //! freezer, whose tasks still die on SIGKILL. On v1 it does not: v1's
@@ -51,6 +71,137 @@ pub enum Version {
     V2,
 }
 
+/// A cgroup controller koth uses (see the module docs).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Controller {
+    Memory,
+    Pids,
+    /// v1 only: v2's `cpu.stat` counts CPU time without a controller.
+    Cpuacct,
+    /// v1 only: v2's `cgroup.freeze` is built in.
+    Freezer,
+    Cpu,
+    Cpuset,
+}
+
+/// Every controller, in the order hierarchies are created and joined.
+pub const CONTROLLERS: [Controller; 6] =
+    [Controller::Memory, Controller::Pids, Controller::Cpuacct, Controller::Freezer, Controller::Cpu, Controller::Cpuset];
+
+/// CPU weight of every box: the kernel's default, written so that no
+/// inherited setting can make one box weigh more than another.
+pub const CPU_SHARES_V1: u64 = 1024;
+pub const CPU_WEIGHT_V2: u64 = 100;
+
+impl Controller {
+    /// Its name in a v1 mount's options; `None` where v1 has no such controller.
+    pub fn v1_name(self) -> Option<&'static str> {
+        Some(match self {
+            Controller::Memory => "memory",
+            Controller::Pids => "pids",
+            Controller::Cpuacct => "cpuacct",
+            Controller::Freezer => "freezer",
+            Controller::Cpu => "cpu",
+            Controller::Cpuset => "cpuset",
+        })
+    }
+
+    /// Its name in v2's `cgroup.controllers`; `None` where v2 has it built in.
+    pub fn v2_name(self) -> Option<&'static str> {
+        match self {
+            Controller::Memory => Some("memory"),
+            Controller::Pids => Some("pids"),
+            Controller::Cpu => Some("cpu"),
+            Controller::Cpuset => Some("cpuset"),
+            Controller::Cpuacct | Controller::Freezer => None,
+        }
+    }
+
+    /// Without it no box is built; the others are used where offered.
+    pub fn required(self) -> bool {
+        !matches!(self, Controller::Cpu | Controller::Cpuset)
+    }
+
+    /// Write a new box's settings of this controller into `dir` (its
+    /// directory in this controller's hierarchy on v1, the box's one
+    /// directory on v2); `parent` is the directory it was created in.
+    pub(crate) fn configure(self, version: Version, dir: &Path, parent: &Path, limits: &Limits) -> Result<()> {
+        match (self, version) {
+            (Controller::Memory, Version::V1) => {
+                write_file(&dir.join("memory.limit_in_bytes"), &limits.memory.to_string())?;
+                // Swap off: memory+swap may not exceed memory alone (file exists only
+                // with swap accounting); swappiness 0 where there is no such file.
+                let memsw = dir.join("memory.memsw.limit_in_bytes");
+                if memsw.exists() {
+                    write_file(&memsw, &limits.memory.to_string())?;
+                }
+                let _ = write_file(&dir.join("memory.swappiness"), "0");
+                Ok(())
+            }
+            (Controller::Memory, Version::V2) => {
+                write_file(&dir.join("memory.max"), &limits.memory.to_string())?;
+                let swap = dir.join("memory.swap.max");
+                if swap.exists() {
+                    write_file(&swap, "0")?;
+                }
+                Ok(())
+            }
+            (Controller::Pids, _) => write_file(&dir.join("pids.max"), &limits.pids.to_string()),
+            (Controller::Cpu, Version::V1) => write_file(&dir.join("cpu.shares"), &CPU_SHARES_V1.to_string()),
+            (Controller::Cpu, Version::V2) => write_file(&dir.join("cpu.weight"), &CPU_WEIGHT_V2.to_string()),
+            // A new v1 cpuset is empty, and a task cannot join it until it
+            // has cores and memory nodes: the parent's, until a match
+            // confines it. A new v2 cpuset uses its parent's already.
+            (Controller::Cpuset, Version::V1) => {
+                for file in ["cpuset.cpus", "cpuset.mems"] {
+                    let from = fs::read_to_string(parent.join(file))
+                        .map_err(|e| Error::os(format!("reading {}", parent.join(file).display()), e))?;
+                    write_file(&dir.join(file), from.trim())?;
+                }
+                Ok(())
+            }
+            (Controller::Cpuset, Version::V2) | (Controller::Cpuacct | Controller::Freezer, _) => Ok(()),
+        }
+    }
+}
+
+/// Cores as the kernel writes them in `cpuset.cpus` (`0-3,6`).
+pub fn cpu_list(cores: &[u32]) -> String {
+    let mut sorted = cores.to_vec();
+    sorted.sort_unstable();
+    sorted.dedup();
+    let mut out: Vec<String> = Vec::new();
+    let mut i = 0;
+    while i < sorted.len() {
+        let mut j = i;
+        while j + 1 < sorted.len() && sorted[j + 1] == sorted[j] + 1 {
+            j += 1;
+        }
+        out.push(if i == j { sorted[i].to_string() } else { format!("{}-{}", sorted[i], sorted[j]) });
+        i = j + 1;
+    }
+    out.join(",")
+}
+
+/// Parse a kernel cpu list (`0-3,6`), as in `cpuset.cpus.effective` or
+/// `/sys/devices/system/cpu/online`.
+pub fn parse_cpu_list(text: &str) -> Option<Vec<u32>> {
+    let mut out = Vec::new();
+    for part in text.trim().split(',').filter(|p| !p.is_empty()) {
+        match part.split_once('-') {
+            Some((a, b)) => {
+                let (a, b): (u32, u32) = (a.trim().parse().ok()?, b.trim().parse().ok()?);
+                if b < a || b - a > 4096 {
+                    return None;
+                }
+                out.extend(a..=b);
+            }
+            None => out.push(part.trim().parse().ok()?),
+        }
+    }
+    Some(out)
+}
+
 /// Operations on one box's cgroup. Implemented by the v1 and v2 backends.
 pub trait Group: Send + Sync {
     /// Files to which a process writes `0` to move itself into this cgroup
@@ -68,6 +219,13 @@ pub trait Group: Send + Sync {
     fn thaw(&self) -> Result<()>;
     /// Processes now in the cgroup (global pids).
     fn pids(&self) -> Result<Vec<i32>>;
+    /// Threads now in the cgroup (global thread ids).
+    fn threads(&self) -> Result<Vec<i32>>;
+    /// Whether the box has a CPU weight of its own (the `cpu` controller).
+    fn cpu_isolated(&self) -> bool;
+    /// Confine the box to these cores; `Ok(false)` where the hierarchy has
+    /// no `cpuset` controller.
+    fn set_cores(&self, cores: &[u32]) -> Result<bool>;
     /// Send every process SIGKILL, again for any that appear meanwhile, and
     /// return once none is left, or after [`KILL_WAIT`] with every one left
     /// killed: a task in an uninterruptible wait in the kernel (a disk read)

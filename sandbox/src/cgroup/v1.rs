@@ -1,52 +1,86 @@
-//! cgroup v1: one directory per controller hierarchy (memory, pids, cpuacct,
-//! freezer), each under the supervisor's own cgroup in that hierarchy.
+//! cgroup v1: one directory per controller hierarchy, each under the
+//! supervisor's own cgroup in that hierarchy. The hierarchies come from
+//! [`CONTROLLERS`]: the required ones must be mounted, `cpu` and `cpuset`
+//! are used where they are. Controllers mounted together (`cpu,cpuacct`)
+//! share one hierarchy, so one directory.
 
 use std::os::fd::OwnedFd;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use super::{dir_under_mount, Group, Hierarchy, Mounts, Version, KILL_WAIT};
-use super::{keyed, open_ro, open_rw, parse_u64, pread, pwrite, read_pids, rmdir_retry, wait_until, write_file};
+use super::{cpu_list, keyed, open_ro, open_rw, parse_u64, pread, pwrite, read_pids, rmdir_retry, wait_until, write_file};
+use super::{dir_under_mount, Controller, Group, Hierarchy, Mounts, Version, CONTROLLERS, KILL_WAIT};
 use crate::{Error, Limits, Result};
 
-const CONTROLLERS: [&str; 4] = ["memory", "pids", "cpuacct", "freezer"];
-
 pub(crate) struct V1 {
-    /// Parent directory for box cgroups, per controller (same order as CONTROLLERS).
-    parents: [PathBuf; 4],
+    /// The parent directory of box cgroups in each hierarchy used, once each.
+    parents: Vec<PathBuf>,
+    /// Each controller used, and the index of its hierarchy in `parents`.
+    controllers: Vec<(Controller, usize)>,
 }
 
 impl V1 {
     pub(crate) fn open(m: &Mounts) -> Result<V1> {
         let mut parents: Vec<PathBuf> = Vec::new();
+        let mut controllers = Vec::new();
         let mut missing = Vec::new();
         for ctrl in CONTROLLERS {
-            let mount = m.v1.iter().find(|(_, _, opts)| opts.iter().any(|o| o == ctrl));
-            let own = m.own.iter().find(|(_, ctrls, _)| ctrls.iter().any(|c| c == ctrl));
-            match (mount, own) {
+            let Some(name) = ctrl.v1_name() else { continue };
+            let mount = m.v1.iter().find(|(_, _, opts)| opts.iter().any(|o| o == name));
+            let own = m.own.iter().find(|(_, ctrls, _)| ctrls.iter().any(|c| c == name));
+            let dir = match (mount, own) {
                 (Some((point, root, _)), Some((_, _, path))) => {
                     let dir = dir_under_mount(point, root, path);
-                    if !dir.join("cgroup.procs").exists() {
-                        missing.push(format!("{ctrl} (no {})", dir.display()));
+                    if dir.join("cgroup.procs").exists() {
+                        Ok(dir)
+                    } else {
+                        Err(format!("{name} (no {})", dir.display()))
                     }
-                    parents.push(dir);
                 }
-                _ => missing.push(format!("{ctrl} (not mounted)")),
+                _ => Err(format!("{name} (not mounted)")),
+            };
+            match dir {
+                Ok(dir) => {
+                    let at = parents.iter().position(|p| *p == dir).unwrap_or_else(|| {
+                        parents.push(dir);
+                        parents.len() - 1
+                    });
+                    controllers.push((ctrl, at));
+                }
+                Err(why) if ctrl.required() => missing.push(why),
+                Err(_) => {}
             }
         }
         if !missing.is_empty() {
             return Err(Error::Unsupported(format!("controllers missing: {}", missing.join(", "))));
         }
-        let parents: [PathBuf; 4] = parents.try_into().expect("four controllers");
         // Probe that we may create cgroups in each (root, or a user the
-        // cgroups were delegated to; a writable cgroupfs).
-        for parent in &parents {
+        // cgroups were delegated to; a writable cgroupfs). A fairness
+        // controller we may not use is left out, not an error.
+        let mut usable = vec![true; parents.len()];
+        for (i, parent) in parents.iter().enumerate() {
             let probe = parent.join(format!("koth-probe-{}", std::process::id()));
-            std::fs::create_dir(&probe)
-                .and_then(|_| std::fs::remove_dir(&probe))
-                .map_err(|e| Error::Unsupported(format!("cannot create cgroups under {}: {e}", parent.display())))?;
+            if let Err(e) = std::fs::create_dir(&probe).and_then(|_| std::fs::remove_dir(&probe)) {
+                if controllers.iter().any(|(c, at)| *at == i && c.required()) {
+                    return Err(Error::Unsupported(format!("cannot create cgroups under {}: {e}", parent.display())));
+                }
+                usable[i] = false;
+            }
         }
-        Ok(V1 { parents })
+        controllers.retain(|(_, at)| usable[*at]);
+        let mut kept: Vec<PathBuf> = Vec::new();
+        for (_, at) in controllers.iter_mut() {
+            let dir = &parents[*at];
+            *at = kept.iter().position(|p| p == dir).unwrap_or_else(|| {
+                kept.push(dir.clone());
+                kept.len() - 1
+            });
+        }
+        Ok(V1 { parents: kept, controllers })
+    }
+
+    fn dir_of(&self, ctrl: Controller) -> Option<&PathBuf> {
+        self.controllers.iter().find(|(c, _)| *c == ctrl).map(|(_, at)| &self.parents[*at])
     }
 }
 
@@ -68,22 +102,20 @@ impl Hierarchy for V1 {
                 std::fs::create_dir(d).map_err(|e| Error::os(format!("creating cgroup {}", d.display()), e))?;
                 created.push(d.clone());
             }
-            let [mem, pids, cpu, freezer] = [&dirs[0], &dirs[1], &dirs[2], &dirs[3]];
-            write_file(&mem.join("memory.limit_in_bytes"), &limits.memory.to_string())?;
-            // Swap off: memory+swap may not exceed memory alone (file exists only
-            // with swap accounting); swappiness 0 where there is no such file.
-            let memsw = mem.join("memory.memsw.limit_in_bytes");
-            if memsw.exists() {
-                write_file(&memsw, &limits.memory.to_string())?;
+            for &(ctrl, at) in &self.controllers {
+                ctrl.configure(Version::V1, &dirs[at], &self.parents[at], limits)?;
             }
-            let _ = write_file(&mem.join("memory.swappiness"), "0");
-            write_file(&pids.join("pids.max"), &limits.pids.to_string())?;
+            let box_dir = |c: Controller| self.dir_of(c).map(|p| p.join(name)).expect("a required controller has a hierarchy");
+            let (mem, cpu, freezer) = (box_dir(Controller::Memory), box_dir(Controller::Cpuacct), box_dir(Controller::Freezer));
             Ok(V1Group {
                 join: dirs.iter().map(|d| open_rw(&d.join("cgroup.procs"))).collect::<Result<_>>()?,
                 cpuacct_usage: open_ro(&cpu.join("cpuacct.usage"))?,
                 freezer_state: open_rw(&freezer.join("freezer.state"))?,
                 mem_peak: open_ro(&mem.join("memory.max_usage_in_bytes"))?,
                 oom_control: open_ro(&mem.join("memory.oom_control"))?,
+                cpuset: self.dir_of(Controller::Cpuset).map(|p| p.join(name)),
+                cpu_isolated: self.dir_of(Controller::Cpu).is_some(),
+                freezer_dir: freezer,
                 dirs: dirs.clone(),
             })
         })();
@@ -101,6 +133,9 @@ impl Hierarchy for V1 {
 
 pub(crate) struct V1Group {
     dirs: Vec<PathBuf>,
+    freezer_dir: PathBuf,
+    cpuset: Option<PathBuf>,
+    cpu_isolated: bool,
     join: Vec<OwnedFd>,
     cpuacct_usage: OwnedFd,
     freezer_state: OwnedFd,
@@ -114,7 +149,7 @@ impl V1Group {
         Ok(pread(&self.freezer_state, &mut buf, "freezer.state")?.trim_ascii() == want)
     }
     fn freezer_dir(&self) -> &Path {
-        &self.dirs[3]
+        &self.freezer_dir
     }
 }
 
@@ -152,6 +187,20 @@ impl Group for V1Group {
 
     fn pids(&self) -> Result<Vec<i32>> {
         read_pids(&self.freezer_dir().join("cgroup.procs"))
+    }
+
+    fn threads(&self) -> Result<Vec<i32>> {
+        read_pids(&self.freezer_dir().join("tasks"))
+    }
+
+    fn cpu_isolated(&self) -> bool {
+        self.cpu_isolated
+    }
+
+    fn set_cores(&self, cores: &[u32]) -> Result<bool> {
+        let Some(dir) = &self.cpuset else { return Ok(false) };
+        write_file(&dir.join("cpuset.cpus"), &cpu_list(cores))?;
+        Ok(true)
     }
 
     /// v1 has no `cgroup.kill`. Each round: freeze (so forks stop racing the

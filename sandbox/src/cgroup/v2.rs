@@ -11,15 +11,17 @@ use std::os::fd::{AsRawFd, OwnedFd};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use super::{dir_under_mount, Group, Hierarchy, Mounts, Version, KILL_WAIT};
-use super::{keyed, open_ro, open_rw, open_wo, parse_u64, pread, pwrite, read_pids, rmdir_retry, write_file};
+use super::{cpu_list, keyed, open_ro, open_rw, open_wo, parse_u64, pread, pwrite, read_pids, rmdir_retry, write_file};
+use super::{dir_under_mount, Controller, Group, Hierarchy, Mounts, Version, CONTROLLERS, KILL_WAIT};
 use crate::{Error, Limits, Result};
 
 const RUNNER_LEAF: &str = "koth-runner";
-const NEEDED: [&str; 2] = ["memory", "pids"];
 
 pub(crate) struct V2 {
     parent: PathBuf,
+    /// The controllers enabled for the box cgroups (v2 names from
+    /// [`CONTROLLERS`]: the required ones, and the fairness ones offered).
+    controllers: Vec<Controller>,
 }
 
 impl V2 {
@@ -37,7 +39,8 @@ impl V2 {
             own_dir
         };
         let available = fs::read_to_string(parent.join("cgroup.controllers")).unwrap_or_default();
-        let missing: Vec<&str> = NEEDED.iter().copied().filter(|c| !available.split_whitespace().any(|a| a == *c)).collect();
+        let offered = |name: &str| available.split_whitespace().any(|a| a == name);
+        let missing: Vec<&str> = CONTROLLERS.iter().filter(|c| c.required()).filter_map(|c| c.v2_name()).filter(|n| !offered(n)).collect();
         if !missing.is_empty() {
             return Err(Error::Unsupported(format!(
                 "controllers {} are not available in {} (enabled in its parent's cgroup.subtree_control?)",
@@ -45,25 +48,33 @@ impl V2 {
                 parent.display()
             )));
         }
-        enable_controllers(&parent)?;
-        Ok(V2 { parent })
+        let mut controllers: Vec<Controller> = CONTROLLERS.iter().copied().filter(|c| c.v2_name().is_some_and(offered)).collect();
+        let names = |cs: &[Controller]| cs.iter().filter_map(|c| c.v2_name()).collect::<Vec<_>>();
+        if let Err(e) = enable_controllers(&parent, &names(&controllers)) {
+            // A fairness controller the kernel will not enable here (v2's
+            // cpu controller with real-time tasks under RT group
+            // scheduling, say) leaves the boxes without it, not unbuilt.
+            controllers.retain(|c| c.required());
+            enable_controllers(&parent, &names(&controllers)).map_err(|_| e)?;
+        }
+        Ok(V2 { parent, controllers })
     }
 }
 
-/// Enable memory and pids for the children of `parent`, first moving the
-/// processes that live in `parent` itself into the runner leaf.
-fn enable_controllers(parent: &Path) -> Result<()> {
+/// Enable `names` for the children of `parent`, first moving the processes
+/// that live in `parent` itself into the runner leaf.
+fn enable_controllers(parent: &Path, names: &[&str]) -> Result<()> {
     let dir = fs::File::open(parent).map_err(|e| Error::os(format!("opening {}", parent.display()), e))?;
     // Serialise with other runners sharing this cgroup.
     // SAFETY: `dir` is an open directory this function holds; flock takes integers.
     unsafe { libc::flock(dir.as_raw_fd(), libc::LOCK_EX) };
     let control = parent.join("cgroup.subtree_control");
     let enabled = fs::read_to_string(&control).unwrap_or_default();
-    if NEEDED.iter().all(|c| enabled.split_whitespace().any(|e| e == *c)) {
+    if names.iter().all(|c| enabled.split_whitespace().any(|e| e == *c)) {
         return Ok(());
     }
-    let want = "+memory +pids";
-    if fs::write(&control, want).is_ok() {
+    let want = names.iter().map(|n| format!("+{n}")).collect::<Vec<_>>().join(" ");
+    if fs::write(&control, &want).is_ok() {
         return Ok(());
     }
     let leaf = parent.join(RUNNER_LEAF);
@@ -76,7 +87,7 @@ fn enable_controllers(parent: &Path) -> Result<()> {
         // A process may exit meanwhile; that is fine.
         let _ = fs::write(leaf.join("cgroup.procs"), pid.to_string());
     }
-    write_file(&control, want)
+    write_file(&control, &want)
 }
 
 impl Hierarchy for V2 {
@@ -93,12 +104,9 @@ impl Hierarchy for V2 {
         let dir = self.parent.join(name);
         fs::create_dir(&dir).map_err(|e| Error::os(format!("creating cgroup {}", dir.display()), e))?;
         let result = (|| {
-            write_file(&dir.join("memory.max"), &limits.memory.to_string())?;
-            let swap = dir.join("memory.swap.max");
-            if swap.exists() {
-                write_file(&swap, "0")?;
+            for ctrl in &self.controllers {
+                ctrl.configure(Version::V2, &dir, &self.parent, limits)?;
             }
-            write_file(&dir.join("pids.max"), &limits.pids.to_string())?;
             let peak = dir.join("memory.peak");
             Ok(V2Group {
                 procs: open_rw(&dir.join("cgroup.procs"))?,
@@ -108,6 +116,8 @@ impl Hierarchy for V2 {
                 freeze: open_rw(&dir.join("cgroup.freeze"))?,
                 events: open_ro(&dir.join("cgroup.events"))?,
                 kill: open_wo(&dir.join("cgroup.kill"))?,
+                cpu_isolated: self.controllers.contains(&Controller::Cpu),
+                cpuset: self.controllers.contains(&Controller::Cpuset),
                 dir: dir.clone(),
             })
         })();
@@ -123,6 +133,8 @@ impl Hierarchy for V2 {
 
 pub(crate) struct V2Group {
     dir: PathBuf,
+    cpu_isolated: bool,
+    cpuset: bool,
     procs: OwnedFd,
     cpu_stat: OwnedFd,
     memory_peak: Option<OwnedFd>,
@@ -197,6 +209,22 @@ impl Group for V2Group {
 
     fn pids(&self) -> Result<Vec<i32>> {
         read_pids(&self.dir.join("cgroup.procs"))
+    }
+
+    fn threads(&self) -> Result<Vec<i32>> {
+        read_pids(&self.dir.join("cgroup.threads"))
+    }
+
+    fn cpu_isolated(&self) -> bool {
+        self.cpu_isolated
+    }
+
+    fn set_cores(&self, cores: &[u32]) -> Result<bool> {
+        if !self.cpuset {
+            return Ok(false);
+        }
+        write_file(&self.dir.join("cpuset.cpus"), &cpu_list(cores))?;
+        Ok(true)
     }
 
     /// `cgroup.kill` reaches every task at once, forks included, frozen or
