@@ -70,6 +70,15 @@ impl CpuWait {
     }
 }
 
+/// The calling thread's run-queue wait so far: the engine's own, which
+/// delays its reading of an answer as much as a bot's delays the answer.
+pub fn this_thread() -> Duration {
+    std::fs::read_to_string("/proc/thread-self/schedstat")
+        .ok()
+        .and_then(|t| parse_schedstat(&t))
+        .map_or(Duration::ZERO, Duration::from_nanos)
+}
+
 /// A thread's `run_delay` in ns, if it still exists.
 fn read_run_delay(tid: i32) -> Option<u64> {
     let text = std::fs::read_to_string(format!("/proc/{tid}/schedstat")).ok()?;

@@ -100,7 +100,7 @@ pub mod workdir;
 
 pub use cpu_wait::CpuWait;
 pub use error::{Error, Result};
-pub use limits::{parse_duration, parse_size, Limits, Network, SandboxConfig, STATE_DIR};
+pub use limits::{parse_duration, parse_size, Limits, Network, SandboxConfig, CPU_WEIGHT_DEFAULT, STATE_DIR};
 pub use pool::{BoxPool, PoolStats};
 pub use privilege::{default_runtime_dir, private_dir, Privilege};
 pub use run::{run_in, run_once, RunOutput};

@@ -28,7 +28,15 @@ pub struct Limits {
     /// Bytes of stdout and of stderr kept by [`run_once`](crate::run_once);
     /// a program that writes more is killed.
     pub output: u64,
+    /// The box's CPU weight against its siblings and, through the
+    /// supervisor's cgroup, the host's other work, in cgroup v2's units
+    /// (1 to 10,000; an ordinary process weighs 100). One weight for the
+    /// whole box, however many threads it runs (the `cpu` controller).
+    pub cpu_weight: u64,
 }
+
+/// An ordinary process's CPU weight (cgroup v2's default).
+pub const CPU_WEIGHT_DEFAULT: u64 = 100;
 
 impl Default for Limits {
     fn default() -> Self {
@@ -42,6 +50,7 @@ impl Default for Limits {
             open_files: 256,
             stack: 64 << 20,
             output: 1 << 20,
+            cpu_weight: CPU_WEIGHT_DEFAULT,
         }
     }
 }
@@ -111,6 +120,9 @@ impl SandboxConfig {
         }
         if l.disk < (1 << 20) {
             return Err(Error::Config("disk limit must be at least 1 MiB".into()));
+        }
+        if !(1..=10_000).contains(&l.cpu_weight) {
+            return Err(Error::Config(format!("CPU weight {} is outside 1 to 10000", l.cpu_weight)));
         }
         if l.open_files < 3 {
             return Err(Error::Config("open files limit must be at least 3".into()));

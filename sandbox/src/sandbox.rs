@@ -213,6 +213,9 @@ impl Sandbox {
                 return Err(e);
             }
         };
+        // Refused without CAP_SYS_NICE (a user's own box) or a real-time
+        // budget (a container without one): the holder then stays ordinary.
+        let _ = crate::wakeup::real_time_holder(holder_pid);
         let workdir = match mounts::open_in_box(holder_pid, WORK_DIR, libc::O_PATH | libc::O_DIRECTORY) {
             Ok(fd) => WorkDir::new(fd, uid, gid),
             Err(e) => {

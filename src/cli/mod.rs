@@ -3,6 +3,7 @@ use clap::{Parser, Subcommand};
 mod api_bench;
 mod client;
 mod examples;
+mod fairness_bench;
 mod host;
 mod languages;
 mod match_bench;
@@ -173,6 +174,8 @@ enum Command {
     Match(match_cmd::MatchArgs),
     /// Measure a move's cost against the raw pipe round trip.
     MatchBench(match_bench::BenchArgs),
+    /// Measure charged timeouts of a bot within its limit while other processes load the machine.
+    FairnessBench(fairness_bench::FairnessBenchArgs),
     /// Measure the job queue's claim + complete throughput against raw SQL (pgbench).
     QueueBench(queue_bench::QueueBenchArgs),
     /// Measure storing and showing replays: the longest match of each game, packed against jsonb.
@@ -219,6 +222,7 @@ pub fn run(cli: Cli) -> anyhow::Result<i32> {
         Command::Tokens(cmd) => client::tokens(cmd),
         Command::Match(args) => match_cmd::run(args),
         Command::MatchBench(args) => match_bench::run(args),
+        Command::FairnessBench(args) => fairness_bench::run(args),
         Command::QueueBench(args) => queue_bench::run(args),
         Command::Soak(args) => soak::run(args),
         Command::ReplayBench(args) => replay_bench::run(args),

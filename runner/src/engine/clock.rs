@@ -27,8 +27,13 @@
 //!
 //! A move's limit is the bot's own time. What the bot spent *waiting for a
 //! CPU* (runnable, but the cores were taken by other processes on the host
-//! or by another box: [`Wait::run_queue`], measured by the sandbox) is the
-//! machine's, and is not charged:
+//! or by another box), and what the engine spent waiting for one while it
+//! should have been reading the answer ([`Wait::run_queue`], both measured
+//! from the kernel's per-thread run-queue counts), is the machine's, and is
+//! not charged. (The engine waits at a real-time priority, but a kernel
+//! built without preemption, `PREEMPT_NONE`, lets it wait for the current
+//! task to leave the kernel, up to a scheduler tick: 4 to 40 ms a turn was
+//! seen on this project's 2-core VMs at load 10.)
 //!
 //! * **uncharged** = min(run-queue wait, wall − CPU, the bound). `wall − CPU`
 //!   caps it because a bot that kept a core busy all the move waited for
@@ -73,7 +78,9 @@ pub const STALL_BOUND: Duration = Duration::from_millis(25);
 /// What the bot's box did with the CPU during an exchange, as measured.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Wait {
-    /// Time its threads were runnable but waiting for a CPU.
+    /// Time its threads were runnable but waiting for a CPU, and time the
+    /// engine's own thread was (an engine waiting for a CPU reads the
+    /// answer that much later: the wall time it measures grows by it).
     pub run_queue: Duration,
     /// CPU time it used.
     pub cpu: Duration,

@@ -58,6 +58,13 @@ const NOT_READING_DEADLINES: u32 = 2;
 /// wait without a late look.
 const WAIT_SAMPLE: Duration = Duration::from_millis(5);
 
+/// Every bot's box weighs this much for the CPU: the same for each (so
+/// threads buy nothing), and ten ordinary processes' worth, so that a bot
+/// thinking on its clock gets the CPU before the host's background work
+/// (a compile, the database, a busy neighbour) does. Only the bots on move
+/// run at all: the others are paused.
+pub const BOT_CPU_WEIGHT: u64 = 1000;
+
 /// Uncharged waits below this are not written in the replay (a wake-up's
 /// worth; the replay of a long match would grow for nothing).
 const RECORDED_WAIT: Duration = Duration::from_micros(50);
@@ -268,6 +275,7 @@ impl Player {
         };
         let mut cfg = opts.sandbox.clone();
         cfg.root = spec.root.clone();
+        cfg.limits.cpu_weight = BOT_CPU_WEIGHT;
         crate::state::hide(&mut cfg, []);
         if let Some(port) = protocol::loopback_port(kind) {
             cfg.network = Network::Loopback { connect_ports: vec![port] };
@@ -427,6 +435,8 @@ struct Pending {
     cpu_at_send: Duration,
     /// The box's run-queue wait since just before the request.
     wait: CpuWait,
+    /// The engine thread's own run-queue count at the request.
+    engine_wait_at_send: Duration,
     /// When `wait` was last sampled.
     sampled: Instant,
     state: Waiting,
@@ -436,18 +446,30 @@ impl Pending {
     fn gone(seat: Seat) -> Pending {
         let none = Allowance { limit: Duration::ZERO, give_up: Duration::ZERO, max_uncharged: Duration::ZERO };
         let now = Instant::now();
-        Pending { seat, allowance: none, sent: now, cpu_at_send: Duration::ZERO, wait: CpuWait::new(), sampled: now, state: Waiting::Gone }
+        Pending {
+            seat,
+            allowance: none,
+            sent: now,
+            cpu_at_send: Duration::ZERO,
+            wait: CpuWait::new(),
+            engine_wait_at_send: Duration::ZERO,
+            sampled: now,
+            state: Waiting::Gone,
+        }
     }
 
     /// The box's wait and CPU since the request, sampled now.
     fn measure(&mut self, sandbox: &Sandbox) -> Wait {
         sandbox.sample_cpu_wait(&mut self.wait);
         self.sampled = Instant::now();
-        self.wait_so_far(sandbox.cpu_usage().unwrap_or_default())
+        self.wait_so_far(sandbox.cpu_usage().unwrap_or_default(), koth_sandbox::cpu_wait::this_thread())
     }
 
-    fn wait_so_far(&self, cpu_now: Duration) -> Wait {
-        Wait { run_queue: self.wait.waited(), cpu: cpu_now.saturating_sub(self.cpu_at_send) }
+    /// `engine_now`: the engine thread's run-queue count at the moment
+    /// the exchange's wall time was taken.
+    fn wait_so_far(&self, cpu_now: Duration, engine_now: Duration) -> Wait {
+        let engine = engine_now.saturating_sub(self.engine_wait_at_send);
+        Wait { run_queue: self.wait.waited() + engine, cpu: cpu_now.saturating_sub(self.cpu_at_send) }
     }
 }
 
@@ -665,6 +687,15 @@ fn note_promptness(how: koth_sandbox::Promptness, errors: &[std::io::Error]) {
 /// Resume the bots on move, send every request, and wait: each bot is
 /// paused the moment its answer, its death or its deadline is seen.
 fn play_turn(players: &mut [Player], requests: &[Request], turn: u32, prompt: &PromptWakeups) -> Played {
+    // The whole turn at the lowest real-time priority (where allowed): the
+    // engine resumes the bots and sends every request without being
+    // preempted between two of them, wakes the moment an answer or a
+    // deadline comes, and pauses the bot before it runs again, however busy
+    // the host. (At ordinary priority, with the host at load 10, it was
+    // preempted for 8 to 40 ms a turn, and read answers that late.) Its
+    // cost to bots of other matches on the host, a few µs at each wake-up,
+    // is run-queue wait, which their clocks do not charge.
+    let _urgent = prompt.urgent();
     // Resume every bot on move first, then send the requests back to back,
     // so no bot's clock runs while the engine resumes another.
     for req in requests {
@@ -698,7 +729,16 @@ fn play_turn(players: &mut [Player], requests: &[Request], turn: u32, prompt: &P
         let cpu_at_send = p.sandbox.cpu_usage().unwrap_or_default();
         let (proto, mut bot) = p.parts();
         match proto.request(&mut bot, &req.payload) {
-            Ok(sent) => pending.push(Pending { seat: req.seat, allowance, sent, cpu_at_send, wait, sampled: sent, state: Waiting::Open }),
+            Ok(sent) => pending.push(Pending {
+                seat: req.seat,
+                allowance,
+                sent,
+                cpu_at_send,
+                wait,
+                engine_wait_at_send: koth_sandbox::cpu_wait::this_thread(),
+                sampled: sent,
+                state: Waiting::Open,
+            }),
             Err(g) => {
                 let st = p.status_of(g, turn);
                 p.retire(st, turn);
@@ -720,7 +760,7 @@ fn play_turn(players: &mut [Player], requests: &[Request], turn: u32, prompt: &P
         set.clear();
         for pend in pending.iter_mut().filter(|x| matches!(x.state, Waiting::Open)) {
             let p = &mut players[pend.seat];
-            if let Some(state) = listen(p, pend, turn, prompt) {
+            if let Some(state) = listen(p, pend, turn) {
                 pend.state = state;
                 continue;
             }
@@ -729,7 +769,11 @@ fn play_turn(players: &mut [Player], requests: &[Request], turn: u32, prompt: &P
             // The deadline moves by the wait for a CPU so far (the clock
             // bounds it): sampled at every look, at least every WAIT_SAMPLE.
             let due = now >= pend.sent + pend.allowance.give_up || now >= pend.sampled + WAIT_SAMPLE;
-            let wait = if due { pend.measure(&p.sandbox) } else { pend.wait_so_far(p.sandbox.cpu_usage().unwrap_or_default()) };
+            let wait = if due {
+                pend.measure(&p.sandbox)
+            } else {
+                pend.wait_so_far(p.sandbox.cpu_usage().unwrap_or_default(), koth_sandbox::cpu_wait::this_thread())
+            };
             let deadline = pend.sent + pend.allowance.deadline(took, wait);
             if now >= deadline {
                 p.pause();
@@ -757,7 +801,7 @@ fn play_turn(players: &mut [Player], requests: &[Request], turn: u32, prompt: &P
 
 /// Everything the bot said since the last look: its answer (it is paused
 /// at once), or its death; `None` while it is still thinking.
-fn listen(p: &mut Player, pend: &mut Pending, turn: u32, prompt: &PromptWakeups) -> Option<Waiting> {
+fn listen(p: &mut Player, pend: &mut Pending, turn: u32) -> Option<Waiting> {
     loop {
         let (proto, mut bot) = p.parts();
         let heard = proto.hear(&mut bot)?;
@@ -777,20 +821,17 @@ fn listen(p: &mut Player, pend: &mut Pending, turn: u32, prompt: &PromptWakeups)
             }
         };
         let took = pend.sent.elapsed();
-        // Real-time from the answer to the pause of a long-lived bot: none
-        // of its threads runs in between, however many it spins
-        // (PromptWakeups::urgent). A process per turn is simply ended, at
-        // the ordinary priority: real-time there only takes CPU from the
-        // bots of other matches.
-        let urgent = p.proto.long_lived().then(|| prompt.urgent());
+        let engine_wait = koth_sandbox::cpu_wait::this_thread();
+        // Real-time (the caller's, for its whole wait) from the answer to
+        // the pause of a long-lived bot: none of its threads runs in
+        // between, however many it spins.
         let cpu_at_answer = p.sandbox.cpu_usage().unwrap_or_default();
         p.pause();
         let cpu_after = p.sandbox.cpu_usage().unwrap_or_default();
-        drop(urgent);
         // The box is paused: its threads' counts stand still, and the
         // sample costs the bot nothing. CPU as at the answer.
         pend.wait.sample(&p.sandbox.threads().unwrap_or_default());
-        let wait = pend.wait_so_far(cpu_at_answer);
+        let wait = pend.wait_so_far(cpu_at_answer, engine_wait);
         p.undrained = 0;
         return Some(Waiting::Answered { answer, took, cpu_at_answer, cpu_after, wait });
     }

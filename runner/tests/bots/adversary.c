@@ -13,6 +13,8 @@
  *                                connection attempt too), then plays over TCP
  *   closes_stdout                Target: answers once, closes stdout, lives on
  *   flood_no_newline             Target: 8 MiB without a newline, then answers every move
+ *   many_threads GAME N MS       thinks on N threads each move: they spin for MS ms of wall time
+ *                                while the main thread waits, then it answers
  *   sched                        Target: reports its scheduling policy and slice on stderr every
  *                                move ("sched: policy P priority R slice S")
  *
@@ -162,6 +164,23 @@ int main(int argc, char **argv) {
     if (!strcmp(mode, "victim")) {
         if (snake) { puts("victim"); fflush(stdout); }
         play(stdin, stdout, snake, atof(argv[3]), 0);
+        return 0;
+    }
+    if (!strcmp(mode, "many_threads")) {
+        if (snake) { puts("many_threads"); fflush(stdout); }
+        int n = atoi(argv[3]);
+        double ms = atof(argv[4]);
+        pthread_t t;
+        for (int i = 0; i < n; i++) pthread_create(&t, NULL, spin, NULL);
+        char line[4096];
+        while (fgets(line, sizeof line, stdin)) {
+            char m = snake ? snake_move(line) : '2';
+            if (!m) return 0;
+            window_end = now_ms() + ms;
+            while (now_ms() < window_end) usleep(500);
+            printf("%c\n", m);
+            fflush(stdout);
+        }
         return 0;
     }
     if (!strcmp(mode, "slow_start")) {

@@ -26,9 +26,10 @@
 //!
 //! `memory` and `pids` (and on v1 `cpuacct` and `freezer`, which v2 has
 //! built in) are *required*: without them no box is built. `cpu` and
-//! `cpuset` are *fairness* controllers: every box gets one equal CPU weight
-//! (the kernel then shares a busy core between boxes, not between
-//! threads, so 56 threads buy a bot no more CPU than one), and a match can
+//! `cpuset` are *fairness* controllers: every box gets one CPU weight
+//! ([`Limits::cpu_weight`]; the engine gives every bot the same) whatever
+//! its thread count (the kernel then shares a busy core between boxes, not
+//! between threads, so 56 threads buy a bot no more CPU than one), and a match can
 //! confine its boxes to the cores it was given ([`Group::set_cores`]).
 //! Where the hierarchy lacks them (a user's delegated cgroup without
 //! them), boxes are still built, and [`Group::cpu_isolated`] says so: the
@@ -88,10 +89,11 @@ pub enum Controller {
 pub const CONTROLLERS: [Controller; 6] =
     [Controller::Memory, Controller::Pids, Controller::Cpuacct, Controller::Freezer, Controller::Cpu, Controller::Cpuset];
 
-/// CPU weight of every box: the kernel's default, written so that no
-/// inherited setting can make one box weigh more than another.
-pub const CPU_SHARES_V1: u64 = 1024;
-pub const CPU_WEIGHT_V2: u64 = 100;
+/// v1's `cpu.shares` for a v2 weight: 1024 is v1's ordinary process, as
+/// 100 is v2's.
+pub fn shares_v1(weight: u64) -> u64 {
+    (weight * 1024 / 100).max(2)
+}
 
 impl Controller {
     /// Its name in a v1 mount's options; `None` where v1 has no such controller.
@@ -147,8 +149,8 @@ impl Controller {
                 Ok(())
             }
             (Controller::Pids, _) => write_file(&dir.join("pids.max"), &limits.pids.to_string()),
-            (Controller::Cpu, Version::V1) => write_file(&dir.join("cpu.shares"), &CPU_SHARES_V1.to_string()),
-            (Controller::Cpu, Version::V2) => write_file(&dir.join("cpu.weight"), &CPU_WEIGHT_V2.to_string()),
+            (Controller::Cpu, Version::V1) => write_file(&dir.join("cpu.shares"), &shares_v1(limits.cpu_weight).to_string()),
+            (Controller::Cpu, Version::V2) => write_file(&dir.join("cpu.weight"), &limits.cpu_weight.to_string()),
             // A new v1 cpuset is empty, and a task cannot join it until it
             // has cores and memory nodes: the parent's, until a match
             // confines it. A new v2 cpuset uses its parent's already.

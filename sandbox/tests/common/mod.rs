@@ -84,6 +84,7 @@ pub fn hostile_limits() -> Limits {
         open_files: 64,
         stack: 8 << 20,
         output: 64 << 10,
+        cpu_weight: koth_sandbox::CPU_WEIGHT_DEFAULT,
     }
 }
 
