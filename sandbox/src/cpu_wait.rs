@@ -29,16 +29,35 @@
 //! bound.
 
 use std::collections::HashMap;
-use std::time::Duration;
+use std::time::{Duration, Instant};
+
+/// One thread as last seen.
+#[derive(Clone, Copy, Debug)]
+struct Seen {
+    /// Its count when first seen (0 for one born after the start).
+    base: u64,
+    /// Its latest count.
+    delay: u64,
+    /// Its CPU time at the latest sample.
+    on_cpu: u64,
+    /// Runnable at a sample and not run since: since when (see [`CpuWait::waited`]).
+    stuck_since: Option<Instant>,
+}
 
 /// The run-queue wait of a box's threads since the tracker was made.
 #[derive(Clone, Debug, Default)]
 pub struct CpuWait {
-    /// Each thread's count when first seen (0 for one born after the start).
-    base: HashMap<i32, u64>,
-    /// Each thread's latest count.
-    last: HashMap<i32, u64>,
-    started: bool,
+    threads: HashMap<i32, Seen>,
+    last_sample: Option<Instant>,
+}
+
+/// What one sample reads of a thread: CPU time and run-queue wait (ns)
+/// from `schedstat`, and whether it is runnable (`R` in `stat`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ThreadSample {
+    pub on_cpu: u64,
+    pub delay: u64,
+    pub runnable: bool,
 }
 
 impl CpuWait {
@@ -50,24 +69,67 @@ impl CpuWait {
     /// Take the threads' counts now. The first call sets the starting
     /// point; a thread first seen later was born since and counts from 0.
     pub fn sample(&mut self, threads: &[i32]) {
-        for &tid in threads {
-            let Some(delay) = read_run_delay(tid) else { continue };
-            self.record(tid, delay);
+        let now = Instant::now();
+        let read: Vec<(i32, ThreadSample)> = threads.iter().filter_map(|&tid| Some((tid, read_thread(tid)?))).collect();
+        self.record(now, &read);
+    }
+
+    /// Record one sample taken at `now` (pure: the tests feed it).
+    pub fn record(&mut self, now: Instant, read: &[(i32, ThreadSample)]) {
+        let previous = self.last_sample;
+        for &(tid, t) in read {
+            match self.threads.get_mut(&tid) {
+                None => {
+                    let base = if previous.is_some() { 0 } else { t.delay };
+                    self.threads.insert(tid, Seen { base, delay: t.delay, on_cpu: t.on_cpu, stuck_since: None });
+                }
+                Some(seen) => {
+                    // Runnable and not run since the last look: waiting on
+                    // a run queue right now, a wait the kernel adds to its
+                    // count only once the thread runs again.
+                    let stuck = t.runnable && t.on_cpu == seen.on_cpu;
+                    seen.stuck_since = if stuck { seen.stuck_since.or(previous) } else { None };
+                    seen.delay = t.delay;
+                    seen.on_cpu = t.on_cpu;
+                }
+            }
         }
-        self.started = true;
+        self.last_sample = Some(now);
     }
 
-    fn record(&mut self, tid: i32, delay_ns: u64) {
-        let born_since = self.started;
-        self.base.entry(tid).or_insert(if born_since { 0 } else { delay_ns });
-        self.last.insert(tid, delay_ns);
-    }
-
-    /// The wait seen so far, every thread's added.
+    /// The wait seen so far, every thread's added: what the kernel has
+    /// counted, and, for a thread waiting on a run queue right now, the
+    /// time since the first of the samples that saw it runnable without
+    /// running in between (a runnable thread leaves the run queue only by
+    /// running, so it waited all that time; at most one sample interval
+    /// short of the truth, never longer).
     pub fn waited(&self) -> Duration {
-        let ns: u64 = self.last.iter().map(|(tid, now)| now.saturating_sub(self.base.get(tid).copied().unwrap_or(0))).sum();
-        Duration::from_nanos(ns)
+        let counted: u64 = self.threads.values().map(|s| s.delay.saturating_sub(s.base)).sum();
+        let waiting: Duration = match self.last_sample {
+            Some(last) => self.threads.values().filter_map(|s| s.stuck_since).map(|since| last.saturating_duration_since(since)).sum(),
+            None => Duration::ZERO,
+        };
+        Duration::from_nanos(counted) + waiting
     }
+}
+
+/// A thread's counts, if it still exists.
+fn read_thread(tid: i32) -> Option<ThreadSample> {
+    let sched = std::fs::read_to_string(format!("/proc/{tid}/schedstat")).ok()?;
+    let (on_cpu, delay) = parse_schedstat_pair(&sched)?;
+    let stat = std::fs::read_to_string(format!("/proc/{tid}/stat")).unwrap_or_default();
+    Some(ThreadSample { on_cpu, delay, runnable: parse_state(&stat) == Some('R') })
+}
+
+/// The state letter of `/proc/<tid>/stat`: the field after the name in
+/// parentheses (the name may hold spaces and parentheses itself).
+pub fn parse_state(stat: &str) -> Option<char> {
+    stat.get(stat.rfind(')')? + 1..)?.split_whitespace().next()?.chars().next()
+}
+
+fn parse_schedstat_pair(text: &str) -> Option<(u64, u64)> {
+    let mut it = text.split_whitespace();
+    Some((it.next()?.parse().ok()?, it.next()?.parse().ok()?))
 }
 
 /// The calling thread's run-queue wait so far: the engine's own, which
@@ -77,12 +139,6 @@ pub fn this_thread() -> Duration {
         .ok()
         .and_then(|t| parse_schedstat(&t))
         .map_or(Duration::ZERO, Duration::from_nanos)
-}
-
-/// A thread's `run_delay` in ns, if it still exists.
-fn read_run_delay(tid: i32) -> Option<u64> {
-    let text = std::fs::read_to_string(format!("/proc/{tid}/schedstat")).ok()?;
-    parse_schedstat(&text)
 }
 
 /// The second of `/proc/<tid>/schedstat`'s three fields: time on the CPU,
@@ -106,24 +162,57 @@ mod tests {
         assert_eq!(parse_schedstat("4093384\n"), None);
         assert_eq!(parse_schedstat(""), None);
         assert_eq!(parse_schedstat("a b c"), None);
+        assert_eq!(parse_schedstat_pair("4093384 2504212 17\n"), Some((4_093_384, 2_504_212)));
+    }
+
+    #[test]
+    fn parses_the_state_after_a_name_with_parentheses() {
+        assert_eq!(parse_state("1234 (bot) R 1 2 3"), Some('R'));
+        assert_eq!(parse_state("1234 (a (b) c) S 1 2 3"), Some('S'));
+        assert_eq!(parse_state("garbage"), None);
+    }
+
+    const MS: fn(u64) -> Duration = Duration::from_millis;
+
+    fn t(on_cpu_ms: u64, delay_ms: u64, runnable: bool) -> ThreadSample {
+        ThreadSample { on_cpu: on_cpu_ms * 1_000_000, delay: delay_ms * 1_000_000, runnable }
     }
 
     #[test]
     fn counts_from_the_first_sample_and_new_threads_from_zero() {
+        let start = Instant::now();
         let mut w = CpuWait::new();
         // First sample: two threads with waits from before the move.
-        w.record(10, 5_000_000);
-        w.record(11, 1_000_000);
-        w.started = true;
+        w.record(start, &[(10, t(1, 5, false)), (11, t(1, 1, false))]);
         assert_eq!(w.waited(), Duration::ZERO);
         // Later: thread 10 waited 3 ms more, 11 nothing, 12 (new) 2 ms.
-        w.record(10, 8_000_000);
-        w.record(12, 2_000_000);
-        assert_eq!(w.waited(), Duration::from_millis(5));
+        w.record(start + MS(5), &[(10, t(9, 8, true)), (11, t(1, 1, false)), (12, t(1, 2, true))]);
+        assert_eq!(w.waited(), MS(5));
         // A reused id reading lower than its base counts nothing, not a
         // negative or a wrapped wait.
-        w.record(11, 10);
-        assert_eq!(w.waited(), Duration::from_millis(5));
+        w.record(start + MS(6), &[(11, t(0, 0, false))]);
+        assert_eq!(w.waited(), MS(5));
+    }
+
+    #[test]
+    fn a_thread_waiting_right_now_counts_from_the_sample_that_saw_it_wait() {
+        let start = Instant::now();
+        let mut w = CpuWait::new();
+        w.record(start, &[(7, t(10, 0, true))]);
+        // Runnable at both looks and not run in between: it waited all
+        // that time (a runnable thread leaves the run queue only by
+        // running), though the kernel counts it only once it runs.
+        w.record(start + MS(5), &[(7, t(10, 0, true))]);
+        assert_eq!(w.waited(), MS(5));
+        w.record(start + MS(10), &[(7, t(10, 0, true))]);
+        assert_eq!(w.waited(), MS(10));
+        // It ran: the kernel's count takes over (it waited 14 ms in all).
+        w.record(start + MS(20), &[(7, t(12, 14, true))]);
+        assert_eq!(w.waited(), MS(14));
+        // Asleep (not runnable) with no progress is no wait.
+        w.record(start + MS(25), &[(7, t(12, 14, false))]);
+        w.record(start + MS(30), &[(7, t(12, 14, false))]);
+        assert_eq!(w.waited(), MS(14));
     }
 
     #[test]
@@ -131,6 +220,7 @@ mod tests {
         assert!(supported(), "the kernel has no /proc/self/schedstat");
         // SAFETY: gettid has no preconditions.
         let tid = unsafe { libc::gettid() };
-        assert!(read_run_delay(tid).is_some());
+        let me = read_thread(tid).expect("this thread's counts");
+        assert!(me.runnable, "a thread reading its own state is running");
     }
 }

@@ -752,7 +752,8 @@ fn play_turn(players: &mut [Player], requests: &[Request], turn: u32, prompt: &P
     // a real-time priority, so more than STALL_BOUND means the machine
     // stopped or starved it, and the turn's times mean nothing.
     let mut engine_late = Duration::ZERO;
-    let mut meant_to_wake = Instant::now();
+    // From the first request on: a stop between two sends counts too.
+    let mut meant_to_wake = pending.iter().map(|p| p.sent).min().unwrap_or_else(Instant::now);
     loop {
         let now = Instant::now();
         engine_late = engine_late.max(now.saturating_duration_since(meant_to_wake));
