@@ -54,23 +54,28 @@ fn fairness_bench_prints_a_row_for_every_configuration() {
     let out = Command::new(env!("CARGO_BIN_EXE_koth")).args(["fairness-bench", "--moves", "20", "--spinners", "0,2"]).output().unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{text}{}", String::from_utf8_lossy(&out.stderr));
-    let rows: Vec<Vec<&str>> =
-        text.lines().filter(|l| l.starts_with("still ") || l.starts_with("threaded ")).map(|l| l.split_whitespace().collect()).collect();
+    let rows: Vec<Vec<&str>> = text
+        .lines()
+        .filter(|l| ["still ", "threaded ", "after "].iter().any(|o| l.starts_with(o)))
+        .map(|l| l.split_whitespace().collect())
+        .collect();
     let configurations: Vec<(&str, &str)> = rows.iter().map(|r| (r[0], r[1])).collect();
-    assert_eq!(configurations, [("still", "0"), ("threaded", "0"), ("still", "2"), ("threaded", "2")], "{text}");
+    let want = [("still", "0"), ("threaded", "0"), ("after", "0"), ("still", "2"), ("threaded", "2"), ("after", "2")];
+    assert_eq!(configurations, want, "{text}");
     for r in &rows {
-        // opponent, N, moves, timeouts/1k, overloaded, 7 figures, share %, goal.
-        assert_eq!(r.len(), 14, "{text}");
+        // opponent, N, moves, timeouts/1k, overloaded, 7 figures, share %,
+        // the opponent's CPU after answering, goal.
+        assert_eq!(r.len(), 15, "{text}");
         let moves: u32 = r[2].parse().unwrap_or(0);
         assert!(moves > 0, "{text}");
         assert!(r[4].parse::<u32>().is_ok(), "{text}");
-        for f in &r[3..13] {
+        for f in &r[3..14] {
             let x: f64 = f.trim_end_matches('%').parse().unwrap_or(f64::NAN);
             assert!(x.is_finite() && x >= 0.0, "{f} in {r:?}: {text}");
         }
-        assert!(["PASS", "FAIL"].contains(&r[13]), "{text}");
+        assert!(["PASS", "FAIL"].contains(&r[14]), "{text}");
     }
     let goal = text.lines().position(|l| l.starts_with("goal: 0 charged timeouts")).expect(&text);
     let verdicts = text.lines().skip(goal + 1).filter(|l| l.contains(" PASS ") || l.contains(" FAIL ")).count();
-    assert_eq!(verdicts, 4, "{text}");
+    assert_eq!(verdicts, 6, "{text}");
 }

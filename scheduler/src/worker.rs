@@ -404,7 +404,11 @@ async fn record(
         JobResult::Retry(why) => {
             match Queue::fail_in(&mut tx, job, why, true).await? {
                 FailOutcome::Failed => fail_target(&mut tx, job, why).await?,
-                FailOutcome::Retried(_) => {}
+                FailOutcome::Retried(_) => {
+                    if let Ok(Job::Match { match_id }) = job.job() {
+                        store::note_match_retry(&mut tx, match_id, why).await?;
+                    }
+                }
             }
             Recorded::Failed
         }
@@ -622,6 +626,30 @@ fn validate_game_job(cfg: &WorkerConfig, id: i64, source: &[u8]) -> JobResult {
     }
 }
 
+/// What becomes of a match that ended with no result.
+fn without_result(ended_by: &koth_games::replay::EndedBy) -> Option<JobResult> {
+    match ended_by {
+        // A referee that failed leaves a match with no result: it rates nobody.
+        koth_games::replay::EndedBy::RefereeFailed { reason } => Some(JobResult::Fail(format!("the game's referee failed: {reason}"))),
+        // The machine, not a bot, failed a move: nobody is charged or
+        // rated, and the match is played again (the queue bounds how often,
+        // and says the reason when it gives up).
+        koth_games::replay::EndedBy::HostOverloaded { reason, .. } => {
+            Some(JobResult::Retry(format!("the machine playing it was overloaded, no bot was at fault: {reason}")))
+        }
+        koth_games::replay::EndedBy::Rules
+        | koth_games::replay::EndedBy::TurnLimit { .. }
+        | koth_games::replay::EndedBy::WallClockCap { .. } => None,
+    }
+}
+
+fn job_error(r: &JobResult) -> &str {
+    match r {
+        JobResult::Retry(why) | JobResult::Fail(why) => why,
+        _ => "",
+    }
+}
+
 fn seat_outcome(o: &koth_runner::engine::BotOutcome) -> SeatOutcome {
     SeatOutcome {
         seat: o.seat as i32,
@@ -699,16 +727,9 @@ fn match_job(cfg: &WorkerConfig, m: &store::MatchToPlay, source: Option<&[u8]>, 
         Err(e) if e.is_deterministic() => return JobResult::Fail(format!("this match cannot be played: {e}")),
         Err(e) => return JobResult::Retry(format!("playing: {e}")),
     };
-    match &report.ended_by {
-        // A referee that failed leaves a match with no result: it rates nobody.
-        koth_games::replay::EndedBy::RefereeFailed { reason } => return JobResult::Fail(format!("the game's referee failed: {reason}")),
-        // The machine, not a bot, failed a move: nobody is charged or
-        // rated, and the match is played again (the queue bounds how often).
-        koth_games::replay::EndedBy::HostOverloaded { reason, .. } => {
-            tracing::warn!(match_id = m.match_id, "host overloaded: {reason}; the match is played again");
-            return JobResult::Retry(format!("the machine playing it was overloaded, no bot was at fault: {reason}"));
-        }
-        _ => {}
+    if let Some(unfinished) = without_result(&report.ended_by) {
+        tracing::warn!(match_id = m.match_id, "the match has no result: {}", job_error(&unfinished));
+        return unfinished;
     }
     let seats = report.outcomes.iter().map(seat_outcome).collect();
     // Only an added game's referee can draw its frames: drawn here, where
@@ -730,5 +751,25 @@ fn match_job(cfg: &WorkerConfig, m: &store::MatchToPlay, source: Option<&[u8]>, 
         match_id: m.match_id,
         // Packed here, on the runner's thread, not in the result's transaction.
         outcome: MatchOutcome { engine: ENGINE_VERSION.to_owned(), turns: report.turns, replay: PackedReplay::pack(&report.replay), seats },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use koth_games::replay::EndedBy;
+
+    /// A match the machine failed is played again and rates nobody; one
+    /// whose referee failed is failed for good; the others have results.
+    #[test]
+    fn a_match_with_no_result_is_retried_only_when_the_machine_failed_it() {
+        let overloaded = EndedBy::HostOverloaded { turn: 3, reason: "on turn 3, a: the match engine itself was stopped".into() };
+        let Some(JobResult::Retry(why)) = without_result(&overloaded) else { panic!("not retried") };
+        assert!(why.contains("overloaded, no bot was at fault") && why.contains("turn 3"), "{why}");
+        let failed = EndedBy::RefereeFailed { reason: "it crashed".into() };
+        assert!(matches!(without_result(&failed), Some(JobResult::Fail(why)) if why.contains("it crashed")));
+        for ended in [EndedBy::Rules, EndedBy::TurnLimit { turns: 5 }, EndedBy::WallClockCap { seconds: 1.0 }] {
+            assert!(without_result(&ended).is_none(), "{ended:?}");
+        }
     }
 }

@@ -486,7 +486,9 @@ async function matchPage(id) {
 
 /** A queued match as it stands: waiting, or being played and how far. */
 function liveText(m) {
-  if (!m.running) return 'Waiting for a runner…';
+  // A try that gave no result (the machine was overloaded, a runner
+  // stopped): said, with the reason, until the match is played.
+  if (!m.running) return m.error ? 'Waiting for a runner to play it again: the last try gave no result (' + m.error + ').' : 'Waiting for a runner…';
   return m.progress ? `Playing now: turn ${m.progress} so far (drawn as it is played; the whole replay opens when it ends).` : 'Playing now: starting…';
 }
 

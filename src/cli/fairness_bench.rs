@@ -100,6 +100,37 @@ int main(void) {
 }
 "#;
 
+/// Answers "2" at once, then 8 threads spin for 15 ms of wall time: CPU
+/// it would take on the victim's clock if it were not paused the moment
+/// its answer is seen.
+const AFTER_BOT: &str = r#"
+#include <pthread.h>
+#include <stdio.h>
+#include <time.h>
+#include <unistd.h>
+static volatile double end;
+static double now_ms(void) { struct timespec t; clock_gettime(CLOCK_MONOTONIC, &t); return t.tv_sec * 1e3 + t.tv_nsec / 1e6; }
+static void *spin(void *arg) {
+    volatile unsigned long n = 0;
+    for (;;) {
+        if (now_ms() < end) for (int i = 0; i < 1000; i++) n++;
+        else usleep(200);
+    }
+    return arg;
+}
+int main(void) {
+    char line[4096];
+    pthread_t t;
+    for (int i = 0; i < 8; i++) pthread_create(&t, NULL, spin, NULL);
+    while (fgets(line, sizeof line, stdin)) {
+        end = now_ms() + 15;
+        fputs("2\n", stdout);
+        fflush(stdout);
+    }
+    return 0;
+}
+"#;
+
 fn sandbox() -> SandboxConfig {
     SandboxConfig { limits: Limits { memory: 256 << 20, cpu_time: None, wall_time: None, ..Limits::default() }, ..SandboxConfig::default() }
 }
@@ -219,7 +250,7 @@ pub fn run(a: FairnessBenchArgs) -> anyhow::Result<i32> {
     let dir = std::env::temp_dir().join(format!("koth-fairness-bench-{}", std::process::id()));
     std::fs::create_dir_all(&dir)?;
     let victim = bot(&dir, "victim", &victim_src())?;
-    let opponents = [bot(&dir, "still", STILL_BOT)?, bot(&dir, "threaded", THREADED_BOT)?];
+    let opponents = [bot(&dir, "still", STILL_BOT)?, bot(&dir, "threaded", THREADED_BOT)?, bot(&dir, "after", AFTER_BOT)?];
     let _ = std::fs::remove_dir_all(&dir);
 
     println!(
@@ -227,7 +258,8 @@ pub fn run(a: FairnessBenchArgs) -> anyhow::Result<i32> {
         VICTIM_CPU_MS / 50.0 * 100.0
     );
     println!(
-        "against a still bot and one spinning 16 threads for 40 ms a move, with N processes spinning outside the boxes ({cores} cores);"
+        "against a still bot, one spinning 16 threads for 40 ms a move, and one spinning 8 threads for 15 ms after each answer,\n\
+         with N processes spinning outside the boxes ({cores} cores);"
     );
     let (probe, _) = koth_sandbox::PromptWakeups::enter();
     let how = probe.how();
@@ -241,12 +273,25 @@ pub fn run(a: FairnessBenchArgs) -> anyhow::Result<i32> {
         println!("host load average at the start (1, 5, 15 min): {}\n", load.split_whitespace().take(3).collect::<Vec<_>>().join(" "));
     }
     let h = [
-        "opponent", "N", "moves", "to/1k", "ovl", "unch p50", "unch p99", "wall p50", "wall p90", "cpu p50", "v cpu/t", "o cpu/t",
-        "v share", "goal",
+        "opponent",
+        "N",
+        "moves",
+        "to/1k",
+        "ovl",
+        "unch p50",
+        "unch p99",
+        "wall p50",
+        "wall p90",
+        "cpu p50",
+        "v cpu/t",
+        "o cpu/t",
+        "v share",
+        "o after p99",
+        "goal",
     ];
     println!(
-        "{:<9} {:>3} {:>6} {:>7} {:>5}  {:>8} {:>8}  {:>8} {:>8} {:>7}  {:>8} {:>8} {:>6}  {}",
-        h[0], h[1], h[2], h[3], h[4], h[5], h[6], h[7], h[8], h[9], h[10], h[11], h[12], h[13]
+        "{:<9} {:>3} {:>6} {:>7} {:>5}  {:>8} {:>8}  {:>8} {:>8} {:>7}  {:>8} {:>8} {:>6}  {:>11}  {}",
+        h[0], h[1], h[2], h[3], h[4], h[5], h[6], h[7], h[8], h[9], h[10], h[11], h[12], h[13], h[14]
     );
     let mut verdicts = Vec::new();
     let mut notes = Vec::new();
@@ -266,6 +311,9 @@ pub fn run(a: FairnessBenchArgs) -> anyhow::Result<i32> {
             let (v_sum, o_sum): (f64, f64) = (cpu.iter().sum(), t.opponent.iter().map(|m| m.cpu_ms).sum());
             let per_turn = |s: f64, k: usize| if k == 0 { f64::NAN } else { s / k as f64 };
             let share = if v_sum + o_sum > 0.0 { v_sum / (v_sum + o_sum) * 100.0 } else { f64::NAN };
+            // The CPU the opponent's box used between its answer being
+            // seen and the box being paused, ms.
+            let after: Vec<f64> = t.opponent.iter().filter_map(|m| m.cpu_after_answer_us).map(|us| us / 1e3).collect();
             let pass = moves > 0 && charged == 0;
             let goal = if moves == 0 {
                 "n/a"
@@ -275,7 +323,7 @@ pub fn run(a: FairnessBenchArgs) -> anyhow::Result<i32> {
                 "FAIL"
             };
             println!(
-                "{:<9} {:>3} {:>6} {:>7.1} {:>5}  {:>8.1} {:>8.1}  {:>8.1} {:>8.1} {:>7.1}  {:>8.1} {:>8.1} {:>5.1}%  {goal}",
+                "{:<9} {:>3} {:>6} {:>7.1} {:>5}  {:>8.1} {:>8.1}  {:>8.1} {:>8.1} {:>7.1}  {:>8.1} {:>8.1} {:>5.1}%  {:>11.3}  {goal}",
                 opponent.name,
                 n,
                 moves,
@@ -289,6 +337,7 @@ pub fn run(a: FairnessBenchArgs) -> anyhow::Result<i32> {
                 per_turn(v_sum, moves),
                 per_turn(o_sum, t.opponent.len()),
                 share,
+                percentile(&after, 0.99),
             );
             if t.overloaded > 0 {
                 notes.push(format!(
@@ -323,7 +372,8 @@ pub fn run(a: FairnessBenchArgs) -> anyhow::Result<i32> {
     println!();
     println!("columns: moves = the victim's moves measured; to/1k = its charged timeouts (over_limit) per 1,000 moves;");
     println!("ovl = matches ended HostOverloaded; unch = its uncharged wait for a CPU (0 when absent); wall, cpu = its move's;");
-    println!("v/o cpu/t = victim's and opponent's CPU per move; v share = victim's CPU / both bots' CPU over the turns");
+    println!("v/o cpu/t = victim's and opponent's CPU per move; v share = victim's CPU / both bots' CPU over the turns;");
+    println!("o after p99 = the CPU the opponent got between its answer being seen and its box being paused (goal < 1 ms)");
     for n in &notes {
         println!("note: {n}");
     }

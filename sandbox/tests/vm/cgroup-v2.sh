@@ -79,7 +79,7 @@ if [ ! -d "$workspace" ]; then
     mkdir -p "$workspace"
     mount --bind /run/koth-ws "$workspace"
 fi
-echo "+memory +pids +cpu" > /sys/fs/cgroup/cgroup.subtree_control
+echo "+memory +pids +cpu +cpuset" > /sys/fs/cgroup/cgroup.subtree_control
 mkdir /sys/fs/cgroup/ci
 echo \$\$ > /sys/fs/cgroup/ci/cgroup.procs
 echo "vm: kernel \$(uname -r), cgroup: \$(cat /proc/self/cgroup), controllers: \$(cat /sys/fs/cgroup/cgroup.controllers)"

@@ -60,7 +60,7 @@ const FAILURE_WINDOW: i64 = 10;
 /// Write the outcome of `match_id`; returns whether it was rated.
 pub async fn record_match(conn: &mut PgConnection, match_id: i64, outcome: &MatchOutcome) -> Result<bool, sqlx::Error> {
     let m = sqlx::query(
-        "UPDATE matches SET state = 'finished', engine = $2, turns = $3, finished_at = now() \
+        "UPDATE matches SET state = 'finished', engine = $2, turns = $3, finished_at = now(), error = NULL \
          WHERE id = $1 AND state = 'queued' RETURNING ladder_id, rated, validates",
     )
     .bind(match_id)

@@ -677,6 +677,13 @@ pub async fn fail_match(conn: &mut PgConnection, match_id: i64, why: &str) -> Re
     refuse_unplayed_validations(conn, &[match_id], why).await
 }
 
+/// A match whose job will be tried again: why the last try gave no result,
+/// for its page (cleared when it is played).
+pub async fn note_match_retry(conn: &mut PgConnection, match_id: i64, why: &str) -> Result<(), sqlx::Error> {
+    sqlx::query("UPDATE matches SET error = $2 WHERE id = $1 AND state = 'queued'").bind(match_id).bind(why).execute(&mut *conn).await?;
+    Ok(())
+}
+
 /// Matches whose job failed for good (e.g. its lease expired once too
 /// often) are marked failed, with the job's error.
 pub async fn mark_failed_matches(pool: &PgPool) -> Result<(), sqlx::Error> {
