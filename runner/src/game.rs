@@ -98,6 +98,18 @@ impl Game {
         }
     }
 
+    /// How many bots of a match of `seats` think at the same time: one
+    /// where moves alternate, every seat where they are simultaneous (the
+    /// cores a match needs, see [`crate::cores`]).
+    pub fn thinking_at_once(&self, seats: usize) -> usize {
+        match self {
+            Game::Builtin(GameKind::Target | GameKind::Snake) => seats,
+            Game::Builtin(GameKind::Flit | GameKind::Slime | GameKind::Linkage) => 1.min(seats),
+            // A referee may ask any of its seats in one turn.
+            Game::External(_) => seats,
+        }
+    }
+
     /// The most turns the rules can take.
     pub fn turn_bound(&self) -> u32 {
         match self {
@@ -313,6 +325,27 @@ impl ExternalGame {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// No step of a built-in game asks more bots at once than
+    /// `thinking_at_once` says (the cores a match leases), over whole
+    /// games of timeouts, at every seat count.
+    #[test]
+    fn no_turn_asks_more_bots_than_think_at_once() {
+        for g in GameKind::ALL {
+            let (lo, hi) = g.seat_range();
+            for seats in lo..=hi.min(6) {
+                let mut r = g.referee(seats, 3).unwrap();
+                let mut most = 0;
+                for _ in 0..400 {
+                    let Some(step) = r.step() else { break };
+                    most = most.max(step.requests.len());
+                    let answers = step.requests.iter().map(|q| (q.seat, koth_games::Reply::Timeout)).collect();
+                    r.apply(answers);
+                }
+                assert!(most <= Game::Builtin(g).thinking_at_once(seats), "{g:?} with {seats} seats asked {most} at once");
+            }
+        }
+    }
 
     fn file(path: &str, text: &str) -> SourceFile {
         SourceFile { path: path.into(), bytes: text.as_bytes().to_vec(), executable: false }

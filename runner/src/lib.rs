@@ -29,6 +29,7 @@
 pub mod artifact;
 pub mod bot;
 pub mod compile;
+pub mod cores;
 pub mod engine;
 pub mod game;
 pub mod image;

@@ -525,3 +525,33 @@ fn an_opponents_threads_cost_the_victim_nothing() {
     assert_eq!(victim.timeouts, 0, "{:?}\n{}", r.ended_by, victim.stderr);
     assert!(matches!(r.ended_by, EndedBy::TurnLimit { turns: 150 } | EndedBy::HostOverloaded { .. }), "{:?}", r.ended_by);
 }
+
+/// A match that holds two cores runs each of its two bots on move on a
+/// core of its own (simultaneous moves: both think at once), the same
+/// core every turn.
+#[test]
+fn each_bot_on_move_runs_on_a_core_of_its_own() {
+    if !sandbox_ok() {
+        return;
+    }
+    let cores = koth_runner::cores::allowed_cores();
+    if cores.len() < 2 {
+        eprintln!("SKIPPED: one core");
+        return;
+    }
+    let _alone = alone();
+    let opts = MatchOptions { max_turns: Some(5), cores: cores[..2].to_vec(), ..options(GameKind::Target, 2) };
+    let r = play(&opts, vec![adversary(&["report_cores"]), adversary(&["report_cores"])]).unwrap();
+    let seen: Vec<Vec<String>> = r
+        .outcomes
+        .iter()
+        .map(|o| o.stderr.lines().filter_map(|l| l.strip_prefix("cores: ")).map(|c| c.trim().to_owned()).collect())
+        .collect();
+    if seen.iter().flatten().all(|c| c.contains('-') || c.contains(',')) {
+        // No cpuset controller for boxes here: the kernel places the bots.
+        assert!(!common::in_ci(), "CI=true and the bots were not confined: {seen:?}");
+        return;
+    }
+    assert_eq!(seen[0], vec![cores[0].to_string(); 5], "{seen:?}");
+    assert_eq!(seen[1], vec![cores[1].to_string(); 5], "{seen:?}");
+}

@@ -12,8 +12,8 @@ use common::{compile_c, config, hostile_limits, in_ci, scaled};
 use koth_sandbox::cgroup::Version;
 use koth_sandbox::{Command, CpuWait, Limits, Sandbox};
 
-/// A box running `spin_threads N` (killed when dropped with the box).
-fn spinning(threads: u32, weight: u64) -> Sandbox {
+/// A box with `spin_threads` in its folder (`./spin N` spins N threads).
+fn spinning(weight: u64) -> Sandbox {
     let limits = Limits { cpu_time: None, wall_time: None, pids: 64, cpu_weight: weight, ..hostile_limits() };
     let sb = Sandbox::create(config(limits)).unwrap();
     sb.workdir().write_file("spin", &compile_c("spin_threads"), 0o755).unwrap();
@@ -32,7 +32,7 @@ fn cpu_files(sb: &Sandbox) -> (Option<String>, Option<String>) {
 #[test]
 fn a_box_has_the_cpu_weight_it_was_given_and_can_be_confined_to_a_core() {
     require_sandbox!();
-    let sb = spinning(1, 700);
+    let sb = spinning(700);
     if !sb.cpu_isolated() {
         assert!(!in_ci(), "CI=true and the box has no cpu controller: {:?}", sb.cgroup_paths());
         eprintln!("SKIPPED (not in CI): no cpu controller for boxes here");
@@ -62,8 +62,8 @@ fn a_box_has_the_cpu_weight_it_was_given_and_can_be_confined_to_a_core() {
 #[test]
 fn threads_buy_a_box_no_more_cpu_than_another_box() {
     require_sandbox!();
-    let many = spinning(16, 100);
-    let one = spinning(1, 100);
+    let many = spinning(100);
+    let one = spinning(100);
     if !many.cpu_isolated() || !many.set_cores(&[0]).unwrap_or(false) || !one.set_cores(&[0]).unwrap_or(false) {
         assert!(!in_ci(), "CI=true and boxes have no cpu or cpuset controller");
         eprintln!("SKIPPED (not in CI): no cpu and cpuset controllers for boxes here");
@@ -90,7 +90,7 @@ fn threads_buy_a_box_no_more_cpu_than_another_box() {
 #[test]
 fn a_box_waiting_for_a_cpu_is_seen_waiting() {
     require_sandbox!();
-    let sb = spinning(2, 100);
+    let sb = spinning(100);
     if !sb.set_cores(&[0]).unwrap_or(false) {
         assert!(!in_ci(), "CI=true and boxes have no cpuset controller");
         return;

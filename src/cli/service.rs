@@ -21,6 +21,12 @@ pub struct RunnerArgs {
     /// PostgreSQL URL of the contest's database.
     #[arg(long, env = "DATABASE_URL")]
     database_url: String,
+    /// The cores this runner's matches may use (a list such as 0-3 or 0,2,
+    /// or all): a match starts once it holds a core for each bot that
+    /// thinks at the same time, and each bot on move runs on its own. Give
+    /// several runners on one host disjoint lists.
+    #[arg(long, default_value = "all", value_parser = koth_runner::cores::parse_cpus)]
+    cpus: koth_runner::cores::CoreList,
     /// Jobs this process runs at once (one worker loop each).
     #[arg(long, default_value_t = 1)]
     jobs: u32,
@@ -105,6 +111,7 @@ pub fn runner(a: RunnerArgs) -> anyhow::Result<i32> {
         let stop = shutdown_signal();
         worker::report_languages(&pool, &name, &builder).await;
         let reporting = tokio::spawn(worker::keep_reporting_languages(pool.clone(), name.clone(), builder.clone(), stop.clone()));
+        let cores = koth_runner::cores::CoreBudget::new(&a.cpus.0);
         let mut loops = Vec::new();
         for i in 0..a.jobs.max(1) {
             let name = if a.jobs > 1 { format!("{name}/{i}") } else { name.clone() };
@@ -113,6 +120,7 @@ pub fn runner(a: RunnerArgs) -> anyhow::Result<i32> {
                 heartbeat: a.lease / 4,
                 grace: a.grace,
                 fair_share: a.queue.fair_share(),
+                cores: cores.clone(),
                 ..WorkerConfig::new(name, builder.clone(), &sandbox, a.memory)
             };
             loops.push(tokio::spawn(worker::run(pool.clone(), cfg, stop.clone())));

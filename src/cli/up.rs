@@ -31,6 +31,12 @@ pub struct UpArgs {
     /// Worker loops (jobs run at once).
     #[arg(long, default_value_t = 2)]
     runners: u32,
+    /// The cores matches may use (0-3, 0,2, or all): a match starts once it
+    /// holds a core for each bot that thinks at the same time, so two
+    /// runners on two cores play a simultaneous two-player game one at a
+    /// time, and each bot on move has a core of its own.
+    #[arg(long, default_value = "all", value_parser = koth_runner::cores::parse_cpus)]
+    cpus: koth_runner::cores::CoreList,
     /// Do not create ladders and example bots on first start.
     #[arg(long)]
     no_examples: bool,
@@ -97,9 +103,11 @@ async fn serve(a: &UpArgs, url: &str, lock: &UpLock) -> anyhow::Result<i32> {
     let runner_name = format!("up-{}", std::process::id());
     worker::report_languages(&pool, &runner_name, &builder).await;
     tasks.push(tokio::spawn(worker::keep_reporting_languages(pool.clone(), runner_name, builder.clone(), stop.clone())));
+    let cores = koth_runner::cores::CoreBudget::new(&a.cpus.0);
     for i in 0..a.runners.max(1) {
         let cfg = WorkerConfig {
             fair_share: a.queue.fair_share(),
+            cores: cores.clone(),
             ..WorkerConfig::new(format!("up-{}/{i}", std::process::id()), builder.clone(), &sandbox, worker::DEFAULT_BOT_MEMORY)
         };
         let (pool, stop) = (pool.clone(), stop.clone());

@@ -107,6 +107,10 @@ pub struct MatchOptions {
     /// Where the bots' boxes come from: built ahead by a pool (a runner
     /// playing match after match), or built at the match's start.
     pub boxes: Option<BoxPool>,
+    /// The cores this match holds (a [`crate::cores::CoreLease`]): each
+    /// bot on move runs on one no other bot on move uses. Empty: the
+    /// kernel places the bots.
+    pub cores: Vec<u32>,
 }
 
 impl MatchOptions {
@@ -124,6 +128,7 @@ impl MatchOptions {
             wall_cap: None,
             live: None,
             boxes: None,
+            cores: Vec::new(),
         }
     }
 
@@ -230,6 +235,8 @@ struct Player {
     notified: bool,
     /// Consecutive deadlines at which its input was still not taken.
     undrained: u32,
+    /// The core its box is confined to now, if one.
+    core: Option<u32>,
 }
 
 /// Who plays a seat.
@@ -285,6 +292,10 @@ impl Player {
             None => Sandbox::create(cfg),
         }
         .map_err(|e| EngineError::Host(format!("building the box for {}: {e}", spec.name)))?;
+        // Until it is on move, the box may run on any of the match's cores.
+        if !opts.cores.is_empty() {
+            sandbox.set_cores(&opts.cores).map_err(|e| EngineError::Host(format!("confining {}'s box to its cores: {e}", spec.name)))?;
+        }
         for (name, data, mode) in &spec.files {
             sandbox
                 .workdir()
@@ -306,6 +317,7 @@ impl Player {
             move_times: Vec::new(),
             notified: false,
             undrained: 0,
+            core: None,
             spec,
         })
     }
@@ -549,6 +561,7 @@ pub fn play_seats(opts: &MatchOptions, bots: Vec<SeatPlayer>) -> Result<MatchRep
         }
         turn += 1;
         let turn_start = Instant::now();
+        place_on_cores(&mut players, &step.requests, &opts.cores);
         let played = play_turn(&mut players, &step.requests, turn, &prompt);
         let Judged { answers, times, overload } = judge_turn(&mut players, played, turn);
         let engine_us = turn_start.elapsed().as_secs_f64() * 1e6;
@@ -682,6 +695,27 @@ fn note_promptness(how: koth_sandbox::Promptness, errors: &[std::io::Error]) {
             tracing::info!("without root the engine's thread uses {how:?}, not a real-time priority ({why})");
         }
     });
+}
+
+/// Give each bot on move a core of the match's that no other bot on move
+/// has (while they are paused: the write costs the clock nothing). A bot
+/// keeps its core from turn to turn unless another needs it.
+fn place_on_cores(players: &mut [Player], requests: &[Request], cores: &[u32]) {
+    if cores.is_empty() {
+        return;
+    }
+    for (i, req) in requests.iter().enumerate() {
+        let core = cores[i % cores.len()];
+        let p = &mut players[req.seat];
+        if p.core != Some(core) && !p.gone() {
+            match p.sandbox.set_cores(&[core]) {
+                Ok(true) => p.core = Some(core),
+                // No cpuset controller here: the kernel places the bots.
+                Ok(false) => {}
+                Err(e) => tracing::warn!("confining {} to core {core}: {e}", p.spec.name),
+            }
+        }
+    }
 }
 
 /// Resume the bots on move, send every request, and wait: each bot is

@@ -15,6 +15,8 @@
  *   flood_no_newline             Target: 8 MiB without a newline, then answers every move
  *   many_threads GAME N MS       thinks on N threads each move: they spin for MS ms of wall time
  *                                while the main thread waits, then it answers
+ *   report_cores                 Target: reports the cores it may run on, every move
+ *                                ("cores: LIST", from /proc/self/status)
  *   sched                        Target: reports its scheduling policy and slice on stderr every
  *                                move ("sched: policy P priority R slice S")
  *
@@ -164,6 +166,19 @@ int main(int argc, char **argv) {
     if (!strcmp(mode, "victim")) {
         if (snake) { puts("victim"); fflush(stdout); }
         play(stdin, stdout, snake, atof(argv[3]), 0);
+        return 0;
+    }
+    if (!strcmp(mode, "report_cores")) {
+        char line[4096];
+        while (fgets(line, sizeof line, stdin)) {
+            FILE *f = fopen("/proc/self/status", "r");
+            char l[512];
+            while (f && fgets(l, sizeof l, f))
+                if (!strncmp(l, "Cpus_allowed_list:", 18)) fprintf(stderr, "cores: %s", l + 19);
+            if (f) fclose(f);
+            puts("2");
+            fflush(stdout);
+        }
         return 0;
     }
     if (!strcmp(mode, "many_threads")) {
