@@ -142,6 +142,13 @@ pub trait Referee: Send {
     fn failure(&self) -> Option<String> {
         None
     }
+    /// Why the machine, not the referee, failed it (an external referee
+    /// that waited for a CPU past what its clock forgives, or an engine
+    /// that stalled while it judged); the match then ends with no result,
+    /// blaming nobody. koth's own referees run in the engine: never.
+    fn overloaded(&self) -> Option<String> {
+        None
+    }
     /// What the referee wrote for the game's host (an external referee's
     /// stderr); kept out of the replay the players read.
     fn stderr(&self) -> Option<String> {

@@ -377,6 +377,9 @@ pub fn check_with(replay: &Replay, referee: Box<dyn Referee>) -> Result<(), Stri
 fn has_result(replay: &Replay) -> Result<(), String> {
     match &replay.ended_by {
         EndedBy::RefereeFailed { reason } => Err(format!("the match has no result: its referee failed ({reason})")),
+        EndedBy::HostOverloaded { reason, .. } => {
+            Err(format!("the match has no result: the machine playing it was overloaded, no bot was at fault ({reason})"))
+        }
         _ => Ok(()),
     }
 }
@@ -428,7 +431,11 @@ fn replay_through(
     mut referee: Box<dyn Referee>,
     mut each: impl FnMut(&dyn Referee, usize, &[Judgement], &[Value]) -> Result<(), String>,
 ) -> Result<Box<dyn Referee>, String> {
-    let failed = |r: &dyn Referee| r.failure().map_or(Ok(()), |why| Err(format!("the referee failed: {why}")));
+    let failed = |r: &dyn Referee| match (r.overloaded(), r.failure()) {
+        (Some(why), _) => Err(format!("this machine was too busy to run the referee fairly, try again: {why}")),
+        (None, Some(why)) => Err(format!("the referee failed: {why}")),
+        (None, None) => Ok(()),
+    };
     failed(referee.as_ref())?;
     each(referee.as_ref(), 0, &[], &[])?;
     let mut played = 0;

@@ -23,10 +23,12 @@ use koth_games::external::{Conversation, GameManifest, RefereeLimits, MAX_REFERE
 use koth_games::replay::{Answer, MoveTime, Recorded};
 use koth_games::view::{Legend, View};
 use koth_games::{Judgement, Referee, Reply, Seat, SeatResult, Step};
-use koth_sandbox::{Exit, Network, Sandbox, SandboxConfig};
+use koth_sandbox::{cpu_wait, CpuWait, Exit, Network, Sandbox, SandboxConfig};
 use serde_json::Value;
 
 use crate::bot::BotSpec;
+use crate::engine::clock::{self, Allowance, Call, Wait};
+use crate::engine::WAIT_SAMPLE;
 use crate::protocol::io::{Outbox, PollSet, StderrLog};
 use crate::protocol::stdio::Stdio;
 use crate::protocol::{Bot, Gone, Heard, Process};
@@ -52,6 +54,22 @@ pub struct ExternalReferee {
     costs: Vec<CallCost>,
     /// The box's CPU at the end of the last exchange.
     cpu_used: Duration,
+    /// The machine failed a call (see [`Referee::overloaded`]).
+    overloaded: Option<String>,
+}
+
+/// Why a call to the referee gave no answer.
+enum AskError {
+    /// The referee's doing: it crashed, hung, broke the protocol.
+    Failed(String),
+    /// The machine's: it waited for a CPU past what its clock forgives.
+    Overloaded(String),
+}
+
+impl From<String> for AskError {
+    fn from(why: String) -> AskError {
+        AskError::Failed(why)
+    }
 }
 
 /// What one exchange with the referee cost (`koth match-bench`).
@@ -95,6 +113,7 @@ impl ExternalReferee {
             next: None,
             costs: Vec::new(),
             cpu_used: Duration::ZERO,
+            overloaded: None,
         };
         match Running::start(referee, &m.referee.limits, sandbox, &mut r.log) {
             Ok(run) => r.run = Some(run),
@@ -116,7 +135,18 @@ impl ExternalReferee {
         let began = std::time::Instant::now();
         // Frozen since its last answer: it used nothing in between.
         let cpu_before = self.cpu_used;
-        let heard = run.ask(line, Duration::from_millis(self.limits.per_call_ms), &mut self.log);
+        let heard = match run.ask(line, Duration::from_millis(self.limits.per_call_ms), &mut self.log) {
+            Ok(text) => Ok(text),
+            Err(AskError::Failed(why)) => Err(why),
+            Err(AskError::Overloaded(why)) => {
+                self.overloaded = Some(format!("the game's referee, {when}: {why}"));
+                self.next = None;
+                if let Some(mut run) = self.run.take() {
+                    run.stop(&mut self.log);
+                }
+                return None;
+            }
+        };
         let used = run.sandbox.cpu_usage().unwrap_or_default();
         let said = heard.and_then(|text| {
             if used > Duration::from_millis(self.limits.match_cpu_ms) {
@@ -170,6 +200,8 @@ impl Running {
         // RLIMIT_CPU a little above it is the backstop.
         cfg.limits.cpu_time = Some(Duration::from_millis(limits.match_cpu_ms) + Duration::from_secs(1));
         cfg.limits.wall_time = None;
+        // On the clock as the bots are, and weighed as they are.
+        cfg.limits.cpu_weight = crate::engine::BOT_CPU_WEIGHT;
         crate::state::hide(&mut cfg, []);
         let sandbox = Sandbox::create(cfg).map_err(|e| format!("its box could not be built: {e}"))?;
         for (name, data, mode) in &spec.files {
@@ -181,43 +213,81 @@ impl Running {
         Ok(Running { sandbox, spec: spec.clone(), process, stdin, ended: false, paused: false })
     }
 
-    /// Write `line`, wait up to `limit` for one line back; frozen after.
-    fn ask(&mut self, line: &str, limit: Duration, log: &mut StderrLog) -> Result<String, String> {
+    /// Write `line`, wait up to `limit` of the referee's own time for one
+    /// line back; frozen after. Its own time is judged as a bot's move is
+    /// (the engine's `clock`): the time its box, or the engine, waited for
+    /// a CPU is not counted, up to the limit again; past that, the machine
+    /// failed the call, not the referee.
+    fn ask(&mut self, line: &str, limit: Duration, log: &mut StderrLog) -> Result<String, AskError> {
         // A line from before this question answered nothing.
         if let Some(out) = self.process.stdout.as_mut() {
             out.pump();
             if let Some(extra) = out.take_line() {
-                return Err(format!("wrote a line nobody asked for: {:?}", clip(&extra)));
+                return Err(format!("wrote a line nobody asked for: {:?}", clip(&extra)).into());
             }
         }
         if self.paused {
             self.sandbox.thaw().map_err(|e| format!("its box could not be resumed: {e}"))?;
             self.paused = false;
         }
-        let deadline = Instant::now() + limit;
+        let allowance = Allowance { limit, give_up: limit, max_uncharged: limit };
+        let mut wait = CpuWait::new();
+        self.sandbox.sample_cpu_wait(&mut wait);
+        let (cpu_at_start, engine_at_start) = (self.sandbox.cpu_usage().unwrap_or_default(), cpu_wait::this_thread());
+        let began = Instant::now();
+        let mut sampled = began;
         self.stdin.push_line(line);
         let mut set = PollSet::default();
+        // The engine's own lateness beyond its run-queue wait, as in a
+        // bot's turn: the machine's time, forgiven within the same bound.
+        let mut meant_to_wake = began;
+        let mut queued_before = cpu_wait::this_thread();
+        let mut stalled = Duration::ZERO;
         let heard = loop {
+            let queued = cpu_wait::this_thread().saturating_sub(queued_before);
+            let late = Instant::now().saturating_duration_since(meant_to_wake).saturating_sub(queued);
+            if late > clock::STALL_NOISE {
+                stalled += late;
+            }
             let mut bot = Bot { sandbox: &self.sandbox, spec: &self.spec, log };
             match Stdio::hear_process(&mut self.process, Some(&mut self.stdin), &mut self.ended, &mut bot) {
                 Some(Heard::Line(l) | Heard::Answer(l)) => break Ok(l),
-                Some(Heard::Gone(g)) => break Err(gone_words(&g, &self.sandbox)),
+                Some(Heard::Gone(g)) => break Err(AskError::Failed(gone_words(&g, &self.sandbox))),
                 None => {}
             }
-            let Some(left) = deadline.checked_duration_since(Instant::now()) else {
-                let unread = self.stdin.unsent();
-                break Err(if unread > 0 {
-                    format!("did not read its input ({unread} bytes unread after {} ms)", limit.as_millis())
-                } else {
-                    format!("gave no answer within {} ms", limit.as_millis())
-                });
+            let now = Instant::now();
+            if now >= sampled + WAIT_SAMPLE || now >= began + limit {
+                self.sandbox.sample_cpu_wait(&mut wait);
+                sampled = now;
+            }
+            let measured = Wait {
+                run_queue: wait.waited() + cpu_wait::this_thread().saturating_sub(engine_at_start),
+                cpu: self.sandbox.cpu_usage().unwrap_or_default().saturating_sub(cpu_at_start),
+                stalled,
             };
+            let took = now - began;
+            match clock::judge_call(took, measured, allowance) {
+                Call::Within => {}
+                Call::HostOverloaded(why) => break Err(AskError::Overloaded(why.to_string())),
+                Call::Over => {
+                    let unread = self.stdin.unsent();
+                    break Err(AskError::Failed(if unread > 0 {
+                        format!("did not read its input ({unread} bytes unread after {} ms)", limit.as_millis())
+                    } else {
+                        format!("gave no answer within {} ms of its own time", limit.as_millis())
+                    }));
+                }
+            }
+            let deadline = began + allowance.deadline(took, measured);
             set.clear();
             self.process.wait_on(&mut set);
             if let Some(fd) = self.stdin.poll_fd() {
                 set.write(fd);
             }
-            set.wait(left);
+            let wake = deadline.min(sampled + WAIT_SAMPLE);
+            meant_to_wake = wake.max(Instant::now());
+            queued_before = cpu_wait::this_thread();
+            set.wait(wake.saturating_duration_since(Instant::now()));
         };
         if heard.is_ok() {
             // Nothing of it runs while the bots think.
@@ -312,6 +382,10 @@ impl Referee for ExternalReferee {
 
     fn legend(&self) -> Legend {
         self.legend.clone()
+    }
+
+    fn overloaded(&self) -> Option<String> {
+        self.overloaded.clone()
     }
 
     fn failure(&self) -> Option<String> {

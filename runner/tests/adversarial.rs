@@ -11,10 +11,10 @@ mod common;
 use std::sync::Mutex;
 use std::time::Duration;
 
-use common::{bot, options, sandbox_ok, test_bot};
+use common::{bot, options, play, sandbox_ok, test_bot};
 use koth_games::replay::{EndedBy, Recorded};
 use koth_games::GameKind;
-use koth_runner::engine::{play, MatchOptions, MatchReport};
+use koth_runner::engine::{MatchOptions, MatchReport};
 use koth_runner::BotStatus;
 
 static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());

@@ -13,11 +13,15 @@ mod common;
 
 use std::time::{Duration, Instant};
 
-use common::{bot, repo, sandbox_config, sandbox_ok, test_bot};
+use common::{bot, play, repo, sandbox_config, sandbox_ok, test_bot};
 use koth_games::replay::{Answer, EndedBy, Recorded, Replay, ReplaySeat, Turn};
 use koth_games::{GameId, GameKind};
-use koth_runner::engine::{play, MatchOptions};
+use koth_runner::engine::MatchOptions;
 use koth_runner::{BotStatus, Game};
+
+/// The test that loads the host with spinners runs alone; the others,
+/// which time referees, run beside each other but never beside it.
+static LOAD: std::sync::RwLock<()> = std::sync::RwLock::new(());
 
 fn builder() -> koth_runner::bot::Builder {
     koth_runner::bot::Builder::host(sandbox_config())
@@ -58,6 +62,7 @@ fn rpsls_plays_to_its_end_and_its_replay_checks_and_draws_through_its_referee() 
     if !sandbox_ok() {
         return;
     }
+    let _quiet = LOAD.read().unwrap_or_else(|p| p.into_inner());
     let game = rpsls();
     let dir = repo().join("external-games/rpsls/bots");
     let (py, c) = (bot(&dir.join("cycler.py").display().to_string()), bot(&dir.join("counter.c").display().to_string()));
@@ -166,6 +171,7 @@ fn the_python_target_referee_judges_50_seeds_exactly_as_the_built_in_rules() {
     if !sandbox_ok() {
         return;
     }
+    let _quiet = LOAD.read().unwrap_or_else(|p| p.into_inner());
     let game = target_py();
     let cases =
         (0..50u64).map(|i| (i * 7919 + 1, 2 + (i as usize % 5), 400)).chain([(3, 2, usize::MAX), (6, 3, usize::MAX), (11, 16, usize::MAX)]);
@@ -192,6 +198,7 @@ fn the_python_target_referee_plays_the_same_match_as_the_built_in_one() {
     if !sandbox_ok() {
         return;
     }
+    let _quiet = LOAD.read().unwrap_or_else(|p| p.into_inner());
     let py = target_py();
     let bots = || vec![bot("bots/target/still.c"), test_bot("target_walker.py", &[]), bot("bots/target/still.c")];
     for seed in [4, 9] {
@@ -217,6 +224,7 @@ fn a_hostile_referee_ends_its_match_as_referee_failed_in_bounded_time() {
     if !sandbox_ok() {
         return;
     }
+    let _quiet = LOAD.read().unwrap_or_else(|p| p.into_inner());
     let cases: &[(&str, u32, &str)] = &[
         ("crash", 3, "exited with code 3"),
         ("hang", 3, "gave no answer within 500 ms"),
@@ -230,7 +238,7 @@ fn a_hostile_referee_ends_its_match_as_referee_failed_in_bounded_time() {
         ("two_lines", 3, "wrote a line nobody asked for|answered turn 3 when koth had sent turn 4"),
         ("memory", 3, "ran out of memory"),
         ("close_stdout", 3, "closed its output"),
-        ("silent_start", 0, "gave no answer within 500 ms (at the start)"),
+        ("silent_start", 0, "gave no answer within 500 ms of its own time (at the start)"),
     ];
     for &(mode, at, want) in cases {
         let game = test_game(mode, at);
@@ -263,6 +271,7 @@ fn a_referee_flooding_its_stderr_is_capped_and_the_match_plays_on() {
     if !sandbox_ok() {
         return;
     }
+    let _quiet = LOAD.read().unwrap_or_else(|p| p.into_inner());
     let r = play(&options(&test_game("stderr_flood", 0), 1), two_bots()).unwrap();
     assert_eq!((r.ended_by.clone(), r.turns), (EndedBy::Rules, 40));
     let err = r.referee_stderr.unwrap();
@@ -278,6 +287,7 @@ fn a_referee_that_spins_after_answering_steals_no_time_from_the_bots() {
     if !sandbox_ok() {
         return;
     }
+    let _quiet = LOAD.read().unwrap_or_else(|p| p.into_inner());
     let victim = || {
         let mut b = test_bot("adversary.c", &["victim", "target", "20"]);
         b.name = "victim".into();
@@ -315,4 +325,35 @@ fn a_game_folder_is_checked_before_anything_runs() {
     let e = Game::find("/nonexistent/game", &builder()).unwrap_err();
     assert!(e.contains("flit, slime, linkage, target, snake") && e.contains("game.json"), "{e}");
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A referee's limit is its own time, as a bot's is (issue 31): one that
+/// needs 250 ms of CPU for each of its 500 ms answers plays its game to
+/// the end while twice as many processes as the host has cores spin
+/// outside every box. (Its limit used to be wall time: at load 11 such a
+/// referee was failed as "gave no answer in 2000 ms".)
+#[test]
+fn a_referee_is_timed_on_its_own_cpu_not_the_hosts_load() {
+    if !sandbox_ok() {
+        return;
+    }
+    let _load = LOAD.write().unwrap_or_else(|p| p.into_inner());
+    let game = test_game("burn", 250);
+    let cores = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(2);
+    let spinners: Vec<std::process::Child> =
+        (0..2 * cores).map(|_| std::process::Command::new("sh").arg("-c").arg("while :; do :; done").spawn().unwrap()).collect();
+    let r = play(&MatchOptions { max_turns: Some(12), ..options(&game, 5) }, two_bots());
+    for mut s in spinners {
+        let _ = s.kill();
+        let _ = s.wait();
+    }
+    let r = r.unwrap();
+    // The machine's fault, said as such, is allowed; the referee's is not.
+    assert!(
+        matches!(r.ended_by, EndedBy::Rules | EndedBy::TurnLimit { .. } | EndedBy::HostOverloaded { .. }),
+        "{:?}\n{:?}",
+        r.ended_by,
+        r.referee_stderr
+    );
+    eprintln!("ended by {:?} after {} turns", r.ended_by, r.turns);
 }

@@ -44,12 +44,15 @@
 //!   used. It is judged against the limit exactly as wall time was.
 //! * The engine's deadline moves with it: it gives up at the limit plus the
 //!   uncharged wait so far ([`Allowance::deadline`]).
+//! * **A stopped machine.** Time the engine's own loop woke up late beyond
+//!   its run-queue wait ([`Wait::stalled`]: a paused VM, a stopped runner,
+//!   CPUs the hypervisor took) is the machine's too, and forgiven the same
+//!   way, within the same bound.
 //! * **The machine at fault.** When the move would be on time with all its
 //!   wait uncharged but is over the limit because the wait passed the bound
-//!   (the host is overloaded), or when the engine itself was stopped or
-//!   starved past [`STALL_BOUND`] during the move ([`Seen::Stalled`]), the
-//!   decision is [`Decision::HostOverloaded`]: nobody is charged, and the
-//!   engine ends the match as the machine's fault instead of scoring it.
+//!   (the host is overloaded, or was stopped), the decision is
+//!   [`Decision::HostOverloaded`]: nobody is charged, and the engine ends
+//!   the match as the machine's fault instead of scoring it.
 //! * A bot that is slow with the CPU free is charged in full, as always.
 
 use std::time::Duration;
@@ -68,12 +71,9 @@ pub struct Allowance {
     pub max_uncharged: Duration,
 }
 
-/// The engine's own loop late by more than this during a move (its thread
-/// was stopped or starved: a paused VM, a stopped runner, a clock jump)
-/// makes the move the machine's fault. The engine waits at the lowest
-/// real-time priority; at ordinary priority on a busy host it can be a few
-/// milliseconds late, never this much unless the machine itself stalled.
-pub const STALL_BOUND: Duration = Duration::from_millis(25);
+/// Lateness of the engine's loop below this at one wake-up is timer slack,
+/// not a stall ([`Wait::stalled`]).
+pub const STALL_NOISE: Duration = Duration::from_millis(1);
 
 /// What the bot's box did with the CPU during an exchange, as measured.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -82,6 +82,10 @@ pub struct Wait {
     /// engine's own thread was (an engine waiting for a CPU reads the
     /// answer that much later: the wall time it measures grows by it).
     pub run_queue: Duration,
+    /// Time the engine's thread was late beyond that: stopped, not merely
+    /// waiting for a CPU (a paused VM, a stopped runner, a hypervisor
+    /// that took the machine's CPUs: nothing of the match ran).
+    pub stalled: Duration,
     /// CPU time it used.
     pub cpu: Duration,
 }
@@ -98,9 +102,44 @@ impl Allowance {
     }
 }
 
+/// How one exchange that must be answered in its limit went, judged as a
+/// bot's move is (an external referee's call: no timeout rules, only a
+/// limit on its own time).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Call {
+    /// Still within its own time: keep waiting.
+    Within,
+    /// Over its limit of its own time.
+    Over,
+    /// Over only because the machine kept the CPU from it past the bound.
+    HostOverloaded(Overload),
+}
+
+/// Judge an exchange still unanswered `took` after it began, with `wait`
+/// measured: the rules of [`Clock::judge`] for a call with no answer yet.
+pub fn judge_call(took: Duration, wait: Wait, allowance: Allowance) -> Call {
+    if took < allowance.deadline(took, wait) {
+        return Call::Within;
+    }
+    if full_credit(took, wait) > allowance.max_uncharged && wait.cpu < allowance.limit {
+        return Call::HostOverloaded(overload(wait, allowance.max_uncharged));
+    }
+    Call::Over
+}
+
 /// The wait a move could be credited without the bound.
 fn full_credit(took: Duration, wait: Wait) -> Duration {
-    wait.run_queue.min(took.saturating_sub(wait.cpu))
+    (wait.run_queue + wait.stalled).min(took.saturating_sub(wait.cpu))
+}
+
+/// How the machine failed an exchange whose credit passed the bound: by a
+/// stall, or by waits for a CPU, whichever was the more.
+fn overload(wait: Wait, bound: Duration) -> Overload {
+    if wait.stalled >= wait.run_queue {
+        Overload::Stalled { late: wait.stalled }
+    } else {
+        Overload::Waited { run_queue: wait.run_queue, bound }
+    }
 }
 
 /// What the engine saw by the end of an exchange.
@@ -112,9 +151,6 @@ pub enum Seen {
     Nothing(Duration),
     /// The bot is gone (died, closed its output, stopped reading).
     Gone,
-    /// The engine's own loop was this late during the exchange (past
-    /// [`STALL_BOUND`]): nothing it measured can be charged.
-    Stalled { late: Duration },
 }
 
 /// The clock's decision about one exchange.
@@ -250,7 +286,6 @@ impl Clock {
     pub fn judge(&mut self, seen: Seen, allowance: Allowance, wait: Wait) -> Decision {
         let wall = match seen {
             Seen::Gone => return Decision::Gone,
-            Seen::Stalled { late } => return Decision::HostOverloaded { why: Overload::Stalled { late } },
             Seen::Answer(t) | Seen::Nothing(t) => t,
         };
         let took = wall - allowance.uncharged(wall, wait);
@@ -278,7 +313,7 @@ impl Clock {
         let cut = full_credit(wall, wait) > allowance.max_uncharged;
         let counts_until = if matches!(self.policy.on_timeout, OnTimeout::Soft { .. }) { allowance.give_up } else { allowance.limit };
         if cut && wait.cpu < allowance.limit && (full <= counts_until || matches!(seen, Seen::Nothing(_))) {
-            return Decision::HostOverloaded { why: Overload::Waited { run_queue: wait.run_queue, bound: allowance.max_uncharged } };
+            return Decision::HostOverloaded { why: overload(wait, allowance.max_uncharged) };
         }
         // Late or missing. A late answer already read is not owed; a
         // missing one from a long-lived bot is, and is skipped when it comes.
@@ -404,7 +439,8 @@ mod tests {
     fn the_wait_for_a_cpu_is_not_charged_up_to_its_bound() {
         // Target: 50 ms a move, so at most 50 ms of waiting is forgiven.
         // (what the engine saw, the box's run-queue wait and CPU, decision)
-        let w = |run_queue: u64, cpu: u64| Wait { run_queue: MS(run_queue), cpu: MS(cpu) };
+        let w = |run_queue: u64, cpu: u64| Wait { run_queue: MS(run_queue), cpu: MS(cpu), stalled: MS(0) };
+        let stall = |ms: u64| Wait { stalled: MS(ms), ..Wait::default() };
         let answer = |ms| Seen::Answer(MS(ms));
         let over = |rq| HostOverloaded { why: Overload::Waited { run_queue: MS(rq), bound: MS(50) } };
         let cases: &[(Seen, Wait, Decision)] = &[
@@ -432,8 +468,11 @@ mod tests {
             (Seen::Nothing(MS(100)), w(60, 50), TimedOut { by: MS(0) }),
             // Nothing by the extended deadline, waits within the bound.
             (Seen::Nothing(MS(80)), w(30, 50), TimedOut { by: MS(0) }),
-            // The engine stalled: nobody is charged, whatever was measured.
-            (Seen::Stalled { late: MS(996_000) }, w(0, 0), HostOverloaded { why: Overload::Stalled { late: MS(996_000) } }),
+            // The engine was stopped for 16 minutes: nobody is charged.
+            (Seen::Nothing(MS(996_050)), stall(996_000), HostOverloaded { why: Overload::Stalled { late: MS(996_000) } }),
+            // A 40 ms stall (a hypervisor's hiccup) in a move of 35 ms of
+            // CPU answered at 76 ms: forgiven.
+            (answer(76), Wait { cpu: MS(35), stalled: MS(40), ..Wait::default() }, OnTime),
         ];
         for &(seen, wait, want) in cases {
             let mut c = warmed(GameKind::Target);
@@ -466,6 +505,21 @@ mod tests {
         assert_eq!(c.judge(answer(400), a, w(200, 100)), LateCounted { by: MS(200) });
         let a = c.begin();
         assert!(matches!(c.judge(answer(2150), a, w(300, 90)), HostOverloaded { .. }));
+    }
+
+    #[test]
+    fn a_referees_call_is_judged_on_its_own_time() {
+        let a = Allowance { limit: MS(2000), give_up: MS(2000), max_uncharged: MS(2000) };
+        let w = |run_queue: u64, cpu: u64| Wait { run_queue: MS(run_queue), cpu: MS(cpu), stalled: MS(0) };
+        // At load 11, 0.8 s of CPU an answer and 1.5 s in the run queue:
+        // still within its own time at 2.1 s of wall.
+        assert_eq!(judge_call(MS(2100), w(1300, 800), a), Call::Within);
+        // Working the whole time: over its 2 s.
+        assert_eq!(judge_call(MS(2000), w(0, 2000), a), Call::Over);
+        // Idle and not waiting (a hung referee): over.
+        assert_eq!(judge_call(MS(2000), w(0, 1), a), Call::Over);
+        // Waiting past the bound with little CPU: the machine's fault.
+        assert!(matches!(judge_call(MS(4100), w(3500, 500), a), Call::HostOverloaded(_)));
     }
 
     #[test]

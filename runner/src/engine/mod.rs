@@ -39,7 +39,7 @@ use crate::bot::BotSpec;
 use crate::game::Game;
 use crate::protocol::io::{PollSet, StderrLog};
 use crate::protocol::{self, Bot, Gone, Heard, Protocol};
-use clock::{Allowance, Clock, Decision, LineUse, Seen, Wait, STALL_BOUND};
+use clock::{Allowance, Clock, Decision, LineUse, Seen, Wait, STALL_NOISE};
 pub use status::BotStatus;
 
 /// The engine's version, recorded in every replay.
@@ -56,7 +56,7 @@ const NOT_READING_DEADLINES: u32 = 2;
 /// least this often: what a thread that exits takes with it is at most
 /// this much (see [`koth_sandbox::CpuWait`]), and the deadline moves by the
 /// wait without a late look.
-const WAIT_SAMPLE: Duration = Duration::from_millis(5);
+pub(crate) const WAIT_SAMPLE: Duration = Duration::from_millis(5);
 
 /// Every bot's box weighs this much for the CPU: the same for each (so
 /// threads buy nothing), and ten ordinary processes' worth, so that a bot
@@ -471,17 +471,17 @@ impl Pending {
     }
 
     /// The box's wait and CPU since the request, sampled now.
-    fn measure(&mut self, sandbox: &Sandbox) -> Wait {
+    fn measure(&mut self, sandbox: &Sandbox, stalled: Duration) -> Wait {
         sandbox.sample_cpu_wait(&mut self.wait);
         self.sampled = Instant::now();
-        self.wait_so_far(sandbox.cpu_usage().unwrap_or_default(), koth_sandbox::cpu_wait::this_thread())
+        self.wait_so_far(sandbox.cpu_usage().unwrap_or_default(), koth_sandbox::cpu_wait::this_thread(), stalled)
     }
 
     /// `engine_now`: the engine thread's run-queue count at the moment
-    /// the exchange's wall time was taken.
-    fn wait_so_far(&self, cpu_now: Duration, engine_now: Duration) -> Wait {
+    /// the exchange's wall time was taken; `stalled`: the turn's stall so far.
+    fn wait_so_far(&self, cpu_now: Duration, engine_now: Duration, stalled: Duration) -> Wait {
         let engine = engine_now.saturating_sub(self.engine_wait_at_send);
-        Wait { run_queue: self.wait.waited() + engine, cpu: cpu_now.saturating_sub(self.cpu_at_send) }
+        Wait { run_queue: self.wait.waited() + engine, cpu: cpu_now.saturating_sub(self.cpu_at_send), stalled }
     }
 }
 
@@ -496,11 +496,9 @@ enum Waiting {
     Gone,
 }
 
-/// A turn as played: each request's story, and how late the engine's own
-/// loop was at worst (see [`STALL_BOUND`]).
+/// A turn as played: each request's story.
 struct Played {
     pending: Vec<Pending>,
-    engine_late: Duration,
 }
 
 /// A turn as judged.
@@ -594,7 +592,9 @@ pub fn play_seats(opts: &MatchOptions, bots: Vec<SeatPlayer>) -> Result<MatchRep
             live.push(t);
         }
     }
-    if let Some(reason) = referee.failure() {
+    if let Some(reason) = referee.overloaded() {
+        ended_by = EndedBy::HostOverloaded { turn, reason };
+    } else if let Some(reason) = referee.failure() {
         ended_by = EndedBy::RefereeFailed { reason };
     }
     if ended_by == EndedBy::Rules {
@@ -782,20 +782,27 @@ fn play_turn(players: &mut [Player], requests: &[Request], turn: u32, prompt: &P
     }
     let mut set = PollSet::default();
     // The engine's own lateness: how long past the moment it meant to be
-    // awake again (a deadline, a sample) it woke up. Its thread waits at
-    // a real-time priority, so more than STALL_BOUND means the machine
-    // stopped or starved it, and the turn's times mean nothing.
-    let mut engine_late = Duration::ZERO;
+    // awake again (a deadline, a sample) it woke up, less what it spent
+    // waiting for a CPU (forgiven as run-queue wait) and timer slack. What
+    // is left, the machine stopped it (a paused VM, a stopped process,
+    // CPUs a hypervisor took): nothing of the match ran, and the clock
+    // forgives it too (`Wait::stalled`).
+    let mut stalled = Duration::ZERO;
     // From the first request on: a stop between two sends counts too.
     let mut meant_to_wake = pending.iter().map(|p| p.sent).min().unwrap_or_else(Instant::now);
+    let mut queued_before = koth_sandbox::cpu_wait::this_thread();
     loop {
         let now = Instant::now();
-        engine_late = engine_late.max(now.saturating_duration_since(meant_to_wake));
+        let queued = koth_sandbox::cpu_wait::this_thread().saturating_sub(queued_before);
+        let late = now.saturating_duration_since(meant_to_wake).saturating_sub(queued);
+        if late > STALL_NOISE {
+            stalled += late;
+        }
         let mut next: Option<Instant> = None;
         set.clear();
         for pend in pending.iter_mut().filter(|x| matches!(x.state, Waiting::Open)) {
             let p = &mut players[pend.seat];
-            if let Some(state) = listen(p, pend, turn) {
+            if let Some(state) = listen(p, pend, turn, stalled) {
                 pend.state = state;
                 continue;
             }
@@ -805,9 +812,9 @@ fn play_turn(players: &mut [Player], requests: &[Request], turn: u32, prompt: &P
             // bounds it): sampled at every look, at least every WAIT_SAMPLE.
             let due = now >= pend.sent + pend.allowance.give_up || now >= pend.sampled + WAIT_SAMPLE;
             let wait = if due {
-                pend.measure(&p.sandbox)
+                pend.measure(&p.sandbox, stalled)
             } else {
-                pend.wait_so_far(p.sandbox.cpu_usage().unwrap_or_default(), koth_sandbox::cpu_wait::this_thread())
+                pend.wait_so_far(p.sandbox.cpu_usage().unwrap_or_default(), koth_sandbox::cpu_wait::this_thread(), stalled)
             };
             let deadline = pend.sent + pend.allowance.deadline(took, wait);
             if now >= deadline {
@@ -829,14 +836,15 @@ fn play_turn(players: &mut [Player], requests: &[Request], turn: u32, prompt: &P
         }
         let Some(wake) = next else { break };
         meant_to_wake = wake.max(Instant::now());
+        queued_before = koth_sandbox::cpu_wait::this_thread();
         set.wait(wake.saturating_duration_since(Instant::now()));
     }
-    Played { pending, engine_late }
+    Played { pending }
 }
 
 /// Everything the bot said since the last look: its answer (it is paused
 /// at once), or its death; `None` while it is still thinking.
-fn listen(p: &mut Player, pend: &mut Pending, turn: u32) -> Option<Waiting> {
+fn listen(p: &mut Player, pend: &mut Pending, turn: u32, stalled: Duration) -> Option<Waiting> {
     loop {
         let (proto, mut bot) = p.parts();
         let heard = proto.hear(&mut bot)?;
@@ -866,7 +874,7 @@ fn listen(p: &mut Player, pend: &mut Pending, turn: u32) -> Option<Waiting> {
         // The box is paused: its threads' counts stand still, and the
         // sample costs the bot nothing. CPU as at the answer.
         pend.wait.sample(&p.sandbox.threads().unwrap_or_default());
-        let wait = pend.wait_so_far(cpu_at_answer, engine_wait);
+        let wait = pend.wait_so_far(cpu_at_answer, engine_wait, stalled);
         p.undrained = 0;
         return Some(Waiting::Answered { answer, took, cpu_at_answer, cpu_after, wait });
     }
@@ -875,27 +883,20 @@ fn listen(p: &mut Player, pend: &mut Pending, turn: u32) -> Option<Waiting> {
 /// The clock's decisions, as the replay records them and the referee gets
 /// them.
 fn judge_turn(players: &mut [Player], played: Played, turn: u32) -> Judged {
-    let Played { pending, engine_late } = played;
+    let Played { pending } = played;
     let mut answers = Vec::with_capacity(pending.len());
     let mut times = Vec::with_capacity(pending.len());
     let mut overload = None;
     let ms = |d: Duration| d.as_secs_f64() * 1e3;
     for pend in pending {
         let p = &mut players[pend.seat];
-        let (mut seen, took, cpu_after, after_answer, text, wait) = match pend.state {
+        let (seen, took, cpu_after, after_answer, text, wait) = match pend.state {
             Waiting::Answered { answer, took, cpu_at_answer, cpu_after, wait } => {
                 (Seen::Answer(took), took, cpu_after, Some(cpu_after.saturating_sub(cpu_at_answer)), Some(answer), wait)
             }
             Waiting::Nothing { took, cpu_after, wait } => (Seen::Nothing(took), took, cpu_after, None, None, wait),
             Waiting::Gone | Waiting::Open => (Seen::Gone, Duration::ZERO, Duration::ZERO, None, None, Wait::default()),
         };
-        // The engine itself was stopped or starved during the turn: a move
-        // that was not on time cannot be charged (its times are the
-        // machine's), one that was stays as it was.
-        let on_time = matches!(seen, Seen::Answer(t) if t - pend.allowance.uncharged(t, wait) <= pend.allowance.limit);
-        if engine_late > STALL_BOUND && !on_time && !matches!(seen, Seen::Gone) {
-            seen = Seen::Stalled { late: engine_late };
-        }
         let decision = p.clock.judge(seen, pend.allowance, wait);
         let limit_ms = pend.allowance.limit.as_millis();
         match decision {

@@ -224,10 +224,15 @@ impl PollSet {
     }
     /// Wait until one is ready or `timeout` has passed (rounded up to the
     /// next millisecond, so a wait never ends just before its deadline).
+    /// Wait up to `timeout`, to the nanosecond (`ppoll`): the engine's
+    /// deadlines, and its measure of its own lateness, are finer than
+    /// `poll`'s milliseconds.
     pub fn wait(&mut self, timeout: Duration) {
-        let ms = timeout.as_micros().div_ceil(1000).min(i32::MAX as u128) as i32;
-        // SAFETY: `fds` is a valid, exclusively borrowed array of `len` pollfds.
-        unsafe { libc::poll(self.fds.as_mut_ptr(), self.fds.len() as libc::nfds_t, ms) };
+        let timeout = timeout.min(Duration::from_secs(i32::MAX as u64));
+        let ts = libc::timespec { tv_sec: timeout.as_secs() as libc::time_t, tv_nsec: timeout.subsec_nanos() as libc::c_long };
+        // SAFETY: `fds` is a valid, exclusively borrowed array of `len`
+        // pollfds; `ts` lives across the call; no signal mask is changed.
+        unsafe { libc::ppoll(self.fds.as_mut_ptr(), self.fds.len() as libc::nfds_t, &ts, std::ptr::null()) };
     }
 }
 

@@ -16,6 +16,7 @@
 #   close_stdout   closes its output and lives on
 #   spin_after     (every turn) answers, then four threads spin for 20 ms
 #   silent_start   never answers start (at is ignored)
+#   burn           (every turn) burns `at` ms of its own CPU time, then answers
 import json
 import os
 import sys
@@ -75,9 +76,13 @@ for line in sys.stdin:
             time.sleep(3600)
     else:
         turn += 1
+    if mode == "burn":
+        end = time.process_time() + at / 1000
+        while time.process_time() < end:
+            pass
     if mode == "stderr_flood":
         sys.stderr.write("e" * (1 << 20) + "\n")
-    if turn == at and at > 0:
+    if turn == at and at > 0 and mode != "burn":
         misbehave(mode)
     over = turn >= rounds
     out = {"turn": turn, "view": VIEW, "scores": [turn, 0], "over": over}

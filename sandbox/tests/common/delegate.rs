@@ -28,8 +28,8 @@ pub struct Delegation {
 impl Delegation {
     /// Must run as root. `parents` are the folders the sandbox makes its
     /// box cgroups in (`Hierarchy::parents`): one on v2 (whose subtree has
-    /// memory and pids enabled), the memory, pids, cpuacct and freezer
-    /// ones on v1.
+    /// memory and pids enabled), the memory, pids, cpuacct, freezer, cpu
+    /// and cpuset ones on v1.
     pub fn new(parents: &[PathBuf], tag: &str) -> Delegation {
         let name = format!("koth-rootless-{tag}-{}", std::process::id());
         // /var/cache: every user may enter it, and a box shows it as it is
@@ -43,6 +43,16 @@ impl Delegation {
         for parent in parents {
             let cg = parent.join(&name);
             std::fs::create_dir(&cg).unwrap_or_else(|e| panic!("creating {}: {e}", cg.display()));
+            // A new v1 cpuset has no cores and no memory nodes, and nobody
+            // may join it until it has (ENOSPC): the parent's, as an
+            // administrator gives them (cgcreate does not).
+            for file in ["cpuset.cpus", "cpuset.mems"] {
+                if let Ok(v) = std::fs::read_to_string(parent.join(file)) {
+                    if !cg.join("cgroup.controllers").exists() {
+                        std::fs::write(cg.join(file), v.trim()).unwrap_or_else(|e| panic!("writing {}: {e}", cg.join(file).display()));
+                    }
+                }
+            }
             // What systemd hands a delegated unit's user: the folder and the
             // files that move processes and enable controllers (on v1 the
             // whole folder, as cgcreate -a/-t does).
