@@ -354,3 +354,83 @@ async fn sigterm_mid_match_gives_the_job_back() {
     }
     assert_eq!(other.stop(), Some(0));
 }
+
+/// A runner stopped from outside in the middle of a match (SIGSTOP, as a
+/// paused VM or a stalled host would be) charges no bot for it: the match
+/// ends with no result (`host_overloaded`), rates nobody, is given back to
+/// the queue with the reason, and is played again, once, to one result.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_runner_stopped_mid_match_rates_nobody_and_the_match_is_played_again() {
+    let Some(pg) = postgres("stalled") else { return };
+    let pool = koth_scheduler::db::connect_and_migrate(&pg.url(), 4).await.unwrap();
+    let settings = LadderConfig::parse("rated", &serde_json::json!({"seats": 2, "concurrency": 1, "newcomer_games": 0})).unwrap();
+    let ladder = store::create_ladder(&pool, "target-stalled", &koth_games::GameKind::Target.into(), &settings).await.unwrap();
+    let owner = store::create_user(&pool, "author", false).await.unwrap();
+    for (i, path) in ["bots/target/drifter.py", "bots/target/still.c"].iter().enumerate() {
+        let sub = Submission::from_path(&repo().join(path), &SubmissionLimits::default()).unwrap();
+        let bot = store::create_bot(&pool, ladder, owner, &format!("stalled{i}")).await.unwrap();
+        store::submit_version(&pool, bot, &sub.language.name, &sub.main, &sub.source_tar(), &sub.source_hash()).await.unwrap();
+    }
+    let url = pg.url();
+    let mut runner = Service::start(
+        &["runner", "--name", "stalled-1", "--lease", "60s", "--grace", "1s", "--allow-host-toolchains"],
+        &url,
+        "stalled-runner",
+    );
+    let mut scheduler = Service::start(&["scheduler", "--tick", "200ms"], &url, "stalled-scheduler");
+    let deadline = Instant::now() + Duration::from_secs(120);
+    let job: i64 = loop {
+        let running: Option<i64> = sqlx::query_scalar(
+            "SELECT j.id FROM jobs j JOIN matches m ON m.job_id = j.id WHERE j.kind = 'match' AND j.state = 'running' AND m.validates IS NULL",
+        )
+        .fetch_optional(&pool)
+        .await
+        .unwrap();
+        if let Some(id) = running {
+            break id;
+        }
+        assert!(Instant::now() < deadline, "no ladder match started");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    };
+    // Stop the runner for 400 ms, a few times, while it plays that match:
+    // a stop that falls between two turns stalls no clock, one in a turn
+    // ends the match as the machine's fault.
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    for _ in 0..6 {
+        let attempt: i32 = sqlx::query_scalar("SELECT attempt FROM jobs WHERE id = $1").bind(job).fetch_one(&pool).await.unwrap();
+        if attempt > 1 {
+            break;
+        }
+        // SAFETY: kill(2) on our own child with a plain signal.
+        unsafe { libc::kill(runner.child.id() as i32, libc::SIGSTOP) };
+        tokio::time::sleep(Duration::from_millis(400)).await;
+        // SAFETY: as above.
+        unsafe { libc::kill(runner.child.id() as i32, libc::SIGCONT) };
+        tokio::time::sleep(Duration::from_millis(300)).await;
+    }
+    let deadline = Instant::now() + Duration::from_secs(300);
+    loop {
+        let st: String = sqlx::query_scalar("SELECT state FROM jobs WHERE id = $1").bind(job).fetch_one(&pool).await.unwrap();
+        if st == "completed" {
+            break;
+        }
+        assert!(st != "failed", "the match's job failed for good");
+        assert!(Instant::now() < deadline, "the match was not played again");
+        sqlx::query("UPDATE jobs SET run_after = now() WHERE id = $1 AND state = 'available'").bind(job).execute(&pool).await.unwrap();
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert_eq!(scheduler.stop(), Some(0));
+    assert_eq!(runner.stop(), Some(0));
+    let r = sqlx::query("SELECT attempt, last_error FROM jobs WHERE id = $1").bind(job).fetch_one(&pool).await.unwrap();
+    let (attempt, error): (i32, Option<String>) = (r.get("attempt"), r.get("last_error"));
+    assert!(attempt >= 2, "the stops never fell in a turn: the match was played once");
+    let error = error.unwrap_or_default();
+    assert!(error.contains("overloaded, no bot was at fault") && error.contains("stopped or starved"), "{error}");
+    // One result, one rating change per seat, ratings as recorded.
+    let m = sqlx::query("SELECT id, state, error FROM matches WHERE job_id = $1").bind(job).fetch_one(&pool).await.unwrap();
+    let (match_id, state, shown): (i64, String, Option<String>) = (m.get("id"), m.get("state"), m.get("error"));
+    assert_eq!((state.as_str(), shown), ("finished", None), "played, and the retry's note cleared");
+    let changes = count(&pool, &format!("SELECT count(*) FROM rating_history WHERE match_id = {match_id}")).await;
+    assert_eq!(changes, 2, "rated once, when it was played to its end");
+    assert_eq!(count(&pool, "SELECT count(*) FROM jobs WHERE state = 'running'").await, 0, "the stopped runner holds nothing");
+}

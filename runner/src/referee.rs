@@ -238,17 +238,10 @@ impl Running {
         let mut sampled = began;
         self.stdin.push_line(line);
         let mut set = PollSet::default();
-        // The engine's own lateness beyond its run-queue wait, as in a
-        // bot's turn: the machine's time, forgiven within the same bound.
-        let mut meant_to_wake = began;
-        let mut queued_before = cpu_wait::this_thread();
-        let mut stalled = Duration::ZERO;
+        // Time the engine's thread was stopped, as in a bot's turn: the
+        // machine's, forgiven within the same bound.
+        let mut stopped = cpu_wait::Stopped::start();
         let heard = loop {
-            let queued = cpu_wait::this_thread().saturating_sub(queued_before);
-            let late = Instant::now().saturating_duration_since(meant_to_wake).saturating_sub(queued);
-            if late > clock::STALL_NOISE {
-                stalled += late;
-            }
             let mut bot = Bot { sandbox: &self.sandbox, spec: &self.spec, log };
             match Stdio::hear_process(&mut self.process, Some(&mut self.stdin), &mut self.ended, &mut bot) {
                 Some(Heard::Line(l) | Heard::Answer(l)) => break Ok(l),
@@ -263,7 +256,7 @@ impl Running {
             let measured = Wait {
                 run_queue: wait.waited() + cpu_wait::this_thread().saturating_sub(engine_at_start),
                 cpu: self.sandbox.cpu_usage().unwrap_or_default().saturating_sub(cpu_at_start),
-                stalled,
+                stalled: stopped.so_far(),
             };
             let took = now - began;
             match clock::judge_call(took, measured, allowance) {
@@ -284,10 +277,8 @@ impl Running {
             if let Some(fd) = self.stdin.poll_fd() {
                 set.write(fd);
             }
-            let wake = deadline.min(sampled + WAIT_SAMPLE);
-            meant_to_wake = wake.max(Instant::now());
-            queued_before = cpu_wait::this_thread();
-            set.wait(wake.saturating_duration_since(Instant::now()));
+            let asked = deadline.min(sampled + WAIT_SAMPLE).saturating_duration_since(Instant::now());
+            stopped.asleep(asked, || set.wait(asked));
         };
         if heard.is_ok() {
             // Nothing of it runs while the bots think.

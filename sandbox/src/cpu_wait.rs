@@ -113,6 +113,58 @@ impl CpuWait {
     }
 }
 
+/// How long the calling thread was *stopped* since the meter started:
+/// neither running, nor waiting for a CPU, nor asleep where it chose to
+/// sleep. A `SIGSTOP`, a paused VM, CPUs a hypervisor took: the machine,
+/// not the thread, held it. Wall time less the thread's CPU time (its
+/// thread CPU clock), less its run-queue wait (`schedstat`), less its
+/// sleeps, each counted up to what was asked (a sleep that ends late,
+/// because the machine stopped, counts its overrun as stopped).
+#[derive(Clone, Copy, Debug)]
+pub struct Stopped {
+    start: std::time::Instant,
+    on_cpu: Duration,
+    queued: Duration,
+    slept: Duration,
+}
+
+/// Below this a meter reads nothing: clock granularity and timer slack.
+const STOPPED_NOISE: Duration = Duration::from_millis(1);
+
+impl Stopped {
+    pub fn start() -> Stopped {
+        Stopped { start: std::time::Instant::now(), on_cpu: thread_cpu(), queued: this_thread(), slept: Duration::ZERO }
+    }
+
+    /// Sleep (`sleep` blocks at most `asked`, e.g. a `poll`), counted as
+    /// chosen up to `asked`.
+    pub fn asleep<T>(&mut self, asked: Duration, sleep: impl FnOnce() -> T) -> T {
+        let t0 = std::time::Instant::now();
+        let r = sleep();
+        self.slept += t0.elapsed().min(asked);
+        r
+    }
+
+    /// Time stopped so far.
+    pub fn so_far(&self) -> Duration {
+        let accounted = thread_cpu().saturating_sub(self.on_cpu) + this_thread().saturating_sub(self.queued) + self.slept;
+        let stopped = self.start.elapsed().saturating_sub(accounted);
+        if stopped < STOPPED_NOISE {
+            Duration::ZERO
+        } else {
+            stopped
+        }
+    }
+}
+
+/// The calling thread's CPU time, to the nanosecond.
+fn thread_cpu() -> Duration {
+    let mut t = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    // SAFETY: clock_gettime writes one timespec into `t`, which lives across the call.
+    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut t) };
+    Duration::new(t.tv_sec as u64, t.tv_nsec as u32)
+}
+
 /// A thread's counts, if it still exists.
 fn read_thread(tid: i32) -> Option<ThreadSample> {
     let sched = std::fs::read_to_string(format!("/proc/{tid}/schedstat")).ok()?;
@@ -213,6 +265,21 @@ mod tests {
         w.record(start + MS(25), &[(7, t(12, 14, false))]);
         w.record(start + MS(30), &[(7, t(12, 14, false))]);
         assert_eq!(w.waited(), MS(14));
+    }
+
+    #[test]
+    fn a_thread_working_waiting_or_sleeping_was_not_stopped_and_a_stopped_one_was() {
+        let mut m = Stopped::start();
+        // Working, and sleeping where it asked to: not stopped.
+        let until = std::time::Instant::now() + Duration::from_millis(20);
+        while std::time::Instant::now() < until {}
+        m.asleep(Duration::from_millis(30), || std::thread::sleep(Duration::from_millis(20)));
+        assert!(m.so_far() < Duration::from_millis(5), "{:?}", m.so_far());
+        // A sleep that overran what it asked by 40 ms: stopped that long
+        // (what a SIGSTOP during a poll looks like to the thread).
+        m.asleep(Duration::from_millis(10), || std::thread::sleep(Duration::from_millis(50)));
+        let s = m.so_far();
+        assert!(s >= Duration::from_millis(35) && s < Duration::from_millis(60), "{s:?}");
     }
 
     #[test]

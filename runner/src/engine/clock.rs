@@ -44,10 +44,10 @@
 //!   used. It is judged against the limit exactly as wall time was.
 //! * The engine's deadline moves with it: it gives up at the limit plus the
 //!   uncharged wait so far ([`Allowance::deadline`]).
-//! * **A stopped machine.** Time the engine's own loop woke up late beyond
-//!   its run-queue wait ([`Wait::stalled`]: a paused VM, a stopped runner,
-//!   CPUs the hypervisor took) is the machine's too, and forgiven the same
-//!   way, within the same bound.
+//! * **A stopped machine.** Time the engine's own thread was stopped
+//!   ([`Wait::stalled`]: a paused VM, a stopped runner, CPUs the hypervisor
+//!   took) is the machine's too, and forgiven the same way, within the
+//!   same bound.
 //! * **The machine at fault.** When the move would be on time with all its
 //!   wait uncharged but is over the limit because the wait passed the bound
 //!   (the host is overloaded, or was stopped), the decision is
@@ -71,10 +71,6 @@ pub struct Allowance {
     pub max_uncharged: Duration,
 }
 
-/// Lateness of the engine's loop below this at one wake-up is timer slack,
-/// not a stall ([`Wait::stalled`]).
-pub const STALL_NOISE: Duration = Duration::from_millis(1);
-
 /// What the bot's box did with the CPU during an exchange, as measured.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Wait {
@@ -82,9 +78,10 @@ pub struct Wait {
     /// engine's own thread was (an engine waiting for a CPU reads the
     /// answer that much later: the wall time it measures grows by it).
     pub run_queue: Duration,
-    /// Time the engine's thread was late beyond that: stopped, not merely
-    /// waiting for a CPU (a paused VM, a stopped runner, a hypervisor
-    /// that took the machine's CPUs: nothing of the match ran).
+    /// Time the engine's thread was stopped (`koth_sandbox::cpu_wait::Stopped`:
+    /// neither running, nor waiting for a CPU, nor asleep where it chose
+    /// to be): a paused VM, a stopped runner, a hypervisor that took the
+    /// machine's CPUs. Nothing of the match could be seen meanwhile.
     pub stalled: Duration,
     /// CPU time it used.
     pub cpu: Duration,

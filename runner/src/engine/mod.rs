@@ -39,7 +39,8 @@ use crate::bot::BotSpec;
 use crate::game::Game;
 use crate::protocol::io::{PollSet, StderrLog};
 use crate::protocol::{self, Bot, Gone, Heard, Protocol};
-use clock::{Allowance, Clock, Decision, LineUse, Seen, Wait, STALL_NOISE};
+use clock::{Allowance, Clock, Decision, LineUse, Seen, Wait};
+use koth_sandbox::cpu_wait::Stopped;
 pub use status::BotStatus;
 
 /// The engine's version, recorded in every replay.
@@ -738,6 +739,7 @@ fn play_turn(players: &mut [Player], requests: &[Request], turn: u32, prompt: &P
         }
     }
     let mut pending = Vec::with_capacity(requests.len());
+    let mut stopped = Stopped::start();
     for req in requests {
         let p = &mut players[req.seat];
         p.notified = false;
@@ -781,28 +783,15 @@ fn play_turn(players: &mut [Player], requests: &[Request], turn: u32, prompt: &P
         }
     }
     let mut set = PollSet::default();
-    // The engine's own lateness: how long past the moment it meant to be
-    // awake again (a deadline, a sample) it woke up, less what it spent
-    // waiting for a CPU (forgiven as run-queue wait) and timer slack. What
-    // is left, the machine stopped it (a paused VM, a stopped process,
-    // CPUs a hypervisor took): nothing of the match ran, and the clock
-    // forgives it too (`Wait::stalled`).
-    let mut stalled = Duration::ZERO;
-    // From the first request on: a stop between two sends counts too.
-    let mut meant_to_wake = pending.iter().map(|p| p.sent).min().unwrap_or_else(Instant::now);
-    let mut queued_before = koth_sandbox::cpu_wait::this_thread();
+    // Time the engine's thread was stopped (a paused VM, a stopped
+    // process, CPUs a hypervisor took: nothing of the match ran) is the
+    // machine's; the clock forgives it as it does waits (`Wait::stalled`).
     loop {
-        let now = Instant::now();
-        let queued = koth_sandbox::cpu_wait::this_thread().saturating_sub(queued_before);
-        let late = now.saturating_duration_since(meant_to_wake).saturating_sub(queued);
-        if late > STALL_NOISE {
-            stalled += late;
-        }
         let mut next: Option<Instant> = None;
         set.clear();
         for pend in pending.iter_mut().filter(|x| matches!(x.state, Waiting::Open)) {
             let p = &mut players[pend.seat];
-            if let Some(state) = listen(p, pend, turn, stalled) {
+            if let Some(state) = listen(p, pend, turn, stopped.so_far()) {
                 pend.state = state;
                 continue;
             }
@@ -811,6 +800,7 @@ fn play_turn(players: &mut [Player], requests: &[Request], turn: u32, prompt: &P
             // The deadline moves by the wait for a CPU so far (the clock
             // bounds it): sampled at every look, at least every WAIT_SAMPLE.
             let due = now >= pend.sent + pend.allowance.give_up || now >= pend.sampled + WAIT_SAMPLE;
+            let stalled = stopped.so_far();
             let wait = if due {
                 pend.measure(&p.sandbox, stalled)
             } else {
@@ -835,9 +825,8 @@ fn play_turn(players: &mut [Player], requests: &[Request], turn: u32, prompt: &P
             p.proto.wait_on(&mut set);
         }
         let Some(wake) = next else { break };
-        meant_to_wake = wake.max(Instant::now());
-        queued_before = koth_sandbox::cpu_wait::this_thread();
-        set.wait(wake.saturating_duration_since(Instant::now()));
+        let asked = wake.saturating_duration_since(Instant::now());
+        stopped.asleep(asked, || set.wait(asked));
     }
     Played { pending }
 }
