@@ -26,21 +26,25 @@
 //! at the median. And from the moment it has read an answer until the box
 //! is paused ([`PromptWakeups::urgent`]) it takes the lowest real-time
 //! priority (`SCHED_RR` 1), so no ordinary thread interrupts it, which
-//! fixes the running. Only then: a real-time thread also preempts other
-//! matches' bots on the same host. Real-time for the whole match, or for
-//! all its waiting, timed out a 40 ms bot of a concurrent match in every
-//! run (`runner/tests/matches.rs`), and for every pause (ending a
-//! process-per-turn bot included) in one run of twelve; the engine takes
-//! it only to pause a long-lived bot, which is where a bot can spin after
-//! answering. Measured
-//! (`koth match-bench`, alternated with an ordinary engine thread): the
-//! bot's CPU from the answer being read to the pause, p99 0.23 ms instead
-//! of 10–20 ms; by the bot's own clock, from writing its answer, p99
-//! 1.7–3.6 ms instead of 13–18 ms, the rest being the wake-up's tail. The
-//! boxes keep the host's ordinary priority (lowering them instead, say to
-//! nice 19, lets any busy program on the host starve a bot whose clock
-//! runs), and the kernel's real-time throttling (by default 95% of each
-//! second) bounds what a runaway thread could take.
+//! fixes the running. The match engine holds it for a whole turn, from
+//! resuming its bots to pausing the last of them: a real-time thread also
+//! preempts other matches' bots on the same host, for microseconds at each
+//! wake-up, and that used to time out a 40 ms bot of a concurrent match
+//! (`runner/tests/matches.rs`) when the engine waited real-time; since the
+//! engine's clock forgives a bot the time it waited for a CPU (the
+//! runner's `engine::clock`), that cost is no longer charged to anyone,
+//! and an engine at ordinary priority was seen reading answers 8 to 40 ms
+//! late a turn on a host at load 10. Measured before that change (`koth
+//! match-bench`, alternated with an ordinary engine thread): the bot's CPU
+//! from the answer being read to the pause, p99 0.23 ms instead of 10–20
+//! ms; by the bot's own clock, from writing its answer, p99 1.7–3.6 ms
+//! instead of 13–18 ms. The boxes keep the host's ordinary priority
+//! (lowering them instead, say to nice 19, lets any busy program on the
+//! host starve a bot whose clock runs), and the kernel's real-time
+//! throttling (by default 95% of each second) bounds what a runaway thread
+//! could take. A box's holder (its small init, koth's code) runs at the
+//! same lowest real-time priority where allowed ([`real_time_holder`]):
+//! the engine waits for it when it pauses a box on cgroup v1.
 //!
 //! A real-time policy needs `CAP_SYS_NICE`, and on kernels with real-time
 //! group scheduling a real-time budget for the thread's cgroup (a container
@@ -156,8 +160,8 @@ impl PromptWakeups {
     }
 
     /// While the returned guard lives, the thread has the lowest real-time
-    /// priority, where allowed: for the few system calls that pause a box
-    /// once its answer is read, never for waiting or long work.
+    /// priority, where allowed: for a match engine's turn (its waits are
+    /// short, and bounded by the moves' limits), never for long work.
     pub fn urgent(&self) -> Urgent<'_> {
         let raised = self.real_time.as_ref().is_some_and(|rt| set_attr(rt).is_ok());
         Urgent { prompt: self, raised }

@@ -497,11 +497,6 @@ enum Waiting {
     Gone,
 }
 
-/// A turn as played: each request's story.
-struct Played {
-    pending: Vec<Pending>,
-}
-
 /// A turn as judged.
 struct Judged {
     answers: Vec<Answer>,
@@ -561,8 +556,8 @@ pub fn play_seats(opts: &MatchOptions, bots: Vec<SeatPlayer>) -> Result<MatchRep
         turn += 1;
         let turn_start = Instant::now();
         place_on_cores(&mut players, &step.requests, &opts.cores);
-        let played = play_turn(&mut players, &step.requests, turn, &prompt);
-        let Judged { answers, times, overload } = judge_turn(&mut players, played, turn);
+        let pending = play_turn(&mut players, &step.requests, turn, &prompt);
+        let Judged { answers, times, overload } = judge_turn(&mut players, pending, turn);
         let engine_us = turn_start.elapsed().as_secs_f64() * 1e6;
         if let Some(reason) = overload {
             // Not the bots' doing: the turn is not applied, nobody is
@@ -721,7 +716,7 @@ fn place_on_cores(players: &mut [Player], requests: &[Request], cores: &[u32]) {
 
 /// Resume the bots on move, send every request, and wait: each bot is
 /// paused the moment its answer, its death or its deadline is seen.
-fn play_turn(players: &mut [Player], requests: &[Request], turn: u32, prompt: &PromptWakeups) -> Played {
+fn play_turn(players: &mut [Player], requests: &[Request], turn: u32, prompt: &PromptWakeups) -> Vec<Pending> {
     // The whole turn at the lowest real-time priority (where allowed): the
     // engine resumes the bots and sends every request without being
     // preempted between two of them, wakes the moment an answer or a
@@ -739,6 +734,9 @@ fn play_turn(players: &mut [Player], requests: &[Request], turn: u32, prompt: &P
         }
     }
     let mut pending = Vec::with_capacity(requests.len());
+    // Time the engine's thread was stopped from here on (a paused VM, a
+    // stopped process, CPUs a hypervisor took: nothing of the match ran) is
+    // the machine's; the clock forgives it as it does waits (`Wait::stalled`).
     let mut stopped = Stopped::start();
     for req in requests {
         let p = &mut players[req.seat];
@@ -783,9 +781,6 @@ fn play_turn(players: &mut [Player], requests: &[Request], turn: u32, prompt: &P
         }
     }
     let mut set = PollSet::default();
-    // Time the engine's thread was stopped (a paused VM, a stopped
-    // process, CPUs a hypervisor took: nothing of the match ran) is the
-    // machine's; the clock forgives it as it does waits (`Wait::stalled`).
     loop {
         let mut next: Option<Instant> = None;
         set.clear();
@@ -828,7 +823,7 @@ fn play_turn(players: &mut [Player], requests: &[Request], turn: u32, prompt: &P
         let asked = wake.saturating_duration_since(Instant::now());
         stopped.asleep(asked, || set.wait(asked));
     }
-    Played { pending }
+    pending
 }
 
 /// Everything the bot said since the last look: its answer (it is paused
@@ -871,8 +866,7 @@ fn listen(p: &mut Player, pend: &mut Pending, turn: u32, stalled: Duration) -> O
 
 /// The clock's decisions, as the replay records them and the referee gets
 /// them.
-fn judge_turn(players: &mut [Player], played: Played, turn: u32) -> Judged {
-    let Played { pending } = played;
+fn judge_turn(players: &mut [Player], pending: Vec<Pending>, turn: u32) -> Judged {
     let mut answers = Vec::with_capacity(pending.len());
     let mut times = Vec::with_capacity(pending.len());
     let mut overload = None;
