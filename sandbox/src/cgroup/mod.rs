@@ -21,7 +21,7 @@
 //! **One list of controllers** ([`CONTROLLERS`]) drives both backends, as
 //! youki's `libcgroups` drives its own from one table: v1 finds a
 //! hierarchy for each entry's v1 name, v2 enables each entry's v2 name in
-//! `cgroup.subtree_control`, and [`Controller::configure`] writes a box's
+//! `cgroup.subtree_control`, and `Controller::configure` writes a box's
 //! settings for either version. A new controller is one entry and one arm.
 //!
 //! `memory` and `pids` (and on v1 `cpuacct` and `freezer`, which v2 has
