@@ -227,6 +227,20 @@ async fn runners_killed_mid_match_lose_nothing_and_ratings_replay_exactly() {
     assert!(survivors.is_empty(), "bot processes outlived their runners: {survivors:?}");
 }
 
+/// A rated Target ladder of two bots (Python and C) playing full-length
+/// games, one match at a time: long enough to be caught running.
+async fn long_target_ladder(pool: &PgPool, name: &str) -> i64 {
+    let settings = LadderConfig::parse("rated", &serde_json::json!({"seats": 2, "concurrency": 1, "newcomer_games": 0})).unwrap();
+    let ladder = store::create_ladder(pool, name, &koth_games::GameKind::Target.into(), &settings).await.unwrap();
+    let owner = store::create_user(pool, "author", false).await.unwrap();
+    for (i, path) in ["bots/target/drifter.py", "bots/target/still.c"].iter().enumerate() {
+        let sub = Submission::from_path(&repo().join(path), &SubmissionLimits::default()).unwrap();
+        let bot = store::create_bot(pool, ladder, owner, &format!("{name}-{i}")).await.unwrap();
+        store::submit_version(pool, bot, &sub.language.name, &sub.main, &sub.source_tar(), &sub.source_hash()).await.unwrap();
+    }
+    ladder
+}
+
 /// Processes running as a uid of the range.
 fn bot_processes(uids: std::ops::Range<u32>) -> Vec<(u32, String)> {
     let mut out = Vec::new();
@@ -295,15 +309,7 @@ async fn a_postgres_restart_under_running_workers_loses_nothing() {
 async fn sigterm_mid_match_gives_the_job_back() {
     let Some(pg) = postgres("sigterm") else { return };
     let pool = koth_scheduler::db::connect_and_migrate(&pg.url(), 4).await.unwrap();
-    // Full-length Target games: long enough to be caught running.
-    let settings = LadderConfig::parse("rated", &serde_json::json!({"seats": 2, "concurrency": 1, "newcomer_games": 0})).unwrap();
-    let ladder = store::create_ladder(&pool, "target-long", &koth_games::GameKind::Target.into(), &settings).await.unwrap();
-    let owner = store::create_user(&pool, "author", false).await.unwrap();
-    for (i, path) in ["bots/target/drifter.py", "bots/target/still.c"].iter().enumerate() {
-        let sub = Submission::from_path(&repo().join(path), &SubmissionLimits::default()).unwrap();
-        let bot = store::create_bot(&pool, ladder, owner, &format!("long{i}")).await.unwrap();
-        store::submit_version(&pool, bot, &sub.language.name, &sub.main, &sub.source_tar(), &sub.source_hash()).await.unwrap();
-    }
+    long_target_ladder(&pool, "target-long").await;
     let url = pg.url();
     let mut runner = Service::start(
         &["runner", "--name", "term-1", "--lease", "30s", "--grace", "0s", "--allow-host-toolchains"],
@@ -363,14 +369,7 @@ async fn sigterm_mid_match_gives_the_job_back() {
 async fn a_runner_stopped_mid_match_rates_nobody_and_the_match_is_played_again() {
     let Some(pg) = postgres("stalled") else { return };
     let pool = koth_scheduler::db::connect_and_migrate(&pg.url(), 4).await.unwrap();
-    let settings = LadderConfig::parse("rated", &serde_json::json!({"seats": 2, "concurrency": 1, "newcomer_games": 0})).unwrap();
-    let ladder = store::create_ladder(&pool, "target-stalled", &koth_games::GameKind::Target.into(), &settings).await.unwrap();
-    let owner = store::create_user(&pool, "author", false).await.unwrap();
-    for (i, path) in ["bots/target/drifter.py", "bots/target/still.c"].iter().enumerate() {
-        let sub = Submission::from_path(&repo().join(path), &SubmissionLimits::default()).unwrap();
-        let bot = store::create_bot(&pool, ladder, owner, &format!("stalled{i}")).await.unwrap();
-        store::submit_version(&pool, bot, &sub.language.name, &sub.main, &sub.source_tar(), &sub.source_hash()).await.unwrap();
-    }
+    long_target_ladder(&pool, "target-stalled").await;
     let url = pg.url();
     let mut runner = Service::start(
         &["runner", "--name", "stalled-1", "--lease", "60s", "--grace", "1s", "--allow-host-toolchains"],

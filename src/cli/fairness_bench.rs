@@ -73,39 +73,16 @@ int main(void) {
 }
 "#;
 
-/// For each request, 16 threads spin until 40 ms of wall time have passed
-/// since the request was read; then it answers "2".
-const THREADED_BOT: &str = r#"
+/// `spinning before N MS`: for each request, N threads spin for MS ms of
+/// wall time, then it answers "2" (it thinks on N threads, on its own
+/// clock). `spinning after N MS`: it answers "2" at once, then N threads
+/// spin for MS ms (CPU it would take on the victim's clock if it were not
+/// paused the moment its answer is seen).
+const SPINNING_BOT: &str = r#"
 #include <pthread.h>
 #include <stdio.h>
-#include <time.h>
-static volatile double end;
-static double now_ms(void) { struct timespec t; clock_gettime(CLOCK_MONOTONIC, &t); return t.tv_sec * 1e3 + t.tv_nsec / 1e6; }
-static void *spin(void *arg) {
-    volatile unsigned long n = 0;
-    while (now_ms() < end) for (int i = 0; i < 1000; i++) n++;
-    return arg;
-}
-int main(void) {
-    char line[4096];
-    pthread_t t[16];
-    while (fgets(line, sizeof line, stdin)) {
-        end = now_ms() + 40;
-        for (int i = 0; i < 16; i++) pthread_create(&t[i], NULL, spin, NULL);
-        for (int i = 0; i < 16; i++) pthread_join(t[i], NULL);
-        fputs("2\n", stdout);
-        fflush(stdout);
-    }
-    return 0;
-}
-"#;
-
-/// Answers "2" at once, then 8 threads spin for 15 ms of wall time: CPU
-/// it would take on the victim's clock if it were not paused the moment
-/// its answer is seen.
-const AFTER_BOT: &str = r#"
-#include <pthread.h>
-#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
 static volatile double end;
@@ -118,12 +95,16 @@ static void *spin(void *arg) {
     }
     return arg;
 }
-int main(void) {
+int main(int argc, char **argv) {
+    int before = argc > 1 && !strcmp(argv[1], "before");
+    int threads = argc > 2 ? atoi(argv[2]) : 8;
+    double ms = argc > 3 ? atof(argv[3]) : 15;
     char line[4096];
     pthread_t t;
-    for (int i = 0; i < 8; i++) pthread_create(&t, NULL, spin, NULL);
+    for (int i = 0; i < threads; i++) pthread_create(&t, NULL, spin, NULL);
     while (fgets(line, sizeof line, stdin)) {
-        end = now_ms() + 15;
+        end = now_ms() + ms;
+        if (before) while (now_ms() < end) usleep(500);
         fputs("2\n", stdout);
         fflush(stdout);
     }
@@ -135,11 +116,12 @@ fn sandbox() -> SandboxConfig {
     SandboxConfig { limits: Limits { memory: 256 << 20, cpu_time: None, wall_time: None, ..Limits::default() }, ..SandboxConfig::default() }
 }
 
-fn bot(dir: &std::path::Path, name: &str, src: &str) -> anyhow::Result<BotSpec> {
+fn bot(dir: &std::path::Path, name: &str, src: &str, args: &[&str]) -> anyhow::Result<BotSpec> {
     let p = dir.join(format!("{name}.c"));
     std::fs::write(&p, src).with_context(|| format!("writing {}", p.display()))?;
     let mut b = koth_runner::bot::prepare(&p, &sandbox()).map_err(|e| anyhow::anyhow!("compiling {name}: {e}"))?;
     b.name = name.into();
+    b.args.extend(args.iter().map(|a| a.to_string()));
     Ok(b)
 }
 
@@ -249,8 +231,12 @@ pub fn run(a: FairnessBenchArgs) -> anyhow::Result<i32> {
     let spinners = a.spinners.clone().unwrap_or_else(|| vec![0, cores, 2 * cores, 4 * cores]);
     let dir = std::env::temp_dir().join(format!("koth-fairness-bench-{}", std::process::id()));
     std::fs::create_dir_all(&dir)?;
-    let victim = bot(&dir, "victim", &victim_src())?;
-    let opponents = [bot(&dir, "still", STILL_BOT)?, bot(&dir, "threaded", THREADED_BOT)?, bot(&dir, "after", AFTER_BOT)?];
+    let victim = bot(&dir, "victim", &victim_src(), &[])?;
+    let opponents = [
+        bot(&dir, "still", STILL_BOT, &[])?,
+        bot(&dir, "threaded", SPINNING_BOT, &["before", "16", "40"])?,
+        bot(&dir, "after", SPINNING_BOT, &["after", "8", "15"])?,
+    ];
     let _ = std::fs::remove_dir_all(&dir);
 
     println!(
