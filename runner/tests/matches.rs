@@ -18,7 +18,7 @@ use koth_runner::{BotSpec, BotStatus};
 /// The tests that time moves, and the one that loads both cores with
 /// Python bots, run one at a time: a move's time must depend on the engine
 /// and the bots of its own match, not on another test's match beside it
-/// (beside every_game's, the 40 ms bot's slowest move was 43–49 ms of its
+/// (beside every_game's, a 40 ms bot's slowest move was 43–49 ms of its
 /// 50 ms, and once over it).
 static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
 
@@ -100,37 +100,53 @@ fn move_times(report: &MatchReport, seat: usize) -> Vec<f64> {
 }
 
 #[test]
-fn a_40ms_answer_is_never_late_and_a_60ms_answer_always_is_while_another_bot_burns_cpu() {
-    // One burner: it keeps one of CI's two cores busy during every move. (Two
-    // burners would take both cores, and then the sleeper's wake-up depends on
-    // the scheduler, not on koth.)
+fn a_20ms_answer_is_never_late_and_a_1s_answer_always_is_while_another_bot_burns_cpu() {
+    // One burner: it keeps one of CI's two cores busy as every move starts.
+    // (Two burners would take both cores, and then the sleeper's wake-up
+    // depends on the scheduler, not on koth.)
+    //
+    // What is asserted is the judgement (a move charged as in time or as
+    // late), with margins a busy machine's noise does not cross: 480 ms under
+    // a 500 ms limit and 500 ms over it. How close to the limit a bot may
+    // answer is the engine's precision, measured by `koth match-bench`. This
+    // test used 40 and 60 ms bots against Target's 50 ms: on two cores
+    // shared with a TCG VM and a build (load average 4-6) the 40 ms bot's
+    // slowest move was 50.0 and 51.2 ms (timed out), a 10 ms bot's once
+    // 50.7 ms, and a 20 ms bot's once 160.5 ms (issue 31).
     if !sandbox_ok() {
         return;
     }
     let _alone = alone();
-    let turns = 30;
-    let opts = MatchOptions { max_turns: Some(turns), ..options(GameKind::Target, 5) };
+    let turns = 20;
+    let limit = 500.0;
+    let opts = MatchOptions { max_turns: Some(turns), per_move: Some(Duration::from_millis(500)), ..options(GameKind::Target, 5) };
     let report =
-        play(&opts, vec![test_bot("sleeper.py", &["40", "2"]), test_bot("sleeper.py", &["60", "2"]), test_bot("burner.py", &[])]).unwrap();
+        play(&opts, vec![test_bot("sleeper.py", &["20", "2"]), test_bot("sleeper.py", &["1000", "2"]), test_bot("burner.py", &[])])
+            .unwrap();
     let fast = &report.outcomes[0];
     let slow = &report.outcomes[1];
+    let burner = &report.outcomes[2];
     let t = move_times(&report, 0);
-    eprintln!("the 40 ms bot's slowest move after the first: {:.1} ms", t[1..].iter().cloned().fold(0.0, f64::max));
-    assert_eq!(fast.timeouts, 0, "the 40 ms bot was timed out: {:?} {}", move_times(&report, 0), fast.stderr);
+    eprintln!(
+        "the 20 ms bot's slowest move after the first: {:.1} ms; the burner's CPU: {:.0} ms over {turns} turns",
+        t[1..].iter().cloned().fold(0.0, f64::max),
+        burner.cpu_time_ms
+    );
+    assert_eq!(fast.timeouts, 0, "the 20 ms bot was timed out: {:?} {}", move_times(&report, 0), fast.stderr);
     // The first move has the start-up allowance; every later one is late.
     assert_eq!(slow.timeouts, turns - 1, "{}", slow.stderr);
-    let t = move_times(&report, 0);
-    // Charged: its 40 ms of sleep, less what it then waited for a CPU to
-    // answer (a sleep is not the bot's CPU, but its wake-up's wait is the
-    // machine's), never past the limit.
-    assert!(t[1..].iter().all(|&ms| (30.0..=50.0).contains(&ms)), "40 ms bot's times: {t:?}");
+    // Charged: its sleep, less what it then waited for a CPU to answer (a
+    // sleep is not the bot's CPU, but its wake-up's wait is the machine's),
+    // under the limit.
+    assert!(t[1..].iter().all(|&ms| (10.0..limit).contains(&ms)), "20 ms bot's times: {t:?}");
     let t = move_times(&report, 1);
-    assert!(t[1..].iter().all(|&ms| ms >= 50.0), "60 ms bot's times: {t:?}");
+    // (To the replay's microsecond: wall and uncharged are each rounded.)
+    assert!(t[1..].iter().all(|&ms| ms >= limit - 0.01), "1 s bot's times: {t:?}");
     // Its late answers were matched to their requests and thrown away.
     assert!(slow.stderr.contains("discarded a late answer") || slow.stderr.contains("late answer(s)"), "{}", slow.stderr);
-    // The burner really burned: about 45 ms of CPU per move.
-    let burner = &report.outcomes[2];
-    assert!(burner.cpu_time_ms > 40.0 * turns as f64, "burner CPU {} ms", burner.cpu_time_ms);
+    // The burner really burned (45 ms of CPU a request when it gets a core;
+    // on a busy machine less, so the bound is a fifth of that).
+    assert!(burner.cpu_time_ms > 9.0 * turns as f64, "burner CPU {} ms", burner.cpu_time_ms);
 }
 
 #[test]
