@@ -120,8 +120,8 @@ impl FairShare {
 
 impl Default for FairShare {
     /// Challenges take at most a tenth of the match starts of the last
-    /// minute while ladder matches wait: a flood of them leaves a busy
-    /// ladder about 90% of its pace (`tests/fair_share.rs` measures it).
+    /// minute while ladder matches wait (`tests/fair_share.rs` counts the
+    /// starts under a flood of them).
     fn default() -> Self {
         FairShare { priority: super::store::PRIORITY_CHALLENGE, share: 0.1, window: Duration::from_secs(60) }
     }
