@@ -47,14 +47,28 @@ for l in sys.stdin:
 # virtual machines, and a nested KVM guest hangs at boot there.
 accel_name="${KOTH_VM_ACCEL:-tcg}"
 # The emulated CPU: Nehalem (SSE4.2, no AVX) unless KOTH_VM_CPU says
-# otherwise. `-cpu max` offers AVX and AVX2, which QEMU 7.2 (Debian 12's)
-# emulates with its then-new AVX code, and which OpenJDK's JIT uses as soon
-# as CPUID offers them: javac on the host's root crashed in the VM (a
-# HotSpot fatal error, CI of 2026-11-25) in a run whose sandbox tests
-# otherwise passed. Nothing koth tests needs more than SSE4.2.
+# otherwise; nothing koth tests needs more. (It replaced `-cpu max` in the
+# belief that QEMU's AVX emulation crashed javac; that was not the cause.)
+#
+# TCG runs both vCPUs on one host thread, taking turns (thread=single),
+# unless KOTH_VM_TCG_THREAD=multi. Under multi-threaded TCG (QEMU 7.2,
+# Debian 12's) a JVM's JIT-compiled code goes wrong: HotSpot rewrites code
+# that its other threads are running (inline caches, methods made not
+# entrant), and in CI javac on the host's root died with SIGILL in
+# JIT-compiled code. A Java program made to do that (40 interfaces each
+# given a second implementor while three threads call through them, 40-60 s)
+# went wrong in 7 runs of 13 under thread=multi with Nehalem
+# (IncompatibleClassChangeError, which correct code cannot raise, and once
+# SIGSEGV in C1-compiled code), in 0 of 12 under thread=single, in 0 of 4
+# under thread=multi with the JIT off (-Xint), and in 0 of 6 on the host.
+# (javac on a small file: 0 of 7 under multi, 0 of 4 under single; the
+# CI crash is rarer than that.) With thread=single no vCPU runs while
+# another writes code. No cost showed: on two cores busy with other work
+# (load average 4-7) the whole stage took 400 s with thread=single and
+# 415 s with thread=multi, one run each (2026-11-26).
 case "$accel_name" in
     kvm) accel="-enable-kvm -cpu host" ;;
-    *) accel="-accel tcg,thread=multi -cpu ${KOTH_VM_CPU:-Nehalem}" ;;
+    *) accel="-accel tcg,thread=${KOTH_VM_TCG_THREAD:-single} -cpu ${KOTH_VM_CPU:-Nehalem}" ;;
 esac
 # Emulation (TCG) runs programs far slower than the host: the tests scale
 # their time limits by this factor.
