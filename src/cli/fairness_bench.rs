@@ -4,9 +4,11 @@
 //! Invisible target (simultaneous moves, 50 ms a move). The *victim* burns
 //! 35 ms of its own CPU a move (70% of its limit, measured by its thread's
 //! CPU clock, so the machine's business does not shorten it) and answers.
-//! It plays a *still* bot (answers at once) and a *threaded* one (16
-//! threads spinning 40 ms of wall time a move, then it answers), while N
-//! processes outside every box spin on the host. The clock
+//! It plays a *still* bot (answers at once), a *threaded* one (16 threads
+//! spinning 35 ms of wall time a move, as long as the victim thinks, then
+//! it answers: its CPU a move beside the victim's is what its threads
+//! bought it) and an *after* one (answers at once, then 8 threads spin for
+//! 15 ms), while N processes outside every box spin on the host. The clock
 //! (`runner/src/engine/clock.rs`) should leave the victim's wait for a CPU
 //! uncharged, and call a move the machine's fault (`HostOverloaded`, no
 //! result) when that wait passes its bound: never a charged timeout.
@@ -234,7 +236,7 @@ pub fn run(a: FairnessBenchArgs) -> anyhow::Result<i32> {
     let victim = bot(&dir, "victim", &victim_src(), &[])?;
     let opponents = [
         bot(&dir, "still", STILL_BOT, &[])?,
-        bot(&dir, "threaded", SPINNING_BOT, &["before", "16", "40"])?,
+        bot(&dir, "threaded", SPINNING_BOT, &["before", "16", "35"])?,
         bot(&dir, "after", SPINNING_BOT, &["after", "8", "15"])?,
     ];
     let _ = std::fs::remove_dir_all(&dir);
@@ -244,7 +246,7 @@ pub fn run(a: FairnessBenchArgs) -> anyhow::Result<i32> {
         VICTIM_CPU_MS / 50.0 * 100.0
     );
     println!(
-        "against a still bot, one spinning 16 threads for 40 ms a move, and one spinning 8 threads for 15 ms after each answer,\n\
+        "against a still bot, one spinning 16 threads for 35 ms a move, and one spinning 8 threads for 15 ms after each answer,\n\
          with N processes spinning outside the boxes ({cores} cores);"
     );
     let (probe, _) = koth_sandbox::PromptWakeups::enter();
