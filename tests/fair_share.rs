@@ -127,7 +127,7 @@ async fn phase(pool: &PgPool, api: &Api, token: &str, ladder: i64, bots: &[i64],
         assert!(matches!(st, StatusCode::CREATED | StatusCode::TOO_MANY_REQUESTS), "{st}: {r}");
         asked.extend(r["match"].as_i64());
         polls += 1;
-        if polls % 4 == 0 {
+        if polls.is_multiple_of(4) {
             let counted = starts(pool, since).await;
             if counted.1 >= STARTS {
                 break counted;
