@@ -70,15 +70,11 @@ pub struct WorkerConfig {
     /// Games hosts added, written out and their referees built.
     pub added_games: AddedGames,
     /// The cores this process's matches share (every loop of the process
-    /// must hold the same budget): a match starts once it holds as many as
-    /// it has bots thinking at once ([`koth_runner::cores`]).
+    /// must hold the same budget): a match takes as many as it has bots
+    /// thinking at once when they are free, and is played unpinned under
+    /// the clock's rules when not ([`koth_runner::cores`]).
     pub cores: CoreBudget,
 }
-
-/// How long a match waits for its cores before it is given back to the
-/// queue: longer than any match (a Flit game at its limit takes 27
-/// minutes), so in practice a match waits for the one before it.
-const CORE_WAIT: Duration = Duration::from_secs(45 * 60);
 
 /// The added games a runner has loaded, by their files' hash: written out
 /// under a folder of their own and their referee built once, not per
@@ -613,14 +609,12 @@ fn validate_game_job(cfg: &WorkerConfig, id: i64, source: &[u8]) -> JobResult {
     let seats: Vec<BotSpec> = (0..bots.len().clamp(lo, hi)).map(|i| bots[i % bots.len()].clone()).collect();
     let names: Vec<String> = seats.iter().map(|b| b.name.clone()).collect();
     let game = Game::External(game);
-    let Some(cores) = cfg.cores.lease(game.thinking_at_once(seats.len()), CORE_WAIT) else {
-        return JobResult::Retry("no cores of this runner came free for its validation match".into());
-    };
+    let cores = cfg.cores.try_lease(game.thinking_at_once(seats.len()));
     let opts = MatchOptions {
         sandbox: cfg.match_sandbox.clone(),
         max_turns: Some(validation::MAX_TURNS.min(game.turn_bound())),
         wall_cap: Some(Duration::from_secs(validation::MAX_SECONDS.into())),
-        cores: cores.cores().to_vec(),
+        cores: cores.as_ref().map_or_else(Vec::new, |c| c.cores().to_vec()),
         ..MatchOptions::new(game, 1)
     };
     let report = match play(&opts, seats) {
@@ -729,16 +723,14 @@ fn match_job(cfg: &WorkerConfig, m: &store::MatchToPlay, source: Option<&[u8]>, 
         };
         bots.push(BotSpec::new(s.bot_name.clone(), &sub, &image, &artifact));
     }
-    let Some(cores) = cfg.cores.lease(game.thinking_at_once(bots.len()), CORE_WAIT) else {
-        return JobResult::Retry("no cores of this runner came free for it".into());
-    };
+    let cores = cfg.cores.try_lease(game.thinking_at_once(bots.len()));
     let opts = MatchOptions {
         sandbox: cfg.match_sandbox.clone(),
         max_turns: m.settings.max_turns,
         wall_cap: m.settings.max_match_seconds.map(|s| std::time::Duration::from_secs(s.into())),
         live: Some(live),
         boxes: Some(cfg.boxes.clone()),
-        cores: cores.cores().to_vec(),
+        cores: cores.as_ref().map_or_else(Vec::new, |c| c.cores().to_vec()),
         ..MatchOptions::new(game.clone(), m.seed as u64)
     };
     let report = match play(&opts, bots) {

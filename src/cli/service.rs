@@ -22,9 +22,10 @@ pub struct RunnerArgs {
     #[arg(long, env = "DATABASE_URL")]
     database_url: String,
     /// The cores this runner's matches may use (a list such as 0-3 or 0,2,
-    /// or all): a match starts once it holds a core for each bot that
-    /// thinks at the same time, and each bot on move runs on its own. Give
-    /// several runners on one host disjoint lists.
+    /// or all): a match takes a core for each bot that thinks at the same
+    /// time when they are free, and each bot on move runs on its own (when
+    /// they are taken, it plays unpinned; the clock forgives waiting for a
+    /// CPU). Give several runners on one host disjoint lists.
     #[arg(long, default_value = "all", value_parser = koth_runner::cores::parse_cpus)]
     cpus: koth_runner::cores::CoreList,
     /// Jobs this process runs at once (one worker loop each).

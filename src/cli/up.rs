@@ -31,10 +31,10 @@ pub struct UpArgs {
     /// Worker loops (jobs run at once).
     #[arg(long, default_value_t = 2)]
     runners: u32,
-    /// The cores matches may use (0-3, 0,2, or all): a match starts once it
-    /// holds a core for each bot that thinks at the same time, so two
-    /// runners on two cores play a simultaneous two-player game one at a
-    /// time, and each bot on move has a core of its own.
+    /// The cores matches may use (0-3, 0,2, or all): a match takes a core
+    /// for each bot that thinks at the same time when they are free, and
+    /// each bot on move then has a core of its own (when they are taken, it
+    /// plays unpinned; the clock forgives waiting for a CPU).
     #[arg(long, default_value = "all", value_parser = koth_runner::cores::parse_cpus)]
     cpus: koth_runner::cores::CoreList,
     /// Do not create ladders and example bots on first start.
