@@ -227,14 +227,14 @@ async fn runners_killed_mid_match_lose_nothing_and_ratings_replay_exactly() {
     assert!(survivors.is_empty(), "bot processes outlived their runners: {survivors:?}");
 }
 
-/// A rated Target ladder of two bots (Python and C) playing full-length
-/// games, one match at a time: long enough to be caught running.
-async fn long_target_ladder(pool: &PgPool, name: &str) -> i64 {
+/// A rated Target ladder of two bots playing full-length games, one match
+/// at a time: long enough to be caught running. `bots`: their files.
+async fn long_target_ladder(pool: &PgPool, name: &str, bots: &[PathBuf]) -> i64 {
     let settings = LadderConfig::parse("rated", &serde_json::json!({"seats": 2, "concurrency": 1, "newcomer_games": 0})).unwrap();
     let ladder = store::create_ladder(pool, name, &koth_games::GameKind::Target.into(), &settings).await.unwrap();
     let owner = store::create_user(pool, "author", false).await.unwrap();
-    for (i, path) in ["bots/target/drifter.py", "bots/target/still.c"].iter().enumerate() {
-        let sub = Submission::from_path(&repo().join(path), &SubmissionLimits::default()).unwrap();
+    for (i, path) in bots.iter().enumerate() {
+        let sub = Submission::from_path(path, &SubmissionLimits::default()).unwrap();
         let bot = store::create_bot(pool, ladder, owner, &format!("{name}-{i}")).await.unwrap();
         store::submit_version(pool, bot, &sub.language.name, &sub.main, &sub.source_tar(), &sub.source_hash()).await.unwrap();
     }
@@ -309,7 +309,7 @@ async fn a_postgres_restart_under_running_workers_loses_nothing() {
 async fn sigterm_mid_match_gives_the_job_back() {
     let Some(pg) = postgres("sigterm") else { return };
     let pool = koth_scheduler::db::connect_and_migrate(&pg.url(), 4).await.unwrap();
-    long_target_ladder(&pool, "target-long").await;
+    long_target_ladder(&pool, "target-long", &[repo().join("bots/target/drifter.py"), repo().join("bots/target/still.c")]).await;
     let url = pg.url();
     let mut runner = Service::start(
         &["runner", "--name", "term-1", "--lease", "30s", "--grace", "0s", "--allow-host-toolchains"],
@@ -369,7 +369,12 @@ async fn sigterm_mid_match_gives_the_job_back() {
 async fn a_runner_stopped_mid_match_rates_nobody_and_the_match_is_played_again() {
     let Some(pg) = postgres("stalled") else { return };
     let pool = koth_scheduler::db::connect_and_migrate(&pg.url(), 4).await.unwrap();
-    long_target_ladder(&pool, "target-stalled").await;
+    // A bot that takes 5 ms a move: the engine spends most of each turn
+    // waiting for it, where a stop is caught (with answers in microseconds
+    // most stops fell between turns, and were rightly charged to nobody).
+    let slow = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("stalled-slow-still.c");
+    std::fs::write(&slow, "#include <stdio.h>\n#include <unistd.h>\nint main(void) {\n    char line[4096];\n    while (fgets(line, sizeof line, stdin)) { usleep(5000); puts(\"2\"); fflush(stdout); }\n    return 0;\n}\n").unwrap();
+    long_target_ladder(&pool, "target-stalled", &[repo().join("bots/target/drifter.py"), slow]).await;
     let url = pg.url();
     let mut runner = Service::start(
         &["runner", "--name", "stalled-1", "--lease", "60s", "--grace", "1s", "--allow-host-toolchains"],
@@ -395,7 +400,7 @@ async fn a_runner_stopped_mid_match_rates_nobody_and_the_match_is_played_again()
     // a stop that falls between two turns stalls no clock, one in a turn
     // ends the match as the machine's fault.
     tokio::time::sleep(Duration::from_millis(300)).await;
-    for _ in 0..6 {
+    for _ in 0..10 {
         let attempt: i32 = sqlx::query_scalar("SELECT attempt FROM jobs WHERE id = $1").bind(job).fetch_one(&pool).await.unwrap();
         if attempt > 1 {
             break;
