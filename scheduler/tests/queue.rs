@@ -365,9 +365,20 @@ async fn claims_are_planned_once_per_connection() {
 /// (in its result's transaction), as `koth runner` does.
 async fn chain(q: &Queue, holder: &str, job: &Claimed) -> Result<Option<Claimed>, QueueError> {
     let mut tx = q.pool().begin().await?;
-    let next = Queue::complete_and_claim(&mut tx, job, holder, &["noop"], LEASE, &FairShare::default()).await?;
-    tx.commit().await?;
-    Ok(next)
+    match Queue::complete_and_claim(&mut tx, job, holder, &["noop"], LEASE, &FairShare::default()).await {
+        Ok(next) => {
+            tx.commit().await?;
+            Ok(next)
+        }
+        // Rolled back before returning: a dropped transaction is rolled
+        // back later, on the connection's next use, and until then the
+        // failed statement's row locks stand (a claim right after skipped
+        // the locked job and took the next: CI, 2026-11-26).
+        Err(e) => {
+            tx.rollback().await?;
+            Err(e)
+        }
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
@@ -404,7 +415,7 @@ async fn a_chained_completion_is_fenced_and_claims_by_priority() {
     assert!(
         matches!(Queue::complete_and_claim(&mut tx, &next, "a", &["noop"], LEASE, &FairShare::default()).await, Err(QueueError::Stale(i)) if i == first)
     );
-    drop(tx);
+    tx.rollback().await.unwrap();
     assert_eq!(state(&q, low).await.0, "available", "nothing claimed by the stale worker");
     let leaked: i64 = sqlx::query_scalar("SELECT count(*) FROM jobs WHERE payload ? 'stale'").fetch_one(q.pool()).await.unwrap();
     assert_eq!(leaked, 0);
