@@ -91,7 +91,7 @@ async fn a_running_match_shows_its_progress() {
         let (_, mine) = api.call("GET", "/api/me/bots", Some(&token), Vec::new()).await;
         bots.push(mine.as_array().unwrap().iter().find(|b| b["name"] == name).unwrap()["id"].as_i64().unwrap());
     }
-    let m = store::create_challenge(&pool, ladder, &bots, 5, author).await.unwrap();
+    let m = store::create_challenge(&pool, ladder, &bots, 5, author, None).await.unwrap();
     // 300 turns of 10 ms a move: seconds of play, watched as a page does:
     // its progress, and its frames and turns as they are written.
     let mut seen: Vec<i64> = Vec::new();

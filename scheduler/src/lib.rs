@@ -20,6 +20,7 @@ pub mod ladder;
 pub mod metrics;
 pub mod packed;
 pub mod pg;
+pub mod quota;
 pub mod rating;
 pub mod served;
 pub mod types;

@@ -207,13 +207,13 @@ async fn challenges_are_unrated_and_failing_bots_are_disabled() {
     let ladder = store::create_ladder(&pool, "target-ch", &koth_games::GameKind::Target.into(), &settings).await.unwrap();
     let a = ready_bot(&pool, ladder, owner, "a").await;
     let b = ready_bot(&pool, ladder, owner, "b").await;
-    let m = store::create_challenge(&pool, ladder, &[a, b], 9, owner).await.unwrap();
+    let m = store::create_challenge(&pool, ladder, &[a, b], 9, owner, None).await.unwrap();
     let q = Queue::new(pool.clone());
     let job = q.claim("w", &["match"], Duration::from_secs(60)).await.unwrap().unwrap();
     assert_eq!(job.job(), Ok(Job::Match { match_id: m }), "challenges go first");
     q.release(&job).await.unwrap();
-    let err = store::create_challenge(&pool, ladder, &[a, 999_999], 9, owner).await.unwrap_err();
-    assert!(matches!(&err, store::StoreError::Invalid(why) if why.contains("every bot")), "{err}");
+    let err = store::create_challenge(&pool, ladder, &[a, 999_999], 9, owner, None).await.unwrap_err();
+    assert!(matches!(&err, store::ChallengeError::Invalid(why) if why.contains("every bot")), "{err}");
 
     // Bot a crashes in every match: after 10 it is disabled, with the reason.
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(4);
@@ -273,7 +273,7 @@ async fn live_turns_belong_to_the_attempt_that_holds_the_job() {
     let settings = config("rated", json!({"seats": 2, "concurrency": 1}));
     let ladder = store::create_ladder(&pool, "target-live", &koth_games::GameKind::Target.into(), &settings).await.unwrap();
     let (a, b) = (ready_bot(&pool, ladder, owner, "a").await, ready_bot(&pool, ladder, owner, "b").await);
-    let m = store::create_challenge(&pool, ladder, &[a, b], 3, owner).await.unwrap();
+    let m = store::create_challenge(&pool, ladder, &[a, b], 3, owner, None).await.unwrap();
     let rows = |pool: PgPool| async move {
         sqlx::query_scalar::<_, i64>("SELECT count(*) FROM match_live WHERE match_id = $1").bind(m).fetch_one(&pool).await.unwrap()
     };

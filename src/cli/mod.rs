@@ -42,6 +42,14 @@ pub struct ApiArgs {
     #[arg(long, env = "KOTH_COMPILES_QUEUED", default_value_t = koth_scheduler::api::DEFAULT_COMPILES_QUEUED,
           value_parser = clap::value_parser!(u32).range(1..))]
     pub compiles_queued: u32,
+    /// Accounts that may be made from one address in an hour.
+    #[arg(long, env = "KOTH_SIGNUPS_PER_ADDRESS_HOUR", default_value_t = koth_scheduler::api::DEFAULT_SIGNUPS.per_address_per_hour,
+          value_parser = clap::value_parser!(u32).range(1..))]
+    pub signups_per_address_hour: u32,
+    /// Accounts that may be made in all in an hour.
+    #[arg(long, env = "KOTH_SIGNUPS_PER_HOUR", default_value_t = koth_scheduler::api::DEFAULT_SIGNUPS.per_hour,
+          value_parser = clap::value_parser!(u32).range(1..))]
+    pub signups_per_hour: u32,
 }
 
 impl ApiArgs {
@@ -52,6 +60,10 @@ impl ApiArgs {
             submissions_per_hour: self.submissions_per_hour,
             upload_bytes_per_day: self.upload_mib_per_day << 20,
             compiles_queued: self.compiles_queued,
+            signups: koth_scheduler::quota::SignupLimits {
+                per_address_per_hour: self.signups_per_address_hour,
+                per_hour: self.signups_per_hour,
+            },
         }
     }
 }

@@ -170,7 +170,7 @@ pub fn web(a: WebArgs) -> anyhow::Result<i32> {
         let mut stop = shutdown_signal();
         let app = koth_scheduler::api::router_with(pool.clone(), a.api.options());
         eprintln!("koth web is up at http://{}/", listener.local_addr()?);
-        axum::serve(listener, app)
+        axum::serve(listener, app.into_make_service_with_connect_info::<std::net::SocketAddr>())
             .with_graceful_shutdown(async move {
                 let _ = stop.wait_for(|s| *s).await;
             })

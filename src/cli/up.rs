@@ -122,7 +122,7 @@ async fn serve(a: &UpArgs, url: &str, lock: &UpLock) -> anyhow::Result<i32> {
     let app = koth_scheduler::api::router_with(pool.clone(), a.api.options());
     let mut stop_http = stop.clone();
     let server = tokio::spawn(async move {
-        axum::serve(listener, app)
+        axum::serve(listener, app.into_make_service_with_connect_info::<std::net::SocketAddr>())
             .with_graceful_shutdown(async move {
                 let _ = stop_http.wait_for(|s| *s).await;
             })

@@ -34,9 +34,25 @@ impl Api {
         token: Option<&str>,
         body: impl Into<Vec<u8>>,
     ) -> (StatusCode, Option<String>, Value) {
+        self.call_from(None, method, uri, token, body).await
+    }
+
+    /// [`Api::call_full`] as if over a socket from `peer` (what `koth web`
+    /// passes its handlers).
+    pub async fn call_from(
+        &self,
+        peer: Option<std::net::SocketAddr>,
+        method: &str,
+        uri: &str,
+        token: Option<&str>,
+        body: impl Into<Vec<u8>>,
+    ) -> (StatusCode, Option<String>, Value) {
         let mut req = Request::builder().method(method).uri(uri);
         if let Some(t) = token {
             req = req.header("authorization", format!("Bearer {t}"));
+        }
+        if let Some(peer) = peer {
+            req = req.extension(axum::extract::ConnectInfo(peer));
         }
         let resp = self.0.clone().oneshot(req.body(Body::from(body.into())).unwrap()).await.unwrap();
         let status = resp.status();

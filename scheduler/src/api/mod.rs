@@ -42,6 +42,7 @@ use crate::db::replays::{self, StoredReplay};
 use crate::db::runners::{self, Can};
 use crate::db::{accounts, reads};
 use crate::packed::{self, PackedReplay};
+use crate::quota::{self, OverLimit, SignupLimits};
 use crate::types::*;
 
 /// Largest request body (an upload).
@@ -73,6 +74,20 @@ pub struct ApiOptions {
     /// Versions of one account waiting for their compile at once: compiles
     /// go ahead of every match.
     pub compiles_queued: u32,
+    /// Accounts made through the API from one address, and in all, in an
+    /// hour (`koth up` and the host make theirs without).
+    pub signups: SignupLimits,
+}
+
+impl ApiOptions {
+    /// The submission limits of an ordinary account.
+    pub fn submission_limits(&self) -> quota::SubmissionLimits {
+        quota::SubmissionLimits {
+            compiles_queued: self.compiles_queued,
+            submissions_per_hour: self.submissions_per_hour,
+            upload_bytes_per_day: self.upload_bytes_per_day,
+        }
+    }
 }
 
 impl Default for ApiOptions {
@@ -83,6 +98,7 @@ impl Default for ApiOptions {
             submissions_per_hour: DEFAULT_SUBMISSIONS_PER_HOUR,
             upload_bytes_per_day: DEFAULT_UPLOAD_BYTES_PER_DAY,
             compiles_queued: DEFAULT_COMPILES_QUEUED,
+            signups: DEFAULT_SIGNUPS,
         }
     }
 }
@@ -95,6 +111,15 @@ pub const DEFAULT_SUBMISSIONS_PER_HOUR: u32 = 30;
 pub const DEFAULT_UPLOAD_BYTES_PER_DAY: u64 = 100 << 20;
 /// [`ApiOptions::compiles_queued`] by default.
 pub const DEFAULT_COMPILES_QUEUED: u32 = 8;
+
+/// [`ApiOptions::signups`] by default: a class behind one address signs
+/// up within the first, and a contest's opening hour within the second.
+pub const DEFAULT_SIGNUPS: SignupLimits = SignupLimits { per_address_per_hour: 20, per_hour: 600 };
+
+/// A 429 for a request over one of its limits.
+fn over_limit(e: OverLimit) -> Response {
+    too_many(e.retry_after_secs, e.message)
+}
 
 /// A 429: which limit, and when to try again.
 fn too_many(retry_after_secs: f64, msg: String) -> Response {
@@ -502,18 +527,26 @@ async fn openapi() -> Response {
 
 /// Create an account; its token is returned this once.
 #[utoipa::path(post, path = "/api/users", tag = "accounts", request_body = NewUser,
-    responses((status = 201, body = NewAccount), (status = 409, body = ErrorBody, description = "The name is taken")))]
-async fn create_user(State(s): State<AppState>, ApiBody(body): ApiBody) -> ApiResult<Response> {
+    responses((status = 201, body = NewAccount), (status = 409, body = ErrorBody, description = "The name is taken"),
+              (status = 429, body = ErrorBody, description = "Too many accounts made lately, from this address or in all; see Retry-After")))]
+async fn create_user(
+    State(s): State<AppState>,
+    peer: Option<axum::Extension<axum::extract::ConnectInfo<std::net::SocketAddr>>>,
+    ApiBody(body): ApiBody,
+) -> ApiResult<Response> {
     let u: NewUser = json_body(&body, r#"{"name": "..."}"#)?;
     if !valid_name(&u.name) {
         return Err(bad(NAME_RULE));
     }
-    match create_account_for(&s.pool, &u.name, false, s.options.token_lifetime).await {
-        Ok((id, token)) => Ok((StatusCode::CREATED, Json(NewAccount { id, name: u.name, token })).into_response()),
-        Err(sqlx::Error::Database(e)) if e.is_unique_violation() => {
+    let token = new_token();
+    let address = peer.map(|p| p.0 .0.ip());
+    match accounts::sign_up(&s.pool, &u.name, address, &s.options.signups, &token_hash(&token), s.options.token_lifetime).await {
+        Ok(id) => Ok((StatusCode::CREATED, Json(NewAccount { id, name: u.name, token })).into_response()),
+        Err(accounts::SignupError::OverLimit(e)) => Ok(over_limit(e)),
+        Err(accounts::SignupError::Db(sqlx::Error::Database(e))) if e.is_unique_violation() => {
             Err(ApiError(StatusCode::CONFLICT, format!("the name {:?} is taken", u.name)))
         }
-        Err(e) => Err(e.into()),
+        Err(accounts::SignupError::Db(e)) => Err(e.into()),
     }
 }
 
@@ -1088,15 +1121,20 @@ async fn submit(
     }
     ladder_exists(&s.pool, ladder).await?;
     if let Some(deadline) = contests::submissions_closed(&s.pool, ladder).await? {
-        return Err(forbidden(&format!(
-            "submissions to this ladder closed at its deadline, {deadline}; the versions ready then play on (GET /api/ladders/{ladder}/contest)"
-        )));
+        return Err(forbidden(&closed_at(ladder, &deadline)));
     }
     let file =
         q.file.ok_or_else(|| bad("say the file's name: ?file=bot.py (its extension picks the language; archives: .tar, .tar.gz, .zip)"))?;
-    let usage = if who.is_host { None } else { Some(accounts::submission_usage(&s.pool, who.id).await?) };
-    if let Some(refused) = usage.as_ref().and_then(|u| submission_quota(&s.options, u, None)) {
-        return Ok(refused);
+    // A quick look before the upload is read (seconds for a large archive):
+    // refuses at once what is over a limit already. The limits hold by the
+    // check inside the transaction that stores the version (`store::submit`).
+    let limits = if who.is_host { None } else { Some(s.options.submission_limits()) };
+    if let Some(limits) = &limits {
+        let mut conn = s.pool.acquire().await?;
+        let usage = accounts::submission_usage(&mut conn, who.id).await?;
+        if let Err(e) = quota::check_submission(limits, &usage, None) {
+            return Ok(over_limit(e));
+        }
     }
     let bytes = body.to_vec();
     let sub = tokio::task::spawn_blocking(move || Submission::from_upload(&file, &bytes, &SubmissionLimits::default()))
@@ -1113,64 +1151,37 @@ async fn submit(
         ));
     }
     let stored = sub.source_tar();
-    if let Some(refused) = usage.as_ref().and_then(|u| submission_quota(&s.options, u, Some(stored.len()))) {
-        return Ok(refused);
-    }
-    let existing = reads::bot_by_name(&s.pool, ladder, &name).await?;
-    let (bot, created) = match existing {
-        Some((id, owner)) => {
-            if owner != who.id && !who.is_host {
-                return Err(forbidden("this bot belongs to someone else; choose another name"));
-            }
-            (id, false)
-        }
-        None => match crate::store::create_bot(&s.pool, ladder, who.id, &name).await {
-            Ok(id) => (id, true),
-            Err(sqlx::Error::Database(e)) if e.is_unique_violation() => {
-                return Err(ApiError(StatusCode::CONFLICT, "a bot of this name was just created; try again".into()))
-            }
-            Err(e) => return Err(e.into()),
-        },
-    };
     let language = sub.language.name.clone();
-    let (version, compile_job) = crate::store::submit_version(&s.pool, bot, &language, &sub.main, &stored, &sub.source_hash()).await?;
-    let status = if created { StatusCode::CREATED } else { StatusCode::ACCEPTED };
-    Ok((status, Json(Submitted { bot, version, compile_job, language, main: sub.main })).into_response())
+    let hash = sub.source_hash();
+    let new = crate::store::NewVersion {
+        ladder,
+        bot_name: &name,
+        owner: who.id,
+        owner_is_host: who.is_host,
+        language: &language,
+        main: &sub.main,
+        source: &stored,
+        source_hash: &hash,
+    };
+    use crate::store::SubmitError;
+    let done = match crate::store::submit(&s.pool, &new, limits.as_ref()).await {
+        Ok(done) => done,
+        Err(SubmitError::OverLimit(e)) => return Ok(over_limit(e)),
+        Err(SubmitError::Closed(deadline)) => return Err(forbidden(&closed_at(ladder, &deadline))),
+        Err(SubmitError::NotYours) => return Err(forbidden("this bot belongs to someone else; choose another name")),
+        Err(SubmitError::NoLadder) => return Err(not_found(&format!("ladder {ladder}"))),
+        Err(SubmitError::Db(e)) => return Err(e.into()),
+    };
+    let status = if done.created { StatusCode::CREATED } else { StatusCode::ACCEPTED };
+    let body = Submitted { bot: done.bot, version: done.version, compile_job: done.compile_job, language, main: sub.main };
+    Ok((status, Json(body)).into_response())
 }
 
-/// A 429 if one more version would take the account over one of its
-/// limits: compiles waiting and versions per hour (checked before the
-/// upload is read), bytes stored per day (`stored`: the new version's
-/// size, once known).
-fn submission_quota(o: &ApiOptions, u: &accounts::SubmissionUsage, stored: Option<usize>) -> Option<Response> {
-    if u.pending >= i64::from(o.compiles_queued) {
-        let msg = format!(
-            "{} of your versions are waiting for their compile, the most this server queues per account ({}); try again when one is compiled",
-            u.pending, o.compiles_queued
-        );
-        return Some(too_many(10.0, msg));
-    }
-    if u.last_hour >= i64::from(o.submissions_per_hour) {
-        let msg = format!(
-            "you submitted {} versions in the last hour, the most this server takes ({} an hour); the next one is accepted in {:.0} s",
-            u.last_hour,
-            o.submissions_per_hour,
-            u.hour_frees_in.ceil()
-        );
-        return Some(too_many(u.hour_frees_in, msg));
-    }
-    let total = u.bytes_last_day.saturating_add(stored.unwrap_or(0) as i64);
-    if stored.is_some() && total > o.upload_bytes_per_day as i64 {
-        let msg = format!(
-            "this version ({} bytes as stored) would take your uploads of the last 24 hours to {total} bytes, over this server's {} a \
-             day; the oldest of them stops counting in {:.0} s",
-            stored.unwrap_or(0),
-            o.upload_bytes_per_day,
-            u.day_frees_in.ceil()
-        );
-        return Some(too_many(u.day_frees_in, msg));
-    }
-    None
+/// Submissions to `ladder` are closed since `deadline`.
+fn closed_at(ladder: i64, deadline: &str) -> String {
+    format!(
+        "submissions to this ladder closed at its deadline, {deadline}; the versions ready then play on (GET /api/ladders/{ladder}/contest)"
+    )
 }
 
 /// A bot, its versions and rating.
@@ -1556,26 +1567,17 @@ async fn challenge(State(s): State<AppState>, headers: HeaderMap, ApiBody(body):
             return Err(forbidden("a challenge must include one of your own bots"));
         }
     }
-    if !who.is_host {
-        let in_flight = crate::store::challenges_in_flight(&s.pool, who.id).await?;
-        if in_flight >= i64::from(s.options.challenges_in_flight) {
-            let msg = format!(
-                "you have {in_flight} challenges queued or playing, the most this server allows at once ({}); \
-                 try again when one has finished, or cancel one (POST /api/matches/{{id}}/cancel)",
-                s.options.challenges_in_flight
-            );
-            return Ok(too_many(30.0, msg));
-        }
-    }
     let seed = {
         use rand::Rng;
         (rand::thread_rng().gen::<u64>() >> 1) as i64
     };
-    let id = match crate::store::create_challenge(&s.pool, c.ladder, &c.bots, seed, who.id).await {
+    let limit = if who.is_host { None } else { Some(s.options.challenges_in_flight) };
+    let id = match crate::store::create_challenge(&s.pool, c.ladder, &c.bots, seed, who.id, limit).await {
         Ok(id) => id,
-        Err(crate::store::StoreError::Invalid(why)) => return Err(ApiError(StatusCode::UNPROCESSABLE_ENTITY, why)),
+        Err(crate::store::ChallengeError::Invalid(why)) => return Err(ApiError(StatusCode::UNPROCESSABLE_ENTITY, why)),
+        Err(crate::store::ChallengeError::OverLimit(e)) => return Ok(over_limit(e)),
         // The database failing is not the caller's fault: 503, try again.
-        Err(crate::store::StoreError::Db(e)) => return Err(e.into()),
+        Err(crate::store::ChallengeError::Db(e)) => return Err(e.into()),
     };
     Ok((StatusCode::CREATED, Json(ChallengeCreated { match_id: id, rated: false })).into_response())
 }

@@ -8,6 +8,7 @@ use std::time::Duration;
 use sqlx::{PgConnection, PgPool, Row};
 
 use super::store::StoreError;
+use crate::quota::{check_signup, OverLimit, SignupLimits, SignupUsage, SubmissionUsage};
 use crate::types::{Me, TokenInfo};
 
 type Result<T> = std::result::Result<T, StoreError>;
@@ -155,23 +156,10 @@ pub async fn delete_account(pool: &PgPool, user: i64) -> Result<u64> {
     Ok(bots.len() as u64)
 }
 
-/// What an account has submitted lately (for its limits).
-#[derive(Debug, Default)]
-pub struct SubmissionUsage {
-    /// Versions created in the last hour, and seconds until the oldest of
-    /// them is an hour old.
-    pub last_hour: i64,
-    pub hour_frees_in: f64,
-    /// Bytes of sources uploaded in the last day, and seconds until the
-    /// oldest of them is a day old.
-    pub bytes_last_day: i64,
-    pub day_frees_in: f64,
-    /// Versions waiting for their compile.
-    pub pending: i64,
-}
-
-/// [`SubmissionUsage`] of an account's bots, in one statement.
-pub async fn submission_usage(pool: &PgPool, user: i64) -> Result<SubmissionUsage> {
+/// [`SubmissionUsage`] of an account's bots, in one statement; called
+/// inside the transaction that adds the version, after the account's lock
+/// ([`super::store::submit`]).
+pub async fn submission_usage(conn: &mut PgConnection, user: i64) -> std::result::Result<SubmissionUsage, sqlx::Error> {
     let r = sqlx::query(
         "SELECT count(*) FILTER (WHERE v.created_at > now() - interval '1 hour') AS last_hour, \
                 extract(epoch FROM min(v.created_at) FILTER (WHERE v.created_at > now() - interval '1 hour') \
@@ -184,7 +172,7 @@ pub async fn submission_usage(pool: &PgPool, user: i64) -> Result<SubmissionUsag
          WHERE b.owner_id = $1 AND (v.created_at > now() - interval '1 day' OR v.status = 'pending')",
     )
     .bind(user)
-    .fetch_one(pool)
+    .fetch_one(conn)
     .await?;
     Ok(SubmissionUsage {
         last_hour: r.get("last_hour"),
@@ -193,4 +181,76 @@ pub async fn submission_usage(pool: &PgPool, user: i64) -> Result<SubmissionUsag
         day_frees_in: r.get::<Option<f64>, _>("day_frees_in").unwrap_or(0.0),
         pending: r.get("pending"),
     })
+}
+
+/// Take the account's lock for the rest of the transaction: every write a
+/// per-account limit counts (a version, a challenge) takes it first, so a
+/// limit is read and its insert made with no other of the account's writes
+/// in between.
+pub async fn lock_account(conn: &mut PgConnection, user: i64) -> std::result::Result<(), sqlx::Error> {
+    sqlx::query("SELECT id FROM users WHERE id = $1 FOR UPDATE").bind(user).execute(conn).await?;
+    Ok(())
+}
+
+/// A sign-up refused, or the database failing.
+#[derive(Debug, thiserror::Error)]
+pub enum SignupError {
+    #[error("{}", .0.message)]
+    OverLimit(OverLimit),
+    #[error(transparent)]
+    Db(#[from] sqlx::Error),
+}
+
+/// Sign-ups are serialised by this advisory lock (one key for the whole
+/// server: they are rare, and the overall limit counts them all).
+const SIGNUP_LOCK: i64 = 0x6b6f_7468_5f73_6967; // "koth_sig"
+
+/// An ordinary account made through the API from `address`, and its first
+/// token's hash, if [`SignupLimits`] allow it now: counted and inserted
+/// under one lock, in one transaction. Addresses older than the hour the
+/// limits look back over are cleared on the way.
+pub async fn sign_up(
+    pool: &PgPool,
+    name: &str,
+    address: Option<std::net::IpAddr>,
+    limits: &SignupLimits,
+    token_hash: &[u8],
+    lifetime: Option<Duration>,
+) -> std::result::Result<i64, SignupError> {
+    let mut tx = pool.begin().await?;
+    sqlx::query("SELECT pg_advisory_xact_lock($1)").bind(SIGNUP_LOCK).execute(&mut *tx).await?;
+    sqlx::query("UPDATE users SET signup_address = NULL WHERE signup_address IS NOT NULL AND created_at < now() - interval '1 hour'")
+        .execute(&mut *tx)
+        .await?;
+    let address = address.map(|a| a.to_string());
+    let r = sqlx::query(
+        "SELECT count(*) AS last_hour, \
+                extract(epoch FROM min(created_at) + interval '1 hour' - clock_timestamp())::float8 AS hour_frees_in, \
+                count(*) FILTER (WHERE signup_address = $1::inet) AS from_address, \
+                extract(epoch FROM min(created_at) FILTER (WHERE signup_address = $1::inet) + interval '1 hour' \
+                                   - clock_timestamp())::float8 AS address_frees_in \
+         FROM users WHERE NOT is_host AND created_at > clock_timestamp() - interval '1 hour'",
+    )
+    .bind(&address)
+    .fetch_one(&mut *tx)
+    .await?;
+    let usage = SignupUsage {
+        last_hour: r.get("last_hour"),
+        hour_frees_in: r.get::<Option<f64>, _>("hour_frees_in").unwrap_or(0.0),
+        from_address: r.get("from_address"),
+        address_frees_in: r.get::<Option<f64>, _>("address_frees_in").unwrap_or(0.0),
+    };
+    check_signup(limits, &usage).map_err(SignupError::OverLimit)?;
+    // clock_timestamp(), not the transaction's start: the next sign-up,
+    // waiting on the lock, counts this one by when it was made.
+    let id: i64 = sqlx::query_scalar(
+        "INSERT INTO users (name, is_host, signup_address, created_at) VALUES ($1, false, $2::inet, clock_timestamp()) RETURNING id",
+    )
+    .bind(name)
+    .bind(&address)
+    .fetch_one(&mut *tx)
+    .await?;
+    insert_token(&mut tx, id, "first", token_hash, lifetime).await?;
+    tx.commit().await?;
+    Ok(id)
 }

@@ -7,7 +7,7 @@ use crate::contest::{self, FinalStandings, FinalsPlan, Phase};
 use crate::store::{self, Stage, StoreError};
 
 /// Times as the API gives them: RFC 3339 in UTC.
-const UTC: &str = r#"'YYYY-MM-DD"T"HH24:MI:SS"Z"'"#;
+pub(super) const UTC: &str = r#"'YYYY-MM-DD"T"HH24:MI:SS"Z"'"#;
 
 /// A ladder's contest columns.
 #[derive(Clone, Debug, PartialEq)]
@@ -87,9 +87,12 @@ pub async fn set_deadline(pool: &PgPool, ladder: i64, deadline: &Deadline) -> Re
     }
     let q = match deadline {
         Deadline::At(at) => sqlx::query("UPDATE ladders SET deadline = $2::timestamptz WHERE id = $1").bind(ladder).bind(at.clone()),
-        Deadline::InSeconds(s) => {
-            sqlx::query("UPDATE ladders SET deadline = now() + make_interval(secs => $2) WHERE id = $1").bind(ladder).bind(f64::from(*s))
-        }
+        // From the clock once the row is ours, not from the transaction's
+        // start: a submission that held the row (`store::submit`) committed
+        // before this deadline, never after it.
+        Deadline::InSeconds(s) => sqlx::query("UPDATE ladders SET deadline = clock_timestamp() + make_interval(secs => $2) WHERE id = $1")
+            .bind(ladder)
+            .bind(f64::from(*s)),
         Deadline::Remove => sqlx::query("UPDATE ladders SET deadline = NULL WHERE id = $1").bind(ladder),
     };
     match q.execute(&mut *tx).await {

@@ -195,7 +195,8 @@ pub async fn create_bot(pool: &PgPool, ladder_id: i64, owner_id: i64, name: &str
         .await
 }
 
-/// A new version of a bot, with its compile job, in one transaction.
+/// A new version of a bot, with its compile job, in one transaction (no
+/// limits: the host's and the tests' way; the API's is [`submit`]).
 /// `source` is the checked sources as a tar archive.
 pub async fn submit_version(
     pool: &PgPool,
@@ -208,6 +209,20 @@ pub async fn submit_version(
     let mut tx = pool.begin().await?;
     // Serialise version numbers per bot.
     sqlx::query("SELECT id FROM bots WHERE id = $1 FOR UPDATE").bind(bot_id).execute(&mut *tx).await?;
+    let ids = insert_version(&mut tx, bot_id, language, main, source, source_hash).await?;
+    tx.commit().await?;
+    Ok(ids)
+}
+
+/// The version's row and its compile job; the caller holds the bot's lock.
+async fn insert_version(
+    conn: &mut PgConnection,
+    bot_id: i64,
+    language: &str,
+    main: &str,
+    source: &[u8],
+    source_hash: &str,
+) -> Result<(i64, i64), sqlx::Error> {
     let version_id: i64 = sqlx::query_scalar(
         "INSERT INTO bot_versions (bot_id, number, language, main, source, source_hash) \
          VALUES ($1, (SELECT coalesce(max(number), 0) + 1 FROM bot_versions WHERE bot_id = $1), $2, $3, $4, $5) \
@@ -218,12 +233,126 @@ pub async fn submit_version(
     .bind(main)
     .bind(source)
     .bind(source_hash)
-    .fetch_one(&mut *tx)
+    .fetch_one(&mut *conn)
     .await?;
-    let job = enqueue_job(&mut tx, Job::Compile { version: version_id }, PRIORITY_COMPILE).await?;
-    sqlx::query("UPDATE bot_versions SET compile_job = $2 WHERE id = $1").bind(version_id).bind(job).execute(&mut *tx).await?;
-    tx.commit().await?;
+    let job = enqueue_job(&mut *conn, Job::Compile { version: version_id }, PRIORITY_COMPILE).await?;
+    sqlx::query("UPDATE bot_versions SET compile_job = $2 WHERE id = $1").bind(version_id).bind(job).execute(&mut *conn).await?;
     Ok((version_id, job))
+}
+
+/// A new version as the API submits it: to bot `bot_name` of `ladder`,
+/// made by `owner` if it does not exist yet.
+#[derive(Clone, Debug)]
+pub struct NewVersion<'a> {
+    pub ladder: i64,
+    pub bot_name: &'a str,
+    pub owner: i64,
+    /// A host may add versions to anyone's bot.
+    pub owner_is_host: bool,
+    pub language: &'a str,
+    pub main: &'a str,
+    /// The checked sources as a tar archive.
+    pub source: &'a [u8],
+    pub source_hash: &'a str,
+}
+
+/// A version stored, with its compile job.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SubmittedVersion {
+    pub bot: i64,
+    /// The bot was made by this submission.
+    pub created: bool,
+    pub version: i64,
+    pub compile_job: i64,
+}
+
+/// Why [`submit`] stored nothing.
+#[derive(Debug, thiserror::Error)]
+pub enum SubmitError {
+    /// The ladder's deadline had passed when the version would have been
+    /// committed (the time it closed).
+    #[error("submissions to this ladder closed at its deadline, {0}")]
+    Closed(String),
+    #[error("{}", .0.message)]
+    OverLimit(crate::quota::OverLimit),
+    #[error("this bot belongs to someone else; choose another name")]
+    NotYours,
+    #[error("no such ladder")]
+    NoLadder,
+    #[error(transparent)]
+    Db(#[from] sqlx::Error),
+}
+
+/// Store a submitted version and its compile job, creating its bot if
+/// needed, in one transaction that also applies the account's limits
+/// (`limits`: `None` for hosts) and the ladder's deadline:
+///
+/// 1. the account's lock ([`super::accounts::lock_account`]): the
+///    account's other submissions wait here, so the usage read next counts
+///    every version committed before this one;
+/// 2. the ladder's row, shared: the deadline cannot move and the finals
+///    cannot start until this commits;
+/// 3. the usage, checked against the limits with this version's size;
+/// 4. the bot (made, or found and its owner checked) and the version;
+/// 5. the deadline, against the clock at that moment
+///    (`clock_timestamp()`, not the transaction's start), just before the
+///    commit.
+///
+/// A refusal rolls everything back: nothing of it is stored.
+pub async fn submit(
+    pool: &PgPool,
+    new: &NewVersion<'_>,
+    limits: Option<&crate::quota::SubmissionLimits>,
+) -> Result<SubmittedVersion, SubmitError> {
+    let mut tx = pool.begin().await?;
+    super::accounts::lock_account(&mut tx, new.owner).await?;
+    let ladder: Option<i64> =
+        sqlx::query_scalar("SELECT id FROM ladders WHERE id = $1 FOR SHARE").bind(new.ladder).fetch_optional(&mut *tx).await?;
+    if ladder.is_none() {
+        return Err(SubmitError::NoLadder);
+    }
+    if let Some(limits) = limits {
+        let usage = super::accounts::submission_usage(&mut tx, new.owner).await?;
+        crate::quota::check_submission(limits, &usage, Some(new.source.len())).map_err(SubmitError::OverLimit)?;
+    }
+    // Made here, or found (and locked, which also serialises version
+    // numbers per bot); a bot made at the same moment by another account's
+    // transaction is waited for, then found.
+    let made: Option<i64> = sqlx::query_scalar(
+        "INSERT INTO bots (ladder_id, owner_id, name) VALUES ($1, $2, $3) ON CONFLICT (ladder_id, name) DO NOTHING RETURNING id",
+    )
+    .bind(new.ladder)
+    .bind(new.owner)
+    .bind(new.bot_name)
+    .fetch_optional(&mut *tx)
+    .await?;
+    let (bot, created) = match made {
+        Some(id) => (id, true),
+        None => {
+            let r = sqlx::query("SELECT id, owner_id FROM bots WHERE ladder_id = $1 AND name = $2 FOR UPDATE")
+                .bind(new.ladder)
+                .bind(new.bot_name)
+                .fetch_one(&mut *tx)
+                .await?;
+            if r.get::<i64, _>("owner_id") != new.owner && !new.owner_is_host {
+                return Err(SubmitError::NotYours);
+            }
+            (r.get("id"), false)
+        }
+    };
+    let (version, compile_job) = insert_version(&mut tx, bot, new.language, new.main, new.source, new.source_hash).await?;
+    let closed: Option<String> = sqlx::query_scalar(&format!(
+        "SELECT to_char(deadline AT TIME ZONE 'UTC', {UTC}) FROM ladders WHERE id = $1 AND deadline <= clock_timestamp()",
+        UTC = super::contests::UTC
+    ))
+    .bind(new.ladder)
+    .fetch_optional(&mut *tx)
+    .await?;
+    if let Some(at) = closed {
+        return Err(SubmitError::Closed(at));
+    }
+    tx.commit().await?;
+    Ok(SubmittedVersion { bot, created, version, compile_job })
 }
 
 /// What a compile job needs.
@@ -520,12 +649,30 @@ pub async fn match_to_play(pool: &PgPool, match_id: i64) -> Result<Option<MatchT
 /// queued ahead of ladder matches within its fair share of the runners
 /// ([`crate::queue::FairShare`]), asked for by `requested_by` (who may
 /// cancel it). Every bot must have a ready version, and appear once.
-pub async fn create_challenge(pool: &PgPool, ladder_id: i64, seats: &[i64], seed: i64, requested_by: i64) -> Result<i64, StoreError> {
+/// `in_flight_limit` (`None` for hosts): the challenges the account may
+/// have queued or playing, counted after the account's lock in the
+/// transaction that adds this one.
+pub async fn create_challenge(
+    pool: &PgPool,
+    ladder_id: i64,
+    seats: &[i64],
+    seed: i64,
+    requested_by: i64,
+    in_flight_limit: Option<u32>,
+) -> Result<i64, ChallengeError> {
     let distinct: std::collections::HashSet<&i64> = seats.iter().collect();
     if distinct.len() != seats.len() {
-        return Err(StoreError::Invalid("a bot cannot play itself: name each bot once".into()));
+        return Err(ChallengeError::Invalid("a bot cannot play itself: name each bot once".into()));
     }
     let mut tx = pool.begin().await?;
+    super::accounts::lock_account(&mut tx, requested_by).await?;
+    if let Some(limit) = in_flight_limit {
+        let in_flight: i64 = sqlx::query_scalar("SELECT count(*) FROM matches WHERE requested_by = $1 AND state = 'queued'")
+            .bind(requested_by)
+            .fetch_one(&mut *tx)
+            .await?;
+        crate::quota::check_challenge(limit, in_flight).map_err(ChallengeError::OverLimit)?;
+    }
     let ready: i64 = sqlx::query_scalar(
         "SELECT count(*) FROM bots WHERE id = ANY($1) AND ladder_id = $2 AND current_version IS NOT NULL AND disabled_reason IS NULL",
     )
@@ -534,7 +681,7 @@ pub async fn create_challenge(pool: &PgPool, ladder_id: i64, seats: &[i64], seed
     .fetch_one(&mut *tx)
     .await?;
     if ready as usize != distinct.len() {
-        return Err(StoreError::Invalid("every bot of a challenge must be on this ladder, enabled, with a compiled version".into()));
+        return Err(ChallengeError::Invalid("every bot of a challenge must be on this ladder, enabled, with a compiled version".into()));
     }
     let id = create_match(&mut tx, ladder_id, seats, seed, false, PRIORITY_CHALLENGE).await?;
     sqlx::query("UPDATE matches SET requested_by = $2 WHERE id = $1").bind(id).bind(requested_by).execute(&mut *tx).await?;
@@ -542,9 +689,16 @@ pub async fn create_challenge(pool: &PgPool, ladder_id: i64, seats: &[i64], seed
     Ok(id)
 }
 
-/// Challenges an account asked for that are not over yet.
-pub async fn challenges_in_flight(pool: &PgPool, user: i64) -> Result<i64, sqlx::Error> {
-    sqlx::query_scalar("SELECT count(*) FROM matches WHERE requested_by = $1 AND state = 'queued'").bind(user).fetch_one(pool).await
+/// Why [`create_challenge`] queued nothing.
+#[derive(Debug, thiserror::Error)]
+pub enum ChallengeError {
+    /// The bots cannot play this challenge (the caller's mistake).
+    #[error("{0}")]
+    Invalid(String),
+    #[error("{}", .0.message)]
+    OverLimit(crate::quota::OverLimit),
+    #[error(transparent)]
+    Db(#[from] sqlx::Error),
 }
 
 /// Cancel the queued matches in `matches` whose job no runner holds yet
