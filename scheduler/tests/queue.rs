@@ -478,7 +478,7 @@ async fn claim_all(q: &Queue, chained: bool) -> Vec<i32> {
 async fn challenges_take_their_share_of_starts_and_no_more_while_ladder_matches_wait() {
     let Some(pg) = common::postgres("fair-share") else { return };
     let pool = common::pool(&pg, 4).await;
-    let share = FairShare { priority: 50, share: 0.2, window: Duration::from_secs(300) };
+    let share = FairShare { priority: 50, share: 0.2, window: Duration::from_secs(300), ..FairShare::NONE };
     for (chained, strict) in [(false, false), (true, false), (false, true)] {
         sqlx::query("DELETE FROM jobs").execute(&pool).await.unwrap();
         let q = Queue::new(pool.clone()).with_fair_share(FairShare { share: if strict { 1.0 } else { share.share }, ..share });
@@ -504,4 +504,127 @@ async fn challenges_take_their_share_of_starts_and_no_more_while_ladder_matches_
         assert!(order[..last_ladder].contains(&50), "challenges were not starved either: {order:?}");
         assert!(order[last_ladder + 1..].iter().all(|&p| p == 50), "then the remaining challenges: {order:?}");
     }
+}
+
+/// `n` jobs of `kind` at `priority`, charged to `account` (as
+/// `store::submit` charges a version's compile to its owner).
+async fn enqueue_for(q: &Queue, kind: &str, priority: i32, account: Option<i64>, n: usize) -> Vec<i64> {
+    let mut ids = Vec::new();
+    for i in 0..n {
+        let id = q.enqueue(kind, &json!({ "i": i, "account": account }), priority, 3).await.unwrap();
+        sqlx::query("UPDATE jobs SET account_id = $2 WHERE id = $1").bind(id).bind(account).execute(q.pool()).await.unwrap();
+        ids.push(id);
+    }
+    ids
+}
+
+/// One account's compiles run one at a time (the default), whatever else
+/// waits or does not: another account's go on, a host's are not counted,
+/// and the next of the account's starts when its running one ends.
+#[tokio::test]
+async fn one_accounts_compiles_run_one_at_a_time() {
+    let Some(pg) = common::postgres("compiles-per-account") else { return };
+    let q = Queue::new(common::pool(&pg, 4).await).with_fair_share(FairShare { compiles_per_account: 1, ..FairShare::NONE });
+    let a = enqueue_for(&q, "compile", 100, Some(1), 3).await;
+    let b = enqueue_for(&q, "compile", 100, Some(2), 2).await;
+    let host = enqueue_for(&q, "compile", 100, None, 2).await;
+    let ladder = enqueue_for(&q, "match", 0, None, 1).await;
+    let mut held = Vec::new();
+    while let Some(job) = q.claim("w", &["compile", "match"], LEASE).await.unwrap() {
+        held.push(job);
+    }
+    let ids: Vec<i64> = held.iter().map(|j| j.id).collect();
+    assert_eq!(ids, vec![a[0], b[0], host[0], host[1], ladder[0]], "one of each account's at once, the host's all");
+    let a0 = held.iter().find(|j| j.id == a[0]).unwrap().clone();
+    complete(&q, &a0).await.unwrap();
+    let next = q.claim("w", &["compile", "match"], LEASE).await.unwrap().map(|j| j.id);
+    assert_eq!(next, Some(a[1]), "the account's next compile starts when its running one ends");
+    assert_eq!(q.claim("w", &["compile", "match"], LEASE).await.unwrap(), None);
+}
+
+/// A flood of slow compiles from 12 fresh accounts while a ladder has
+/// matches waiting, with two simulated runners (a compile holds one for
+/// 0.75 s, a match for 50 ms): the accounts' compiles get at most their
+/// share of the runners' time (10 % over a 6 s window here, about the
+/// default's longest compile to window, 120 s to 15 min), the ladder the
+/// rest; with a share of 1 (compiles first, as koth had it) the compiles
+/// take nearly all of it. Asserted is the share of runner time each kind
+/// got after the first window (before it the window holds no history, and
+/// runners claiming in the same instant may both start a compile), from
+/// the jobs table, not a pace; the ladder's pace against a phase without
+/// the flood is printed.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn compiles_from_fresh_accounts_take_their_share_of_runner_time_while_matches_wait() {
+    let Some(pg) = common::postgres("compile-share") else { return };
+    let pool = common::pool(&pg, 8).await;
+    const RUNNERS: usize = 2;
+    const COMPILE: Duration = Duration::from_millis(750);
+    const WINDOW: Duration = Duration::from_secs(6);
+    let mut pace = Vec::new();
+    for (flood, share, phase) in [(false, 0.1, 10), (true, 0.1, 20), (true, 1.0, 8)] {
+        sqlx::query("DELETE FROM jobs").execute(&pool).await.unwrap();
+        let q = Queue::new(pool.clone()).with_fair_share(FairShare {
+            compile_share: share,
+            compile_window: WINDOW,
+            compiles_per_account: 1,
+            ..FairShare::NONE
+        });
+        enqueue_for(&q, "match", 0, None, 2000).await;
+        if flood {
+            for account in 1..=12 {
+                enqueue_for(&q, "compile", 100, Some(account), 4).await;
+            }
+        }
+        let end = Instant::now() + Duration::from_secs(phase);
+        let mut runners = Vec::new();
+        for r in 0..RUNNERS {
+            let q = q.clone();
+            runners.push(tokio::spawn(async move {
+                while Instant::now() < end {
+                    let Some(job) = q.claim(&format!("r{r}"), &["compile", "match"], LEASE).await.unwrap() else { break };
+                    tokio::time::sleep(if job.kind == "compile" { COMPILE } else { Duration::from_millis(50) }).await;
+                    complete(&q, &job).await.unwrap();
+                }
+            }));
+        }
+        for r in runners {
+            r.await.unwrap();
+        }
+        // Each job's runner time after the phase's first window.
+        let r = sqlx::query(
+            "WITH p AS (SELECT min(started_at) + $1 * interval '1 millisecond' AS from_, max(finished_at) AS to_ FROM jobs), \
+                  t AS (SELECT kind, greatest(0, extract(epoch FROM least(finished_at, p.to_) - greatest(started_at, p.from_)))::float8 AS secs \
+                        FROM jobs, p WHERE state = 'completed') \
+             SELECT coalesce(sum(secs) FILTER (WHERE kind = 'compile'), 0) AS compile, coalesce(sum(secs), 0) AS all_, \
+                    extract(epoch FROM (SELECT to_ - from_ FROM p))::float8 AS wall, \
+                    (SELECT count(*) FROM jobs, p WHERE kind = 'match' AND state = 'completed' AND started_at >= p.from_) AS matches \
+             FROM t",
+        )
+        .bind(WINDOW.as_millis() as f64)
+        .fetch_one(&pool)
+        .await
+        .unwrap();
+        let (compile, all, wall, matches): (f64, f64, f64, i64) = (r.get("compile"), r.get("all_"), r.get("wall"), r.get("matches"));
+        let got = compile / all;
+        println!(
+            "flood {flood}, compile share {share}: after the first window, compiles took {got:.3} of {all:.1} s of runner time; \
+             {matches} ladder matches in {wall:.1} s"
+        );
+        pace.push(matches as f64 / wall);
+        if !flood {
+            assert_eq!(compile, 0.0);
+        } else if share < 1.0 {
+            // A compile starts only while compiles used at most the share of
+            // the window and no other holds the one runner in two they may;
+            // a start adds at most one compile's time before the next look,
+            // and two runners claiming in the same instant (each statement
+            // sees the table as it began) may both start one: the bound.
+            let bound = share + 2.0 * COMPILE.as_secs_f64() / (WINDOW.as_secs_f64() * RUNNERS as f64) + 0.04;
+            assert!(got <= bound, "compiles took {got:.3} of the runner time, over {bound:.3}");
+            assert!(compile > 0.0, "the flood's compiles were not starved");
+        } else {
+            assert!(got >= 0.8, "compiles first: the control takes nearly all ({got:.3})");
+        }
+    }
+    println!("the ladder's pace with the flood: {:.2}x its pace without (compiles first: {:.2}x)", pace[1] / pace[0], pace[2] / pace[0]);
 }

@@ -77,6 +77,15 @@ pub struct QueueArgs {
     /// nothing else waits). 1 puts every challenge first.
     #[arg(long, env = "KOTH_CHALLENGE_SHARE", default_value_t = 0.1, value_parser = share)]
     pub challenge_share: f64,
+    /// The share of the runners' time (over the last five minutes) that
+    /// authors' compiles and validation games may take while matches wait
+    /// (0 to 1; a host's are not counted; 1 puts every compile first).
+    #[arg(long, env = "KOTH_COMPILE_SHARE", default_value_t = koth_scheduler::queue::DEFAULT_COMPILE_SHARE, value_parser = share)]
+    pub compile_share: f64,
+    /// Compiles and validation games of one account that may run at once.
+    #[arg(long, env = "KOTH_COMPILES_PER_ACCOUNT", default_value_t = koth_scheduler::queue::DEFAULT_COMPILES_PER_ACCOUNT,
+          value_parser = clap::value_parser!(u32).range(1..=1000))]
+    pub compiles_per_account: u32,
 }
 
 fn share(s: &str) -> Result<f64, String> {
@@ -88,7 +97,12 @@ fn share(s: &str) -> Result<f64, String> {
 
 impl QueueArgs {
     pub fn fair_share(&self) -> koth_scheduler::queue::FairShare {
-        koth_scheduler::queue::FairShare { share: self.challenge_share, ..Default::default() }
+        koth_scheduler::queue::FairShare {
+            share: self.challenge_share,
+            compile_share: self.compile_share,
+            compiles_per_account: self.compiles_per_account,
+            ..Default::default()
+        }
     }
 }
 

@@ -101,29 +101,77 @@ fn fenced(rows: u64, job: i64) -> Result<(), QueueError> {
     }
 }
 
-/// How much of the runners the jobs of one priority may take while jobs
-/// below it wait: at most `share` of the jobs started in the last `window`
-/// at that priority or below (compiles and validation games, above it, are
-/// not counted). A job over its share waits behind the others; with no
-/// other job waiting it is claimed all the same.
+/// How much of the runners some jobs may take while others wait.
+///
+/// **Challenges** (jobs of `priority`): ahead of the jobs below them only
+/// while they took at most `share` of the jobs started in the last
+/// `window` at that priority or below (compiles and validation games, above
+/// it, are not counted). A job over its share waits behind the others; with
+/// no other job waiting it is claimed all the same.
+///
+/// **An account's submissions** (the compiles and validation games charged
+/// to an account, `jobs.account_id`; a host's are not): at most
+/// `compiles_per_account` of one account's run at once, always; and while
+/// other jobs wait they start only while such jobs used at most
+/// `compile_share` of the runner time spent in the last `compile_window`
+/// (time, not starts: a compile can hold a runner for minutes, a move
+/// takes milliseconds). One account, or a flood of fresh ones, then holds
+/// at most that share of the runners while the ladders have matches to
+/// play; with nothing else waiting, compiles take every free runner.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct FairShare {
     pub priority: i32,
     pub share: f64,
     pub window: Duration,
+    pub compile_share: f64,
+    pub compile_window: Duration,
+    pub compiles_per_account: u32,
 }
 
 impl FairShare {
     /// Nothing held back: strict priority.
-    pub const NONE: FairShare = FairShare { priority: NO_PRIORITY, share: 1.0, window: Duration::ZERO };
+    pub const NONE: FairShare = FairShare {
+        priority: NO_PRIORITY,
+        share: 1.0,
+        window: Duration::ZERO,
+        compile_share: 1.0,
+        compile_window: Duration::ZERO,
+        compiles_per_account: u32::MAX,
+    };
+
+    /// The claim made when nothing was found with these shares: nothing
+    /// held back behind other jobs (there are none), but one account's
+    /// compiles at once still bounded.
+    pub fn relaxed(&self) -> FairShare {
+        FairShare { compiles_per_account: self.compiles_per_account, ..FairShare::NONE }
+    }
+
+    /// Whether a job may wait behind others under these shares.
+    fn holds_back(&self) -> bool {
+        self.priority != NO_PRIORITY || self.compile_share < 1.0
+    }
 }
 
 impl Default for FairShare {
     /// Challenges take at most a tenth of the match starts of the last
     /// minute while ladder matches wait (`tests/fair_share.rs` counts the
     /// starts under a flood of them).
+    ///
+    /// An account's compiles: one at a time, and together at most 10 % of
+    /// the runners busy and of the runner time of the last 15 minutes while
+    /// matches wait (a window many times the longest compile, 120 s, so
+    /// that one compile moves the share by little)
+    /// (`tests/compile_share.rs` floods the queue with slow compiles from
+    /// fresh accounts while a ladder plays).
     fn default() -> Self {
-        FairShare { priority: super::store::PRIORITY_CHALLENGE, share: 0.1, window: Duration::from_secs(60) }
+        FairShare {
+            priority: super::store::PRIORITY_CHALLENGE,
+            share: 0.1,
+            window: Duration::from_secs(60),
+            compile_share: DEFAULT_COMPILE_SHARE,
+            compile_window: Duration::from_secs(900),
+            compiles_per_account: DEFAULT_COMPILES_PER_ACCOUNT,
+        }
     }
 }
 
@@ -152,7 +200,7 @@ fn claim_statement(kinds: &[impl AsRef<str>], share: &FairShare) -> Result<Strin
         }
         list.push(format!("'{kind}'"));
     }
-    let held_back = if share.priority == NO_PRIORITY {
+    let mut held_back = if share.priority == NO_PRIORITY {
         String::new()
     } else {
         format!(
@@ -164,6 +212,44 @@ fn claim_statement(kinds: &[impl AsRef<str>], share: &FairShare) -> Result<Strin
             w = share.window.as_millis(),
         )
     };
+    if share.compiles_per_account != u32::MAX {
+        held_back += &format!(
+            "AND (c.account_id IS NULL \
+                  OR (SELECT count(*) FROM jobs r WHERE r.state = 'running' AND r.account_id = c.account_id) < {n}) ",
+            n = share.compiles_per_account,
+        );
+    }
+    if share.compile_share < 1.0 {
+        // Two looks, each an uncorrelated subquery, so PostgreSQL evaluates
+        // it at most once a claim, and only when an account's job is the
+        // candidate: (1) the accounts' jobs running hold at most the share
+        // of the runners busy (this claim's included), and always one may
+        // run; (2) they used at most the share of the runner time spent in
+        // the window, each job's part of it, running ones to now. (1) keeps
+        // several runners from starting compiles in the same instant, (2)
+        // bounds them over time: a compile holds a runner for up to minutes,
+        // a move takes milliseconds. The time is at least one runner's
+        // window: on a quiet server, or early in its life, an account's jobs
+        // may use the share of one runner's window whatever else ran.
+        held_back += &format!(
+            "AND (c.account_id IS NULL \
+                  OR ((SELECT count(*) FILTER (WHERE r.account_id IS NOT NULL) < greatest(1, floor('{s}'::float8 * (count(*) + 1))) \
+                       FROM jobs r WHERE r.state = 'running') \
+                      AND (SELECT coalesce(sum(t.secs) FILTER (WHERE t.account_id IS NOT NULL), 0) \
+                                  <= '{s}'::float8 * greatest(coalesce(sum(t.secs), 0), {ws}) \
+                           FROM (SELECT u.account_id, \
+                                        extract(epoch FROM (CASE WHEN u.state = 'running' THEN now() ELSE u.finished_at END) \
+                                                           - greatest(u.started_at, now() - interval '{w} milliseconds')) AS secs \
+                                 FROM jobs u \
+                                 WHERE u.started_at IS NOT NULL \
+                                   AND (u.state = 'running' \
+                                        OR (u.started_at > now() - interval '{w} milliseconds' - interval '1 hour' \
+                                            AND u.finished_at > now() - interval '{w} milliseconds'))) t))) ",
+            s = share.compile_share,
+            w = share.compile_window.as_millis(),
+            ws = share.compile_window.as_secs_f64(),
+        );
+    }
     Ok(format!(
         "UPDATE jobs SET state = 'running', attempt = attempt + 1, holder = $1, started_at = now(), \
                 lease = nextval('job_lease_seq'), lease_until = now() + $2::interval \
@@ -175,6 +261,11 @@ fn claim_statement(kinds: &[impl AsRef<str>], share: &FairShare) -> Result<Strin
         kinds = list.join(", "),
     ))
 }
+
+/// [`FairShare::compile_share`] by default.
+pub const DEFAULT_COMPILE_SHARE: f64 = 0.1;
+/// [`FairShare::compiles_per_account`] by default.
+pub const DEFAULT_COMPILES_PER_ACCOUNT: u32 = 1;
 
 /// A priority no job has: a share of it holds nothing back.
 const NO_PRIORITY: i32 = i32::MIN;
@@ -285,7 +376,7 @@ impl Queue {
         match row.get::<Option<i64>, _>("id") {
             Some(_) => Ok(Some(claimed(&row))),
             // Only jobs over their share wait, or none: the claim without it.
-            None if share.priority != NO_PRIORITY => claim_on(conn, holder, kinds, lease, &FairShare::NONE).await,
+            None if share.holds_back() => claim_on(conn, holder, kinds, lease, &share.relaxed()).await,
             None => Ok(None),
         }
     }
@@ -413,13 +504,13 @@ pub async fn claim_on<S: AsRef<str>>(
     lease: Duration,
     share: &FairShare,
 ) -> Result<Option<Claimed>, QueueError> {
-    for s in [share, &FairShare::NONE] {
-        let sql = format!("{} RETURNING {CLAIMED}", claim_statement(kinds, s)?);
+    for s in [*share, share.relaxed()] {
+        let sql = format!("{} RETURNING {CLAIMED}", claim_statement(kinds, &s)?);
         let row = sqlx::query(&sql).bind(holder).bind(interval(lease)).fetch_optional(&mut *conn).await?;
         if let Some(r) = row {
             return Ok(Some(claimed(&r)));
         }
-        if s.priority == NO_PRIORITY {
+        if !s.holds_back() {
             break;
         }
     }
@@ -455,7 +546,7 @@ mod tests {
 
     #[test]
     fn the_claim_statement_writes_in_plain_kinds_and_the_share_and_refuses_anything_else() {
-        let share = FairShare { priority: 50, share: 0.25, window: Duration::from_secs(90) };
+        let share = FairShare { priority: 50, share: 0.25, window: Duration::from_secs(90), ..FairShare::NONE };
         let sql = claim_statement(&["compile", "match", "validate_game"], &share).unwrap();
         assert!(sql.contains("c.kind = ANY(ARRAY['compile', 'match', 'validate_game']::text[])"), "{sql}");
         assert!(
@@ -463,7 +554,16 @@ mod tests {
             "{sql}"
         );
         let strict = claim_statement(&["match"], &FairShare::NONE).unwrap();
-        assert!(!strict.contains("count(*)"), "nothing held back, nothing counted: {strict}");
+        assert!(!strict.contains("count(*)") && !strict.contains("account_id"), "nothing held back, nothing counted: {strict}");
+        let compiles =
+            FairShare { compile_share: 0.2, compile_window: Duration::from_secs(300), compiles_per_account: 2, ..FairShare::NONE };
+        let sql = claim_statement(&["compile"], &compiles).unwrap();
+        assert!(
+            sql.contains("r.account_id = c.account_id) < 2") && sql.contains("<= '0.2'::float8") && sql.contains("300000 milliseconds"),
+            "{sql}"
+        );
+        let relaxed = claim_statement(&["compile"], &compiles.relaxed()).unwrap();
+        assert!(relaxed.contains("< 2") && !relaxed.contains("float8"), "relaxed, one account's compiles stay bounded: {relaxed}");
         for bad in ["", "match'; DROP TABLE jobs; --", "a\\'", "kind with spaces", "é"] {
             assert!(matches!(claim_statement(&["compile", bad], &share), Err(QueueError::Kind(k)) if k == bad), "{bad:?}");
         }

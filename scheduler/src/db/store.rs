@@ -236,6 +236,7 @@ async fn insert_version(
     .fetch_one(&mut *conn)
     .await?;
     let job = enqueue_job(&mut *conn, Job::Compile { version: version_id }, PRIORITY_COMPILE).await?;
+    charge_to_owner(&mut *conn, job, version_id).await?;
     sqlx::query("UPDATE bot_versions SET compile_job = $2 WHERE id = $1").bind(version_id).bind(job).execute(&mut *conn).await?;
     Ok((version_id, job))
 }
@@ -460,6 +461,7 @@ async fn start_validation(conn: &mut PgConnection, ladder: i64, bot: i64, versio
             .await?;
     }
     let job = enqueue_job(conn, Job::Match { match_id }, PRIORITY_COMPILE).await?;
+    charge_to_owner(&mut *conn, job, version).await?;
     sqlx::query("UPDATE matches SET job_id = $2 WHERE id = $1").bind(match_id).bind(job).execute(&mut *conn).await?;
     sqlx::query("UPDATE bot_versions SET status = 'validating', validation_match = $2 WHERE id = $1")
         .bind(version)
@@ -804,6 +806,23 @@ pub async fn create_match_in_round(
     let job = enqueue_job(conn, Job::Match { match_id }, priority).await?;
     sqlx::query("UPDATE matches SET job_id = $2 WHERE id = $1").bind(match_id).bind(job).execute(&mut *conn).await?;
     Ok(match_id)
+}
+
+/// Note `job` (a compile or validation game of `version`) as its owner's
+/// work, so that the claim runs a bounded number of one account's at once
+/// ([`crate::queue::FairShare::compiles_per_account`]); a host's are not
+/// counted (`koth up` compiles its example bots all at once).
+async fn charge_to_owner(conn: &mut PgConnection, job: i64, version: i64) -> Result<(), sqlx::Error> {
+    sqlx::query(
+        "UPDATE jobs SET account_id = (SELECT b.owner_id FROM bot_versions v JOIN bots b ON b.id = v.bot_id \
+                                       JOIN users u ON u.id = b.owner_id WHERE v.id = $2 AND NOT u.is_host) \
+         WHERE id = $1",
+    )
+    .bind(job)
+    .bind(version)
+    .execute(conn)
+    .await?;
+    Ok(())
 }
 
 /// Queue one of koth's jobs.
