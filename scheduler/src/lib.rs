@@ -21,6 +21,7 @@ pub mod metrics;
 pub mod packed;
 pub mod pg;
 pub mod rating;
+pub mod serve;
 pub mod served;
 pub mod types;
 pub mod validation;
