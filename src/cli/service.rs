@@ -131,7 +131,13 @@ pub fn runner(a: RunnerArgs) -> anyhow::Result<i32> {
         tracing::info!(runner = %name, jobs = a.jobs, "runner started");
         for l in loops {
             let stats = l.await?;
-            tracing::info!(?stats, "worker loop stopped");
+            tracing::info!(
+                completed = stats.completed,
+                failed = stats.failed,
+                released = stats.released,
+                stale = stats.stale,
+                "worker loop stopped"
+            );
         }
         let _ = reporting.await;
         Ok(0)
