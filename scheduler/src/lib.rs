@@ -13,6 +13,7 @@
 pub mod api;
 pub mod contest;
 pub mod db;
+pub mod drawing;
 pub mod format;
 pub mod formats;
 pub mod job;
