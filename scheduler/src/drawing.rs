@@ -136,8 +136,7 @@ mod tests {
         drop(run(drawing.uploaded().unwrap(), || ()));
         // `run` was never polled: nothing started, the slot is back.
         assert!(drawing.uploaded().is_some());
-        let fut = run(drawing.uploaded().unwrap(), move || wait.recv().unwrap());
-        tokio::pin!(fut);
+        let mut fut = Box::pin(run(drawing.uploaded().unwrap(), move || wait.recv().unwrap()));
         assert!(futures_poll_once(fut.as_mut()).await.is_none());
         drop(fut);
         assert!(drawing.uploaded().is_none(), "the caller went away, the drawing did not");

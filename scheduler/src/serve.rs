@@ -175,8 +175,8 @@ struct Refusals {
 impl Refusals {
     fn note(&mut self, what: std::fmt::Arguments) {
         self.since += 1;
-        if self.last.map_or(true, |t| t.elapsed() >= Duration::from_secs(10)) {
-            tracing::warn!(count = self.since, "{what} (count: this and the others like it since the last such line)");
+        if self.last.is_none_or(|t| t.elapsed() >= Duration::from_secs(10)) {
+            tracing::warn!("{what} ({} such since the last line like this)", self.since);
             self.last = Some(Instant::now());
             self.since = 0;
         }
