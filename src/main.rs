@@ -26,7 +26,8 @@ pub static malloc_conf: &[u8] = b"background_thread:true,dirty_decay_ms:1000,muz
 /// Logs go to stderr: `KOTH_LOG` filters them (tracing's EnvFilter syntax,
 /// e.g. `debug` or `warn,koth_runner=debug`; services default to `info`,
 /// other commands to `warn`), `KOTH_LOG_FORMAT=json` writes one JSON object
-/// per line for log collectors.
+/// per line for log collectors. Colours only on a terminal: a log
+/// redirected to a file or a collector gets plain text.
 fn init_logs(service: bool) {
     let filter = tracing_subscriber::EnvFilter::try_from_env("KOTH_LOG").unwrap_or_else(|_| {
         if service {
@@ -35,7 +36,8 @@ fn init_logs(service: bool) {
             "warn".into()
         }
     });
-    let logs = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr);
+    use std::io::IsTerminal;
+    let logs = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).with_ansi(std::io::stderr().is_terminal());
     if std::env::var("KOTH_LOG_FORMAT").is_ok_and(|f| f == "json") {
         logs.json().init();
     } else {

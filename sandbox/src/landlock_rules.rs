@@ -39,6 +39,17 @@ pub enum LandlockStatus {
     NotEnforced,
 }
 
+/// The serde name, for log lines.
+impl std::fmt::Display for LandlockStatus {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            LandlockStatus::FullyEnforced => "fully_enforced",
+            LandlockStatus::PartiallyEnforced => "partially_enforced",
+            LandlockStatus::NotEnforced => "not_enforced",
+        })
+    }
+}
+
 pub(crate) struct Policy {
     pub fd: Option<OwnedFd>,
     pub status: LandlockStatus,

@@ -257,7 +257,7 @@ impl Sandbox {
             static WARNED: std::sync::Once = std::sync::Once::new();
             WARNED.call_once(|| {
                 tracing::info!(
-                    status = ?sandbox.landlock_status,
+                    status = %sandbox.landlock_status,
                     kernel_abi = landlock_rules::kernel_abi(),
                     pinned_abi = landlock_rules::PINNED_ABI as i32,
                     "Landlock is not fully enforced on this kernel (see docs/sandbox.md for what is missing)"

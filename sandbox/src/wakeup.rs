@@ -76,6 +76,16 @@ pub enum Promptness {
     Unchanged,
 }
 
+impl std::fmt::Display for Promptness {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Promptness::RealTime => "the shortest slice and a real-time priority",
+            Promptness::ShortSlice => "the shortest slice only",
+            Promptness::Unchanged => "its scheduling unchanged",
+        })
+    }
+}
+
 /// While alive, the calling thread runs promptly (see the module docs);
 /// dropping it gives the thread back its policy, nice value and the
 /// kernel's default slice. Not `Send`: it describes the thread it was

@@ -35,7 +35,9 @@ pub async fn run(pool: PgPool, every: Duration, stop: impl std::future::Future<O
     tokio::pin!(stop);
     loop {
         match tick(&pool, &queue, &mut rng).await {
-            Ok(t) if t != Tick::default() => tracing::info!(?t, "scheduler tick"),
+            Ok(t) if t != Tick::default() => {
+                tracing::info!(rescued = t.rescued, failed = t.failed, created = t.created, "scheduler tick")
+            }
             Ok(_) => {}
             // A database restart: log, wait, carry on.
             Err(e) => tracing::warn!("scheduler tick failed: {e}"),

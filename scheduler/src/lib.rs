@@ -13,6 +13,7 @@
 pub mod api;
 pub mod contest;
 pub mod db;
+pub mod drawing;
 pub mod format;
 pub mod formats;
 pub mod job;
@@ -22,6 +23,7 @@ pub mod packed;
 pub mod pg;
 pub mod quota;
 pub mod rating;
+pub mod serve;
 pub mod served;
 pub mod types;
 pub mod validation;

@@ -68,6 +68,45 @@ impl ApiArgs {
     }
 }
 
+/// What one HTTP client may hold and send (`koth up`, `koth web`); see
+/// "HTTP limits" in docs/operations.md.
+#[derive(clap::Args, Clone, Debug)]
+pub struct HttpArgs {
+    /// Seconds a client has to send a request's line and headers (and that a
+    /// kept-alive connection may sit idle); then its connection is closed.
+    #[arg(long, env = "KOTH_HEADER_TIMEOUT_SECS", default_value_t = koth_scheduler::serve::DEFAULT_HEADER_TIMEOUT_SECS,
+          value_parser = clap::value_parser!(u64).range(1..=3600))]
+    pub header_timeout_secs: u64,
+    /// Connections held at once (default: the descriptor limit, raised to
+    /// its hard limit, less 1024); more are closed at once.
+    #[arg(long, env = "KOTH_MAX_CONNECTIONS")]
+    pub max_connections: Option<usize>,
+    /// Connections held at once from one IPv4 address or IPv6 /64; more are
+    /// closed at once.
+    #[arg(long, env = "KOTH_MAX_CONNECTIONS_PER_ADDRESS", default_value_t = koth_scheduler::serve::DEFAULT_CONNECTIONS_PER_ADDRESS)]
+    pub max_connections_per_address: usize,
+    /// Longest URI (path and query) in bytes; longer gets 414 (at most 65534).
+    #[arg(long, env = "KOTH_MAX_URI_BYTES", default_value_t = koth_scheduler::serve::DEFAULT_MAX_URI_BYTES,
+          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(256..=65534))]
+    pub max_uri_bytes: usize,
+    /// Longest request line and headers together, in bytes; longer gets 431.
+    #[arg(long, env = "KOTH_MAX_HEAD_BYTES", default_value_t = koth_scheduler::serve::DEFAULT_MAX_HEAD_BYTES,
+          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1024..=1 << 20))]
+    pub max_head_bytes: usize,
+}
+
+impl HttpArgs {
+    pub fn limits(&self) -> koth_scheduler::serve::HttpLimits {
+        koth_scheduler::serve::HttpLimits {
+            header_timeout: std::time::Duration::from_secs(self.header_timeout_secs),
+            max_connections: self.max_connections.unwrap_or_else(koth_scheduler::serve::default_max_connections),
+            max_connections_per_address: self.max_connections_per_address.max(1),
+            max_uri_bytes: self.max_uri_bytes,
+            max_head_bytes: self.max_head_bytes,
+        }
+    }
+}
+
 /// How runners choose between waiting jobs: shared by `koth runner` and
 /// `koth up`.
 #[derive(clap::Args, Clone, Debug)]

@@ -80,6 +80,8 @@ pub struct WebArgs {
     data_dir: std::path::PathBuf,
     #[command(flatten)]
     api: super::ApiArgs,
+    #[command(flatten)]
+    http: super::HttpArgs,
 }
 
 /// A watch that turns true on SIGTERM or SIGINT.
@@ -129,7 +131,13 @@ pub fn runner(a: RunnerArgs) -> anyhow::Result<i32> {
         tracing::info!(runner = %name, jobs = a.jobs, "runner started");
         for l in loops {
             let stats = l.await?;
-            tracing::info!(?stats, "worker loop stopped");
+            tracing::info!(
+                completed = stats.completed,
+                failed = stats.failed,
+                released = stats.released,
+                stale = stats.stale,
+                "worker loop stopped"
+            );
         }
         let _ = reporting.await;
         Ok(0)
@@ -170,11 +178,10 @@ pub fn web(a: WebArgs) -> anyhow::Result<i32> {
         let mut stop = shutdown_signal();
         let app = koth_scheduler::api::router_with(pool.clone(), a.api.options());
         eprintln!("koth web is up at http://{}/", listener.local_addr()?);
-        axum::serve(listener, app.into_make_service_with_connect_info::<std::net::SocketAddr>())
-            .with_graceful_shutdown(async move {
-                let _ = stop.wait_for(|s| *s).await;
-            })
-            .await?;
+        koth_scheduler::serve::serve(listener, app, a.http.limits(), async move {
+            let _ = stop.wait_for(|s| *s).await;
+        })
+        .await?;
         pool.close().await;
         Ok(0)
     })

@@ -46,6 +46,8 @@ pub struct UpArgs {
     store: super::BotStoreArgs,
     #[command(flatten)]
     api: super::ApiArgs,
+    #[command(flatten)]
+    http: super::HttpArgs,
 }
 
 pub fn run(a: UpArgs) -> anyhow::Result<i32> {
@@ -121,13 +123,9 @@ async fn serve(a: &UpArgs, url: &str, lock: &UpLock) -> anyhow::Result<i32> {
     let addr = listener.local_addr()?;
     let app = koth_scheduler::api::router_with(pool.clone(), a.api.options());
     let mut stop_http = stop.clone();
-    let server = tokio::spawn(async move {
-        axum::serve(listener, app.into_make_service_with_connect_info::<std::net::SocketAddr>())
-            .with_graceful_shutdown(async move {
-                let _ = stop_http.wait_for(|s| *s).await;
-            })
-            .await
-    });
+    let server = tokio::spawn(koth_scheduler::serve::serve(listener, app, a.http.limits(), async move {
+        let _ = stop_http.wait_for(|s| *s).await;
+    }));
     lock.record(&format!("http://{addr}/"));
     let token_file = a.data_dir.join("host-token");
     eprintln!("koth is up at http://{addr}/ (API: /api/ladders, /health, /metrics; host token in {})", token_file.display());

@@ -682,13 +682,13 @@ fn note_promptness(how: koth_sandbox::Promptness, errors: &[std::io::Error]) {
         let why = errors.iter().map(|e| e.to_string()).collect::<Vec<_>>().join("; ");
         if koth_sandbox::Privilege::current().is_root() {
             tracing::warn!(
-                "the engine's thread could not take a real-time priority ({why}); it uses {how:?}, so a bot that \
+                "the engine's thread could not take a real-time priority ({why}); it uses {how}, so a bot that \
                  spins after answering may keep the CPU for a few milliseconds now and then (give the runner \
                  CAP_SYS_NICE)"
             );
         } else {
             // A user's local match: expected, and no operator to tell.
-            tracing::info!("without root the engine's thread uses {how:?}, not a real-time priority ({why})");
+            tracing::info!("without root the engine's thread uses {how}, not a real-time priority ({why})");
         }
     });
 }

@@ -51,8 +51,8 @@ pub const MAX_BODY: usize = 40 << 20;
 #[derive(Clone)]
 pub(crate) struct AppState {
     pub(crate) pool: PgPool,
-    /// Frames being drawn at once (each is up to seconds of CPU).
-    drawing: Arc<tokio::sync::Semaphore>,
+    /// Drawing replays: its slots ([`crate::drawing`]).
+    drawing: Arc<crate::drawing::Drawing>,
     options: ApiOptions,
 }
 
@@ -268,7 +268,7 @@ pub fn router(pool: PgPool) -> Router {
 
 /// The API and pages, with the host's options.
 pub fn router_with(pool: PgPool, options: ApiOptions) -> Router {
-    let drawing = Arc::new(tokio::sync::Semaphore::new(2));
+    let drawing = Arc::new(crate::drawing::Drawing::default());
     let (api, _) = routes().split_for_parts();
     // A game's page needs the database: added games are rows.
     let api = api.route("/games/{name}", axum::routing::get(game_page));
@@ -1374,13 +1374,14 @@ async fn frames(State(s): State<AppState>, ApiPath(id): ApiPath<i64>, headers: H
     }
     // Not drawn yet: the match must exist and be finished.
     let stored = finished_replay(&s.pool, id).await?;
-    // Drawing a long match is seconds of CPU: a few at a time.
-    let _permit = s.drawing.acquire().await.map_err(|e| ApiError(StatusCode::SERVICE_UNAVAILABLE, e.to_string()))?;
+    // Drawing a long match is seconds of CPU: a few at a time, at the
+    // lowest priority.
+    let slot = s.drawing.stored().await;
     // Another request may have drawn it while this one waited.
     if let Some(gz) = replays::kept_frames(&s.pool, id).await? {
         return serve(gz);
     }
-    let drawn = tokio::task::spawn_blocking(move || -> Result<_, (StatusCode, String)> {
+    let drawn = crate::drawing::run(slot, move || -> Result<_, (StatusCode, String)> {
         let unprocessable = |e: String| (StatusCode::UNPROCESSABLE_ENTITY, format!("match {id}'s replay cannot be drawn: {e}"));
         let (replay, repacked) = match &stored {
             StoredReplay::Packed(z) => {
@@ -1400,7 +1401,7 @@ async fn frames(State(s): State<AppState>, ApiPath(id): ApiPath<i64>, headers: H
     });
     let (gz, repacked) = drawn
         .await
-        .map_err(|e| ApiError(StatusCode::INTERNAL_SERVER_ERROR, format!("drawing the replay failed: {e}")))?
+        .map_err(|e| ApiError(StatusCode::INTERNAL_SERVER_ERROR, format!("drawing the replay: {e}")))?
         .map_err(|(status, e)| ApiError(status, e))?;
     replays::keep_frames(&s.pool, id, &gz, repacked.as_ref()).await?;
     serve(gz)
@@ -1427,8 +1428,8 @@ async fn live(State(s): State<AppState>, ApiPath(id): ApiPath<i64>, ApiQuery(q):
     let idle = LiveMatch { id, running: false, turns_played: 0, frames: None, turns: Vec::new() };
     let Some(chunks) = reads::live_turns(&s.pool, id).await? else { return Ok(Json(idle)) };
     let from = q.from.unwrap_or(0) as usize;
-    let _permit = s.drawing.acquire().await.map_err(|e| ApiError(StatusCode::SERVICE_UNAVAILABLE, e.to_string()))?;
-    let drawn = tokio::task::spawn_blocking(move || -> Result<LiveMatch, String> {
+    let slot = s.drawing.stored().await;
+    let drawn = crate::drawing::run(slot, move || -> Result<LiveMatch, String> {
         use koth_games::replay::{frames, Replay, ReplaySeat, Turn};
         let Some(game) = info.game.as_deref().and_then(koth_games::GameKind::from_name) else {
             // An added game: only its referee draws it, and that runs on the
@@ -1476,32 +1477,47 @@ async fn live(State(s): State<AppState>, ApiPath(id): ApiPath<i64>, ApiQuery(q):
             turns: turns.iter().map(|t| serde_json::to_value(t).unwrap_or_default()).collect(),
         })
     });
-    let drawn = drawn.await.map_err(|e| ApiError(StatusCode::INTERNAL_SERVER_ERROR, format!("drawing the match failed: {e}")))?;
+    let drawn = drawn.await.map_err(|e| ApiError(StatusCode::INTERNAL_SERVER_ERROR, format!("drawing the match: {e}")))?;
     drawn.map(Json).map_err(|e| ApiError(StatusCode::UNPROCESSABLE_ENTITY, format!("match {id} cannot be drawn while it runs: {e}")))
 }
 
 /// Draw a replay file the reader has (one `koth match --replay` wrote or
 /// `koth replay download` fetched) for the viewer of `/replay`: the page
-/// the site shows for a match, and its frames. Nothing is stored; drawing
-/// shares the frames' few slots, so replays sent here cannot take the
-/// service's cores.
+/// the site shows for a match, and its frames. Nothing is stored. One
+/// replay is drawn at a time, at the lowest CPU priority
+/// ([`crate::drawing`]): a caller who finds another being drawn gets 429
+/// at once, before its file is read.
 #[utoipa::path(post, path = "/api/replays/frames", tag = "matches",
     request_body(content = Object, content_type = "application/json", description = "A replay, as koth writes them"),
     responses((status = 200, body = DrawnReplay),
               (status = 422, body = ErrorBody, description = "Not a replay koth can draw (what is wrong with it)"),
-              (status = 413, body = ErrorBody, description = "Larger than 40 MiB")))]
-async fn draw_replay(State(s): State<AppState>, body: axum::body::Bytes) -> ApiResult<Json<DrawnReplay>> {
-    let _permit = s.drawing.acquire().await.map_err(|e| ApiError(StatusCode::SERVICE_UNAVAILABLE, e.to_string()))?;
-    let drawn = tokio::task::spawn_blocking(move || -> Result<DrawnReplay, String> {
+              (status = 413, body = ErrorBody, description = "Larger than 40 MiB"),
+              (status = 429, body = ErrorBody, description = "Another replay is being drawn; see Retry-After")))]
+async fn draw_replay(State(s): State<AppState>, req: Request) -> Result<Response, ApiError> {
+    let Some(slot) = s.drawing.uploaded() else {
+        let msg = "another replay file is being drawn, and they are drawn one at a time: try again shortly, \
+                   or view it on your machine with `koth replay view FILE`";
+        return Ok(too_many(crate::drawing::UPLOADED_RETRY_AFTER_SECS, msg.into()));
+    };
+    let body = axum::body::to_bytes(req.into_body(), MAX_BODY)
+        .await
+        .map_err(|e| ApiError(StatusCode::PAYLOAD_TOO_LARGE, format!("the replay could not be read whole (at most 40 MiB): {e}")))?;
+    let drawn = crate::drawing::run(slot, move || -> Result<DrawnReplay, String> {
         let replay = koth_games::replay::Replay::from_json(&body)?;
         let frames = koth_games::replay::frames(&replay)?;
         let frames = serde_json::to_value(&frames).map_err(|e| e.to_string())?;
         Ok(DrawnReplay { info: MatchInfo::of_local_replay(&replay), frames })
     })
     .await
-    .map_err(|e| ApiError(StatusCode::INTERNAL_SERVER_ERROR, format!("drawing the replay failed: {e}")))?;
-    drawn.map(Json).map_err(|e| ApiError(StatusCode::UNPROCESSABLE_ENTITY, format!("this file is not a replay koth can draw: {e}")))
+    .map_err(|e| ApiError(StatusCode::INTERNAL_SERVER_ERROR, format!("drawing the replay: {e}")))?;
+    drawn
+        .map(|d| Json(d).into_response())
+        .map_err(|e| ApiError(StatusCode::UNPROCESSABLE_ENTITY, format!("this file is not a replay koth can draw: {e}")))
 }
+
+#[cfg(test)]
+#[path = "draw_tests.rs"]
+mod draw_tests;
 
 /// A seat's stderr in a match, whole and by turn (its owner, hosts).
 #[utoipa::path(get, path = "/api/matches/{id}/stderr/{seat}", tag = "matches", security(("token" = [])),
