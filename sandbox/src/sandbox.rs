@@ -201,7 +201,8 @@ impl Sandbox {
                 uid,
                 gid,
                 loopback: matches!(config.network, Network::Loopback { .. }),
-                hidden: config.hidden.iter().cloned().chain(privilege.extra_hidden()).collect(),
+                hidden: config.hidden.clone(),
+                allowlist: !privilege.is_root(),
             };
             start_holder(plan, privilege)
         })();
