@@ -50,7 +50,8 @@
 //!   supervisor that is not root (an author's `koth match`) builds each box
 //!   in a user namespace of its own, running as the user's uid, under a
 //!   cgroup delegated to the user: [`Privilege`] says what that changes.
-//! * **Landlock** ([`landlock_rules`]): read and execute on the root, write only in
+//! * **Landlock** ([`landlock_rules`]): read and execute on the root (in a
+//!   rootless box, beneath the allowlist's read-only folders), write only in
 //!   the work folder, `/tmp` and `/dev/shm`; TCP bind forbidden and TCP connect
 //!   forbidden except to the ports a protocol allows; signals and abstract
 //!   unix sockets scoped to the box. Best effort against a pinned ABI; the
