@@ -29,10 +29,15 @@ fn root_or_skip() -> bool {
 /// folder of this test's (the other test runs at the same time as the same
 /// uid).
 fn koth_as(d: &Delegation, koth: &Path, home: &Path, args: &[&str]) -> Output {
+    koth_in(d, koth, home, home, args)
+}
+
+/// [`koth_as`], run from the folder `cwd`.
+fn koth_in(d: &Delegation, koth: &Path, home: &Path, cwd: &Path, args: &[&str]) -> Output {
     let run = d.user_dir("run");
     std::fs::set_permissions(&run, std::os::unix::fs::PermissionsExt::from_mode(0o700)).unwrap();
     let mut cmd = Command::new(koth);
-    cmd.args(args).env_clear().env("HOME", home).env("XDG_RUNTIME_DIR", &run).env("PATH", "/usr/local/bin:/usr/bin:/bin").current_dir(home);
+    cmd.args(args).env_clear().env("HOME", home).env("XDG_RUNTIME_DIR", &run).env("PATH", "/usr/local/bin:/usr/bin:/bin").current_dir(cwd);
     d.run(cmd)
 }
 
@@ -106,4 +111,139 @@ fn without_a_delegated_cgroup_koth_match_says_what_to_do() {
     assert_eq!(out.status.code(), Some(210), "{t}"); // EXIT_SETUP_FAILED
     assert!(t.contains("systemd-run --user --scope -p Delegate=yes"), "{t}");
     assert!(!t.contains("panicked") && t.matches("cannot run the sandbox").count() == 1, "{t}");
+}
+
+/// A file of the user's (mode 0600) or a unix socket of the user's (one
+/// this test listens on, given to the user as a session's sockets are), for
+/// as long as the value lives.
+struct Planted {
+    paths: Vec<PathBuf>,
+    _sockets: Vec<std::os::unix::net::UnixListener>,
+}
+
+impl Planted {
+    fn new(secrets: &[PathBuf], sockets: &[PathBuf]) -> Planted {
+        use std::os::unix::fs::PermissionsExt;
+        let mut paths = Vec::new();
+        for p in secrets {
+            std::fs::write(p, "the author's secret").unwrap();
+            std::fs::set_permissions(p, std::fs::Permissions::from_mode(0o600)).unwrap();
+            std::os::unix::fs::chown(p, Some(USER), Some(USER)).unwrap();
+            paths.push(p.clone());
+        }
+        let mut listeners = Vec::new();
+        for p in sockets {
+            let _ = std::fs::remove_file(p);
+            listeners.push(std::os::unix::net::UnixListener::bind(p).unwrap());
+            std::fs::set_permissions(p, std::fs::Permissions::from_mode(0o700)).unwrap();
+            std::os::unix::fs::chown(p, Some(USER), Some(USER)).unwrap();
+            paths.push(p.clone());
+        }
+        Planted { paths, _sockets: listeners }
+    }
+}
+
+impl Drop for Planted {
+    fn drop(&mut self) {
+        for p in &self.paths {
+            let _ = std::fs::remove_file(p);
+        }
+    }
+}
+
+/// An author's `koth match`, run from their project folder, plays a bot
+/// that first tries what a bot running as the author could reach in the
+/// old view (the whole root, less the home): a mode-0600 file of the
+/// project folder, the host's `/tmp`, `/run/user/UID` and `/dev/shm`, the
+/// home, and the author's unix sockets in the project folder, `/tmp` and
+/// `/run/user/UID`. Every attempt finds nothing (the box shows only its
+/// allowlist, `koth_sandbox::view`), no socket got a connection, and the
+/// bot then plays its match to the end.
+#[test]
+fn a_bot_in_koth_match_reaches_nothing_of_the_authors() {
+    if !root_or_skip() {
+        return;
+    }
+    let parents = <dyn Hierarchy>::detect().expect("a cgroup hierarchy").parents();
+    let d = Delegation::new(&parents, "probe");
+    let koth = d.copy_exe(Path::new(env!("CARGO_BIN_EXE_koth")));
+    let home = d.user_dir("home");
+    let project = d.user_dir("project");
+    let logs = d.user_dir("logs");
+    let run_user = PathBuf::from(format!("/run/user/{USER}"));
+    let _ = std::fs::remove_dir_all(&run_user);
+    std::fs::create_dir_all(&run_user).unwrap();
+    std::os::unix::fs::chown(&run_user, Some(USER), Some(USER)).unwrap();
+    std::fs::set_permissions(&run_user, std::os::unix::fs::PermissionsExt::from_mode(0o700)).unwrap();
+    let me = std::process::id();
+    let (tmp_secret, shm_secret) = (PathBuf::from(format!("/tmp/koth-probe-{me}")), PathBuf::from(format!("/dev/shm/koth-probe-{me}")));
+    let (tmp_sock, project_sock, run_sock) =
+        (PathBuf::from(format!("/tmp/koth-probe-{me}.sock")), project.join("agent.sock"), run_user.join("bus"));
+    let planted = Planted::new(
+        &[project.join("secret"), home.join("secret"), run_user.join("secret"), tmp_secret.clone(), shm_secret.clone()],
+        &[tmp_sock.clone(), project_sock.clone(), run_sock.clone()],
+    );
+    let probes: Vec<(String, &str, PathBuf)> = vec![
+        ("list project".into(), "list", project.clone()),
+        ("read project".into(), "read", project.join("secret")),
+        ("read home".into(), "read", home.join("secret")),
+        ("list run user".into(), "list", run_user.clone()),
+        ("read run user".into(), "read", run_user.join("secret")),
+        ("read tmp".into(), "read", tmp_secret.clone()),
+        ("read shm".into(), "read", shm_secret.clone()),
+        ("connect project".into(), "connect", project_sock.clone()),
+        ("connect tmp".into(), "connect", tmp_sock.clone()),
+        ("connect run user".into(), "connect", run_sock.clone()),
+    ];
+    let list: Vec<String> = probes.iter().map(|(what, how, p)| format!("({what:?}, {how:?}, {:?})", p.display().to_string())).collect();
+    let bot = format!(
+        r#"import os, socket, sys
+def connect(path):
+    s = socket.socket(socket.AF_UNIX)
+    s.connect(path)
+do = {{"list": os.listdir, "read": lambda p: open(p).read(), "connect": connect}}
+for what, how, path in [{}]:
+    try:
+        print(what, "ALLOWED", do[how](path), file=sys.stderr)
+    except OSError as e:
+        print(what, "refused", e.errno, file=sys.stderr)
+print("tmp", sorted(os.listdir("/tmp")), "shm", sorted(os.listdir("/dev/shm")), file=sys.stderr, flush=True)
+{}"#,
+        list.join(", "),
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("bots/target/drifter.py")).unwrap()
+    );
+    let bot_path = project.join("probe.py");
+    std::fs::write(&bot_path, bot).unwrap();
+    std::os::unix::fs::chown(&bot_path, Some(USER), Some(USER)).unwrap();
+    let logs_arg = logs.display().to_string();
+    let args = ["match", "--game", "target", "--seed", "3", "--max-turns", "20", "--logs", &logs_arg, "probe.py"];
+    let out = koth_in(&d, &koth, &home, &project, &args);
+    let t = text(&out);
+    let _ = std::fs::remove_dir_all(&run_user);
+    assert_eq!(out.status.code(), Some(0), "koth match as uid {USER} from {}:\n{t}", project.display());
+    let log = std::fs::read_dir(&logs)
+        .unwrap()
+        .flatten()
+        .find(|e| e.file_name().to_string_lossy().starts_with("seat1-"))
+        .unwrap_or_else(|| panic!("no seat1 log in {}:\n{t}", logs.display()));
+    let err = std::fs::read_to_string(log.path()).unwrap();
+    eprintln!("the bot's stderr:\n{err}");
+    for (what, _, _) in &probes {
+        // ENOENT: none of it is in the bot's box.
+        assert!(err.lines().any(|l| l == format!("{what} refused 2")), "{what}: not refused as missing:\n{err}\n{t}");
+    }
+    assert!(err.lines().any(|l| l == "tmp [] shm []"), "the host's /tmp or /dev/shm shows:\n{err}");
+    for s in &planted._sockets {
+        s.set_nonblocking(true).unwrap();
+        assert_eq!(
+            s.accept().map(|_| ()).unwrap_err().kind(),
+            std::io::ErrorKind::WouldBlock,
+            "the bot connected to a socket of the author's"
+        );
+    }
+    let row = t
+        .lines()
+        .find(|l| l.contains("probe.py") && l.trim_end().ends_with("ok"))
+        .unwrap_or_else(|| panic!("the bot did not play to the end:\n{t}"));
+    assert_eq!(row.split_whitespace().nth(6), Some("0"), "the bot timed out:\n{t}");
 }

@@ -55,8 +55,12 @@ pub(crate) struct Policy {
     pub status: LandlockStatus,
 }
 
-/// Build the ruleset for a box whose holder is `holder`.
-pub(crate) fn build(holder: libc::pid_t, connect_ports: &[u16]) -> Result<Policy> {
+/// Build the ruleset for a box whose holder is `holder`. A root box may
+/// read (and execute) anything of its root; a rootless one (`allowlist`)
+/// only what its view shows ([`crate::view`]): its read-only folders and
+/// `/proc`, and may list folders from `/` down (what is in them is the
+/// view's).
+pub(crate) fn build(holder: libc::pid_t, connect_ports: &[u16], allowlist: bool) -> Result<Policy> {
     let err = |e: landlock::RulesetError| Error::Unsupported(format!("building the Landlock ruleset: {e}"));
     let abi = PINNED_ABI;
     let box_path = |inside: &str| format!("/proc/{holder}/root{inside}");
@@ -72,9 +76,23 @@ pub(crate) fn build(holder: libc::pid_t, connect_ports: &[u16]) -> Result<Policy
         .scope(Scope::from_all(abi))
         .map_err(err)?
         .create()
-        .map_err(err)?
-        .add_rule(PathBeneath::new(fd_of("/")?, AccessFs::from_read(abi)))
         .map_err(err)?;
+    if allowlist {
+        ruleset = ruleset.add_rule(PathBeneath::new(fd_of("/")?, AccessFs::ReadDir)).map_err(err)?;
+        let mut readable = vec!["/proc".to_owned()];
+        for rel in crate::view::read_only() {
+            // Folders only: a link of the root (`/bin -> usr/bin`) leads to
+            // a folder that has its own rule.
+            if std::fs::symlink_metadata(box_path(&format!("/{rel}"))).is_ok_and(|m| m.is_dir()) {
+                readable.push(format!("/{rel}"));
+            }
+        }
+        for dir in &readable {
+            ruleset = ruleset.add_rule(PathBeneath::new(fd_of(dir)?, AccessFs::from_read(abi))).map_err(err)?;
+        }
+    } else {
+        ruleset = ruleset.add_rule(PathBeneath::new(fd_of("/")?, AccessFs::from_read(abi))).map_err(err)?;
+    }
     for dir in [WORK_DIR, "/tmp", "/dev/shm"] {
         ruleset = ruleset.add_rule(PathBeneath::new(fd_of(dir)?, AccessFs::from_all(abi))).map_err(err)?;
     }

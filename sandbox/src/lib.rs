@@ -33,6 +33,9 @@
 //!   a new procfs for the box's PID namespace. The scratch tmpfs exists only in
 //!   the box's mount namespace, so nothing of a box is left on the host when
 //!   its holder dies, even if the supervisor was killed.
+//!   A rootless box (one running as the user) does not clone the root: it
+//!   shows only the allowlist of [`view`], the toolchains' folders
+//!   read-only and its own.
 //! * **cgroups** ([`cgroup`]). One cgroup per box, created under the
 //!   supervisor's own cgroup and owned by root. One trait, two backends (v2 and
 //!   v1), detected at start: memory limit with swap off, pids limit, CPU time of
@@ -47,7 +50,8 @@
 //!   supervisor that is not root (an author's `koth match`) builds each box
 //!   in a user namespace of its own, running as the user's uid, under a
 //!   cgroup delegated to the user: [`Privilege`] says what that changes.
-//! * **Landlock** ([`landlock_rules`]): read and execute on the root, write only in
+//! * **Landlock** ([`landlock_rules`]): read and execute on the root (in a
+//!   rootless box, beneath the allowlist's read-only folders), write only in
 //!   the work folder, `/tmp` and `/dev/shm`; TCP bind forbidden and TCP connect
 //!   forbidden except to the ports a protocol allows; signals and abstract
 //!   unix sockets scoped to the box. Best effort against a pinned ABI; the
@@ -95,6 +99,7 @@ pub mod slots;
 pub(crate) mod spawn;
 mod sys;
 mod usage;
+pub mod view;
 mod wakeup;
 pub mod workdir;
 

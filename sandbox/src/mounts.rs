@@ -2,13 +2,15 @@
 //!
 //! ```text
 //! /               the chosen root, cloned recursively: read-only, nosuid, nodev
+//!                 (a rootless box: an empty read-only tmpfs with only the
+//!                 read-only binds of `view::ROOTLESS_VIEW`, see `crate::view`)
 //! /home           empty read-only tmpfs (hides the host's homes)
 //! /home/bot       the work folder           ┐
 //! /tmp, /var/tmp  private, sticky (one dir)  ├ one tmpfs of `limits.disk` bytes
 //! /dev/shm        private, sticky           ┘ (charged to the writer's memory cgroup)
 //! /dev            read-only tmpfs: null zero full random urandom, fd and std* links
 //! /proc           a new procfs for the box's PID namespace, hidepid=invisible
-//! /sys, /run      empty read-only tmpfs
+//! /sys, /run      empty read-only tmpfs (a rootless box has neither)
 //! ```
 //!
 //! The scratch tmpfs is mounted on a per-box directory of the runtime dir, but
@@ -21,7 +23,7 @@ use std::os::fd::{AsRawFd, OwnedFd, RawFd};
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
-use crate::{init, sys};
+use crate::{init, sys, view};
 
 /// Files and folders of the box's `/proc` that read as empty. A procfs is
 /// the box's own for processes, but these are the host's: the load
@@ -62,6 +64,9 @@ pub(crate) struct MountPlan {
     pub loopback: bool,
     /// Absolute folders of the root to show empty (see `SandboxConfig::hidden`).
     pub hidden: Vec<PathBuf>,
+    /// Show only [`view::ROOTLESS_VIEW`] of the root, not all of it (a
+    /// rootless box).
+    pub allowlist: bool,
 }
 
 fn c(p: &Path) -> CString {
@@ -97,6 +102,8 @@ pub(crate) struct MountPaths {
     root_var_tmp: CString,
     /// Folders of the root shown empty: `/run`, `/sys` and the hidden ones.
     emptied: Vec<CString>,
+    /// A rootless box's root: built from the allowlist instead of cloned.
+    view: Option<ViewPaths>,
     dev: CString,
     /// (host device, its mount point in the box's /dev)
     devices: Vec<(CString, CString)>,
@@ -105,6 +112,58 @@ pub(crate) struct MountPaths {
     dev_shm: CString,
     proc: CString,
     proc_masked: Vec<CString>,
+}
+
+/// How a rootless box's root is built (see [`view`]): an empty tmpfs at
+/// `MountPaths::root`, these folders and links made on it, these trees bound
+/// into it read-only, and the tmpfs made read-only.
+struct ViewPaths {
+    /// Folders made on the new root, parents first: the mount points of the
+    /// box's own folders (`/home`, `/tmp`, `/var/tmp`, `/dev`, `/proc`).
+    dirs: Vec<CString>,
+    /// (target, link): a read-only entry that is a link in the root
+    /// (`/bin -> usr/bin`), made as the same link.
+    links: Vec<(CString, CString)>,
+    /// (the root's folder, its mount point in the new root).
+    binds: Vec<(CString, CString)>,
+}
+
+impl ViewPaths {
+    /// What of [`view::ROOTLESS_VIEW`] the root filesystem `root_fs` has,
+    /// placed under `root` (where the box's root is built). Read by the
+    /// supervisor, before the holder starts: the holder allocates nothing.
+    fn new(root_fs: &Path, root: &Path) -> ViewPaths {
+        let mut dirs: Vec<PathBuf> = Vec::new();
+        for e in view::ROOTLESS_VIEW.iter().filter(|e| e.mode != view::Mode::ReadOnly) {
+            let path = Path::new(e.path);
+            let parent = path.parent().unwrap_or(Path::new("/"));
+            // A folder inside another of the box's own mounts (/home/bot in
+            // /home, /dev/shm in /dev) is made on that mount.
+            if parent != Path::new("/") && view::ROOTLESS_VIEW.iter().any(|o| Path::new(o.path) == parent) {
+                continue;
+            }
+            for a in path.ancestors().collect::<Vec<_>>().into_iter().rev().skip(1) {
+                let d = root.join(a.strip_prefix("/").unwrap_or(a));
+                if !dirs.contains(&d) {
+                    dirs.push(d);
+                }
+            }
+        }
+        let (mut links, mut binds) = (Vec::new(), Vec::new());
+        for rel in view::read_only() {
+            let (host, inside) = (root_fs.join(rel), root.join(rel));
+            match std::fs::symlink_metadata(&host) {
+                Ok(m) if m.file_type().is_symlink() => {
+                    if let Ok(target) = std::fs::read_link(&host) {
+                        links.push((c(&target), c(&inside)));
+                    }
+                }
+                Ok(m) if m.is_dir() => binds.push((c(&host), c(&inside))),
+                _ => {} // not in this root (or not a folder): not shown
+            }
+        }
+        ViewPaths { dirs: dirs.iter().map(|d| c(d)).collect(), links, binds }
+    }
 }
 
 impl MountPlan {
@@ -131,6 +190,7 @@ impl MountPlan {
             root_tmp: c(&root.join("tmp")),
             root_var_tmp: c(&root.join("var/tmp")),
             emptied,
+            view: self.allowlist.then(|| ViewPaths::new(&self.root, &root)),
             devices: DEVICES.iter().map(|d| (c(&Path::new("/dev").join(d)), c(&dev.join(d)))).collect(),
             dev_links: [
                 ("fd", "/proc/self/fd"),
@@ -233,14 +293,19 @@ pub(crate) fn holder_main(paths: &MountPaths, init: RawFd, report: RawFd, contro
         // SAFETY: a static path and null pointers, as a propagation change takes.
         check(unsafe { libc::mount(std::ptr::null(), c"/".as_ptr(), std::ptr::null(), libc::MS_REC | libc::MS_PRIVATE, std::ptr::null()) })
     );
-    let tree = match sys::open_tree_clone_recursive(&p.root_fs) {
-        Ok(fd) => fd,
-        Err(e) => sys::child_fail(report, "cloning the root filesystem (open_tree)", e),
+    const READ_ONLY: u64 = sys::MOUNT_ATTR_RDONLY | sys::MOUNT_ATTR_NOSUID | sys::MOUNT_ATTR_NODEV;
+    // A root box shows the whole root; a rootless one builds its root from
+    // the allowlist below (`p.view`).
+    let tree = match &p.view {
+        Some(_) => None,
+        None => match sys::open_tree_clone_recursive(&p.root_fs) {
+            Ok(fd) => Some(fd),
+            Err(e) => sys::child_fail(report, "cloning the root filesystem (open_tree)", e),
+        },
     };
-    step!(
-        "making the root read-only (mount_setattr)",
-        sys::mount_setattr_recursive(tree.as_raw_fd(), sys::MOUNT_ATTR_RDONLY | sys::MOUNT_ATTR_NOSUID | sys::MOUNT_ATTR_NODEV)
-    );
+    if let Some(tree) = &tree {
+        step!("making the root read-only (mount_setattr)", sys::mount_setattr_recursive(tree.as_raw_fd(), READ_ONLY));
+    }
     step!("mounting the scratch tmpfs", mount(c"koth-scratch", &p.scratch, c"tmpfs", NOSUID_NODEV, Some(&p.scratch_options)));
     step!(
         "creating scratch folders",
@@ -253,8 +318,29 @@ pub(crate) fn holder_main(paths: &MountPaths, init: RawFd, report: RawFd, contro
             mkdir(&p.shm, 0o1777)
         })()
     );
-    step!("attaching the root (move_mount)", sys::move_mount_to(tree.as_raw_fd(), &p.root));
-    drop(tree);
+    if let Some(tree) = tree {
+        step!("attaching the root (move_mount)", sys::move_mount_to(tree.as_raw_fd(), &p.root));
+    }
+    if let Some(v) = &p.view {
+        step!("mounting the box's root tmpfs", mount(c"koth-root", &p.root, c"tmpfs", NOSUID_NODEV, Some(c"size=64k,mode=0755")));
+        for dir in &v.dirs {
+            step!("creating the box's folders in its root", mkdir(dir, 0o755));
+        }
+        for (target, link) in &v.links {
+            // SAFETY: NUL-terminated paths alive across the call.
+            step!("creating a link of the root (/bin -> usr/bin)", check(unsafe { libc::symlink(target.as_ptr(), link.as_ptr()) }));
+        }
+        for (host, inside) in &v.binds {
+            step!("creating a mount point for a toolchain folder", mkdir(inside, 0o755));
+            let tree = match sys::open_tree_clone_recursive_nofollow(host) {
+                Ok(fd) => fd,
+                Err(e) => sys::child_fail(report, "cloning a toolchain folder (open_tree)", e),
+            };
+            step!("making a toolchain folder read-only (mount_setattr)", sys::mount_setattr_recursive(tree.as_raw_fd(), READ_ONLY));
+            step!("attaching a toolchain folder (move_mount)", sys::move_mount_to(tree.as_raw_fd(), inside));
+        }
+        step!("remounting the box's root read-only", remount_ro(&p.root));
+    }
 
     let empty_tmpfs = |target: &CStr| -> io::Result<()> {
         if !is_dir(target) {

@@ -16,21 +16,23 @@
 //! | the box's uid | a slot's (61000 + n), one per box | the user's own, mapped to itself (one uid, no helper binaries) |
 //! | supplementary groups | none | the user's (only root may drop them; see below) |
 //! | cgroup | under the runner's own, owned by root | under the user's own, which must be *delegated* to the user |
-//! | host folders hidden | `/home`, `/run`, `/sys`, koth's state | the same, and the user's home, `/media` and `/mnt` |
+//! | what the box shows of the root | all of it, with `/home`, `/run`, `/sys`, koth's state shown empty | only an allowlist ([`crate::view`]) |
 //! | everything else | | the same steps: mounts, limits, no capabilities, `no_new_privs`, Landlock, seccomp |
 //!
 //! What keeps a rootless bot from the user's things, although it runs as the
-//! user's uid: it sees the host's root read-only, with the user's home and
-//! removable media replaced by empty folders, no `/run` (no sockets of the
-//! user's session, no Docker socket), its own `/proc`, no network, no
-//! capability, and Landlock lets it write only its own scratch folders. Its
+//! user's uid: it sees only an allowlist of the root ([`crate::view`]:
+//! the toolchains' folders read-only, its own folder, a private `/tmp`), so
+//! none of the user's files and sockets (the home, the folder koth was run
+//! from, the host's `/tmp`, `/run/user/UID`, `/dev/shm`), its own `/proc`,
+//! no network, no capability, and Landlock lets it read only what the view
+//! shows and write only its own scratch folders. Its
 //! cgroup's files are the user's and so could be rewritten by the uid, but
 //! the box has no cgroup filesystem (`/sys` is an empty folder) and may not
 //! mount one (no capability; seccomp refuses `mount` and new namespaces).
 //! The user's supplementary groups stay with its processes (dropping them
 //! needs `setgroups`, which the kernel refuses in an unprivileged user
 //! namespace), so a file readable by one of the user's groups but not by
-//! everyone, and visible in the box, is readable by the bot: local play is
+//! everyone, and under the allowlist's folders, is readable by the bot: local play is
 //! the author running bots they chose, which a host's runner never is.
 //!
 //! The cgroup: limits and CPU accounting are the same as root's, so an
@@ -67,23 +69,6 @@ impl Privilege {
 
     pub fn is_root(self) -> bool {
         self == Privilege::Root
-    }
-
-    /// Host folders a rootless box also shows empty: what the user's uid
-    /// could read there is the user's own (their home, wherever it is;
-    /// removable and other mounted media).
-    pub(crate) fn extra_hidden(self) -> Vec<PathBuf> {
-        if self.is_root() {
-            return Vec::new();
-        }
-        let mut v = vec![PathBuf::from("/media"), PathBuf::from("/mnt")];
-        if let Some(home) = std::env::var_os("HOME").map(PathBuf::from) {
-            if home.is_absolute() && home != std::path::Path::new("/") {
-                v.push(home);
-            }
-        }
-        v.retain(|d| d.is_dir());
-        v
     }
 }
 

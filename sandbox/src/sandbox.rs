@@ -201,7 +201,8 @@ impl Sandbox {
                 uid,
                 gid,
                 loopback: matches!(config.network, Network::Loopback { .. }),
-                hidden: config.hidden.iter().cloned().chain(privilege.extra_hidden()).collect(),
+                hidden: config.hidden.clone(),
+                allowlist: !privilege.is_root(),
             };
             start_holder(plan, privilege)
         })();
@@ -250,7 +251,7 @@ impl Sandbox {
             Network::Loopback { connect_ports } => connect_ports.clone(),
             Network::None => Vec::new(),
         };
-        let policy = landlock_rules::build(holder_pid, &ports)?;
+        let policy = landlock_rules::build(holder_pid, &ports, !sandbox.privilege.is_root())?;
         sandbox.landlock = policy.fd;
         sandbox.landlock_status = policy.status;
         if sandbox.landlock_status != LandlockStatus::FullyEnforced {

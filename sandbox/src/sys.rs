@@ -61,9 +61,24 @@ pub fn pidfd_send_signal(pidfd: RawFd, sig: libc::c_int) -> io::Result<()> {
 
 /// Clone a mount tree (detached) for `mount_setattr` and `move_mount`.
 pub fn open_tree_clone_recursive(path: &CStr) -> io::Result<OwnedFd> {
+    open_tree_clone(path, 0)
+}
+
+/// As [`open_tree_clone_recursive`], but a link at `path` itself is not
+/// followed (the call fails on it).
+pub fn open_tree_clone_recursive_nofollow(path: &CStr) -> io::Result<OwnedFd> {
+    open_tree_clone(path, libc::AT_SYMLINK_NOFOLLOW as libc::c_uint)
+}
+
+fn open_tree_clone(path: &CStr, extra: libc::c_uint) -> io::Result<OwnedFd> {
     // SAFETY: `path` is a NUL-terminated string alive across the call.
     ret_fd(unsafe {
-        libc::syscall(libc::SYS_open_tree, libc::AT_FDCWD, path.as_ptr(), OPEN_TREE_CLONE | AT_RECURSIVE | libc::O_CLOEXEC as libc::c_uint)
+        libc::syscall(
+            libc::SYS_open_tree,
+            libc::AT_FDCWD,
+            path.as_ptr(),
+            OPEN_TREE_CLONE | AT_RECURSIVE | extra | libc::O_CLOEXEC as libc::c_uint,
+        )
     })
 }
 

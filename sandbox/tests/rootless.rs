@@ -23,8 +23,9 @@ use koth_sandbox::{run_in, Command, Exit, Limits, Outcome, Privilege, Sandbox, S
 const CHILD: &str = "KOTH_ROOTLESS_CHILD";
 
 /// As root: run the test `name` of this binary again as [`USER`], in a
-/// delegated cgroup, with a home holding a secret; fail with its output if
-/// it fails.
+/// delegated cgroup, with a home holding a secret and, as its working
+/// folder, a folder of the user's holding a mode-0600 secret (where an
+/// author runs `koth match`); fail with its output if it fails.
 fn as_user(name: &str) -> bool {
     if std::env::var_os(CHILD).is_some() {
         return false;
@@ -37,6 +38,10 @@ fn as_user(name: &str) -> bool {
     let home = d.user_dir("home");
     std::fs::write(home.join("secret"), "the user's secret").unwrap();
     std::os::unix::fs::chown(home.join("secret"), Some(USER), Some(USER)).unwrap();
+    let work = d.user_dir("work");
+    std::fs::write(work.join("secret"), "the user's working folder's secret").unwrap();
+    std::os::unix::fs::chown(work.join("secret"), Some(USER), Some(USER)).unwrap();
+    std::fs::set_permissions(work.join("secret"), std::os::unix::fs::PermissionsExt::from_mode(0o600)).unwrap();
     // Its own runtime folder (as a login session's XDG_RUNTIME_DIR): the
     // other test runs at the same time as the same uid.
     let run = d.user_dir("run");
@@ -48,7 +53,8 @@ fn as_user(name: &str) -> bool {
         .env(CHILD, "1")
         .env("HOME", &home)
         .env("XDG_RUNTIME_DIR", &run)
-        .env("PATH", "/usr/local/bin:/usr/bin:/bin");
+        .env("PATH", "/usr/local/bin:/usr/bin:/bin")
+        .current_dir(&work);
     for k in ["CI", "KOTH_TEST_SLOWDOWN", "KOTH_CGROUP"] {
         if let Some(v) = std::env::var_os(k) {
             cmd.env(k, v);
@@ -58,6 +64,7 @@ fn as_user(name: &str) -> bool {
     let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
     assert!(out.status.success(), "as uid {USER}, {name} failed:\n{text}");
     assert!(text.contains("1 passed"), "as uid {USER}, {name} did not run:\n{text}");
+    eprintln!("as uid {USER}:\n{text}");
     true
 }
 
@@ -142,9 +149,9 @@ fn an_ordinary_user_builds_a_box_that_confines_its_program() {
 }
 
 /// A program running as the user's own uid reaches nothing of the user's:
-/// not the home (hidden, wherever it is), not the box's cgroup files (the
-/// user's, but no cgroup filesystem is in the box, nor may one be
-/// mounted), not a user namespace of its own, not the supervisor, not the
+/// not the home (not in the box, wherever it is), not the box's cgroup
+/// files (the user's, but no cgroup filesystem is in the box, nor may one
+/// be mounted), not a user namespace of its own, not the supervisor, not the
 /// network. And the supervisor's TCP listener in the box still works.
 #[test]
 fn a_program_in_a_rootless_box_reaches_nothing_of_the_users() {
@@ -170,9 +177,9 @@ def tried(what, f):
         print(what, "ALLOWED")
     except OSError as e:
         print(what, "refused", e.errno)
-print("home", sorted(os.listdir({home:?})))
+tried("list home", lambda: os.listdir({home:?}))
 tried("read secret", lambda: open({secret:?}).read())
-print("sys", sorted(os.listdir("/sys")))
+tried("list sys", lambda: os.listdir("/sys"))
 tried("user namespace", unshare_user)
 tried("kill supervisor", lambda: os.kill({supervisor}, 0))
 tried("internet", lambda: socket.create_connection(("1.1.1.1", 53), timeout=2))
@@ -206,9 +213,9 @@ s.close()
     assert_eq!(child.wait().unwrap(), Exit::Code(0), "{out}{err}");
     assert_eq!(reader.join().unwrap(), "hello from the box\n");
     let line = |key: &str| out.lines().find(|l| l.starts_with(key)).unwrap_or_else(|| panic!("no {key:?} in {out}")).to_owned();
-    assert_eq!(line("home"), "home []", "the user's home shows its files:\n{out}");
+    assert_eq!(line("list home"), "list home refused 2", "the user's home is in the box:\n{out}");
     assert_eq!(line("read secret"), "read secret refused 2", "{out}");
-    assert_eq!(line("sys"), "sys []", "a cgroup filesystem is reachable:\n{out}");
+    assert_eq!(line("list sys"), "list sys refused 2", "a cgroup filesystem is reachable:\n{out}");
     assert_eq!(line("user namespace"), "user namespace refused 1", "{out}");
     // ESRCH: no such process in the box's PID namespace (EPERM where Landlock scopes signals).
     assert!(["kill supervisor refused 3", "kill supervisor refused 1"].contains(&line("kill supervisor").as_str()), "{out}");
@@ -222,4 +229,205 @@ s.close()
     // Nor may it mount a cgroup filesystem to rewrite its limits.
     let (exit, out) = sh(&sb, "mkdir -p /tmp/cg && mount -t cgroup2 none /tmp/cg && echo MOUNTED; cat /proc/self/cgroup");
     assert!(!out.contains("MOUNTED"), "{exit:?} {out}");
+}
+
+/// `/run/user/UID` of [`USER`], as logind makes it (the user's, 0700), for
+/// as long as the value lives.
+struct RunUser(PathBuf);
+
+impl RunUser {
+    fn path() -> PathBuf {
+        PathBuf::from(format!("/run/user/{USER}"))
+    }
+    fn new() -> RunUser {
+        let dir = RunUser::path();
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        std::os::unix::fs::chown(&dir, Some(USER), Some(USER)).unwrap();
+        std::fs::set_permissions(&dir, std::os::unix::fs::PermissionsExt::from_mode(0o700)).unwrap();
+        RunUser(dir)
+    }
+}
+
+impl Drop for RunUser {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// A mode-0600 file of the user's at `path`.
+fn secret_file(path: &std::path::Path) {
+    use std::os::unix::fs::OpenOptionsExt;
+    let mut f = std::fs::OpenOptions::new().write(true).create_new(true).mode(0o600).open(path).unwrap();
+    f.write_all(b"the user's secret").unwrap();
+}
+
+/// The names a rootless box's `/` must hold: the first component of every
+/// entry of its allowlist, the read-only ones where the host has them.
+fn expected_root() -> Vec<String> {
+    use koth_sandbox::view::{Mode, ROOTLESS_VIEW};
+    let mut names: Vec<String> = ROOTLESS_VIEW
+        .iter()
+        .filter(|e| e.mode != Mode::ReadOnly || std::fs::symlink_metadata(e.path).is_ok())
+        .map(|e| e.path.trim_start_matches('/').split('/').next().unwrap().to_owned())
+        .collect();
+    names.sort();
+    names.dedup();
+    names
+}
+
+/// The rootless box shows only its allowlist (`koth_sandbox::view`). A
+/// program running as the user tries what an author's own `koth match`
+/// used to show it: a mode-0600 file in the folder the box was started
+/// from, the host's `/tmp`, `/run/user/UID`, `/dev/shm` and the user's
+/// home, and the user's unix sockets in the working folder, `/tmp` and
+/// `/run/user/UID`: each is refused (none of it exists in the box), and
+/// nobody connected to the sockets. It still runs: it reads its own
+/// folder, writes it, and writes a `/tmp` that is its own (the host's
+/// `/tmp` does not get the file).
+#[test]
+fn a_rootless_box_shows_only_its_allowlist() {
+    const NAME: &str = "a_rootless_box_shows_only_its_allowlist";
+    let _run_user = (std::env::var_os(CHILD).is_none() && common::sandbox_available()).then(RunUser::new);
+    if as_user(NAME) {
+        return;
+    }
+    let me = std::process::id();
+    let home = PathBuf::from(std::env::var_os("HOME").unwrap());
+    let work = std::env::current_dir().unwrap();
+    assert_eq!(std::fs::read_to_string(work.join("secret")).unwrap(), "the user's working folder's secret");
+    let run_user = RunUser::path();
+    let tmp_secret = PathBuf::from(format!("/tmp/koth-rootless-secret-{me}"));
+    let shm_secret = PathBuf::from(format!("/dev/shm/koth-rootless-secret-{me}"));
+    let tmp_sock = PathBuf::from(format!("/tmp/koth-rootless-{me}.sock"));
+    let work_sock = work.join("user.sock");
+    let run_sock = run_user.join("bus");
+    for p in [&tmp_secret, &shm_secret, &run_user.join("secret")] {
+        secret_file(p);
+    }
+    let sockets: Vec<std::os::unix::net::UnixListener> =
+        [&work_sock, &tmp_sock, &run_sock].iter().map(|p| std::os::unix::net::UnixListener::bind(p).unwrap()).collect();
+    let box_file = format!("koth-rootless-box-{me}.txt");
+
+    let sb = Sandbox::create(config(hostile_limits())).unwrap();
+    sb.workdir().write_file("mine.txt", b"the bot's own", 0o600).unwrap();
+    let script = format!(
+        r#"
+import os, socket
+def tried(what, f):
+    try:
+        r = f()
+        print(what, "ALLOWED", r)
+    except OSError as e:
+        print(what, "refused", e.errno)
+def connect(path):
+    s = socket.socket(socket.AF_UNIX)
+    s.connect(path)
+for what, path in [("working folder", {work:?}), ("home", {home:?}), ("run user", {run_user:?})]:
+    tried("list " + what, lambda: os.listdir(path))
+for what, path in [("working folder", {work_secret:?}), ("home", {home_secret:?}), ("run user", {run_secret:?}),
+                   ("tmp", {tmp_secret:?}), ("shm", {shm_secret:?})]:
+    tried("read " + what, lambda: open(path).read())
+for what, path in [("working folder", {work_sock:?}), ("tmp", {tmp_sock:?}), ("run user", {run_sock:?})]:
+    tried("connect " + what, lambda: connect(path))
+for d in ["/root", "/run", "/srv", "/opt", "/mnt", "/media", "/sys", "/var/cache", "/var/run"]:
+    tried("list " + d, lambda: os.listdir(d))
+print("root", " ".join(sorted(os.listdir("/"))))
+print("var", " ".join(sorted(os.listdir("/var"))))
+print("tmp", " ".join(sorted(os.listdir("/tmp"))))
+print("shm", " ".join(sorted(os.listdir("/dev/shm"))))
+print("own", open("/home/bot/mine.txt").read())
+open("/home/bot/out.txt", "w").write("written by the bot")
+open("/tmp/{box_file}", "w").write("private")
+print("private tmp", open("/tmp/{box_file}").read(), sorted(os.listdir("/tmp")) == ["{box_file}"])
+"#,
+        work = work.display().to_string(),
+        home = home.display().to_string(),
+        run_user = run_user.display().to_string(),
+        work_secret = work.join("secret").display().to_string(),
+        home_secret = home.join("secret").display().to_string(),
+        run_secret = run_user.join("secret").display().to_string(),
+        tmp_secret = tmp_secret.display().to_string(),
+        shm_secret = shm_secret.display().to_string(),
+        work_sock = work_sock.display().to_string(),
+        tmp_sock = tmp_sock.display().to_string(),
+        run_sock = run_sock.display().to_string(),
+    );
+    let out = run_in(&sb, "/usr/bin/python3", &["-c".into(), script], &[], b"").unwrap();
+    let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    for p in [&tmp_secret, &shm_secret, &tmp_sock] {
+        let _ = std::fs::remove_file(p);
+    }
+    assert_eq!(out.usage.outcome, Outcome::Ok, "{:?}\n{text}", out.usage);
+    eprintln!("the program in the rootless box:\n{text}");
+    let line =
+        |key: &str| text.lines().find(|l| l.starts_with(&format!("{key} "))).unwrap_or_else(|| panic!("no {key:?} in {text}")).to_owned();
+    let tries = [
+        "list working folder",
+        "list home",
+        "list run user",
+        "read working folder",
+        "read home",
+        "read run user",
+        "read tmp",
+        "read shm",
+        "connect working folder",
+        "connect tmp",
+        "connect run user",
+    ];
+    for what in tries
+        .iter()
+        .map(|t| t.to_string())
+        .chain(["/root", "/run", "/srv", "/opt", "/mnt", "/media", "/sys", "/var/cache", "/var/run"].iter().map(|d| format!("list {d}")))
+    {
+        // ENOENT: none of it is in the box.
+        assert_eq!(line(&what), format!("{what} refused 2"), "{text}");
+    }
+    for s in &sockets {
+        s.set_nonblocking(true).unwrap();
+        assert_eq!(s.accept().map(|_| ()).unwrap_err().kind(), std::io::ErrorKind::WouldBlock, "a box connected to a socket of the user's");
+    }
+    assert_eq!(line("root"), format!("root {}", expected_root().join(" ")), "the box's / is not its allowlist:\n{text}");
+    assert_eq!(line("var"), "var tmp", "{text}");
+    assert_eq!(line("tmp").trim(), "tmp", "the host's /tmp shows in the box:\n{text}");
+    assert_eq!(line("shm").trim(), "shm", "the host's /dev/shm shows in the box:\n{text}");
+    // The positive control: its own folder, both ways, and a /tmp of its own.
+    assert_eq!(line("own"), "own the bot's own", "{text}");
+    assert_eq!(sb.workdir().read_file("out.txt", 100).unwrap().0, b"written by the bot");
+    assert_eq!(line("private tmp"), "private tmp private True", "{text}");
+    assert!(!std::path::Path::new("/tmp").join(&box_file).exists(), "the box's /tmp file reached the host's /tmp");
+}
+
+/// Real toolchains run in a rootless box's allowlist view: C compiled with
+/// `cc` and run, Python, Java compiled with `javac` and run with several
+/// threads, and Node with worker threads, all inside the box.
+#[test]
+fn real_languages_run_in_a_rootless_box() {
+    if as_user("real_languages_run_in_a_rootless_box") {
+        return;
+    }
+    if !["cc", "javac", "java", "node"].iter().all(|t| common::require_ci_tool(t)) {
+        return;
+    }
+    let program = |name: &str| std::fs::read(format!("{}/tests/programs/{name}", env!("CARGO_MANIFEST_DIR"))).unwrap();
+    let mut limits = hostile_limits();
+    // What the runner gives a Java compile (languages/java/language.json).
+    limits.pids = 256;
+    limits.memory = 512 << 20;
+    limits.cpu_time = Some(scaled(Duration::from_secs(20)));
+    limits.wall_time = Some(scaled(Duration::from_secs(60)));
+    let sb = Sandbox::create(config(limits)).unwrap();
+    sb.workdir().write_file("hello.c", b"#include <stdio.h>\nint main(void) { puts(\"c ok\"); return 0; }\n", 0o644).unwrap();
+    sb.workdir().write_file("Threads.java", &program("Threads.java"), 0o644).unwrap();
+    sb.workdir().write_file("threads.js", &program("threads.js"), 0o644).unwrap();
+    for (what, script, expect) in [
+        ("C", "cc -O2 -o hello hello.c && ./hello", "c ok"),
+        ("Python", "python3 -c 'import json, ssl, sqlite3; print(\"python ok\")'", "python ok"),
+        ("Java", "javac -J-XX:+UseSerialGC -d . Threads.java && java -XX:+UseSerialGC -Xss64m -cp . Threads", "java threads ok"),
+        ("Node", "node threads.js", "node workers ok"),
+    ] {
+        let (exit, out) = sh(&sb, script);
+        assert_eq!(exit, Exit::Code(0), "{what} in a rootless box:\n{out}");
+        assert!(out.starts_with(expect), "{what} in a rootless box:\n{out}");
+    }
 }
