@@ -17,7 +17,8 @@ use koth_games::replay::{self, Frames, Replay};
 use koth_games::{BotProtocol, GameId, GameKind, Referee, TimePolicy};
 use koth_sandbox::SandboxConfig;
 
-use crate::bot::{BotSpec, Builder};
+use crate::bot::{BotSpec, Builder, PrepareError};
+use crate::compile::BuildError;
 use crate::referee::ExternalReferee;
 use crate::submission::{SourceFile, Submission, SubmissionLimits};
 
@@ -56,7 +57,7 @@ impl Game {
         }
         let dir = Path::new(name_or_dir);
         if dir.join(MANIFEST).is_file() {
-            return ExternalGame::load(dir, builder).map(|g| Game::External(Arc::new(g)));
+            return ExternalGame::load(dir, builder).map(|g| Game::External(Arc::new(g))).map_err(|e| e.to_string());
         }
         let names: Vec<&str> = GameKind::ALL.iter().map(|g| g.name()).collect();
         Err(format!("no game {name_or_dir:?}: name one of {}, or a folder with a {MANIFEST}", names.join(", ")))
@@ -122,19 +123,21 @@ impl Game {
     /// `seed`. An external referee is started in a box built from `sandbox`
     /// (its root, limits and network its own); one that fails to start
     /// says so through [`Referee::failure`].
-    pub fn referee(&self, names: &[String], seed: u64, sandbox: &SandboxConfig) -> Result<Box<dyn Referee>, String> {
+    pub fn referee(&self, names: &[String], seed: u64, sandbox: &SandboxConfig) -> Result<Box<dyn Referee>, GameError> {
         let (lo, hi) = self.seat_range();
         if names.len() < lo || names.len() > hi {
             let n = names.len();
-            return Err(if lo == hi {
+            return Err(GameError::Invalid(if lo == hi {
                 format!("{} is played by exactly {lo} bots, not {n}", self.name())
             } else {
                 format!("{} is played by {lo} to {hi} bots, not {n}", self.name())
-            });
+            }));
         }
         match self {
-            Game::Builtin(g) => g.referee(names.len(), seed),
-            Game::External(e) => Ok(Box::new(ExternalReferee::start(&e.manifest, &e.referee, names, seed, sandbox))),
+            Game::Builtin(g) => g.referee(names.len(), seed).map_err(GameError::Invalid),
+            Game::External(e) => {
+                Ok(Box::new(ExternalReferee::start(&e.manifest, &e.referee, names, seed, sandbox).map_err(GameError::Host)?))
+            }
         }
     }
 
@@ -161,23 +164,65 @@ impl Game {
             return Err(format!("the replay is of {}, not {}", r.game, self.name()));
         }
         let names: Vec<String> = r.seats.iter().map(|s| s.name.clone()).collect();
-        self.referee(&names, r.seed, sandbox)
+        self.referee(&names, r.seed, sandbox).map_err(|e| e.to_string())
     }
 }
 
 impl ExternalGame {
     /// Read `dir/game.json` and build the referee it names. Errors say
     /// what is wrong with the folder and what to do.
-    pub fn load(dir: &Path, builder: &Builder) -> Result<ExternalGame, String> {
+    pub fn load(dir: &Path, builder: &Builder) -> Result<ExternalGame, GameError> {
         let path = dir.join(MANIFEST);
-        let bytes = std::fs::read(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-        let manifest = GameManifest::parse(&bytes).map_err(|e| format!("{}: {e}", dir.display()))?;
+        let bytes = std::fs::read(&path).map_err(|e| GameError::io(format!("{}", path.display()), &e))?;
+        let manifest = GameManifest::parse(&bytes).map_err(|e| GameError::Invalid(format!("{}: {e}", dir.display())))?;
         let r = &manifest.referee;
         let sub = Submission::from_folder_main(dir, &r.main, r.language.as_deref(), &[EXAMPLE_BOTS], &builder.limits)
-            .map_err(|e| format!("{}'s referee: {e}", manifest.name))?;
-        let (image, compiled) = builder.build(&sub).map_err(|e| format!("{}'s referee: {e}", manifest.name))?;
+            .map_err(|e| GameError::Invalid(format!("{}'s referee: {e}", manifest.name)))?;
+        let (image, compiled) = builder.build(&sub).map_err(|e| GameError::prepare(format!("{}'s referee", manifest.name), e))?;
         let referee = BotSpec::new(format!("{} referee", manifest.name), &sub, &image, &compiled.artifact);
         Ok(ExternalGame { manifest, referee, dir: dir.to_path_buf() })
+    }
+}
+
+/// Why a game folder could not be loaded: its author's to fix, or this
+/// machine's failing. A server refuses an added game for the first and
+/// retries (here later, or on another runner) for the second: a referee
+/// whose box or image could not be made says nothing about the game.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum GameError {
+    /// The folder, its manifest, its referee's or an example bot's sources
+    /// are wrong, or they do not compile.
+    #[error("{0}")]
+    Invalid(String),
+    /// The disk, a box, the image store or a language's image failed here.
+    #[error("{0}")]
+    Host(String),
+}
+
+impl GameError {
+    /// Whether this machine, not the game, failed.
+    pub fn is_host(&self) -> bool {
+        matches!(self, GameError::Host(_))
+    }
+
+    /// A file of the folder that could not be read: missing is the
+    /// folder's fault, any other error the disk's.
+    fn io(what: String, e: &std::io::Error) -> GameError {
+        if e.kind() == std::io::ErrorKind::NotFound {
+            GameError::Invalid(format!("{what}: {e}"))
+        } else {
+            GameError::Host(format!("{what}: {e}"))
+        }
+    }
+
+    /// A referee or example bot that could not be built, by the kind of
+    /// [`PrepareError`]: its sources or its compile are the game's; no
+    /// image, or a compile box that failed, the machine's.
+    fn prepare(what: String, e: PrepareError) -> GameError {
+        match e {
+            PrepareError::Rejected(_) | PrepareError::Build(BuildError::Compile { .. }) => GameError::Invalid(format!("{what}: {e}")),
+            PrepareError::NoImage(_) | PrepareError::Build(BuildError::Infrastructure(_)) => GameError::Host(format!("{what}: {e}")),
+        }
     }
 }
 
@@ -267,8 +312,8 @@ impl GamePackage {
     /// Write the package out as `games_dir/<hash>` (once: a folder already
     /// there is complete, since it is renamed into place whole) and load
     /// it, its referee built by `builder`.
-    pub fn unpack(&self, games_dir: &Path, builder: &Builder) -> Result<ExternalGame, String> {
-        let dir = self.write_out(games_dir).map_err(|e| format!("writing {} out: {e}", self.manifest.name))?;
+    pub fn unpack(&self, games_dir: &Path, builder: &Builder) -> Result<ExternalGame, GameError> {
+        let dir = self.write_out(games_dir).map_err(|e| GameError::Host(format!("writing {} out: {e}", self.manifest.name)))?;
         ExternalGame::load(&dir, builder)
     }
 
@@ -310,14 +355,20 @@ impl GamePackage {
 
 impl ExternalGame {
     /// The game's example bots (`bots/` in its folder), built by `builder`.
-    pub fn example_bots(&self, builder: &Builder) -> Result<Vec<BotSpec>, String> {
+    pub fn example_bots(&self, builder: &Builder) -> Result<Vec<BotSpec>, GameError> {
         let dir = self.dir.join(EXAMPLE_BOTS);
-        let mut paths: Vec<PathBuf> =
-            std::fs::read_dir(&dir).map_err(|e| format!("{}: {e}", dir.display()))?.filter_map(|e| e.ok().map(|e| e.path())).collect();
+        let mut paths: Vec<PathBuf> = std::fs::read_dir(&dir)
+            .map_err(|e| GameError::io(format!("{}", dir.display()), &e))?
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .collect();
         paths.sort();
         paths
             .iter()
-            .map(|p| builder.prepare(p).map_err(|e| format!("example bot {}: {e}", p.file_name().unwrap_or_default().to_string_lossy())))
+            .map(|p| {
+                builder
+                    .prepare(p)
+                    .map_err(|e| GameError::prepare(format!("example bot {}", p.file_name().unwrap_or_default().to_string_lossy()), e))
+            })
             .collect()
     }
 }
@@ -325,6 +376,29 @@ impl ExternalGame {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A game that cannot be loaded is refused only for what is the
+    /// game's: its sources or their compile; no image, or a compile box
+    /// that failed, is this machine's (retried).
+    #[test]
+    fn a_game_error_is_the_games_or_the_machines_by_what_failed() {
+        let compile = PrepareError::Build(BuildError::Compile { reason: "exit 1".into(), log: "error: ...".into() });
+        let cases = [
+            (compile, false),
+            (PrepareError::Build(BuildError::Infrastructure("the box could not be made".into())), true),
+            (PrepareError::NoImage("no image for C#".into()), true),
+        ];
+        for (e, host) in cases {
+            let shown = e.to_string();
+            let got = GameError::prepare("its referee".into(), e);
+            assert_eq!(got.is_host(), host, "{got:?}");
+            assert_eq!(got.to_string(), format!("its referee: {shown}"));
+        }
+        let missing = std::io::Error::from(std::io::ErrorKind::NotFound);
+        assert!(!GameError::io("game.json".into(), &missing).is_host());
+        let denied = std::io::Error::from(std::io::ErrorKind::PermissionDenied);
+        assert!(GameError::io("game.json".into(), &denied).is_host());
+    }
 
     /// No step of a built-in game asks more bots at once than
     /// `thinking_at_once` says (the cores a match leases), over whole

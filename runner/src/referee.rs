@@ -98,7 +98,18 @@ impl ExternalReferee {
     /// between `names` (in seat order) and read its answer to `start`.
     /// Never fails: a referee that cannot start says so through
     /// [`Referee::failure`].
-    pub fn start(m: &GameManifest, referee: &BotSpec, names: &[String], seed: u64, sandbox: &SandboxConfig) -> ExternalReferee {
+    ///
+    /// `Err`: this machine could not make the referee's box (not the game's
+    /// fault: the match is played again, here later or on another runner).
+    /// A referee that starts and then fails is the game's: recorded, and
+    /// the match ends with it ([`Referee::failure`]).
+    pub fn start(
+        m: &GameManifest,
+        referee: &BotSpec,
+        names: &[String],
+        seed: u64,
+        sandbox: &SandboxConfig,
+    ) -> Result<ExternalReferee, String> {
         let mut r = ExternalReferee {
             conv: Conversation::new(m, names.len()),
             seats: names.len(),
@@ -117,14 +128,15 @@ impl ExternalReferee {
         };
         match Running::start(referee, &m.referee.limits, sandbox, &mut r.log) {
             Ok(run) => r.run = Some(run),
-            Err(why) => {
+            Err(StartFailure::Host(why)) => return Err(format!("the game's referee: {why}")),
+            Err(StartFailure::Referee(why)) => {
                 r.fail(why);
-                return r;
+                return Ok(r);
             }
         }
         let start = r.conv.start(seed, names, &m.settings);
         r.exchange(&start, &[]);
-        r
+        Ok(r)
     }
 
     /// Send one line and take the referee's answer to it; a failure stops
@@ -189,8 +201,15 @@ impl ExternalReferee {
     }
 }
 
+/// Why a referee did not start: the machine (its box), or the referee
+/// (it would not run).
+enum StartFailure {
+    Host(String),
+    Referee(String),
+}
+
 impl Running {
-    fn start(spec: &BotSpec, limits: &RefereeLimits, base: &SandboxConfig, log: &mut StderrLog) -> Result<Running, String> {
+    fn start(spec: &BotSpec, limits: &RefereeLimits, base: &SandboxConfig, log: &mut StderrLog) -> Result<Running, StartFailure> {
         let mut cfg = base.clone();
         cfg.root = spec.root.clone();
         cfg.network = Network::None;
@@ -203,13 +222,17 @@ impl Running {
         // On the clock as the bots are, and weighed as they are.
         cfg.limits.cpu_weight = crate::engine::BOT_CPU_WEIGHT;
         crate::state::hide(&mut cfg, []);
-        let sandbox = Sandbox::create(cfg).map_err(|e| format!("its box could not be built: {e}"))?;
+        let sandbox = Sandbox::create(cfg).map_err(|e| StartFailure::Host(format!("its box could not be built: {e}")))?;
         for (name, data, mode) in &spec.files {
-            sandbox.workdir().write_file(name, data, *mode).map_err(|e| format!("putting {name} in its folder: {e}"))?;
+            sandbox
+                .workdir()
+                .write_file(name, data, *mode)
+                .map_err(|e| StartFailure::Host(format!("putting {name} in its folder: {e}")))?;
         }
         let bot = Bot { sandbox: &sandbox, spec, log };
-        let (process, stdin) = Process::spawn_lines(&bot, &[], true, MAX_REFEREE_LINE).map_err(|g| gone_words(&g, &sandbox))?;
-        let stdin = Outbox::new(stdin.ok_or("it has no standard input")?);
+        let (process, stdin) =
+            Process::spawn_lines(&bot, &[], true, MAX_REFEREE_LINE).map_err(|g| StartFailure::Referee(gone_words(&g, &sandbox)))?;
+        let stdin = Outbox::new(stdin.ok_or_else(|| StartFailure::Referee("it has no standard input".into()))?);
         Ok(Running { sandbox, spec: spec.clone(), process, stdin, ended: false, paused: false })
     }
 

@@ -301,6 +301,29 @@ fn a_referee_that_spins_after_answering_steals_no_time_from_the_bots() {
 }
 
 /// A game folder that is not one says what to change.
+/// A referee whose box this machine cannot make (here: its runtime folder
+/// is under a file) is the machine's failure, not the game's: the match is
+/// not played and the error says so as a host error, which a runner
+/// retries, here later or on another runner. (It was recorded as the
+/// referee failing, and the match failed for good.)
+#[test]
+fn a_referee_whose_box_cannot_be_made_is_the_machines_fault_not_the_games() {
+    if !sandbox_ok() {
+        return;
+    }
+    let _quiet = LOAD.read().unwrap_or_else(|p| p.into_inner());
+    let game = rpsls();
+    let file = std::env::temp_dir().join(format!("koth-not-a-folder-{}", std::process::id()));
+    std::fs::write(&file, "").unwrap();
+    let mut sandbox = sandbox_config();
+    sandbox.runtime_dir = file.join("boxes");
+    let e = koth_runner::engine::play(&MatchOptions { sandbox, ..options(&game, 3) }, two_bots()).unwrap_err();
+    let _ = std::fs::remove_file(&file);
+    assert!(matches!(e, koth_runner::engine::EngineError::Host(_)), "{e:?}");
+    assert!(!e.is_deterministic());
+    assert!(e.to_string().contains("the game's referee: its box could not be built"), "{e}");
+}
+
 #[test]
 fn a_game_folder_is_checked_before_anything_runs() {
     let dir = std::env::temp_dir().join(format!("koth-bad-game-{}", std::process::id()));

@@ -33,7 +33,7 @@ use koth_runner::compile::{Artifact, BuildError};
 use koth_runner::cores::CoreBudget;
 use koth_runner::engine::live::LiveTurns;
 use koth_runner::engine::{play, MatchOptions, ENGINE_VERSION};
-use koth_runner::game::{ExternalGame, Game, GamePackage};
+use koth_runner::game::{ExternalGame, Game, GameError, GamePackage};
 use koth_runner::submission::Submission;
 use koth_sandbox::{BoxPool, SandboxConfig};
 use sqlx::PgPool;
@@ -101,7 +101,7 @@ impl AddedGames {
         self.loaded.lock().unwrap_or_else(|p| p.into_inner()).get(hash).cloned()
     }
 
-    pub fn load(&self, package: &GamePackage, builder: &Builder) -> Result<Arc<ExternalGame>, String> {
+    pub fn load(&self, package: &GamePackage, builder: &Builder) -> Result<Arc<ExternalGame>, GameError> {
         let hash = package.source_hash();
         if let Some(g) = self.get(&hash) {
             return Ok(g);
@@ -588,8 +588,11 @@ fn validate_game_job(cfg: &WorkerConfig, id: i64, source: &[u8]) -> JobResult {
             return JobResult::Retry(format!("this runner cannot run {}, the referee's language: {why}", lang.display));
         }
     }
+    // This machine failing to build the referee or an example (a box, an
+    // image) says nothing of the game: played again, here or elsewhere.
     let game = match cfg.added_games.load(&package, &cfg.builder) {
         Ok(g) => g,
+        Err(e) if e.is_host() => return JobResult::Retry(format!("loading the game: {e}")),
         Err(e) => return refused(format!("refused: {e}")),
     };
     // So also the example bots' languages (the same folder read again).
@@ -603,6 +606,7 @@ fn validate_game_job(cfg: &WorkerConfig, id: i64, source: &[u8]) -> JobResult {
     }
     let bots = match game.example_bots(&cfg.builder) {
         Ok(b) => b,
+        Err(e) if e.is_host() => return JobResult::Retry(format!("building its example bots: {e}")),
         Err(e) => return refused(format!("refused: {e}")),
     };
     let (lo, hi) = game.manifest.seat_range();
@@ -683,12 +687,17 @@ fn match_job(cfg: &WorkerConfig, m: &store::MatchToPlay, source: Option<&[u8]>, 
         Some((id, hash)) => {
             let loaded = match (cfg.added_games.get(hash), source) {
                 (Some(g), _) => Ok(g),
-                (None, Some(source)) => GamePackage::from_tar(source).and_then(|p| cfg.added_games.load(&p, &cfg.builder)),
-                (None, None) => Err(format!("game {id} has no files")),
+                (None, Some(source)) => {
+                    GamePackage::from_tar(source).map_err(GameError::Invalid).and_then(|p| cfg.added_games.load(&p, &cfg.builder))
+                }
+                (None, None) => Err(GameError::Invalid(format!("game {id} has no files"))),
             };
             match loaded {
                 Ok(g) => Game::External(g),
-                Err(e) => return JobResult::Retry(format!("loading the game: {e}")),
+                // It passed its validation: this machine failed, or this
+                // koth reads its folder otherwise than the one that took it.
+                Err(e) if e.is_host() => return JobResult::Retry(format!("loading the game: {e}")),
+                Err(e) => return JobResult::Fail(format!("the game cannot be played: {e}")),
             }
         }
         None => match GameKind::from_name(&m.game) {

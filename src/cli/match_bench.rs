@@ -357,7 +357,8 @@ fn external_referee(n: u32) -> anyhow::Result<()> {
         built_in.step();
         play(built_in.as_mut(), &mut per_turn[0]);
         // The same rules as a program in its box.
-        let mut r = koth_runner::referee::ExternalReferee::start(&game.manifest, &game.referee, &names, seed, &sandbox());
+        let mut r = koth_runner::referee::ExternalReferee::start(&game.manifest, &game.referee, &names, seed, &sandbox())
+            .map_err(|e| anyhow::anyhow!(e))?;
         r.step();
         play(&mut r, &mut per_turn[1]);
         if let Some(why) = r.failure() {

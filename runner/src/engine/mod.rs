@@ -514,7 +514,10 @@ pub fn play(opts: &MatchOptions, bots: Vec<BotSpec>) -> Result<MatchReport> {
 pub fn play_seats(opts: &MatchOptions, bots: Vec<SeatPlayer>) -> Result<MatchReport> {
     let names: Vec<String> = bots.iter().map(SeatPlayer::name).collect();
     // Before any bot starts: an external referee's start-up is on no bot's clock.
-    let mut referee = opts.game.referee(&names, opts.seed, &opts.sandbox).map_err(EngineError::Invalid)?;
+    let mut referee = opts.game.referee(&names, opts.seed, &opts.sandbox).map_err(|e| match e {
+        crate::game::GameError::Invalid(why) => EngineError::Invalid(why),
+        crate::game::GameError::Host(why) => EngineError::Host(why),
+    })?;
     let kind = opts.game.protocol();
     let policy = opts.policy();
     // This thread runs the moment a bot answers and pauses it before the
