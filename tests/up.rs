@@ -102,6 +102,26 @@ fn cli_against(addr: &str, data: &std::path::Path) {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{stderr}");
     assert!(stderr.contains("compile failed") && stderr.contains("missing_name"), "{stderr}");
+    // When no match will come, it says why and ends, rather than wait in
+    // silence until its timeout; on a pipe it writes lines, not `\r`.
+    let ends_with = |args: &[&str], why: &str| {
+        let out = koth_cli(args, addr, Some(&token));
+        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert!(out.status.success() && stderr.contains(why) && stderr.contains("Its page: http://"), "{stderr}");
+        assert!(!stderr.contains("matches finished within"), "it waited for its timeout: {stderr}");
+        assert!(!stderr.contains('\r'), "{stderr:?}");
+    };
+    let out = koth_cli(&["ladder", "create", "lonely", "--game", "target"], addr, Some(&token));
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let submit = |ladder: &'static str, name: &'static str| {
+        ["submit", "--ladder", ladder, "--name", name, "--timeout-secs", "600", "bots/target/still.c"]
+    };
+    ends_with(&submit("lonely", "alone"), "it is the only bot ready on lonely: its matches start when another bot is ready");
+    let out = koth_cli(&["ladder", "pause", "target"], addr, Some(&token));
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    ends_with(&submit("target", "late"), "the ladder target is paused by its host");
+    let out = koth_cli(&["ladder", "resume", "target"], addr, Some(&token));
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     // The replay and the bot's stderr of the match it played.
     let file = data.join("replay.json");
     let out = koth_cli(&["replay", "download", &match_id, "-o", file.to_str().unwrap()], addr, None);

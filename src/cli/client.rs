@@ -275,6 +275,7 @@ pub fn submit(a: SubmitArgs) -> anyhow::Result<i32> {
     eprintln!("submitted {} ({}, main file {}) to {}/bots/{bot}", a.name, made.language, made.main, c.base);
     let deadline = Instant::now() + Duration::from_secs(a.timeout_secs);
     let started = Instant::now();
+    let mut progress = Progress::new();
     // Each step said once, as it is first seen (a fast validation game may
     // be over before the first look).
     let (mut said_compiled, mut said_validating) = (false, false);
@@ -284,31 +285,31 @@ pub fn submit(a: SubmitArgs) -> anyhow::Result<i32> {
         let st = v.map(|v| v.status).unwrap_or(VersionStatus::Pending);
         if !said_compiled && !matches!(st, VersionStatus::Pending | VersionStatus::Failed) {
             let number = v.map(|v| format!("version {} ", v.number)).unwrap_or_default();
-            eprintln!("\r{number}compiled in {:.1} s", started.elapsed().as_secs_f64());
+            progress.say(&format!("{number}compiled in {:.1} s", started.elapsed().as_secs_f64()));
             said_compiled = true;
         }
         // Queued or under way: what the version waits for, said as it is.
         let running = v.and_then(|v| v.job) == Some(JobState::Running);
         match st {
-            VersionStatus::Pending if running => eprint!("\rcompiling...                 {:>4.0} s", started.elapsed().as_secs_f64()),
-            VersionStatus::Pending => eprint!("\rqueued, waiting for a runner {:>4.0} s", started.elapsed().as_secs_f64()),
+            VersionStatus::Pending if running => progress.show("compiling...", started),
+            VersionStatus::Pending => progress.show("queued, waiting for a runner", started),
             VersionStatus::Validating => {
                 if !said_validating {
                     let game = v.and_then(|v| v.validation_match).map(|m| format!(": {}/matches/{m}", c.base)).unwrap_or_default();
-                    eprintln!("playing its validation game against copies of itself{game}");
+                    progress.say(&format!("playing its validation game against copies of itself{game}"));
                     said_validating = true;
                 }
-                let what = if running { "validation game under way" } else { "validation game queued" };
-                eprint!("\r{what} {:>4.0} s", started.elapsed().as_secs_f64());
+                progress.show(if running { "validation game under way" } else { "validation game queued" }, started);
             }
             _ => break (st, v.is_some_and(|v| v.validation_match.is_some())),
         }
         if Instant::now() > deadline {
+            progress.end();
             bail!("the version is still {} after {} s", st.as_str(), a.timeout_secs);
         }
         std::thread::sleep(Duration::from_millis(500));
     };
-    eprintln!();
+    progress.end();
     match status {
         VersionStatus::Failed => {
             let log: VersionLog = c.get(&format!("/api/versions/{version}/log"))?;
@@ -328,22 +329,42 @@ pub fn submit(a: SubmitArgs) -> anyhow::Result<i32> {
     if a.watch == 0 {
         return Ok(0);
     }
+    let page = format!("{}/bots/{bot}", c.base);
     let mut shown = std::collections::HashSet::new();
+    let mut progress = Progress::new();
     while shown.len() < a.watch {
         let ms: Vec<MatchSummary> = c.get(&format!("/api/bots/{bot}/matches"))?;
         for m in ms.iter().rev().filter(|m| m.state == MatchState::Finished) {
             if shown.len() < a.watch && shown.insert(m.match_id) {
+                progress.end();
                 println!("{}", match_line(m, bot, &c.base));
             }
         }
         if shown.len() >= a.watch {
             break;
         }
+        // Nothing to wait for: say why and end, rather than wait in silence.
+        if let Some(why) = no_matches_coming(&c, ladder, bot, &a.ladder, &ms)? {
+            progress.end();
+            eprintln!("{why}; {} of {} matches shown. Its page: {page}", shown.len(), a.watch);
+            return Ok(0);
+        }
         if Instant::now() > deadline {
-            eprintln!("{} of {} matches finished within {} s", shown.len(), a.watch, a.timeout_secs);
+            progress.end();
+            let queued = ms.iter().filter(|m| m.state == MatchState::Queued && !m.running).count();
+            let ahead = queued_on_ladder(&c, ladder)?;
+            eprintln!(
+                "{} of {} matches finished within {} s: {queued} of its matches are queued, behind {ahead} of the ladder's; \
+                 they play as runners free up. Its page: {page}",
+                shown.len(),
+                a.watch,
+                a.timeout_secs
+            );
             break;
         }
-        eprint!("\rwaiting for matches: {}/{}", shown.len(), a.watch);
+        let running = ms.iter().filter(|m| m.state == MatchState::Queued && m.running).count();
+        let queued = ms.iter().filter(|m| m.state == MatchState::Queued && !m.running).count();
+        progress.show(&format!("waiting for matches: {}/{} ({running} playing, {queued} queued)", shown.len(), a.watch), started);
         std::thread::sleep(Duration::from_millis(500));
     }
     // Where those matches put it.
@@ -360,6 +381,69 @@ pub fn submit(a: SubmitArgs) -> anyhow::Result<i32> {
         None => println!("{} is not on {}'s leaderboard yet: {}/ladders/{ladder}", a.name, a.ladder, c.base),
     }
     Ok(0)
+}
+
+/// Why no match of `bot` will come now, if none will: its ladder is paused,
+/// or it has no opponent that can play (none of its queued or running
+/// matches would then be waiting either).
+fn no_matches_coming(c: &Client, ladder: i64, bot: i64, name: &str, ms: &[MatchSummary]) -> anyhow::Result<Option<String>> {
+    if ms.iter().any(|m| m.state == MatchState::Queued) {
+        return Ok(None);
+    }
+    let list: Vec<LadderSummary> = c.get("/api/ladders")?;
+    if list.iter().any(|l| l.id == ladder && l.paused) {
+        return Ok(Some(format!("the ladder {name} is paused by its host: no matches are played until it is resumed")));
+    }
+    let bots: Vec<LadderBot> = c.get(&format!("/api/ladders/{ladder}/bots"))?;
+    let opponents = bots.iter().filter(|b| b.id != bot && b.current_version.is_some() && b.disabled_reason.is_none()).count();
+    if opponents == 0 {
+        return Ok(Some(format!("it is the only bot ready on {name}: its matches start when another bot is ready")));
+    }
+    Ok(None)
+}
+
+/// Matches of the ladder queued now.
+fn queued_on_ladder(c: &Client, ladder: i64) -> anyhow::Result<usize> {
+    let ms: Vec<MatchSummary> = c.get(&format!("/api/ladders/{ladder}/matches"))?;
+    Ok(ms.iter().filter(|m| m.state == MatchState::Queued && !m.running).count())
+}
+
+/// What `koth submit` waits for, said as it goes: rewritten in place on a
+/// terminal; on a pipe or a file, a line each time it changes (a `\r` there
+/// runs every update together on one line).
+struct Progress {
+    terminal: bool,
+    shown: Option<String>,
+}
+
+impl Progress {
+    fn new() -> Progress {
+        Progress { terminal: std::io::IsTerminal::is_terminal(&std::io::stderr()), shown: None }
+    }
+
+    /// `what`, with the seconds since `since` on a terminal.
+    fn show(&mut self, what: &str, since: Instant) {
+        if self.terminal {
+            eprint!("\r{what:<44} {:>4.0} s", since.elapsed().as_secs_f64());
+            self.shown = Some(what.to_owned());
+        } else if self.shown.as_deref() != Some(what) {
+            eprintln!("{what}");
+            self.shown = Some(what.to_owned());
+        }
+    }
+
+    /// A line of its own, after whatever was shown.
+    fn say(&mut self, line: &str) {
+        self.end();
+        eprintln!("{line}");
+    }
+
+    /// Ends a line rewritten in place.
+    fn end(&mut self) {
+        if self.terminal && self.shown.take().is_some() {
+            eprintln!();
+        }
+    }
 }
 
 /// One finished match as the author reads it: their result, rank and
