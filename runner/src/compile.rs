@@ -189,8 +189,8 @@ pub fn build(
         Outcome::Ok => None,
         // A driver (gcc, go) reports its killed child as its own failure.
         Outcome::Failed | Outcome::Crashed if out.usage.oom_kills > 0 => Some(memory()),
-        Outcome::Failed => Some(format!("the compiler exited with {:?}", out.usage.exit)),
-        Outcome::Crashed => Some(format!("the compiler crashed ({:?})", out.usage.exit)),
+        Outcome::Failed => Some(format!("the compiler exited with {}", out.usage.exit)),
+        Outcome::Crashed => Some(format!("the compiler crashed ({})", out.usage.exit)),
         Outcome::CpuTimeLimit => Some(format!("the compile used more than its {} s of CPU time and was stopped", cpu.as_secs())),
         Outcome::WallTimeLimit => Some(format!("the compile ran longer than {} s and was stopped", (cpu * WALL_PER_CPU).as_secs())),
         Outcome::MemoryLimit => Some(memory()),

@@ -12,6 +12,42 @@ pub enum Exit {
     Signal(i32),
 }
 
+/// As people read it: "code 1", "signal 9 (SIGKILL)".
+impl std::fmt::Display for Exit {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match *self {
+            Exit::Code(c) => write!(f, "code {c}"),
+            Exit::Signal(s) => match signal_name(s) {
+                Some(name) => write!(f, "signal {s} ({name})"),
+                None => write!(f, "signal {s}"),
+            },
+        }
+    }
+}
+
+/// The usual name of a signal a program is killed by.
+fn signal_name(s: i32) -> Option<&'static str> {
+    Some(match s {
+        libc::SIGHUP => "SIGHUP",
+        libc::SIGINT => "SIGINT",
+        libc::SIGQUIT => "SIGQUIT",
+        libc::SIGILL => "SIGILL",
+        libc::SIGTRAP => "SIGTRAP",
+        libc::SIGABRT => "SIGABRT",
+        libc::SIGBUS => "SIGBUS",
+        libc::SIGFPE => "SIGFPE",
+        libc::SIGKILL => "SIGKILL",
+        libc::SIGSEGV => "SIGSEGV",
+        libc::SIGPIPE => "SIGPIPE",
+        libc::SIGALRM => "SIGALRM",
+        libc::SIGTERM => "SIGTERM",
+        libc::SIGXCPU => "SIGXCPU",
+        libc::SIGXFSZ => "SIGXFSZ",
+        libc::SIGSYS => "SIGSYS",
+        _ => return None,
+    })
+}
+
 /// Why the program ended, with the sandbox's own verdict first.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -78,5 +114,17 @@ pub(crate) fn decode_wait_status(status: libc::c_int) -> Exit {
         Exit::Signal(libc::WTERMSIG(status))
     } else {
         Exit::Code(libc::WEXITSTATUS(status))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_exit_reads_as_words() {
+        assert_eq!(Exit::Code(1).to_string(), "code 1");
+        assert_eq!(Exit::Signal(libc::SIGKILL).to_string(), "signal 9 (SIGKILL)");
+        assert_eq!(Exit::Signal(64).to_string(), "signal 64");
     }
 }

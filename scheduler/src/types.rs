@@ -232,7 +232,10 @@ pub struct MyBot {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct Submitted {
     pub bot: i64,
+    /// The version's id (`/api/versions/{id}/...`).
     pub version: i64,
+    /// Its number among its bot's versions (1, 2, ...), as pages show it.
+    pub number: i32,
     pub compile_job: i64,
     pub language: String,
     pub main: String,

@@ -793,7 +793,7 @@ async function submitPage() {
 
 /** Follow a submission: the compile, then its first matches. */
 async function follow(r, box) {
-  const head = el('p', {}, `Version ${r.version} of `, el('a', { href: '/bots/' + r.bot, id: 'bot-link' }, 'your bot'), ` submitted (${r.language}, ${r.main}).`);
+  const head = el('p', {}, `Version ${r.number} of `, el('a', { href: '/bots/' + r.bot, id: 'bot-link' }, 'your bot'), ` submitted (${r.language}, ${r.main}).`);
   const status = el('p', { id: 'compile-status' }, 'Compiling…');
   const log = el('div');
   const first = el('div', { id: 'first-matches' });
@@ -824,7 +824,7 @@ async function follow(r, box) {
   }
   if (v.status === 'refused') {
     status.replaceChildren(el('span', { class: 'status-refused' }, 'Refused by its validation game:'),
-      l.validation_match ? [' ', el('a', { href: '/matches/' + l.validation_match }, 'watch it')] : '');
+      ...(l.validation_match ? [' ', el('a', { href: '/matches/' + l.validation_match }, 'watch it')] : []));
     log.replaceChildren(el('pre', { class: 'log', id: 'validation-output' }, l.validation || '(no reason recorded)'));
     return;
   }

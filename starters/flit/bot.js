@@ -1,4 +1,4 @@
-// Flit starter bot (JavaScript, Node.js 18).
+// Flit starter bot (JavaScript, Node.js 18 or newer).
 // Four bots on a 32x32 torus (edges wrap; neighbours are up/down/left/right)
 // take turns moving one of their pieces to any empty square next to ANOTHER
 // of their pieces; landing next to a neutral piece converts it. Most pieces wins.

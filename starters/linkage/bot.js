@@ -1,4 +1,4 @@
-// Linkage starter bot (Node.js 18, standard library only).
+// Linkage starter bot (Node.js 18 or newer, standard library only).
 // Two players, More and Fewer, take turns laying shared coloured dominoes
 // (6 each of R B G Y) on a 7x7 board; at the end More wins with 12 or more
 // one-colour groups, Fewer with fewer than 12.

@@ -1,4 +1,4 @@
-// Slime starter bot (Node.js 18).
+// Slime starter bot (Node.js 18 or newer).
 // Four slimes start in the corners of an 8x8 board; each turn you spread,
 // jump or merge one of your slimes, and whoever covers the most squares wins.
 // Protocol: a NEW process is started every turn; the state is the one

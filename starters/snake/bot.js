@@ -1,4 +1,4 @@
-// Snake starter bot (JavaScript, Node.js 18).
+// Snake starter bot (JavaScript, Node.js 18 or newer).
 // Tron light cycles for 2 players on a 32x32 board: both snakes move one cell
 // per turn at the same time and leave a permanent trail; whoever crashes
 // (edge, any trail, or the other head) last wins.

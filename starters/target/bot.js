@@ -1,4 +1,4 @@
-// Invisible target starter bot (JavaScript, Node.js 18).
+// Invisible target starter bot (JavaScript, Node.js 18 or newer).
 // 2-16 bots wander a 32x32 torus while walls appear; at the end (when no
 // more wall can be placed) the bot nearest the hidden target cell wins.
 // Protocol (stdin/stdout, one long-lived process), every turn one line:

@@ -1173,7 +1173,8 @@ async fn submit(
         Err(SubmitError::Db(e)) => return Err(e.into()),
     };
     let status = if done.created { StatusCode::CREATED } else { StatusCode::ACCEPTED };
-    let body = Submitted { bot: done.bot, version: done.version, compile_job: done.compile_job, language, main: sub.main };
+    let body =
+        Submitted { bot: done.bot, version: done.version, number: done.number, compile_job: done.compile_job, language, main: sub.main };
     Ok((status, Json(body)).into_response())
 }
 
@@ -1611,7 +1612,7 @@ async fn cancel_match(State(s): State<AppState>, ApiPath(id): ApiPath<i64>, head
         return Err(forbidden("only who asked for a challenge, or a host, can cancel a match"));
     }
     let why =
-        if who.is_host { format!("cancelled by the host {}", who.name) } else { format!("cancelled by {}, who asked for it", who.name) };
+        if who.is_host { format!("cancelled by {}, a host", who.name) } else { format!("cancelled by {}, who asked for it", who.name) };
     match crate::store::cancel_match(&s.pool, id, &why).await? {
         crate::store::Cancelled::Done => Ok(Json(MatchCancelled { id, reason: why })),
         crate::store::Cancelled::TooLate(state) => Err(ApiError(

@@ -209,12 +209,13 @@ pub async fn submit_version(
     let mut tx = pool.begin().await?;
     // Serialise version numbers per bot.
     sqlx::query("SELECT id FROM bots WHERE id = $1 FOR UPDATE").bind(bot_id).execute(&mut *tx).await?;
-    let ids = insert_version(&mut tx, bot_id, language, main, source, source_hash).await?;
+    let (id, _, job) = insert_version(&mut tx, bot_id, language, main, source, source_hash).await?;
     tx.commit().await?;
-    Ok(ids)
+    Ok((id, job))
 }
 
-/// The version's row and its compile job; the caller holds the bot's lock.
+/// The version's row (its id and number) and its compile job; the caller
+/// holds the bot's lock.
 async fn insert_version(
     conn: &mut PgConnection,
     bot_id: i64,
@@ -222,11 +223,11 @@ async fn insert_version(
     main: &str,
     source: &[u8],
     source_hash: &str,
-) -> Result<(i64, i64), sqlx::Error> {
-    let version_id: i64 = sqlx::query_scalar(
+) -> Result<(i64, i32, i64), sqlx::Error> {
+    let (version_id, number): (i64, i32) = sqlx::query_as(
         "INSERT INTO bot_versions (bot_id, number, language, main, source, source_hash) \
          VALUES ($1, (SELECT coalesce(max(number), 0) + 1 FROM bot_versions WHERE bot_id = $1), $2, $3, $4, $5) \
-         RETURNING id",
+         RETURNING id, number",
     )
     .bind(bot_id)
     .bind(language)
@@ -238,7 +239,7 @@ async fn insert_version(
     let job = enqueue_job(&mut *conn, Job::Compile { version: version_id }, PRIORITY_COMPILE).await?;
     charge_to_owner(&mut *conn, job, version_id).await?;
     sqlx::query("UPDATE bot_versions SET compile_job = $2 WHERE id = $1").bind(version_id).bind(job).execute(&mut *conn).await?;
-    Ok((version_id, job))
+    Ok((version_id, number, job))
 }
 
 /// A new version as the API submits it: to bot `bot_name` of `ladder`,
@@ -264,6 +265,8 @@ pub struct SubmittedVersion {
     /// The bot was made by this submission.
     pub created: bool,
     pub version: i64,
+    /// Its number among its bot's versions.
+    pub number: i32,
     pub compile_job: i64,
 }
 
@@ -341,7 +344,7 @@ pub async fn submit(
             (r.get("id"), false)
         }
     };
-    let (version, compile_job) = insert_version(&mut tx, bot, new.language, new.main, new.source, new.source_hash).await?;
+    let (version, number, compile_job) = insert_version(&mut tx, bot, new.language, new.main, new.source, new.source_hash).await?;
     let closed: Option<String> = sqlx::query_scalar(&format!(
         "SELECT to_char(deadline AT TIME ZONE 'UTC', {UTC}) FROM ladders WHERE id = $1 AND deadline <= clock_timestamp()",
         UTC = super::contests::UTC
@@ -353,7 +356,7 @@ pub async fn submit(
         return Err(SubmitError::Closed(at));
     }
     tx.commit().await?;
-    Ok(SubmittedVersion { bot, created, version, compile_job })
+    Ok(SubmittedVersion { bot, created, version, number, compile_job })
 }
 
 /// What a compile job needs.
