@@ -289,6 +289,7 @@ async fn host_endpoints_challenges_history_sources_and_the_openapi_document() {
     assert_eq!(m["rated"], false);
     let (_, bm) = api.call("GET", &format!("/api/bots/{}/matches", bots[1]), None, vec![]).await;
     assert_eq!(bm[0]["match"], m["match"]);
+    assert_eq!(bm[0]["kind"], "challenge", "{bm}");
 
     // Disable and enable (hosts, with a reason the owner sees); delete (owner).
     let dis = format!("/api/bots/{}/disable", bots[1]);

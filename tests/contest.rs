@@ -174,6 +174,10 @@ async fn a_contest_from_open_to_exported_final_standings() {
     assert_eq!(c["played_out"], true, "the finals' round robin has played every pairing");
     // 5 finalists: 20 ordered pairings, 4 rounds each.
     assert_eq!(finals_matches, 80);
+    // Their pages say they are the finals', and a rated ladder's own rated.
+    let (_, ms) = api.call("GET", &format!("/api/ladders/{ladder}/matches"), None, vec![]).await;
+    let kinds: std::collections::BTreeSet<&str> = ms.as_array().unwrap().iter().map(|m| m["kind"].as_str().unwrap()).collect();
+    assert!(kinds.contains("finals") && kinds.iter().all(|k| ["finals", "rated"].contains(k)), "{kinds:?}");
     let seated: Vec<i64> = sqlx::query_scalar(
         "SELECT DISTINCT s.bot_id FROM match_seats s JOIN matches m ON m.id = s.match_id WHERE m.ladder_id = $1 AND m.finals ORDER BY 1",
     )

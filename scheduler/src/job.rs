@@ -99,6 +99,16 @@ stored_states! {
 }
 
 stored_states! {
+    /// What a match counts for, as its pages and the CLI say it: `rated`
+    /// (it moves ratings), `standings` (a round robin's, Swiss' or
+    /// neighbours' match: it counts in its ladder's standings), `finals`,
+    /// `challenge` (asked for by an author: counts nowhere), `validation`
+    /// (a new version's validation game: counts nowhere). Read from the
+    /// match's columns (`db::reads`), not stored.
+    MatchKind { Rated = "rated", Standings = "standings", Finals = "finals", Challenge = "challenge", Validation = "validation" }
+}
+
+stored_states! {
     /// Where a bot version is (`bot_versions.status`): queued or compiling;
     /// compiled and playing its validation game; playing on its ladder; did
     /// not compile; refused by its validation game (the bot's previous

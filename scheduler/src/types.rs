@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use utoipa::ToSchema;
 
-pub use crate::job::{GameStatus, JobState, MatchState, VersionStatus};
+pub use crate::job::{GameStatus, JobState, MatchKind, MatchState, VersionStatus};
 
 pub use crate::contest::{FinalRow, FinalStandings, FinalsPlan, Phase};
 pub use crate::format::{Column, StandingRow, Standings};
@@ -340,6 +340,8 @@ pub struct MatchSummary {
     pub match_id: i64,
     pub state: MatchState,
     pub rated: bool,
+    /// What it counts for.
+    pub kind: MatchKind,
     pub turns: Option<i32>,
     pub finished: Option<String>,
     /// Queued and a runner is playing it now.
@@ -376,6 +378,8 @@ pub struct MatchInfo {
     /// JavaScript's numbers): `koth match --seed S` plays it again.
     pub seed: String,
     pub rated: bool,
+    /// What it counts for.
+    pub kind: MatchKind,
     pub engine: Option<String>,
     pub turns: Option<i32>,
     pub error: Option<String>,
@@ -430,6 +434,8 @@ impl MatchInfo {
             state: MatchState::Finished,
             seed: r.seed.to_string(),
             rated: false,
+            // A match played on the author's machine counts nowhere.
+            kind: MatchKind::Challenge,
             engine: Some(r.engine.clone()),
             turns: Some(r.turns.len() as i32),
             error: None,
@@ -681,6 +687,7 @@ mod tests {
             state: MatchState::Finished,
             seed: "2313453884618432439".into(),
             rated: false,
+            kind: MatchKind::Standings,
             engine: Some("koth-runner 0.2.0".into()),
             turns: Some(212),
             error: None,

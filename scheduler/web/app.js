@@ -15,6 +15,16 @@ const SEAT_CODES = '0123456789abcdef';
 
 // ---- helpers -------------------------------------------------------------
 
+// What a match counts for (the API's `kind`), in words.
+const KIND_LABELS = {
+  rated: 'rated',
+  standings: 'counts in the standings',
+  finals: 'finals',
+  challenge: 'challenge (counts nowhere)',
+  validation: 'validation game (counts nowhere)',
+};
+function kindLabel(kind) { return KIND_LABELS[kind] || kind; }
+
 function token() { return localStorage.getItem(TOKEN_KEY); }
 
 /** Call the API; resolves to the JSON (or text) body, rejects with the API's error message. */
@@ -342,7 +352,7 @@ function matchTable(matches, self, host) {
     const mine = self === null ? null : m.seats.find(s => s.bot === self);
     const seats = m.seats.map((s, i) => [i ? ', ' : '', swatch(s.seat), el('a', { href: '/bots/' + s.bot }, s.name), s.rank ? ` (${s.rank})` : '']);
     const row = [el('a', { href: '/matches/' + m.match }, '#' + m.match), seats,
-      mine && mine.result ? mine.result : (m.running ? 'running' : m.state), m.finals ? 'finals' : m.rated ? 'rated' : 'unrated', m.turns ?? '–', when(m.finished)];
+      mine && mine.result ? mine.result : (m.running ? 'running' : m.state), kindLabel(m.kind), m.turns ?? '–', when(m.finished)];
     // Hosts: a queued match no runner has started can be cancelled.
     if (host) row.push(m.state === 'queued' && !m.running ? cancelButton(m.match) : '');
     return row;
@@ -454,7 +464,7 @@ async function matchPage(id) {
   const render = () => setMain(
     LOCAL ? el('h1', { class: 'match-title' }, 'Replay ', el('small', {}, m.game, ' · seed ', m.seed))
       : el('h1', { class: 'match-title' }, `Match ${id} `, el('small', {}, m.ladder ? el('a', { href: '/ladders/' + m.ladder }, m.ladder_name) : 'challenge', m.game ? [' · ', el('a', { href: '/games/' + m.game }, m.game)] : '',
-        ' · ', m.validates ? 'validation game (unrated)' : m.rated ? 'rated' : 'unrated', ' · seed ', m.seed)),
+        ' · ', kindLabel(m.kind), ' · seed ', m.seed)),
     el('p', { id: 'match-state' }, LOCAL ? `A replay on this machine: ${m.turns} turns, played by ${m.engine || 'koth'}.`
       : m.state === 'finished' ? `Finished ${when(m.finished)} after ${m.turns} turns.`
       : m.state === 'failed' ? 'This match could not be played: ' + (m.error || 'unknown error')

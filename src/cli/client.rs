@@ -18,8 +18,8 @@ use std::time::{Duration, Instant};
 use anyhow::{bail, Context};
 use clap::{Args, Subcommand};
 use koth_scheduler::api::types::{
-    BotInfo, ErrorBody, JobState, LadderBot, LadderSummary, Leaderboard, MatchState, MatchSummary, Me, NewToken, NewTokenRequest,
-    SeatStderr, Submitted, TokenInfo, VersionLog, VersionStatus,
+    BotInfo, ErrorBody, JobState, LadderBot, LadderSummary, Leaderboard, MatchKind, MatchState, MatchSummary, Me, NewToken,
+    NewTokenRequest, SeatStderr, Submitted, TokenInfo, VersionLog, VersionStatus,
 };
 use serde::de::DeserializeOwned;
 use serde_json::Value;
@@ -463,7 +463,13 @@ fn match_line(m: &MatchSummary, bot: i64, server: &str) -> String {
         "match {}: {result} against {} (rank {rank}, score {score}{}) {server}/matches/{}",
         m.match_id,
         opponents.join(", "),
-        if m.rated { "" } else { ", unrated" },
+        match m.kind {
+            MatchKind::Rated => "",
+            MatchKind::Standings => ", counts in the standings",
+            MatchKind::Finals => ", finals",
+            MatchKind::Challenge => ", a challenge: counts nowhere",
+            MatchKind::Validation => ", a validation game: counts nowhere",
+        },
         m.match_id
     )
 }

@@ -7,6 +7,12 @@ use sqlx::{PgPool, Row};
 
 use super::store::StoreError;
 use crate::job::{JobState, MatchState, VersionStatus};
+
+/// [`MatchKind`] of `matches m`: a validation game, a finals match, a
+/// challenge (someone asked for it), else rated or counted in standings
+/// by its ladder's format.
+const MATCH_KIND_SQL: &str = "CASE WHEN m.validates IS NOT NULL THEN 'validation' WHEN m.finals THEN 'finals' \
+     WHEN m.requested_by IS NOT NULL THEN 'challenge' WHEN m.rated THEN 'rated' ELSE 'standings' END";
 use crate::rating::{leaderboard_score, Rating};
 use crate::types::*;
 
@@ -260,11 +266,11 @@ pub async fn bot_matches(pool: &PgPool, bot: i64) -> Result<Vec<MatchSummary>> {
 
 /// Matches (newest first) with every seat's bot and outcome.
 async fn matches_with_seats(pool: &PgPool, ids: &[i64]) -> Result<Vec<MatchSummary>> {
-    let matches = sqlx::query(
-        "SELECT m.id, m.state, m.rated, m.turns, m.finished_at::text AS finished, m.finals, \
+    let matches = sqlx::query(&format!(
+        "SELECT m.id, m.state, m.rated, {MATCH_KIND_SQL} AS purpose, m.turns, m.finished_at::text AS finished, m.finals, \
                     coalesce(m.state = 'queued' AND j.state = 'running', false) AS running \
-             FROM matches m LEFT JOIN jobs j ON j.id = m.job_id WHERE m.id = ANY($1) ORDER BY m.id DESC",
-    )
+             FROM matches m LEFT JOIN jobs j ON j.id = m.job_id WHERE m.id = ANY($1) ORDER BY m.id DESC"
+    ))
     .bind(ids)
     .fetch_all(pool)
     .await?;
@@ -294,6 +300,7 @@ async fn matches_with_seats(pool: &PgPool, ids: &[i64]) -> Result<Vec<MatchSumma
                 match_id: id,
                 state: stored(r.get("state"), MatchState::from_stored)?,
                 rated: r.get("rated"),
+                kind: stored(r.get("purpose"), MatchKind::from_stored)?,
                 turns: r.get("turns"),
                 finished: r.get("finished"),
                 running: r.get("running"),
@@ -458,13 +465,13 @@ pub async fn version(pool: &PgPool, id: i64) -> Result<Option<VersionRow>> {
 }
 
 pub async fn match_info(pool: &PgPool, id: i64) -> Result<Option<MatchInfo>> {
-    let Some(m) = sqlx::query(
-        "SELECT m.id, m.ladder_id, l.name AS ladder_name, g.name AS kind, m.state, m.seed, m.rated, m.engine, m.turns, m.error, \
-                m.created_at::text AS created, m.finished_at::text AS finished, l.format, l.settings, m.validates, \
-                (m.state = 'queued' AND j.state = 'running') AS running, m.progress \
+    let Some(m) = sqlx::query(&format!(
+        "SELECT m.id, m.ladder_id, l.name AS ladder_name, g.name AS kind, m.state, m.seed, m.rated, {MATCH_KIND_SQL} AS purpose, \
+                m.engine, m.turns, m.error, m.created_at::text AS created, m.finished_at::text AS finished, l.format, l.settings, \
+                m.validates, (m.state = 'queued' AND j.state = 'running') AS running, m.progress \
          FROM matches m LEFT JOIN ladders l ON l.id = m.ladder_id LEFT JOIN games g ON g.id = l.game_id \
-         LEFT JOIN jobs j ON j.id = m.job_id WHERE m.id = $1",
-    )
+         LEFT JOIN jobs j ON j.id = m.job_id WHERE m.id = $1"
+    ))
     .bind(id)
     .fetch_optional(pool)
     .await?
@@ -511,6 +518,7 @@ pub async fn match_info(pool: &PgPool, id: i64) -> Result<Option<MatchInfo>> {
         // Stored as bigint; seeds are drawn below 2^63, so the cast is exact.
         seed,
         rated: m.get("rated"),
+        kind: stored(m.get("purpose"), MatchKind::from_stored)?,
         engine: m.get("engine"),
         turns: m.get("turns"),
         error: m.get("error"),
