@@ -14,6 +14,8 @@
 //! roles, each turn's events as sentences, [`crate::words`]): the viewer
 //! has the replay's JSON, but only the rules know what it means.
 
+use std::io::Write;
+
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -72,6 +74,11 @@ pub enum EndedBy {
     /// or starved. Nobody is charged; the match has no result, rates
     /// nobody, and the service plays it again. `reason` says what happened.
     HostOverloaded { turn: u32, reason: String },
+    /// The replay reached the host's limit on its size (`limit_bytes` of
+    /// compact JSON) with turn `turn`, its last: the position was scored
+    /// as it stood, as at the wall-clock cap. (A referee whose events took
+    /// it there ends [`EndedBy::RefereeFailed`] instead, saying so.)
+    ReplayLimit { turn: u32, limit_bytes: u64 },
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -175,6 +182,141 @@ impl Replay {
         Replay::deserialize(v).map_err(|e| format!("not a koth replay: {e}"))
     }
 }
+
+/// Writes a replay as compact JSON while its match is played: the head
+/// (game, seed, engine, time policy, initial state) at the start, each turn
+/// as it is judged, and the seats, result and end once the match is over.
+/// The engine holds none of the turns it has written, so a match's memory
+/// does not grow with its length; what it writes to (a file, a compressor,
+/// a buffer) is the caller's choice.
+///
+/// The document is the one `serde_json::to_vec(&Replay)` writes, with the
+/// seats after the turns (their statuses are known only at the end): JSON
+/// objects are unordered, and every reader of a replay reads it by name.
+pub struct ReplayWriter<W: Write> {
+    out: W,
+    written: u64,
+    turns: u32,
+    events: u64,
+    scratch: Vec<u8>,
+}
+
+/// A turn serialized and not yet written ([`ReplayWriter::prepare`]).
+pub struct PreparedTurn {
+    /// Bytes the turn adds to the replay.
+    pub bytes: u64,
+    /// Of them, the referee's events.
+    pub event_bytes: u64,
+}
+
+#[derive(Serialize)]
+struct Head<'a> {
+    game: &'a GameId,
+    #[serde(with = "seed_text")]
+    seed: u64,
+    engine: &'a str,
+    time_policy: Option<&'a TimePolicy>,
+    initial: &'a Value,
+}
+
+#[derive(Serialize)]
+struct Tail<'a> {
+    seats: &'a [ReplaySeat],
+    result: &'a [SeatResult],
+    cut_short: bool,
+    ended_by: &'a EndedBy,
+}
+
+/// Counts what serde would write, writing nothing.
+struct Counter(u64);
+
+impl Write for Counter {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0 += buf.len() as u64;
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+impl<W: Write> ReplayWriter<W> {
+    /// Start the document: everything known before the first turn.
+    pub fn begin(
+        mut out: W,
+        game: &GameId,
+        seed: u64,
+        engine: &str,
+        time_policy: Option<&TimePolicy>,
+        initial: &Value,
+    ) -> std::io::Result<ReplayWriter<W>> {
+        let mut head = serde_json::to_vec(&Head { game, seed, engine, time_policy, initial })?;
+        // `{...}` becomes `{...,"turns":[`: the turns follow.
+        head.pop();
+        head.extend_from_slice(br#","turns":["#);
+        out.write_all(&head)?;
+        Ok(ReplayWriter { out, written: head.len() as u64, turns: 0, events: 0, scratch: Vec::new() })
+    }
+
+    /// Serialize `turn`, to learn what it would add before it is written.
+    pub fn prepare(&mut self, turn: &Turn) -> std::io::Result<PreparedTurn> {
+        self.scratch.clear();
+        if self.turns > 0 {
+            self.scratch.push(b',');
+        }
+        serde_json::to_writer(&mut self.scratch, turn)?;
+        let mut events = Counter(0);
+        serde_json::to_writer(&mut events, &turn.events)?;
+        Ok(PreparedTurn { bytes: self.scratch.len() as u64, event_bytes: events.0 })
+    }
+
+    /// Write the turn last [`prepare`](ReplayWriter::prepare)d.
+    pub fn commit(&mut self, prepared: &PreparedTurn) -> std::io::Result<()> {
+        self.out.write_all(&self.scratch)?;
+        self.written += prepared.bytes;
+        self.events += prepared.event_bytes;
+        self.turns += 1;
+        self.release_scratch();
+        Ok(())
+    }
+
+    /// Forget the turn last prepared (it will not be written).
+    pub fn discard(&mut self) {
+        self.scratch.clear();
+        self.release_scratch();
+    }
+
+    /// One huge turn does not keep its buffer for the rest of the match.
+    fn release_scratch(&mut self) {
+        if self.scratch.capacity() > SCRATCH_KEPT {
+            self.scratch = Vec::new();
+        }
+    }
+
+    /// Bytes written so far.
+    pub fn written(&self) -> u64 {
+        self.written
+    }
+
+    /// Of them, the referee's events.
+    pub fn event_bytes(&self) -> u64 {
+        self.events
+    }
+
+    /// End the document; returns the writer and the document's size.
+    pub fn finish(mut self, seats: &[ReplaySeat], result: &[SeatResult], cut_short: bool, ended_by: &EndedBy) -> std::io::Result<(W, u64)> {
+        let tail = serde_json::to_vec(&Tail { seats, result, cut_short, ended_by })?;
+        // `{...}` becomes `],...}`: the turns end.
+        self.out.write_all(b"],")?;
+        self.out.write_all(&tail[1..])?;
+        self.out.flush()?;
+        Ok((self.out, self.written + 1 + tail.len() as u64))
+    }
+}
+
+/// A turn's serialization buffer larger than this is not kept for the next
+/// turn (an ordinary turn is well under a kilobyte).
+const SCRATCH_KEPT: usize = 64 << 10;
 
 /// Times are written to the microsecond (what a clock read is worth), not
 /// with f64's 17 digits: `0.029184` ms is written `0.029`,

@@ -115,3 +115,54 @@ fn replays_of_older_engines_still_read() {
     bad["seed"] = "twelve".into();
     assert!(Replay::from_value(&bad).unwrap_err().contains("seed \"twelve\" is not a 64-bit unsigned number"));
 }
+
+/// The engine writes replays as it plays (`ReplayWriter`): the document it
+/// streams is the typed one, field for field, in as many bytes as
+/// `serde_json::to_vec` writes, and it says what each turn and the
+/// referee's events add.
+#[test]
+fn a_replay_streamed_turn_by_turn_is_the_typed_replay() {
+    let r = two_turns();
+    let mut w = replay::ReplayWriter::begin(Vec::new(), &r.game, r.seed, &r.engine, r.time_policy.as_ref(), &r.initial).unwrap();
+    let head = w.written();
+    let mut events = 0;
+    for t in &r.turns {
+        let p = w.prepare(t).unwrap();
+        events += serde_json::to_vec(&t.events).unwrap().len() as u64;
+        assert_eq!(p.event_bytes, serde_json::to_vec(&t.events).unwrap().len() as u64);
+        w.commit(&p).unwrap();
+    }
+    // A turn prepared and discarded leaves nothing behind.
+    let extra = Turn { turn: 3, ..r.turns[1].clone() };
+    let p = w.prepare(&extra).unwrap();
+    assert!(p.bytes > 0);
+    w.discard();
+    assert!(w.written() > head);
+    assert_eq!(w.event_bytes(), events);
+    let (bytes, len) = w.finish(&r.seats, &r.result, r.cut_short, &r.ended_by).unwrap();
+    assert_eq!(len, bytes.len() as u64);
+    assert_eq!(bytes.len(), serde_json::to_vec(&r).unwrap().len());
+    assert_eq!(Replay::from_json(&bytes).unwrap(), r);
+    // With no turn at all too.
+    let w = replay::ReplayWriter::begin(Vec::new(), &r.game, r.seed, &r.engine, None, &r.initial).unwrap();
+    let (bytes, _) = w.finish(&[], &[], false, &EndedBy::Rules).unwrap();
+    assert!(Replay::from_json(&bytes).unwrap().turns.is_empty());
+}
+
+/// Every way a match ends, as the replay writes it: a new kind is a change
+/// to a stored and served contract (readers, the match page, the CLI).
+#[test]
+fn every_end_is_written_as_the_docs_say() {
+    let cases = [
+        (EndedBy::Rules, r#"{"kind":"rules"}"#),
+        (EndedBy::TurnLimit { turns: 5 }, r#"{"kind":"turn_limit","turns":5}"#),
+        (EndedBy::WallClockCap { seconds: 2.5 }, r#"{"kind":"wall_clock_cap","seconds":2.5}"#),
+        (EndedBy::RefereeFailed { reason: "it crashed".into() }, r#"{"kind":"referee_failed","reason":"it crashed"}"#),
+        (EndedBy::HostOverloaded { turn: 3, reason: "stopped".into() }, r#"{"kind":"host_overloaded","turn":3,"reason":"stopped"}"#),
+        (EndedBy::ReplayLimit { turn: 7, limit_bytes: 1024 }, r#"{"kind":"replay_limit","turn":7,"limit_bytes":1024}"#),
+    ];
+    for (ended, json) in cases {
+        assert_eq!(serde_json::to_string(&ended).unwrap(), json);
+        assert_eq!(serde_json::from_str::<EndedBy>(json).unwrap(), ended);
+    }
+}

@@ -29,8 +29,9 @@ fn adversary(args: &[&str]) -> koth_runner::BotSpec {
     b
 }
 
-fn seat_answers(r: &MatchReport, seat: usize) -> impl Iterator<Item = (u32, &Recorded)> {
-    r.replay.turns.iter().flat_map(move |t| t.answers.iter().filter(move |a| a.seat == seat).map(move |a| (t.turn, &a.reply)))
+fn seat_answers(r: &MatchReport, seat: usize) -> Vec<(u32, Recorded)> {
+    let replay = r.replay.read().unwrap();
+    replay.turns.iter().flat_map(|t| t.answers.iter().filter(|a| a.seat == seat).map(|a| (t.turn, a.reply.clone()))).collect()
 }
 
 /// A Target bot that shrinks its stdin pipe to one page and never reads:
@@ -49,9 +50,9 @@ fn a_bot_that_never_reads_its_input_is_gone_and_the_match_goes_on() {
     assert!(attacker.stderr.contains("stdin pipe is now 4096 bytes"), "{}", attacker.stderr);
     assert_eq!((victim.status.clone(), victim.moves, victim.timeouts), (BotStatus::Ok, r.turns, 0), "{}", victim.stderr);
     // Its later turns say why it is gone.
-    let (_, last) = seat_answers(&r, 0).last().unwrap();
-    assert!(matches!(last, Recorded::Gone { why: Some(w), .. } if w.starts_with("stopped reading its input")), "{last:?}");
-    koth_games::replay::check(&r.replay).unwrap();
+    let (_, last) = seat_answers(&r, 0).pop().unwrap();
+    assert!(matches!(&last, Recorded::Gone { why: Some(w), .. } if w.starts_with("stopped reading its input")), "{last:?}");
+    koth_games::replay::check(&r.replay.read().unwrap()).unwrap();
 }
 
 /// Bots lose to bots, never to the machine: while every core of the host
@@ -123,8 +124,9 @@ fn answering_then_spinning_steals_no_time_from_the_other_bot() {
         // turn or the one before. One late move with no such cause is a
         // stall of this shared machine (seen once in CI: 37 ms late with
         // the attacker frozen), not the attacker's doing; more is not.
+        let replay = r.replay.read().unwrap();
         let after_answer_ms = |turn: usize| -> f64 {
-            r.replay
+            replay
                 .turns
                 .get(turn)
                 .into_iter()
@@ -135,7 +137,7 @@ fn answering_then_spinning_steals_no_time_from_the_other_bot() {
                 / 1e3
         };
         let late: Vec<usize> =
-            (0..r.replay.turns.len()).filter(|&i| r.replay.turns[i].times.iter().any(|m| m.seat == 1 && m.over_limit)).collect();
+            (0..replay.turns.len()).filter(|&i| replay.turns[i].times.iter().any(|m| m.seat == 1 && m.over_limit)).collect();
         for &i in &late {
             let stolen = after_answer_ms(i).max(if i > 0 { after_answer_ms(i - 1) } else { 0.0 });
             assert!(stolen < 3.0, "{name}: turn {}: the victim was late after the attacker took {stolen:.3} ms after answering", i + 1);
@@ -148,8 +150,7 @@ fn answering_then_spinning_steals_no_time_from_the_other_bot() {
             v.sort_by(f64::total_cmp);
             v[v.len() / 2]
         };
-        let engine: Vec<f64> = r
-            .replay
+        let engine: Vec<f64> = replay
             .turns
             .iter()
             .flat_map(|t| &t.times)
@@ -241,10 +242,21 @@ fn a_silent_bot_gets_its_start_up_allowance_once() {
     let r = play(&opts, vec![test_bot("mute.py", &[]), bot("bots/target/still.c")]).unwrap();
     let silent = &r.outcomes[0];
     assert_eq!((silent.moves, silent.timeouts), (0, turns));
-    let long: Vec<f64> =
-        r.replay.turns.iter().flat_map(|t| &t.times).filter(|m| m.seat == 0 && m.wall_ms > 500.0).map(|m| m.wall_ms).collect();
+    let long: Vec<f64> = r
+        .replay
+        .read()
+        .unwrap()
+        .turns
+        .iter()
+        .flat_map(|t| &t.times)
+        .filter(|m| m.seat == 0 && m.wall_ms > 500.0)
+        .map(|m| m.wall_ms)
+        .collect();
     assert_eq!(long.len(), 1, "moves given more than the 50 ms limit: {long:?}");
-    assert!(r.replay.turns[0].times.iter().any(|m| m.seat == 0 && m.wall_ms >= 1000.0), "the first move had no start-up allowance");
+    assert!(
+        r.replay.read().unwrap().turns[0].times.iter().any(|m| m.seat == 0 && m.wall_ms >= 1000.0),
+        "the first move had no start-up allowance"
+    );
 }
 
 /// Snake bots that connect to 127.0.0.1:4040 the instant they start, in
@@ -308,12 +320,12 @@ fn crashes_closed_outputs_and_floods_are_said_as_what_they_are() {
     let opts = MatchOptions { max_turns: Some(6), ..options(GameKind::Target, 2) };
     let r = play(&opts, vec![test_bot("crasher.py", &[]), quiet()]).unwrap();
     assert_eq!(r.outcomes[0].status, BotStatus::Crashed { code: Some(3), signal: None, turn: 2 });
-    let said: Vec<(u32, Recorded)> = seat_answers(&r, 0).map(|(t, a)| (t, a.clone())).collect();
+    let said: Vec<(u32, Recorded)> = seat_answers(&r, 0);
     assert_eq!(said[0], (1, Recorded::Answer { answer: "2".into() }));
     for (turn, a) in &said[1..] {
         assert_eq!(*a, Recorded::Gone { gone: true, why: Some("crashed on turn 2 (exit code 3)".into()) }, "turn {turn}");
     }
-    assert_eq!(r.replay.seats[0].status.as_deref(), Some("crashed on turn 2 (exit code 3)"));
+    assert_eq!(r.replay.read().unwrap().seats[0].status.as_deref(), Some("crashed on turn 2 (exit code 3)"));
 
     let r = play(&opts, vec![adversary(&["closes_stdout"]), quiet()]).unwrap();
     assert_eq!(r.outcomes[0].status, BotStatus::ClosedOutput { turn: 2 }, "{}", r.outcomes[0].stderr);
@@ -337,9 +349,9 @@ fn a_match_that_reaches_its_wall_clock_cap_is_scored_as_it_stands() {
     let r = play(&opts, vec![test_bot("mute.py", &[]), test_bot("mute.py", &[])]).unwrap();
     assert_eq!(r.ended_by, EndedBy::WallClockCap { seconds: 1.5 });
     assert!(r.cut_short && r.turns >= 1, "{} turns", r.turns);
-    assert_eq!(r.replay.ended_by, r.ended_by);
+    assert_eq!(r.replay.read().unwrap().ended_by, r.ended_by);
     assert_eq!(r.outcomes.len(), 2);
-    koth_games::replay::check(&r.replay).unwrap();
+    koth_games::replay::check(&r.replay.read().unwrap()).unwrap();
 }
 
 /// A bot that looks for other bots' files in every place koth keeps them:
@@ -441,6 +453,8 @@ impl Drop for HostSpinners {
 /// A seat's moves: (wall, CPU up to the answer, uncharged, over the limit), in ms.
 fn moves_of(r: &MatchReport, seat: usize) -> Vec<(f64, f64, f64, bool)> {
     r.replay
+        .read()
+        .unwrap()
         .turns
         .iter()
         .flat_map(|t| &t.times)

@@ -30,10 +30,10 @@ fn alone() -> std::sync::MutexGuard<'static, ()> {
 /// a fresh referee fed the recorded answers), and the viewer's frames: one
 /// before the first move and one after each turn.
 fn check_replay(report: &MatchReport, seats: usize) {
-    koth_games::replay::check(&report.replay).unwrap_or_else(|e| panic!("{:?}: {e}", report.game));
-    let frames = koth_games::replay::frames(&report.replay).unwrap();
+    koth_games::replay::check(&report.replay.read().unwrap()).unwrap_or_else(|e| panic!("{:?}: {e}", report.game));
+    let frames = koth_games::replay::frames(&report.replay.read().unwrap()).unwrap();
     assert_eq!(frames.frames.len(), report.turns as usize + 1, "{:?}", report.game);
-    assert_eq!(report.replay.seats.len(), seats);
+    assert_eq!(report.replay.read().unwrap().seats.len(), seats);
 }
 
 #[test]
@@ -91,6 +91,8 @@ fn snake_bots_may_speak_tcp_or_stdio_and_their_id_lines_are_kept() {
 fn move_times(report: &MatchReport, seat: usize) -> Vec<f64> {
     report
         .replay
+        .read()
+        .unwrap()
         .turns
         .iter()
         .flat_map(|t| t.times.iter())
@@ -165,8 +167,8 @@ fn flit_freezes_a_bot_after_its_fifth_consecutive_timeout() {
     assert_eq!(slow.status, BotStatus::Frozen { turn: 21, timeouts: 5 }, "{}", slow.stderr);
     // The fifth timeout is recorded as a timeout; after it the bot is never
     // asked again (its turns say why): the others still play.
-    let answers =
-        |turn: u32| report.replay.turns.iter().filter(move |t| t.turn == turn).flat_map(|t| t.answers.iter()).filter(|a| a.seat == 0);
+    let replay = report.replay.read().unwrap();
+    let answers = |turn: u32| replay.turns.iter().filter(move |t| t.turn == turn).flat_map(|t| t.answers.iter()).filter(|a| a.seat == 0);
     assert!(answers(21).all(|a| a.reply == Recorded::Timeout { timeout: true }));
     for t in 22..=40 {
         for a in answers(t) {

@@ -33,15 +33,20 @@ fn options(game: &Game, seed: u64) -> MatchOptions {
 
 /// A game folder for the test referee, doing `mode` at turn `at`.
 fn test_game(mode: &str, at: u32) -> Game {
+    test_game_with(mode, at, 40)
+}
+
+/// The same, `rounds` turns long.
+fn test_game_with(mode: &str, at: u32, rounds: u32) -> Game {
     let dir = std::env::temp_dir().join(format!("koth-referee-test-{mode}-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::copy(repo().join("runner/tests/bots/referee.py"), dir.join("referee.py")).unwrap();
     let manifest = serde_json::json!({
         "name": "hostile", "seats": {"min": 2, "max": 2}, "protocol": "stdio",
         "time_policy": {"per_move": 50, "on_timeout": {"kind": "no_move", "freeze_after": 5}},
-        "max_turns": 1000,
+        "max_turns": rounds.max(1000),
         "referee": {"main": "referee.py", "limits": {"per_call_ms": 500, "match_cpu_ms": 20000, "memory_mb": 64}},
-        "settings": {"mode": mode, "at": at, "rounds": 40},
+        "settings": {"mode": mode, "at": at, "rounds": rounds},
     });
     std::fs::write(dir.join("game.json"), manifest.to_string()).unwrap();
     let game = Game::find(&dir.display().to_string(), &builder()).unwrap_or_else(|e| panic!("{mode}: {e}"));
@@ -74,25 +79,26 @@ fn rpsls_plays_to_its_end_and_its_replay_checks_and_draws_through_its_referee() 
         assert_eq!((o.moves, o.timeouts, o.invalid_moves, &o.status), (100, 0, 0, &BotStatus::Ok), "{}: {}", o.name, o.stderr);
     }
     // The scores are the referee's: every round's points add up to them.
-    let points: Vec<f64> = (0..4).map(|s| r.replay.turns.iter().map(|t| t.events[0]["points"][s].as_f64().unwrap()).sum()).collect();
+    let points: Vec<f64> =
+        (0..4).map(|s| r.replay.read().unwrap().turns.iter().map(|t| t.events[0]["points"][s].as_f64().unwrap()).sum()).collect();
     assert_eq!(points, r.outcomes.iter().map(|o| o.score).collect::<Vec<_>>());
-    assert_eq!(r.replay.game.name(), "rpsls");
-    assert_eq!(r.replay.initial, serde_json::json!({"rounds": 100, "seats": 4}));
+    assert_eq!(r.replay.read().unwrap().game.name(), "rpsls");
+    assert_eq!(r.replay.read().unwrap().initial, serde_json::json!({"rounds": 100, "seats": 4}));
     // Checked and drawn by running the referee again over the answers.
-    game.check(&r.replay, &sandbox_config()).unwrap();
-    let frames = game.frames(&r.replay, &sandbox_config()).unwrap();
+    game.check(&r.replay.read().unwrap(), &sandbox_config()).unwrap();
+    let frames = game.frames(&r.replay.read().unwrap(), &sandbox_config()).unwrap();
     assert_eq!(frames.frames.len(), 101);
     assert_eq!((frames.width, frames.height), (21, 4));
     assert!(frames.legend.iter().any(|l| l.code == 'K' && l.name == "Spock"));
     assert!(frames.frames[1].sentences[0].starts_with("round 1: "), "{:?}", frames.frames[1].sentences);
     // The same seed and bots play the same match.
     let again = run();
-    for (a, b) in r.replay.turns.iter().zip(&again.replay.turns) {
+    for (a, b) in r.replay.read().unwrap().turns.iter().zip(&again.replay.read().unwrap().turns) {
         assert_eq!((&a.answers, &a.judgements, &a.events), (&b.answers, &b.judgements, &b.events), "turn {}", a.turn);
     }
-    assert_eq!(r.replay.result, again.replay.result);
+    assert_eq!(r.replay.read().unwrap().result, again.replay.read().unwrap().result);
     // A replay whose answers were changed is caught by the referee.
-    let mut forged = r.replay.clone();
+    let mut forged = r.replay.read().unwrap().clone();
     forged.result[0].score += 1.0;
     assert!(game.check(&forged, &sandbox_config()).unwrap_err().contains("results differ"));
 }
@@ -208,12 +214,12 @@ fn the_python_target_referee_plays_the_same_match_as_the_built_in_one() {
         let built_in = play(&opts(GameKind::Target.into()), bots()).unwrap();
         let external = play(&opts(py.clone()), bots()).unwrap();
         assert_eq!(external.ended_by, built_in.ended_by, "seed {seed}: {:?}", external.referee_stderr);
-        assert_eq!(external.replay.initial, built_in.replay.initial, "seed {seed}");
-        assert_eq!(external.replay.turns.len(), built_in.replay.turns.len(), "seed {seed}");
-        for (a, b) in external.replay.turns.iter().zip(&built_in.replay.turns) {
+        assert_eq!(external.replay.read().unwrap().initial, built_in.replay.read().unwrap().initial, "seed {seed}");
+        assert_eq!(external.replay.read().unwrap().turns.len(), built_in.replay.read().unwrap().turns.len(), "seed {seed}");
+        for (a, b) in external.replay.read().unwrap().turns.iter().zip(&built_in.replay.read().unwrap().turns) {
             assert_eq!((&a.answers, &a.judgements, &a.events), (&b.answers, &b.judgements, &b.events), "seed {seed}, turn {}", a.turn);
         }
-        assert_eq!(external.replay.result, built_in.replay.result, "seed {seed}");
+        assert_eq!(external.replay.read().unwrap().result, built_in.replay.read().unwrap().result, "seed {seed}");
     }
 }
 
@@ -256,12 +262,77 @@ fn a_hostile_referee_ends_its_match_as_referee_failed_in_bounded_time() {
         // Python; far from the hour it tried to take.
         assert!(took < Duration::from_secs(20), "{mode}: the match took {took:?}");
         // A match whose referee failed has no result anyone can check.
-        assert!(game.check(&r.replay, &sandbox_config()).unwrap_err().contains("its referee failed"), "{mode}");
+        assert!(game.check(&r.replay.read().unwrap(), &sandbox_config()).unwrap_err().contains("its referee failed"), "{mode}");
         // The bots were asked nothing after the failure and were stopped.
         for o in &r.outcomes {
             assert_eq!(o.moves, r.turns, "{mode} {}", o.name);
         }
     }
+}
+
+/// The worst referee within the protocol: ~1 MiB of events (a thousand
+/// values) every turn, each line under the protocol's 1 MiB. Its match
+/// ends `referee_failed` when its events would take the replay past the
+/// match's limit, the reason naming the limit and the figure, and the
+/// engine's memory stays bounded: the match is played in a process of its
+/// own (this test's binary again, running only this test), whose peak
+/// resident memory (`VmHWM`) it reports. Before the limit and the streamed
+/// replay, such a referee took a match process to 579 MB in 200 turns and
+/// nothing stopped it.
+#[test]
+fn a_referee_flooding_events_ends_at_the_replay_limit_in_bounded_memory() {
+    const CHILD: &str = "KOTH_EVENTS_FLOOD_CHILD";
+    if !sandbox_ok() {
+        return;
+    }
+    if std::env::var_os(CHILD).is_some() {
+        return events_flood_child();
+    }
+    let _quiet = LOAD.read().unwrap_or_else(|p| p.into_inner());
+    let out = std::process::Command::new(std::env::current_exe().unwrap())
+        .args(["a_referee_flooding_events_ends_at_the_replay_limit_in_bounded_memory", "--exact", "--nocapture", "--test-threads=1"])
+        .env(CHILD, "1")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout}{}", String::from_utf8_lossy(&out.stderr));
+    let line = stdout.lines().find_map(|l| l.split_once("EVENTS-FLOOD ").map(|(_, f)| f)).unwrap_or_else(|| panic!("no figures: {stdout}"));
+    let f: serde_json::Value = serde_json::from_str(line).unwrap();
+    eprintln!("events flood: {f}");
+    let reason = f["reason"].as_str().unwrap();
+    let limit = koth_runner::engine::DEFAULT_REPLAY_LIMIT;
+    assert!(reason.contains("past koth's limit of 32 MiB") && reason.contains(&format!("({limit} bytes)")), "{reason}");
+    assert!(reason.contains("of them the referee's events"), "{reason}");
+    // About a turn per MiB of the limit: 1 MiB of events a turn.
+    let turns = f["turns"].as_u64().unwrap();
+    assert!((25..=40).contains(&turns), "{turns} turns: {reason}");
+    // The replay reads back and is within the limit: the turn that would
+    // have passed it was dropped.
+    assert!(f["replay_bytes"].as_u64().unwrap() <= limit, "{f}");
+    assert_eq!(f["replay_turns"].as_u64().unwrap() + 1, turns, "{f}");
+    // Bounded, with a wide margin: the limit's 32 MiB of JSON went through
+    // the engine, compressed as the runner does; it held a turn at a time.
+    let peak = f["vm_hwm_mib"].as_f64().unwrap();
+    assert!(peak < 128.0, "the match's process peaked at {peak:.0} MiB");
+}
+
+/// The flooding referee's match, in this process alone: prints the figures.
+fn events_flood_child() {
+    let game = test_game_with("events_flood", 0, 100_000);
+    let opts = MatchOptions {
+        // As a runner plays it: compressed as it is played.
+        replay_to: koth_runner::engine::ReplayTo::Zstd { level: 12 },
+        ..options(&game, 1)
+    };
+    let r = play(&opts, two_bots()).unwrap();
+    let EndedBy::RefereeFailed { reason } = &r.ended_by else { panic!("ended by {:?}", r.ended_by) };
+    let status = std::fs::read_to_string("/proc/self/status").unwrap();
+    let hwm_kib: f64 = status.lines().find_map(|l| l.strip_prefix("VmHWM:")).unwrap().trim().trim_end_matches("kB").trim().parse().unwrap();
+    let figures = serde_json::json!({
+        "reason": reason, "turns": r.turns, "replay_bytes": r.replay.json_len, "vm_hwm_mib": hwm_kib / 1024.0,
+        "replay_turns": r.replay.read().unwrap().turns.len(),
+    });
+    println!("EVENTS-FLOOD {figures}");
 }
 
 /// A referee that floods its stderr every turn is only capped: the match
@@ -276,7 +347,7 @@ fn a_referee_flooding_its_stderr_is_capped_and_the_match_plays_on() {
     assert_eq!((r.ended_by.clone(), r.turns), (EndedBy::Rules, 40));
     let err = r.referee_stderr.unwrap();
     assert!(err.len() <= 64 << 10 && err.len() > 60_000, "{}", err.len());
-    assert_eq!(r.replay.result[0].rank, 1);
+    assert_eq!(r.replay.read().unwrap().result[0].rank, 1);
 }
 
 /// A referee that answers and then spins four threads for 20 ms is frozen

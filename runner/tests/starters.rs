@@ -83,7 +83,8 @@ fn faults(game: GameKind, seed: u64, bots: Vec<BotSpec>) -> Vec<String> {
         }
     }
     // Soft or not, no answer may be lost (a soft limit's hard cut-off).
-    let lost = report.replay.turns.iter().flat_map(|t| &t.answers).filter(|a| !matches!(a.reply, Recorded::Answer { .. })).count();
+    let lost =
+        report.replay.read().unwrap().turns.iter().flat_map(|t| &t.answers).filter(|a| !matches!(a.reply, Recorded::Answer { .. })).count();
     if lost > 0 {
         out.push(format!("{} {names:?} seed {seed}: {lost} requests got no answer", game.name()));
     }

@@ -8,7 +8,9 @@
 //! (`koth replay-bench` prints the figures for each game's longest match),
 //! and the row write is a plain `bytea`.
 //!
-//! - **Replays** are zstd ([`REPLAY_LEVEL`]): the best ratio for their cost. A client
+//! - **Replays** are zstd ([`REPLAY_LEVEL`]), compressed by the engine as
+//!   the match is played (`ReplayTo::Zstd`: the runner never holds the
+//!   match's turns, only what they pack to): the best ratio for their cost. A client
 //!   that accepts `zstd` gets the stored bytes as they are
 //!   (`Content-Encoding: zstd`); others get them expanded, and the web
 //!   layer's gzip on top.
@@ -24,6 +26,7 @@
 use std::io::{Read, Write};
 
 use koth_games::replay::Replay;
+use koth_runner::engine::record::{RecordedReplay, ReplayData};
 
 /// zstd's level for replays: ~0.25 s for the longest Flit match (on the
 /// runner, after the match), against 0.03 s at level 3 for a third more
@@ -49,6 +52,20 @@ impl PackedReplay {
         let json = serde_json::to_vec(replay).expect("a replay serializes");
         let zstd = zstd::bulk::compress(&json, REPLAY_LEVEL).expect("zstd compresses a buffer in memory");
         PackedReplay { zstd, json_len: json.len() }
+    }
+
+    /// A replay as the engine wrote it: taken as it is when compressed as
+    /// it was played (the runner's way), else compressed now.
+    pub fn from_recorded(recorded: RecordedReplay) -> Result<PackedReplay, String> {
+        let json_len = recorded.json_len as usize;
+        match recorded.data {
+            ReplayData::Zstd(zstd) => Ok(PackedReplay { zstd, json_len }),
+            _ => {
+                let json = recorded.json()?;
+                let zstd = zstd::bulk::compress(&json, REPLAY_LEVEL).map_err(|e| format!("compressing the replay: {e}"))?;
+                Ok(PackedReplay { zstd, json_len })
+            }
+        }
     }
 
     /// The replay back, typed.
@@ -131,6 +148,22 @@ mod tests {
         assert_eq!(p.unpack().unwrap(), r);
         assert_eq!(p.json_len, serde_json::to_vec(&r).unwrap().len());
         assert!(p.zstd.len() * 10 < p.json_len, "{} of {}", p.zstd.len(), p.json_len);
+    }
+
+    /// A replay compressed as it was played is stored as it is; one kept
+    /// as JSON is packed now; both unpack to the replay.
+    #[test]
+    fn a_recorded_replay_packs_whichever_way_it_was_written() {
+        let r = replay();
+        let json = serde_json::to_vec(&r).unwrap();
+        let streamed = zstd::stream::encode_all(json.as_slice(), 3).unwrap();
+        let as_played = RecordedReplay { json_len: json.len() as u64, data: ReplayData::Zstd(streamed.clone()) };
+        let p = PackedReplay::from_recorded(as_played).unwrap();
+        assert_eq!((p.zstd.as_slice(), p.json_len), (streamed.as_slice(), json.len()));
+        assert_eq!(p.unpack().unwrap(), r);
+        let kept = RecordedReplay { json_len: json.len() as u64, data: ReplayData::Json(json.clone()) };
+        let p = PackedReplay::from_recorded(kept).unwrap();
+        assert_eq!((p.unpack().unwrap(), p.json_len), (r, json.len()));
     }
 
     #[test]

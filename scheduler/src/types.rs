@@ -424,7 +424,8 @@ impl MatchInfo {
             koth_games::replay::EndedBy::WallClockCap { seconds } => (None, Some(seconds.ceil() as u32)),
             koth_games::replay::EndedBy::Rules
             | koth_games::replay::EndedBy::RefereeFailed { .. }
-            | koth_games::replay::EndedBy::HostOverloaded { .. } => (None, None),
+            | koth_games::replay::EndedBy::HostOverloaded { .. }
+            | koth_games::replay::EndedBy::ReplayLimit { .. } => (None, None),
         };
         MatchInfo {
             id: 0,

@@ -32,7 +32,7 @@ use koth_runner::bot::{BotSpec, Builder, PrepareError};
 use koth_runner::compile::{Artifact, BuildError};
 use koth_runner::cores::CoreBudget;
 use koth_runner::engine::live::LiveTurns;
-use koth_runner::engine::{play, MatchOptions, ENGINE_VERSION};
+use koth_runner::engine::{play, MatchOptions, ReplayTo, ENGINE_VERSION};
 use koth_runner::game::{ExternalGame, Game, GameError, GamePackage};
 use koth_runner::submission::Submission;
 use koth_sandbox::{BoxPool, SandboxConfig};
@@ -74,6 +74,9 @@ pub struct WorkerConfig {
     /// thinking at once when they are free, and is played unpinned under
     /// the clock's rules when not ([`koth_runner::cores`]).
     pub cores: CoreBudget,
+    /// Bytes of compact JSON a match's replay may hold
+    /// ([`MatchOptions::replay_limit`]; `koth runner --replay-limit`).
+    pub replay_limit: u64,
 }
 
 /// The added games a runner has loaded, by their files' hash: written out
@@ -135,6 +138,7 @@ impl WorkerConfig {
             fair_share: FairShare::default(),
             boxes: BoxPool::new(1, 8, Duration::from_secs(300)),
             added_games: AddedGames::new(koth_runner::state::games_dir()),
+            replay_limit: koth_runner::engine::DEFAULT_REPLAY_LIMIT,
             cores: CoreBudget::all_allowed(),
         }
     }
@@ -619,6 +623,10 @@ fn validate_game_job(cfg: &WorkerConfig, id: i64, source: &[u8]) -> JobResult {
         max_turns: Some(validation::MAX_TURNS.min(game.turn_bound())),
         wall_cap: Some(Duration::from_secs(validation::MAX_SECONDS.into())),
         cores: cores.as_ref().map_or_else(Vec::new, |c| c.cores().to_vec()),
+        replay_limit: cfg.replay_limit,
+        // Its replay is not kept: compressed as it is played, its memory
+        // is a fraction of the limit's.
+        replay_to: ReplayTo::Zstd { level: 1 },
         ..MatchOptions::new(game, 1)
     };
     let report = match play(&opts, seats) {
@@ -653,7 +661,8 @@ fn without_result(ended_by: &koth_games::replay::EndedBy) -> Option<JobResult> {
         }
         koth_games::replay::EndedBy::Rules
         | koth_games::replay::EndedBy::TurnLimit { .. }
-        | koth_games::replay::EndedBy::WallClockCap { .. } => None,
+        | koth_games::replay::EndedBy::WallClockCap { .. }
+        | koth_games::replay::EndedBy::ReplayLimit { .. } => None,
     }
 }
 
@@ -740,6 +749,10 @@ fn match_job(cfg: &WorkerConfig, m: &store::MatchToPlay, source: Option<&[u8]>, 
         live: Some(live),
         boxes: Some(cfg.boxes.clone()),
         cores: cores.as_ref().map_or_else(Vec::new, |c| c.cores().to_vec()),
+        // Compressed as it is played, as it is stored: the runner holds
+        // the packed replay, never the match's turns.
+        replay_to: ReplayTo::Zstd { level: crate::packed::REPLAY_LEVEL },
+        replay_limit: cfg.replay_limit,
         ..MatchOptions::new(game.clone(), m.seed as u64)
     };
     let report = match play(&opts, bots) {
@@ -758,7 +771,7 @@ fn match_job(cfg: &WorkerConfig, m: &store::MatchToPlay, source: Option<&[u8]>, 
     // same judgements, events and result again. A failure loses the
     // pictures, not the match.
     let frames_gz = match &game {
-        Game::External(_) => match game.checked_frames(&report.replay, &cfg.match_sandbox) {
+        Game::External(_) => match report.replay.read().and_then(|r| game.checked_frames(&r, &cfg.match_sandbox)) {
             Ok(f) => serde_json::to_vec(&f).ok().map(|json| crate::packed::gzip(&json)),
             Err(e) => {
                 tracing::warn!(match_id = m.match_id, "the game's referee could not draw the match: {e}");
@@ -767,11 +780,15 @@ fn match_job(cfg: &WorkerConfig, m: &store::MatchToPlay, source: Option<&[u8]>, 
         },
         Game::Builtin(_) => None,
     };
+    // Packed as it was played, on the runner's thread, not in the result's transaction.
+    let replay = match PackedReplay::from_recorded(report.replay) {
+        Ok(r) => r,
+        Err(e) => return JobResult::Retry(format!("its replay: {e}")),
+    };
     JobResult::Played {
         frames_gz,
         match_id: m.match_id,
-        // Packed here, on the runner's thread, not in the result's transaction.
-        outcome: MatchOutcome { engine: ENGINE_VERSION.to_owned(), turns: report.turns, replay: PackedReplay::pack(&report.replay), seats },
+        outcome: MatchOutcome { engine: ENGINE_VERSION.to_owned(), turns: report.turns, replay, seats },
     }
 }
 
@@ -789,7 +806,12 @@ mod tests {
         assert!(why.contains("overloaded, no bot was at fault") && why.contains("turn 3"), "{why}");
         let failed = EndedBy::RefereeFailed { reason: "it crashed".into() };
         assert!(matches!(without_result(&failed), Some(JobResult::Fail(why)) if why.contains("it crashed")));
-        for ended in [EndedBy::Rules, EndedBy::TurnLimit { turns: 5 }, EndedBy::WallClockCap { seconds: 1.0 }] {
+        for ended in [
+            EndedBy::Rules,
+            EndedBy::TurnLimit { turns: 5 },
+            EndedBy::WallClockCap { seconds: 1.0 },
+            EndedBy::ReplayLimit { turn: 9, limit_bytes: 1 << 20 },
+        ] {
             assert!(without_result(&ended).is_none(), "{ended:?}");
         }
     }

@@ -205,7 +205,8 @@ fn configuration(victim: &BotSpec, opponent: &BotSpec, moves: u32, seed: u64) ->
         };
         let report = play(&opts, vec![victim.clone(), opponent.clone()]).map_err(|e| anyhow::anyhow!(e))?;
         t.matches += 1;
-        for turn in report.replay.turns.iter().filter(|t| t.turn > 1) {
+        let replay = report.replay.read().map_err(|e| anyhow::anyhow!(e))?;
+        for turn in replay.turns.iter().filter(|t| t.turn > 1) {
             for m in &turn.times {
                 match m.seat {
                     0 => t.victim.push(m.clone()),

@@ -151,14 +151,20 @@ fn write_src(dir: &std::path::Path, name: &str, src: &str) -> anyhow::Result<std
     Ok(p)
 }
 
+/// A bench match's replay, kept in memory as JSON by the engine (the
+/// default [`koth_runner::engine::ReplayTo`]), typed.
+fn kept(report: &MatchReport) -> koth_games::replay::Replay {
+    report.replay.read().expect("the engine's JSON of a replay kept in memory reads back")
+}
+
 /// Per-move wall times (µs), the first move (the bot's start-up) left out.
 fn move_us(report: &MatchReport) -> Vec<f64> {
-    report.replay.turns.iter().skip(1).flat_map(|t| t.times.iter().map(|m| m.wall_ms * 1e3)).collect()
+    kept(report).turns.iter().skip(1).flat_map(|t| t.times.iter().map(|m| m.wall_ms * 1e3)).collect()
 }
 
 /// The engine's own time per turn (µs), the first turn left out.
 fn turn_us(report: &MatchReport) -> Vec<f64> {
-    report.replay.turns.iter().skip(1).map(|t| t.engine_us).collect()
+    kept(report).turns.iter().skip(1).map(|t| t.engine_us).collect()
 }
 
 /// The figures (µs) a bot printed on stderr, one a line; the first left out
@@ -169,8 +175,7 @@ fn own_reports(stderr: &str) -> Vec<f64> {
 
 /// CPU (µs) one seat's box used between its answer and its freeze.
 fn after_answer_us(report: &MatchReport, seat: usize) -> Vec<f64> {
-    report
-        .replay
+    kept(report)
         .turns
         .iter()
         .skip(1)
@@ -228,7 +233,7 @@ pub fn run(a: BenchArgs) -> anyhow::Result<i32> {
     // it held the request (reading to answering) is the transport's share.
     let own: Vec<f64> = reports[1].outcomes[0].stderr.lines().filter_map(|l| l.trim().parse().ok()).skip(1).collect();
     let measured: Vec<f64> =
-        reports[1].replay.turns.iter().skip(1).filter_map(|t| t.times.iter().find(|m| m.seat == 0)).map(|m| m.wall_ms * 1e3).collect();
+        kept(&reports[1]).turns.iter().skip(1).filter_map(|t| t.times.iter().find(|m| m.seat == 0)).map(|m| m.wall_ms * 1e3).collect();
     let errs: Vec<f64> = measured.iter().zip(&own).map(|(m, o)| m - o).collect();
     if !errs.is_empty() {
         println!();

@@ -7,7 +7,7 @@ use std::time::Duration;
 use anyhow::Context;
 use clap::Args;
 use koth_runner::bot::ImagePolicy;
-use koth_runner::engine::MatchOptions;
+use koth_runner::engine::{MatchOptions, ReplayTo};
 use koth_sandbox::{parse_duration, parse_size, Limits, SandboxConfig};
 
 #[derive(Args)]
@@ -26,9 +26,14 @@ pub struct MatchArgs {
     /// Print the outcome as JSON.
     #[arg(long)]
     json: bool,
-    /// Write the replay (JSON) to this file.
+    /// Write the replay (compact JSON) to this file, as the match is played.
     #[arg(long)]
     replay: Option<PathBuf>,
+    /// Bytes of JSON the replay may hold: the turn that takes it past them
+    /// ends the match (scored as it stands; a referee whose events did it
+    /// has failed). At most 56M.
+    #[arg(long, default_value = "32M", value_parser = super::replay_limit)]
+    replay_limit: u64,
     /// After the match, serve its replay in the site's viewer on this
     /// machine (`koth replay view`) and open it in the desktop's browser.
     #[arg(long)]
@@ -128,6 +133,10 @@ pub fn run(a: MatchArgs) -> anyhow::Result<i32> {
         max_turns: a.max_turns,
         wall_cap: a.wall_cap,
         sandbox: sandbox.clone(),
+        // Written to its file as it is played: the match holds none of
+        // its turns. Without a file it is kept, compactly, to be shown.
+        replay_to: a.replay.clone().map_or(ReplayTo::Memory, ReplayTo::File),
+        replay_limit: a.replay_limit,
         ..MatchOptions::new(game.clone(), seed)
     };
     let report = koth_runner::play(&opts, bots).map_err(|e| anyhow::anyhow!(e))?;
@@ -151,12 +160,10 @@ pub fn run(a: MatchArgs) -> anyhow::Result<i32> {
     let failed =
         matches!(report.ended_by, koth_games::replay::EndedBy::RefereeFailed { .. } | koth_games::replay::EndedBy::HostOverloaded { .. });
     let open = |report: &koth_runner::MatchReport| -> anyhow::Result<i32> {
-        let frames = game.frames(&report.replay, &sandbox).map_err(|e| anyhow::anyhow!("this replay cannot be drawn: {e}"))?;
-        super::replay::serve(&report.replay, frames, "127.0.0.1:0", true)
+        let replay = report.replay.read().map_err(|e| anyhow::anyhow!(e))?;
+        let frames = game.frames(&replay, &sandbox).map_err(|e| anyhow::anyhow!("this replay cannot be drawn: {e}"))?;
+        super::replay::serve(&replay, frames, "127.0.0.1:0", true)
     };
-    if let Some(path) = &a.replay {
-        std::fs::write(path, serde_json::to_vec_pretty(&report.replay)?).with_context(|| format!("writing {}", path.display()))?;
-    }
     if a.json {
         let mut v = serde_json::to_value(&report)?;
         for (o, p) in v["outcomes"].as_array_mut().into_iter().flatten().zip(&log_paths) {
@@ -177,6 +184,8 @@ pub fn run(a: MatchArgs) -> anyhow::Result<i32> {
             koth_games::replay::EndedBy::TurnLimit { .. } => " (cut short by --max-turns; scored as it stands)".to_owned(),
             koth_games::replay::EndedBy::WallClockCap { seconds } =>
                 format!(" (stopped by the wall-clock cap of {seconds:.0} s; scored as it stands)"),
+            koth_games::replay::EndedBy::ReplayLimit { limit_bytes, .. } =>
+                format!(" (stopped when its replay reached --replay-limit, {limit_bytes} bytes; scored as it stands)"),
             koth_games::replay::EndedBy::RefereeFailed { reason } => format!(": the referee failed, so the match has no result: {reason}"),
             koth_games::replay::EndedBy::HostOverloaded { reason, .. } => format!(
                 ": this machine was too busy to time the bots fairly, so the match has no result and no bot is blamed \

@@ -127,6 +127,19 @@ pub struct QueueArgs {
     pub compiles_per_account: u32,
 }
 
+/// A match's replay limit, as `koth match`, `koth runner` and `koth up`
+/// take it (`32M`, `1MiB`): at least 64 KiB (the head of an external
+/// game's replay may be its referee's first line), at most
+/// [`koth_runner::engine::MAX_REPLAY_LIMIT`].
+pub fn replay_limit(s: &str) -> Result<u64, String> {
+    let n = koth_sandbox::parse_size(s).map_err(|e| e.to_string())?;
+    let most = koth_runner::engine::MAX_REPLAY_LIMIT;
+    if !(64 << 10..=most).contains(&n) {
+        return Err(format!("{s:?}: a replay limit is from 64K to {}M", most >> 20));
+    }
+    Ok(n)
+}
+
 fn share(s: &str) -> Result<f64, String> {
     match s.parse::<f64>() {
         Ok(x) if (0.0..=1.0).contains(&x) => Ok(x),

@@ -57,6 +57,7 @@ pub fn check(file: &Path, game_dir: Option<&Path>, store: &super::BotStoreArgs) 
         EndedBy::WallClockCap { seconds } => format!("stopped by its wall-clock cap of {seconds:.0} s"),
         // check() refuses a match whose referee failed.
         EndedBy::RefereeFailed { reason } => format!("its referee failed ({reason})"),
+        EndedBy::ReplayLimit { turn, limit_bytes } => format!("stopped at turn {turn}, its replay at the limit of {limit_bytes} bytes"),
         EndedBy::HostOverloaded { reason, .. } => format!("stopped because the machine was overloaded, not a bot ({reason})"),
     };
     let result: Vec<String> = r
@@ -178,6 +179,8 @@ pub fn rerun(
         // Replayed as far as it was recorded.
         EndedBy::HostOverloaded { .. } => (Some(r.turns.len() as u32), None),
         EndedBy::TurnLimit { turns } => (Some(*turns), None),
+        // Stopped at its last recorded turn.
+        EndedBy::ReplayLimit { turn, .. } => (Some(*turn), None),
         EndedBy::WallClockCap { seconds } => (None, Some(std::time::Duration::from_secs_f64(*seconds * time_scale))),
     };
     let limits = koth_sandbox::Limits { memory: 512 << 20, cpu_time: None, wall_time: None, ..koth_sandbox::Limits::default() };
@@ -202,7 +205,7 @@ pub fn rerun(
         );
     }
     let report = play_seats(&opts, seats).map_err(|e| anyhow::anyhow!(e))?;
-    let new = &report.replay;
+    let new = &report.replay.read().map_err(|e| anyhow::anyhow!(e))?;
     fn mine(t: &koth_games::replay::Turn, seat: usize) -> Option<&koth_games::replay::Recorded> {
         t.answers.iter().find(|a| a.seat == seat).map(|a| &a.reply)
     }

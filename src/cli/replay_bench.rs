@@ -76,7 +76,7 @@ fn play_each_game(seed: u64) -> anyhow::Result<Vec<Replay>> {
             report.turns,
             started.elapsed().as_secs_f64()
         );
-        out.push(report.replay);
+        out.push(report.replay.read().map_err(|e| anyhow::anyhow!("{}: {e}", game.name()))?);
     }
     let _ = std::fs::remove_dir_all(&dir);
     Ok(out)

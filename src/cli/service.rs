@@ -43,6 +43,11 @@ pub struct RunnerArgs {
     /// Memory of each bot's box in matches.
     #[arg(long, default_value = "512M", value_parser = size)]
     memory: u64,
+    /// Bytes of JSON a match's replay may hold: the turn that takes it past
+    /// them ends the match (scored as it stands; an added game's referee
+    /// whose events did it has failed). At most 56M.
+    #[arg(long, env = "KOTH_REPLAY_LIMIT", default_value = "32M", value_parser = super::replay_limit)]
+    replay_limit: u64,
     /// Use the host's toolchains where a language has no image (default: images only).
     #[arg(long)]
     allow_host_toolchains: bool,
@@ -124,6 +129,7 @@ pub fn runner(a: RunnerArgs) -> anyhow::Result<i32> {
                 grace: a.grace,
                 fair_share: a.queue.fair_share(),
                 cores: cores.clone(),
+                replay_limit: a.replay_limit,
                 ..WorkerConfig::new(name, builder.clone(), &sandbox, a.memory)
             };
             loops.push(tokio::spawn(worker::run(pool.clone(), cfg, stop.clone())));

@@ -2,13 +2,15 @@
 //!
 //! It starts `koth up` as a host would (this binary, a private PostgreSQL
 //! in a fresh data folder, the example ladders playing on `--runners`
-//! runners) and a visitor who opens the newest finished match's page every
-//! few seconds (its replay and frames: the service's largest buffers).
+//! runners) and a visitor who opens the newest finished match's page, and
+//! the longest one's, every few seconds (replay and frames: the service's
+//! largest buffers; the example Flit ladder plays 32,769-turn matches).
 //! Every `--every` seconds it reads the service process's `VmRSS` and the
 //! matches finished so far. It prints each sample, then the figures: the
 //! resident memory once warm (the median of the samples of the second
 //! minute, the baseline of the same run), at the end (the median of the
-//! last minute's samples), the peak, and end / warm. `--max-growth R` makes
+//! last minute's samples), the peak, and end / warm; and the service's
+//! peak over the whole run (`VmHWM`) with the most turns of a match viewed. `--max-growth R` makes
 //! the command fail when end / warm is over R (the soak test's check).
 //!
 //! Only the service's own process is measured: bots run in sandboxes of
@@ -53,6 +55,12 @@ struct Figures {
     peak_mib: f64,
     growth: f64,
     matches_finished: u64,
+    /// The service's peak resident memory over the whole run (`VmHWM`, read
+    /// at the end), not only at the samples.
+    hwm_mib: f64,
+    /// The most turns of a match the visitor viewed (its replay and
+    /// frames): a 32,769-turn Flit match's are the service's largest.
+    longest_viewed_turns: u64,
 }
 
 #[derive(Clone, Copy, Serialize)]
@@ -92,9 +100,10 @@ pub fn run(a: SoakArgs) -> anyhow::Result<i32> {
     let mut up = start(&data, &addr, &a)?;
     let pid = up.0.id();
     let visitor_stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let longest = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
     let visitor = {
-        let (addr, stop) = (addr.clone(), visitor_stop.clone());
-        std::thread::spawn(move || visit(&addr, &stop))
+        let (addr, stop, longest) = (addr.clone(), visitor_stop.clone(), longest.clone());
+        std::thread::spawn(move || visit(&addr, &stop, &longest))
     };
     let started = Instant::now();
     let end = Duration::from_secs_f64(a.minutes * 60.0);
@@ -113,12 +122,19 @@ pub fn run(a: SoakArgs) -> anyhow::Result<i32> {
     }
     visitor_stop.store(true, std::sync::atomic::Ordering::Relaxed);
     let _ = visitor.join();
+    let hwm = peak_mib(pid);
     drop(up);
     let _ = std::fs::remove_dir_all(&data);
-    let f = figures(samples).ok_or_else(|| anyhow::anyhow!("too few samples: run longer or sample more often"))?;
+    let mut f = figures(samples).ok_or_else(|| anyhow::anyhow!("too few samples: run longer or sample more often"))?;
+    f.hwm_mib = hwm.unwrap_or(f.peak_mib);
+    f.longest_viewed_turns = longest.load(std::sync::atomic::Ordering::Relaxed);
     println!(
         "resident memory: warm {:.1} MiB (median of the second minute), end {:.1} MiB (median of the last minute), peak {:.1} MiB; end / warm = {:.2}x; {} matches finished",
         f.warm_mib, f.end_mib, f.peak_mib, f.growth, f.matches_finished
+    );
+    println!(
+        "peak resident memory of koth up over the run (VmHWM): {:.1} MiB; the longest match viewed had {} turns",
+        f.hwm_mib, f.longest_viewed_turns
     );
     if a.json {
         println!("{}", serde_json::to_string(&f)?);
@@ -150,7 +166,16 @@ fn figures(samples: Vec<Sample>) -> Option<Figures> {
     let end = median(samples.iter().filter(|s| s.seconds + 60 > last).map(|s| s.rss_mib).collect())?;
     let peak = samples.iter().map(|s| s.rss_mib).fold(0.0, f64::max);
     let matches_finished = samples.last().map_or(0, |s| s.finished);
-    Some(Figures { warm_mib: warm, end_mib: end, peak_mib: peak, growth: end / warm, matches_finished, samples })
+    Some(Figures {
+        warm_mib: warm,
+        end_mib: end,
+        peak_mib: peak,
+        growth: end / warm,
+        matches_finished,
+        samples,
+        hwm_mib: peak,
+        longest_viewed_turns: 0,
+    })
 }
 
 fn start(data: &std::path::Path, addr: &str, a: &SoakArgs) -> anyhow::Result<Up> {
@@ -181,6 +206,13 @@ fn start(data: &std::path::Path, addr: &str, a: &SoakArgs) -> anyhow::Result<Up>
     Ok(up)
 }
 
+/// Peak resident memory of `pid` in MiB (`VmHWM`).
+fn peak_mib(pid: u32) -> Option<f64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let kib: f64 = status.lines().find_map(|l| l.strip_prefix("VmHWM:"))?.trim().trim_end_matches("kB").trim().parse().ok()?;
+    Some(kib / 1024.0)
+}
+
 /// Resident memory of `pid` in MiB.
 fn resident_mib(pid: u32) -> Option<f64> {
     Some(koth_scheduler::api::resident_bytes(&pid.to_string())? as f64 / (1024.0 * 1024.0))
@@ -191,28 +223,43 @@ fn finished(addr: &str) -> Option<u64> {
     text.lines().find_map(|l| l.strip_prefix("koth_matches{state=\"finished\"} "))?.trim().parse().ok()
 }
 
-/// A visitor: every 5 s, the newest finished match's page as the viewer
-/// loads it (its replay and frames, gzip as a browser asks).
-fn visit(addr: &str, stop: &std::sync::atomic::AtomicBool) {
+/// A visitor: every 5 s, the newest finished match's page and the longest
+/// one's as the viewer loads them (replay and frames, gzip as a browser
+/// asks); records the most turns of a match it viewed.
+fn visit(addr: &str, stop: &std::sync::atomic::AtomicBool, viewed_turns: &std::sync::atomic::AtomicU64) {
     let base = format!("http://{addr}");
     while !stop.load(std::sync::atomic::Ordering::Relaxed) {
-        let newest = (|| -> Option<i64> {
+        // The newest finished match, and the longest: its replay and
+        // frames are the service's largest buffers.
+        let chosen = (|| -> Option<Vec<(i64, u64)>> {
             let ladders: serde_json::Value = ureq::get(&format!("{base}/api/ladders")).call().ok()?.into_json().ok()?;
-            let mut best = None;
+            let (mut newest, mut longest) = (None, None::<(i64, u64)>);
             for l in ladders.as_array()? {
                 let matches: serde_json::Value =
                     ureq::get(&format!("{base}/api/ladders/{}/matches", l["id"])).call().ok()?.into_json().ok()?;
                 for m in matches.as_array()?.iter().filter(|m| m["state"] == "finished") {
-                    best = best.max(m["match"].as_i64());
+                    let Some(id) = m["match"].as_i64() else { continue };
+                    let turns = m["turns"].as_u64().unwrap_or(0);
+                    newest = newest.max(Some((id, turns)));
+                    if longest.is_none_or(|(_, t)| turns > t) {
+                        longest = Some((id, turns));
+                    }
                 }
             }
-            best
+            let mut both: Vec<(i64, u64)> = newest.into_iter().chain(longest).collect();
+            both.dedup();
+            Some(both)
         })();
-        if let Some(id) = newest {
+        for (id, turns) in chosen.into_iter().flatten() {
+            let mut viewed = true;
             for what in ["", "/replay", "/frames"] {
-                if let Ok(r) = ureq::get(&format!("{base}/api/matches/{id}{what}")).set("Accept-Encoding", "gzip").call() {
-                    let _ = std::io::copy(&mut r.into_reader(), &mut std::io::sink());
+                match ureq::get(&format!("{base}/api/matches/{id}{what}")).set("Accept-Encoding", "gzip").call() {
+                    Ok(r) => viewed &= std::io::copy(&mut r.into_reader(), &mut std::io::sink()).is_ok(),
+                    Err(_) => viewed = false,
                 }
+            }
+            if viewed {
+                viewed_turns.fetch_max(turns, std::sync::atomic::Ordering::Relaxed);
             }
         }
         for _ in 0..50 {

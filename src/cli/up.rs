@@ -37,6 +37,11 @@ pub struct UpArgs {
     /// plays unpinned; the clock forgives waiting for a CPU).
     #[arg(long, default_value = "all", value_parser = koth_runner::cores::parse_cpus)]
     cpus: koth_runner::cores::CoreList,
+    /// Bytes of JSON a match's replay may hold: the turn that takes it past
+    /// them ends the match (scored as it stands; an added game's referee
+    /// whose events did it has failed). At most 56M.
+    #[arg(long, env = "KOTH_REPLAY_LIMIT", default_value = "32M", value_parser = super::replay_limit)]
+    replay_limit: u64,
     /// Do not create ladders and example bots on first start.
     #[arg(long)]
     no_examples: bool,
@@ -110,6 +115,7 @@ async fn serve(a: &UpArgs, url: &str, lock: &UpLock) -> anyhow::Result<i32> {
         let cfg = WorkerConfig {
             fair_share: a.queue.fair_share(),
             cores: cores.clone(),
+            replay_limit: a.replay_limit,
             ..WorkerConfig::new(format!("up-{}/{i}", std::process::id()), builder.clone(), &sandbox, worker::DEFAULT_BOT_MEMORY)
         };
         let (pool, stop) = (pool.clone(), stop.clone());

@@ -5,7 +5,8 @@
 //! any bot's clock: one short lock and a copy of the turn. A reader takes
 //! what was pushed since it last took. Nothing here can slow or stop a
 //! match: a reader that never comes leaves at most the match's own turns
-//! waiting (what its replay holds anyway).
+//! waiting, which the match's replay limit bounds
+//! ([`MatchOptions::replay_limit`](super::MatchOptions::replay_limit)).
 
 use std::sync::Mutex;
 

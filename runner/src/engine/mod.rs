@@ -26,11 +26,12 @@
 
 pub mod clock;
 pub mod live;
+pub mod record;
 pub mod status;
 
 use std::time::{Duration, Instant};
 
-use koth_games::replay::{Answer, EndedBy, MoveTime, Recorded, Replay, ReplaySeat, Turn};
+use koth_games::replay::{Answer, EndedBy, MoveTime, Recorded, ReplaySeat, ReplayWriter, Turn};
 use koth_games::{BotProtocol, GameId, MatchResult, Request, Seat, TimePolicy, Verdict};
 use koth_sandbox::{BoxPool, CpuWait, Network, PromptWakeups, Sandbox, SandboxConfig};
 use serde::Serialize;
@@ -41,6 +42,7 @@ use crate::protocol::io::{PollSet, StderrLog};
 use crate::protocol::{self, Bot, Gone, Heard, Protocol};
 use clock::{Allowance, Clock, Decision, LineUse, Seen, Wait};
 use koth_sandbox::cpu_wait::Stopped;
+pub use record::{RecordedReplay, ReplayTo, DEFAULT_REPLAY_LIMIT, MAX_REPLAY_LIMIT};
 pub use status::BotStatus;
 
 /// The engine's version, recorded in every replay.
@@ -112,6 +114,14 @@ pub struct MatchOptions {
     /// bot on move runs on one no other bot on move uses. Empty: the
     /// kernel places the bots.
     pub cores: Vec<u32>,
+    /// Where the replay is written as the match is played.
+    pub replay_to: ReplayTo,
+    /// Bytes of compact JSON the replay may hold: the turn that takes it
+    /// past them is its last (`EndedBy::ReplayLimit`, scored as it stood),
+    /// or, when an external referee's events are most of it, is not
+    /// recorded and the referee has failed (`EndedBy::RefereeFailed`,
+    /// saying so). What the match holds in memory is bounded by it too.
+    pub replay_limit: u64,
 }
 
 impl MatchOptions {
@@ -130,6 +140,8 @@ impl MatchOptions {
             live: None,
             boxes: None,
             cores: Vec::new(),
+            replay_to: ReplayTo::Memory,
+            replay_limit: DEFAULT_REPLAY_LIMIT,
         }
     }
 
@@ -190,8 +202,10 @@ pub struct MatchReport {
     pub referee_stderr: Option<String>,
     /// Seed, initial state and every turn with its answers, per-move times
     /// and the referee's events: enough to redraw and re-check the game.
+    /// Written as the match was played, where [`MatchOptions::replay_to`]
+    /// said.
     #[serde(skip)]
-    pub replay: Replay,
+    pub replay: RecordedReplay,
 }
 
 /// Why a match could not be played.
@@ -528,6 +542,7 @@ pub fn play_seats(opts: &MatchOptions, bots: Vec<SeatPlayer>) -> Result<MatchRep
     let wall_cap = opts.wall_cap.unwrap_or_else(|| default_wall_cap(opts, bots.len()));
     // Every box, then every box's preparation, then the bots one at a time:
     // a bot may act the instant it starts, and none runs while another starts.
+    let sink = record::Sink::open(&opts.replay_to).map_err(|e| EngineError::Host(format!("opening the replay: {e}")))?;
     let mut players = bots.into_iter().map(|spec| Player::new(opts, kind, spec)).collect::<Result<Vec<_>>>()?;
     for p in players.iter_mut() {
         let (proto, mut bot) = p.parts();
@@ -537,7 +552,10 @@ pub fn play_seats(opts: &MatchOptions, bots: Vec<SeatPlayer>) -> Result<MatchRep
         p.start();
     }
     let initial = referee.initial_state();
-    let mut turns = Vec::new();
+    let replay_failed = |e: std::io::Error| EngineError::Host(format!("writing the replay: {e}"));
+    let mut replay =
+        ReplayWriter::begin(sink, &opts.game.id(), opts.seed, ENGINE_VERSION, Some(&policy), &initial).map_err(replay_failed)?;
+    drop(initial);
     let mut turn: u32 = 0;
     let mut ended_by = EndedBy::Rules;
     loop {
@@ -586,9 +604,38 @@ pub fn play_seats(opts: &MatchOptions, bots: Vec<SeatPlayer>) -> Result<MatchRep
         for p in players.iter_mut() {
             p.end_turn(turn);
         }
-        turns.push(Turn { turn, engine_us, answers, times, judgements, events });
-        if let (Some(live), Some(t)) = (&opts.live, turns.last()) {
-            live.push(t);
+        let played = Turn { turn, engine_us, answers, times, judgements, events };
+        let prepared = replay.prepare(&played).map_err(replay_failed)?;
+        let size = replay.written() + prepared.bytes;
+        if size > opts.replay_limit {
+            let events = replay.event_bytes() + prepared.event_bytes;
+            if matches!(opts.game, Game::External(_)) && events * 2 >= size {
+                // The referee's doing: its turn is not kept, and the match
+                // has no result.
+                replay.discard();
+                ended_by = EndedBy::RefereeFailed {
+                    reason: format!(
+                        "its events took the match's replay past koth's limit of {} ({} bytes): with turn {turn} it \
+                         would hold {size} bytes, {events} of them the referee's events ({} in this turn alone)",
+                        mib(opts.replay_limit),
+                        opts.replay_limit,
+                        prepared.event_bytes
+                    ),
+                };
+                break;
+            }
+            // The bots' answers (or a host's small limit): the turn is
+            // kept, so the replay agrees with the position scored.
+            replay.commit(&prepared).map_err(replay_failed)?;
+            if let Some(live) = &opts.live {
+                live.push(&played);
+            }
+            ended_by = EndedBy::ReplayLimit { turn, limit_bytes: opts.replay_limit };
+            break;
+        }
+        replay.commit(&prepared).map_err(replay_failed)?;
+        if let Some(live) = &opts.live {
+            live.push(&played);
         }
     }
     if let Some(reason) = referee.overloaded() {
@@ -642,25 +689,16 @@ pub fn play_seats(opts: &MatchOptions, bots: Vec<SeatPlayer>) -> Result<MatchRep
         });
     }
     let cut_short = ended_by != EndedBy::Rules;
-    let replay = Replay {
-        game: opts.game.id(),
-        seed: opts.seed,
-        engine: ENGINE_VERSION.to_owned(),
-        time_policy: Some(policy),
-        seats: outcomes
-            .iter()
-            .map(|o| ReplaySeat {
-                name: o.name.clone(),
-                id_line: o.id_line.clone(),
-                status: (o.status != BotStatus::Ok).then(|| o.status.describe()),
-            })
-            .collect(),
-        initial,
-        turns,
-        result: results,
-        cut_short,
-        ended_by: ended_by.clone(),
-    };
+    let seats: Vec<ReplaySeat> = outcomes
+        .iter()
+        .map(|o| ReplaySeat {
+            name: o.name.clone(),
+            id_line: o.id_line.clone(),
+            status: (o.status != BotStatus::Ok).then(|| o.status.describe()),
+        })
+        .collect();
+    let (sink, json_len) = replay.finish(&seats, &results, cut_short, &ended_by).map_err(replay_failed)?;
+    let replay = sink.close(json_len).map_err(replay_failed)?;
     Ok(MatchReport {
         game: opts.game.id(),
         seed: opts.seed,
@@ -672,6 +710,16 @@ pub fn play_seats(opts: &MatchOptions, bots: Vec<SeatPlayer>) -> Result<MatchRep
         referee_stderr: referee.stderr(),
         replay,
     })
+}
+
+/// `n` bytes as a host writes a limit: `32 MiB`, `1.5 MiB`.
+fn mib(n: u64) -> String {
+    let m = n as f64 / (1 << 20) as f64;
+    if m.fract() == 0.0 {
+        format!("{m:.0} MiB")
+    } else {
+        format!("{m:.1} MiB")
+    }
 }
 
 /// Say once per process how the engine's thread was made prompt, if it

@@ -17,6 +17,8 @@
 #   spin_after     (every turn) answers, then four threads spin for 20 ms
 #   silent_start   never answers start (at is ignored)
 #   burn           (every turn) burns `at` ms of its own CPU time, then answers
+#   events_flood   (every turn) answers with ~1 MiB of events, each line within
+#                  the protocol's 1 MiB (at is ignored)
 import json
 import os
 import sys
@@ -82,12 +84,15 @@ for line in sys.stdin:
             pass
     if mode == "stderr_flood":
         sys.stderr.write("e" * (1 << 20) + "\n")
-    if turn == at and at > 0 and mode != "burn":
+    if turn == at and at > 0 and mode not in ("burn", "events_flood"):
         misbehave(mode)
     over = turn >= rounds
     out = {"turn": turn, "view": VIEW, "scores": [turn, 0], "over": over}
     if turn > 0:
         out["events"] = [{"type": "turn", "text": "turn %d" % turn}]
+    if turn > 0 and mode == "events_flood":
+        # As many values as a turn may have (256), not one string.
+        out["events"] += [{"type": "noise", "n": i, "text": "x" * 4000} for i in range(250)]
     if not over:
         out["requests"] = [{"seat": 0, "text": str(turn)}, {"seat": 1, "text": str(turn)}]
     say(out)
