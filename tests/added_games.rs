@@ -208,7 +208,10 @@ fn a_host_adds_a_game_to_a_running_server_and_a_ladder_plays_rates_and_draws_it(
         if done.len() >= 3 {
             break done;
         }
-        assert!(Instant::now() < deadline, "only {} rpsls matches finished in 300 s: {ms}", done.len());
+        if Instant::now() >= deadline {
+            let bots = get_json(&addr, &format!("/api/ladders/{id}/bots"));
+            panic!("only {} rpsls matches finished in 300 s: {ms}; its bots: {bots}", done.len());
+        }
         std::thread::sleep(Duration::from_millis(500));
     };
     let board = get_json(&addr, &format!("/api/ladders/{id}/leaderboard"));

@@ -41,6 +41,11 @@ fn up_starts_everything_plays_at_once_and_continues_after_a_restart() {
     second_up_refuses(&data, &addr);
     wait_finished(&addr, 5);
     cli_against(&addr, &data);
+    let ladders_of =
+        |addr: &str| serde_json::from_str::<serde_json::Value>(&http_get(addr, "/api/ladders").1).unwrap().as_array().unwrap().len();
+    // The five examples and the one the CLI's host made.
+    let ladders = ladders_of(&addr);
+    assert_eq!(ladders, 6);
     let before = finished(&addr);
     assert_eq!(stop(child), Some(0), "koth up stops cleanly on SIGTERM");
 
@@ -48,8 +53,7 @@ fn up_starts_everything_plays_at_once_and_continues_after_a_restart() {
     let (child, _) = start(&data, &addr, "up", 67000);
     let after_restart = finished(&addr);
     assert!(after_restart >= before, "finished matches survived the restart ({before} -> {after_restart})");
-    let (_, ladders) = http_get(&addr, "/api/ladders");
-    assert_eq!(serde_json::from_str::<serde_json::Value>(&ladders).unwrap().as_array().unwrap().len(), 5, "not seeded twice");
+    assert_eq!(ladders_of(&addr), ladders, "not seeded twice");
     wait_finished(&addr, after_restart + 3);
     assert_eq!(stop(child), Some(0));
 }

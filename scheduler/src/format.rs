@@ -371,17 +371,19 @@ impl Format {
         })
     }
 
-    /// The leaderboard.
+    /// The leaderboard: the bots that can play (a ready version; not
+    /// disabled, as `state` holds them). A bot whose versions never
+    /// compiled or were refused is not ranked, nor counted.
     pub fn standings(&self, state: &LadderState) -> Standings {
-        let name_of = |bot: i64| state.bots.iter().find(|b| b.id == bot).map(|b| b.name.clone());
-        let listed: Vec<i64> = state.bots.iter().map(|b| b.id).collect();
+        let name_of = |bot: i64| state.bots.iter().find(|b| b.id == bot && b.ready).map(|b| b.name.clone());
+        let listed: Vec<i64> = state.bots.iter().filter(|b| b.ready).map(|b| b.id).collect();
         let row = |rank: u32, bot: i64, values: Vec<(&'static str, Value)>| {
             name_of(bot).map(|name| StandingRow { rank, bot, name, values: values.into_iter().map(|(k, v)| (k.to_owned(), v)).collect() })
         };
         let (columns, rows): (Vec<Column>, Vec<StandingRow>) = match self {
             Format::Rated(_) => {
                 let mut rated: Vec<(&LadderBot, Rating, u32)> =
-                    state.bots.iter().filter_map(|b| b.rating.map(|(r, g)| (b, r, g))).collect();
+                    state.bots.iter().filter(|b| b.ready).filter_map(|b| b.rating.map(|(r, g)| (b, r, g))).collect();
                 rated.sort_by(|a, b| leaderboard_score(b.1).total_cmp(&leaderboard_score(a.1)).then(a.0.id.cmp(&b.0.id)));
                 let rows = rated
                     .iter()
@@ -727,5 +729,28 @@ mod tests {
             Format::Rated(RatedSettings::default()).standings(&LadderState { bots: vec![a, b, bot(3, true)], ..Default::default() });
         assert_eq!(table.rows.iter().map(|r| (r.rank, r.bot)).collect::<Vec<_>>(), [(1, 2), (2, 1)]);
         assert_eq!(table.rows[0].values["score"], 34.0);
+    }
+
+    /// A bot with no ready version (never compiled, or refused) is in no
+    /// format's standings: not ranked, not counted.
+    #[test]
+    fn no_format_ranks_a_bot_that_cannot_play() {
+        let mut rated = bot(3, false);
+        rated.rating = Some((Rating { mu: 50.0, sigma: 1.0 }, 3));
+        let mut a = bot(1, true);
+        a.rating = Some((Rating { mu: 30.0, sigma: 1.0 }, 12));
+        let mut b = bot(2, true);
+        b.rating = Some((Rating { mu: 20.0, sigma: 1.0 }, 12));
+        let state = LadderState {
+            bots: vec![a, b, rated, bot(4, false)],
+            matches: vec![finished(&[1, 2], &[1, 2], Some(1)), finished(&[2, 1], &[2, 1], Some(1))],
+            ..Default::default()
+        };
+        for name in Format::NAMES {
+            let table = Format::default_of(name).unwrap().standings(&state);
+            let mut ranked: Vec<i64> = table.rows.iter().map(|r| r.bot).collect();
+            ranked.sort_unstable();
+            assert_eq!(ranked, [1, 2], "{name}: {table:?}");
+        }
     }
 }

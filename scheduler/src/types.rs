@@ -103,6 +103,7 @@ pub struct LadderSummary {
     pub game: String,
     pub format: String,
     pub paused: bool,
+    /// Bots that can play: a ready version, not disabled.
     pub bots: i64,
     /// Where its contest is: `open` until a deadline passes.
     pub phase: Phase,

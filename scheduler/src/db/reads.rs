@@ -140,7 +140,7 @@ pub async fn operations(pool: &PgPool) -> Result<Operations> {
 
 pub async fn ladders(pool: &PgPool) -> Result<Vec<LadderSummary>> {
     let rows = sqlx::query(
-        "SELECT l.id, l.name, l.format, l.paused, g.name AS kind, (SELECT count(*) FROM bots b WHERE b.ladder_id = l.id) AS bots, \
+        "SELECT l.id, l.name, l.format, l.paused, g.name AS kind, (SELECT count(*) FROM bots b WHERE b.ladder_id = l.id AND b.current_version IS NOT NULL AND b.disabled_reason IS NULL) AS bots, \
                 to_char(l.deadline AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"') AS deadline, \
                 coalesce(l.deadline <= now(), false) AS passed, l.finals IS NOT NULL AS finals, l.finished_at IS NOT NULL AS finished \
          FROM ladders l JOIN games g ON g.id = l.game_id ORDER BY l.id",
