@@ -705,7 +705,7 @@ mod tests {
         let table = f.standings(&state);
         assert_eq!(table.rows[0].bot, 1);
         assert_eq!(table.rows[0].values["points"], 2.0);
-        assert_eq!(table.rows.len(), 4, "a bot without a ready version is listed with no games");
+        assert_eq!(table.rows.len(), 3, "a bot without a ready version is not ranked (it was listed, with no games)");
     }
 
     #[test]
