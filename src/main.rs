@@ -17,7 +17,7 @@ static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
 /// jemalloc's settings, read at its start: pages freed and unused for a
 /// second go back to the system, purged by jemalloc's own thread (by
 /// default they wait 10 s, and only for the next allocation in the same
-/// arena: `koth up` held some 60 MiB of such pages). `koth soak` measures
+/// arena: `koth up` held some 60 MiB of such pages). `koth bench soak` measures
 /// the result.
 #[allow(non_upper_case_globals)]
 #[export_name = "_rjem_malloc_conf"]

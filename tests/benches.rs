@@ -8,7 +8,7 @@ use std::process::Command;
 mod common;
 use common::postgres_binaries;
 
-/// `koth queue-bench` on 200 jobs, one round, 1 and 2 workers: every
+/// `koth bench queue` on 200 jobs, one round, 1 and 2 workers: every
 /// configuration's row, with a rate for pgbench and each of koth's three
 /// ways, their ratios, and the client's and the server's CPU per job.
 #[test]
@@ -17,7 +17,7 @@ fn queue_bench_prints_a_row_for_every_configuration() {
         return;
     }
     let out = Command::new(env!("CARGO_BIN_EXE_koth"))
-        .args(["queue-bench", "--jobs", "200", "--rounds", "1", "--workers", "1,2"])
+        .args(["bench", "queue", "--jobs", "200", "--rounds", "1", "--workers", "1,2"])
         .output()
         .unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
@@ -41,7 +41,7 @@ fn queue_bench_prints_a_row_for_every_configuration() {
     }
 }
 
-/// `koth fairness-bench` on 20 moves, with 0 and 2 spinners: a row for
+/// `koth bench fairness` on 20 moves, with 0 and 2 spinners: a row for
 /// each opponent at each N, every figure a finite number, and the goal
 /// line with a verdict per row (as root: the bots run in the sandbox).
 #[test]
@@ -51,7 +51,7 @@ fn fairness_bench_prints_a_row_for_every_configuration() {
         eprintln!("SKIPPED (not root)");
         return;
     }
-    let out = Command::new(env!("CARGO_BIN_EXE_koth")).args(["fairness-bench", "--moves", "20", "--spinners", "0,2"]).output().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_koth")).args(["bench", "fairness", "--moves", "20", "--spinners", "0,2"]).output().unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{text}{}", String::from_utf8_lossy(&out.stderr));
     let rows: Vec<Vec<&str>> = text

@@ -1,4 +1,4 @@
-//! `koth up` holds its memory: `koth soak` runs it as a host does (a
+//! `koth up` holds its memory: `koth bench soak` runs it as a host does (a
 //! private PostgreSQL, the example ladders playing on two runners, a
 //! visitor opening the newest match's replay and frames every 5 s) for
 //! [`MINUTES`] minutes, and its resident memory at the end must be within
@@ -6,7 +6,7 @@
 //!
 //! With glibc's malloc, the defect this guards against, the same run grew
 //! 1.5x by its fifth minute and kept growing (per-thread arenas keeping
-//! freed replay buffers); `koth soak --minutes 10` prints the long run.
+//! freed replay buffers); `koth bench soak --minutes 10` prints the long run.
 
 use std::process::Command;
 
@@ -22,13 +22,13 @@ fn koth_up_holds_its_memory_over_a_soak() {
         return;
     }
     let out = Command::new(env!("CARGO_BIN_EXE_koth"))
-        .args(["soak", "--minutes", MINUTES, "--every", "5", "--json"])
+        .args(["bench", "soak", "--minutes", MINUTES, "--every", "5", "--json"])
         .env("TMPDIR", env!("CARGO_TARGET_TMPDIR"))
         .output()
         .unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
     eprintln!("{stdout}{}", String::from_utf8_lossy(&out.stderr));
-    assert!(out.status.success(), "koth soak failed: {}", out.status);
+    assert!(out.status.success(), "koth bench soak failed: {}", out.status);
     let figures: serde_json::Value = serde_json::from_str(stdout.lines().last().unwrap()).unwrap();
     let samples = figures["samples"].as_array().unwrap();
     assert!(samples.len() >= 50, "sampled every 5 s for {MINUTES} minutes: {}", samples.len());

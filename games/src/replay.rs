@@ -321,7 +321,7 @@ const SCRATCH_KEPT: usize = 64 << 10;
 /// Times are written to the microsecond (what a clock read is worth), not
 /// with f64's 17 digits: `0.029184` ms is written `0.029`,
 /// `3.2049999999999996` µs `3.0`. The digits below are noise, and noise is
-/// what a compressed replay's size is made of (`koth replay-bench` prints
+/// what a compressed replay's size is made of (`koth bench replay` prints
 /// what a 32,768-turn Flit replay packs to).
 mod resolution {
     use serde::Serializer;

@@ -17,7 +17,7 @@
 //! past the clock's bound ends it as the machine's fault, to be played
 //! again. Waiting for cores instead was tried: `koth up`'s two runners on
 //! two cores then played one simultaneous game at a time, finished 66
-//! matches in `koth soak`'s five minutes (an earlier day's ten-minute soak
+//! matches in `koth bench soak`'s five minutes (an earlier day's ten-minute soak
 //! finished 255), and its resident memory grew 1.43x and 1.46x in two
 //! runs where the soak test allows 1.4.
 //!

@@ -72,7 +72,7 @@ impl From<String> for AskError {
     }
 }
 
-/// What one exchange with the referee cost (`koth match-bench`).
+/// What one exchange with the referee cost (`koth bench match`).
 #[derive(Clone, Copy, Debug)]
 pub struct CallCost {
     /// From koth's line being written (the box thawed first) to the answer

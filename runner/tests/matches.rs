@@ -110,7 +110,7 @@ fn a_20ms_answer_is_never_late_and_a_1s_answer_always_is_while_another_bot_burns
     // What is asserted is the judgement (a move charged as in time or as
     // late), with margins a busy machine's noise does not cross: 480 ms under
     // a 500 ms limit and 500 ms over it. How close to the limit a bot may
-    // answer is the engine's precision, measured by `koth match-bench`. This
+    // answer is the engine's precision, measured by `koth bench match`. This
     // test used 40 and 60 ms bots against Target's 50 ms: on two cores
     // shared with a TCG VM and a build (load average 4-6) the 40 ms bot's
     // slowest move was 50.0 and 51.2 ms (timed out), a 10 ms bot's once

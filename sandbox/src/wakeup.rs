@@ -7,7 +7,7 @@
 //! thread on every core gets all of that delay as free computation, taken
 //! from whoever moves next. Two things make the delay long on an ordinary
 //! scheduler, both measured here with eight spinning threads on two cores
-//! (`koth match-bench`, `runner/tests/adversarial.rs`):
+//! (`koth bench match`, `runner/tests/adversarial.rs`):
 //!
 //! * **Waking.** With EEVDF (Linux 6.6 and later) a woken thread of the
 //!   default slice waits for a spinning thread to use up its slice before it
@@ -35,7 +35,7 @@
 //! runner's `engine::clock`), that cost is no longer charged to anyone,
 //! and an engine at ordinary priority was seen reading answers 8 to 40 ms
 //! late a turn on a host at load 10. Measured before that change (`koth
-//! match-bench`, alternated with an ordinary engine thread): the bot's CPU
+//! bench match`, alternated with an ordinary engine thread): the bot's CPU
 //! from the answer being read to the pause, p99 0.23 ms instead of 10–20
 //! ms; by the bot's own clock, from writing its answer, p99 1.7–3.6 ms
 //! instead of 13–18 ms. The boxes keep the host's ordinary priority

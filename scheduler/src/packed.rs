@@ -5,7 +5,7 @@
 //! A replay is JSON of ~330 bytes a turn, and a Flit match may have 32,768
 //! turns: 11 MB as text, 10 MB as `jsonb`, whose write took 1.5–3 s inside
 //! the transaction that records the result. Packed with zstd it is ~1 MB
-//! (`koth replay-bench` prints the figures for each game's longest match),
+//! (`koth bench replay` prints the figures for each game's longest match),
 //! and the row write is a plain `bytea`.
 //!
 //! - **Replays** are zstd ([`REPLAY_LEVEL`]), compressed by the engine as

@@ -1,4 +1,4 @@
-//! `koth api-bench`: a load test on loopback. The whole service runs in
+//! `koth bench api`: a load test on loopback. The whole service runs in
 //! this process (a private PostgreSQL, the scheduler, runners playing the
 //! example bots' ladders, the HTTP API and pages); many clients read
 //! leaderboards, pages and replays (the viewer's frames) and some submit
@@ -135,7 +135,7 @@ pub fn run(a: ApiBenchArgs) -> anyhow::Result<i32> {
     let _ = stop_tx.send(true);
     let samples = samples.lock().unwrap().clone();
     println!(
-        "koth api-bench: {} readers, {} submitters, {} s on loopback, {} runner loops; {} matches finished meanwhile",
+        "koth bench api: {} readers, {} submitters, {} s on loopback, {} runner loops; {} matches finished meanwhile",
         a.readers,
         a.submitters,
         a.seconds,

@@ -1,4 +1,4 @@
-//! `koth fairness-bench`: whether a bot that keeps within its limit is
+//! `koth bench fairness`: whether a bot that keeps within its limit is
 //! charged timeouts when the machine is busy, from one run.
 //!
 //! Invisible target (simultaneous moves, 50 ms a move). The *victim* burns
@@ -243,7 +243,7 @@ pub fn run(a: FairnessBenchArgs) -> anyhow::Result<i32> {
     let _ = std::fs::remove_dir_all(&dir);
 
     println!(
-        "koth fairness-bench: Invisible target, 50 ms a move; the victim burns {VICTIM_CPU_MS:.0} ms of its own CPU a move ({:.0}% of its limit)",
+        "koth bench fairness: Invisible target, 50 ms a move; the victim burns {VICTIM_CPU_MS:.0} ms of its own CPU a move ({:.0}% of its limit)",
         VICTIM_CPU_MS / 50.0 * 100.0
     );
     println!(

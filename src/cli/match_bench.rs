@@ -1,4 +1,4 @@
-//! `koth match-bench`: what a move costs, beside the physical limit, from
+//! `koth bench match`: what a move costs, beside the physical limit, from
 //! one run.
 
 use std::process::Command as HostCommand;
@@ -187,7 +187,7 @@ pub fn run(a: BenchArgs) -> anyhow::Result<i32> {
     let dir = std::env::temp_dir().join(format!("koth-match-bench-{}", std::process::id()));
     std::fs::create_dir_all(&dir)?;
     let n = a.moves.max(100);
-    println!("koth match-bench: {n} moves per configuration; the first move (start-up) is left out\n");
+    println!("koth bench match: {n} moves per configuration; the first move (start-up) is left out\n");
     if a.referee_only {
         external_referee(n)?;
         let _ = std::fs::remove_dir_all(&dir);

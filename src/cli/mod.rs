@@ -211,10 +211,25 @@ pub struct Cli {
     command: Command,
 }
 
+/// `koth bench ...`: koth's benchmarks, apart from an author's commands.
+#[derive(Subcommand)]
+enum BenchCommand {
+    /// A move's cost against the raw pipe round trip.
+    Match(match_bench::BenchArgs),
+    /// Charged timeouts of a bot within its limit while other processes load the machine.
+    Fairness(fairness_bench::FairnessBenchArgs),
+    /// The job queue's claim + complete throughput against raw SQL (pgbench).
+    Queue(queue_bench::QueueBenchArgs),
+    /// Storing and showing replays: the longest match of each game, packed against jsonb.
+    Replay(replay_bench::ReplayBenchArgs),
+    /// `koth up`'s resident memory over a long run (the example ladders playing, a visitor reading replays).
+    Soak(soak::SoakArgs),
+    /// A load test on loopback: readers and submitters against the whole service, latencies printed.
+    Api(api_bench::ApiBenchArgs),
+}
+
 #[derive(Subcommand)]
 enum Command {
-    /// Load test on loopback: readers and submitters against the whole service, latencies printed.
-    ApiBench(api_bench::ApiBenchArgs),
     /// Submit a bot to a server and follow its compile and first matches.
     Submit(client::SubmitArgs),
     /// A ladder's bots on a server.
@@ -230,7 +245,7 @@ enum Command {
     /// A server's games; hosts: add one from its folder (a referee program in any language).
     #[command(subcommand)]
     Game(host::GameCommand),
-    /// Replays: download a server's, check one against the rules.
+    /// Replays: download a server's, view one in the browser, check it against the rules, rerun your bot's seat.
     #[command(subcommand)]
     Replay(client::ReplayCommand),
     /// Your bot's stderr in a match on a server.
@@ -250,16 +265,9 @@ enum Command {
     Languages(languages::LanguagesArgs),
     /// Play one match on this machine, with the engine the ladder uses.
     Match(match_cmd::MatchArgs),
-    /// Measure a move's cost against the raw pipe round trip.
-    MatchBench(match_bench::BenchArgs),
-    /// Measure charged timeouts of a bot within its limit while other processes load the machine.
-    FairnessBench(fairness_bench::FairnessBenchArgs),
-    /// Measure the job queue's claim + complete throughput against raw SQL (pgbench).
-    QueueBench(queue_bench::QueueBenchArgs),
-    /// Measure storing and showing replays: the longest match of each game, packed against jsonb.
-    ReplayBench(replay_bench::ReplayBenchArgs),
-    /// Measure `koth up`'s resident memory over a long run (the example ladders playing, a visitor reading replays).
-    Soak(soak::SoakArgs),
+    /// Benchmarks for koth's developers and hosts: each prints figures beside its anchor, measured in the same run.
+    #[command(subcommand)]
+    Bench(BenchCommand),
     /// Run a worker: claim compile and match jobs from the database and run them.
     Runner(service::RunnerArgs),
     /// Keep every ladder busy: choose and queue the next matches.
@@ -284,7 +292,6 @@ impl Cli {
 pub fn run(cli: Cli) -> anyhow::Result<i32> {
     match cli.command {
         Command::Languages(args) => languages::run(args),
-        Command::ApiBench(args) => api_bench::run(args),
         Command::Submit(args) => client::submit(args),
         Command::Bots(args) => client::bots(args),
         Command::Leaderboard(args) => client::leaderboard(args),
@@ -299,11 +306,12 @@ pub fn run(cli: Cli) -> anyhow::Result<i32> {
         Command::Logout(args) => client::logout(args),
         Command::Tokens(cmd) => client::tokens(cmd),
         Command::Match(args) => match_cmd::run(args),
-        Command::MatchBench(args) => match_bench::run(args),
-        Command::FairnessBench(args) => fairness_bench::run(args),
-        Command::QueueBench(args) => queue_bench::run(args),
-        Command::Soak(args) => soak::run(args),
-        Command::ReplayBench(args) => replay_bench::run(args),
+        Command::Bench(BenchCommand::Match(args)) => match_bench::run(args),
+        Command::Bench(BenchCommand::Fairness(args)) => fairness_bench::run(args),
+        Command::Bench(BenchCommand::Queue(args)) => queue_bench::run(args),
+        Command::Bench(BenchCommand::Soak(args)) => soak::run(args),
+        Command::Bench(BenchCommand::Replay(args)) => replay_bench::run(args),
+        Command::Bench(BenchCommand::Api(args)) => api_bench::run(args),
         Command::Runner(args) => service::runner(args),
         Command::Scheduler(args) => service::scheduler(args),
         Command::Up(args) => up::run(args),

@@ -1,4 +1,4 @@
-//! `koth queue-bench`: throughput of no-op jobs through koth's queue with
+//! `koth bench queue`: throughput of no-op jobs through koth's queue with
 //! 1, 2 and 4 workers, against the raw `FOR UPDATE SKIP LOCKED` claim and
 //! the completion, each committed on its own, run by `pgbench` with as many
 //! clients, in the same run on the same server. koth is measured three
@@ -313,7 +313,7 @@ pub fn run(a: QueueBenchArgs) -> anyhow::Result<i32> {
             .after_connect(|conn, _| Box::pin(async move { sqlx::query("SET synchronous_commit = off").execute(conn).await.map(|_| ()) }))
             .connect(&url)
             .await?;
-        println!("koth queue-bench: {} no-op jobs per measurement, jobs/s; median of {} rounds, the four alternated", a.jobs, a.rounds);
+        println!("koth bench queue: {} no-op jobs per measurement, jobs/s; median of {} rounds, the four alternated", a.jobs, a.rounds);
         println!(
             "{:<7} {:>7} {:>8} {:>16} {:>6} {:>8} {:>6} {:>12} {:>6}   CPU µs/job, client + server: pgbench, runner, queue alone",
             "commits", "workers", "pgbench", "claim; complete", "ratio", "runner", "ratio", "queue alone", "ratio"

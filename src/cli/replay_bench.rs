@@ -1,4 +1,4 @@
-//! `koth replay-bench`: what a replay costs to store and to show, for the
+//! `koth bench replay`: what a replay costs to store and to show, for the
 //! longest match of each game, beside the way replays were stored before
 //! (a `jsonb` column written in the result's transaction), in the same run
 //! on the same PostgreSQL server.
@@ -114,7 +114,7 @@ pub fn run(a: ReplayBenchArgs) -> anyhow::Result<i32> {
     let result = rt.block_on(async {
         let pool = koth_scheduler::db::connect_and_migrate(&url, 4).await.map_err(|e| anyhow::anyhow!(e))?;
         let (host, _) = koth_scheduler::api::create_account(&pool, &format!("bench-{}", std::process::id()), true).await?;
-        println!("koth replay-bench: the longest match of each game; write = the statement and its commit, median of {rounds}, alternated");
+        println!("koth bench replay: the longest match of each game; write = the statement and its commit, median of {rounds}, alternated");
         println!(
             "{:<8} {:>6} {:>10} {:>9} {:>6} {:>8} {:>11} {:>11} {:>6} {:>9} {:>9}",
             "game", "turns", "json", "stored", "ratio", "pack ms", "jsonb wr ms", "packed wr ms", "ratio", "frames ms", "viewer"

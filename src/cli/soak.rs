@@ -1,4 +1,4 @@
-//! `koth soak`: `koth up`'s resident memory over a long run.
+//! `koth bench soak`: `koth up`'s resident memory over a long run.
 //!
 //! It starts `koth up` as a host would (this binary, a private PostgreSQL
 //! in a fresh data folder, the example ladders playing on `--runners`
@@ -108,7 +108,7 @@ pub fn run(a: SoakArgs) -> anyhow::Result<i32> {
     let started = Instant::now();
     let end = Duration::from_secs_f64(a.minutes * 60.0);
     let mut samples = Vec::new();
-    eprintln!("koth soak: koth up (pid {pid}) at http://{addr}/ for {} minutes", a.minutes);
+    eprintln!("koth bench soak: koth up (pid {pid}) at http://{addr}/ for {} minutes", a.minutes);
     println!("{:>8} {:>10} {:>9}", "seconds", "rss MiB", "finished");
     while started.elapsed() < end {
         std::thread::sleep(Duration::from_secs(a.every).min(end.saturating_sub(started.elapsed())).max(Duration::from_millis(10)));
@@ -141,7 +141,7 @@ pub fn run(a: SoakArgs) -> anyhow::Result<i32> {
     }
     if let Some(max) = a.max_growth {
         if f.growth > max {
-            eprintln!("koth soak: resident memory grew {:.2}x, over the bound {max}x", f.growth);
+            eprintln!("koth bench soak: resident memory grew {:.2}x, over the bound {max}x", f.growth);
             return Ok(1);
         }
     }

@@ -94,7 +94,7 @@ pub struct MatchOptions {
     /// lowest real-time priority while it waits for answers
     /// ([`PromptWakeups`]), so it preempts a bot as soon as its answer is
     /// written. On for every match; off only to measure what it buys
-    /// (`koth match-bench`).
+    /// (`koth bench match`).
     pub prompt_wakeups: bool,
     /// Bytes of each bot's stderr kept.
     pub stderr_cap: usize,

@@ -510,7 +510,7 @@ async fn metrics(State(s): State<AppState>) -> ApiResult<Response> {
 }
 
 /// A process's resident memory (`VmRSS`), in bytes: `"self"` or a pid
-/// (`koth soak` reads its `koth up`'s).
+/// (`koth bench soak` reads its `koth up`'s).
 pub fn resident_bytes(process: &str) -> Option<u64> {
     let status = std::fs::read_to_string(format!("/proc/{process}/status")).ok()?;
     let kb: u64 = status.lines().find_map(|l| l.strip_prefix("VmRSS:"))?.trim().strip_suffix("kB")?.trim().parse().ok()?;

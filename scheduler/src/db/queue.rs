@@ -189,7 +189,7 @@ impl Default for FairShare {
 /// planner find each claim's own plan cheaper than the one plan for any
 /// values, so PostgreSQL planned the statement anew at every execution
 /// (87 µs of planning for 49 of work, 117 for 66 in complete-and-claim,
-/// `koth queue-bench` with `pg_stat_statements`); written in, a
+/// `koth bench queue` with `pg_stat_statements`); written in, a
 /// connection plans a worker's statement once.
 fn claim_statement(kinds: &[impl AsRef<str>], share: &FairShare) -> Result<String, QueueError> {
     let mut list = Vec::with_capacity(kinds.len());
@@ -343,7 +343,7 @@ impl Queue {
     ///
     /// The statement claims first and completes second: 70-76 µs a
     /// statement against 90-101 the other way round, with two workers
-    /// (`koth queue-bench --database-url` on a server with
+    /// (`koth bench queue --database-url` on a server with
     /// `pg_stat_statements`).
     /// Every statement reads the table as it was when it began, so a claim
     /// made after the completion read it as of before the completion; the
