@@ -16,7 +16,7 @@ use koth_scheduler::store;
 use serde_json::{json, Value};
 
 mod in_process;
-use in_process::{postgres, Api};
+use in_process::{postgres, postgres_with_target_ladder, Api};
 
 /// The matches a runner would be handed now, in order (each released
 /// again, so nothing changes).
@@ -37,10 +37,7 @@ async fn claimable(q: &Queue) -> Vec<i64> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn challenges_are_capped_per_account_and_cancelled_by_whoever_may() {
-    let Some(pg) = postgres("cancel") else { return };
-    let pool = koth_scheduler::db::connect_and_migrate(&pg.url(), 4).await.unwrap();
-    let target = koth_scheduler::format::LadderConfig::default_for(koth_games::GameKind::Target);
-    let ladder = store::create_ladder(&pool, "target", &koth_games::GameKind::Target.into(), &target).await.unwrap();
+    let Some((_pg, pool, ladder)) = postgres_with_target_ladder("cancel", 4).await else { return };
     let api = Api(koth_scheduler::api::router_with(pool.clone(), ApiOptions { challenges_in_flight: 2, ..ApiOptions::default() }));
     let q = Queue::new(pool.clone());
     let (_, host) = koth_scheduler::api::create_account(&pool, "host", true).await.unwrap();
@@ -144,10 +141,7 @@ async fn challenges_are_capped_per_account_and_cancelled_by_whoever_may() {
 /// limited.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn submissions_are_limited_per_account_with_the_reset_said() {
-    let Some(pg) = postgres("quotas-submit") else { return };
-    let pool = koth_scheduler::db::connect_and_migrate(&pg.url(), 4).await.unwrap();
-    let target = koth_scheduler::format::LadderConfig::default_for(koth_games::GameKind::Target);
-    let ladder = store::create_ladder(&pool, "target", &koth_games::GameKind::Target.into(), &target).await.unwrap();
+    let Some((_pg, pool, ladder)) = postgres_with_target_ladder("quotas-submit", 4).await else { return };
     let src = std::fs::read_to_string("bots/target/drifter.py").unwrap();
     let options = ApiOptions { submissions_per_hour: 3, compiles_queued: 2, upload_bytes_per_day: 1 << 30, ..ApiOptions::default() };
     let api = Api(koth_scheduler::api::router_with(pool.clone(), options));
@@ -261,10 +255,7 @@ fn big_bot(size: usize, seed: u64) -> Vec<u8> {
 /// limit of 3).
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn limits_admit_exactly_their_number_when_requests_come_at_once() {
-    let Some(pg) = postgres("quotas-race") else { return };
-    let pool = koth_scheduler::db::connect_and_migrate(&pg.url(), 32).await.unwrap();
-    let target = koth_scheduler::format::LadderConfig::default_for(koth_games::GameKind::Target);
-    let ladder = store::create_ladder(&pool, "target", &koth_games::GameKind::Target.into(), &target).await.unwrap();
+    let Some((_pg, pool, ladder)) = postgres_with_target_ladder("quotas-race", 32).await else { return };
     let src = std::fs::read("bots/target/drifter.py").unwrap();
     let submit = move |name: &str| format!("/api/ladders/{ladder}/bots/{name}?file=bot.py");
     let ok = |r: &[(StatusCode, Option<String>, Value)]| r.iter().filter(|(s, _, _)| s.is_success()).count();
@@ -373,10 +364,7 @@ async fn limits_admit_exactly_their_number_when_requests_come_at_once() {
 /// (checked before the upload was read, a version was stored 1.9 s after it).
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn no_version_is_stored_after_the_deadline() {
-    let Some(pg) = postgres("quotas-deadline") else { return };
-    let pool = koth_scheduler::db::connect_and_migrate(&pg.url(), 32).await.unwrap();
-    let target = koth_scheduler::format::LadderConfig::default_for(koth_games::GameKind::Target);
-    let ladder = store::create_ladder(&pool, "target", &koth_games::GameKind::Target.into(), &target).await.unwrap();
+    let Some((_pg, pool, ladder)) = postgres_with_target_ladder("quotas-deadline", 32).await else { return };
     let router = koth_scheduler::api::router_with(
         pool.clone(),
         ApiOptions { compiles_queued: 1000, submissions_per_hour: 1000, upload_bytes_per_day: 1 << 40, ..ApiOptions::default() },

@@ -16,6 +16,17 @@ pub fn postgres(name: &str) -> Option<PrivatePostgres> {
     koth_scheduler::pg::start_for_tests(&PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("pg-{name}")))
 }
 
+/// A private PostgreSQL with koth's tables (a pool of `connections`) and
+/// a Target ladder with its seed's settings: what most API suites start
+/// from.
+pub async fn postgres_with_target_ladder(name: &str, connections: u32) -> Option<(PrivatePostgres, sqlx::PgPool, i64)> {
+    let pg = postgres(name)?;
+    let pool = koth_scheduler::db::connect_and_migrate(&pg.url(), connections).await.unwrap();
+    let target = koth_scheduler::format::LadderConfig::default_for(koth_games::GameKind::Target);
+    let ladder = koth_scheduler::store::create_ladder(&pool, "target", &koth_games::GameKind::Target.into(), &target).await.unwrap();
+    Some((pg, pool, ladder))
+}
+
 /// The API and pages, called without a socket.
 pub struct Api(pub axum::Router);
 
