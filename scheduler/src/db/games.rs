@@ -122,11 +122,12 @@ pub async fn record_validation(conn: &mut PgConnection, id: i64, passed: bool, l
         .await?
         .rows_affected();
     if n > 0 {
-        // The runner that played its validation, while it still holds (or
-        // has just completed) the job; koth when the job failed for good.
+        // The game's newest validation job: the runner that completed it
+        // (a completed job keeps its holder), or koth when it failed for
+        // good (a failed job has none).
         let job: Option<i64> = sqlx::query_scalar(
             "SELECT id FROM jobs WHERE kind = 'validate_game' AND payload = jsonb_build_object('game', $1::int8) \
-               AND holder IS NOT NULL ORDER BY id DESC LIMIT 1",
+             ORDER BY id DESC LIMIT 1",
         )
         .bind(id)
         .fetch_optional(&mut *conn)
