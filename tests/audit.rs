@@ -370,6 +370,14 @@ async fn every_outcome_and_host_action_is_one_entry_that_only_hosts_read() {
         assert!(err["error"].is_string(), "{bad}: {err}");
     }
 
+    // The OpenAPI document names the same kinds (the page's filter reads them there).
+    let (_, doc) = api.call("GET", "/api/openapi.json", None, Vec::new()).await;
+    let kinds: Vec<&str> = koth_scheduler::audit::AuditAction::ALL.iter().map(|a| a.as_str()).collect();
+    assert_eq!(doc["components"]["schemas"]["AuditAction"]["enum"], json!(kinds));
+    let params = doc["paths"]["/api/audit"]["get"]["parameters"].as_array().unwrap();
+    let action = params.iter().find(|p| p["name"] == "action").unwrap();
+    assert_eq!(action["schema"]["$ref"], "#/components/schemas/AuditAction", "{action}");
+
     // Each entry was one log line with its fields.
     let text = String::from_utf8(log.0.lock().unwrap().clone()).unwrap();
     let (_, page) = api.call("GET", "/api/audit?limit=1000", Some(&host), Vec::new()).await;
