@@ -182,7 +182,6 @@ pub async fn ladder_game(pool: &PgPool, ladder: i64) -> Result<Option<String>> {
         .await?)
 }
 
-/// Pause or resume; whether the ladder exists.
 /// Pause or resume a ladder, by host `by` (in the audit trail); false if
 /// there is no such ladder.
 pub async fn set_paused(pool: &PgPool, id: i64, paused: bool, by: i64) -> Result<bool> {
@@ -439,10 +438,8 @@ pub async fn head_to_head(pool: &PgPool, bot: i64) -> Result<Vec<HeadToHead>> {
         .collect())
 }
 
-/// Disable (with the reason shown to the owner) or enable; whether the bot exists.
-/// Disable a bot with a reason (its queued matches that no runner holds
-/// yet are cancelled with it), or enable it (`None`).
-/// Disable a bot with `reason` (shown to its owner), or enable it with
+/// Disable a bot with `reason` (shown to its owner; its queued matches
+/// that no runner holds yet are cancelled with it), or enable it with
 /// none, by account `by`; `action` says which for the audit trail
 /// (disabled, deleted, enabled). False if there is no such bot.
 pub async fn set_disabled(pool: &PgPool, bot: i64, reason: Option<&str>, by: i64, action: AuditAction) -> Result<bool> {
