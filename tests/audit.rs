@@ -277,7 +277,7 @@ async fn every_outcome_and_host_action_is_one_entry_that_only_hosts_read() {
     assert_eq!(st, StatusCode::OK, "{done}");
     let e = since(&api, &host, &mut seen).await;
     host_action(&e, "match_cancelled");
-    assert_eq!((e[0]["match"].as_i64(), why(&e[0])), (Some(queued), "cancelled by the host host"));
+    assert_eq!((e[0]["match"].as_i64(), why(&e[0])), (Some(queued), "cancelled by host, a host"));
     assert_eq!(api.call("POST", &format!("/api/matches/{queued}/cancel"), Some(&host), "").await.0, StatusCode::CONFLICT);
     assert!(since(&api, &host, &mut seen).await.is_empty(), "cancelled once: the second writes nothing");
     let deadline = format!("/api/ladders/{ladder}/deadline");
