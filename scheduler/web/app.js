@@ -111,7 +111,7 @@ async function header() {
   const who = await me();
   if (who) {
     box.replaceChildren(el('a', { class: 'who', href: '/me', id: 'me-link' }, who.name, who.is_host ? ' (host)' : ''), ' ',
-      who.is_host ? [el('a', { href: '/audit', id: 'audit-link' }, 'Audit trail'), ' '] : null,
+      ...(who.is_host ? [el('a', { href: '/audit', id: 'audit-link' }, 'Audit trail'), ' '] : []),
       el('button', { class: 'link', id: 'sign-out', onclick: () => { localStorage.removeItem(TOKEN_KEY); location.reload(); } }, 'Sign out'));
   } else {
     box.replaceChildren(el('a', { href: '/#account-box' }, 'Sign in'));
