@@ -8,7 +8,8 @@
 //! stderr beside each move and a visitor does not; the bot page plots the
 //! rating history; a host creates a ladder, cancels a queued match, pauses
 //! and resumes the ladder, disables and enables a bot, closes submissions,
-//! starts the finals and downloads the final standings; a host adds a game
+//! starts the finals and downloads the final standings, and reads those
+//! actions on the audit trail's page; a host adds a game
 //! (a folder with its referee in JavaScript) through the home page, follows
 //! its validation on its page, and a match of its ladder is drawn by the
 //! viewer. Screenshots go to `target/tmp/screenshots/`.
@@ -814,6 +815,27 @@ async fn host_pages(c: &Client, url: &str, addr: &str, data: &std::path::Path, s
     let (status, csv) = tokio::task::block_in_place(|| http_get(addr, &href));
     assert_eq!(status, 200, "{csv}");
     assert!(csv.starts_with("rank,bot,name,points,games,low,high,settled\n") && csv.lines().count() == 4, "{csv}");
+
+    // The audit trail: the page lists the newest entries; its form filters
+    // them by kind, and its query by ladder too.
+    c.find(Locator::Css("#audit-link")).await.unwrap().click().await.unwrap();
+    until(c, "the audit trail", "document.querySelectorAll('#audit tr.audit-entry').length > 0", 20).await;
+    c.find(Locator::Css("#audit-action option[value=finals_started]")).await.unwrap().click().await.unwrap();
+    c.find(Locator::Css("#audit-filters button[type=submit]")).await.unwrap().click().await.unwrap();
+    until(
+        c,
+        "the finals' entry alone",
+        "location.search.includes('action=finals_started') && document.querySelectorAll('#audit tr.audit-entry').length === 1",
+        20,
+    )
+    .await;
+    let row = text(c, "#audit tr.audit-entry").await;
+    assert!(row.contains("host") && row.contains(&format!("ladder {ladder}'s finals started")), "{row}");
+    shot(c, shots, "host-audit").await;
+    c.goto(&format!("{url}/audit?ladder={ladder}&action=bot_disabled")).await.unwrap();
+    until(c, "the disable's entry", "document.querySelectorAll('#audit tr.audit-entry').length === 1", 20).await;
+    let row = text(c, "#audit tr.audit-entry").await;
+    assert!(row.contains("host") && row.contains("disabled by a host: plays too slowly"), "{row}");
 
     added_game(c, url, addr, data, shots, &host).await;
 }

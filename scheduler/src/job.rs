@@ -87,6 +87,8 @@ macro_rules! stored_states {
         }
     };
 }
+/// For the other stored kinds ([`crate::audit::AuditAction`]).
+pub(crate) use stored_states;
 
 stored_states! {
     /// Where a job is in the queue (`jobs.state`).

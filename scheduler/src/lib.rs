@@ -8,9 +8,11 @@
 //! (jobs and stored states), [`contest`] (a contest's phases, finalists and
 //! how settled its final standings are), [`types`] (the API's requests and responses),
 //! [`validation`] (judging a new version's validation game), [`metrics`]
-//! (the operators' figures in Prometheus' format).
+//! (the operators' figures in Prometheus' format), [`audit`] (the audit
+//! trail's kinds of entry and how an entry reads).
 
 pub mod api;
+pub mod audit;
 pub mod contest;
 pub mod db;
 pub mod drawing;

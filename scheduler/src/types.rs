@@ -1,7 +1,7 @@
 //! The API's requests and responses: the contract between the service, the
 //! CLI client (`src/cli/client.rs` deserialises these same types) and the
 //! pages. The OpenAPI document is generated from them (`crate::api`);
-//! golden files pin six of them (`tests/golden/api/`).
+//! golden files pin seven of them (`tests/golden/api/`).
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -9,6 +9,7 @@ use utoipa::ToSchema;
 
 pub use crate::job::{GameStatus, JobState, MatchKind, MatchState, VersionStatus};
 
+pub use crate::audit::{AuditAction, AuditEntry, AuditPage};
 pub use crate::contest::{FinalRow, FinalStandings, FinalsPlan, Phase};
 pub use crate::format::{Column, StandingRow, Standings};
 
@@ -846,6 +847,34 @@ mod tests {
         }
     }
 
+    /// A page of the audit trail (`GET /api/audit`): a runner's entry and a host's.
+    fn audit_page() -> AuditPage {
+        use crate::audit::Subjects;
+        AuditPage {
+            entries: vec![
+                crate::audit::AuditEntry::new(
+                    41,
+                    "2026-03-01T12:00:05Z".into(),
+                    Some(1),
+                    "host".into(),
+                    AuditAction::BotDisabled,
+                    Subjects { ladder: Some(3), bot: Some(7), ..Subjects::default() },
+                    "disabled by a host: reads the other bot's files; 2 queued match(es) cancelled".into(),
+                ),
+                crate::audit::AuditEntry::new(
+                    40,
+                    "2026-03-01T12:00:01Z".into(),
+                    None,
+                    "runner box:12:0".into(),
+                    AuditAction::MatchFinished,
+                    Subjects { ladder: Some(3), match_id: Some(90), ..Subjects::default() },
+                    "a ladder match, 31 turns: seat 1 drift rank 1 (score 3); seat 2 wall rank 2 (score 0)".into(),
+                ),
+            ],
+            next_before: Some(40),
+        }
+    }
+
     /// Served shapes, pinned: `UPDATE_GOLDEN=1 cargo test -p koth-scheduler golden` rewrites them.
     #[test]
     fn served_responses_are_their_golden_files() {
@@ -857,6 +886,7 @@ mod tests {
             ("contest.json", serde_json::to_value(contest()).unwrap()),
             ("live.json", serde_json::to_value(live_match()).unwrap()),
             ("game.json", serde_json::to_value(added_game()).unwrap()),
+            ("audit.json", serde_json::to_value(audit_page()).unwrap()),
         ];
         for (file, value) in cases {
             let written = serde_json::to_string_pretty(&value).unwrap() + "\n";
@@ -878,5 +908,7 @@ mod tests {
         assert_eq!(back, added_game());
         let back: LiveMatch = serde_json::from_str(&std::fs::read_to_string(dir.join("live.json")).unwrap()).unwrap();
         assert_eq!(back, live_match());
+        let back: AuditPage = serde_json::from_str(&std::fs::read_to_string(dir.join("audit.json")).unwrap()).unwrap();
+        assert_eq!(back, audit_page());
     }
 }

@@ -20,6 +20,7 @@
 //! | `/submit` | the submit form, then the compile and first matches as they happen |
 //! | `/me` | the signed-in author's bots on every ladder, and their API tokens |
 //! | `/replay` | a replay file from the reader's machine, dropped or chosen, in the match viewer |
+//! | `/audit` | hosts: the audit trail, newest first, filtered by ladder, bot or kind |
 //! | `/games`, `/games/{name}` | how bots talk to each game |
 //! | `/games/authoring` | for game authors: a game as a folder, the referee protocol |
 //!
@@ -75,6 +76,7 @@ pub(crate) fn service<S: Clone + Send + Sync + 'static>(api: Router<S>, state: S
         .route("/submit", get(|| page("Submit a bot", "submit", None)))
         .route("/me", get(|| page("Your account", "me", None)))
         .route("/replay", get(|| page("Open a replay", "replay", None)))
+        .route("/audit", get(|| page("Audit trail", "audit", None)))
         .route("/games", get(games_index))
         .route("/games/authoring", get(authoring))
         .fallback(not_found)

@@ -415,6 +415,7 @@ async fn the_sql_checks_list_every_format_and_job_kind() {
         ("matches_state_check", koth_scheduler::job::MatchState::ALL.iter().map(|s| s.as_str()).collect()),
         ("bot_versions_status_check", koth_scheduler::job::VersionStatus::ALL.iter().map(|s| s.as_str()).collect()),
         ("games_status_check", koth_scheduler::job::GameStatus::ALL.iter().map(|s| s.as_str()).collect()),
+        ("audit_action_check", koth_scheduler::audit::AuditAction::ALL.iter().map(|s| s.as_str()).collect()),
     ] {
         let def: String = sqlx::query_scalar("SELECT pg_get_constraintdef(oid) FROM pg_constraint WHERE conname = $1")
             .bind(constraint)

@@ -111,6 +111,7 @@ async function header() {
   const who = await me();
   if (who) {
     box.replaceChildren(el('a', { class: 'who', href: '/me', id: 'me-link' }, who.name, who.is_host ? ' (host)' : ''), ' ',
+      ...(who.is_host ? [el('a', { href: '/audit', id: 'audit-link' }, 'Audit trail'), ' '] : []),
       el('button', { class: 'link', id: 'sign-out', onclick: () => { localStorage.removeItem(TOKEN_KEY); location.reload(); } }, 'Sign out'));
   } else {
     box.replaceChildren(el('a', { href: '/#account-box' }, 'Sign in'));
@@ -919,13 +920,65 @@ async function replayPage() {
       '), shown in the viewer the match pages use. It is drawn by this server and not kept.'), zone);
 }
 
+// ---- the audit trail (hosts) ---------------------------------------------
+
+/** Hosts: what koth and its hosts did, newest first (GET /api/audit), with
+ * filters in the page's query (?ladder=3&bot=7&action=bot_disabled) and a
+ * button for older entries. Each entry's words (`what`) are the server's. */
+async function auditPage() {
+  const who = await me();
+  if (!who || !who.is_host) {
+    setMain(el('h1', {}, 'Audit trail'), el('p', { class: 'error', id: 'audit-refused' }, 'Only hosts read the audit trail: sign in with a host\'s token.'));
+    return;
+  }
+  const params = new URLSearchParams(location.search);
+  const [ladders, actions] = await Promise.all([api('/api/ladders'), api('/api/openapi.json')
+    .then(doc => doc.components.schemas.AuditAction.enum)]);
+  const pick = (name, options) => {
+    const s = el('select', { name, id: 'audit-' + name }, el('option', { value: '' }, 'all'),
+      options.map(([v, label]) => el('option', { value: v, selected: params.get(name) === String(v) }, label)));
+    return el('label', {}, name, ' ', s);
+  };
+  const bot = el('input', { name: 'bot', id: 'audit-bot', size: 6, value: params.get('bot') || '', placeholder: 'bot id' });
+  const filters = el('form', { id: 'audit-filters', method: 'get', action: '/audit' },
+    pick('ladder', ladders.map(l => [l.id, l.name])), ' ', pick('action', actions.map(a => [a, a.replaceAll('_', ' ')])), ' ',
+    el('label', {}, 'bot ', bot), ' ', el('button', { type: 'submit' }, 'Show'));
+  const body = el('tbody', {});
+  const more = el('button', { id: 'audit-older', hidden: true }, 'Older entries');
+  const out = el('div', {});
+  const query = new URLSearchParams();
+  for (const k of ['ladder', 'bot', 'action']) if (params.get(k)) query.set(k, params.get(k));
+  const load = async before => {
+    if (before) query.set('before', before);
+    try {
+      const page = await api('/api/audit?' + query.toString());
+      for (const e of page.entries) {
+        const about = [e.ladder && el('a', { href: '/ladders/' + e.ladder }, 'ladder ' + e.ladder), e.bot && botLink(e.bot),
+          e.match && el('a', { href: '/matches/' + e.match }, 'match ' + e.match)].filter(Boolean);
+        body.append(el('tr', { class: 'audit-entry', 'data-action': e.action }, el('td', {}, e.id), el('td', {}, when(e.at)),
+          el('td', {}, e.actor_name), el('td', {}, e.what), el('td', {}, about.flatMap((a, i) => i ? [' ', a] : [a])),
+          el('td', { class: 'why' }, e.why)));
+      }
+      more.hidden = !page.next_before;
+      more.onclick = () => load(page.next_before);
+      if (!body.children.length) out.replaceChildren(el('p', { id: 'audit-empty' }, 'Nothing recorded yet.'));
+    } catch (e) { out.replaceChildren(errorBox(e)); }
+  };
+  setMain(el('h1', {}, 'Audit trail'),
+    el('p', { class: 'hint' }, 'Every match\'s and compile\'s outcome, validation verdict, automatic disable and host action, newest first. Also ',
+      el('code', {}, 'koth audit'), ' and ', el('code', {}, 'GET /api/audit'), '.'),
+    filters, el('table', { id: 'audit' }, el('thead', {}, el('tr', {}, ['#', 'when', 'who', 'what', 'about', 'why'].map(h => el('th', {}, h)))), body),
+    more, out);
+  await load(null);
+}
+
 // ---- start ---------------------------------------------------------------
 
 async function start() {
   header();
   const page = document.body.dataset.page;
   const id = Number(document.body.dataset.id);
-  const pages = { home: homePage, ladder: ladderPage, bot: botPage, match: matchPage, submit: submitPage, me: mePage, replay: replayPage, game: gamePage };
+  const pages = { home: homePage, ladder: ladderPage, bot: botPage, match: matchPage, submit: submitPage, me: mePage, replay: replayPage, game: gamePage, audit: auditPage };
   if (!pages[page]) return;
   try {
     await pages[page](id);

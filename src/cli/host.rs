@@ -1,15 +1,17 @@
 //! The host's commands, over the same HTTP API as the pages: `koth ladder
 //! ...` (create, pause, resume, list and cancel matches, disable and enable
 //! bots), `koth contest ...` (show, deadline, finals, export) and `koth game
-//! ...` (list, add a game from its folder). They need a host's token (`koth
-//! up` writes it to <data-dir>/host-token; `koth login --token` saves it).
+//! ...` (list, add a game from its folder) and `koth audit` (the audit
+//! trail). They need a host's token (`koth up` writes it to
+//! <data-dir>/host-token; `koth login --token` saves it).
 
 use std::path::PathBuf;
 
 use anyhow::{bail, Context};
 use clap::Subcommand;
 use koth_scheduler::api::types::{
-    BotDisabled, Contest, GameAdded, GameInfo, GameStatus, LadderBot, LadderCreated, LadderSummary, MatchCancelled, MatchSummary, Paused,
+    AuditAction, AuditPage, BotDisabled, Contest, GameAdded, GameInfo, GameStatus, LadderBot, LadderCreated, LadderSummary, MatchCancelled,
+    MatchSummary, Paused,
 };
 use serde_json::{json, Value};
 
@@ -379,4 +381,68 @@ pub fn game(cmd: GameCommand) -> anyhow::Result<i32> {
             }
         }
     }
+}
+
+/// `koth audit`: the audit trail, newest first, one line an entry.
+#[derive(clap::Args)]
+pub struct AuditArgs {
+    #[command(flatten)]
+    server: ServerArgs,
+    /// Only this ladder's entries (name or id).
+    #[arg(long)]
+    ladder: Option<String>,
+    /// Only this bot's entries and its matches' (an id, or a name with --ladder).
+    #[arg(long)]
+    bot: Option<String>,
+    /// Only entries of this kind (match_finished, compile_failed, bot_disabled, ...).
+    #[arg(long)]
+    action: Option<String>,
+    /// Entries older than this id (the line printed after a full page says it).
+    #[arg(long)]
+    before: Option<i64>,
+    /// How many entries (1 to 1000).
+    #[arg(long, default_value_t = 50)]
+    limit: u32,
+    /// Print the server's JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn audit(a: AuditArgs) -> anyhow::Result<i32> {
+    let c = Client::new(&a.server)?;
+    let mut query = vec![format!("limit={}", a.limit)];
+    let ladder = a.ladder.as_deref().map(|l| c.ladder_id(l)).transpose()?;
+    if let Some(l) = ladder {
+        query.push(format!("ladder={l}"));
+    }
+    if let Some(bot) = &a.bot {
+        let id = match (bot.parse::<i64>(), ladder) {
+            (Ok(id), _) => id,
+            (Err(_), Some(l)) => bot_id(&c, l, bot)?,
+            (Err(_), None) => bail!("--bot {bot:?}: give the bot's id, or its name with --ladder"),
+        };
+        query.push(format!("bot={id}"));
+    }
+    if let Some(action) = &a.action {
+        if AuditAction::from_stored(action).is_err() {
+            let names: Vec<&str> = AuditAction::ALL.iter().map(|a| a.as_str()).collect();
+            bail!("--action {action:?} is not a kind of entry; the kinds: {}", names.join(", "));
+        }
+        query.push(format!("action={action}"));
+    }
+    if let Some(before) = a.before {
+        query.push(format!("before={before}"));
+    }
+    let page: AuditPage = c.get(&format!("/api/audit?{}", query.join("&")))?;
+    if a.json {
+        println!("{}", serde_json::to_string_pretty(&page)?);
+        return Ok(0);
+    }
+    for e in &page.entries {
+        println!("{e}");
+    }
+    if let Some(next) = page.next_before {
+        eprintln!("older entries: koth audit --before {next} (with the same filters)");
+    }
+    Ok(0)
 }

@@ -245,6 +245,8 @@ enum Command {
     /// A server's games; hosts: add one from its folder (a referee program in any language).
     #[command(subcommand)]
     Game(host::GameCommand),
+    /// Hosts: the audit trail, newest first: match and compile outcomes, validation verdicts, disables, hosts' actions.
+    Audit(host::AuditArgs),
     /// Replays: download a server's, view one in the browser, check it against the rules, rerun your bot's seat.
     #[command(subcommand)]
     Replay(client::ReplayCommand),
@@ -298,6 +300,7 @@ pub fn run(cli: Cli) -> anyhow::Result<i32> {
         Command::Ladder(cmd) => host::ladder(cmd),
         Command::Contest(cmd) => host::contest(cmd),
         Command::Game(cmd) => host::game(cmd),
+        Command::Audit(args) => host::audit(args),
         Command::Replay(cmd) => client::replay(cmd),
         Command::Logs(args) => client::logs(args),
         Command::Signup(args) => client::signup(args),

@@ -370,6 +370,7 @@ fn routes() -> OpenApiRouter<AppState> {
         .routes(routes!(stderr))
         .routes(routes!(challenge))
         .routes(routes!(cancel_match))
+        .routes(routes!(audit))
 }
 
 /// A new API token: 32 random bytes, hex.
@@ -826,7 +827,8 @@ async fn ladders(State(s): State<AppState>) -> ApiResult<Json<Vec<LadderSummary>
 #[utoipa::path(post, path = "/api/ladders", tag = "ladders", security(("token" = [])), request_body = NewLadder,
     responses((status = 201, body = LadderCreated), (status = 409, body = ErrorBody, description = "A ladder of that name exists")))]
 async fn create_ladder(State(s): State<AppState>, headers: HeaderMap, ApiBody(body): ApiBody) -> ApiResult<Response> {
-    require_host(&require_caller(&s.pool, &headers).await?)?;
+    let who = require_caller(&s.pool, &headers).await?;
+    require_host(&who)?;
     let l: NewLadder = json_body(&body, r#"{"name": "...", "game": "snake", "format"?: "rated", "settings"?: {...}}"#)?;
     if !valid_name(&l.name) {
         return Err(bad(NAME_RULE));
@@ -838,7 +840,7 @@ async fn create_ladder(State(s): State<AppState>, headers: HeaderMap, ApiBody(bo
         .and_then(|c| game.check(&c).map(|()| c))
         .map_err(bad)?;
     let format = config.format.name().to_owned();
-    match crate::store::create_ladder(&s.pool, &l.name, &game, &config).await {
+    match crate::store::create_ladder_by(&s.pool, &l.name, &game, &config, crate::db::audit::Actor::Account(who.id)).await {
         Ok(id) => Ok((StatusCode::CREATED, Json(LadderCreated { id, name: l.name, game: game.name().into(), format })).into_response()),
         Err(sqlx::Error::Database(e)) if e.is_unique_violation() => {
             Err(ApiError(StatusCode::CONFLICT, format!("a ladder named {:?} exists", l.name)))
@@ -882,8 +884,9 @@ async fn leaderboard(State(s): State<AppState>, ApiPath(id): ApiPath<i64>) -> Ap
 }
 
 async fn set_paused(s: &AppState, headers: &HeaderMap, id: i64, paused: bool) -> ApiResult<Json<Paused>> {
-    require_host(&require_caller(&s.pool, headers).await?)?;
-    if !reads::set_paused(&s.pool, id, paused).await? {
+    let who = require_caller(&s.pool, headers).await?;
+    require_host(&who)?;
+    if !reads::set_paused(&s.pool, id, paused, who.id).await? {
         return Err(not_found(&format!("ladder {id}")));
     }
     Ok(Json(Paused { id, paused }))
@@ -949,7 +952,8 @@ async fn set_deadline(
     headers: HeaderMap,
     ApiBody(body): ApiBody,
 ) -> ApiResult<Json<Contest>> {
-    require_host(&require_caller(&s.pool, &headers).await?)?;
+    let who = require_caller(&s.pool, &headers).await?;
+    require_host(&who)?;
     let r: DeadlineRequest = json_body(&body, r#"{"at": "2026-12-01T18:00:00Z"} or {"in_seconds": 3600} or {} (no deadline)"#)?;
     let deadline = match (r.at, r.in_seconds) {
         (Some(_), Some(_)) => return Err(bad("give the deadline as \"at\" or as \"in_seconds\", not both")),
@@ -959,7 +963,7 @@ async fn set_deadline(
         ),
         (None, None) => Deadline::Remove,
     };
-    match contests::set_deadline(&s.pool, id, &deadline).await.map_err(store_error)? {
+    match contests::set_deadline(&s.pool, id, &deadline, who.id).await.map_err(store_error)? {
         DeadlineSet::Done => Ok(Json(contest_of(&s.pool, id).await?)),
         DeadlineSet::NoSuchLadder => Err(not_found(&format!("ladder {id}"))),
         DeadlineSet::FinalsStarted => {
@@ -982,7 +986,8 @@ async fn start_finals(
     headers: HeaderMap,
     ApiBody(body): ApiBody,
 ) -> ApiResult<Json<Contest>> {
-    require_host(&require_caller(&s.pool, &headers).await?)?;
+    let who = require_caller(&s.pool, &headers).await?;
+    require_host(&who)?;
     let r: FinalsRequest = json_body(&body, r#"{"top": 8, "format"?: "round_robin", "settings"?: {"rounds": 2}}"#)?;
     let now = contest_of(&s.pool, id).await?;
     match now.phase {
@@ -1031,7 +1036,7 @@ async fn start_finals(
         )));
     }
     let plan = FinalsPlan { top: r.top, format: format.to_owned(), settings: config.to_stored().1, finalists };
-    if !contests::start_finals(&s.pool, id, &plan).await? {
+    if !contests::start_finals(&s.pool, id, &plan, who.id).await? {
         return Err(conflict("the finals could not start: they have just been started, or the deadline was just moved".into()));
     }
     Ok(Json(contest_of(&s.pool, id).await?))
@@ -1217,8 +1222,8 @@ async fn head_to_head(State(s): State<AppState>, ApiPath(id): ApiPath<i64>) -> A
     Ok(Json(reads::head_to_head(&s.pool, id).await?))
 }
 
-async fn set_disabled(s: &AppState, id: i64, reason: Option<String>) -> ApiResult<Json<BotDisabled>> {
-    if !reads::set_disabled(&s.pool, id, reason.as_deref()).await? {
+async fn set_disabled(s: &AppState, who: &Caller, id: i64, reason: Option<String>, action: AuditAction) -> ApiResult<Json<BotDisabled>> {
+    if !reads::set_disabled(&s.pool, id, reason.as_deref(), who.id, action).await? {
         return Err(not_found(&format!("bot {id}")));
     }
     Ok(Json(BotDisabled { id, disabled_reason: reason }))
@@ -1233,20 +1238,22 @@ async fn disable_bot(
     headers: HeaderMap,
     ApiBody(body): ApiBody,
 ) -> ApiResult<Json<BotDisabled>> {
-    require_host(&require_caller(&s.pool, &headers).await?)?;
+    let who = require_caller(&s.pool, &headers).await?;
+    require_host(&who)?;
     let r: Reason = json_body(&body, r#"{"reason": "..."} (shown to the owner)"#)?;
     if r.reason.trim().is_empty() {
         return Err(bad("say why: the reason is shown to the bot's owner"));
     }
-    set_disabled(&s, id, Some(format!("disabled by a host: {}", r.reason.trim()))).await
+    set_disabled(&s, &who, id, Some(format!("disabled by a host: {}", r.reason.trim())), AuditAction::BotDisabled).await
 }
 
 /// Enable a bot again (hosts).
 #[utoipa::path(post, path = "/api/bots/{id}/enable", tag = "bots", security(("token" = [])),
     params(("id" = i64, Path, description = "The bot")), responses((status = 200, body = BotDisabled)))]
 async fn enable_bot(State(s): State<AppState>, ApiPath(id): ApiPath<i64>, headers: HeaderMap) -> ApiResult<Json<BotDisabled>> {
-    require_host(&require_caller(&s.pool, &headers).await?)?;
-    set_disabled(&s, id, None).await
+    let who = require_caller(&s.pool, &headers).await?;
+    require_host(&who)?;
+    set_disabled(&s, &who, id, None, AuditAction::BotEnabled).await
 }
 
 /// Withdraw a bot (its owner or a host); its matches stay in history.
@@ -1259,7 +1266,7 @@ async fn delete_bot(State(s): State<AppState>, ApiPath(id): ApiPath<i64>, header
         return Err(forbidden("only the bot's owner can delete it"));
     }
     // Withdrawn, not erased: its matches stay in everyone's history.
-    set_disabled(&s, id, Some("deleted by its owner".into())).await
+    set_disabled(&s, &who, id, Some("deleted by its owner".into()), AuditAction::BotDeleted).await
 }
 
 /// Whether `who` owns the bot (or is a host).
@@ -1560,6 +1567,51 @@ fn require_host(who: &Caller) -> ApiResult<()> {
     }
 }
 
+/// Entries a page of the audit trail holds unless the request says.
+const AUDIT_PAGE: u32 = 100;
+/// The most a request may ask for.
+const AUDIT_PAGE_MAX: u32 = 1000;
+
+#[derive(Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
+struct AuditQuery {
+    /// Only this ladder's entries.
+    #[param(minimum = 1)]
+    ladder: Option<i64>,
+    /// Only this bot's entries and those of the matches it played.
+    #[param(minimum = 1)]
+    bot: Option<i64>,
+    /// Only entries of this kind.
+    action: Option<AuditAction>,
+    /// Only entries older than this one: the previous page's `next_before`.
+    #[param(minimum = 1)]
+    before: Option<i64>,
+    /// How many, newest first (100 unless said; at most 1000).
+    #[param(minimum = 1, maximum = 1000)]
+    limit: Option<u32>,
+}
+
+/// The audit trail (hosts), newest first: every match's and compile's
+/// outcome, validation verdict, automatic disable and host action, with
+/// who did it, when and why. Filtered by ladder, bot or kind; `before`
+/// pages back.
+#[utoipa::path(get, path = "/api/audit", tag = "service", security(("token" = [])), params(AuditQuery),
+    responses((status = 200, body = AuditPage), (status = 403, body = ErrorBody, description = "Not a host")))]
+async fn audit(State(s): State<AppState>, ApiQuery(q): ApiQuery<AuditQuery>, headers: HeaderMap) -> ApiResult<Json<AuditPage>> {
+    require_host(&require_caller(&s.pool, &headers).await?)?;
+    let limit = q.limit.unwrap_or(AUDIT_PAGE);
+    if !(1..=AUDIT_PAGE_MAX).contains(&limit) {
+        return Err(bad(format!("\"limit\" is {limit}: ask for 1 to {AUDIT_PAGE_MAX} entries, and page back with \"before\"")));
+    }
+    for (name, id) in [("ladder", q.ladder), ("bot", q.bot), ("before", q.before)] {
+        if id.is_some_and(|id| id < 1) {
+            return Err(bad(format!("\"{name}\" is an id: a whole number from 1")));
+        }
+    }
+    let filter = crate::db::audit::Filter { ladder: q.ladder, bot: q.bot, action: q.action, before: q.before, limit };
+    Ok(Json(crate::db::audit::list(&s.pool, &filter).await?))
+}
+
 /// An unrated match between chosen bots, seats in that order; one of them must be the caller's.
 #[utoipa::path(post, path = "/api/challenges", tag = "matches", security(("token" = [])), request_body = NewChallenge,
     responses((status = 201, body = ChallengeCreated),
@@ -1613,7 +1665,7 @@ async fn cancel_match(State(s): State<AppState>, ApiPath(id): ApiPath<i64>, head
     }
     let why =
         if who.is_host { format!("cancelled by {}, a host", who.name) } else { format!("cancelled by {}, who asked for it", who.name) };
-    match crate::store::cancel_match(&s.pool, id, &why).await? {
+    match crate::store::cancel_match(&s.pool, id, who.id, &why).await? {
         crate::store::Cancelled::Done => Ok(Json(MatchCancelled { id, reason: why })),
         crate::store::Cancelled::TooLate(state) => Err(ApiError(
             StatusCode::CONFLICT,

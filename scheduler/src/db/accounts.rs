@@ -147,11 +147,20 @@ pub async fn delete_account(pool: &PgPool, user: i64) -> Result<u64> {
     .bind(user)
     .fetch_all(&mut *tx)
     .await?;
-    super::store::cancel_matches_of(&mut tx, &bots, "cancelled: a bot's owner deleted their account").await?;
+    let mut cancelled = super::store::cancel_matches_of(&mut tx, &bots, "cancelled: a bot's owner deleted their account").await?.len();
     // Their challenges of other people's bots too.
     let asked: Vec<i64> =
         sqlx::query_scalar("SELECT id FROM matches WHERE requested_by = $1 AND state = 'queued'").bind(user).fetch_all(&mut *tx).await?;
-    super::store::cancel_queued_matches(&mut tx, &asked, "cancelled: who asked for it deleted their account").await?;
+    cancelled += super::store::cancel_queued_matches(&mut tx, &asked, "cancelled: who asked for it deleted their account").await?.len();
+    let withdrawn: Vec<String> = bots.iter().map(|b| format!("bot {b}")).collect();
+    let why = format!(
+        "by its owner; {} bot(s) withdrawn{}{}; {cancelled} queued match(es) cancelled",
+        bots.len(),
+        if bots.is_empty() { "" } else { ": " },
+        withdrawn.join(", ")
+    );
+    super::audit::record(&mut tx, super::audit::Actor::Account(user), crate::audit::AuditAction::AccountDeleted, Default::default(), &why)
+        .await?;
     tx.commit().await?;
     Ok(bots.len() as u64)
 }

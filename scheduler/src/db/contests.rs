@@ -3,6 +3,8 @@
 
 use sqlx::{PgConnection, PgPool, Row};
 
+use super::audit::{self, Actor};
+use crate::audit::{AuditAction, Subjects};
 use crate::contest::{self, FinalStandings, FinalsPlan, Phase};
 use crate::store::{self, Stage, StoreError};
 
@@ -76,15 +78,23 @@ pub enum DeadlineSet {
     NotATime(String),
 }
 
-pub async fn set_deadline(pool: &PgPool, ladder: i64, deadline: &Deadline) -> Result<DeadlineSet, StoreError> {
+/// Set, move or remove a ladder's deadline, by host `by` (in the audit
+/// trail).
+pub async fn set_deadline(pool: &PgPool, ladder: i64, deadline: &Deadline, by: i64) -> Result<DeadlineSet, StoreError> {
     let mut tx = pool.begin().await?;
-    let finals: Option<Option<serde_json::Value>> =
-        sqlx::query_scalar("SELECT finals FROM ladders WHERE id = $1 FOR UPDATE").bind(ladder).fetch_optional(&mut *tx).await?;
-    match finals {
-        None => return Ok(DeadlineSet::NoSuchLadder),
-        Some(Some(_)) => return Ok(DeadlineSet::FinalsStarted),
-        Some(None) => {}
+    let Some(row) = sqlx::query(&format!(
+        "SELECT finals IS NOT NULL AS finals, to_char(deadline AT TIME ZONE 'UTC', {UTC}) AS deadline FROM ladders WHERE id = $1 FOR UPDATE"
+    ))
+    .bind(ladder)
+    .fetch_optional(&mut *tx)
+    .await?
+    else {
+        return Ok(DeadlineSet::NoSuchLadder);
+    };
+    if row.get::<bool, _>("finals") {
+        return Ok(DeadlineSet::FinalsStarted);
     }
+    let was: Option<String> = row.get("deadline");
     let q = match deadline {
         Deadline::At(at) => sqlx::query("UPDATE ladders SET deadline = $2::timestamptz WHERE id = $1").bind(ladder).bind(at.clone()),
         // From the clock once the row is ours, not from the transaction's
@@ -103,6 +113,13 @@ pub async fn set_deadline(pool: &PgPool, ladder: i64, deadline: &Deadline) -> Re
         }
         Err(e) => return Err(e.into()),
     }
+    let now: Option<String> = sqlx::query_scalar(&format!("SELECT to_char(deadline AT TIME ZONE 'UTC', {UTC}) FROM ladders WHERE id = $1"))
+        .bind(ladder)
+        .fetch_one(&mut *tx)
+        .await?;
+    let why = format!("{} (was {})", now.as_deref().unwrap_or("none"), was.as_deref().unwrap_or("none"));
+    audit::record(&mut tx, Actor::Account(by), AuditAction::DeadlineSet, Subjects { ladder: Some(ladder), ..Subjects::default() }, &why)
+        .await?;
     tx.commit().await?;
     Ok(DeadlineSet::Done)
 }
@@ -131,8 +148,8 @@ pub async fn versions_in_progress(pool: &PgPool, ladder: i64) -> Result<i64, sql
 /// Start the finals with this plan, if the deadline has passed and they
 /// have not started; the ladder's own queued matches that no runner holds
 /// are cancelled (the finals have the runners now). False if the ladder
-/// was not in its closed phase.
-pub async fn start_finals(pool: &PgPool, ladder: i64, plan: &FinalsPlan) -> Result<bool, sqlx::Error> {
+/// was not in its closed phase. Started by host `by` (in the audit trail).
+pub async fn start_finals(pool: &PgPool, ladder: i64, plan: &FinalsPlan, by: i64) -> Result<bool, sqlx::Error> {
     let mut tx = pool.begin().await?;
     let plan_json = serde_json::to_value(plan).map_err(|e| sqlx::Error::Protocol(e.to_string()))?;
     let started = sqlx::query(
@@ -150,7 +167,18 @@ pub async fn start_finals(pool: &PgPool, ladder: i64, plan: &FinalsPlan) -> Resu
         .bind(ladder)
         .fetch_all(&mut *tx)
         .await?;
-        store::cancel_queued_matches(&mut tx, &queued, "cancelled: the ladder's finals started").await?;
+        let cancelled = store::cancel_queued_matches(&mut tx, &queued, "cancelled: the ladder's finals started").await?;
+        let finalists: Vec<String> = plan.finalists.iter().map(|b| format!("bot {b}")).collect();
+        let why = format!(
+            "top {} in {} {}: {}; {} queued ladder match(es) cancelled",
+            plan.top,
+            plan.format,
+            plan.settings,
+            finalists.join(", "),
+            cancelled.len()
+        );
+        let subjects = Subjects { ladder: Some(ladder), ..Subjects::default() };
+        audit::record(&mut tx, Actor::Account(by), AuditAction::FinalsStarted, subjects, &why).await?;
     }
     tx.commit().await?;
     Ok(started)

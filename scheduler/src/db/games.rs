@@ -6,7 +6,9 @@
 use serde_json::Value;
 use sqlx::{PgConnection, PgPool, Row};
 
+use super::audit::{self, Actor};
 use super::store::{enqueue_job, StoreError, PRIORITY_COMPILE};
+use crate::audit::{AuditAction, Subjects};
 use crate::job::{GameStatus, Job};
 use crate::served::{ServedGame, ADDED_KIND};
 
@@ -37,14 +39,14 @@ pub enum Added {
 /// that is validating or ready is not (ladders and replays depend on it).
 pub async fn add(pool: &PgPool, name: &str, manifest: &Value, source: &[u8], source_hash: &str, by: i64) -> Result<Added> {
     let mut tx = pool.begin().await?;
-    let id: Option<i64> = sqlx::query_scalar(
+    let added = sqlx::query(
         "INSERT INTO games (name, kind, manifest, source, source_hash, status, added_by) \
          VALUES ($1, $2, $3, $4, $5, 'validating', $6) \
          ON CONFLICT (name) DO UPDATE SET manifest = EXCLUDED.manifest, source = EXCLUDED.source, \
              source_hash = EXCLUDED.source_hash, status = 'validating', validation_log = NULL, added_by = EXCLUDED.added_by, \
              created_at = now() \
          WHERE games.kind = $2 AND games.status = 'refused' \
-         RETURNING id",
+         RETURNING id, xmax <> 0 AS replaced",
     )
     .bind(name)
     .bind(ADDED_KIND)
@@ -54,11 +56,16 @@ pub async fn add(pool: &PgPool, name: &str, manifest: &Value, source: &[u8], sou
     .bind(by)
     .fetch_optional(&mut *tx)
     .await?;
-    let Some(id) = id else {
+    let Some(added) = added else {
         let status: String = sqlx::query_scalar("SELECT status FROM games WHERE name = $1").bind(name).fetch_one(&mut *tx).await?;
         return Ok(Added::Taken(GameStatus::from_stored(&status).map_err(StoreError::Invalid)?));
     };
-    enqueue_job(&mut tx, Job::ValidateGame { game: id }, PRIORITY_COMPILE).await?;
+    let id: i64 = added.get("id");
+    let job = enqueue_job(&mut tx, Job::ValidateGame { game: id }, PRIORITY_COMPILE).await?;
+    // An upsert that updated (a refused game's row) leaves the row's xmax set.
+    let replacing = if added.get("replaced") { ", replacing the refused game of that name" } else { "" };
+    let why = format!("{name:?}{replacing}; its validation is job {job}");
+    audit::record(&mut tx, Actor::Account(by), AuditAction::GameAdded, Subjects { game: Some(id), ..Subjects::default() }, &why).await?;
     tx.commit().await?;
     Ok(Added::Queued(id))
 }
@@ -107,11 +114,27 @@ pub async fn source_by_name(pool: &PgPool, name: &str) -> Result<Option<Vec<u8>>
 /// What a game's validation showed: ready (offered) or refused, with the
 /// log. Only a game still validating changes (a job run twice writes once).
 pub async fn record_validation(conn: &mut PgConnection, id: i64, passed: bool, log: &str) -> std::result::Result<(), sqlx::Error> {
-    sqlx::query("UPDATE games SET status = $2, validation_log = $3 WHERE id = $1 AND status = 'validating'")
+    let n = sqlx::query("UPDATE games SET status = $2, validation_log = $3 WHERE id = $1 AND status = 'validating'")
         .bind(id)
         .bind(if passed { GameStatus::Ready.as_str() } else { GameStatus::Refused.as_str() })
         .bind(log)
-        .execute(conn)
+        .execute(&mut *conn)
+        .await?
+        .rows_affected();
+    if n > 0 {
+        // The game's newest validation job: the runner that completed it
+        // (a completed job keeps its holder), or koth when it failed for
+        // good (a failed job has none).
+        let job: Option<i64> = sqlx::query_scalar(
+            "SELECT id FROM jobs WHERE kind = 'validate_game' AND payload = jsonb_build_object('game', $1::int8) \
+             ORDER BY id DESC LIMIT 1",
+        )
+        .bind(id)
+        .fetch_optional(&mut *conn)
         .await?;
+        let action = if passed { AuditAction::GameReady } else { AuditAction::GameRefused };
+        let actor = job.map_or(Actor::Koth, Actor::HolderOf);
+        audit::record(conn, actor, action, Subjects { game: Some(id), ..Subjects::default() }, log).await?;
+    }
     Ok(())
 }

@@ -3,10 +3,12 @@
 //! rows koth writes and reads ([`store`]), recording a finished match
 //! ([`results`]) and its replay ([`replays`]), accounts and their tokens
 //! ([`accounts`]), games hosts add ([`games`]), contests' deadlines and finals ([`contests`]), what the
-//! runners can run ([`runners`]) and what the API reads ([`reads`]). Each function is one
+//! runners can run ([`runners`]), what the API reads ([`reads`]) and the
+//! audit trail, written in the transactions of what it records ([`audit`]). Each function is one
 //! statement or one transaction, with typed arguments and results.
 
 pub mod accounts;
+pub mod audit;
 pub mod contests;
 pub mod games;
 pub mod queue;

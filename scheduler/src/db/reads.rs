@@ -5,7 +5,9 @@
 use serde_json::Value;
 use sqlx::{PgPool, Row};
 
+use super::audit::{self, Actor};
 use super::store::StoreError;
+use crate::audit::{AuditAction, Subjects};
 use crate::job::{JobState, MatchState, VersionStatus};
 
 /// [`MatchKind`] of `matches m`: a validation game, a finals match, a
@@ -180,10 +182,25 @@ pub async fn ladder_game(pool: &PgPool, ladder: i64) -> Result<Option<String>> {
         .await?)
 }
 
-/// Pause or resume; whether the ladder exists.
-pub async fn set_paused(pool: &PgPool, id: i64, paused: bool) -> Result<bool> {
-    let n = sqlx::query("UPDATE ladders SET paused = $2 WHERE id = $1").bind(id).bind(paused).execute(pool).await?.rows_affected();
-    Ok(n > 0)
+/// Pause or resume a ladder, by host `by` (in the audit trail); false if
+/// there is no such ladder.
+pub async fn set_paused(pool: &PgPool, id: i64, paused: bool, by: i64) -> Result<bool> {
+    let mut tx = pool.begin().await?;
+    let Some(was) =
+        sqlx::query_scalar::<_, bool>("SELECT paused FROM ladders WHERE id = $1 FOR UPDATE").bind(id).fetch_optional(&mut *tx).await?
+    else {
+        return Ok(false);
+    };
+    sqlx::query("UPDATE ladders SET paused = $2 WHERE id = $1").bind(id).bind(paused).execute(&mut *tx).await?;
+    let (action, why) = match (paused, was == paused) {
+        (true, false) => (AuditAction::LadderPaused, "no new matches are scheduled; those queued are played"),
+        (true, true) => (AuditAction::LadderPaused, "it was paused already"),
+        (false, false) => (AuditAction::LadderResumed, "its matches are scheduled again"),
+        (false, true) => (AuditAction::LadderResumed, "it was not paused"),
+    };
+    audit::record(&mut tx, Actor::Account(by), action, Subjects { ladder: Some(id), ..Subjects::default() }, why).await?;
+    tx.commit().await?;
+    Ok(true)
 }
 
 pub async fn ladder_bots(pool: &PgPool, id: i64) -> Result<Vec<LadderBot>> {
@@ -421,18 +438,33 @@ pub async fn head_to_head(pool: &PgPool, bot: i64) -> Result<Vec<HeadToHead>> {
         .collect())
 }
 
-/// Disable (with the reason shown to the owner) or enable; whether the bot exists.
-/// Disable a bot with a reason (its queued matches that no runner holds
-/// yet are cancelled with it), or enable it (`None`).
-pub async fn set_disabled(pool: &PgPool, bot: i64, reason: Option<&str>) -> Result<bool> {
+/// Disable a bot with `reason` (shown to its owner; its queued matches
+/// that no runner holds yet are cancelled with it), or enable it with
+/// none, by account `by`; `action` says which for the audit trail
+/// (disabled, deleted, enabled). False if there is no such bot.
+pub async fn set_disabled(pool: &PgPool, bot: i64, reason: Option<&str>, by: i64, action: AuditAction) -> Result<bool> {
     let mut tx = pool.begin().await?;
-    let n =
-        sqlx::query("UPDATE bots SET disabled_reason = $2 WHERE id = $1").bind(bot).bind(reason).execute(&mut *tx).await?.rows_affected();
-    if let (true, Some(why)) = (n > 0, reason) {
-        super::store::cancel_matches_of(&mut tx, &[bot], &format!("cancelled: a bot was withdrawn ({why})")).await?;
-    }
+    let Some(was) = sqlx::query_scalar::<_, Option<String>>("SELECT disabled_reason FROM bots WHERE id = $1 FOR UPDATE")
+        .bind(bot)
+        .fetch_optional(&mut *tx)
+        .await?
+    else {
+        return Ok(false);
+    };
+    sqlx::query("UPDATE bots SET disabled_reason = $2 WHERE id = $1").bind(bot).bind(reason).execute(&mut *tx).await?;
+    let why = match reason {
+        Some(why) => {
+            let cancelled = super::store::cancel_matches_of(&mut tx, &[bot], &format!("cancelled: a bot was withdrawn ({why})")).await?;
+            format!("{why}; {} queued match(es) cancelled", cancelled.len())
+        }
+        None => match was {
+            Some(was) => format!("it was {was}"),
+            None => "it was not disabled".to_owned(),
+        },
+    };
+    audit::record(&mut tx, Actor::Account(by), action, Subjects { bot: Some(bot), ..Subjects::default() }, &why).await?;
     tx.commit().await?;
-    Ok(n > 0)
+    Ok(true)
 }
 
 /// A version's bot, status, compile and validation logs and stored sources.

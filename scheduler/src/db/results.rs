@@ -12,6 +12,8 @@ use koth_games::MatchResult;
 use koth_runner::BotStatus;
 use sqlx::{PgConnection, Row};
 
+use super::audit::{self, Actor};
+use crate::audit::{match_summary, AuditAction, SeatLine, Subjects};
 use crate::format::Standings;
 use crate::packed::PackedReplay;
 use crate::rating::{Rating, RatingSystem};
@@ -61,7 +63,7 @@ const FAILURE_WINDOW: i64 = 10;
 pub async fn record_match(conn: &mut PgConnection, match_id: i64, outcome: &MatchOutcome) -> Result<bool, sqlx::Error> {
     let m = sqlx::query(
         "UPDATE matches SET state = 'finished', engine = $2, turns = $3, finished_at = now(), error = NULL \
-         WHERE id = $1 AND state = 'queued' RETURNING ladder_id, rated, validates",
+         WHERE id = $1 AND state = 'queued' RETURNING ladder_id, rated, validates, job_id, requested_by IS NOT NULL AS challenge, finals",
     )
     .bind(match_id)
     .bind(&outcome.engine)
@@ -87,7 +89,15 @@ pub async fn record_match(conn: &mut PgConnection, match_id: i64, outcome: &Matc
         .execute(&mut *conn)
         .await?;
     }
-    if let Some(version) = m.get::<Option<i64>, _>("validates") {
+    let validates: Option<i64> = m.get("validates");
+    let kind = match validates {
+        Some(v) => format!("the validation game of version {v}"),
+        None if m.get("challenge") => "a challenge".to_owned(),
+        None if m.get("finals") => "a finals match".to_owned(),
+        None => "a ladder match".to_owned(),
+    };
+    audit_finished(conn, match_id, m.get("job_id"), &kind, outcome).await?;
+    if let Some(version) = validates {
         // A validation game rates nobody and counts for no ladder.
         let verdict = crate::validation::judge(&outcome.seats, outcome.turns);
         store::record_validation(conn, version, &verdict).await?;
@@ -119,6 +129,40 @@ pub async fn record_match(conn: &mut PgConnection, match_id: i64, outcome: &Matc
     }
     apply_ratings(conn, ladder_id, match_id, system).await?;
     Ok(true)
+}
+
+/// The match's entry in the audit trail: who played it, and each seat's
+/// bot, rank, score and trouble.
+async fn audit_finished(
+    conn: &mut PgConnection,
+    match_id: i64,
+    job: Option<i64>,
+    kind: &str,
+    outcome: &MatchOutcome,
+) -> Result<(), sqlx::Error> {
+    let names: std::collections::HashMap<i32, String> =
+        sqlx::query("SELECT s.seat, b.name FROM match_seats s JOIN bots b ON b.id = s.bot_id WHERE s.match_id = $1")
+            .bind(match_id)
+            .fetch_all(&mut *conn)
+            .await?
+            .iter()
+            .map(|r| (r.get("seat"), r.get("name")))
+            .collect();
+    let seats: Vec<SeatLine> = outcome
+        .seats
+        .iter()
+        .map(|s| SeatLine {
+            seat: s.seat,
+            bot: names.get(&s.seat).cloned().unwrap_or_else(|| "?".into()),
+            rank: s.rank,
+            score: s.score,
+            trouble: (s.status != BotStatus::Ok).then(|| s.status.describe()),
+        })
+        .collect();
+    let actor = job.map_or(Actor::Koth, Actor::HolderOf);
+    let subjects = Subjects { match_id: Some(match_id), ..Subjects::default() };
+    audit::record(conn, actor, AuditAction::MatchFinished, subjects, &match_summary(kind, outcome.turns, &seats)).await?;
+    Ok(())
 }
 
 async fn apply_ratings(conn: &mut PgConnection, ladder_id: i64, match_id: i64, system: RatingSystem) -> Result<(), sqlx::Error> {
@@ -187,7 +231,7 @@ async fn disable_failing_bots(conn: &mut PgConnection, match_id: i64) -> Result<
               read its stderr logs and submit a fixed version', tally.failed, tally.played) \
          FROM tally WHERE bots.id = tally.bot_id AND tally.played >= $3 AND tally.failed >= $4 \
                AND bots.disabled_reason IS NULL \
-         RETURNING bots.id",
+         RETURNING bots.id, bots.disabled_reason",
     )
     .bind(match_id)
     .bind(&kinds)
@@ -195,9 +239,12 @@ async fn disable_failing_bots(conn: &mut PgConnection, match_id: i64) -> Result<
     .bind(FAILURE_LIMIT)
     .fetch_all(&mut *conn)
     .await?;
-    let disabled: Vec<i64> = disabled.iter().map(|r| r.get(0)).collect();
-    if !disabled.is_empty() {
-        store::cancel_matches_of(conn, &disabled, "cancelled: a bot was disabled for failing in its matches").await?;
+    for r in &disabled {
+        let (bot, reason): (i64, String) = (r.get("id"), r.get("disabled_reason"));
+        let cancelled = store::cancel_matches_of(conn, &[bot], "cancelled: a bot was disabled for failing in its matches").await?;
+        let why = format!("{reason}; {} queued match(es) cancelled", cancelled.len());
+        let subjects = Subjects { bot: Some(bot), ..Subjects::default() };
+        audit::record(conn, Actor::Koth, AuditAction::BotAutoDisabled, subjects, &why).await?;
     }
     Ok(())
 }

@@ -5,6 +5,8 @@
 use serde_json::Value;
 use sqlx::{PgConnection, PgPool, Row};
 
+use super::audit::{self, Actor};
+use crate::audit::{AuditAction, Subjects};
 use crate::format::{CommonSettings, LadderBot, LadderConfig, LadderState, MatchRecord};
 use crate::job::Job;
 use crate::queue::enqueue_on;
@@ -47,8 +49,20 @@ pub async fn game(pool: &PgPool, kind: koth_games::GameKind) -> Result<i64, sqlx
 }
 
 /// A ladder of `game`: one of koth's own (its row made on first use), or
-/// an added game, which must be ready ([`super::games`]).
+/// an added game, which must be ready ([`super::games`]); made by koth
+/// itself (the example ladders, tools, tests).
 pub async fn create_ladder(pool: &PgPool, name: &str, game: &ServedGame, config: &LadderConfig) -> Result<i64, sqlx::Error> {
+    create_ladder_by(pool, name, game, config, Actor::Koth).await
+}
+
+/// [`create_ladder`] by `actor` (a host), in the audit trail.
+pub async fn create_ladder_by(
+    pool: &PgPool,
+    name: &str,
+    game: &ServedGame,
+    config: &LadderConfig,
+    actor: Actor,
+) -> Result<i64, sqlx::Error> {
     let game_id = match game {
         ServedGame::Builtin(kind) => self::game(pool, *kind).await?,
         ServedGame::Added(m) => {
@@ -60,13 +74,18 @@ pub async fn create_ladder(pool: &PgPool, name: &str, game: &ServedGame, config:
         }
     };
     let (format, settings) = config.to_stored();
-    sqlx::query_scalar("INSERT INTO ladders (game_id, name, format, settings) VALUES ($1, $2, $3, $4) RETURNING id")
+    let mut tx = pool.begin().await?;
+    let id: i64 = sqlx::query_scalar("INSERT INTO ladders (game_id, name, format, settings) VALUES ($1, $2, $3, $4) RETURNING id")
         .bind(game_id)
         .bind(name)
         .bind(format)
-        .bind(settings)
-        .fetch_one(pool)
-        .await
+        .bind(&settings)
+        .fetch_one(&mut *tx)
+        .await?;
+    let why = format!("{name:?}: {}, {format} {settings}", game.name());
+    audit::record(&mut tx, actor, AuditAction::LadderCreated, Subjects { ladder: Some(id), ..Subjects::default() }, &why).await?;
+    tx.commit().await?;
+    Ok(id)
 }
 
 /// A ladder's game and configuration; None if there is no such ladder.
@@ -395,17 +414,25 @@ pub async fn record_compile(
     outcome: Result<(&[u8], &str), ()>,
     log: &str,
 ) -> Result<(), sqlx::Error> {
+    let version = Subjects { version: Some(version_id), ..Subjects::default() };
     let Ok((artifact, image_id)) = outcome else {
-        sqlx::query("UPDATE bot_versions SET status = 'failed', compile_log = $2 WHERE id = $1")
-            .bind(version_id)
-            .bind(log)
-            .execute(&mut *conn)
-            .await?;
+        let Some(job) = sqlx::query_scalar::<_, Option<i64>>(
+            "UPDATE bot_versions SET status = 'failed', compile_log = $2 WHERE id = $1 RETURNING compile_job",
+        )
+        .bind(version_id)
+        .bind(log)
+        .fetch_optional(&mut *conn)
+        .await?
+        else {
+            return Ok(());
+        };
+        let actor = job.map_or(Actor::Koth, Actor::HolderOf);
+        audit::record(conn, actor, AuditAction::CompileFailed, version, log).await?;
         return Ok(());
     };
     let row = sqlx::query(
         "UPDATE bot_versions v SET artifact = $2, image_id = $3, compile_log = $4 FROM bots b \
-         WHERE v.id = $1 AND b.id = v.bot_id RETURNING b.id AS bot, b.ladder_id",
+         WHERE v.id = $1 AND b.id = v.bot_id RETURNING b.id AS bot, b.ladder_id, v.compile_job",
     )
     .bind(version_id)
     .bind(artifact)
@@ -414,6 +441,7 @@ pub async fn record_compile(
     .fetch_one(&mut *conn)
     .await?;
     let (bot, ladder): (i64, i64) = (row.get("bot"), row.get("ladder_id"));
+    let actor = row.get::<Option<i64>, _>("compile_job").map_or(Actor::Koth, Actor::HolderOf);
     let seats = match ladder_config(&mut *conn, ladder).await {
         Ok(Some((game, config))) if !config.common.skip_validation => Some(game.seats(&config)),
         Ok(_) => None,
@@ -425,10 +453,18 @@ pub async fn record_compile(
             None
         }
     };
-    match seats {
-        Some(seats) => start_validation(conn, ladder, bot, version_id, seats).await,
-        None => accept_version(conn, version_id, None).await,
-    }
+    let why = match seats {
+        Some(seats) => {
+            let game = start_validation(conn, ladder, bot, version_id, seats).await?;
+            format!("in image {image_id}; its validation game is match {game}")
+        }
+        None => {
+            accept_version(conn, version_id, None).await?;
+            format!("in image {image_id}; it plays at once (its ladder has no validation games)")
+        }
+    };
+    audit::record(conn, actor, AuditAction::CompileSucceeded, version, &why).await?;
+    Ok(())
 }
 
 /// A compiled version that plays at once, with no validation game: for
@@ -444,8 +480,8 @@ pub async fn accept_compiled(conn: &mut PgConnection, version_id: i64, artifact:
 }
 
 /// Queue `version`'s validation game: `seats` copies of it, unrated, with
-/// the compiles' priority (its author is waiting).
-async fn start_validation(conn: &mut PgConnection, ladder: i64, bot: i64, version: i64, seats: usize) -> Result<(), sqlx::Error> {
+/// the compiles' priority (its author is waiting). Returns the match.
+async fn start_validation(conn: &mut PgConnection, ladder: i64, bot: i64, version: i64, seats: usize) -> Result<i64, sqlx::Error> {
     let seed = (rand::random::<u64>() >> 1) as i64;
     let match_id: i64 =
         sqlx::query_scalar("INSERT INTO matches (ladder_id, seed, rated, validates) VALUES ($1, $2, false, $3) RETURNING id")
@@ -471,7 +507,7 @@ async fn start_validation(conn: &mut PgConnection, ladder: i64, bot: i64, versio
         .bind(match_id)
         .execute(&mut *conn)
         .await?;
-    Ok(())
+    Ok(match_id)
 }
 
 /// The version plays: ready, and its bot's current version unless a newer
@@ -494,36 +530,52 @@ async fn accept_version(conn: &mut PgConnection, version_id: i64, log: Option<&s
 }
 
 /// Record what a version's validation game showed (in the transaction that
-/// records the game).
+/// records the game), in the audit trail too.
 pub async fn record_validation(conn: &mut PgConnection, version_id: i64, verdict: &crate::validation::Verdict) -> Result<(), sqlx::Error> {
     use crate::validation::Verdict;
+    let version = Subjects { version: Some(version_id), ..Subjects::default() };
     match verdict {
-        Verdict::Passed(log) => accept_version(conn, version_id, Some(log)).await,
-        Verdict::Refused(log) => refuse_version(conn, version_id, log).await,
+        Verdict::Passed(log) => {
+            accept_version(conn, version_id, Some(log)).await?;
+            audit::record(conn, Actor::Koth, AuditAction::VersionAccepted, version, log).await?;
+        }
+        Verdict::Refused(log) => {
+            if refuse_version(conn, version_id, log).await? {
+                audit::record(conn, Actor::Koth, AuditAction::VersionRefused, version, log).await?;
+            }
+        }
     }
+    Ok(())
 }
 
-/// A version waiting for its validation game is refused, with why.
-async fn refuse_version(conn: &mut PgConnection, version_id: i64, log: &str) -> Result<(), sqlx::Error> {
-    sqlx::query("UPDATE bot_versions SET status = 'refused', validation_log = $2 WHERE id = $1 AND status = 'validating'")
+/// A version waiting for its validation game is refused, with why; false
+/// if it was not waiting.
+async fn refuse_version(conn: &mut PgConnection, version_id: i64, log: &str) -> Result<bool, sqlx::Error> {
+    let n = sqlx::query("UPDATE bot_versions SET status = 'refused', validation_log = $2 WHERE id = $1 AND status = 'validating'")
         .bind(version_id)
         .bind(log)
         .execute(&mut *conn)
-        .await?;
-    Ok(())
+        .await?
+        .rows_affected();
+    Ok(n > 0)
 }
 
 /// Versions whose validation game ended without being played (failed or
 /// cancelled): refused, with why; their bots' previous versions play on.
 async fn refuse_unplayed_validations(conn: &mut PgConnection, matches: &[i64], why: &str) -> Result<(), sqlx::Error> {
-    sqlx::query(
+    let log = crate::validation::not_played(why);
+    let refused: Vec<i64> = sqlx::query_scalar(
         "UPDATE bot_versions SET status = 'refused', validation_log = $2 \
-         WHERE validation_match = ANY($1) AND status = 'validating'",
+         WHERE validation_match = ANY($1) AND status = 'validating' RETURNING id",
     )
     .bind(matches)
-    .bind(crate::validation::not_played(why))
-    .execute(&mut *conn)
+    .bind(&log)
+    .fetch_all(&mut *conn)
     .await?;
+    for version in refused {
+        audit::record(conn, Actor::Koth, AuditAction::VersionRefused, Subjects { version: Some(version), ..Subjects::default() }, &log)
+            .await?;
+    }
     Ok(())
 }
 
@@ -742,8 +794,9 @@ pub enum Cancelled {
     NoSuchMatch,
 }
 
-/// Cancel one queued match whose job no runner holds yet.
-pub async fn cancel_match(pool: &PgPool, id: i64, why: &str) -> Result<Cancelled, StoreError> {
+/// Cancel one queued match whose job no runner holds yet, by account `by`
+/// (in the audit trail when it is done).
+pub async fn cancel_match(pool: &PgPool, id: i64, by: i64, why: &str) -> Result<Cancelled, StoreError> {
     let mut tx = pool.begin().await?;
     let Some(state) =
         sqlx::query_scalar::<_, String>("SELECT state FROM matches WHERE id = $1 FOR UPDATE").bind(id).fetch_optional(&mut *tx).await?
@@ -752,6 +805,16 @@ pub async fn cancel_match(pool: &PgPool, id: i64, why: &str) -> Result<Cancelled
     };
     let state = crate::job::MatchState::from_stored(&state).map_err(StoreError::Invalid)?;
     let done = cancel_queued_matches(&mut tx, &[id], why).await?;
+    if !done.is_empty() {
+        audit::record(
+            &mut tx,
+            Actor::Account(by),
+            AuditAction::MatchCancelled,
+            Subjects { match_id: Some(id), ..Subjects::default() },
+            why,
+        )
+        .await?;
+    }
     tx.commit().await?;
     Ok(if done.is_empty() { Cancelled::TooLate(state) } else { Cancelled::Done })
 }
@@ -835,22 +898,38 @@ pub async fn enqueue_job(conn: &mut PgConnection, job: Job, priority: i32) -> Re
 
 /// A pending version that will not be compiled: failed, with the reason as its log.
 pub async fn fail_version(conn: &mut PgConnection, version: i64, log: &str) -> Result<(), sqlx::Error> {
-    sqlx::query("UPDATE bot_versions SET status = 'failed', compile_log = $2 WHERE id = $1 AND status = 'pending'")
+    let n = sqlx::query("UPDATE bot_versions SET status = 'failed', compile_log = $2 WHERE id = $1 AND status = 'pending'")
         .bind(version)
         .bind(log)
         .execute(&mut *conn)
-        .await?;
+        .await?
+        .rows_affected();
+    if n > 0 {
+        audit::record(conn, Actor::Koth, AuditAction::CompileFailed, Subjects { version: Some(version), ..Subjects::default() }, log)
+            .await?;
+    }
     Ok(())
 }
 
 /// A queued match that will not be played: failed, with the reason.
 pub async fn fail_match(conn: &mut PgConnection, match_id: i64, why: &str) -> Result<(), sqlx::Error> {
-    sqlx::query("UPDATE matches SET state = 'failed', error = $2, finished_at = now() WHERE id = $1 AND state = 'queued'")
+    let n = sqlx::query("UPDATE matches SET state = 'failed', error = $2, finished_at = now() WHERE id = $1 AND state = 'queued'")
         .bind(match_id)
         .bind(why)
         .execute(&mut *conn)
-        .await?;
+        .await?
+        .rows_affected();
+    if n > 0 {
+        audit_failed_match(conn, match_id, why).await?;
+    }
     refuse_unplayed_validations(conn, &[match_id], why).await
+}
+
+/// A match failed for good, in the audit trail: koth gave up on it (the
+/// runner that last tried has let go of its job by now).
+async fn audit_failed_match(conn: &mut PgConnection, match_id: i64, why: &str) -> Result<(), sqlx::Error> {
+    audit::record(conn, Actor::Koth, AuditAction::MatchFailed, Subjects { match_id: Some(match_id), ..Subjects::default() }, why).await?;
+    Ok(())
 }
 
 /// A match whose job will be tried again: why the last try gave no result,
@@ -873,7 +952,9 @@ pub async fn mark_failed_matches(pool: &PgPool) -> Result<(), sqlx::Error> {
     .await?;
     for r in &failed {
         let why: Option<String> = r.get("error");
-        refuse_unplayed_validations(&mut tx, &[r.get("id")], why.as_deref().unwrap_or("its job failed")).await?;
+        let why = why.as_deref().unwrap_or("its job failed");
+        audit_failed_match(&mut tx, r.get("id"), why).await?;
+        refuse_unplayed_validations(&mut tx, &[r.get("id")], why).await?;
     }
     tx.commit().await
 }
