@@ -4,7 +4,7 @@
 //! for the log, the `koth audit` command and the host's `/audit` page.
 //!
 //! The rows are written by [`crate::db`] in the transaction of the thing
-//! they record (`sql/0021_audit.sql`); the action names here are the
+//! they record (`sql/0020_audit.sql`); the action names here are the
 //! table's SQL `CHECK` (`scheduler/tests/ladder.rs` compares them), the
 //! API's enum and the JSON's values.
 

@@ -1,4 +1,4 @@
-//! The audit trail's rows (`sql/0021_audit.sql`): written by [`record`]
+//! The audit trail's rows (`sql/0020_audit.sql`): written by [`record`]
 //! inside the transaction of what they record (the functions of
 //! [`super::store`], [`super::results`], [`super::contests`],
 //! [`super::reads`], [`super::games`] and [`super::accounts`] that do it),
