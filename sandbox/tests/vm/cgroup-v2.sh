@@ -82,6 +82,10 @@ mount -t proc proc /proc
 mount -t sysfs sys /sys
 mount -t cgroup2 cgroup2 /sys/fs/cgroup
 mount -t devtmpfs dev /dev
+# Shared memory, as every host has it (the rootless tests leave a secret
+# there that a box must not see).
+mkdir -p /dev/shm
+mount -t tmpfs -o mode=1777 shm /dev/shm
 # Private scratch folders (the tests bind sockets there, which 9p cannot
 # hold); a checkout living under one of them is bound back on top.
 mount -t tmpfs run /run
@@ -89,6 +93,9 @@ mkdir /run/koth-ws
 mount --bind "$workspace" /run/koth-ws
 mount -t tmpfs tmp /tmp
 mount -t tmpfs vartmp /var/tmp
+# The rootless tests' user folders (sandbox/tests/common/delegate.rs) live
+# here and hold the user's sockets.
+mount -t tmpfs varcache /var/cache
 if [ ! -d "$workspace" ]; then
     mkdir -p "$workspace"
     mount --bind /run/koth-ws "$workspace"
