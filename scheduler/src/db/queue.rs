@@ -220,28 +220,32 @@ fn claim_statement(kinds: &[impl AsRef<str>], share: &FairShare) -> Result<Strin
         );
     }
     if share.compile_share < 1.0 {
-        // Two looks, each an uncorrelated subquery, so PostgreSQL evaluates
-        // it at most once a claim, and only when an account's job is the
-        // candidate: (1) the accounts' jobs running hold at most the share
-        // of the runners busy (this claim's included), and always one may
-        // run; (2) they used at most the share of the runner time spent in
-        // the window, each job's part of it, running ones to now. (1) keeps
-        // several runners from starting compiles in the same instant, (2)
-        // bounds them over time: a compile holds a runner for up to minutes,
-        // a move takes milliseconds. The time is at least one runner's
-        // window: on a quiet server, or early in its life, an account's jobs
-        // may use the share of one runner's window whatever else ran.
+        // Two looks, each a subquery correlated with the candidate
+        // (`c.account_id IS NOT NULL` inside it), so PostgreSQL evaluates it
+        // only when an account's job is the candidate: uncorrelated, they
+        // were init-plans run on every claim, and `koth bench queue` fell
+        // from 1.05-1.19x of pgbench to 0.34-0.36x with two workers and
+        // cheap commits (measured, then fixed). (1) the accounts' jobs
+        // running hold at most the share of the runners busy (this claim's
+        // included), and always one may run; (2) they used at most the
+        // share of the runner time spent in the window, each job's part of
+        // it, running ones to now. (1) keeps several runners from starting
+        // compiles in the same instant, (2) bounds them over time: a compile
+        // holds a runner for up to minutes, a move takes milliseconds. The
+        // time is at least one runner's window: on a quiet server, or early
+        // in its life, an account's jobs may use the share of one runner's
+        // window whatever else ran.
         held_back += &format!(
             "AND (c.account_id IS NULL \
                   OR ((SELECT count(*) FILTER (WHERE r.account_id IS NOT NULL) < greatest(1, floor('{s}'::float8 * (count(*) + 1))) \
-                       FROM jobs r WHERE r.state = 'running') \
+                       FROM jobs r WHERE r.state = 'running' AND c.account_id IS NOT NULL) \
                       AND (SELECT coalesce(sum(t.secs) FILTER (WHERE t.account_id IS NOT NULL), 0) \
                                   <= '{s}'::float8 * greatest(coalesce(sum(t.secs), 0), {ws}) \
                            FROM (SELECT u.account_id, \
                                         extract(epoch FROM (CASE WHEN u.state = 'running' THEN now() ELSE u.finished_at END) \
                                                            - greatest(u.started_at, now() - interval '{w} milliseconds')) AS secs \
                                  FROM jobs u \
-                                 WHERE u.started_at IS NOT NULL \
+                                 WHERE c.account_id IS NOT NULL AND u.started_at IS NOT NULL \
                                    AND (u.state = 'running' \
                                         OR (u.started_at > now() - interval '{w} milliseconds' - interval '1 hour' \
                                             AND u.finished_at > now() - interval '{w} milliseconds'))) t))) ",
