@@ -24,6 +24,17 @@ fn repo() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
 }
 
+// Each test's boxes run in a uid range of their own: the tests of this file
+// run at once, and the killed-runner test's last check (no bot process of
+// its range outlives its runners) must not see another test's bots still
+// playing (CI failed so: it found a python3 bot and a C bot, the pair the
+// SIGTERM test, still running, plays).
+const UID_RANGE: u32 = 1000;
+const KILLED_UIDS: u32 = 66000;
+const RESTART_UIDS: u32 = KILLED_UIDS + UID_RANGE;
+const SIGTERM_UIDS: u32 = RESTART_UIDS + UID_RANGE;
+const STALLED_UIDS: u32 = SIGTERM_UIDS + UID_RANGE;
+
 /// A `koth` service process; killed (SIGKILL) when dropped if still running.
 struct Service {
     child: Child,
@@ -31,14 +42,14 @@ struct Service {
 }
 
 impl Service {
-    fn start(args: &[&str], url: &str, name: &str) -> Service {
+    fn start(args: &[&str], url: &str, name: &str, uids: u32) -> Service {
         let log = std::fs::File::create(PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("{name}.log"))).unwrap();
         let child = Command::new(env!("CARGO_BIN_EXE_koth"))
             .args(args)
             .env("DATABASE_URL", url)
             .env("KOTH_LOG", "info")
             .env("KOTH_SANDBOX_RUNTIME_DIR", "/run/koth-test/faults")
-            .env("KOTH_SANDBOX_UID_BASE", "66000")
+            .env("KOTH_SANDBOX_UID_BASE", uids.to_string())
             .env("KOTH_CACHE", PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("faults-cache"))
             .stdin(Stdio::null())
             .stdout(Stdio::null())
@@ -48,11 +59,12 @@ impl Service {
         Service { child, name: name.to_owned() }
     }
 
-    fn runner(url: &str, name: &str) -> Service {
+    fn runner(url: &str, name: &str, uids: u32) -> Service {
         Service::start(
             &["runner", "--name", name, "--lease", "3s", "--grace", "1s", "--allow-host-toolchains", "--memory", "256M"],
             url,
             name,
+            uids,
         )
     }
 
@@ -182,8 +194,8 @@ async fn runners_killed_mid_match_lose_nothing_and_ratings_replay_exactly() {
     let pool = koth_scheduler::db::connect_and_migrate(&pg.url(), 4).await.unwrap();
     let ladder = setup(&pool).await;
     let url = pg.url();
-    let mut scheduler = Service::start(&["scheduler", "--tick", "200ms"], &url, "faults-scheduler");
-    let mut runners: Vec<Service> = (0..2).map(|i| Service::runner(&url, &format!("faults-r{i}-0"))).collect();
+    let mut scheduler = Service::start(&["scheduler", "--tick", "200ms"], &url, "faults-scheduler", KILLED_UIDS);
+    let mut runners: Vec<Service> = (0..2).map(|i| Service::runner(&url, &format!("faults-r{i}-0"), KILLED_UIDS)).collect();
     let mut generation = 1;
     let mut kills = 0;
     let started = Instant::now();
@@ -198,7 +210,7 @@ async fn runners_killed_mid_match_lose_nothing_and_ratings_replay_exactly() {
         if let Some(i) = runners.iter().position(|r| holders.contains(&r.name)) {
             runners[i].kill();
             kills += 1;
-            runners[i] = Service::runner(&url, &format!("faults-r{i}-{generation}"));
+            runners[i] = Service::runner(&url, &format!("faults-r{i}-{generation}"), KILLED_UIDS);
             generation += 1;
         }
     }
@@ -223,7 +235,7 @@ async fn runners_killed_mid_match_lose_nothing_and_ratings_replay_exactly() {
     assert_eq!(failed, 0, "no match ran out of attempts");
     // Bots of killed runners do not live on (frozen ones included): the
     // restarted runners swept their groups.
-    let survivors = bot_processes(66000..66000 + 1000);
+    let survivors = bot_processes(KILLED_UIDS..KILLED_UIDS + UID_RANGE);
     assert!(survivors.is_empty(), "bot processes outlived their runners: {survivors:?}");
 }
 
@@ -250,8 +262,11 @@ fn bot_processes(uids: std::ops::Range<u32>) -> Vec<(u32, String)> {
         let uid =
             status.lines().find(|l| l.starts_with("Uid:")).and_then(|l| l.split_whitespace().nth(1)).and_then(|u| u.parse::<u32>().ok());
         if uid.is_some_and(|u| uids.contains(&u)) {
-            let name = status.lines().next().unwrap_or("").to_owned();
-            out.push((pid, name));
+            // What it is, where it is and who holds it: enough to tell a
+            // zombie from a live program, and whose box it was.
+            let field = |key: &str| status.lines().find(|l| l.starts_with(key)).unwrap_or("").replace('\t', " ");
+            let cgroup = std::fs::read_to_string(e.path().join("cgroup")).unwrap_or_default().replace('\n', " ");
+            out.push((pid, format!("{}; {}; {}; {}; cgroup {cgroup}", field("Name:"), field("State:"), field("PPid:"), field("NSpid:"))));
         }
     }
     out
@@ -263,8 +278,8 @@ async fn a_postgres_restart_under_running_workers_loses_nothing() {
     let pool = koth_scheduler::db::connect_and_migrate(&pg.url(), 4).await.unwrap();
     let ladder = setup(&pool).await;
     let url = pg.url();
-    let mut scheduler = Service::start(&["scheduler", "--tick", "200ms"], &url, "restart-scheduler");
-    let mut runners: Vec<Service> = (0..2).map(|i| Service::runner(&url, &format!("restart-r{i}"))).collect();
+    let mut scheduler = Service::start(&["scheduler", "--tick", "200ms"], &url, "restart-scheduler", RESTART_UIDS);
+    let mut runners: Vec<Service> = (0..2).map(|i| Service::runner(&url, &format!("restart-r{i}"), RESTART_UIDS)).collect();
     let wait_finished = |n: i64| {
         let pool = pool.clone();
         async move {
@@ -315,8 +330,9 @@ async fn sigterm_mid_match_gives_the_job_back() {
         &["runner", "--name", "term-1", "--lease", "30s", "--grace", "0s", "--allow-host-toolchains"],
         &url,
         "sigterm-runner",
+        SIGTERM_UIDS,
     );
-    let mut scheduler = Service::start(&["scheduler", "--tick", "200ms"], &url, "sigterm-scheduler");
+    let mut scheduler = Service::start(&["scheduler", "--tick", "200ms"], &url, "sigterm-scheduler", SIGTERM_UIDS);
     let deadline = Instant::now() + Duration::from_secs(120);
     let job: i64 = loop {
         let running: Option<i64> =
@@ -348,7 +364,7 @@ async fn sigterm_mid_match_gives_the_job_back() {
         return;
     }
     assert_eq!((state.as_str(), attempt), ("available", 0), "released at once, attempt not spent");
-    let mut other = Service::runner(&url, "term-2");
+    let mut other = Service::runner(&url, "term-2", SIGTERM_UIDS);
     let deadline = Instant::now() + Duration::from_secs(300);
     loop {
         let st: String = sqlx::query_scalar("SELECT state FROM jobs WHERE id = $1").bind(job).fetch_one(&pool).await.unwrap();
@@ -380,8 +396,9 @@ async fn a_runner_stopped_mid_match_rates_nobody_and_the_match_is_played_again()
         &["runner", "--name", "stalled-1", "--lease", "60s", "--grace", "1s", "--allow-host-toolchains"],
         &url,
         "stalled-runner",
+        STALLED_UIDS,
     );
-    let mut scheduler = Service::start(&["scheduler", "--tick", "200ms"], &url, "stalled-scheduler");
+    let mut scheduler = Service::start(&["scheduler", "--tick", "200ms"], &url, "stalled-scheduler", STALLED_UIDS);
     let deadline = Instant::now() + Duration::from_secs(120);
     let job: i64 = loop {
         let running: Option<i64> = sqlx::query_scalar(
