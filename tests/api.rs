@@ -3,8 +3,8 @@
 
 use axum::body::Body;
 use axum::http::{Request, StatusCode};
+use koth_scheduler::db::store;
 use koth_scheduler::packed::PackedReplay;
-use koth_scheduler::store;
 use serde_json::{json, Value};
 use tower::ServiceExt;
 
@@ -15,7 +15,7 @@ use in_process::{postgres, Api};
 async fn accounts_submissions_and_who_may_read_what() {
     let Some(pg) = postgres("api") else { return };
     let pool = koth_scheduler::db::connect_and_migrate(&pg.url(), 4).await.unwrap();
-    let target = koth_scheduler::format::LadderConfig::default_for(koth_games::GameKind::Target);
+    let target = koth_ladder::format::LadderConfig::default_for(koth_games::GameKind::Target);
     let ladder = store::create_ladder(&pool, "target", &koth_games::GameKind::Target.into(), &target).await.unwrap();
     let api = Api(koth_scheduler::api::router(pool.clone()));
     let (_, host_token) = koth_scheduler::api::create_account(&pool, "host", true).await.unwrap();
@@ -90,7 +90,7 @@ async fn accounts_submissions_and_who_may_read_what() {
     store::accept_compiled(&mut conn, v2, b"", "sha256:x").await.unwrap();
     sqlx::query("UPDATE bots SET current_version = $1 WHERE id = $2").bind(version).bind(bot).execute(&pool).await.unwrap();
     let m = store::create_match(&mut conn, ladder, &[bot, other], 1, true, 0).await.unwrap();
-    let outcome = koth_scheduler::results::MatchOutcome {
+    let outcome = koth_scheduler::db::results::MatchOutcome {
         engine: "test".into(),
         turns: 3,
         // Three turns of Target with both bots staying: a replay the viewer can draw.
@@ -100,7 +100,7 @@ async fn accounts_submissions_and_who_may_read_what() {
             .unwrap(),
         ),
         seats: (0..2)
-            .map(|i| koth_scheduler::results::SeatOutcome {
+            .map(|i| koth_ladder::outcome::SeatOutcome {
                 seat: i,
                 score: 1.0,
                 rank: 1,
@@ -114,7 +114,7 @@ async fn accounts_submissions_and_who_may_read_what() {
             })
             .collect(),
     };
-    koth_scheduler::results::record_match(&mut conn, m, &outcome).await.unwrap();
+    koth_scheduler::db::results::record_match(&mut conn, m, &outcome).await.unwrap();
     let (st, info) = api.call("GET", &format!("/api/matches/{m}"), None, Vec::new()).await;
     assert_eq!(st, StatusCode::OK);
     assert_eq!(info["seats"][0]["name"], "drift");
@@ -205,11 +205,11 @@ async fn accounts_submissions_and_who_may_read_what() {
     // A finished match whose replay does not fit the rules: its frames are
     // refused with the reason (after the metrics above, which count matches).
     let broken = store::create_match(&mut conn, ladder, &[bot, other], 3, true, 0).await.unwrap();
-    let bad_replay = koth_scheduler::results::MatchOutcome {
+    let bad_replay = koth_scheduler::db::results::MatchOutcome {
         replay: PackedReplay::pack(&serde_json::from_value(json!({"game": "snake", "seed": 1, "seats": [{}], "turns": []})).unwrap()),
         ..outcome.clone()
     };
-    koth_scheduler::results::record_match(&mut conn, broken, &bad_replay).await.unwrap();
+    koth_scheduler::db::results::record_match(&mut conn, broken, &bad_replay).await.unwrap();
     let (st, err) = api.call("GET", &format!("/api/matches/{broken}/frames"), None, Vec::new()).await;
     assert_eq!(st, StatusCode::UNPROCESSABLE_ENTITY);
     assert!(err["error"].as_str().unwrap().contains("exactly 2 bots"), "{err}");

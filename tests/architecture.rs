@@ -1,7 +1,10 @@
 //! The layout's rules, checked on the source (docs/architecture.md):
 //! crates depend only downward (sandbox and games on no koth crate, the
-//! runner on those two, the service on the runner and below), and no two
-//! modules of a crate use each other.
+//! runner on those two, the ladder domain on the games and the runner's
+//! outcome types, the service on all of them); the ladder domain is pure
+//! by its manifest (nothing that does I/O in its dependency tree, as
+//! Cargo.lock resolves it); and no two modules of a crate use each other,
+//! also through what the crate's root re-exports.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -17,14 +20,61 @@ fn koth_dependencies(krate: &str) -> BTreeSet<String> {
 
 #[test]
 fn crates_depend_only_downward() {
-    let layers =
-        [("sandbox", vec![]), ("games", vec![]), ("runner", vec!["sandbox", "games"]), ("scheduler", vec!["sandbox", "games", "runner"])];
+    let layers = [
+        ("sandbox", vec![]),
+        ("games", vec![]),
+        ("runner", vec!["sandbox", "games"]),
+        ("ladder", vec!["games", "runner"]),
+        ("scheduler", vec!["sandbox", "games", "runner", "ladder"]),
+    ];
     for (krate, allowed) in layers {
         let deps = koth_dependencies(krate);
         let above: Vec<&String> = deps.iter().filter(|d| !allowed.contains(&d.as_str())).collect();
         assert!(above.is_empty(), "koth-{krate} depends on {above:?}, which it may not (allowed: {allowed:?})");
     }
     assert!(koth_dependencies("runner").is_superset(&["sandbox".to_owned(), "games".to_owned()].into()), "the check reads the manifests");
+    assert!(koth_dependencies("scheduler").contains("ladder"), "the check reads the manifests");
+}
+
+/// Every package `package` depends on, directly or not, as Cargo.lock
+/// resolves them (all kinds: the lock file does not tell build and dev
+/// dependencies apart, so this errs on the side of refusing).
+fn dependency_tree(lock: &str, package: &str) -> BTreeSet<String> {
+    let mut deps: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for block in lock.split("[[package]]").skip(1) {
+        let name = block.lines().find_map(|l| l.strip_prefix("name = ")).unwrap_or("").trim_matches('"').to_owned();
+        let list = block.split("dependencies = [").nth(1).and_then(|d| d.split(']').next()).unwrap_or("");
+        // An entry is "name" or "name version" when two versions are locked.
+        let names =
+            list.split(',').map(|e| e.trim().trim_matches('"').split(' ').next().unwrap_or("").to_owned()).filter(|n| !n.is_empty());
+        deps.entry(name).or_default().extend(names);
+    }
+    let mut seen = BTreeSet::new();
+    let mut todo = vec![package.to_owned()];
+    while let Some(p) = todo.pop() {
+        for d in deps.get(&p).into_iter().flatten() {
+            if seen.insert(d.clone()) {
+                todo.push(d.clone());
+            }
+        }
+    }
+    seen
+}
+
+/// What does I/O of the kinds the ladder domain must not: a database, an
+/// async runtime, an HTTP stack.
+const IMPURE: [&str; 7] = ["sqlx", "tokio", "axum", "hyper", "tower", "tower-http", "ureq"];
+
+#[test]
+fn the_ladder_domain_is_pure_by_its_manifest() {
+    let lock = std::fs::read_to_string(Path::new(ROOT).join("Cargo.lock")).unwrap();
+    let tree = dependency_tree(&lock, "koth-ladder");
+    assert!(tree.contains("skillratings") && tree.contains("koth-games"), "the check reads the lock file: {tree:?}");
+    let impure: Vec<&&str> = IMPURE.iter().filter(|p| tree.contains(**p)).collect();
+    assert!(impure.is_empty(), "koth-ladder depends on {impure:?} (directly or not); its rules must be free of I/O");
+    // The check can fail: the service's tree has them all.
+    let service = dependency_tree(&lock, "koth-scheduler");
+    assert!(IMPURE[..3].iter().all(|p| service.contains(*p)), "{service:?}");
 }
 
 fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
@@ -38,22 +88,58 @@ fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
-/// Module → the sibling modules its code (not its comments or tests) names
-/// with `crate::`.
-fn module_uses(src: &Path) -> BTreeMap<String, BTreeSet<String>> {
+/// The crate's sources: (path relative to `src/`, text).
+fn sources(krate: &str) -> Vec<(String, String)> {
+    let src = Path::new(ROOT).join(krate).join("src");
     let mut files = Vec::new();
-    rust_files(src, &mut files);
+    rust_files(&src, &mut files);
+    files.iter().map(|f| (f.strip_prefix(&src).unwrap().to_string_lossy().into_owned(), std::fs::read_to_string(f).unwrap())).collect()
+}
+
+/// What the crate root re-exports from its modules: exported name → the
+/// module it comes from (`pub use engine::{play, BotStatus}` maps both to
+/// `engine`; `pub use db::queue` maps `queue` to `db`).
+fn re_exports(lib: &str) -> BTreeMap<String, String> {
+    let mut out = BTreeMap::new();
+    let mut statement = String::new();
+    for line in lib.lines().map(str::trim) {
+        if statement.is_empty() && !line.starts_with("pub use ") {
+            continue;
+        }
+        statement.push_str(line);
+        if !line.ends_with(';') {
+            continue;
+        }
+        let path = std::mem::take(&mut statement);
+        let path = path.trim_start_matches("pub use ").trim_end_matches(';').trim_start_matches("self::").trim_start_matches("crate::");
+        let Some((module, rest)) = path.split_once("::") else { continue };
+        for name in rest.trim_matches(['{', '}']).split(',') {
+            let name = name.split(" as ").last().unwrap().trim();
+            let name = name.rsplit("::").next().unwrap();
+            if !name.is_empty() && name != "*" {
+                out.insert(name.to_owned(), module.to_owned());
+            }
+        }
+    }
+    out
+}
+
+/// Module → the sibling modules its code (not its comments or tests) names
+/// with `crate::`, a re-exported name counting as its module.
+fn module_uses(files: &[(String, String)]) -> BTreeMap<String, BTreeSet<String>> {
+    let lib = files.iter().find(|(p, _)| p == "lib.rs").map_or("", |(_, t)| t.as_str());
+    let aliases = re_exports(lib);
+    let modules: BTreeSet<String> = files.iter().map(|(p, _)| p.trim_end_matches(".rs").split('/').next().unwrap().to_owned()).collect();
     let mut uses: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
-    for f in files {
-        let rel = f.strip_prefix(src).unwrap().to_string_lossy().into_owned();
+    for (rel, text) in files {
         let module = rel.trim_end_matches(".rs").split('/').next().unwrap().to_owned();
-        let text = std::fs::read_to_string(&f).unwrap();
         let code = text.split("#[cfg(test)]").next().unwrap();
         let entry = uses.entry(module.clone()).or_default();
         for line in code.lines().filter(|l| !l.trim_start().starts_with("//")) {
             for part in line.split("crate::").skip(1) {
                 let name: String = part.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
-                if !name.is_empty() && name != module {
+                let name = aliases.get(&name).cloned().unwrap_or(name);
+                if modules.contains(&name) && name != module && name != "lib" {
                     entry.insert(name);
                 }
             }
@@ -62,16 +148,45 @@ fn module_uses(src: &Path) -> BTreeMap<String, BTreeSet<String>> {
     uses
 }
 
-#[test]
-fn no_two_modules_use_each_other() {
-    for krate in ["sandbox", "games", "runner", "scheduler"] {
-        let uses = module_uses(&Path::new(ROOT).join(krate).join("src"));
-        assert!(uses.len() > 3, "{krate}: read {} modules", uses.len());
-        for (a, used) in &uses {
-            for b in used {
-                let back = uses.get(b).is_some_and(|u| u.contains(a));
-                assert!(!back, "koth-{krate}: {a} and {b} use each other");
+/// The first pair of modules that use each other, if any.
+fn a_cycle(uses: &BTreeMap<String, BTreeSet<String>>) -> Option<(String, String)> {
+    for (a, used) in uses {
+        for b in used {
+            if uses.get(b).is_some_and(|u| u.contains(a)) {
+                return Some((a.clone(), b.clone()));
             }
         }
     }
+    None
+}
+
+#[test]
+fn no_two_modules_use_each_other() {
+    for krate in ["sandbox", "games", "runner", "ladder", "scheduler"] {
+        let uses = module_uses(&sources(krate));
+        assert!(uses.len() > 3, "{krate}: read {} modules", uses.len());
+        if let Some((a, b)) = a_cycle(&uses) {
+            panic!("koth-{krate}: {a} and {b} use each other");
+        }
+    }
+}
+
+#[test]
+fn a_cycle_through_a_re_export_is_seen() {
+    let file = |p: &str, t: &str| (p.to_owned(), t.to_owned());
+    let lib = "pub mod db;\npub mod validation;\npub use db::{queue,\n    results};\npub use validation::Verdict as Judged;\n";
+    // results (in db) calls validation, which names db's results through the alias.
+    let files = vec![
+        file("lib.rs", lib),
+        file("db/mod.rs", "pub mod results;"),
+        file("db/results.rs", "fn f() { crate::validation::judge(); }"),
+        file("validation.rs", "use crate::results::SeatOutcome;\n#[cfg(test)]\nuse crate::db::queue;"),
+    ];
+    assert_eq!(a_cycle(&module_uses(&files)), Some(("db".to_owned(), "validation".to_owned())));
+    // Through a renamed item too.
+    let files = vec![file("lib.rs", lib), file("db/results.rs", "use crate::Judged;"), file("validation.rs", "use crate::db::X;")];
+    assert_eq!(a_cycle(&module_uses(&files)), Some(("db".to_owned(), "validation".to_owned())));
+    // Tests and comments do not count.
+    let files = vec![file("lib.rs", lib), file("db/results.rs", "// crate::validation\n"), file("validation.rs", "use crate::db::X;")];
+    assert_eq!(a_cycle(&module_uses(&files)), None);
 }

@@ -12,12 +12,13 @@ use std::time::Duration;
 use axum::http::StatusCode;
 use koth_games::replay::Replay;
 use koth_games::MatchResult;
+use koth_ladder::outcome::SeatOutcome;
 use koth_runner::BotStatus;
+use koth_scheduler::db::queue::Queue;
+use koth_scheduler::db::results::{record_match, MatchOutcome};
+use koth_scheduler::db::store;
 use koth_scheduler::job::Job;
 use koth_scheduler::packed::PackedReplay;
-use koth_scheduler::queue::Queue;
-use koth_scheduler::results::{record_match, MatchOutcome, SeatOutcome};
-use koth_scheduler::store;
 use serde_json::{json, Value};
 
 mod in_process;
@@ -95,7 +96,7 @@ fn why(e: &Value) -> &str {
 }
 
 /// Claim the next job of `kind` as runner `holder`.
-async fn claim(q: &Queue, holder: &str, kind: &str) -> koth_scheduler::queue::Claimed {
+async fn claim(q: &Queue, holder: &str, kind: &str) -> koth_scheduler::db::queue::Claimed {
     q.claim(holder, &[kind], Duration::from_secs(60)).await.unwrap().unwrap_or_else(|| panic!("no {kind} job"))
 }
 

@@ -10,8 +10,8 @@
 use std::collections::HashMap;
 
 use axum::http::StatusCode;
-use koth_scheduler::queue::Queue;
-use koth_scheduler::store;
+use koth_scheduler::db::queue::Queue;
+use koth_scheduler::db::store;
 use rand::SeedableRng;
 use serde_json::{json, Value};
 use sqlx::PgPool;
@@ -364,7 +364,7 @@ async fn a_round_robin_ladder_says_when_it_is_played_out() {
     let Some(pg) = postgres("contest-played-out") else { return };
     let pool = koth_scheduler::db::connect_and_migrate(&pg.url(), 4).await.unwrap();
     let api = Api(koth_scheduler::api::router(pool.clone()));
-    let config = koth_scheduler::format::LadderConfig::parse("round_robin", &json!({"seats": 2, "rounds": 2})).unwrap();
+    let config = koth_ladder::format::LadderConfig::parse("round_robin", &json!({"seats": 2, "rounds": 2})).unwrap();
     let ladder = store::create_ladder(&pool, "rr", &koth_games::GameKind::Snake.into(), &config).await.unwrap();
     let owner = store::create_user(&pool, "owner", false).await.unwrap();
     let add_bot = |name: &'static str| {

@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 use axum::http::StatusCode;
 use koth_runner::bot::{Builder, ImagePolicy};
 use koth_scheduler::db::runners::{self, Can};
-use koth_scheduler::store;
+use koth_scheduler::db::store;
 use serde_json::Value;
 
 mod in_process;
@@ -30,7 +30,7 @@ async fn count(pool: &sqlx::PgPool, sql: &str) -> i64 {
 async fn only_languages_a_runner_can_run_are_offered_and_accepted() {
     let Some(pg) = postgres("languages-offered") else { return };
     let pool = koth_scheduler::db::connect_and_migrate(&pg.url(), 4).await.unwrap();
-    let cfg = koth_scheduler::format::LadderConfig::default_for(koth_games::GameKind::Target);
+    let cfg = koth_ladder::format::LadderConfig::default_for(koth_games::GameKind::Target);
     let ladder = store::create_ladder(&pool, "target", &koth_games::GameKind::Target.into(), &cfg).await.unwrap();
     let api = Api(koth_scheduler::api::router(pool.clone()));
     let (_, token) = koth_scheduler::api::create_account(&pool, "gopher", false).await.unwrap();

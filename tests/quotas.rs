@@ -10,9 +10,9 @@ use std::time::Duration;
 
 use axum::http::StatusCode;
 use koth_scheduler::api::ApiOptions;
+use koth_scheduler::db::queue::Queue;
+use koth_scheduler::db::store;
 use koth_scheduler::job::Job;
-use koth_scheduler::queue::Queue;
-use koth_scheduler::store;
 use serde_json::{json, Value};
 
 mod in_process;
@@ -420,7 +420,7 @@ async fn no_version_is_stored_after_the_deadline() {
 async fn signups_are_limited_per_address_and_in_all() {
     let Some(pg) = postgres("quotas-signup") else { return };
     let pool = koth_scheduler::db::connect_and_migrate(&pg.url(), 32).await.unwrap();
-    let signups = koth_scheduler::quota::SignupLimits { per_address_per_hour: 5, per_hour: 12 };
+    let signups = koth_ladder::quota::SignupLimits { per_address_per_hour: 5, per_hour: 12 };
     let router = koth_scheduler::api::router_with(pool.clone(), ApiOptions { signups, ..ApiOptions::default() });
     let peer = |a: [u8; 4]| Some(std::net::SocketAddr::from((a, 40000)));
     let r = at_once(&router, 20, |i| {

@@ -8,9 +8,10 @@
 use std::io::Read;
 
 use axum::http::StatusCode;
+use koth_ladder::outcome::SeatOutcome;
+use koth_scheduler::db::results::{record_match, MatchOutcome};
+use koth_scheduler::db::store;
 use koth_scheduler::packed::PackedReplay;
-use koth_scheduler::results::{record_match, MatchOutcome, SeatOutcome};
-use koth_scheduler::store;
 use serde_json::{json, Value};
 
 mod in_process;
@@ -64,7 +65,7 @@ fn json(b: &[u8]) -> Value {
 async fn replays_are_served_the_same_whatever_the_client_accepts_and_frames_are_drawn_once() {
     let Some(pg) = postgres("replays") else { return };
     let pool = koth_scheduler::db::connect_and_migrate(&pg.url(), 4).await.unwrap();
-    let cfg = koth_scheduler::format::LadderConfig::default_for(koth_games::GameKind::Target);
+    let cfg = koth_ladder::format::LadderConfig::default_for(koth_games::GameKind::Target);
     let ladder = store::create_ladder(&pool, "target", &koth_games::GameKind::Target.into(), &cfg).await.unwrap();
     let (host, _) = koth_scheduler::api::create_account(&pool, "host", true).await.unwrap();
     let mut bots = Vec::new();

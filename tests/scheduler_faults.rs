@@ -9,11 +9,11 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+use koth_ladder::format::LadderConfig;
+use koth_ladder::rating::{replay, MatchRecord, Rating, RatingSystem};
 use koth_runner::submission::{Submission, SubmissionLimits};
-use koth_scheduler::format::LadderConfig;
+use koth_scheduler::db::store;
 use koth_scheduler::pg::PrivatePostgres;
-use koth_scheduler::rating::{replay, MatchRecord, Rating, RatingSystem};
-use koth_scheduler::store;
 use sqlx::{PgPool, Row};
 
 fn postgres(name: &str) -> Option<PrivatePostgres> {
@@ -180,12 +180,12 @@ async fn drain(pool: &PgPool, within: Duration) {
     while count(pool, "SELECT count(*) FROM jobs WHERE state IN ('running', 'available')").await > 0 {
         assert!(Instant::now() < deadline, "the queue did not drain");
         // Expired leases of killed runners come back through rescue.
-        let _ = koth_scheduler::queue::Queue::new(pool.clone()).rescue_expired().await;
+        let _ = koth_scheduler::db::queue::Queue::new(pool.clone()).rescue_expired().await;
         sqlx::query("UPDATE jobs SET run_after = now() WHERE state = 'available'").execute(pool).await.unwrap();
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
     // What the (stopped) scheduler's tick would do for jobs that failed for good.
-    koth_scheduler::store::mark_failed_matches(pool).await.unwrap();
+    koth_scheduler::db::store::mark_failed_matches(pool).await.unwrap();
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

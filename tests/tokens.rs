@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use axum::http::StatusCode;
 use koth_scheduler::api::ApiOptions;
-use koth_scheduler::store;
+use koth_scheduler::db::store;
 use serde_json::Value;
 
 mod in_process;
@@ -120,7 +120,7 @@ async fn tokens_expire_when_the_host_sets_a_lifetime() {
 async fn a_deleted_account_keeps_its_history_and_loses_its_tokens_and_bots() {
     let Some(pg) = postgres("tokens-delete") else { return };
     let pool = koth_scheduler::db::connect_and_migrate(&pg.url(), 4).await.unwrap();
-    let target = koth_scheduler::format::LadderConfig::default_for(koth_games::GameKind::Target);
+    let target = koth_ladder::format::LadderConfig::default_for(koth_games::GameKind::Target);
     let ladder = store::create_ladder(&pool, "target", &koth_games::GameKind::Target.into(), &target).await.unwrap();
     let api = Api(koth_scheduler::api::router(pool.clone()));
     let token = sign_up(&api, "frank").await;
@@ -155,7 +155,7 @@ async fn koth_login_saves_the_token_privately_and_logout_revokes_it() {
     use std::os::unix::fs::PermissionsExt;
     let Some(pg) = postgres("tokens-cli") else { return };
     let pool = koth_scheduler::db::connect_and_migrate(&pg.url(), 4).await.unwrap();
-    let target = koth_scheduler::format::LadderConfig::default_for(koth_games::GameKind::Target);
+    let target = koth_ladder::format::LadderConfig::default_for(koth_games::GameKind::Target);
     store::create_ladder(&pool, "target", &koth_games::GameKind::Target.into(), &target).await.unwrap();
     let (_, token) = koth_scheduler::api::create_account(&pool, "gina", false).await.unwrap();
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
@@ -242,7 +242,7 @@ async fn koth_signup_then_a_starter_kit_submitted_as_it_is() {
     use std::os::unix::fs::PermissionsExt;
     let Some(pg) = postgres("signup-cli") else { return };
     let pool = koth_scheduler::db::connect_and_migrate(&pg.url(), 4).await.unwrap();
-    let cfg = koth_scheduler::format::LadderConfig::default_for(koth_games::GameKind::Snake);
+    let cfg = koth_ladder::format::LadderConfig::default_for(koth_games::GameKind::Snake);
     store::create_ladder(&pool, "snake", &koth_games::GameKind::Snake.into(), &cfg).await.unwrap();
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let server = format!("http://{}", listener.local_addr().unwrap());

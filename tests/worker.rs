@@ -14,10 +14,10 @@
 use std::time::{Duration, Instant};
 
 use axum::http::StatusCode;
+use koth_ladder::format::LadderConfig;
 use koth_runner::bot::Builder;
 use koth_sandbox::{Limits, SandboxConfig};
-use koth_scheduler::format::LadderConfig;
-use koth_scheduler::store;
+use koth_scheduler::db::store;
 use koth_scheduler::worker::{self, WorkerConfig};
 use serde_json::{json, Value};
 

@@ -1,5 +1,5 @@
 //! The jobs koth queues, as one type: what the scheduler and the API
-//! enqueue and what a worker claims. The queue ([`crate::queue`]) stays
+//! enqueue and what a worker claims. The queue ([`crate::db::queue`]) stays
 //! generic (a kind and a JSON payload per row, as River keeps its job
 //! args); this module is the only place that writes or reads those two
 //! columns for koth's own jobs. The stored shape is pinned by a golden file

@@ -4,10 +4,10 @@
 //! transaction holding that ladder's advisory lock (so several schedulers
 //! can run; one fills a ladder at a time), loads what the ladder's format
 //! needs ([`store::ladder_state`]), asks the format which matches to add
-//! ([`crate::format::Format::next_matches`], pure) and creates them with
-//! their jobs. What each format does is in [`crate::format`]; nothing here
+//! ([`koth_ladder::format::Format::next_matches`], pure) and creates them with
+//! their jobs. What each format does is in [`koth_ladder::format`]; nothing here
 //! knows one format from another. A ladder in its finals
-//! ([`crate::contest`]) is filled the same way from the finals' format and
+//! ([`koth_ladder::contest`]) is filled the same way from the finals' format and
 //! matches; when that format has nothing left to play, the finals'
 //! standings are frozen and the ladder is done.
 
@@ -17,8 +17,8 @@ use rand::{Rng, SeedableRng};
 use sqlx::PgPool;
 
 use crate::db::contests;
-use crate::queue::Queue;
-use crate::store::{self, Stage, StoreError};
+use crate::db::queue::Queue;
+use crate::db::store::{self, Stage, StoreError};
 
 /// What one tick did.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -53,7 +53,7 @@ pub async fn run(pool: PgPool, every: Duration, stop: impl std::future::Future<O
 pub async fn tick<R: Rng>(pool: &PgPool, queue: &Queue, rng: &mut R) -> Result<Tick, sqlx::Error> {
     let (rescued, failed) = match queue.rescue_expired().await {
         Ok(x) => x,
-        Err(crate::queue::QueueError::Db(e)) => return Err(e),
+        Err(crate::db::queue::QueueError::Db(e)) => return Err(e),
         Err(e) => return Err(sqlx::Error::Protocol(e.to_string())),
     };
     store::mark_failed_matches(pool).await?;
@@ -69,7 +69,7 @@ pub async fn tick<R: Rng>(pool: &PgPool, queue: &Queue, rng: &mut R) -> Result<T
         let Some(contest) = readable(id, contests::contest(&mut tx, id).await)? else { continue };
         // During the finals the finalists play the finals' format on
         // matches of their own; the ladder's own format rests.
-        let (config, stage) = match crate::contest::current_stage(config, contest.finals.as_ref()) {
+        let (config, stage) = match koth_ladder::contest::current_stage(config, contest.finals.as_ref()) {
             Ok((config, finalists)) => (config, Stage::from(finalists)),
             Err(why) => {
                 tracing::warn!(ladder = id, "not scheduling: {why}");
@@ -78,9 +78,9 @@ pub async fn tick<R: Rng>(pool: &PgPool, queue: &Queue, rng: &mut R) -> Result<T
         };
         let state = store::ladder_state(&mut tx, id, config.format.needs_history(), stage).await?;
         let next = config.format.next_matches(&state, kind.seats(&config), rng);
-        if stage != Stage::Ladder && crate::contest::played_out(&config.format, &state, &next) {
+        if stage != Stage::Ladder && koth_ladder::contest::played_out(&config.format, &state, &next) {
             // Nothing left to play: the finals are over.
-            contests::finish_finals(&mut tx, id, &crate::contest::settle(&config.format, &state)).await?;
+            contests::finish_finals(&mut tx, id, &koth_ladder::contest::settle(&config.format, &state)).await?;
             tracing::info!(ladder = id, "finals over: standings frozen");
         }
         for m in next {

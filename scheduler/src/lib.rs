@@ -1,35 +1,27 @@
-//! The service: ladders, formats and ratings over a job queue in
-//! PostgreSQL, the runner workers, the HTTP API and the pages.
+//! The service: the job queue and the rows in PostgreSQL, the ladders'
+//! tick, the runner workers, the HTTP API and the pages.
 //!
-//! Every SQL statement is in [`db`] (connecting and migrating, the queue,
-//! the stored rows, recording results, the API's reads); the rest calls its
-//! typed functions. Pure parts, free of I/O: [`format`] and [`formats`]
-//! (which matches to play, standings), [`rating`] (rating systems), [`job`]
-//! (jobs and stored states), [`contest`] (a contest's phases, finalists and
-//! how settled its final standings are), [`types`] (the API's requests and responses),
-//! [`validation`] (judging a new version's validation game), [`metrics`]
-//! (the operators' figures in Prometheus' format), [`audit`] (the audit
-//! trail's kinds of entry and how an entry reads).
+//! What the ladders decide (formats, ratings, contests, validation games,
+//! limits, what a finished match means) is `koth_ladder`, pure; this crate
+//! reads the facts, calls it and writes what it decides. Every SQL
+//! statement is in [`db`] (connecting and migrating, the queue, the stored
+//! rows, recording results, the API's reads); the rest calls its typed
+//! functions. Pure parts of the service, free of I/O: [`job`] (jobs and
+//! stored states), [`types`] (the API's requests and responses),
+//! [`metrics`] (the operators' figures in Prometheus' format), [`audit`]
+//! (the audit trail's kinds of entry and how an entry reads), [`packed`]
+//! (how a replay is stored).
 
 pub mod api;
 pub mod audit;
-pub mod contest;
 pub mod db;
 pub mod drawing;
-pub mod format;
-pub mod formats;
 pub mod job;
 pub mod ladder;
 pub mod metrics;
 pub mod packed;
 pub mod pg;
-pub mod quota;
-pub mod rating;
 pub mod serve;
-pub mod served;
 pub mod types;
-pub mod validation;
 pub mod web;
 pub mod worker;
-
-pub use db::{queue, results, store};

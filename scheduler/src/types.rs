@@ -10,8 +10,8 @@ use utoipa::ToSchema;
 pub use crate::job::{GameStatus, JobState, MatchKind, MatchState, VersionStatus};
 
 pub use crate::audit::{AuditAction, AuditEntry, AuditPage};
-pub use crate::contest::{FinalRow, FinalStandings, FinalsPlan, Phase};
-pub use crate::format::{Column, StandingRow, Standings};
+pub use koth_ladder::contest::{FinalRow, FinalStandings, FinalsPlan, Phase};
+pub use koth_ladder::format::{Column, StandingRow, Standings};
 
 /// Every error: what went wrong and what to do.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]

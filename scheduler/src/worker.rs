@@ -1,5 +1,5 @@
 //! `koth runner`: a worker that claims compile, match and game-validation
-//! jobs from the queue in PostgreSQL ([`crate::queue`]), runs them with
+//! jobs from the queue in PostgreSQL ([`crate::db::queue`]), runs them with
 //! koth-runner, and writes the results back.
 //!
 //! One job at a time per worker loop (a process may run several loops). For
@@ -39,13 +39,14 @@ use koth_sandbox::{BoxPool, SandboxConfig};
 use sqlx::PgPool;
 use tokio::sync::watch;
 
+use crate::db::queue::{wait_for_work, Claimed, FailOutcome, FairShare, Queue, QueueError};
+use crate::db::results::{record_match, MatchOutcome};
 use crate::db::runners;
+use crate::db::store;
 use crate::job::Job;
 use crate::packed::PackedReplay;
-use crate::queue::{wait_for_work, Claimed, FailOutcome, FairShare, Queue, QueueError};
-use crate::results::{record_match, MatchOutcome, SeatOutcome};
-use crate::store;
-use crate::validation;
+use koth_ladder::outcome::SeatOutcome;
+use koth_ladder::validation;
 
 #[derive(Clone, Debug)]
 pub struct WorkerConfig {

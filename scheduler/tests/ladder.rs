@@ -11,13 +11,14 @@ use common::stand_in::{any_replay, play_queued};
 use std::time::Duration;
 
 use koth_games::MatchResult;
+use koth_ladder::format::{LadderConfig, Standings};
+use koth_ladder::outcome::SeatOutcome;
 use koth_runner::BotStatus;
-use koth_scheduler::format::{LadderConfig, Standings};
+use koth_scheduler::db::queue::Queue;
+use koth_scheduler::db::results::{record_match, standings, MatchOutcome};
+use koth_scheduler::db::store;
 use koth_scheduler::job::Job;
 use koth_scheduler::ladder::tick;
-use koth_scheduler::queue::Queue;
-use koth_scheduler::results::{record_match, standings, MatchOutcome, SeatOutcome};
-use koth_scheduler::store;
 use rand::SeedableRng;
 use serde_json::json;
 use sqlx::{PgPool, Row};
@@ -405,7 +406,7 @@ async fn the_sql_checks_list_every_format_and_job_kind() {
         .await
         .unwrap();
     let mut in_sql: Vec<&str> = def.split('\'').skip(1).step_by(2).collect();
-    let mut known = koth_scheduler::format::Format::NAMES.to_vec();
+    let mut known = koth_ladder::format::Format::NAMES.to_vec();
     in_sql.sort_unstable();
     known.sort_unstable();
     assert_eq!(in_sql, known, "{def}");

@@ -11,8 +11,8 @@
 
 use std::collections::BTreeMap;
 
-use koth_scheduler::formats::{next_rated_match, Entrant, LadderSettings};
-use koth_scheduler::rating::{leaderboard_score, Rating, RatingSystem};
+use koth_ladder::formats::{next_rated_match, Entrant, LadderSettings};
+use koth_ladder::rating::{leaderboard_score, Rating, RatingSystem};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 

@@ -9,7 +9,7 @@ mod common;
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
-use koth_scheduler::queue::{wait_for_work, Claimed, FailOutcome, FairShare, Queue, QueueError};
+use koth_scheduler::db::queue::{wait_for_work, Claimed, FailOutcome, FairShare, Queue, QueueError};
 use serde_json::json;
 use sqlx::Row;
 

@@ -2,9 +2,9 @@
 //! start with (the bots are the repository's `bots/`, embedded by build.rs).
 
 use koth_games::GameKind;
+use koth_ladder::format::LadderConfig;
 use koth_runner::submission::{Submission, SubmissionLimits};
-use koth_scheduler::format::LadderConfig;
-use koth_scheduler::store;
+use koth_scheduler::db::store;
 use sqlx::PgPool;
 
 mod embedded {

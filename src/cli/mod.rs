@@ -60,7 +60,7 @@ impl ApiArgs {
             submissions_per_hour: self.submissions_per_hour,
             upload_bytes_per_day: self.upload_mib_per_day << 20,
             compiles_queued: self.compiles_queued,
-            signups: koth_scheduler::quota::SignupLimits {
+            signups: koth_ladder::quota::SignupLimits {
                 per_address_per_hour: self.signups_per_address_hour,
                 per_hour: self.signups_per_hour,
             },
@@ -119,10 +119,10 @@ pub struct QueueArgs {
     /// The share of the runners' time (over the last five minutes) that
     /// authors' compiles and validation games may take while matches wait
     /// (0 to 1; a host's are not counted; 1 puts every compile first).
-    #[arg(long, env = "KOTH_COMPILE_SHARE", default_value_t = koth_scheduler::queue::DEFAULT_COMPILE_SHARE, value_parser = share)]
+    #[arg(long, env = "KOTH_COMPILE_SHARE", default_value_t = koth_scheduler::db::queue::DEFAULT_COMPILE_SHARE, value_parser = share)]
     pub compile_share: f64,
     /// Compiles and validation games of one account that may run at once.
-    #[arg(long, env = "KOTH_COMPILES_PER_ACCOUNT", default_value_t = koth_scheduler::queue::DEFAULT_COMPILES_PER_ACCOUNT,
+    #[arg(long, env = "KOTH_COMPILES_PER_ACCOUNT", default_value_t = koth_scheduler::db::queue::DEFAULT_COMPILES_PER_ACCOUNT,
           value_parser = clap::value_parser!(u32).range(1..=1000))]
     pub compiles_per_account: u32,
 }
@@ -148,8 +148,8 @@ fn share(s: &str) -> Result<f64, String> {
 }
 
 impl QueueArgs {
-    pub fn fair_share(&self) -> koth_scheduler::queue::FairShare {
-        koth_scheduler::queue::FairShare {
+    pub fn fair_share(&self) -> koth_scheduler::db::queue::FairShare {
+        koth_scheduler::db::queue::FairShare {
             share: self.challenge_share,
             compile_share: self.compile_share,
             compiles_per_account: self.compiles_per_account,

@@ -25,8 +25,8 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 use clap::Args;
+use koth_scheduler::db::queue::{claim_on, FairShare, Queue};
 use koth_scheduler::pg::PrivatePostgres;
-use koth_scheduler::queue::{claim_on, FairShare, Queue};
 use sqlx::PgPool;
 
 #[derive(Args)]

@@ -21,9 +21,9 @@ use koth_games::GameKind;
 use koth_runner::engine::{play, MatchOptions};
 use koth_sandbox::{Limits, SandboxConfig};
 use koth_scheduler::db::replays;
+use koth_scheduler::db::store;
 use koth_scheduler::packed::{self, PackedReplay};
 use koth_scheduler::pg::PrivatePostgres;
-use koth_scheduler::store;
 use sqlx::PgPool;
 
 #[derive(Args)]
@@ -121,7 +121,7 @@ pub fn run(a: ReplayBenchArgs) -> anyhow::Result<i32> {
         );
         for replay in &replays_in {
             let game = replay.game.kind().expect("replay-bench plays koth's own games");
-            let cfg = koth_scheduler::format::LadderConfig::default_for(game);
+            let cfg = koth_ladder::format::LadderConfig::default_for(game);
             let ladder = store::create_ladder(&pool, &format!("bench-{}-{}", game.name(), std::process::id()), &game.into(), &cfg).await?;
             let mut bots = Vec::new();
             let mut conn = pool.acquire().await?;

@@ -22,8 +22,8 @@ pub fn postgres(name: &str) -> Option<PrivatePostgres> {
 pub async fn postgres_with_target_ladder(name: &str, connections: u32) -> Option<(PrivatePostgres, sqlx::PgPool, i64)> {
     let pg = postgres(name)?;
     let pool = koth_scheduler::db::connect_and_migrate(&pg.url(), connections).await.unwrap();
-    let target = koth_scheduler::format::LadderConfig::default_for(koth_games::GameKind::Target);
-    let ladder = koth_scheduler::store::create_ladder(&pool, "target", &koth_games::GameKind::Target.into(), &target).await.unwrap();
+    let target = koth_ladder::format::LadderConfig::default_for(koth_games::GameKind::Target);
+    let ladder = koth_scheduler::db::store::create_ladder(&pool, "target", &koth_games::GameKind::Target.into(), &target).await.unwrap();
     Some((pg, pool, ladder))
 }
 

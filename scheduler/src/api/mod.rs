@@ -42,8 +42,8 @@ use crate::db::replays::{self, StoredReplay};
 use crate::db::runners::{self, Can};
 use crate::db::{accounts, reads};
 use crate::packed::{self, PackedReplay};
-use crate::quota::{self, OverLimit, SignupLimits};
 use crate::types::*;
+use koth_ladder::quota::{self, OverLimit, SignupLimits};
 
 /// Largest request body (an upload).
 pub const MAX_BODY: usize = 40 << 20;
@@ -137,12 +137,12 @@ impl IntoResponse for ApiError {
     }
 }
 
-impl From<crate::store::StoreError> for ApiError {
-    fn from(e: crate::store::StoreError) -> Self {
+impl From<crate::db::store::StoreError> for ApiError {
+    fn from(e: crate::db::store::StoreError) -> Self {
         match e {
-            crate::store::StoreError::Db(e) => e.into(),
+            crate::db::store::StoreError::Db(e) => e.into(),
             // A stored row koth cannot read: its fault, said plainly.
-            crate::store::StoreError::Invalid(why) => ApiError(StatusCode::INTERNAL_SERVER_ERROR, why),
+            crate::db::store::StoreError::Invalid(why) => ApiError(StatusCode::INTERNAL_SERVER_ERROR, why),
         }
     }
 }
@@ -647,7 +647,7 @@ fn added_info(g: &crate::db::games::AddedGame) -> GameInfo {
     game_info_of(&g.game, g.status, g.log.clone(), g.added_by.clone())
 }
 
-fn game_info_of(g: &crate::served::ServedGame, status: GameStatus, log: Option<String>, added_by: Option<String>) -> GameInfo {
+fn game_info_of(g: &koth_ladder::served::ServedGame, status: GameStatus, log: Option<String>, added_by: Option<String>) -> GameInfo {
     let (lo, hi) = g.seat_range();
     GameInfo {
         name: g.name().into(),
@@ -656,7 +656,7 @@ fn game_info_of(g: &crate::served::ServedGame, status: GameStatus, log: Option<S
         protocol: format!("/games/{}", g.name()),
         starters: koth_runner::starters::of_game(g.name()).iter().map(StarterInfo::of).collect(),
         title: g.title().into(),
-        added: matches!(g, crate::served::ServedGame::Added(_)),
+        added: matches!(g, koth_ladder::served::ServedGame::Added(_)),
         status,
         log,
         added_by,
@@ -713,7 +713,7 @@ async fn add_game(
     let name = package.manifest.name.clone();
     let manifest = serde_json::to_value(&package.manifest).map_err(|e| ApiError(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))?;
     // The ladder it would get must be one this server can run.
-    crate::served::ServedGame::Added(Box::new(package.manifest.clone()))
+    koth_ladder::served::ServedGame::Added(Box::new(package.manifest.clone()))
         .default_ladder()
         .map_err(|e| ApiError(StatusCode::UNPROCESSABLE_ENTITY, e))?;
     match crate::db::games::add(&s.pool, &name, &manifest, &package.to_tar(), &package.source_hash(), who.id).await? {
@@ -836,11 +836,11 @@ async fn create_ladder(State(s): State<AppState>, headers: HeaderMap, ApiBody(bo
     let game = served_game(&s.pool, &l.game).await?;
     let config = game
         .default_ladder()
-        .and_then(|base| crate::format::LadderConfig::with_request(&base, l.format.as_deref(), l.settings.as_ref()))
+        .and_then(|base| koth_ladder::format::LadderConfig::with_request(&base, l.format.as_deref(), l.settings.as_ref()))
         .and_then(|c| game.check(&c).map(|()| c))
         .map_err(bad)?;
     let format = config.format.name().to_owned();
-    match crate::store::create_ladder_by(&s.pool, &l.name, &game, &config, crate::db::audit::Actor::Account(who.id)).await {
+    match crate::db::store::create_ladder_by(&s.pool, &l.name, &game, &config, crate::db::audit::Actor::Account(who.id)).await {
         Ok(id) => Ok((StatusCode::CREATED, Json(LadderCreated { id, name: l.name, game: game.name().into(), format })).into_response()),
         Err(sqlx::Error::Database(e)) if e.is_unique_violation() => {
             Err(ApiError(StatusCode::CONFLICT, format!("a ladder named {:?} exists", l.name)))
@@ -851,7 +851,7 @@ async fn create_ladder(State(s): State<AppState>, headers: HeaderMap, ApiBody(bo
 
 /// A game ladders may be made for: koth's own, or an added one that is
 /// ready; the error says which games there are, or why this one is not.
-async fn served_game(pool: &PgPool, name: &str) -> ApiResult<crate::served::ServedGame> {
+async fn served_game(pool: &PgPool, name: &str) -> ApiResult<koth_ladder::served::ServedGame> {
     if let Some(g) = koth_games::GameKind::from_name(name) {
         return Ok(g.into());
     }
@@ -875,11 +875,11 @@ async fn served_game(pool: &PgPool, name: &str) -> ApiResult<crate::served::Serv
 #[utoipa::path(get, path = "/api/ladders/{id}/leaderboard", tag = "ladders", params(("id" = i64, Path, description = "The ladder")),
     responses((status = 200, body = Leaderboard)))]
 async fn leaderboard(State(s): State<AppState>, ApiPath(id): ApiPath<i64>) -> ApiResult<Json<Leaderboard>> {
-    match crate::results::standings(&s.pool, id).await {
+    match crate::db::results::standings(&s.pool, id).await {
         Ok(Some(standings)) => Ok(Json(Leaderboard { ladder: id, standings })),
         Ok(None) => Err(not_found(&format!("ladder {id}"))),
-        Err(crate::store::StoreError::Db(e)) => Err(e.into()),
-        Err(crate::store::StoreError::Invalid(why)) => Err(ApiError(StatusCode::INTERNAL_SERVER_ERROR, why)),
+        Err(crate::db::store::StoreError::Db(e)) => Err(e.into()),
+        Err(crate::db::store::StoreError::Invalid(why)) => Err(ApiError(StatusCode::INTERNAL_SERVER_ERROR, why)),
     }
 }
 
@@ -906,10 +906,10 @@ async fn resume_ladder(State(s): State<AppState>, ApiPath(id): ApiPath<i64>, hea
     set_paused(&s, &headers, id, false).await
 }
 
-fn store_error(e: crate::store::StoreError) -> ApiError {
+fn store_error(e: crate::db::store::StoreError) -> ApiError {
     match e {
-        crate::store::StoreError::Db(e) => e.into(),
-        crate::store::StoreError::Invalid(why) => ApiError(StatusCode::INTERNAL_SERVER_ERROR, why),
+        crate::db::store::StoreError::Db(e) => e.into(),
+        crate::db::store::StoreError::Invalid(why) => ApiError(StatusCode::INTERNAL_SERVER_ERROR, why),
     }
 }
 
@@ -991,7 +991,7 @@ async fn start_finals(
     let r: FinalsRequest = json_body(&body, r#"{"top": 8, "format"?: "round_robin", "settings"?: {"rounds": 2}}"#)?;
     let now = contest_of(&s.pool, id).await?;
     match now.phase {
-        crate::contest::Phase::Open => {
+        koth_ladder::contest::Phase::Open => {
             return Err(conflict(match now.deadline {
                 Some(d) => format!(
                     "submissions are open until the deadline, {d}; start the finals after it (or move it: POST /api/ladders/{id}/deadline)"
@@ -1001,16 +1001,18 @@ async fn start_finals(
                 ),
             }))
         }
-        crate::contest::Phase::Finals | crate::contest::Phase::Final => return Err(conflict("the finals have already started".into())),
-        crate::contest::Phase::Closed => {}
+        koth_ladder::contest::Phase::Finals | koth_ladder::contest::Phase::Final => {
+            return Err(conflict("the finals have already started".into()))
+        }
+        koth_ladder::contest::Phase::Closed => {}
     }
     let mut conn = s.pool.acquire().await?;
     let (kind, ladder) =
-        crate::store::ladder_config(&mut conn, id).await.map_err(store_error)?.ok_or_else(|| not_found(&format!("ladder {id}")))?;
+        crate::db::store::ladder_config(&mut conn, id).await.map_err(store_error)?.ok_or_else(|| not_found(&format!("ladder {id}")))?;
     drop(conn);
     let format = r.format.as_deref().unwrap_or("round_robin");
     let config =
-        crate::contest::finals_config(&ladder, format, r.settings.as_ref()).and_then(|c| kind.check(&c).map(|()| c)).map_err(bad)?;
+        koth_ladder::contest::finals_config(&ladder, format, r.settings.as_ref()).and_then(|c| kind.check(&c).map(|()| c)).map_err(bad)?;
     let seats = kind.seats(&config);
     if (r.top as usize) < seats {
         return Err(bad(format!("the finals need at least {seats} bots (a match's seats), not top {}", r.top)));
@@ -1021,14 +1023,14 @@ async fn start_finals(
             "{waiting} version(s) submitted before the deadline are still compiling or in their validation game; start the finals when they are done"
         )));
     }
-    let table = crate::results::standings(&s.pool, id).await.map_err(store_error)?.ok_or_else(|| not_found(&format!("ladder {id}")))?;
+    let table = crate::db::results::standings(&s.pool, id).await.map_err(store_error)?.ok_or_else(|| not_found(&format!("ladder {id}")))?;
     let playable: Vec<i64> = reads::ladder_bots(&s.pool, id)
         .await?
         .into_iter()
         .filter(|b| b.disabled_reason.is_none() && b.current_version.is_some())
         .map(|b| b.id)
         .collect();
-    let finalists = crate::contest::finalists(&table, &playable, r.top as usize);
+    let finalists = koth_ladder::contest::finalists(&table, &playable, r.top as usize);
     if finalists.len() < seats {
         return Err(conflict(format!(
             "only {} bot(s) can play (a ready version, not disabled); a finals match needs {seats}",
@@ -1048,7 +1050,7 @@ async fn start_finals(
     responses((status = 200, content_type = "text/csv", body = String), (status = 404, body = ErrorBody, description = "No such ladder, or its finals are not over")))]
 async fn final_standings_csv(State(s): State<AppState>, ApiPath(id): ApiPath<i64>) -> ApiResult<Response> {
     let c = contest_of(&s.pool, id).await?;
-    let Some(standings) = c.standings.filter(|_| c.phase == crate::contest::Phase::Final) else {
+    let Some(standings) = c.standings.filter(|_| c.phase == koth_ladder::contest::Phase::Final) else {
         return Err(ApiError(
             StatusCode::NOT_FOUND,
             format!("no final standings yet: the contest is {}; they are final once its finals are over", c.phase.as_str()),
@@ -1057,7 +1059,7 @@ async fn final_standings_csv(State(s): State<AppState>, ApiPath(id): ApiPath<i64
     let disposition = format!("attachment; filename=\"ladder-{id}-final-standings.csv\"");
     Ok((
         [(axum::http::header::CONTENT_TYPE, "text/csv; charset=utf-8".to_owned()), (axum::http::header::CONTENT_DISPOSITION, disposition)],
-        crate::contest::to_csv(&standings),
+        koth_ladder::contest::to_csv(&standings),
     )
         .into_response())
 }
@@ -1158,7 +1160,7 @@ async fn submit(
     let stored = sub.source_tar();
     let language = sub.language.name.clone();
     let hash = sub.source_hash();
-    let new = crate::store::NewVersion {
+    let new = crate::db::store::NewVersion {
         ladder,
         bot_name: &name,
         owner: who.id,
@@ -1168,8 +1170,8 @@ async fn submit(
         source: &stored,
         source_hash: &hash,
     };
-    use crate::store::SubmitError;
-    let done = match crate::store::submit(&s.pool, &new, limits.as_ref()).await {
+    use crate::db::store::SubmitError;
+    let done = match crate::db::store::submit(&s.pool, &new, limits.as_ref()).await {
         Ok(done) => done,
         Err(SubmitError::OverLimit(e)) => return Ok(over_limit(e)),
         Err(SubmitError::Closed(deadline)) => return Err(forbidden(&closed_at(ladder, &deadline))),
@@ -1621,7 +1623,7 @@ async fn challenge(State(s): State<AppState>, headers: HeaderMap, ApiBody(body):
     let who = require_caller(&s.pool, &headers).await?;
     let c: NewChallenge = json_body(&body, r#"{"ladder": 1, "bots": [1, 2]}"#)?;
     let mut conn = s.pool.acquire().await?;
-    let (kind, _) = crate::store::ladder_config(&mut conn, c.ladder)
+    let (kind, _) = crate::db::store::ladder_config(&mut conn, c.ladder)
         .await
         .map_err(store_error)?
         .ok_or_else(|| not_found(&format!("ladder {}", c.ladder)))?;
@@ -1641,12 +1643,12 @@ async fn challenge(State(s): State<AppState>, headers: HeaderMap, ApiBody(body):
         (rand::thread_rng().gen::<u64>() >> 1) as i64
     };
     let limit = if who.is_host { None } else { Some(s.options.challenges_in_flight) };
-    let id = match crate::store::create_challenge(&s.pool, c.ladder, &c.bots, seed, who.id, limit).await {
+    let id = match crate::db::store::create_challenge(&s.pool, c.ladder, &c.bots, seed, who.id, limit).await {
         Ok(id) => id,
-        Err(crate::store::ChallengeError::Invalid(why)) => return Err(ApiError(StatusCode::UNPROCESSABLE_ENTITY, why)),
-        Err(crate::store::ChallengeError::OverLimit(e)) => return Ok(over_limit(e)),
+        Err(crate::db::store::ChallengeError::Invalid(why)) => return Err(ApiError(StatusCode::UNPROCESSABLE_ENTITY, why)),
+        Err(crate::db::store::ChallengeError::OverLimit(e)) => return Ok(over_limit(e)),
         // The database failing is not the caller's fault: 503, try again.
-        Err(crate::store::ChallengeError::Db(e)) => return Err(e.into()),
+        Err(crate::db::store::ChallengeError::Db(e)) => return Err(e.into()),
     };
     Ok((StatusCode::CREATED, Json(ChallengeCreated { match_id: id, rated: false })).into_response())
 }
@@ -1659,21 +1661,21 @@ async fn challenge(State(s): State<AppState>, headers: HeaderMap, ApiBody(body):
               (status = 409, body = ErrorBody, description = "A runner is playing it, or it is over")))]
 async fn cancel_match(State(s): State<AppState>, ApiPath(id): ApiPath<i64>, headers: HeaderMap) -> ApiResult<Json<MatchCancelled>> {
     let who = require_caller(&s.pool, &headers).await?;
-    let requester = crate::store::match_requester(&s.pool, id).await?.ok_or_else(|| not_found(&format!("match {id}")))?;
+    let requester = crate::db::store::match_requester(&s.pool, id).await?.ok_or_else(|| not_found(&format!("match {id}")))?;
     if !who.is_host && requester != Some(who.id) {
         return Err(forbidden("only who asked for a challenge, or a host, can cancel a match"));
     }
     let why =
         if who.is_host { format!("cancelled by {}, a host", who.name) } else { format!("cancelled by {}, who asked for it", who.name) };
-    match crate::store::cancel_match(&s.pool, id, who.id, &why).await? {
-        crate::store::Cancelled::Done => Ok(Json(MatchCancelled { id, reason: why })),
-        crate::store::Cancelled::TooLate(state) => Err(ApiError(
+    match crate::db::store::cancel_match(&s.pool, id, who.id, &why).await? {
+        crate::db::store::Cancelled::Done => Ok(Json(MatchCancelled { id, reason: why })),
+        crate::db::store::Cancelled::TooLate(state) => Err(ApiError(
             StatusCode::CONFLICT,
             format!(
                 "match {id} cannot be cancelled: {}",
                 if state == MatchState::Queued { "a runner is playing it" } else { "it is over" }
             ),
         )),
-        crate::store::Cancelled::NoSuchMatch => Err(not_found(&format!("match {id}"))),
+        crate::db::store::Cancelled::NoSuchMatch => Err(not_found(&format!("match {id}"))),
     }
 }

@@ -8,8 +8,8 @@ use std::time::Duration;
 use sqlx::{PgConnection, PgPool, Row};
 
 use super::store::StoreError;
-use crate::quota::{check_signup, OverLimit, SignupLimits, SignupUsage, SubmissionUsage};
 use crate::types::{Me, TokenInfo};
+use koth_ladder::quota::{check_signup, OverLimit, SignupLimits, SignupUsage, SubmissionUsage};
 
 type Result<T> = std::result::Result<T, StoreError>;
 

@@ -7,7 +7,7 @@
 use sqlx::{PgConnection, PgPool, Row};
 
 use crate::audit::{one_line, AuditAction, AuditEntry, AuditPage, Subjects};
-use crate::store::StoreError;
+use crate::db::store::StoreError;
 
 /// Who did what an entry records.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

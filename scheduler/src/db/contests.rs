@@ -1,12 +1,12 @@
 //! A ladder's contest as stored: its deadline, its finals and their final
-//! standings ([`crate::contest`] says what each phase means).
+//! standings ([`koth_ladder::contest`] says what each phase means).
 
 use sqlx::{PgConnection, PgPool, Row};
 
 use super::audit::{self, Actor};
 use crate::audit::{AuditAction, Subjects};
-use crate::contest::{self, FinalStandings, FinalsPlan, Phase};
-use crate::store::{self, Stage, StoreError};
+use crate::db::store::{self, Stage, StoreError};
+use koth_ladder::contest::{self, FinalStandings, FinalsPlan, Phase};
 
 /// Times as the API gives them: RFC 3339 in UTC.
 pub(super) const UTC: &str = r#"'YYYY-MM-DD"T"HH24:MI:SS"Z"'"#;

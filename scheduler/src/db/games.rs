@@ -1,7 +1,7 @@
 //! Games hosts add to the server (`sql/0015_added_games.sql`): stored with
 //! their files, validated by a runner (a `validate_game` job: the referee
 //! built, a match between the example bots judged by
-//! [`crate::validation::judge_game`]), then offered for ladders.
+//! [`koth_ladder::validation::judge_game`]), then offered for ladders.
 
 use serde_json::Value;
 use sqlx::{PgConnection, PgPool, Row};
@@ -10,7 +10,7 @@ use super::audit::{self, Actor};
 use super::store::{enqueue_job, StoreError, PRIORITY_COMPILE};
 use crate::audit::{AuditAction, Subjects};
 use crate::job::{GameStatus, Job};
-use crate::served::{ServedGame, ADDED_KIND};
+use koth_ladder::served::{ServedGame, ADDED_KIND};
 
 type Result<T> = std::result::Result<T, StoreError>;
 

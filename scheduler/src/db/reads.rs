@@ -15,8 +15,8 @@ use crate::job::{JobState, MatchState, VersionStatus};
 /// by its ladder's format.
 const MATCH_KIND_SQL: &str = "CASE WHEN m.validates IS NOT NULL THEN 'validation' WHEN m.finals THEN 'finals' \
      WHEN m.requested_by IS NOT NULL THEN 'challenge' WHEN m.rated THEN 'rated' ELSE 'standings' END";
-use crate::rating::{leaderboard_score, Rating};
 use crate::types::*;
+use koth_ladder::rating::{leaderboard_score, Rating};
 
 type Result<T> = std::result::Result<T, StoreError>;
 
@@ -158,7 +158,7 @@ pub async fn ladders(pool: &PgPool) -> Result<Vec<LadderSummary>> {
             format: r.get("format"),
             paused: r.get("paused"),
             bots: r.get("bots"),
-            phase: crate::contest::Phase::of(r.get("passed"), r.get("finals"), r.get("finished")),
+            phase: koth_ladder::contest::Phase::of(r.get("passed"), r.get("finals"), r.get("finished")),
             deadline: r.get("deadline"),
         })
         .collect())
@@ -523,9 +523,9 @@ pub async fn match_info(pool: &PgPool, id: i64) -> Result<Option<MatchInfo>> {
     {
         (Some(game), Some(format), Some(settings)) => {
             // A ladder whose settings koth cannot read: the command without limits.
-            let mut common = crate::format::LadderConfig::parse(&format, &settings).map(|c| c.common).unwrap_or_default();
+            let mut common = koth_ladder::format::LadderConfig::parse(&format, &settings).map(|c| c.common).unwrap_or_default();
             if m.get::<Option<i64>, _>("validates").is_some() {
-                common = crate::validation::limits(common);
+                common = koth_ladder::validation::limits(common);
             }
             let seats: Vec<(String, String)> = seats
                 .iter()

@@ -2,7 +2,7 @@
 //! `sql/0007_packed_replays.sql` and [`crate::packed`]).
 //!
 //! A replay is written once, packed, in the transaction that records its
-//! match ([`crate::results::record_match`]). Replays recorded before
+//! match ([`crate::db::results::record_match`]). Replays recorded before
 //! packing are `jsonb` in `matches.replay`; the first time such a match's
 //! frames are drawn its replay is packed and moved here with them
 //! ([`keep_frames`]), so old rows shrink as they are viewed.

@@ -1,43 +1,25 @@
 //! Recording a finished match: outcomes, replay and ratings, in the
-//! transaction that completes the match's job (see [`crate::queue`]), so a
+//! transaction that completes the match's job (see [`crate::db::queue`]), so a
 //! match's ratings change exactly once, or not at all.
 //!
-//! A match is rated when it was queued as rated, its ladder's format is
-//! `rated`, and every seat still plays the version it played with: results
-//! of superseded versions are recorded but not rated. Rating rows of the
-//! match's bots are locked in bot order before they are read, so matches
-//! sharing a bot apply their updates one after another, in commit order.
+//! What the match means (its validation verdict, the bots it disables, and
+//! whether it is rated) is decided by [`koth_ladder::settle`], pure: this
+//! module reads the facts it needs, and writes what it decides. Rating
+//! rows of the match's bots are locked in bot order before they are read,
+//! so matches sharing a bot apply their updates one after another, in
+//! commit order.
 
-use koth_games::MatchResult;
+use koth_ladder::outcome::SeatOutcome;
+use koth_ladder::settle::{self, BotRecord, Finished, Role, Unrated, FAILURE_WINDOW};
 use koth_runner::BotStatus;
 use sqlx::{PgConnection, Row};
 
 use super::audit::{self, Actor};
 use crate::audit::{match_summary, AuditAction, SeatLine, Subjects};
-use crate::format::Standings;
+use crate::db::store::{self, StoreError};
 use crate::packed::PackedReplay;
-use crate::rating::{Rating, RatingSystem};
-use crate::store::{self, StoreError};
-
-/// One seat's outcome.
-#[derive(Clone, Debug)]
-pub struct SeatOutcome {
-    pub seat: i32,
-    pub score: f64,
-    /// 1 = best; equal ranks tie.
-    pub rank: u32,
-    pub result: MatchResult,
-    /// How the bot's program fared (ok, crashed, timed out, ...).
-    pub status: BotStatus,
-    pub stderr: String,
-    /// (turn, end offset in `stderr`) for the turns that wrote something.
-    pub stderr_turns: Vec<(u32, usize)>,
-    /// Answers counted as moves, timeouts and invalid answers (what a
-    /// validation game is judged on; not stored).
-    pub moves: u32,
-    pub timeouts: u32,
-    pub invalid_moves: u32,
-}
+use koth_ladder::format::Standings;
+use koth_ladder::rating::{Rating, RatingSystem};
 
 #[derive(Clone, Debug)]
 pub struct MatchOutcome {
@@ -47,17 +29,6 @@ pub struct MatchOutcome {
     pub replay: PackedReplay,
     pub seats: Vec<SeatOutcome>,
 }
-
-/// Status kinds, as stored, that count as the bot's own failure: the
-/// engine's ([`BotStatus::is_bot_failure`]) and `disqualified`, which
-/// koth-runner 0.1 wrote for a Snake bot that never spoke.
-pub fn failure_kinds() -> Vec<&'static str> {
-    BotStatus::FAILURE_KINDS.iter().copied().chain(["disqualified"]).collect()
-}
-/// A bot failing in this many of its current version's last
-/// [`FAILURE_WINDOW`] matches is disabled.
-const FAILURE_LIMIT: i64 = 7;
-const FAILURE_WINDOW: i64 = 10;
 
 /// Write the outcome of `match_id`; returns whether it was rated.
 pub async fn record_match(conn: &mut PgConnection, match_id: i64, outcome: &MatchOutcome) -> Result<bool, sqlx::Error> {
@@ -72,7 +43,6 @@ pub async fn record_match(conn: &mut PgConnection, match_id: i64, outcome: &Matc
     .await?;
     super::replays::record(conn, match_id, &outcome.replay).await?;
     let ladder_id: Option<i64> = m.get("ladder_id");
-    let queued_rated: bool = m.get("rated");
     for s in &outcome.seats {
         sqlx::query(
             "UPDATE match_seats SET score = $3, rank = $4, result = $5, status = $6, stderr = $7, stderr_turns = $8 \
@@ -89,33 +59,26 @@ pub async fn record_match(conn: &mut PgConnection, match_id: i64, outcome: &Matc
         .execute(&mut *conn)
         .await?;
     }
-    let validates: Option<i64> = m.get("validates");
-    let kind = match validates {
-        Some(v) => format!("the validation game of version {v}"),
-        None if m.get("challenge") => "a challenge".to_owned(),
-        None if m.get("finals") => "a finals match".to_owned(),
-        None => "a ladder match".to_owned(),
+    let role = match m.get::<Option<i64>, _>("validates") {
+        Some(version) => Role::Validation { version },
+        None if m.get("challenge") => Role::Challenge,
+        None if m.get("finals") => Role::Finals,
+        None => Role::Ladder,
     };
-    audit_finished(conn, match_id, m.get("job_id"), &kind, outcome).await?;
-    if let Some(version) = validates {
-        // A validation game rates nobody and counts for no ladder.
-        let verdict = crate::validation::judge(&outcome.seats, outcome.turns);
-        store::record_validation(conn, version, &verdict).await?;
-        return Ok(false);
-    }
-    disable_failing_bots(conn, match_id).await?;
-    let Some(ladder_id) = ladder_id else { return Ok(false) };
-    let system = match store::ladder_config(&mut *conn, ladder_id).await {
-        Ok(Some((_, config))) => config.format.rating_system(),
-        Ok(None) => None,
-        Err(StoreError::Db(e)) => return Err(e),
-        // The result is kept; ratings wait for a configuration koth can read.
-        Err(StoreError::Invalid(why)) => {
-            tracing::warn!(match_id, "not rated: {why}");
-            None
-        }
+    audit_finished(conn, match_id, m.get("job_id"), &role.describe(), outcome).await?;
+    let rating_system = match ladder_id {
+        None => None,
+        Some(ladder_id) => match store::ladder_config(&mut *conn, ladder_id).await {
+            Ok(Some((_, config))) => config.format.rating_system(),
+            Ok(None) => None,
+            Err(StoreError::Db(e)) => return Err(e),
+            // The result is kept; ratings wait for a configuration koth can read.
+            Err(StoreError::Invalid(why)) => {
+                tracing::warn!(match_id, "not rated: {why}");
+                None
+            }
+        },
     };
-    let Some(system) = system.filter(|_| queued_rated) else { return Ok(false) };
     let superseded: i64 = sqlx::query_scalar(
         "SELECT count(*) FROM match_seats s JOIN bots b ON b.id = s.bot_id \
          WHERE s.match_id = $1 AND b.current_version IS DISTINCT FROM s.version_id",
@@ -123,12 +86,54 @@ pub async fn record_match(conn: &mut PgConnection, match_id: i64, outcome: &Matc
     .bind(match_id)
     .fetch_one(&mut *conn)
     .await?;
-    if superseded > 0 {
-        sqlx::query("UPDATE matches SET rated = false WHERE id = $1").bind(match_id).execute(&mut *conn).await?;
-        return Ok(false);
+    let facts = Finished {
+        role,
+        seats: &outcome.seats,
+        turns: outcome.turns,
+        queued_rated: m.get("rated"),
+        rating_system,
+        superseded_seats: superseded as usize,
+        bots: bot_records(conn, match_id).await?,
+    };
+    let settled = settle::settle(&facts);
+    if let Some((version, verdict)) = &settled.validation {
+        store::record_validation(conn, *version, verdict).await?;
     }
-    apply_ratings(conn, ladder_id, match_id, system).await?;
-    Ok(true)
+    disable_bots(conn, &settled.disable).await?;
+    match (settled.rating, ladder_id) {
+        (Ok(system), Some(ladder_id)) => {
+            apply_ratings(conn, ladder_id, match_id, system).await?;
+            Ok(true)
+        }
+        (Err(Unrated::Superseded), _) => {
+            sqlx::query("UPDATE matches SET rated = false WHERE id = $1").bind(match_id).execute(&mut *conn).await?;
+            Ok(false)
+        }
+        _ => Ok(false),
+    }
+}
+
+/// The match's bots, each with the status kinds of its current version's
+/// latest finished matches (this one included), newest first.
+async fn bot_records(conn: &mut PgConnection, match_id: i64) -> Result<Vec<BotRecord>, sqlx::Error> {
+    let rows = sqlx::query(
+        "SELECT b.id, b.disabled_reason IS NOT NULL AS disabled, \
+                ARRAY(SELECT s.status->>'kind' FROM match_seats s JOIN matches m ON m.id = s.match_id AND m.state = 'finished' \
+                      WHERE s.bot_id = b.id AND s.version_id = b.current_version ORDER BY s.match_id DESC LIMIT $2) AS recent \
+         FROM bots b WHERE b.id IN (SELECT bot_id FROM match_seats WHERE match_id = $1) ORDER BY b.id",
+    )
+    .bind(match_id)
+    .bind(FAILURE_WINDOW as i64)
+    .fetch_all(&mut *conn)
+    .await?;
+    Ok(rows
+        .iter()
+        .map(|r| BotRecord {
+            bot: r.get("id"),
+            disabled: r.get("disabled"),
+            recent: r.get::<Vec<Option<String>>, _>("recent").into_iter().map(Option::unwrap_or_default).collect(),
+        })
+        .collect())
 }
 
 /// The match's entry in the audit trail: who played it, and each seat's
@@ -212,44 +217,27 @@ async fn apply_ratings(conn: &mut PgConnection, ladder_id: i64, match_id: i64, s
     Ok(())
 }
 
-/// Disable a bot whose current version failed (crashed, ran out of
-/// memory, stopped reading, never connected) in most of its recent matches.
-async fn disable_failing_bots(conn: &mut PgConnection, match_id: i64) -> Result<(), sqlx::Error> {
-    let kinds = failure_kinds();
-    let disabled = sqlx::query(
-        "WITH recent AS ( \
-             SELECT s.bot_id, s.status->>'kind' AS kind, \
-                    row_number() OVER (PARTITION BY s.bot_id ORDER BY s.match_id DESC) AS n \
-             FROM match_seats s JOIN bots b ON b.id = s.bot_id AND b.current_version = s.version_id \
-             JOIN matches m ON m.id = s.match_id AND m.state = 'finished' \
-             WHERE s.bot_id IN (SELECT bot_id FROM match_seats WHERE match_id = $1)), \
-         tally AS ( \
-             SELECT bot_id, count(*) AS played, count(*) FILTER (WHERE kind = ANY($2)) AS failed \
-             FROM recent WHERE n <= $3 GROUP BY bot_id) \
-         UPDATE bots SET disabled_reason = format( \
-             'disabled: its current version crashed, ran out of memory, stopped reading its input or never connected in %s of its last %s matches; \
-              read its stderr logs and submit a fixed version', tally.failed, tally.played) \
-         FROM tally WHERE bots.id = tally.bot_id AND tally.played >= $3 AND tally.failed >= $4 \
-               AND bots.disabled_reason IS NULL \
-         RETURNING bots.id, bots.disabled_reason",
-    )
-    .bind(match_id)
-    .bind(&kinds)
-    .bind(FAILURE_WINDOW)
-    .bind(FAILURE_LIMIT)
-    .fetch_all(&mut *conn)
-    .await?;
-    for r in &disabled {
-        let (bot, reason): (i64, String) = (r.get("id"), r.get("disabled_reason"));
-        let cancelled = store::cancel_matches_of(conn, &[bot], "cancelled: a bot was disabled for failing in its matches").await?;
+/// Disable these bots (unless disabled meanwhile), cancel their queued
+/// matches and say so in the audit trail.
+async fn disable_bots(conn: &mut PgConnection, bots: &[(i64, String)]) -> Result<(), sqlx::Error> {
+    for (bot, reason) in bots {
+        let done = sqlx::query("UPDATE bots SET disabled_reason = $2 WHERE id = $1 AND disabled_reason IS NULL")
+            .bind(bot)
+            .bind(reason)
+            .execute(&mut *conn)
+            .await?;
+        if done.rows_affected() == 0 {
+            continue;
+        }
+        let cancelled = store::cancel_matches_of(conn, &[*bot], "cancelled: a bot was disabled for failing in its matches").await?;
         let why = format!("{reason}; {} queued match(es) cancelled", cancelled.len());
-        let subjects = Subjects { bot: Some(bot), ..Subjects::default() };
+        let subjects = Subjects { bot: Some(*bot), ..Subjects::default() };
         audit::record(conn, Actor::Koth, AuditAction::BotAutoDisabled, subjects, &why).await?;
     }
     Ok(())
 }
 
-/// A ladder's leaderboard, by its format ([`crate::format::Format::standings`]);
+/// A ladder's leaderboard, by its format ([`koth_ladder::format::Format::standings`]);
 /// None if there is no such ladder.
 pub async fn standings(pool: &sqlx::PgPool, ladder_id: i64) -> Result<Option<Standings>, StoreError> {
     let mut conn = pool.acquire().await?;

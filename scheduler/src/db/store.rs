@@ -7,11 +7,11 @@ use sqlx::{PgConnection, PgPool, Row};
 
 use super::audit::{self, Actor};
 use crate::audit::{AuditAction, Subjects};
-use crate::format::{CommonSettings, LadderBot, LadderConfig, LadderState, MatchRecord};
+use crate::db::queue::enqueue_on;
 use crate::job::Job;
-use crate::queue::enqueue_on;
-use crate::rating::Rating;
-use crate::served::{ServedGame, ADDED_KIND};
+use koth_ladder::format::{CommonSettings, LadderBot, LadderConfig, LadderState, MatchRecord};
+use koth_ladder::rating::Rating;
+use koth_ladder::served::{ServedGame, ADDED_KIND};
 
 /// A stored row that cannot be used, or the database failing.
 #[derive(Debug, thiserror::Error)]
@@ -297,7 +297,7 @@ pub enum SubmitError {
     #[error("submissions to this ladder closed at its deadline, {0}")]
     Closed(String),
     #[error("{}", .0.message)]
-    OverLimit(crate::quota::OverLimit),
+    OverLimit(koth_ladder::quota::OverLimit),
     #[error("this bot belongs to someone else; choose another name")]
     NotYours,
     #[error("no such ladder")]
@@ -325,7 +325,7 @@ pub enum SubmitError {
 pub async fn submit(
     pool: &PgPool,
     new: &NewVersion<'_>,
-    limits: Option<&crate::quota::SubmissionLimits>,
+    limits: Option<&koth_ladder::quota::SubmissionLimits>,
 ) -> Result<SubmittedVersion, SubmitError> {
     let mut tx = pool.begin().await?;
     super::accounts::lock_account(&mut tx, new.owner).await?;
@@ -336,7 +336,7 @@ pub async fn submit(
     }
     if let Some(limits) = limits {
         let usage = super::accounts::submission_usage(&mut tx, new.owner).await?;
-        crate::quota::check_submission(limits, &usage, Some(new.source.len())).map_err(SubmitError::OverLimit)?;
+        koth_ladder::quota::check_submission(limits, &usage, Some(new.source.len())).map_err(SubmitError::OverLimit)?;
     }
     // Made here, or found (and locked, which also serialises version
     // numbers per bot); a bot made at the same moment by another account's
@@ -406,7 +406,7 @@ pub async fn version_source(pool: &PgPool, version_id: i64) -> Result<Option<Ver
 
 /// Record a compile's outcome (inside the transaction that completes its
 /// job). A compiled version plays its validation game first
-/// ([`crate::validation`]), unless its ladder skips them: then it becomes
+/// ([`koth_ladder::validation`]), unless its ladder skips them: then it becomes
 /// its bot's current version at once.
 pub async fn record_compile(
     conn: &mut PgConnection,
@@ -531,8 +531,12 @@ async fn accept_version(conn: &mut PgConnection, version_id: i64, log: Option<&s
 
 /// Record what a version's validation game showed (in the transaction that
 /// records the game), in the audit trail too.
-pub async fn record_validation(conn: &mut PgConnection, version_id: i64, verdict: &crate::validation::Verdict) -> Result<(), sqlx::Error> {
-    use crate::validation::Verdict;
+pub async fn record_validation(
+    conn: &mut PgConnection,
+    version_id: i64,
+    verdict: &koth_ladder::validation::Verdict,
+) -> Result<(), sqlx::Error> {
+    use koth_ladder::validation::Verdict;
     let version = Subjects { version: Some(version_id), ..Subjects::default() };
     match verdict {
         Verdict::Passed(log) => {
@@ -563,7 +567,7 @@ async fn refuse_version(conn: &mut PgConnection, version_id: i64, log: &str) -> 
 /// Versions whose validation game ended without being played (failed or
 /// cancelled): refused, with why; their bots' previous versions play on.
 async fn refuse_unplayed_validations(conn: &mut PgConnection, matches: &[i64], why: &str) -> Result<(), sqlx::Error> {
-    let log = crate::validation::not_played(why);
+    let log = koth_ladder::validation::not_played(why);
     let refused: Vec<i64> = sqlx::query_scalar(
         "UPDATE bot_versions SET status = 'refused', validation_log = $2 \
          WHERE validation_match = ANY($1) AND status = 'validating' RETURNING id",
@@ -668,7 +672,7 @@ pub async fn match_to_play(pool: &PgPool, match_id: i64) -> Result<Option<MatchT
     let settings: Value = m.get("settings");
     let mut settings = CommonSettings::from_stored(&settings);
     if m.get::<bool, _>("validation") {
-        settings = crate::validation::limits(settings);
+        settings = koth_ladder::validation::limits(settings);
     }
     let seats = sqlx::query(
         "SELECT s.seat, s.bot_id, b.name, s.version_id, v.language, v.main, v.source, v.source_hash, v.artifact, v.image_id \
@@ -704,7 +708,7 @@ pub async fn match_to_play(pool: &PgPool, match_id: i64) -> Result<Option<MatchT
 
 /// An unrated challenge between bots of one ladder, in this seat order,
 /// queued ahead of ladder matches within its fair share of the runners
-/// ([`crate::queue::FairShare`]), asked for by `requested_by` (who may
+/// ([`crate::db::queue::FairShare`]), asked for by `requested_by` (who may
 /// cancel it). Every bot must have a ready version, and appear once.
 /// `in_flight_limit` (`None` for hosts): the challenges the account may
 /// have queued or playing, counted after the account's lock in the
@@ -728,7 +732,7 @@ pub async fn create_challenge(
             .bind(requested_by)
             .fetch_one(&mut *tx)
             .await?;
-        crate::quota::check_challenge(limit, in_flight).map_err(ChallengeError::OverLimit)?;
+        koth_ladder::quota::check_challenge(limit, in_flight).map_err(ChallengeError::OverLimit)?;
     }
     let ready: i64 = sqlx::query_scalar(
         "SELECT count(*) FROM bots WHERE id = ANY($1) AND ladder_id = $2 AND current_version IS NOT NULL AND disabled_reason IS NULL",
@@ -753,7 +757,7 @@ pub enum ChallengeError {
     #[error("{0}")]
     Invalid(String),
     #[error("{}", .0.message)]
-    OverLimit(crate::quota::OverLimit),
+    OverLimit(koth_ladder::quota::OverLimit),
     #[error(transparent)]
     Db(#[from] sqlx::Error),
 }
@@ -876,7 +880,7 @@ pub async fn create_match_in_round(
 
 /// Note `job` (a compile or validation game of `version`) as its owner's
 /// work, so that the claim runs a bounded number of one account's at once
-/// ([`crate::queue::FairShare::compiles_per_account`]); a host's are not
+/// ([`crate::db::queue::FairShare::compiles_per_account`]); a host's are not
 /// counted (`koth up` compiles its example bots all at once).
 async fn charge_to_owner(conn: &mut PgConnection, job: i64, version: i64) -> Result<(), sqlx::Error> {
     sqlx::query(

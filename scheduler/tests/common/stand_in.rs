@@ -6,11 +6,12 @@ use std::time::Duration;
 
 use koth_games::replay::Replay;
 use koth_games::MatchResult;
+use koth_ladder::outcome::SeatOutcome;
 use koth_runner::BotStatus;
+use koth_scheduler::db::queue::Queue;
+use koth_scheduler::db::results::{record_match, MatchOutcome};
 use koth_scheduler::job::Job;
 use koth_scheduler::packed::PackedReplay;
-use koth_scheduler::queue::Queue;
-use koth_scheduler::results::{record_match, MatchOutcome, SeatOutcome};
 use rand::Rng;
 use sqlx::PgPool;
 

@@ -24,7 +24,7 @@
 //! version with a log that says so ([`not_played`]).
 
 use crate::format::CommonSettings;
-use crate::results::SeatOutcome;
+use crate::outcome::SeatOutcome;
 
 /// Turns a validation game lasts at most: enough to start, read the
 /// protocol and play a few hundred moves; a bot that fails later is caught
