@@ -11,7 +11,7 @@
 //! | `finals` | the host starts them | the top N of the standings at that moment, with their versions then, play a finite format of the host's choice (a full round robin with every seat order, or Swiss rounds in waves) on matches of their own; the ladder's own matches stop |
 //! | `final` | the finals' format has nothing left to play | the finals' standings are frozen with how settled each place is, published and exportable (JSON, CSV) |
 //!
-//! The finals are only formats that end ([`FINALS_FORMATS`]): a rated or
+//! The finals are only formats that end ([`finals_formats`]): a rated or
 //! neighbours ladder never runs out of matches, so it could not say when
 //! the standings are final.
 //!
@@ -28,7 +28,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::format::{Column, Format, LadderConfig, LadderState, NewMatch, Standings};
+use crate::format::{Column, Format, FormatName, LadderConfig, LadderState, NewMatch, Standings};
 
 /// Where a contest is in its life.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
@@ -45,6 +45,8 @@ pub enum Phase {
 }
 
 impl Phase {
+    pub const ALL: [Phase; 4] = [Phase::Open, Phase::Closed, Phase::Finals, Phase::Final];
+
     pub fn of(deadline_passed: bool, finals_started: bool, finished: bool) -> Phase {
         match (deadline_passed, finals_started, finished) {
             (_, _, true) => Phase::Final,
@@ -65,7 +67,9 @@ impl Phase {
 }
 
 /// Formats the finals may be played in: those that end ([`Format::ends`]).
-pub const FINALS_FORMATS: [&str; 2] = ["round_robin", "swiss"];
+pub fn finals_formats() -> [FormatName; 2] {
+    [FormatName::RoundRobin, FormatName::Swiss]
+}
 
 /// Whether a stage played in `format` has played all it will: the format
 /// ends, asks for no more matches (`next`, what it asked for now), none is
@@ -91,8 +95,8 @@ pub fn current_stage(ladder: LadderConfig, finals: Option<&FinalsPlan>) -> Resul
 pub struct FinalsPlan {
     /// How many of the standings' top the host asked for.
     pub top: u32,
-    /// `round_robin` or `swiss`.
-    pub format: String,
+    /// A format that ends ([`finals_formats`]).
+    pub format: FormatName,
     /// The finals' settings, common and the format's own, as stored.
     #[schema(value_type = Object)]
     pub settings: Value,
@@ -103,24 +107,22 @@ pub struct FinalsPlan {
 
 impl FinalsPlan {
     pub fn config(&self) -> Result<LadderConfig, String> {
-        LadderConfig::parse(&self.format, &self.settings)
+        LadderConfig::of(self.format, &self.settings)
     }
 }
 
 /// The finals' configuration: the ladder's common settings (seats, turn
 /// and time limits), the requested format with its defaults, then the
 /// requested fields over them.
-pub fn finals_config(ladder: &LadderConfig, format: &str, settings: Option<&Value>) -> Result<LadderConfig, String> {
-    if !FINALS_FORMATS.contains(&format) {
+pub fn finals_config(ladder: &LadderConfig, format: FormatName, settings: Option<&Value>) -> Result<LadderConfig, String> {
+    let finals = finals_formats();
+    if !finals.contains(&format) {
         return Err(format!(
-            "finals are played as {}, formats that end; {format:?} does not end, so the standings would never be final",
-            FINALS_FORMATS.join(" or ")
+            "finals are played as {}, formats that end; {format} does not end, so the standings would never be final",
+            finals.map(FormatName::as_str).join(" or ")
         ));
     }
-    let base = LadderConfig {
-        common: ladder.common.clone(),
-        format: Format::default_of(format).ok_or_else(|| format!("unknown format {format:?}"))?,
-    };
+    let base = LadderConfig { common: ladder.common.clone(), format: Format::default_of(format) };
     LadderConfig::with_request(&base, None, settings)
 }
 
@@ -159,7 +161,7 @@ pub struct FinalRow {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct FinalStandings {
     /// The finals' format.
-    pub format: String,
+    pub format: FormatName,
     /// The columns after rank and name, in order (then low, high, settled).
     pub columns: Vec<Column>,
     pub rows: Vec<FinalRow>,
@@ -299,14 +301,14 @@ mod tests {
 
     #[test]
     fn the_finals_formats_are_those_that_end() {
-        let ending: Vec<&str> = Format::NAMES.into_iter().filter(|n| Format::default_of(n).unwrap().ends()).collect();
-        assert_eq!(ending, FINALS_FORMATS);
+        let ending: Vec<FormatName> = FormatName::ALL.into_iter().filter(|n| Format::default_of(*n).ends()).collect();
+        assert_eq!(ending, finals_formats());
     }
 
     #[test]
     fn a_stage_is_played_out_when_a_format_that_ends_has_nothing_left() {
         let rr = Format::RoundRobin(RoundRobinSettings::default());
-        let rated = Format::default_of("rated").unwrap();
+        let rated = Format::default_of(FormatName::Rated);
         let done = LadderState { bots: vec![bot(1), bot(2)], matches: vec![played(1, 2, true), played(2, 1, true)], queued: 0 };
         let next =
             |f: &Format, st: &LadderState| f.next_matches(st, 2, &mut <rand_chacha::ChaCha8Rng as rand::SeedableRng>::seed_from_u64(0));
@@ -323,24 +325,24 @@ mod tests {
     #[test]
     fn finals_take_only_formats_that_end_and_keep_the_ladders_limits() {
         let ladder = LadderConfig::parse("rated", &json!({"seats": 2, "max_turns": 80})).unwrap();
-        let rr = finals_config(&ladder, "round_robin", Some(&json!({"rounds": 3}))).unwrap();
+        let rr = finals_config(&ladder, FormatName::RoundRobin, Some(&json!({"rounds": 3}))).unwrap();
         assert_eq!((rr.common.seats, rr.common.max_turns), (Some(2), Some(80)));
         assert!(matches!(rr.format, Format::RoundRobin(RoundRobinSettings { rounds: 3, .. })));
-        let swiss = finals_config(&ladder, "swiss", None).unwrap();
+        let swiss = finals_config(&ladder, FormatName::Swiss, None).unwrap();
         assert_eq!(swiss.format, Format::Swiss(SwissSettings::default()));
-        for never_ends in ["rated", "neighbours"] {
+        for never_ends in [FormatName::Rated, FormatName::Neighbours] {
             let e = finals_config(&ladder, never_ends, None).unwrap_err();
             assert!(e.contains("does not end") && e.contains("round_robin or swiss"), "{e}");
         }
-        let e = finals_config(&ladder, "round_robin", Some(&json!({"rondes": 3}))).unwrap_err();
+        let e = finals_config(&ladder, FormatName::RoundRobin, Some(&json!({"rondes": 3}))).unwrap_err();
         assert!(e.contains("rondes"), "{e}");
-        let plan = FinalsPlan { top: 4, format: "round_robin".into(), settings: rr.to_stored().1, finalists: vec![3, 1] };
+        let plan = FinalsPlan { top: 4, format: FormatName::RoundRobin, settings: rr.to_stored().1, finalists: vec![3, 1] };
         assert_eq!(plan.config().unwrap(), rr);
     }
 
     fn standings_of(bots: &[i64]) -> Standings {
         Standings {
-            format: "rated".into(),
+            format: FormatName::Rated,
             columns: vec![],
             rows: bots
                 .iter()

@@ -211,8 +211,8 @@ pub struct StandingRow {
 /// A ladder's leaderboard as served (`GET /api/ladders/{id}/leaderboard`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct Standings {
-    /// The ladder's format (`rated`, `round_robin`, `neighbours`, `swiss`).
-    pub format: String,
+    /// The ladder's format.
+    pub format: FormatName,
     /// The columns after rank and name, in order.
     pub columns: Vec<Column>,
     pub rows: Vec<StandingRow>,
@@ -222,17 +222,74 @@ fn column(key: &str, label: &str) -> Column {
     Column { key: key.into(), label: label.into() }
 }
 
+/// A format's name: the one list of them. It is what the database stores
+/// (and its `CHECK` lists: `scheduler/tests/ladder.rs` compares them), an
+/// enum in the API's requests, responses and OpenAPI document, what the
+/// CLI's `--format` takes, and what the pages offer (from `GET
+/// /api/formats`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, utoipa::ToSchema)]
+// Read through `FromStr`, so that a wrong name gets koth's words (the
+// names to use), not serde's.
+#[serde(rename_all = "snake_case", try_from = "String")]
+pub enum FormatName {
+    Rated,
+    RoundRobin,
+    Neighbours,
+    Swiss,
+}
+
+impl FormatName {
+    pub const ALL: [FormatName; 4] = [FormatName::Rated, FormatName::RoundRobin, FormatName::Neighbours, FormatName::Swiss];
+
+    /// As stored and in the API.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FormatName::Rated => "rated",
+            FormatName::RoundRobin => "round_robin",
+            FormatName::Neighbours => "neighbours",
+            FormatName::Swiss => "swiss",
+        }
+    }
+
+    /// The list people read in a refusal: `rated, round_robin, ...`.
+    pub fn listed() -> String {
+        FormatName::ALL.map(FormatName::as_str).join(", ")
+    }
+}
+
+impl std::fmt::Display for FormatName {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // pad: a table's `{:<12}` lines it up.
+        f.pad(self.as_str())
+    }
+}
+
+impl TryFrom<String> for FormatName {
+    type Error = String;
+    fn try_from(s: String) -> Result<FormatName, String> {
+        s.parse()
+    }
+}
+
+impl std::str::FromStr for FormatName {
+    type Err = String;
+    fn from_str(s: &str) -> Result<FormatName, String> {
+        FormatName::ALL.into_iter().find(|f| f.as_str() == s).ok_or_else(|| format!("unknown format {s:?}; use {}", FormatName::listed()))
+    }
+}
+
 impl Format {
-    /// Every format's name, as stored and in the API.
-    pub const NAMES: [&'static str; 4] = ["rated", "round_robin", "neighbours", "swiss"];
+    pub fn kind(&self) -> FormatName {
+        match self {
+            Format::Rated(_) => FormatName::Rated,
+            Format::RoundRobin(_) => FormatName::RoundRobin,
+            Format::Neighbours(_) => FormatName::Neighbours,
+            Format::Swiss(_) => FormatName::Swiss,
+        }
+    }
 
     pub fn name(&self) -> &'static str {
-        match self {
-            Format::Rated(_) => "rated",
-            Format::RoundRobin(_) => "round_robin",
-            Format::Neighbours(_) => "neighbours",
-            Format::Swiss(_) => "swiss",
-        }
+        self.kind().as_str()
     }
 
     /// Finished matches of this format update ratings, with this system.
@@ -259,16 +316,15 @@ impl Format {
     }
 
     /// A format's settings from their JSON (unknown fields refused).
-    fn from_settings(name: &str, settings: Value) -> Result<Format, String> {
-        fn parse<T: serde::de::DeserializeOwned>(name: &str, v: Value) -> Result<T, String> {
+    fn from_settings(name: FormatName, settings: Value) -> Result<Format, String> {
+        fn parse<T: serde::de::DeserializeOwned>(name: FormatName, v: Value) -> Result<T, String> {
             serde_json::from_value(v).map_err(|e| format!("settings of a {name} ladder: {e}"))
         }
         Ok(match name {
-            "rated" => Format::Rated(parse(name, settings)?),
-            "round_robin" => Format::RoundRobin(parse(name, settings)?),
-            "neighbours" => Format::Neighbours(parse(name, settings)?),
-            "swiss" => Format::Swiss(parse(name, settings)?),
-            other => return Err(format!("unknown format {other:?}; use {}", Format::NAMES.join(", "))),
+            FormatName::Rated => Format::Rated(parse(name, settings)?),
+            FormatName::RoundRobin => Format::RoundRobin(parse(name, settings)?),
+            FormatName::Neighbours => Format::Neighbours(parse(name, settings)?),
+            FormatName::Swiss => Format::Swiss(parse(name, settings)?),
         })
     }
 
@@ -462,7 +518,7 @@ impl Format {
                 (vec![column("points", "points"), column("buchholz", "Buchholz"), column("games", "games")], rows)
             }
         };
-        Standings { format: self.name().to_owned(), columns, rows }
+        Standings { format: self.kind(), columns, rows }
     }
 }
 
@@ -497,6 +553,11 @@ fn swiss_records(matches: &[MatchRecord]) -> Vec<SwissRecord> {
 impl LadderConfig {
     /// From the stored (or requested) format name and settings object.
     pub fn parse(format: &str, settings: &Value) -> Result<LadderConfig, String> {
+        LadderConfig::of(format.parse()?, settings)
+    }
+
+    /// From a format and its settings object (common and the format's own).
+    pub fn of(format: FormatName, settings: &Value) -> Result<LadderConfig, String> {
         let Value::Object(all) = settings else { return Err("settings must be a JSON object".into()) };
         let common_keys = common_keys();
         let (mut common, mut own) = (Map::new(), Map::new());
@@ -505,13 +566,9 @@ impl LadderConfig {
         }
         let common: CommonSettings = serde_json::from_value(Value::Object(common)).map_err(|e| format!("settings: {e}"))?;
         let format = Format::from_settings(format, Value::Object(own)).map_err(|e| {
-            let takes = Format::default_of(format)
-                .map(|f| f.settings_json())
-                .and_then(|v| v.as_object().map(|o| o.keys().cloned().collect::<Vec<_>>()));
-            match takes {
-                Some(keys) => format!("{e} (it takes {} and {})", common_keys.join(", "), keys.join(", ")),
-                None => e,
-            }
+            let own = Format::default_of(format).settings_json();
+            let keys: Vec<&String> = own.as_object().map(|o| o.keys().collect()).unwrap_or_default();
+            format!("{e} (it takes {} and {})", common_keys.join(", "), keys.iter().map(|k| k.as_str()).collect::<Vec<_>>().join(", "))
         })?;
         Ok(LadderConfig { common, format })
     }
@@ -530,12 +587,11 @@ impl LadderConfig {
 
     /// Requested settings over a base: given fields replace the base's,
     /// and a format other than the base's starts from its own defaults.
-    pub fn with_request(base: &LadderConfig, format: Option<&str>, settings: Option<&Value>) -> Result<LadderConfig, String> {
-        let (base_name, mut stored) = base.to_stored();
-        let name = format.unwrap_or(base_name);
-        if name != base_name {
-            let other = Format::default_of(name).ok_or_else(|| format!("unknown format {name:?}; use {}", Format::NAMES.join(", ")))?;
-            stored = LadderConfig { common: base.common.clone(), format: other }.to_stored().1;
+    pub fn with_request(base: &LadderConfig, format: Option<FormatName>, settings: Option<&Value>) -> Result<LadderConfig, String> {
+        let mut stored = base.to_stored().1;
+        let name = format.unwrap_or(base.format.kind());
+        if name != base.format.kind() {
+            stored = LadderConfig { common: base.common.clone(), format: Format::default_of(name) }.to_stored().1;
         }
         match settings {
             None => {}
@@ -546,7 +602,7 @@ impl LadderConfig {
             }
             Some(_) => return Err("settings must be a JSON object".into()),
         }
-        LadderConfig::parse(name, &stored)
+        LadderConfig::of(name, &stored)
     }
 
     /// The format and settings a game's seed describes:
@@ -606,14 +662,18 @@ impl LadderConfig {
 
 impl Format {
     /// A format with its default settings, by name.
-    pub fn default_of(name: &str) -> Option<Format> {
-        Some(match name {
-            "rated" => Format::Rated(RatedSettings::default()),
-            "round_robin" => Format::RoundRobin(RoundRobinSettings::default()),
-            "neighbours" => Format::Neighbours(NeighboursSettings::default()),
-            "swiss" => Format::Swiss(SwissSettings::default()),
-            _ => return None,
-        })
+    pub fn default_of(name: FormatName) -> Format {
+        match name {
+            FormatName::Rated => Format::Rated(RatedSettings::default()),
+            FormatName::RoundRobin => Format::RoundRobin(RoundRobinSettings::default()),
+            FormatName::Neighbours => Format::Neighbours(NeighboursSettings::default()),
+            FormatName::Swiss => Format::Swiss(SwissSettings::default()),
+        }
+    }
+
+    /// Its default settings, as the API shows them.
+    pub fn default_settings(name: FormatName) -> Value {
+        Format::default_of(name).settings_json()
     }
 }
 
@@ -628,9 +688,12 @@ mod tests {
 
     #[test]
     fn every_name_parses_and_round_trips() {
-        for name in Format::NAMES {
-            let f = Format::default_of(name).unwrap();
-            assert_eq!(f.name(), name);
+        for name in FormatName::ALL {
+            let f = Format::default_of(name);
+            assert_eq!(f.kind(), name);
+            assert_eq!(f.name().parse::<FormatName>(), Ok(name));
+            assert_eq!(serde_json::to_value(name).unwrap(), json!(f.name()), "serde names it as it is stored");
+            assert_eq!(serde_json::from_value::<FormatName>(json!(f.name())).unwrap(), name);
             let cfg =
                 LadderConfig { common: CommonSettings { seats: Some(2), max_turns: Some(9), ..CommonSettings::default() }, format: f };
             let (n, stored) = cfg.to_stored();
@@ -655,8 +718,10 @@ mod tests {
         assert!(e.contains("unknown field `rounds`") && e.contains("newcomer_games") && e.contains("seats"), "{e}");
         let e = LadderConfig::parse("knockout", &json!({})).unwrap_err();
         assert!(e.contains("unknown format") && e.contains("swiss"), "{e}");
+        let e = serde_json::from_value::<FormatName>(json!("knockout")).unwrap_err().to_string();
+        assert!(e.contains("unknown format \"knockout\"; use rated, round_robin"), "{e}");
         assert!(LadderConfig::parse("rated", &json!([])).is_err());
-        let e = LadderConfig::with_request(&LadderConfig::default_for(GameKind::Flit), Some("neighbours"), None)
+        let e = LadderConfig::with_request(&LadderConfig::default_for(GameKind::Flit), Some(FormatName::Neighbours), None)
             .unwrap()
             .check("flit", GameKind::Flit.seat_range());
         assert!(e.unwrap_err().contains("two bots"));
@@ -668,7 +733,7 @@ mod tests {
         let same = LadderConfig::with_request(&snake, None, Some(&json!({"rounds": 3}))).unwrap();
         assert_eq!(same.common, snake.common);
         assert!(matches!(same.format, Format::RoundRobin(RoundRobinSettings { rounds: 3, .. })));
-        let swiss = LadderConfig::with_request(&snake, Some("swiss"), Some(&json!({"rounds": 4, "max_turns": 50}))).unwrap();
+        let swiss = LadderConfig::with_request(&snake, Some(FormatName::Swiss), Some(&json!({"rounds": 4, "max_turns": 50}))).unwrap();
         assert_eq!(swiss.format, Format::Swiss(SwissSettings { rounds: Some(4) }));
         assert_eq!((swiss.common.seats, swiss.common.max_turns), (Some(2), Some(50)));
     }
@@ -746,8 +811,8 @@ mod tests {
             matches: vec![finished(&[1, 2], &[1, 2], Some(1)), finished(&[2, 1], &[2, 1], Some(1))],
             ..Default::default()
         };
-        for name in Format::NAMES {
-            let table = Format::default_of(name).unwrap().standings(&state);
+        for name in FormatName::ALL {
+            let table = Format::default_of(name).standings(&state);
             let mut ranked: Vec<i64> = table.rows.iter().map(|r| r.bot).collect();
             ranked.sort_unstable();
             assert_eq!(ranked, [1, 2], "{name}: {table:?}");

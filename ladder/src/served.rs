@@ -99,7 +99,10 @@ impl ServedGame {
                 };
                 let config = match &m.ladder {
                     None => fewest,
-                    Some(l) => LadderConfig::with_request(&fewest, Some(&l.format), Some(&l.settings))
+                    Some(l) => l
+                        .format
+                        .parse()
+                        .and_then(|f| LadderConfig::with_request(&fewest, Some(f), Some(&l.settings)))
                         .map_err(|e| format!("{}'s manifest, ladder: {e}", m.name))?,
                 };
                 self.check(&config).map_err(|e| format!("{}'s manifest, ladder: {e}", m.name))?;

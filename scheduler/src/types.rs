@@ -11,7 +11,7 @@ pub use crate::job::{GameStatus, JobState, MatchKind, MatchState, VersionStatus}
 
 pub use crate::audit::{AuditAction, AuditEntry, AuditPage};
 pub use koth_ladder::contest::{FinalRow, FinalStandings, FinalsPlan, Phase};
-pub use koth_ladder::format::{Column, StandingRow, Standings};
+pub use koth_ladder::format::{Column, FormatName, StandingRow, Standings};
 
 /// Every error: what went wrong and what to do.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
@@ -102,7 +102,7 @@ pub struct LadderSummary {
     pub id: i64,
     pub name: String,
     pub game: String,
-    pub format: String,
+    pub format: FormatName,
     pub paused: bool,
     /// Bots that can play: a ready version, not disabled.
     pub bots: i64,
@@ -152,9 +152,10 @@ pub struct FinalsRequest {
     /// How many of the standings' top play the finals (at least the seats of a match).
     #[schema(minimum = 2, maximum = 1000)]
     pub top: u32,
-    /// `round_robin` (default: every pairing on every side) or `swiss`.
-    #[schema(pattern = "^(round_robin|swiss)$")]
-    pub format: Option<String>,
+    /// A format that ends: `round_robin` (default: every pairing on every
+    /// side) or `swiss`; the others are refused, since their standings
+    /// would never be final.
+    pub format: Option<FormatName>,
     /// The format's own settings over its defaults (e.g. `{"rounds": 3}`);
     /// seats and limits are the ladder's unless given.
     #[schema(value_type = Option<Object>)]
@@ -166,16 +167,28 @@ pub struct FinalsRequest {
 pub struct NewLadder {
     #[schema(pattern = r"^(?!\.+$)[A-Za-z0-9_.-]{1,40}$")]
     pub name: String,
-    /// `flit`, `slime`, `linkage`, `target` or `snake`.
-    #[schema(pattern = "^(flit|slime|linkage|target|snake)$")]
+    /// A game the server offers (`GET /api/games`): koth's own (`flit`,
+    /// `slime`, `linkage`, `target`, `snake`) or one a host added.
     pub game: String,
-    /// `rated`, `round_robin`, `neighbours` or `swiss`; default: the game's seed's.
-    #[schema(pattern = "^(rated|round_robin|neighbours|swiss)$")]
-    pub format: Option<String>,
+    /// Default: the game's own (its seed's, or its manifest's).
+    pub format: Option<FormatName>,
     /// Fields over the format's defaults: `seats`, `max_turns`,
     /// `max_match_seconds` and the format's own (see the README's table).
     #[schema(value_type = Option<Object>)]
     pub settings: Option<Value>,
+}
+
+/// A ladder format (`GET /api/formats`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct FormatInfo {
+    pub name: FormatName,
+    /// It plays a set of matches and stops (a round robin, Swiss rounds):
+    /// the formats a contest's finals may be played in.
+    pub ends: bool,
+    /// Its own settings and their defaults (besides the common `seats`,
+    /// `max_turns`, `max_match_seconds` and `skip_validation`).
+    #[schema(value_type = Object)]
+    pub settings: Value,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
@@ -183,7 +196,7 @@ pub struct LadderCreated {
     pub id: i64,
     pub name: String,
     pub game: String,
-    pub format: String,
+    pub format: FormatName,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
@@ -276,7 +289,7 @@ pub struct BotInfo {
     pub owner: String,
     pub ladder: i64,
     pub ladder_name: String,
-    pub format: String,
+    pub format: FormatName,
     pub game: String,
     /// The id of the version that plays.
     pub current_version: Option<i64>,
@@ -672,7 +685,7 @@ mod tests {
         Leaderboard {
             ladder: 3,
             standings: Standings {
-                format: "rated".into(),
+                format: FormatName::Rated,
                 columns: [("score", "μ − 3σ"), ("mu", "μ"), ("sigma", "σ"), ("games", "games")]
                     .map(|(key, label)| Column { key: key.into(), label: label.into() })
                     .to_vec(),
@@ -755,7 +768,7 @@ mod tests {
             owner: "alice".into(),
             ladder: 3,
             ladder_name: "snake".into(),
-            format: "round_robin".into(),
+            format: FormatName::RoundRobin,
             game: "snake".into(),
             current_version: Some(12),
             disabled_reason: None,
@@ -784,13 +797,13 @@ mod tests {
             deadline: Some("2026-12-01T18:00:00Z".into()),
             finals: Some(FinalsPlan {
                 top: 2,
-                format: "round_robin".into(),
+                format: FormatName::RoundRobin,
                 settings: serde_json::json!({"seats": 2, "rounds": 4, "scoring": {"points": {"win": 2.0, "tie": 1.0, "loss": 0.0}}}),
                 finalists: vec![7, 9],
             }),
             finals_started_at: Some("2026-12-02T09:00:00Z".into()),
             standings: Some(FinalStandings {
-                format: "round_robin".into(),
+                format: FormatName::RoundRobin,
                 columns: vec![
                     Column { key: "points".into(), label: "points".into() },
                     Column { key: "games".into(), label: "games".into() },

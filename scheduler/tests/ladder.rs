@@ -391,7 +391,7 @@ async fn swiss_rounds_follow_one_another() {
     assert_eq!(tick(&pool, &q, &mut rng).await.unwrap().created, 0, "two rounds for four bots");
     assert_eq!(rounds(pool.clone()).await, [Some(1), Some(1), Some(2), Some(2)]);
     let st = table(&pool, ladder).await;
-    assert_eq!(st.format, "swiss");
+    assert_eq!(st.format, koth_ladder::format::FormatName::Swiss);
     assert_eq!((st.rows[0].bot, &st.rows[0].values["points"]), (bots[3], &json!(2.0)));
     assert_eq!(st.columns.iter().map(|c| c.key.as_str()).collect::<Vec<_>>(), ["points", "buchholz", "games"]);
 }
@@ -406,7 +406,7 @@ async fn the_sql_checks_list_every_format_and_job_kind() {
         .await
         .unwrap();
     let mut in_sql: Vec<&str> = def.split('\'').skip(1).step_by(2).collect();
-    let mut known = koth_ladder::format::Format::NAMES.to_vec();
+    let mut known: Vec<&str> = koth_ladder::format::FormatName::ALL.iter().map(|f| f.as_str()).collect();
     in_sql.sort_unstable();
     known.sort_unstable();
     assert_eq!(in_sql, known, "{def}");

@@ -145,13 +145,13 @@ function contestText(phase, deadline) {
 
 /** Hosts: create a ladder; format and settings start from the game's seed. */
 async function newLadderForm() {
-  const games = await api('/api/games');
+  const [games, formats] = await Promise.all([api('/api/games'), api('/api/formats')]);
   const out = el('div', { id: 'new-ladder-result' });
   const name = el('input', { id: 'new-ladder-name', required: true, pattern: '[A-Za-z0-9_.\\-]{1,40}' });
   // Added games are offered once their validation match has passed.
   const game = el('select', { id: 'new-ladder-game' }, games.filter(g => g.status === 'ready').map(g => el('option', { value: g.name }, g.name)));
   const format = el('select', { id: 'new-ladder-format' }, el('option', { value: '' }, "the game's own"),
-    ['rated', 'round_robin', 'neighbours', 'swiss'].map(f => el('option', { value: f }, f.replace('_', ' '))));
+    formats.map(f => el('option', { value: f.name }, f.name.replace('_', ' '))));
   const settings = el('textarea', { id: 'new-ladder-settings', rows: 2, cols: 50, placeholder: '{"seats": 2, "max_turns": 300}' });
   const form = el('form', {
     id: 'new-ladder', onsubmit: async ev => {
@@ -247,9 +247,9 @@ function signIn() {
 // ---- ladder --------------------------------------------------------------
 
 async function ladderPage(id) {
-  const [ladders, board, bots, matches, contest, who] = await Promise.all([
+  const [ladders, board, bots, matches, contest, who, formats] = await Promise.all([
     api('/api/ladders'), api(`/api/ladders/${id}/leaderboard`), api(`/api/ladders/${id}/bots`), api(`/api/ladders/${id}/matches`),
-    api(`/api/ladders/${id}/contest`), me()]);
+    api(`/api/ladders/${id}/contest`), me(), api('/api/formats')]);
   const host = who && who.is_host;
   const l = ladders.find(x => x.id === id);
   document.title = l.name + ' · koth';
@@ -265,7 +265,7 @@ async function ladderPage(id) {
     }, l.paused ? 'Resume the ladder' : 'Pause the ladder')) : null;
   setMain(el('h1', {}, l.name, ' ', el('small', {}, el('a', { href: '/games/' + l.game }, l.game), ' · ', l.format.replace('_', ' '), l.paused ? ' · paused' : '')),
     hostControls,
-    contestSection(id, contest, host),
+    contestSection(id, contest, host, formats),
     contest.phase === 'open' ? el('p', {}, el('a', { href: `/submit?ladder=${id}` }, 'Submit a bot to this ladder')) : null,
     el('h2', {}, contest.finals ? 'Leaderboard before the finals' : 'Leaderboard'),
     rows.length ? table(head, rows, { id: 'leaderboard' }) : el('p', {}, 'No results yet.'),
@@ -295,7 +295,7 @@ function disableButton(b) {
 }
 
 /** The contest: phase and deadline, the finals' standings, and the host's controls. */
-function contestSection(id, c, host) {
+function contestSection(id, c, host, formats) {
   const out = el('div', { id: 'contest-result' });
   const post = async (path, body) => {
     try {
@@ -329,7 +329,9 @@ function contestSection(id, c, host) {
   }
   if (host && c.phase === 'closed') {
     const top = el('input', { id: 'finals-top', type: 'number', min: 2, value: 8, size: 4 });
-    const format = el('select', { id: 'finals-format' }, el('option', { value: 'round_robin' }, 'round robin, every side'), el('option', { value: 'swiss' }, 'swiss rounds'));
+    // The formats that end, as the server lists them: only those can be final.
+    const format = el('select', { id: 'finals-format' },
+      formats.filter(f => f.ends).map(f => el('option', { value: f.name }, f.name.replace('_', ' '))));
     const rounds = el('input', { id: 'finals-rounds', type: 'number', min: 1, value: 2, size: 4 });
     parts.push(el('form', {
       id: 'finals-form', onsubmit: ev => {

@@ -10,8 +10,8 @@ use std::path::PathBuf;
 use anyhow::{bail, Context};
 use clap::Subcommand;
 use koth_scheduler::api::types::{
-    AuditAction, AuditPage, BotDisabled, Contest, GameAdded, GameInfo, GameStatus, LadderBot, LadderCreated, LadderSummary, MatchCancelled,
-    MatchSummary, Paused,
+    AuditAction, AuditPage, BotDisabled, Contest, FormatName, GameAdded, GameInfo, GameStatus, LadderBot, LadderCreated, LadderSummary,
+    MatchCancelled, MatchSummary, Paused,
 };
 use serde_json::{json, Value};
 
@@ -32,9 +32,9 @@ pub enum LadderCommand {
         /// flit, slime, linkage, target, snake, or a game a host added (`koth game list`).
         #[arg(long)]
         game: String,
-        /// rated, round_robin, neighbours or swiss.
-        #[arg(long)]
-        format: Option<String>,
+        /// The format; default: the game's own.
+        #[arg(long, value_parser = format_names(&FormatName::ALL))]
+        format: Option<FormatName>,
         /// Settings over the defaults, as JSON (e.g. '{"seats": 2, "max_turns": 200}').
         #[arg(long)]
         settings: Option<String>,
@@ -119,9 +119,9 @@ pub enum ContestCommand {
         /// How many of the top play.
         #[arg(long)]
         top: u32,
-        /// round_robin (every pairing on every side) or swiss.
-        #[arg(long, default_value = "round_robin")]
-        format: String,
+        /// A format that ends (round_robin: every pairing on every side).
+        #[arg(long, default_value = "round_robin", value_parser = format_names(&koth_ladder::contest::finals_formats()))]
+        format: FormatName,
         /// The format's settings as JSON (e.g. '{"rounds": 3}').
         #[arg(long)]
         settings: Option<String>,
@@ -138,6 +138,13 @@ pub enum ContestCommand {
         #[arg(short, long)]
         output: Option<PathBuf>,
     },
+}
+
+/// `--format`'s parser: these formats' names (listed in `--help`), each
+/// read back as its `FormatName`.
+fn format_names(names: &[FormatName]) -> impl clap::builder::TypedValueParser<Value = FormatName> {
+    use clap::builder::TypedValueParser;
+    clap::builder::PossibleValuesParser::new(names.iter().map(|f| f.as_str())).map(|s| s.parse::<FormatName>().expect("a listed name"))
 }
 
 fn settings_json(text: Option<&str>) -> anyhow::Result<Option<Value>> {

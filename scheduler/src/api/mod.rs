@@ -343,6 +343,7 @@ fn routes() -> OpenApiRouter<AppState> {
         .routes(routes!(starter))
         .routes(routes!(languages))
         .routes(routes!(ladders, create_ladder))
+        .routes(routes!(formats))
         .routes(routes!(leaderboard))
         .routes(routes!(pause_ladder))
         .routes(routes!(resume_ladder))
@@ -817,6 +818,20 @@ fn language_can(known: Option<&std::collections::BTreeMap<String, Can>>, lang: &
     )
 }
 
+/// The ladder formats: each one's name, whether it ends (only those that
+/// do may play a contest's finals) and its own settings with their
+/// defaults.
+#[utoipa::path(get, path = "/api/formats", tag = "ladders", responses((status = 200, body = Vec<FormatInfo>)))]
+async fn formats() -> Json<Vec<FormatInfo>> {
+    use koth_ladder::format::{Format, FormatName};
+    Json(
+        FormatName::ALL
+            .into_iter()
+            .map(|name| FormatInfo { name, ends: Format::default_of(name).ends(), settings: Format::default_settings(name) })
+            .collect(),
+    )
+}
+
 /// Ladders and their games.
 #[utoipa::path(get, path = "/api/ladders", tag = "ladders", responses((status = 200, body = Vec<LadderSummary>)))]
 async fn ladders(State(s): State<AppState>) -> ApiResult<Json<Vec<LadderSummary>>> {
@@ -836,10 +851,10 @@ async fn create_ladder(State(s): State<AppState>, headers: HeaderMap, ApiBody(bo
     let game = served_game(&s.pool, &l.game).await?;
     let config = game
         .default_ladder()
-        .and_then(|base| koth_ladder::format::LadderConfig::with_request(&base, l.format.as_deref(), l.settings.as_ref()))
+        .and_then(|base| koth_ladder::format::LadderConfig::with_request(&base, l.format, l.settings.as_ref()))
         .and_then(|c| game.check(&c).map(|()| c))
         .map_err(bad)?;
-    let format = config.format.name().to_owned();
+    let format = config.format.kind();
     match crate::db::store::create_ladder_by(&s.pool, &l.name, &game, &config, crate::db::audit::Actor::Account(who.id)).await {
         Ok(id) => Ok((StatusCode::CREATED, Json(LadderCreated { id, name: l.name, game: game.name().into(), format })).into_response()),
         Err(sqlx::Error::Database(e)) if e.is_unique_violation() => {
@@ -1010,7 +1025,7 @@ async fn start_finals(
     let (kind, ladder) =
         crate::db::store::ladder_config(&mut conn, id).await.map_err(store_error)?.ok_or_else(|| not_found(&format!("ladder {id}")))?;
     drop(conn);
-    let format = r.format.as_deref().unwrap_or("round_robin");
+    let format = r.format.unwrap_or(koth_ladder::format::FormatName::RoundRobin);
     let config =
         koth_ladder::contest::finals_config(&ladder, format, r.settings.as_ref()).and_then(|c| kind.check(&c).map(|()| c)).map_err(bad)?;
     let seats = kind.seats(&config);

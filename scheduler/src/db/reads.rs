@@ -149,19 +149,20 @@ pub async fn ladders(pool: &PgPool) -> Result<Vec<LadderSummary>> {
     )
     .fetch_all(pool)
     .await?;
-    Ok(rows
-        .iter()
-        .map(|r| LadderSummary {
-            id: r.get("id"),
-            name: r.get("name"),
-            game: r.get("kind"),
-            format: r.get("format"),
-            paused: r.get("paused"),
-            bots: r.get("bots"),
-            phase: koth_ladder::contest::Phase::of(r.get("passed"), r.get("finals"), r.get("finished")),
-            deadline: r.get("deadline"),
+    rows.iter()
+        .map(|r| {
+            Ok(LadderSummary {
+                id: r.get("id"),
+                name: r.get("name"),
+                game: r.get("kind"),
+                format: stored(r.get("format"), str::parse)?,
+                paused: r.get("paused"),
+                bots: r.get("bots"),
+                phase: koth_ladder::contest::Phase::of(r.get("passed"), r.get("finals"), r.get("finished")),
+                deadline: r.get("deadline"),
+            })
         })
-        .collect())
+        .collect()
 }
 
 pub async fn ladder_exists(pool: &PgPool, id: i64) -> Result<bool> {
@@ -385,7 +386,7 @@ pub async fn bot_info(pool: &PgPool, id: i64) -> Result<Option<BotInfo>> {
         owner: b.get("owner"),
         ladder: b.get("ladder_id"),
         ladder_name: b.get("ladder_name"),
-        format: b.get("format"),
+        format: stored(b.get("format"), str::parse)?,
         game: b.get("kind"),
         current_version: b.get("current_version"),
         disabled_reason: b.get("disabled_reason"),
