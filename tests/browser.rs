@@ -206,6 +206,114 @@ fn pages_in_a_real_browser() {
     eprintln!("screenshots in {}", shots.display());
 }
 
+/// On an author's own machine: `koth match --open` and `koth replay view`
+/// show each turn's stderr beside that turn's move, koth's notes about the
+/// seat (a crash) included, from the replay file itself.
+#[test]
+fn the_local_viewer_shows_each_turns_stderr_beside_its_move() {
+    let have = std::path::Path::new(CHROMIUM).exists() && std::path::Path::new(CHROMEDRIVER).exists();
+    // As root: the bots run in the sandbox (a user also needs a delegated
+    // cgroup, see tests/rootless.rs).
+    if !have || unsafe { libc::geteuid() } != 0 {
+        assert!(!in_ci(), "CI=true and chromium or chromedriver are missing, or not root");
+        eprintln!("SKIPPED (not in CI): needs {CHROMIUM}, {CHROMEDRIVER} (Debian: chromium chromium-driver) and root");
+        return;
+    }
+    let tmp = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("browser-local-stderr");
+    let _ = std::fs::remove_dir_all(&tmp);
+    std::fs::create_dir_all(&tmp).unwrap();
+    let talker = tmp.join("talker.py");
+    std::fs::write(
+        &talker,
+        "import sys\nn = 0\nfor line in sys.stdin:\n    n += 1\n    print(f'talker thinks, request {n}', file=sys.stderr, flush=True)\n    print('2', flush=True)\n",
+    )
+    .unwrap();
+    let quitter = tmp.join("quitter.py");
+    std::fs::write(
+        &quitter,
+        "import sys\nsys.stdin.readline()\nprint(2, flush=True)\nsys.stdin.readline()\nprint('giving up', file=sys.stderr, flush=True)\nsys.exit(3)\n",
+    )
+    .unwrap();
+    let file = tmp.join("replay.json");
+    let koth = |args: &[&str]| {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_koth"));
+        cmd.args(args)
+            .env("KOTH_SANDBOX_RUNTIME_DIR", "/run/koth-test/browser-stderr")
+            .env("KOTH_SANDBOX_UID_BASE", "64900")
+            .env("KOTH_CACHE", tmp.join("koth-cache"))
+            // xdg-open's choice of browser: none (the test's is chromium).
+            .env("BROWSER", "/bin/true");
+        cmd
+    };
+    let args = ["match", "--game", "target", "--seed", "3", "--max-turns", "4", "--replay", file.to_str().unwrap(), "--open"];
+    let mut cmd = koth(&args);
+    let mut played = cmd.arg(&talker).arg(&quitter).stdout(Stdio::piped()).stderr(Stdio::null()).spawn().unwrap();
+    // `koth match --open` prints the match, then the viewer's URL.
+    let mut out = std::io::BufReader::new(played.stdout.take().unwrap());
+    let mut said = String::new();
+    let opened = loop {
+        let mut line = String::new();
+        assert!(std::io::BufRead::read_line(&mut out, &mut line).unwrap() > 0, "no viewer URL from koth match --open:\n{said}");
+        said.push_str(&line);
+        if line.starts_with("http://") {
+            break line.trim().to_owned();
+        }
+    };
+    let replay: Value = serde_json::from_slice(&std::fs::read(&file).unwrap()).unwrap();
+    assert_eq!(replay["seats"][0]["stderr"]["turns"][0]["text"].as_str().map(str::trim), Some("talker thinks, request 1"), "{said}");
+    let (mut viewer, viewed) = serve_replay(&mut koth(&["replay", "view", file.to_str().unwrap()]));
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        rt.block_on(async {
+            let (c, _driver) = browser(&tmp).await;
+            for page in [&opened, &viewed] {
+                c.goto(page).await.unwrap();
+                until(&c, "the local board", "document.querySelector('#board') && document.querySelector('#turn-label').textContent", 30)
+                    .await;
+                let err = |seat: u32| {
+                    let c = c.clone();
+                    async move { text(&c, &format!(".move[data-seat=\"{seat}\"] pre.stderr")).await.trim().to_owned() }
+                };
+                c.find(Locator::Css("#step")).await.unwrap().click().await.unwrap();
+                assert_eq!(
+                    (err(0).await, err(1).await),
+                    ("talker thinks, request 1".into(), "(nothing on stderr this turn)".into()),
+                    "{page}"
+                );
+                c.find(Locator::Css("#step")).await.unwrap().click().await.unwrap();
+                assert_eq!(err(0).await, "talker thinks, request 2", "{page}");
+                // The bot's last words and koth's note on how it ended, beside
+                // the move it did not make.
+                let quit = err(1).await;
+                assert!(
+                    quit.starts_with("giving up") && quit.ends_with("[koth] turn 2: crashed on turn 2 (exit code 3)"),
+                    "{page}: {quit:?}"
+                );
+                assert!(text(&c, ".move[data-seat=\"1\"]").await.contains("gone"), "{page}");
+                shot(&c, &tmp, "local-viewer-stderr").await;
+                // A link to turn 4 opens it with turn 4's stderr.
+                c.goto(&format!("{page}matches/0?turn=4")).await.unwrap();
+                until(
+                    &c,
+                    "turn 4",
+                    "document.querySelector('#turn-label') && document.querySelector('#turn-label').textContent === 'turn 4 / 4'",
+                    30,
+                )
+                .await;
+                assert_eq!(err(0).await, "talker thinks, request 4", "{page}");
+            }
+            c.close().await.unwrap();
+        })
+    }));
+    for p in [&mut played, &mut viewer] {
+        unsafe { libc::kill(p.id() as i32, libc::SIGTERM) };
+        assert_eq!(p.wait().unwrap().code(), Some(0));
+    }
+    if let Err(e) = result {
+        std::panic::resume_unwind(e);
+    }
+}
+
 async fn scenario(url: &str, addr: &str, data: &std::path::Path, shots: &std::path::Path, matches: &[(String, i64)]) {
     let (c, _driver) = browser(shots).await;
     let url = url.trim_end_matches('/');
@@ -603,6 +711,42 @@ async fn scenario(url: &str, addr: &str, data: &std::path::Path, shots: &std::pa
     shot(&c, shots, "replay-owner-stderr").await;
     // Only hers: the other seat's stderr is not shown.
     assert_eq!(c.find_all(Locator::Css("pre.stderr")).await.unwrap().len(), 1);
+    // Downloaded with her token, the replay carries her seat's stderr by
+    // turn and nobody else's; a match of other authors' bots carries none
+    // of theirs; without a token, none; with the host's, every seat's.
+    let hers = c.execute("return localStorage.getItem(TOKEN_KEY)", vec![]).await.unwrap();
+    let hers = hers.as_str().expect("her token in the page's storage").to_owned();
+    let host = std::fs::read_to_string(data.join("host-token")).unwrap().trim().to_owned();
+    let download = |id: &Value, token: Option<&str>| -> Value {
+        let mut req = ureq::get(&format!("http://{addr}/api/matches/{id}/replay"));
+        if let Some(t) = token {
+            req = req.set("Authorization", &format!("Bearer {t}"));
+        }
+        req.call().unwrap_or_else(|e| panic!("match {id}'s replay: {e}")).into_json().unwrap()
+    };
+    let carried = |r: &Value| -> Vec<bool> { r["seats"].as_array().unwrap().iter().map(|s| s.get("stderr").is_some()).collect() };
+    let r = download(&m["match"], Some(&hers));
+    let seats = r["seats"].as_array().unwrap().len();
+    let turns = &r["seats"][seat as usize]["stderr"]["turns"];
+    assert_eq!((turns[0]["turn"].clone(), turns[0]["text"].as_str().unwrap().trim()), (json!(1), "alice thinks, request 1"), "{turns}");
+    assert_eq!(turns[1]["text"].as_str().unwrap().trim(), "alice thinks, request 2");
+    assert_eq!(carried(&r), (0..seats).map(|i| i == seat as usize).collect::<Vec<_>>(), "hers and nobody else's");
+    assert_eq!(carried(&download(&m["match"], None)), vec![false; seats], "anonymous");
+    let others = matches.iter().find(|(game, _)| game == "target").unwrap().1;
+    let theirs = download(&json!(others), Some(&hers));
+    assert!(!theirs["seats"].as_array().unwrap().is_empty());
+    assert!(carried(&theirs).iter().all(|c| !c), "another author's match downloaded by her: {}", theirs["seats"]);
+    assert_eq!(carried(&download(&m["match"], Some(&host))), vec![true; seats], "a host downloads every seat's");
+    // `koth replay download`, signed in as her, writes the same.
+    let file = data.join("hers.json");
+    let out = Command::new(env!("CARGO_BIN_EXE_koth"))
+        .args(["replay", "download", "--server", url, &m["match"].to_string(), "-o", file.to_str().unwrap()])
+        .env("KOTH_TOKEN", &hers)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let file: Value = serde_json::from_slice(&std::fs::read(&file).unwrap()).unwrap();
+    assert_eq!(file["seats"], r["seats"]);
 
     // The bot page: versions, the owner's compile log, rating plot, matches, head to head.
     let deadline = Instant::now() + Duration::from_secs(300);

@@ -142,6 +142,12 @@ fn a_played_match_checks_out() {
         .iter()
         .flat_map(|t| &t.answers)
         .any(|a| matches!(&a.reply, Recorded::Gone { why: Some(w), .. } if w.contains("after 5 consecutive timeouts"))));
+    // Each seat's stderr is in the file, by turn: the mute bot's is koth's
+    // note on each timeout, under the turn it timed out in.
+    let mute = r.seats[1].stderr.as_ref().expect("koth match writes each seat's stderr into the replay");
+    let first = r.turns.iter().find(|t| t.answers.iter().any(|a| a.seat == 1)).unwrap().turn;
+    assert!(mute.of_turn(first).contains(&format!("[koth] turn {first}: no answer within")), "{mute:?}");
+    assert!(r.seats[0].stderr.is_some());
 }
 
 /// The first line `koth replay view` prints: its URL.
@@ -269,6 +275,13 @@ fn a_recorded_match_reruns_with_the_authors_bot_and_says_where_it_diverges() {
     // The new run is a replay of its own that agrees with the rules.
     let out = koth(&["replay", "check", new_replay.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stdout));
+    // Its stderr: the new bot's own, by turn; the other seat's, the
+    // recording's (it answered from there).
+    let (was, now) =
+        (Replay::from_json(&std::fs::read(&rec).unwrap()).unwrap(), Replay::from_json(&std::fs::read(&new_replay).unwrap()).unwrap());
+    assert!(now.seats[0].stderr.is_some(), "the rerun bot's stderr is in the new replay");
+    assert!(was.seats[1].stderr.is_some());
+    assert_eq!(now.seats[1].stderr, was.seats[1].stderr);
 
     // A bot that never reads and never answers: caught at turn 1, and the
     // run still ends (it is frozen after its timeouts, the rules go on).

@@ -3,7 +3,8 @@
 //! router with its compression layer: a client gets the same JSON whatever
 //! it accepts; zstd clients get the stored bytes; frames are drawn once and
 //! kept; replays stored before packing are served, and packed when first
-//! drawn; a damaged row is a JSON error, not a crash.
+//! drawn; a damaged row is a JSON error, not a crash; a replay carries the
+//! stderr of the seats its downloader owns and nobody else's.
 
 use std::io::Read;
 
@@ -100,7 +101,7 @@ async fn replays_are_served_the_same_whatever_the_client_accepts_and_frames_are_
     assert_eq!((got["seed"].as_str(), got["turns"][7]["times"][0]["wall_ms"].as_f64()), (Some("5"), Some(0.5)));
     let (_, h, z) = api.get_raw(&replay, &[("accept-encoding", "gzip, deflate, br, zstd")]).await;
     assert_eq!(h["content-encoding"], "zstd");
-    assert_eq!(h["vary"], "accept-encoding");
+    assert_eq!(h["vary"], "accept-encoding, authorization");
     assert_eq!(z.len() as i32, stored, "the stored bytes, as they are");
     assert_eq!(json(&unzstd(&z)), got);
     let (_, h, g) = api.get_raw(&replay, &[("accept-encoding", "gzip")]).await;
@@ -178,4 +179,79 @@ async fn replays_are_served_the_same_whatever_the_client_accepts_and_frames_are_
     let queued = store::create_match(&mut conn, ladder, &bots, 7, false, 0).await.unwrap();
     assert_eq!(api.get_raw(&format!("/api/matches/{queued}/replay"), &[]).await.0, StatusCode::CONFLICT);
     assert_eq!(api.get_raw("/api/matches/987654/frames", &[]).await.0, StatusCode::NOT_FOUND);
+}
+
+/// A replay downloaded from the server carries, in its seats, the stderr
+/// of the seats whose bots the caller owns, by turn (a host: every seat's),
+/// and nobody else's: alice's download holds none of bob's, bob's none of
+/// alice's, an anonymous one (or one with a token that no longer works)
+/// none at all, served as stored.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_downloaded_replay_carries_the_stderr_of_the_downloaders_seats_only() {
+    let Some(pg) = postgres("replays_stderr") else { return };
+    let pool = koth_scheduler::db::connect_and_migrate(&pg.url(), 4).await.unwrap();
+    let cfg = koth_scheduler::format::LadderConfig::default_for(koth_games::GameKind::Target);
+    let ladder = store::create_ladder(&pool, "target", &koth_games::GameKind::Target.into(), &cfg).await.unwrap();
+    let (_, host) = koth_scheduler::api::create_account(&pool, "host", true).await.unwrap();
+    let mut conn = pool.acquire().await.unwrap();
+    let mut bots = Vec::new();
+    let mut tokens = Vec::new();
+    for name in ["alice", "bob"] {
+        let (who, token) = koth_scheduler::api::create_account(&pool, name, false).await.unwrap();
+        let bot = store::create_bot(&pool, ladder, who, name).await.unwrap();
+        let (v, _) = store::submit_version(&pool, bot, "python", "bot.py", b"", name).await.unwrap();
+        store::accept_compiled(&mut conn, v, b"", "sha256:x").await.unwrap();
+        bots.push(bot);
+        tokens.push(token);
+    }
+    let api = Api(koth_scheduler::api::router(pool.clone()));
+    let mut played = outcome(&target_replay());
+    // What each seat wrote, filed by turn as the engine files it.
+    for (s, name) in played.seats.iter_mut().zip(["alice", "bob"]) {
+        s.stderr = format!("{name} 1\n{name} 2\n\n[koth] turn 2: no answer within 50 ms\n");
+        s.stderr_turns = vec![(1, name.len() + 3), (2, s.stderr.len())];
+    }
+    let m = store::create_match(&mut conn, ladder, &bots, 5, false, 0).await.unwrap();
+    record_match(&mut conn, m, &played).await.unwrap();
+    let uri = format!("/api/matches/{m}/replay");
+    let download = |token: Option<String>, accept: &'static str| {
+        let api = &api;
+        let uri = uri.clone();
+        async move {
+            let auth = token.map(|t| format!("Bearer {t}"));
+            let mut headers = vec![("accept-encoding", accept)];
+            if let Some(a) = &auth {
+                headers.push(("authorization", a.as_str()));
+            }
+            let (st, h, body) = api.get_raw(&uri, &headers).await;
+            assert_eq!(st, StatusCode::OK);
+            assert_eq!(h["vary"], "accept-encoding, authorization", "what it holds depends on who asks");
+            let body = if h.get("content-encoding").is_some_and(|c| c == "zstd") { unzstd(&body) } else { body };
+            koth_games::replay::Replay::from_json(&body).unwrap()
+        }
+    };
+    let carried = |r: &koth_games::replay::Replay| r.seats.iter().map(|s| s.stderr.as_ref().map(|e| e.text())).collect::<Vec<_>>();
+    let (a, b) = (played.seats[0].stderr.clone(), played.seats[1].stderr.clone());
+    let cases = [
+        ("anonymous", None, vec![None, None]),
+        ("a token that does not work", Some("no-such-token".into()), vec![None, None]),
+        ("alice", Some(tokens[0].clone()), vec![Some(a.clone()), None]),
+        ("bob", Some(tokens[1].clone()), vec![None, Some(b.clone())]),
+        ("the host", Some(host.clone()), vec![Some(a.clone()), Some(b.clone())]),
+    ];
+    for (who, token, want) in cases {
+        for accept in ["", "zstd"] {
+            let r = download(token.clone(), accept).await;
+            assert_eq!(carried(&r), want, "{who}, accepting {accept:?}");
+            assert_eq!(r.turns.len(), 300, "{who}: the turns as stored");
+        }
+    }
+    // By turn, beside the moves: alice's turn 2 holds her line and koth's note.
+    let r = download(Some(tokens[0].clone()), "").await;
+    let hers = r.seats[0].stderr.as_ref().unwrap();
+    assert_eq!((hers.of_turn(1).as_str(), hers.of_turn(2).as_str()), ("alice 1\n", "alice 2\n\n[koth] turn 2: no answer within 50 ms\n"));
+    assert_eq!((hers.bytes, hers.cut), (None, false));
+    // Anonymous zstd clients still get the stored bytes as they are.
+    let (_, h, _) = api.get_raw(&uri, &[("accept-encoding", "zstd")]).await;
+    assert_eq!(h["content-encoding"], "zstd");
 }

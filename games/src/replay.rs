@@ -92,6 +92,76 @@ pub struct ReplaySeat {
     /// 3)"`); absent when all was well.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub status: Option<String>,
+    /// What the bot wrote on stderr, with koth's notes about it, by turn;
+    /// absent where the replay does not carry it (older replays, a ladder's
+    /// replay downloaded by someone who does not own the bot).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stderr: Option<SeatStderr>,
+}
+
+/// A seat's stderr as a replay carries it: the text kept (the first
+/// `stderr_cap` bytes the bot wrote, 64 KiB unless the host said, with
+/// koth's notes such as `[koth] turn 3: no answer within 50 ms`) cut into
+/// the turns it was written in, so a reader shows turn N's text beside
+/// turn N's move.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SeatStderr {
+    /// By turn, in order; only turns that wrote something.
+    #[serde(default)]
+    pub turns: Vec<StderrTurn>,
+    /// Bytes the bot wrote on stderr in all (koth's notes not counted);
+    /// absent where not known (a download from a server).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bytes: Option<u64>,
+    /// The log reached its cap: what came after (the bot's and koth's
+    /// notes) was not kept.
+    #[serde(default)]
+    pub cut: bool,
+}
+
+/// What a seat wrote on stderr in one turn. Output from before a turn's
+/// request counts for that turn, so it shows beside the move it led to.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StderrTurn {
+    /// `None`: written after the last turn.
+    #[serde(default)]
+    pub turn: Option<u32>,
+    pub text: String,
+}
+
+impl SeatStderr {
+    /// `text` cut at `ends`, (turn, end of that turn's text in `text`), as
+    /// the engine's log records them (`koth_runner`'s `StderrLog`) and the
+    /// service stores them. Ends that do not fit the text (a hand-edited
+    /// row) are skipped, never a panic; text after the last end has no
+    /// turn.
+    pub fn from_ends(text: &str, ends: &[(u32, usize)], bytes: Option<u64>, cut: bool) -> SeatStderr {
+        let mut turns = Vec::new();
+        let mut start = 0;
+        for &(turn, end) in ends {
+            if end < start || end > text.len() || !text.is_char_boundary(end) {
+                continue;
+            }
+            if end > start {
+                turns.push(StderrTurn { turn: Some(turn), text: text[start..end].to_owned() });
+            }
+            start = end;
+        }
+        if start < text.len() {
+            turns.push(StderrTurn { turn: None, text: text[start..].to_owned() });
+        }
+        SeatStderr { turns, bytes, cut }
+    }
+
+    /// What was written in `turn` (empty when nothing was).
+    pub fn of_turn(&self, turn: u32) -> String {
+        self.turns.iter().filter(|t| t.turn == Some(turn)).map(|t| t.text.as_str()).collect()
+    }
+
+    /// The whole text, in order.
+    pub fn text(&self) -> String {
+        self.turns.iter().map(|t| t.text.as_str()).collect()
+    }
 }
 
 /// One turn: the bots asked, what each answered, how long it took, how the
@@ -181,6 +251,33 @@ impl Replay {
     pub fn from_value(v: &Value) -> Result<Replay, String> {
         Replay::deserialize(v).map_err(|e| format!("not a koth replay: {e}"))
     }
+}
+
+/// `json`, a replay as stored, with `stderr` added to its seats (seat,
+/// that seat's stderr) and any stderr it held dropped from every other
+/// seat: what a ladder's replay is for a reader who owns some of its bots
+/// (hosts: all), and nobody else's. Only the seats are read and rewritten;
+/// the turns, most of a replay, are copied as they are (a 32,769-turn
+/// Flit replay is 11 MiB of JSON). Keys come out in name order, which
+/// changes nothing: every reader reads a replay by name.
+pub fn with_stderr(json: &[u8], stderr: &[(Seat, SeatStderr)]) -> Result<Vec<u8>, String> {
+    use serde_json::value::RawValue;
+    use std::collections::BTreeMap;
+    let mut doc: BTreeMap<String, &RawValue> = serde_json::from_slice(json).map_err(|e| format!("not a koth replay: {e}"))?;
+    let seats = doc.get("seats").ok_or("not a koth replay: it has no seats")?;
+    let mut seats: Vec<serde_json::Map<String, Value>> =
+        serde_json::from_str(seats.get()).map_err(|e| format!("not a koth replay: its seats: {e}"))?;
+    for s in seats.iter_mut() {
+        s.remove("stderr");
+    }
+    for (seat, text) in stderr {
+        let n = seats.len();
+        let s = seats.get_mut(*seat).ok_or_else(|| format!("the replay has no seat {seat} (it has {n})"))?;
+        s.insert("stderr".into(), serde_json::to_value(text).map_err(|e| e.to_string())?);
+    }
+    let seats = serde_json::value::to_raw_value(&seats).map_err(|e| e.to_string())?;
+    doc.insert("seats".into(), &seats);
+    serde_json::to_vec(&doc).map_err(|e| e.to_string())
 }
 
 /// Writes a replay as compact JSON while its match is played: the head

@@ -5,7 +5,7 @@
 //! replays written by older engines must still read. The viewer's frames
 //! of the same replay are pinned the same way (`golden/frames.json`).
 
-use koth_games::replay::{self, Answer, EndedBy, MoveTime, Recorded, Replay, ReplaySeat, Turn};
+use koth_games::replay::{self, Answer, EndedBy, MoveTime, Recorded, Replay, ReplaySeat, SeatStderr, StderrTurn, Turn};
 use koth_games::{GameKind, Reply};
 
 /// Two turns of Target between two seats, through the real referee: an
@@ -47,8 +47,22 @@ fn two_turns() -> Replay {
         engine: "koth-runner 0.1.0".into(),
         time_policy: Some(game.time_policy()),
         seats: vec![
-            ReplaySeat { name: "still.c".into(), id_line: None, status: None },
-            ReplaySeat { name: "crasher.py".into(), id_line: None, status: Some("crashed on turn 2 (exit code 3)".into()) },
+            // A seat whose stderr the replay does not carry (a download by
+            // someone else), and one whose stderr it does, with koth's notes.
+            ReplaySeat { name: "still.c".into(), id_line: None, status: None, stderr: None },
+            ReplaySeat {
+                name: "crasher.py".into(),
+                id_line: None,
+                status: Some("crashed on turn 2 (exit code 3)".into()),
+                stderr: Some(SeatStderr {
+                    turns: vec![
+                        StderrTurn { turn: Some(1), text: "thinking...\n\n[koth] turn 1: no answer within 50 ms\n".into() },
+                        StderrTurn { turn: Some(2), text: "Traceback: boom\n\n[koth] turn 2: crashed on turn 2 (exit code 3)\n".into() },
+                    ],
+                    bytes: Some(28),
+                    cut: false,
+                }),
+            },
         ],
         initial,
         turns,
@@ -74,6 +88,34 @@ fn the_replay_shape_is_the_golden_file() {
     // The seed is a string: JavaScript's numbers would round it.
     let v: serde_json::Value = serde_json::from_str(&golden).unwrap();
     assert_eq!(v["seed"], "2313453884618432439");
+    // A seat's stderr sits in its seat, by turn: turn 2's text is found by
+    // its turn number, beside turn 2's move. A seat without is without.
+    assert_eq!(v["seats"][1]["stderr"]["turns"][1]["turn"], 2);
+    assert_eq!(back.seats[1].stderr.as_ref().unwrap().of_turn(2), "Traceback: boom\n\n[koth] turn 2: crashed on turn 2 (exit code 3)\n");
+    assert!(v["seats"][0].get("stderr").is_none());
+}
+
+/// A seat's log cut into turns, as the engine records it and the service
+/// stores it: turn ends in the text's bytes, text after the last end
+/// belonging to no turn, and ends that do not fit skipped.
+#[test]
+fn a_seat_stderr_is_cut_at_its_turn_ends() {
+    let t = |turn: Option<u32>, text: &str| StderrTurn { turn, text: text.into() };
+    let cases = vec![
+        ("", vec![], vec![]),
+        ("", vec![(1, 0)], vec![]),
+        ("ab", vec![(1, 1), (3, 2)], vec![t(Some(1), "a"), t(Some(3), "b")]),
+        // Turn 1 wrote nothing (its end is the start): no entry.
+        ("abc", vec![(1, 0), (2, 2)], vec![t(Some(2), "ab"), t(None, "c")]),
+        // An end past the text, one going back, one inside a character.
+        ("aé", vec![(1, 9), (2, 1), (3, 0), (4, 2), (5, 3)], vec![t(Some(2), "a"), t(Some(5), "é")]),
+        ("tail only", vec![], vec![t(None, "tail only")]),
+    ];
+    for (text, ends, want) in cases {
+        let s = SeatStderr::from_ends(text, &ends, None, false);
+        assert_eq!(s.turns, want, "{text:?} cut at {ends:?}");
+        assert_eq!(s.text(), text, "nothing lost or doubled");
+    }
 }
 
 /// The frames the viewer draws are a served and stored contract too: kept
@@ -106,6 +148,22 @@ fn replays_of_older_engines_still_read() {
         "result": [], "cut_short": true,
     });
     let r = Replay::from_value(&old).unwrap();
+    // Without stderr: the seats carry none, and write none back.
+    assert!(r.seats.iter().all(|s| s.stderr.is_none()));
+    assert!(serde_json::to_value(&r).unwrap()["seats"][0].get("stderr").is_none());
+    // A seat's stderr with only its turns (no bytes, no cut) reads too.
+    let mut partial = old.clone();
+    partial["seats"][1]["stderr"] = serde_json::json!({"turns": [{"turn": 1, "text": "hi\n"}, {"text": "bye\n"}]});
+    let p = Replay::from_value(&partial).unwrap();
+    assert_eq!(
+        p.seats[1].stderr,
+        Some(SeatStderr {
+            turns: vec![StderrTurn { turn: Some(1), text: "hi\n".into() }, StderrTurn { turn: None, text: "bye\n".into() }],
+            bytes: None,
+            cut: false
+        })
+    );
+    assert_eq!(Replay::from_value(&serde_json::to_value(&p).unwrap()).unwrap(), p, "round trip");
     assert_eq!(
         (r.seed, r.ended_by.clone(), r.turns[0].answers[1].reply.clone()),
         (5, EndedBy::Rules, Recorded::Gone { gone: true, why: None })
@@ -164,5 +222,41 @@ fn every_end_is_written_as_the_docs_say() {
     for (ended, json) in cases {
         assert_eq!(serde_json::to_string(&ended).unwrap(), json);
         assert_eq!(serde_json::from_str::<EndedBy>(json).unwrap(), ended);
+    }
+}
+
+/// A ladder's replay is stored without stderr and served with the stderr
+/// of the seats its reader owns: [`replay::with_stderr`] adds those and
+/// drops any other, and leaves everything else as it was.
+#[test]
+fn stderr_is_added_to_the_owned_seats_only() {
+    let r = two_turns();
+    let json = serde_json::to_vec(&r).unwrap();
+    let mine = SeatStderr { turns: vec![StderrTurn { turn: Some(1), text: "mine\n".into() }], bytes: None, cut: false };
+    let seats = |out: &[u8]| Replay::from_json(out).unwrap().seats.into_iter().map(|s| s.stderr).collect::<Vec<_>>();
+    // Seat 0's added; seat 1's (which the golden replay carries) dropped.
+    let out = replay::with_stderr(&json, &[(0, mine.clone())]).unwrap();
+    assert_eq!(seats(&out), vec![Some(mine.clone()), None]);
+    // Nobody's: none at all. Both: both.
+    assert_eq!(seats(&replay::with_stderr(&json, &[]).unwrap()), vec![None, None]);
+    let theirs = r.seats[1].stderr.clone().unwrap();
+    assert_eq!(
+        seats(&replay::with_stderr(&json, &[(0, mine.clone()), (1, theirs.clone())]).unwrap()),
+        vec![Some(mine.clone()), Some(theirs)]
+    );
+    // The rest is the replay as it was.
+    let back = Replay::from_json(&out).unwrap();
+    assert_eq!((&back.turns, &back.result, back.seed, &back.initial), (&r.turns, &r.result, r.seed, &r.initial));
+    replay::check(&back).unwrap();
+    // What is wrong is said.
+    type Case<'a> = (&'a [u8], &'a [(usize, SeatStderr)], &'a str);
+    let cases: [Case; 3] = [
+        (b"[1, 2]", &[], "not a koth replay"),
+        (br#"{"game": "target"}"#, &[], "it has no seats"),
+        (&json, &[(2, SeatStderr::default())], "the replay has no seat 2 (it has 2)"),
+    ];
+    for (input, add, says) in cases {
+        let e = replay::with_stderr(input, add).unwrap_err();
+        assert!(e.contains(says), "{e}");
     }
 }

@@ -303,3 +303,38 @@ fn stderr_is_filed_by_turn() {
         }
     }
 }
+
+/// `koth match` asks for each seat's stderr in the replay: by turn, beside
+/// each move, koth's notes about the seat included (a crash), and marked
+/// cut where its cap stopped it. A service's runner does not ask, and its
+/// replays carry none (a seat's stderr is its owner's, stored apart).
+#[test]
+fn a_replay_carries_each_seats_stderr_by_turn_only_when_asked() {
+    if !sandbox_ok() {
+        return;
+    }
+    let opts = MatchOptions { max_turns: Some(4), stderr_in_replay: true, ..options(GameKind::Target, 4) };
+    let report = play(&opts, vec![test_bot("chatty.py", &[]), test_bot("crasher.py", &[])]).unwrap();
+    let replay = report.replay.read().unwrap();
+    let chatty = replay.seats[0].stderr.as_ref().expect("the chatty seat's stderr is carried");
+    for turn in 1..=4 {
+        assert_eq!(chatty.of_turn(turn).trim(), format!("thinking about request {turn}"), "{chatty:?}");
+    }
+    assert_eq!(
+        (chatty.text(), chatty.bytes, chatty.cut),
+        (report.outcomes[0].stderr.clone(), Some(report.outcomes[0].stderr_bytes), false)
+    );
+    let crasher = replay.seats[1].stderr.as_ref().expect("the crasher's stderr is carried, though it wrote none");
+    assert_eq!((crasher.of_turn(1).as_str(), crasher.bytes), ("", Some(0)));
+    assert_eq!(crasher.of_turn(2).trim(), "[koth] turn 2: crashed on turn 2 (exit code 3)", "{crasher:?}");
+    // A cap of 30 bytes keeps the first request's line and part of the second's.
+    let capped = MatchOptions { stderr_cap: 30, ..opts.clone() };
+    let report = play(&capped, vec![test_bot("chatty.py", &[]), test_bot("chatty.py", &[])]).unwrap();
+    let s = report.replay.read().unwrap().seats[0].stderr.clone().unwrap();
+    assert_eq!((s.of_turn(1).as_str(), s.of_turn(2).as_str(), s.of_turn(3).as_str()), ("thinking about request 1\n", "think", ""));
+    assert!(s.cut && s.bytes == Some(report.outcomes[0].stderr_bytes) && s.bytes > Some(30), "{s:?}");
+    // Not asked: none.
+    let report =
+        play(&MatchOptions { stderr_in_replay: false, ..opts }, vec![test_bot("chatty.py", &[]), test_bot("crasher.py", &[])]).unwrap();
+    assert!(report.replay.read().unwrap().seats.iter().all(|s| s.stderr.is_none()));
+}

@@ -566,12 +566,11 @@ async function replayViewer(m, box) {
   try {
     [replay, frames] = await Promise.all([api(`/api/matches/${m.id}/replay`), api(`/api/matches/${m.id}/frames`)]);
   } catch (e) { box.replaceChildren(errorBox(e)); return; }
-  const who = LOCAL ? null : await me();
-  // The owner's (and hosts') stderr, by turn, beside each move.
+  // Each seat's stderr, by turn, beside each move: the replay carries it
+  // for the seats the reader owns (a host: all; `koth match`: every seat
+  // of the file), and for nobody else's.
   const stderr = {};
-  await Promise.all(m.seats.filter(s => who && (who.is_host || who.name === s.owner)).map(async s => {
-    try { stderr[s.seat] = await api(`/api/matches/${m.id}/stderr/${s.seat}`); } catch (e) { /* not ours after all */ }
-  }));
+  (replay.seats || []).forEach((st, i) => { if (st.stderr) stderr[i] = st.stderr; });
   drawViewer(m, box, replay, frames, stderr, false);
 }
 
@@ -671,6 +670,21 @@ function drawViewer(m, box, replay, frames, stderr, live) {
     caption.textContent = fr.caption;
     turnPanel();
   }
+  // A seat's stderr in turn n ('' when it wrote nothing; null when the
+  // replay does not carry its stderr). Text written after the last turn
+  // shows with the last; a log cut at koth's cap says so where it stops.
+  function stderrOf(seat, n) {
+    const s = stderr[seat];
+    if (!s) return null;
+    const lastTurn = replay.turns.length ? replay.turns[replay.turns.length - 1].turn : 0;
+    const mine = (s.turns || []).filter(x => x.turn === n || ((x.turn === null || x.turn === undefined) && n === lastTurn));
+    let text = mine.map(x => x.text).join('');
+    const turns = s.turns || [];
+    if (s.cut && turns.length && mine.includes(turns[turns.length - 1])) {
+      text += '\n[koth] this bot\'s stderr reached koth\'s cap here: what came after was not kept\n';
+    }
+    return text;
+  }
   function turnPanel() {
     if (k === 0) { panel.replaceChildren(el('p', {}, 'Before the first move.')); return; }
     const t = replay.turns[k - 1];
@@ -682,7 +696,7 @@ function drawViewer(m, box, replay, frames, stderr, live) {
       const j = verdicts.get(a.seat);
       const said = a.answer !== undefined ? a.answer : a.timeout ? '(no answer in time)' : a.why ? `(gone: ${a.why})` : '(gone)';
       const verdict = !j || j.verdict === 'gone' ? '' : j.verdict === 'accepted' ? 'ok' : j.verdict === 'timed_out' ? 'timed out' : 'invalid: ' + j.reason;
-      const err = stderr[a.seat] ? stderr[a.seat].turns.filter(x => x.turn === k).map(x => x.text).join('') : null;
+      const err = stderrOf(a.seat, t.turn);
       return el('div', { class: 'move' + (tm.over_limit ? ' late' : ''), 'data-seat': a.seat },
         el('div', { class: 'move-head' }, swatch(a.seat), ' ', el('strong', {}, seat ? seat.name : 'seat ' + a.seat), roleTag(a.seat),
           el('span', { class: 'ms' }, tm.wall_ms !== undefined ? `${fmt(tm.wall_ms, 2)} ms` : ''), tm.cpu_ms !== undefined ? el('span', { class: 'ms cpu' }, `cpu ${fmt(tm.cpu_ms, 2)} ms`) : ''),

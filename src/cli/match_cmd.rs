@@ -137,6 +137,9 @@ pub fn run(a: MatchArgs) -> anyhow::Result<i32> {
         // its turns. Without a file it is kept, compactly, to be shown.
         replay_to: a.replay.clone().map_or(ReplayTo::Memory, ReplayTo::File),
         replay_limit: a.replay_limit,
+        // Each bot's stderr, by turn, in the replay: beside its moves in
+        // the viewer, and in the file.
+        stderr_in_replay: true,
         ..MatchOptions::new(game.clone(), seed)
     };
     let report = koth_runner::play(&opts, bots).map_err(|e| anyhow::anyhow!(e))?;

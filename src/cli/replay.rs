@@ -192,6 +192,8 @@ pub fn rerun(
         max_turns,
         wall_cap,
         sandbox: koth_sandbox::SandboxConfig { limits, ..store.sandbox() },
+        // Your bot's stderr beside its moves in the new replay.
+        stderr_in_replay: true,
         ..defaults
     };
     eprintln!("koth: {} seed {}: {} in seat {}, the other seats from the recording", r.game.name(), r.seed, spec.name, seat + 1);
@@ -205,7 +207,15 @@ pub fn rerun(
         );
     }
     let report = play_seats(&opts, seats).map_err(|e| anyhow::anyhow!(e))?;
-    let new = &report.replay.read().map_err(|e| anyhow::anyhow!(e))?;
+    let mut new = report.replay.read().map_err(|e| anyhow::anyhow!(e))?;
+    // The other seats answered from the recording: their stderr is the
+    // recording's (if it carried any), not the stand-ins' silence.
+    for (i, s) in new.seats.iter_mut().enumerate() {
+        if i != seat {
+            s.stderr = r.seats.get(i).and_then(|x| x.stderr.clone());
+        }
+    }
+    let new = &new;
     fn mine(t: &koth_games::replay::Turn, seat: usize) -> Option<&koth_games::replay::Recorded> {
         t.answers.iter().find(|a| a.seat == seat).map(|a| &a.reply)
     }

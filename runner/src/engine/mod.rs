@@ -31,7 +31,7 @@ pub mod status;
 
 use std::time::{Duration, Instant};
 
-use koth_games::replay::{Answer, EndedBy, MoveTime, Recorded, ReplaySeat, ReplayWriter, Turn};
+use koth_games::replay::{Answer, EndedBy, MoveTime, Recorded, ReplaySeat, ReplayWriter, SeatStderr, Turn};
 use koth_games::{BotProtocol, GameId, MatchResult, Request, Seat, TimePolicy, Verdict};
 use koth_sandbox::{BoxPool, CpuWait, Network, PromptWakeups, Sandbox, SandboxConfig};
 use serde::Serialize;
@@ -76,6 +76,10 @@ const RECORDED_WAIT: Duration = Duration::from_micros(50);
 /// it before it is stopped.
 const END_NOTICE_GRACE: Duration = Duration::from_millis(100);
 
+/// Bytes of each bot's stderr a match keeps unless told otherwise
+/// ([`MatchOptions::stderr_cap`]): what a ladder's matches keep.
+pub const DEFAULT_STDERR_CAP: usize = 64 << 10;
+
 #[derive(Clone, Debug)]
 pub struct MatchOptions {
     /// koth's own game, or an external game with its referee.
@@ -98,6 +102,12 @@ pub struct MatchOptions {
     pub prompt_wakeups: bool,
     /// Bytes of each bot's stderr kept.
     pub stderr_cap: usize,
+    /// Write each seat's stderr (with koth's notes, by turn) into the
+    /// replay's seats, for whoever reads the replay: `koth match` does, for
+    /// the author's own bots. A service's runner does not: there a seat's
+    /// stderr is its owner's, stored apart and added to a replay only for
+    /// its owner.
+    pub stderr_in_replay: bool,
     /// Stop after this many turns and score the position as it stands
     /// (quick checks; ladders play games to their end).
     pub max_turns: Option<u32>,
@@ -134,7 +144,8 @@ impl MatchOptions {
             first_move_extra: Duration::from_secs(1),
             freeze_off_turn: true,
             prompt_wakeups: true,
-            stderr_cap: 64 << 10,
+            stderr_cap: DEFAULT_STDERR_CAP,
+            stderr_in_replay: false,
             max_turns: None,
             wall_cap: None,
             live: None,
@@ -695,6 +706,10 @@ pub fn play_seats(opts: &MatchOptions, bots: Vec<SeatPlayer>) -> Result<MatchRep
             name: o.name.clone(),
             id_line: o.id_line.clone(),
             status: (o.status != BotStatus::Ok).then(|| o.status.describe()),
+            stderr: opts.stderr_in_replay.then(|| {
+                let cut = players[o.seat].log.kept.len() >= opts.stderr_cap;
+                SeatStderr::from_ends(&o.stderr, &o.stderr_turns, Some(o.stderr_bytes), cut)
+            }),
         })
         .collect();
     let (sink, json_len) = replay.finish(&seats, &results, cut_short, &ended_by).map_err(replay_failed)?;

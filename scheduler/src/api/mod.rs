@@ -1337,16 +1337,39 @@ async fn match_info(State(s): State<AppState>, ApiPath(id): ApiPath<i64>) -> Api
     reads::match_info(&s.pool, id).await?.map(Json).ok_or_else(|| not_found(&format!("match {id}")))
 }
 
-/// A finished match's replay (docs/replay.md). Stored packed
-/// ([`crate::packed`]); a client that accepts `zstd` gets it as stored.
+/// A finished match's replay (docs/replay.md), with the stderr of the
+/// seats whose bots the caller owns (a host: every seat's) and nobody
+/// else's; without a token (or with one that no longer works: the replay
+/// is public), none. Stored packed and without stderr
+/// ([`crate::packed`]); a client that accepts `zstd` and owns no seat
+/// gets it as stored.
 #[utoipa::path(get, path = "/api/matches/{id}/replay", tag = "matches", params(("id" = i64, Path, description = "The match")),
-    responses((status = 200, body = Object, description = "The replay, as docs/replay.md describes it"),
+    security((), ("token" = [])),
+    responses((status = 200, body = Object, description = "The replay, as docs/replay.md describes it, with the caller's seats' stderr"),
               (status = 409, body = ErrorBody, description = "The match has not finished")))]
 async fn replay(State(s): State<AppState>, ApiPath(id): ApiPath<i64>, headers: HeaderMap) -> ApiResult<Response> {
-    match finished_replay(&s.pool, id).await? {
-        StoredReplay::Packed(z) if packed::accepts(accept_encoding(&headers), "zstd") => Ok(encoded_json(z, Some("zstd"))),
-        r => replays::to_json(&r).map(|json| encoded_json(json, None)).map_err(|e| stored_unreadable(id, e)),
-    }
+    let stored = finished_replay(&s.pool, id).await?;
+    let theirs = match caller(&s.pool, &headers).await.ok().flatten() {
+        Some(who) => reads::owned_stderr(&s.pool, id, who.id, who.is_host).await?,
+        None => Vec::new(),
+    };
+    let mut r = if theirs.is_empty() {
+        match stored {
+            StoredReplay::Packed(z) if packed::accepts(accept_encoding(&headers), "zstd") => encoded_json(z, Some("zstd")),
+            r => replays::to_json(&r).map(|json| encoded_json(json, None)).map_err(|e| stored_unreadable(id, e))?,
+        }
+    } else {
+        let json = replays::to_json(&stored).map_err(|e| stored_unreadable(id, e))?;
+        let json = tokio::task::spawn_blocking(move || koth_games::replay::with_stderr(&json, &theirs))
+            .await
+            .map_err(|e| ApiError(StatusCode::INTERNAL_SERVER_ERROR, format!("adding the stderr: {e}")))?
+            .map_err(|e| stored_unreadable(id, e))?;
+        encoded_json(json, None)
+    };
+    // What is in it depends on who asks.
+    r.headers_mut().insert(axum::http::header::VARY, axum::http::HeaderValue::from_static("accept-encoding, authorization"));
+    r.headers_mut().insert(axum::http::header::CACHE_CONTROL, axum::http::HeaderValue::from_static("private"));
+    Ok(r)
 }
 
 async fn finished_replay(pool: &PgPool, id: i64) -> ApiResult<StoredReplay> {
@@ -1558,22 +1581,14 @@ async fn stderr(State(s): State<AppState>, ApiPath((id, seat)): ApiPath<(i64, i3
     Ok(Json(SeatStderr { match_id: id, seat, stderr: text, turns }))
 }
 
-/// A seat's stderr cut at the recorded turn ends.
-/// Ends that do not fit the text (a hand-edited row) are skipped, never a panic.
+/// A seat's stderr cut at the recorded turn ends, as a replay carries it
+/// ([`koth_games::replay::SeatStderr::from_ends`]).
 fn stderr_by_turn(text: &str, ends: &[(u32, usize)]) -> Vec<StderrTurn> {
-    let mut out = Vec::new();
-    let mut start = 0;
-    for &(turn, end) in ends {
-        if end < start || end > text.len() || !text.is_char_boundary(end) {
-            continue;
-        }
-        out.push(StderrTurn { turn: Some(turn), text: text[start..end].to_owned() });
-        start = end;
-    }
-    if start < text.len() {
-        out.push(StderrTurn { turn: None, text: text[start..].to_owned() });
-    }
-    out
+    koth_games::replay::SeatStderr::from_ends(text, ends, None, false)
+        .turns
+        .into_iter()
+        .map(|t| StderrTurn { turn: t.turn, text: t.text })
+        .collect()
 }
 
 fn require_host(who: &Caller) -> ApiResult<()> {

@@ -591,6 +591,34 @@ pub async fn seat_stderr(pool: &PgPool, match_id: i64, seat: i32) -> Result<Opti
     }))
 }
 
+/// The stderr of the seats of `match_id` whose bots `user` owns (every
+/// seat for a host), as a replay carries it, by seat: what a downloaded
+/// replay holds for its reader (`GET /api/matches/{id}/replay`). Seats
+/// whose stderr was never stored (a match not played) are left out.
+pub async fn owned_stderr(pool: &PgPool, match_id: i64, user: i64, is_host: bool) -> Result<Vec<(usize, koth_games::replay::SeatStderr)>> {
+    let rows = sqlx::query(
+        "SELECT s.seat, s.stderr, s.stderr_turns FROM match_seats s JOIN bots b ON b.id = s.bot_id \
+         WHERE s.match_id = $1 AND s.stderr IS NOT NULL AND ($3 OR b.owner_id = $2) ORDER BY s.seat",
+    )
+    .bind(match_id)
+    .bind(user)
+    .bind(is_host)
+    .fetch_all(pool)
+    .await?;
+    Ok(rows
+        .into_iter()
+        .map(|r| {
+            let text: String = r.get("stderr");
+            let ends: Vec<(u32, usize)> =
+                r.get::<Option<Value>, _>("stderr_turns").and_then(|v| serde_json::from_value(v).ok()).unwrap_or_default();
+            // The runner keeps the first 64 KiB of a seat's stderr
+            // (koth_runner's default cap): a log that long was cut there.
+            let cut = text.len() >= koth_runner::engine::DEFAULT_STDERR_CAP;
+            (r.get::<i32, _>("seat") as usize, koth_games::replay::SeatStderr::from_ends(&text, &ends, None, cut))
+        })
+        .collect())
+}
+
 /// How many of `bots` belong to `user`.
 pub async fn owned_among(pool: &PgPool, bots: &[i64], user: i64) -> Result<i64> {
     Ok(sqlx::query_scalar("SELECT count(*) FROM bots WHERE id = ANY($1) AND owner_id = $2").bind(bots).bind(user).fetch_one(pool).await?)
