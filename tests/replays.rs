@@ -190,7 +190,7 @@ async fn replays_are_served_the_same_whatever_the_client_accepts_and_frames_are_
 async fn a_downloaded_replay_carries_the_stderr_of_the_downloaders_seats_only() {
     let Some(pg) = postgres("replays_stderr") else { return };
     let pool = koth_scheduler::db::connect_and_migrate(&pg.url(), 4).await.unwrap();
-    let cfg = koth_scheduler::format::LadderConfig::default_for(koth_games::GameKind::Target);
+    let cfg = koth_ladder::format::LadderConfig::default_for(koth_games::GameKind::Target);
     let ladder = store::create_ladder(&pool, "target", &koth_games::GameKind::Target.into(), &cfg).await.unwrap();
     let (_, host) = koth_scheduler::api::create_account(&pool, "host", true).await.unwrap();
     let mut conn = pool.acquire().await.unwrap();
