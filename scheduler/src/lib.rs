@@ -9,7 +9,8 @@
 //! how settled its final standings are), [`types`] (the API's requests and responses),
 //! [`validation`] (judging a new version's validation game), [`metrics`]
 //! (the operators' figures in Prometheus' format), [`audit`] (the audit
-//! trail's kinds of entry and how an entry reads).
+//! trail's kinds of entry and how an entry reads), [`sprt`] (the sequential
+//! test of `koth ab`: is a new version better than an old one?).
 
 pub mod api;
 pub mod audit;
@@ -27,6 +28,7 @@ pub mod quota;
 pub mod rating;
 pub mod serve;
 pub mod served;
+pub mod sprt;
 pub mod types;
 pub mod validation;
 pub mod web;
