@@ -77,7 +77,7 @@ fn a_four_player_test_ends_undecided_when_its_games_are_played() {
         "bots/slime/greedy.py",
         "bots/slime/spreader.c",
     ]);
-    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert_eq!(out.status.code(), Some(3), "{}", text(&out));
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("slime NEW bots/slime/greedy.py against OLD bots/slime/spreader.c, 4 seats"), "{stderr}");
     assert!(stderr.contains("verdict: undecided: the games allowed were played first after 4 games (2 pairs)"), "{stderr}");

@@ -70,8 +70,10 @@ enum Unscored {
     Busy(String),
 }
 
-/// Exit codes: 0 better, 1 not better, 2 undecided when the games allowed
-/// were played; [`super::EXIT_SETUP_FAILED`] when nothing could be tested.
+/// Exit codes: 0 better, 1 not better, 3 undecided when the games allowed
+/// were played (2 is clap's, for arguments it refuses); an error (a bot
+/// that does not build, a machine too busy to time the bots fairly) is
+/// [`super::EXIT_SETUP_FAILED`], as for every command.
 pub fn run(a: AbArgs) -> anyhow::Result<i32> {
     let hypothesis = Hypothesis::new(a.elo0, a.elo1, a.alpha, a.beta).map_err(|e| anyhow::anyhow!("--elo0/--elo1/--alpha/--beta: {e}"))?;
     let builder = a.engine.builder();
@@ -221,7 +223,7 @@ pub fn run(a: AbArgs) -> anyhow::Result<i32> {
     Ok(match status.verdict {
         Verdict::Better => 0,
         Verdict::NotBetter => 1,
-        Verdict::BudgetSpent | Verdict::Continue => 2,
+        Verdict::BudgetSpent | Verdict::Continue => 3,
     })
 }
 
