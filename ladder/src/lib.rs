@@ -19,6 +19,8 @@
 //!   sign-ups.
 //! * [`served`]: which games a server offers and each one's default
 //!   ladder.
+//! * [`sprt`]: the sequential test of `koth ab` (is a new version better
+//!   than an old one?).
 
 pub mod contest;
 pub mod format;
@@ -28,4 +30,5 @@ pub mod quota;
 pub mod rating;
 pub mod served;
 pub mod settle;
+pub mod sprt;
 pub mod validation;

@@ -41,6 +41,18 @@ pub struct MatchArgs {
     /// Folder for each bot's stderr log (default: match-GAME-SEED in /tmp/koth-UID, a folder of your own).
     #[arg(long)]
     logs: Option<PathBuf>,
+    #[command(flatten)]
+    engine: EngineArgs,
+    /// Bots: source files, archives (.tar, .tar.gz, .zip) or folders; the
+    /// language comes from the main file's extension or a koth.json manifest.
+    #[arg(required = true)]
+    bots: Vec<PathBuf>,
+}
+
+/// How bots are built and boxed and how a match is played: `koth match`'s
+/// and `koth ab`'s flags alike.
+#[derive(Args)]
+pub struct EngineArgs {
     /// Override the game's time per move (e.g. 50ms).
     #[arg(long, value_parser = duration)]
     time: Option<Duration>,
@@ -70,10 +82,55 @@ pub struct MatchArgs {
     host: bool,
     #[command(flatten)]
     store: super::BotStoreArgs,
-    /// Bots: source files, archives (.tar, .tar.gz, .zip) or folders; the
-    /// language comes from the main file's extension or a koth.json manifest.
-    #[arg(required = true)]
-    bots: Vec<PathBuf>,
+}
+
+impl EngineArgs {
+    pub fn builder(&self) -> koth_runner::bot::Builder {
+        self.store.builder(if self.docker {
+            ImagePolicy::Images
+        } else if self.host {
+            ImagePolicy::Host
+        } else {
+            ImagePolicy::Auto
+        })
+    }
+
+    pub fn sandbox(&self) -> SandboxConfig {
+        SandboxConfig {
+            limits: Limits { memory: self.memory, cpu_time: None, wall_time: None, ..Limits::default() },
+            ..self.store.sandbox()
+        }
+    }
+
+    /// A match of `game` on `seed` with these flags, its replay kept in memory.
+    pub fn options(&self, game: &koth_runner::Game, seed: u64, sandbox: &SandboxConfig) -> MatchOptions {
+        MatchOptions {
+            per_move: self.time,
+            first_move_extra: self.first_move_extra,
+            freeze_off_turn: !self.no_freeze,
+            max_turns: self.max_turns,
+            wall_cap: self.wall_cap,
+            sandbox: sandbox.clone(),
+            ..MatchOptions::new(game.clone(), seed)
+        }
+    }
+}
+
+/// Builds (or takes from the cache) the bot at `path`, saying which
+/// language and toolchain it runs with.
+pub fn prepare(builder: &koth_runner::bot::Builder, path: &std::path::Path) -> anyhow::Result<koth_runner::bot::BotSpec> {
+    let spec = builder.prepare(path).map_err(|e| anyhow::anyhow!("preparing bot {}: {e}", path.display()))?;
+    eprintln!(
+        "{}: {}, {}",
+        path.display(),
+        spec.language,
+        if spec.image == koth_runner::image::HOST {
+            "host toolchain (no image built)".to_owned()
+        } else {
+            format!("image {}", &spec.image.trim_start_matches("sha256:")[..12])
+        }
+    );
+    Ok(spec)
 }
 
 fn duration(s: &str) -> Result<Duration, String> {
@@ -84,13 +141,7 @@ fn size(s: &str) -> Result<u64, String> {
 }
 
 pub fn run(a: MatchArgs) -> anyhow::Result<i32> {
-    let builder = a.store.builder(if a.docker {
-        ImagePolicy::Images
-    } else if a.host {
-        ImagePolicy::Host
-    } else {
-        ImagePolicy::Auto
-    });
+    let builder = a.engine.builder();
     let game = koth_runner::Game::find(&a.game, &builder).map_err(|e| anyhow::anyhow!("--game: {e}"))?;
     let (lo, hi) = game.seat_range();
     let seats = a.players.unwrap_or(lo.max(a.bots.len().min(hi)));
@@ -108,31 +159,10 @@ pub fn run(a: MatchArgs) -> anyhow::Result<i32> {
         let t = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
         t.as_nanos() as u64 ^ (std::process::id() as u64) << 32
     });
-    let sandbox =
-        SandboxConfig { limits: Limits { memory: a.memory, cpu_time: None, wall_time: None, ..Limits::default() }, ..a.store.sandbox() };
-    let mut prepared = Vec::new();
-    for path in &a.bots {
-        let spec = builder.prepare(path).map_err(|e| anyhow::anyhow!("preparing bot {}: {e}", path.display()))?;
-        eprintln!(
-            "{}: {}, {}",
-            path.display(),
-            spec.language,
-            if spec.image == koth_runner::image::HOST {
-                "host toolchain (no image built)".to_owned()
-            } else {
-                format!("image {}", &spec.image.trim_start_matches("sha256:")[..12])
-            }
-        );
-        prepared.push(spec);
-    }
+    let sandbox = a.engine.sandbox();
+    let prepared = a.bots.iter().map(|path| prepare(&builder, path)).collect::<anyhow::Result<Vec<_>>>()?;
     let bots: Vec<_> = (0..seats).map(|i| prepared[i % prepared.len()].clone()).collect();
     let opts = MatchOptions {
-        per_move: a.time,
-        first_move_extra: a.first_move_extra,
-        freeze_off_turn: !a.no_freeze,
-        max_turns: a.max_turns,
-        wall_cap: a.wall_cap,
-        sandbox: sandbox.clone(),
         // Written to its file as it is played: the match holds none of
         // its turns. Without a file it is kept, compactly, to be shown.
         replay_to: a.replay.clone().map_or(ReplayTo::Memory, ReplayTo::File),
@@ -140,7 +170,7 @@ pub fn run(a: MatchArgs) -> anyhow::Result<i32> {
         // Each bot's stderr, by turn, in the replay: beside its moves in
         // the viewer, and in the file.
         stderr_in_replay: true,
-        ..MatchOptions::new(game.clone(), seed)
+        ..a.engine.options(&game, seed, &sandbox)
     };
     let report = koth_runner::play(&opts, bots).map_err(|e| anyhow::anyhow!(e))?;
     let logs = match a.logs.clone() {

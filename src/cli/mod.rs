@@ -1,5 +1,6 @@
 use clap::{Parser, Subcommand};
 
+mod ab_cmd;
 mod api_bench;
 mod client;
 mod examples;
@@ -267,6 +268,8 @@ enum Command {
     Languages(languages::LanguagesArgs),
     /// Play one match on this machine, with the engine the ladder uses.
     Match(match_cmd::MatchArgs),
+    /// Is NEW better than OLD? Pairs of games with the seats swapped on this machine, until a sequential test decides.
+    Ab(ab_cmd::AbArgs),
     /// Benchmarks for koth's developers and hosts: each prints figures beside its anchor, measured in the same run.
     #[command(subcommand)]
     Bench(BenchCommand),
@@ -309,6 +312,7 @@ pub fn run(cli: Cli) -> anyhow::Result<i32> {
         Command::Logout(args) => client::logout(args),
         Command::Tokens(cmd) => client::tokens(cmd),
         Command::Match(args) => match_cmd::run(args),
+        Command::Ab(args) => ab_cmd::run(args),
         Command::Bench(BenchCommand::Match(args)) => match_bench::run(args),
         Command::Bench(BenchCommand::Fairness(args)) => fairness_bench::run(args),
         Command::Bench(BenchCommand::Queue(args)) => queue_bench::run(args),
