@@ -246,3 +246,46 @@ fn second_up_refuses(data: &std::path::Path, addr: &str) {
     assert_eq!(http_get(addr, "/health"), (200, r#"{"status":"ok","database":"ok"}"#.to_owned()), "the first one lost its database");
     assert_eq!(http_get(addr, "/api/ladders").0, 200);
 }
+
+/// `koth up --no-examples`: no ladders, but the host token the banner
+/// names is there and works (a host can then create ladders and add
+/// games); a lost token file gets a new token at the next start.
+#[test]
+fn an_empty_server_still_has_a_host_with_a_token() {
+    if !postgres_binaries() {
+        return;
+    }
+    let data = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("up-empty");
+    let _ = std::fs::remove_dir_all(&data);
+    let port = koth_scheduler::pg::free_port().unwrap();
+    let addr = format!("127.0.0.1:{port}");
+    let token_file = data.join("host-token");
+    let create = |name: &str| {
+        let token = std::fs::read_to_string(&token_file).unwrap_or_else(|e| panic!("{}: {e}", token_file.display()));
+        koth_cli(&["ladder", "create", name, "--game", "snake"], &addr, Some(token.trim()))
+    };
+    let (up, _) = common::start_with(&data, &addr, "up-empty", 67500, &["--no-examples"]);
+    assert_eq!(http_get(&addr, "/api/ladders").1, "[]", "--no-examples seeds no ladder");
+    let out = create("first");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let first_token = std::fs::read_to_string(&token_file).unwrap();
+    assert_eq!(stop(up), Some(0));
+    // The same token after a restart; a new one if the file is lost.
+    let (up, _) = common::start_with(&data, &addr, "up-empty", 67500, &["--no-examples"]);
+    assert_eq!(std::fs::read_to_string(&token_file).unwrap(), first_token);
+    assert_eq!(stop(up), Some(0));
+    std::fs::remove_file(&token_file).unwrap();
+    let (up, _) = common::start_with(&data, &addr, "up-empty", 67500, &["--no-examples"]);
+    let second_token = std::fs::read_to_string(&token_file).unwrap();
+    assert_ne!(second_token, first_token);
+    use std::os::unix::fs::PermissionsExt;
+    assert_eq!(std::fs::metadata(&token_file).unwrap().permissions().mode() & 0o777, 0o600);
+    let out = create("second");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    // The old token was not revoked by the new one.
+    let out = koth_cli(&["ladder", "pause", "second"], &addr, Some(first_token.trim()));
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = koth_cli(&["ladder", "pause", "second"], &addr, Some("0000"));
+    assert!(!out.status.success(), "a wrong token is refused");
+    assert_eq!(stop(up), Some(0));
+}

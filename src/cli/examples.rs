@@ -11,21 +11,37 @@ mod embedded {
     include!(concat!(env!("OUT_DIR"), "/examples.rs"));
 }
 
+/// The `host` account, with its token in `<data-dir>/host-token` (mode
+/// 0600): made on a first start, with or without the examples, and given a
+/// new token if that file is gone (the old ones keep working).
+pub async fn ensure_host(pool: &PgPool, data_dir: &std::path::Path) -> anyhow::Result<i64> {
+    let token_file = data_dir.join("host-token");
+    let (host, token) = match koth_scheduler::db::accounts::host_named(pool, "host").await? {
+        Some(id) if token_file.exists() => return Ok(id),
+        Some(id) => (id, koth_scheduler::api::new_token_for(pool, id, "host-token").await?),
+        None => koth_scheduler::api::create_account(pool, "host", true).await?,
+    };
+    use std::io::Write;
+    use std::os::unix::fs::OpenOptionsExt;
+    let mut f = std::fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .mode(0o600)
+        .open(&token_file)
+        .map_err(|e| anyhow::anyhow!("writing the host's token to {}: {e}", token_file.display()))?;
+    writeln!(f, "{token}")?;
+    Ok(host)
+}
+
 /// First start: a ladder per game in its seed's format, and the example
 /// bots (enough copies to fill the game's seats), owned by the `host`
-/// account whose token is written to `<data-dir>/host-token`.
+/// account ([`ensure_host`]).
 pub async fn seed(pool: &PgPool, data_dir: &std::path::Path) -> anyhow::Result<()> {
+    let host = ensure_host(pool, data_dir).await?;
     let ladders = store::ladder_count(pool).await?;
     if ladders > 0 {
         return Ok(());
-    }
-    let (host, token) = koth_scheduler::api::create_account(pool, "host", true).await?;
-    let token_file = data_dir.join("host-token");
-    {
-        use std::io::Write;
-        use std::os::unix::fs::OpenOptionsExt;
-        let mut f = std::fs::OpenOptions::new().write(true).create(true).truncate(true).mode(0o600).open(&token_file)?;
-        writeln!(f, "{token}")?;
     }
     for kind in GameKind::ALL {
         let config = LadderConfig::default_for(kind);

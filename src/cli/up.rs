@@ -85,7 +85,11 @@ pub fn run(a: UpArgs) -> anyhow::Result<i32> {
 
 async fn serve(a: &UpArgs, url: &str, lock: &UpLock) -> anyhow::Result<i32> {
     let pool = koth_scheduler::db::connect_and_migrate(url, a.runners + 8).await.map_err(|e| anyhow::anyhow!(e))?;
-    if !a.no_examples {
+    if a.no_examples {
+        // No ladders or bots, but a host to make them: its token is where
+        // the banner says.
+        super::examples::ensure_host(&pool, &a.data_dir).await?;
+    } else {
         super::examples::seed(&pool, &a.data_dir).await?;
     }
     let stop = super::service::shutdown_signal();

@@ -59,8 +59,14 @@ impl Drop for Up {
 /// Start `koth up` on `addr` with its data in `data`; `name` and `uid_base`
 /// keep its boxes apart from other suites'. Returns it and the URL it printed.
 pub fn start(data: &std::path::Path, addr: &str, name: &str, uid_base: u32) -> (Up, String) {
+    start_with(data, addr, name, uid_base, &[])
+}
+
+/// [`start`] with more of `koth up`'s flags.
+pub fn start_with(data: &std::path::Path, addr: &str, name: &str, uid_base: u32, more: &[&str]) -> (Up, String) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_koth"))
         .args(["up", "--data-dir", data.to_str().unwrap(), "--listen", addr, "--runners", "2"])
+        .args(more)
         .env("KOTH_SANDBOX_RUNTIME_DIR", format!("/run/koth-test/{name}"))
         .env("KOTH_SANDBOX_UID_BASE", uid_base.to_string())
         .env("KOTH_CACHE", data.join("cache"))

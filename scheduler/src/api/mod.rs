@@ -386,6 +386,17 @@ fn token_hash(token: &str) -> Vec<u8> {
     Sha256::digest(token.as_bytes()).to_vec()
 }
 
+/// A new token, which never expires, for an existing account (returned
+/// once): the host's, when `koth up` finds its token file gone.
+pub async fn new_token_for(pool: &PgPool, user: i64, name: &str) -> Result<String, sqlx::Error> {
+    let token = new_token();
+    accounts::create_token(pool, user, name, &token_hash(&token), None).await.map_err(|e| match e {
+        crate::db::store::StoreError::Db(e) => e,
+        crate::db::store::StoreError::Invalid(why) => sqlx::Error::Protocol(why),
+    })?;
+    Ok(token)
+}
+
 /// Create an account and its first token (returned once), which never
 /// expires (the host's own, made by `koth up`).
 pub async fn create_account(pool: &PgPool, name: &str, is_host: bool) -> Result<(i64, String), sqlx::Error> {

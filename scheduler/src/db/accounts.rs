@@ -50,6 +50,11 @@ pub async fn create_account(
     Ok(id)
 }
 
+/// The id of the host account named `name`, if there is one.
+pub async fn host_named(pool: &PgPool, name: &str) -> std::result::Result<Option<i64>, sqlx::Error> {
+    sqlx::query_scalar("SELECT id FROM users WHERE name = $1 AND is_host AND deleted_at IS NULL").bind(name).fetch_optional(pool).await
+}
+
 /// The account of a token's hash, with the token's id, if the token exists,
 /// has not expired and its account is not deleted. Notes the token's use
 /// (at most once a minute: a write per request would cost more than the
