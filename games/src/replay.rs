@@ -81,6 +81,18 @@ pub enum EndedBy {
     ReplayLimit { turn: u32, limit_bytes: u64 },
 }
 
+impl EndedBy {
+    /// Whether the match has a result: its rules, or the position scored
+    /// where a limit stopped it. A failed referee or an overloaded machine
+    /// leaves none: the replay's `result` is empty and no seat won or lost.
+    pub fn has_result(&self) -> bool {
+        match self {
+            EndedBy::Rules | EndedBy::TurnLimit { .. } | EndedBy::WallClockCap { .. } | EndedBy::ReplayLimit { .. } => true,
+            EndedBy::RefereeFailed { .. } | EndedBy::HostOverloaded { .. } => false,
+        }
+    }
+}
+
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ReplaySeat {
     #[serde(default)]

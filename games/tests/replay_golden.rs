@@ -211,17 +211,19 @@ fn a_replay_streamed_turn_by_turn_is_the_typed_replay() {
 /// to a stored and served contract (readers, the match page, the CLI).
 #[test]
 fn every_end_is_written_as_the_docs_say() {
+    // (the end, as written, whether the match has a result)
     let cases = [
-        (EndedBy::Rules, r#"{"kind":"rules"}"#),
-        (EndedBy::TurnLimit { turns: 5 }, r#"{"kind":"turn_limit","turns":5}"#),
-        (EndedBy::WallClockCap { seconds: 2.5 }, r#"{"kind":"wall_clock_cap","seconds":2.5}"#),
-        (EndedBy::RefereeFailed { reason: "it crashed".into() }, r#"{"kind":"referee_failed","reason":"it crashed"}"#),
-        (EndedBy::HostOverloaded { turn: 3, reason: "stopped".into() }, r#"{"kind":"host_overloaded","turn":3,"reason":"stopped"}"#),
-        (EndedBy::ReplayLimit { turn: 7, limit_bytes: 1024 }, r#"{"kind":"replay_limit","turn":7,"limit_bytes":1024}"#),
+        (EndedBy::Rules, r#"{"kind":"rules"}"#, true),
+        (EndedBy::TurnLimit { turns: 5 }, r#"{"kind":"turn_limit","turns":5}"#, true),
+        (EndedBy::WallClockCap { seconds: 2.5 }, r#"{"kind":"wall_clock_cap","seconds":2.5}"#, true),
+        (EndedBy::RefereeFailed { reason: "it crashed".into() }, r#"{"kind":"referee_failed","reason":"it crashed"}"#, false),
+        (EndedBy::HostOverloaded { turn: 3, reason: "stopped".into() }, r#"{"kind":"host_overloaded","turn":3,"reason":"stopped"}"#, false),
+        (EndedBy::ReplayLimit { turn: 7, limit_bytes: 1024 }, r#"{"kind":"replay_limit","turn":7,"limit_bytes":1024}"#, true),
     ];
-    for (ended, json) in cases {
+    for (ended, json, has_result) in cases {
         assert_eq!(serde_json::to_string(&ended).unwrap(), json);
         assert_eq!(serde_json::from_str::<EndedBy>(json).unwrap(), ended);
+        assert_eq!(ended.has_result(), has_result, "{json}");
     }
 }
 

@@ -302,7 +302,7 @@ fn a_tcp_bot_printing_to_stdout_plays_to_the_end_and_reads_how_it_ended() {
     for turn in 1..=chatty.moves {
         assert!(chatty.stderr.contains(&format!("debug: turn {turn} at ")), "turn {turn} missing: {}", chatty.stderr);
     }
-    let ending = match chatty.result {
+    let ending = match chatty.result.expect("a played match has a result") {
         koth_games::MatchResult::Win => "WIN",
         koth_games::MatchResult::Loss => "LOSS",
         koth_games::MatchResult::Tie => "TIE",

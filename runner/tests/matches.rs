@@ -253,13 +253,13 @@ fn misbehaving_bots_get_the_status_that_says_what_happened() {
         "{:?}",
         r.outcomes[0].status
     );
-    assert_eq!(r.outcomes[0].result, koth_games::MatchResult::Loss);
+    assert_eq!(r.outcomes[0].result, Some(koth_games::MatchResult::Loss));
 
     // Timed out: in Snake a late move loses.
     let r = play(&options(GameKind::Snake, 2), vec![test_bot("slow_snake.py", &[]), bot("bots/snake/stdio_wall_hugger.c")]).unwrap();
     assert!(matches!(r.outcomes[0].status, BotStatus::TimedOut { turn: 1, .. }), "{:?}: {}", r.outcomes[0].status, r.outcomes[0].stderr);
-    assert_eq!(r.outcomes[0].result, koth_games::MatchResult::Loss);
-    assert_eq!(r.outcomes[1].result, koth_games::MatchResult::Win);
+    assert_eq!(r.outcomes[0].result, Some(koth_games::MatchResult::Loss));
+    assert_eq!(r.outcomes[1].result, Some(koth_games::MatchResult::Win));
 }
 
 /// The host stand-in image: the languages whose toolchains `.ci/run`

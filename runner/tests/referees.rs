@@ -261,8 +261,12 @@ fn a_hostile_referee_ends_its_match_as_referee_failed_in_bounded_time() {
         // Bounded: its 500 ms per answer, plus the start of two boxes and
         // Python; far from the hour it tried to take.
         assert!(took < Duration::from_secs(20), "{mode}: the match took {took:?}");
-        // A match whose referee failed has no result anyone can check.
-        assert!(game.check(&r.replay.read().unwrap(), &sandbox_config()).unwrap_err().contains("its referee failed"), "{mode}");
+        // A match whose referee failed has no result anyone can check,
+        // and reports none: no seat won or lost.
+        let replay = r.replay.read().unwrap();
+        assert!(game.check(&replay, &sandbox_config()).unwrap_err().contains("its referee failed"), "{mode}");
+        assert!(replay.result.is_empty(), "{mode}: the replay records a result: {:?}", replay.result);
+        assert!(r.outcomes.iter().all(|o| o.result.is_none()), "{mode}: {:?}", r.outcomes.iter().map(|o| o.result).collect::<Vec<_>>());
         // The bots were asked nothing after the failure and were stopped.
         for o in &r.outcomes {
             assert_eq!(o.moves, r.turns, "{mode} {}", o.name);

@@ -674,12 +674,16 @@ fn job_error(r: &JobResult) -> &str {
     }
 }
 
+/// A seat's outcome as the ladder takes it. A match with no result is
+/// never recorded ([`without_result`] comes first); an added game's
+/// validation match whose referee failed is judged on statuses only, so
+/// its seats' missing result reads as a tie there.
 fn seat_outcome(o: &koth_runner::engine::BotOutcome) -> SeatOutcome {
     SeatOutcome {
         seat: o.seat as i32,
         score: o.score,
         rank: o.rank as u32,
-        result: o.result,
+        result: o.result.unwrap_or(koth_games::MatchResult::Tie),
         status: o.status.clone(),
         stderr: o.stderr.clone(),
         stderr_turns: o.stderr_turns.clone(),

@@ -234,12 +234,18 @@ pub fn run(a: MatchArgs) -> anyhow::Result<i32> {
     order.sort_by_key(|o| (o.rank, o.seat));
     for o in order {
         let status = o.status.describe();
+        // No result (a failed referee, a busy machine): no rank, score or
+        // result to show, only what each bot did.
+        let (rank, score) = match o.result {
+            Some(_) => (o.rank.to_string(), o.score.to_string()),
+            None => ("-".to_owned(), "-".to_owned()),
+        };
         println!(
             "{:<4} {:<24} {:>7} {:<5} {:>6} {:>8} {:>8} {:>9.2} {:>9.2}  {status}",
-            o.rank,
+            rank,
             format!("{}. {}", o.seat + 1, o.name),
-            o.score,
-            format!("{:?}", o.result).to_lowercase(),
+            score,
+            o.result.map_or("-", koth_games::MatchResult::name),
             o.moves,
             o.timeouts,
             o.invalid_moves,

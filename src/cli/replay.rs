@@ -65,7 +65,7 @@ pub fn check(file: &Path, game_dir: Option<&Path>, store: &super::BotStoreArgs) 
         .iter()
         .map(|s| {
             let name = r.seats.get(s.seat).map_or("?", |x| x.name.as_str());
-            let result = format!("{:?}", s.result).to_lowercase();
+            let result = s.result.name();
             format!("seat {} {name}: {result} (score {}, rank {})", s.seat + 1, s.score, s.rank)
         })
         .collect();
@@ -266,11 +266,10 @@ pub fn rerun(
             "  seat {} {}: {} (score {}, rank {}){}",
             o.seat + 1,
             o.name,
-            format!("{:?}", o.result).to_lowercase(),
+            o.result.map_or("no result", koth_games::MatchResult::name),
             o.score,
             o.rank,
-            was.map(|w| format!("; recorded: {} (score {}, rank {})", format!("{:?}", w.result).to_lowercase(), w.score, w.rank))
-                .unwrap_or_default()
+            was.map(|w| format!("; recorded: {} (score {}, rank {})", w.result.name(), w.score, w.rank)).unwrap_or_default()
         );
     }
     if !report.outcomes[seat].stderr.is_empty() {

@@ -179,9 +179,13 @@ pub struct BotOutcome {
     pub name: String,
     /// What the bot said about itself (Snake's and Linkage's id lines).
     pub id_line: Option<String>,
+    /// The game's score and rank: the position as it stood when the match
+    /// has no result.
     pub score: f64,
     pub rank: usize,
-    pub result: MatchResult,
+    /// None when the match has no result ([`EndedBy::has_result`]: its
+    /// referee failed, or the machine was overloaded).
+    pub result: Option<MatchResult>,
     pub status: BotStatus,
     pub moves: u32,
     pub timeouts: u32,
@@ -685,7 +689,7 @@ pub fn play_seats(opts: &MatchOptions, bots: Vec<SeatPlayer>) -> Result<MatchRep
             id_line: p.id_line.clone(),
             score: r.score,
             rank: r.rank,
-            result: r.result,
+            result: ended_by.has_result().then_some(r.result),
             status: p.status.clone(),
             moves: p.moves,
             timeouts: p.clock.timeouts,
@@ -712,7 +716,9 @@ pub fn play_seats(opts: &MatchOptions, bots: Vec<SeatPlayer>) -> Result<MatchRep
             }),
         })
         .collect();
-    let (sink, json_len) = replay.finish(&seats, &results, cut_short, &ended_by).map_err(replay_failed)?;
+    // A match with no result records none.
+    let recorded: &[koth_games::SeatResult] = if ended_by.has_result() { &results } else { &[] };
+    let (sink, json_len) = replay.finish(&seats, recorded, cut_short, &ended_by).map_err(replay_failed)?;
     let replay = sink.close(json_len).map_err(replay_failed)?;
     Ok(MatchReport {
         game: opts.game.id(),
