@@ -1,5 +1,7 @@
 //! The web pages in a real browser: Debian's chromium, headless, driven over
-//! WebDriver (chromedriver) against a running `koth up`. An author signs up,
+//! WebDriver (chromedriver) against a running `koth up`. The home page says
+//! what koth is, each ladder's leaders, a match playing now and where
+//! authors and hosts start. An author signs up,
 //! submits a bot through the form and follows its compile and first matches;
 //! a broken bot's compile error shows at once; the replay viewer draws and
 //! plays a match of each of the five games, its turns' events in words
@@ -213,6 +215,55 @@ async fn scenario(url: &str, addr: &str, data: &std::path::Path, shots: &std::pa
     // The ladders of every game.
     c.goto(&format!("{url}/")).await.unwrap();
     until(&c, "the ladders", "document.querySelectorAll('#ladders tbody tr').length === 5", 20).await;
+    // The front door: what koth is, each ladder's leaders (every ladder has
+    // played a match by now), the matches playing now, where authors and
+    // hosts start.
+    assert!(text(&c, "#what").await.contains("King-of-the-Hill contests between programs"));
+    let leaders = c
+        .execute(
+            "return [...document.querySelectorAll('#leaders .ladder-leaders')].map(d => \
+             [d.querySelector('h3 a').textContent, [...d.querySelectorAll('ol li a')].map(a => a.getAttribute('href'))])",
+            vec![],
+        )
+        .await
+        .unwrap();
+    let ladders = get_json(addr, "/api/ladders");
+    let leaders = leaders.as_array().unwrap();
+    assert_eq!(leaders.len(), 5, "{leaders:?}");
+    for (shown, l) in leaders.iter().zip(ladders.as_array().unwrap()) {
+        assert_eq!(shown[0], l["name"], "{shown}");
+        // Ratings move as matches are played, so the order is the
+        // leaderboard's of the moment: its bots, as many as it has up to 3.
+        let board = get_json(addr, &format!("/api/ladders/{}/leaderboard", l["id"]));
+        let bots: Vec<String> = board["rows"].as_array().unwrap().iter().map(|r| format!("/bots/{}", r["bot"])).collect();
+        let shown_bots = shown[1].as_array().unwrap();
+        assert!(!shown_bots.is_empty(), "{}: a ladder that has played has leaders", l["name"]);
+        assert_eq!(shown_bots.len(), bots.len().min(3), "{shown}");
+        assert!(shown_bots.iter().all(|b| bots.iter().any(|x| b == x)), "{shown}: the ladder's bots {bots:?}");
+    }
+    for (css, href) in [("#start-authors", "/games"), ("#start-authors", "/submit"), ("#start-hosts", "/games/authoring")] {
+        c.find(Locator::Css(&format!("{css} a[href=\"{href}\"]"))).await.unwrap_or_else(|e| panic!("{css} links {href}: {e}"));
+    }
+    assert!(text(&c, "#start-hosts").await.contains("koth up"));
+    // Matches are played all the time here: one shows under "Playing now"
+    // (reloaded until one is; each page load reads them once), and its
+    // link leads to a match a runner is playing.
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let playing = loop {
+        c.goto(&format!("{url}/")).await.unwrap();
+        until(&c, "the front door", "document.querySelector('#playing-now')", 20).await;
+        let link =
+            c.execute("const a = document.querySelector('#playing li a'); return a && a.getAttribute('href');", vec![]).await.unwrap();
+        if let Some(l) = link.as_str() {
+            break l.to_owned();
+        }
+        assert!(text(&c, "#playing-now").await.contains("No match is being played right now"));
+        assert!(Instant::now() < deadline, "no match under Playing now in a minute");
+        tokio::time::sleep(Duration::from_millis(300)).await;
+    };
+    let id: i64 = playing.strip_prefix("/matches/").unwrap().parse().unwrap();
+    let info = get_json(addr, &format!("/api/matches/{id}"));
+    assert!(info["state"] == "finished" || info["running"] == true, "a match playing now, or just ended: {info}");
     shot(&c, shots, "home").await;
 
     // A match being played: its page says so, follows its turns, and

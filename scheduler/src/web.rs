@@ -13,7 +13,7 @@
 //!
 //! | path | page |
 //! |---|---|
-//! | `/` | the ladders of every game, and signing in or up |
+//! | `/` | the front door: what koth is, where authors and hosts start, each ladder's leaders, the matches playing now, the ladders, signing in or up |
 //! | `/ladders/{id}` | leaderboard, bots and recent matches of a ladder |
 //! | `/bots/{id}` | a bot: versions, compile log (owner), rating plot, matches, head-to-head |
 //! | `/matches/{id}` | a match: seats, outcomes and the replay viewer |
