@@ -297,10 +297,23 @@ async fn scenario(url: &str, addr: &str, data: &std::path::Path, shots: &std::pa
     assert!(drawn.len() >= 2 && drawn.windows(2).all(|w| w[0] < w[1]), "a live match's board is drawn further as it is played: {drawn:?}");
     shot(&c, shots, "live-match").await;
 
-    // Every game's page offers its starter kits.
+    // Every game's page offers its starter kits, in the languages this
+    // server's runners can run; the others are named, not offered.
     c.goto(&format!("{url}/games/linkage")).await.unwrap();
-    let kits = until(&c, "the starter kits", "document.querySelectorAll('#starter-kits a[download]').length", 20).await;
-    assert_eq!(kits, json!(7));
+    until(&c, "the starter kits", "document.querySelectorAll('#starter-kits a[download]').length", 20).await;
+    let runs: Vec<String> = get_json(addr, "/api/languages")
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|l| l["available"] == true)
+        .map(|l| l["name"].as_str().unwrap().to_owned())
+        .collect();
+    let (offered, not): (Vec<String>, Vec<String>) =
+        koth_runner::starters::of_game("linkage").iter().map(|k| k.language.name.clone()).partition(|l| runs.contains(l));
+    assert!(offered.contains(&"python".to_owned()), "{runs:?}");
+    let shown = |css: &str| format!("return [...document.querySelectorAll('{css}')].map(e => e.dataset.language)");
+    assert_eq!(c.execute(&shown("#starter-kits a[download]"), vec![]).await.unwrap(), json!(offered));
+    assert_eq!(c.execute(&shown("#kits-unavailable li"), vec![]).await.unwrap(), json!(not));
 
     // The replay viewer draws and plays a match of each game (as a visitor).
     for (game, id) in matches {
@@ -920,6 +933,18 @@ async fn added_game(c: &Client, url: &str, addr: &str, data: &std::path::Path, s
     }
     assert!(text(c, "h1").await.contains("Rock Paper Scissors Lizard Spock"));
     assert!(text(c, "#game-log").await.starts_with("passed its validation match"), "{}", text(c, "#game-log").await);
+    // Its kits are its example bots (it has no starters/), each to download
+    // as its file: the Python one, and the C one (this server runs both).
+    let kits = c
+        .execute(
+            "return [...document.querySelectorAll('#starter-kits a[download]')].map(a => [a.dataset.language, a.getAttribute('download')])",
+            vec![],
+        )
+        .await
+        .unwrap();
+    assert_eq!(kits, json!([["python", "cycler.py"], ["c", "counter.c"]]));
+    let (st, source) = tokio::task::block_in_place(|| http_get(addr, "/api/games/rpsls/starters/python"));
+    assert_eq!((st, source), (200, std::fs::read_to_string(folder.join("bots/cycler.py")).unwrap()));
     shot(c, shots, "added-game").await;
 
     // A ladder of it (offered in the form now), two bots, a match drawn.

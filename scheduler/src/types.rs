@@ -611,15 +611,30 @@ pub struct StarterInfo {
     pub file: String,
     /// Where to download it.
     pub url: String,
+    /// Whether this server's runners can run its language: a kit they
+    /// cannot run is listed, not offered (its download is refused).
+    #[serde(default = "available_by_default")]
+    pub available: bool,
+    /// Why not, when not (the runners' words).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unavailable: Option<String>,
+}
+
+fn available_by_default() -> bool {
+    true
 }
 
 impl StarterInfo {
-    pub fn of(s: &koth_runner::starters::Starter) -> StarterInfo {
+    /// The kit `file` of `game` in `language`; `unavailable`: why this
+    /// server cannot run it, if it cannot.
+    pub fn new(game: &str, language: &koth_runner::language::Language, file: &str, unavailable: Option<String>) -> StarterInfo {
         StarterInfo {
-            language: s.language.name.clone(),
-            display: s.language.display.clone(),
-            file: s.file.into(),
-            url: format!("/api/games/{}/starters/{}", s.game, s.language.name),
+            language: language.name.clone(),
+            display: language.display.clone(),
+            file: file.into(),
+            url: format!("/api/games/{game}/starters/{}", language.name),
+            available: unavailable.is_none(),
+            unavailable,
         }
     }
 }
@@ -838,7 +853,16 @@ mod tests {
             seats: [2, 8],
             time: json!({"per_move": 50, "on_timeout": {"kind": "no_move", "freeze_after": 5}}),
             protocol: "/games/rpsls".into(),
-            starters: vec![],
+            // Its example bots are its kits: one this server runs, one it cannot.
+            starters: vec![
+                StarterInfo::new("rpsls", koth_runner::language::by_name("python").unwrap(), "cycler.py", None),
+                StarterInfo::new(
+                    "rpsls",
+                    koth_runner::language::by_name("c").unwrap(),
+                    "counter.c",
+                    Some("no c image is built and this host has no C toolchain".into()),
+                ),
+            ],
             title: "Rock Paper Scissors Lizard Spock".into(),
             added: true,
             status: GameStatus::Refused,

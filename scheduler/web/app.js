@@ -248,10 +248,28 @@ async function gamePage() {
     el('p', {}, `${g.name}: ${g.seats[0]} to ${g.seats[1]} players, ${time}; added by ${g.added_by || 'a host'}.`),
     el('p', {}, 'Status: ', el('strong', { id: 'game-status' }, g.status)),
     g.log ? el('pre', { id: 'game-log' }, g.log) : null,
+    kitsSection(g),
     el('p', {}, el('a', { href: `/api/games/${name}/folder`, download: name + '.tar' }, 'Download its folder'),
       ' (game.json, its referee, its example bots) to play it on your machine: ',
       el('code', {}, `mkdir ${name} && tar xf ${name}.tar -C ${name} && koth match --game ./${name} mybot.py ${name}/bots/…`)),
     el('p', {}, el('a', { href: '/games/authoring' }, 'How games are written'), ' · ', el('a', { href: '/games' }, 'All games')));
+}
+
+/** An added game's starter kits (its folder's starters/, else its example
+ * bots): the ones this server's runners can run, and the others named with why not. */
+function kitsSection(g) {
+  if (!g.starters.length) return null;
+  const offered = g.starters.filter(k => k.available);
+  const missing = g.starters.filter(k => !k.available);
+  return el('section', { id: 'starter-kits' }, el('h2', {}, 'Starter kits'),
+    offered.length ? [
+      el('p', {}, "Bots to start from, the game's own: save one under its name, try it with the game's folder (below), make it smarter and ",
+        el('a', { href: '/submit' }, 'submit it'), '.'),
+      el('ul', { class: 'kits' }, offered.map(k => el('li', {},
+        el('a', { href: k.url, download: k.file, 'data-language': k.language }, k.display), ' ', el('code', {}, k.file))))]
+      : el('p', {}, "This server's runners can run none of the languages this game has kits in."),
+    missing.length ? [el('p', {}, "Not offered: this server's runners cannot run bots in these languages."),
+      el('ul', { id: 'kits-unavailable' }, missing.map(k => el('li', { 'data-language': k.language }, k.display, ': ', k.unavailable)))] : null);
 }
 
 function signedIn(who) {

@@ -65,6 +65,16 @@ fn saved_login() -> anyhow::Result<Option<Login>> {
     }
 }
 
+/// The server a command that can work without one should ask: the one
+/// given (`--server`, `KOTH_SERVER`; `true`), else the one `koth login`
+/// saved (`false`); `None`: neither.
+pub(super) fn known_server(given: Option<&str>) -> anyhow::Result<Option<(String, bool)>> {
+    Ok(match given {
+        Some(s) => Some((normalized(s), true)),
+        None => saved_login()?.map(|l| (normalized(&l.server), false)),
+    })
+}
+
 fn normalized(server: &str) -> String {
     server.trim().trim_end_matches('/').to_owned()
 }
@@ -212,6 +222,11 @@ impl Client {
         let base = normalized(a.server.as_deref().or(login.as_ref().map(|l| l.server.as_str())).unwrap_or(DEFAULT_SERVER));
         let token = a.token.clone().or_else(|| login.filter(|l| normalized(&l.server) == base).map(|l| l.token));
         Ok(Client { base, token, agent: ureq::AgentBuilder::new().timeout(Duration::from_secs(60)).build() })
+    }
+
+    /// A client of `server` without a token (public reads).
+    pub(super) fn for_server(server: &str) -> Client {
+        Client { base: normalized(server), token: None, agent: ureq::AgentBuilder::new().timeout(Duration::from_secs(60)).build() }
     }
 
     pub(super) fn request(&self, method: &str, path: &str) -> ureq::Request {
