@@ -13,8 +13,10 @@
 //! starts the finals and downloads the final standings, and reads those
 //! actions on the audit trail's page; a host adds a game
 //! (a folder with its referee in JavaScript) through the home page, follows
-//! its validation on its page, and a match of its ladder is drawn by the
-//! viewer. Screenshots go to `target/tmp/screenshots/`.
+//! its validation on its page (which offers its example bots as starter
+//! kits), and a match of its ladder is drawn by the viewer. A game's page
+//! offers kits only in the languages the runners can run; the local
+//! viewer's every link leads to its replay. Screenshots go to `target/tmp/screenshots/`.
 
 mod common;
 
@@ -490,6 +492,28 @@ async fn scenario(url: &str, addr: &str, data: &std::path::Path, shots: &std::pa
         until(&c, "the local board", "document.querySelector('#board') && document.querySelector('#turn-label').textContent", 30).await;
         let nav = c.execute("return getComputedStyle(document.querySelector('header nav')).display", vec![]).await.unwrap();
         assert_eq!(nav, "none", "no site links on a local replay");
+        // Every link a reader can see leads to the replay, none to an
+        // empty page of a site that is not there; a page that is not the
+        // replay leads back to it.
+        let links = c
+            .execute("return [...document.querySelectorAll('a[href]')].filter(a => a.offsetParent !== null).map(a => a.href)", vec![])
+            .await
+            .unwrap();
+        let links: Vec<String> = serde_json::from_value(links).unwrap();
+        assert!(!links.is_empty());
+        let origin = local.strip_suffix("/matches/0").unwrap();
+        for link in &links {
+            assert!(link.starts_with(origin), "{link}");
+            c.goto(link).await.unwrap();
+            until(&c, &format!("the replay at {link}"), "document.querySelector('#board')", 30).await;
+        }
+        c.goto(&format!("{origin}/games")).await.unwrap();
+        let nav = c.execute("return getComputedStyle(document.querySelector('header nav')).display", vec![]).await.unwrap();
+        assert_eq!(nav, "none", "no site links on a page of the local viewer");
+        c.find(Locator::Css("#back-to-replay")).await.unwrap().click().await.unwrap();
+        until(&c, "the replay again", "document.querySelector('#board')", 30).await;
+        c.goto(&local).await.unwrap();
+        until(&c, "the local board", "document.querySelector('#board') && document.querySelector('#turn-label').textContent", 30).await;
         c.find(Locator::Css("#step")).await.unwrap().click().await.unwrap();
         assert_eq!(text(&c, "#turn-label").await, format!("turn 1 / {turns}"));
         shot(&c, shots, "local-viewer").await;
@@ -528,7 +552,7 @@ async fn scenario(url: &str, addr: &str, data: &std::path::Path, shots: &std::pa
         .unwrap();
         assert!(out.status.success(), "{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
         let (mut viewer, local) = serve_replay(&mut koth(&["replay", "view", file.to_str().unwrap(), "--game", &game]));
-        c.goto(&format!("{local}matches/0?turn=7")).await.unwrap();
+        c.goto(&format!("{local}?turn=7")).await.unwrap();
         until(&c, "the rpsls board", "document.querySelector('#board') && document.querySelector('#turn-label').textContent", 30).await;
         assert!(text(&c, "h1").await.starts_with("Replay rpsls · seed 5"), "{}", text(&c, "h1").await);
         assert_eq!(text(&c, "#turn-label").await, "turn 7 / 100");

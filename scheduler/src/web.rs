@@ -121,7 +121,13 @@ pub fn local_viewer(replay: &koth_games::replay::Replay, frames: &koth_games::re
     let replay_json = Bytes::from(serde_json::to_vec(replay).map_err(|e| e.to_string())?);
     let frames_json = Bytes::from(serde_json::to_vec(frames).map_err(|e| e.to_string())?);
     let router = Router::new()
-        .route("/", get(|| async { axum::response::Redirect::to("/matches/0") }))
+        // With its query: `/?turn=N` opens the match page at that turn.
+        .route(
+            "/",
+            get(|uri: axum::http::Uri| async move {
+                axum::response::Redirect::to(&format!("/matches/0{}", uri.query().map(|q| format!("?{q}")).unwrap_or_default()))
+            }),
+        )
         .route(
             "/matches/0",
             get(|| async {
@@ -149,8 +155,27 @@ pub fn local_viewer(replay: &koth_games::replay::Replay, frames: &koth_games::re
                 async move { json(b) }
             }),
         )
-        .fallback(not_found);
+        .fallback(local_not_found);
     Ok(layers(with_assets(router)))
+}
+
+/// Anything but the replay, on the author's machine: JSON for the API's
+/// paths; a page that leads back to the replay for the rest (no site
+/// around it, so none of the site's links).
+async fn local_not_found(req: Request) -> Response {
+    if req.uri().path().starts_with("/api/") {
+        return not_found(req).await;
+    }
+    (
+        StatusCode::NOT_FOUND,
+        Html(shell(
+            "Not found",
+            "data-page=\"none\" data-local=\"1\"",
+            "<h1>Not found</h1><p>This is koth's replay viewer on your machine: it shows one replay, and nothing of a \
+             site.</p><p><a href=\"/matches/0\" id=\"back-to-replay\">Back to the replay</a></p>",
+        )),
+    )
+        .into_response()
 }
 
 /// A page's HTML shell; `app.js` fills `<main>` from the API.

@@ -1044,7 +1044,8 @@ async function start() {
   try {
     await pages[page](id);
   } catch (e) {
-    setMain(el('h1', {}, e.status === 404 ? 'Not found' : 'Something went wrong'), errorBox(e), el('p', {}, el('a', { href: '/' }, 'Back to the ladders')));
+    setMain(el('h1', {}, e.status === 404 ? 'Not found' : 'Something went wrong'), errorBox(e),
+      el('p', {}, LOCAL ? el('a', { href: '/matches/0' }, 'Back to the replay') : el('a', { href: '/' }, 'Back to the ladders')));
   }
 }
 

@@ -154,6 +154,9 @@ pub enum ReplayCommand {
         /// Also open it in the desktop's browser (xdg-open).
         #[arg(long)]
         open: bool,
+        /// Open it at this turn (the printed URL carries `?turn=N`).
+        #[arg(long)]
+        turn: Option<u32>,
         /// An external game's folder (its game.json and referee), for a
         /// replay of that game: its referee draws the frames.
         #[arg(long)]
@@ -544,8 +547,8 @@ pub fn replay(cmd: ReplayCommand) -> anyhow::Result<i32> {
     let (server, r#match, output) = match cmd {
         ReplayCommand::Download { server, r#match, output } => (server, r#match, output),
         ReplayCommand::Check { file, game, store } => return Ok(super::replay::check(&file, game.as_deref(), &store)),
-        ReplayCommand::View { file, listen, open, game, store } => {
-            return super::replay::view(&file, game.as_deref(), &store, &listen, open)
+        ReplayCommand::View { file, listen, open, turn, game, store } => {
+            return super::replay::view(&file, game.as_deref(), &store, &listen, open, turn)
         }
         ReplayCommand::Rerun(a) => return rerun(a),
     };

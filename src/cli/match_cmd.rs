@@ -161,8 +161,7 @@ pub fn run(a: MatchArgs) -> anyhow::Result<i32> {
         matches!(report.ended_by, koth_games::replay::EndedBy::RefereeFailed { .. } | koth_games::replay::EndedBy::HostOverloaded { .. });
     let open = |report: &koth_runner::MatchReport| -> anyhow::Result<i32> {
         let replay = report.replay.read().map_err(|e| anyhow::anyhow!(e))?;
-        let frames = game.frames(&replay, &sandbox).map_err(|e| anyhow::anyhow!("this replay cannot be drawn: {e}"))?;
-        super::replay::serve(&replay, frames, "127.0.0.1:0", true)
+        super::replay::serve(&replay, &game, &sandbox, "127.0.0.1:0", true, None)
     };
     if a.json {
         let mut v = serde_json::to_value(&report)?;
