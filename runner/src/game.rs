@@ -521,7 +521,9 @@ mod tests {
         let s = |a: &str, b: &str| (a.to_owned(), b.to_owned());
         // bots/b is a folder: no kit.
         assert_eq!(kits(&package()), [s("a.py", "python")]);
-        let cases: &[(&[&str], &[(&str, &str)])] = &[
+        // (files added to the folder, the kits: (file, language)).
+        type Case = (&'static [&'static str], &'static [(&'static str, &'static str)]);
+        let cases: &[Case] = &[
             // Its own starters/ win over its example bots, in the kits' language order.
             (&["starters/bot.c", "starters/bot.py"], &[("bot.py", "python"), ("bot.c", "c")]),
             // One per language: the first by path.
