@@ -475,3 +475,19 @@ fn an_external_game_plays_and_checks_from_the_command_line() {
     );
     assert_eq!(std::fs::read_to_string(logs.join("referee.stderr")).unwrap(), "dying\n");
 }
+
+/// A bot file that is not there is the command's fault: said at once, by
+/// name, with exit code 2, before any box is built (not the sandbox's 210).
+#[test]
+fn koth_match_with_a_missing_bot_says_so_before_any_box() {
+    let missing = dir().join("no-such-bot.py");
+    let _ = std::fs::remove_file(&missing);
+    let here = repo("bots/target/drifter.py");
+    let started = std::time::Instant::now();
+    let out = koth(&["match", "--game", "target", &here, missing.to_str().unwrap()]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains(&format!("no such bot: {}", missing.display())) && err.contains("koth starter"), "{err}");
+    assert!(!err.contains("sandbox") && !err.contains(&here), "only the missing bot is named, nothing was built: {err}");
+    assert!(started.elapsed() < std::time::Duration::from_secs(5), "{:?}", started.elapsed());
+}

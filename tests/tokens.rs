@@ -175,6 +175,8 @@ async fn koth_login_saves_the_token_privately_and_logout_revokes_it() {
     std::fs::remove_file(&file).unwrap();
     let (ok, out) = tokio::task::block_in_place(|| koth(&config, &["login", "--server", &server], "not-a-token\n"));
     assert!(!ok && out.contains("401") && out.contains("unknown token"), "{out}");
+    // What to do, in words: the page or the command, not an API route.
+    assert!(out.contains("`koth signup NAME`") && !out.contains("/api/"), "{out}");
     assert!(!file.exists(), "a refused token is not saved");
     // The token from standard input, as a user would paste it.
     let (ok, out) = tokio::task::block_in_place(|| koth(&config, &["login", "--server", &server], &format!("{token}\n")));

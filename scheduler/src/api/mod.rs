@@ -425,13 +425,15 @@ async fn caller(pool: &PgPool, headers: &HeaderMap) -> ApiResult<Option<Caller>>
         Some((me, token)) => Ok(Some(Caller { id: me.id, name: me.name, is_host: me.is_host, token })),
         None if accounts::token_expired(pool, &hash).await? => Err(ApiError(
             StatusCode::UNAUTHORIZED,
-            "this token has expired (this server gives tokens a lifetime): make a new one with another of your tokens \
-             (POST /api/me/tokens), or ask a host"
+            "this token has expired (this server gives tokens a lifetime): make a new one with another of your tokens, \
+             on your account's page (/me) or with `koth tokens new`, or ask a host"
                 .into(),
         )),
         None => Err(ApiError(
             StatusCode::UNAUTHORIZED,
-            "unknown token (revoked, or its account deleted); create an account with POST /api/users".into(),
+            "unknown token (revoked, or its account deleted): sign in with another of your tokens, or sign up for a new \
+             account on the home page or with `koth signup NAME`"
+                .into(),
         )),
     }
 }
@@ -1067,10 +1069,12 @@ async fn start_finals(
         crate::contest::Phase::Open => {
             return Err(conflict(match now.deadline {
                 Some(d) => format!(
-                    "submissions are open until the deadline, {d}; start the finals after it (or move it: POST /api/ladders/{id}/deadline)"
+                    "submissions are open until the deadline, {d}; start the finals after it, or move the deadline first \
+                     (on the ladder's page, /ladders/{id}, or `koth contest deadline {id} --now`)"
                 ),
                 None => format!(
-                    "this ladder has no deadline; set one first (POST /api/ladders/{id}/deadline {{\"in_seconds\": 0}} closes it now)"
+                    "this ladder has no deadline; set one first: on the ladder's page (/ladders/{id}), or close submissions \
+                     now with `koth contest deadline {id} --now`"
                 ),
             }))
         }
@@ -1219,13 +1223,17 @@ async fn submit(
         .await
         .map_err(|e| ApiError(StatusCode::INTERNAL_SERVER_ERROR, format!("checking the upload failed: {e}")))?
         .map_err(|e| ApiError(StatusCode::UNPROCESSABLE_ENTITY, e.to_string()))?;
-    if let Some(Can::Err(why)) = language_can(runners::availability(&s.pool).await?.as_ref(), sub.language) {
+    let known = runners::availability(&s.pool).await?;
+    if let Some(Can::Err(why)) = language_can(known.as_ref(), sub.language) {
+        let runs: Vec<&str> = koth_runner::language::all()
+            .iter()
+            .filter(|l| matches!(language_can(known.as_ref(), l), Some(Can::Ok(_))))
+            .map(|l| l.name.as_str())
+            .collect();
+        let runs = if runs.is_empty() { "none yet".to_owned() } else { runs.join(", ") };
         return Err(ApiError(
             StatusCode::UNPROCESSABLE_ENTITY,
-            format!(
-                "{} bots cannot be run on this server: {why}. Submit in a language it runs (GET /api/languages says which)",
-                sub.language.display
-            ),
+            format!("{} bots cannot be run on this server: {why}. Submit in a language it runs: {runs}", sub.language.display),
         ));
     }
     let stored = sub.source_tar();
@@ -1259,7 +1267,8 @@ async fn submit(
 /// Submissions to `ladder` are closed since `deadline`.
 fn closed_at(ladder: i64, deadline: &str) -> String {
     format!(
-        "submissions to this ladder closed at its deadline, {deadline}; the versions ready then play on (GET /api/ladders/{ladder}/contest)"
+        "submissions to this ladder closed at its deadline, {deadline}; the versions ready then play on (the ladder's page \
+         shows its contest: /ladders/{ladder})"
     )
 }
 
