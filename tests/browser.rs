@@ -1,5 +1,7 @@
 //! The web pages in a real browser: Debian's chromium, headless, driven over
-//! WebDriver (chromedriver) against a running `koth up`. An author signs up,
+//! WebDriver (chromedriver) against a running `koth up`. The home page says
+//! what koth is, each ladder's leaders, a match playing now and where
+//! authors and hosts start. An author signs up,
 //! submits a bot through the form and follows its compile and first matches;
 //! a broken bot's compile error shows at once; the replay viewer draws and
 //! plays a match of each of the five games, its turns' events in words
@@ -11,8 +13,10 @@
 //! starts the finals and downloads the final standings, and reads those
 //! actions on the audit trail's page; a host adds a game
 //! (a folder with its referee in JavaScript) through the home page, follows
-//! its validation on its page, and a match of its ladder is drawn by the
-//! viewer. Screenshots go to `target/tmp/screenshots/`.
+//! its validation on its page (which offers its example bots as starter
+//! kits), and a match of its ladder is drawn by the viewer. A game's page
+//! offers kits only in the languages the runners can run; the local
+//! viewer's every link leads to its replay. Screenshots go to `target/tmp/screenshots/`.
 
 mod common;
 
@@ -321,6 +325,55 @@ async fn scenario(url: &str, addr: &str, data: &std::path::Path, shots: &std::pa
     // The ladders of every game.
     c.goto(&format!("{url}/")).await.unwrap();
     until(&c, "the ladders", "document.querySelectorAll('#ladders tbody tr').length === 5", 20).await;
+    // The front door: what koth is, each ladder's leaders (every ladder has
+    // played a match by now), the matches playing now, where authors and
+    // hosts start.
+    assert!(text(&c, "#what").await.contains("King-of-the-Hill contests between programs"));
+    let leaders = c
+        .execute(
+            "return [...document.querySelectorAll('#leaders .ladder-leaders')].map(d => \
+             [d.querySelector('h3 a').textContent, [...d.querySelectorAll('ol li a')].map(a => a.getAttribute('href'))])",
+            vec![],
+        )
+        .await
+        .unwrap();
+    let ladders = get_json(addr, "/api/ladders");
+    let leaders = leaders.as_array().unwrap();
+    assert_eq!(leaders.len(), 5, "{leaders:?}");
+    for (shown, l) in leaders.iter().zip(ladders.as_array().unwrap()) {
+        assert_eq!(shown[0], l["name"], "{shown}");
+        // Ratings move as matches are played, so the order is the
+        // leaderboard's of the moment: its bots, as many as it has up to 3.
+        let board = get_json(addr, &format!("/api/ladders/{}/leaderboard", l["id"]));
+        let bots: Vec<String> = board["rows"].as_array().unwrap().iter().map(|r| format!("/bots/{}", r["bot"])).collect();
+        let shown_bots = shown[1].as_array().unwrap();
+        assert!(!shown_bots.is_empty(), "{}: a ladder that has played has leaders", l["name"]);
+        assert_eq!(shown_bots.len(), bots.len().min(3), "{shown}");
+        assert!(shown_bots.iter().all(|b| bots.iter().any(|x| b == x)), "{shown}: the ladder's bots {bots:?}");
+    }
+    for (css, href) in [("#start-authors", "/games"), ("#start-authors", "/submit"), ("#start-hosts", "/games/authoring")] {
+        c.find(Locator::Css(&format!("{css} a[href=\"{href}\"]"))).await.unwrap_or_else(|e| panic!("{css} links {href}: {e}"));
+    }
+    assert!(text(&c, "#start-hosts").await.contains("koth up"));
+    // Matches are played all the time here: one shows under "Playing now"
+    // (reloaded until one is; each page load reads them once), and its
+    // link leads to a match a runner is playing.
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let playing = loop {
+        c.goto(&format!("{url}/")).await.unwrap();
+        until(&c, "the front door", "document.querySelector('#playing-now')", 20).await;
+        let link =
+            c.execute("const a = document.querySelector('#playing li a'); return a && a.getAttribute('href');", vec![]).await.unwrap();
+        if let Some(l) = link.as_str() {
+            break l.to_owned();
+        }
+        assert!(text(&c, "#playing-now").await.contains("No match is being played right now"));
+        assert!(Instant::now() < deadline, "no match under Playing now in a minute");
+        tokio::time::sleep(Duration::from_millis(300)).await;
+    };
+    let id: i64 = playing.strip_prefix("/matches/").unwrap().parse().unwrap();
+    let info = get_json(addr, &format!("/api/matches/{id}"));
+    assert!(info["state"] == "finished" || info["running"] == true, "a match playing now, or just ended: {info}");
     shot(&c, shots, "home").await;
 
     // A match being played: its page says so, follows its turns, and
@@ -354,10 +407,23 @@ async fn scenario(url: &str, addr: &str, data: &std::path::Path, shots: &std::pa
     assert!(drawn.len() >= 2 && drawn.windows(2).all(|w| w[0] < w[1]), "a live match's board is drawn further as it is played: {drawn:?}");
     shot(&c, shots, "live-match").await;
 
-    // Every game's page offers its starter kits.
+    // Every game's page offers its starter kits, in the languages this
+    // server's runners can run; the others are named, not offered.
     c.goto(&format!("{url}/games/linkage")).await.unwrap();
-    let kits = until(&c, "the starter kits", "document.querySelectorAll('#starter-kits a[download]').length", 20).await;
-    assert_eq!(kits, json!(7));
+    until(&c, "the starter kits", "document.querySelectorAll('#starter-kits a[download]').length", 20).await;
+    let runs: Vec<String> = get_json(addr, "/api/languages")
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|l| l["available"] == true)
+        .map(|l| l["name"].as_str().unwrap().to_owned())
+        .collect();
+    let (offered, not): (Vec<String>, Vec<String>) =
+        koth_runner::starters::of_game("linkage").iter().map(|k| k.language.name.clone()).partition(|l| runs.contains(l));
+    assert!(offered.contains(&"python".to_owned()), "{runs:?}");
+    let shown = |css: &str| format!("return [...document.querySelectorAll('{css}')].map(e => e.dataset.language)");
+    assert_eq!(c.execute(&shown("#starter-kits a[download]"), vec![]).await.unwrap(), json!(offered));
+    assert_eq!(c.execute(&shown("#kits-unavailable li"), vec![]).await.unwrap(), json!(not));
 
     // The replay viewer draws and plays a match of each game (as a visitor).
     for (game, id) in matches {
@@ -534,6 +600,28 @@ async fn scenario(url: &str, addr: &str, data: &std::path::Path, shots: &std::pa
         until(&c, "the local board", "document.querySelector('#board') && document.querySelector('#turn-label').textContent", 30).await;
         let nav = c.execute("return getComputedStyle(document.querySelector('header nav')).display", vec![]).await.unwrap();
         assert_eq!(nav, "none", "no site links on a local replay");
+        // Every link a reader can see leads to the replay, none to an
+        // empty page of a site that is not there; a page that is not the
+        // replay leads back to it.
+        let links = c
+            .execute("return [...document.querySelectorAll('a[href]')].filter(a => a.offsetParent !== null).map(a => a.href)", vec![])
+            .await
+            .unwrap();
+        let links: Vec<String> = serde_json::from_value(links).unwrap();
+        assert!(!links.is_empty());
+        let origin = local.strip_suffix("/matches/0").unwrap();
+        for link in &links {
+            assert!(link.starts_with(origin), "{link}");
+            c.goto(link).await.unwrap();
+            until(&c, &format!("the replay at {link}"), "document.querySelector('#board')", 30).await;
+        }
+        c.goto(&format!("{origin}/games")).await.unwrap();
+        let nav = c.execute("return getComputedStyle(document.querySelector('header nav')).display", vec![]).await.unwrap();
+        assert_eq!(nav, "none", "no site links on a page of the local viewer");
+        c.find(Locator::Css("#back-to-replay")).await.unwrap().click().await.unwrap();
+        until(&c, "the replay again", "document.querySelector('#board')", 30).await;
+        c.goto(&local).await.unwrap();
+        until(&c, "the local board", "document.querySelector('#board') && document.querySelector('#turn-label').textContent", 30).await;
         c.find(Locator::Css("#step")).await.unwrap().click().await.unwrap();
         assert_eq!(text(&c, "#turn-label").await, format!("turn 1 / {turns}"));
         shot(&c, shots, "local-viewer").await;
@@ -572,7 +660,7 @@ async fn scenario(url: &str, addr: &str, data: &std::path::Path, shots: &std::pa
         .unwrap();
         assert!(out.status.success(), "{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
         let (mut viewer, local) = serve_replay(&mut koth(&["replay", "view", file.to_str().unwrap(), "--game", &game]));
-        c.goto(&format!("{local}matches/0?turn=7")).await.unwrap();
+        c.goto(&format!("{local}?turn=7")).await.unwrap();
         until(&c, "the rpsls board", "document.querySelector('#board') && document.querySelector('#turn-label').textContent", 30).await;
         assert!(text(&c, "h1").await.starts_with("Replay rpsls · seed 5"), "{}", text(&c, "h1").await);
         assert_eq!(text(&c, "#turn-label").await, "turn 7 / 100");
@@ -1013,6 +1101,18 @@ async fn added_game(c: &Client, url: &str, addr: &str, data: &std::path::Path, s
     }
     assert!(text(c, "h1").await.contains("Rock Paper Scissors Lizard Spock"));
     assert!(text(c, "#game-log").await.starts_with("passed its validation match"), "{}", text(c, "#game-log").await);
+    // Its kits are its example bots (it has no starters/), each to download
+    // as its file: the Python one, and the C one (this server runs both).
+    let kits = c
+        .execute(
+            "return [...document.querySelectorAll('#starter-kits a[download]')].map(a => [a.dataset.language, a.getAttribute('download')])",
+            vec![],
+        )
+        .await
+        .unwrap();
+    assert_eq!(kits, json!([["python", "cycler.py"], ["c", "counter.c"]]));
+    let (st, source) = tokio::task::block_in_place(|| http_get(addr, "/api/games/rpsls/starters/python"));
+    assert_eq!((st, source), (200, std::fs::read_to_string(folder.join("bots/cycler.py")).unwrap()));
     shot(c, shots, "added-game").await;
 
     // A ladder of it (offered in the form now), two bots, a match drawn.

@@ -176,10 +176,12 @@ fn a_replay_file_is_served_with_the_sites_viewer_on_this_machine() {
         .stderr(std::process::Stdio::null())
         .spawn()
         .unwrap();
-    let url = url_of(&mut child);
+    let page_url = url_of(&mut child);
+    // The match page itself, so that `?turn=N` may be added to it.
+    let url = page_url.strip_suffix("matches/0").unwrap_or_else(|| panic!("{page_url}")).to_owned();
     assert!(url.starts_with("http://127.0.0.1:") && url.ends_with('/'), "{url}");
-    // The page: the site's match page, marked local; "/" leads to it.
-    let (st, page) = get(&url);
+    // The page: the site's match page, marked local; "/" leads to it, with its query.
+    let (st, page) = get(&page_url);
     assert_eq!(st, 200);
     assert!(page.contains("data-page=\"match\" data-id=\"0\" data-local=\"1\"") && page.contains("/static/app.js"), "{page}");
     assert_eq!(get(&format!("{url}static/app.js")).0, 200);
@@ -194,11 +196,44 @@ fn a_replay_file_is_served_with_the_sites_viewer_on_this_machine() {
     assert_eq!(replay, serde_json::to_value(slime_replay()).unwrap());
     let frames: serde_json::Value = serde_json::from_str(&get(&format!("{url}api/matches/0/frames")).1).unwrap();
     assert_eq!(frames["frames"].as_array().map(Vec::len), Some(13));
-    // Nothing of a site: other API paths are JSON 404s.
+    let no_redirects = ureq::AgentBuilder::new().redirects(0).build();
+    let to = no_redirects.get(&format!("{url}?turn=3")).call().unwrap();
+    assert_eq!((to.status(), to.header("location")), (303, Some("/matches/0?turn=3")));
+    // Nothing of a site: other API paths are JSON 404s; other pages lead
+    // back to the replay, with none of the site's links.
     let (st, body) = get(&format!("{url}api/ladders"));
     assert_eq!(st, 404);
     assert!(body.contains("\"error\""), "{body}");
+    let (st, page) = get(&format!("{url}games"));
+    assert_eq!(st, 404);
+    assert!(page.contains("data-local=\"1\"") && page.contains("<a href=\"/matches/0\" id=\"back-to-replay\">"), "{page}");
     // SIGTERM stops it cleanly.
+    unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
+    assert_eq!(child.wait().unwrap().code(), Some(0));
+
+    // Opened at a turn (`--turn`): the printed URL says it. Seats of one
+    // file are told apart on the page and in the turns' words, and the
+    // command to play it again names the file in each seat.
+    let mut same = slime_replay();
+    for s in &mut same.seats {
+        s.name = "bot.py".into();
+    }
+    std::fs::write(&file, serde_json::to_vec(&same).unwrap()).unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_koth"))
+        .args(["replay", "view", file.to_str().unwrap(), "--turn", "5"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let at = url_of(&mut child);
+    assert!(at.ends_with("/matches/0?turn=5"), "{at}");
+    let base = at.strip_suffix("matches/0?turn=5").unwrap();
+    let info: serde_json::Value = serde_json::from_str(&get(&format!("{base}api/matches/0")).1).unwrap();
+    let names: Vec<&str> = info["seats"].as_array().unwrap().iter().map(|s| s["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["bot.py (1)", "bot.py (2)", "bot.py (3)", "bot.py (4)"]);
+    assert_eq!(info["reproduce"], "koth match --game slime --seed 0 --players 4 --max-turns 12 bot.py bot.py bot.py bot.py");
+    let frames = get(&format!("{base}api/matches/0/frames")).1;
+    assert!(frames.contains("bot.py (2)"), "the turns' words name the seats as the page does: {frames}");
     unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
     assert_eq!(child.wait().unwrap().code(), Some(0));
 
@@ -452,4 +487,20 @@ fn an_external_game_plays_and_checks_from_the_command_line() {
         "{stdout}"
     );
     assert_eq!(std::fs::read_to_string(logs.join("referee.stderr")).unwrap(), "dying\n");
+}
+
+/// A bot file that is not there is the command's fault: said at once, by
+/// name, with exit code 2, before any box is built (not the sandbox's 210).
+#[test]
+fn koth_match_with_a_missing_bot_says_so_before_any_box() {
+    let missing = dir().join("no-such-bot.py");
+    let _ = std::fs::remove_file(&missing);
+    let here = repo("bots/target/drifter.py");
+    let started = std::time::Instant::now();
+    let out = koth(&["match", "--game", "target", &here, missing.to_str().unwrap()]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains(&format!("no such bot: {}", missing.display())) && err.contains("koth starter"), "{err}");
+    assert!(!err.contains("sandbox") && !err.contains(&here), "only the missing bot is named, nothing was built: {err}");
+    assert!(started.elapsed() < std::time::Duration::from_secs(5), "{:?}", started.elapsed());
 }

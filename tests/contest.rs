@@ -78,6 +78,9 @@ async fn a_contest_from_open_to_exported_final_standings() {
     let (st, err) = api.call("POST", &format!("/api/ladders/{ladder}/finals"), Some(&host), r#"{"top": 5}"#).await;
     assert_eq!(st, StatusCode::CONFLICT, "{err}");
     assert!(err["error"].as_str().unwrap().contains(c["deadline"].as_str().unwrap()), "{err}");
+    // What to do in words (the page, the command), not an API route.
+    let msg = err["error"].as_str().unwrap();
+    assert!(msg.contains(&format!("koth contest deadline {ladder} --now")) && !msg.contains("/api/"), "{msg}");
     // Only hosts set deadlines; a deadline must be a time.
     let (st, _) = api.call("POST", &format!("/api/ladders/{ladder}/deadline"), Some(&tokens[0]), r#"{"in_seconds": 0}"#).await;
     assert_eq!(st, StatusCode::FORBIDDEN);

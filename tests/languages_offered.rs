@@ -4,6 +4,9 @@
 //! marked unavailable with the host's remedy, and an upload in it is
 //! refused at once with that remedy (no bot, no version, no compile job);
 //! a second runner that can run it opens it; that runner leaving closes it.
+//! Starter kits are offered only in the languages the runners can run (the
+//! game's page, `GET /api/games`, the download), koth's own games' and an
+//! added game's (its example bots); the others are named with why not.
 
 use std::collections::BTreeMap;
 
@@ -69,12 +72,37 @@ async fn only_languages_a_runner_can_run_are_offered_and_accepted() {
     // A language the runner did not mention (an older runner) is not offered either.
     assert!(lang(&langs, "rust")["unavailable"].as_str().unwrap().contains("no runner of this server reported"), "{langs}");
 
+    // Starter kits only in what the runners can run: the game's page and
+    // the API offer Python and name Go, with why; Go's download is refused.
+    let (_, game) = api.call("GET", "/api/games/target", None, Vec::new()).await;
+    let kits = game["starters"].as_array().unwrap();
+    let kit = |l: &str| kits.iter().find(|k| k["language"] == l).unwrap_or_else(|| panic!("{l} in {kits:?}"));
+    assert_eq!((kit("python")["available"].as_bool(), &kit("python")["unavailable"]), (Some(true), &Value::Null));
+    assert_eq!((kit("go")["available"].as_bool(), kit("go")["unavailable"].as_str()), (Some(false), Some(why)));
+    assert_eq!(kits.iter().filter(|k| k["available"] == true).count(), 1, "only Python is offered: {kits:?}");
+    let (st, page) = api.call("GET", "/games/target", None, Vec::new()).await;
+    let page = page.as_str().unwrap().to_owned();
+    assert_eq!(st, StatusCode::OK);
+    assert!(page.contains("download=\"bot.py\" data-language=\"python\""), "{page}");
+    assert!(!page.contains("download=\"bot.go\"") && !page.contains("download=\"bot.rs\""), "no Go or Rust kit offered: {page}");
+    let unavailable = &page[page.find("id=\"kits-unavailable\"").expect("the kits not offered, named")..];
+    assert!(unavailable.contains("<li data-language=\"go\">") && unavailable.contains("no go image is built"), "{page}");
+    let (st, err) = api.call("GET", "/api/games/target/starters/go", None, Vec::new()).await;
+    let msg = err["error"].as_str().unwrap_or_default();
+    assert_eq!(st, StatusCode::NOT_FOUND, "{err}");
+    assert!(msg.starts_with("this server cannot run Go") && msg.ends_with("it offers: python"), "{msg}");
+    let (st, source) = api.call("GET", "/api/games/target/starters/python", None, Vec::new()).await;
+    assert_eq!(st, StatusCode::OK);
+    assert_eq!(source.as_str().unwrap(), koth_runner::starters::find("target", "python").unwrap().source);
+
     // Refused at once, with the remedy; nothing stored, nothing queued.
     let (st, err) = api.call("POST", &upload, Some(&token), GO_BOT).await;
     assert_eq!(st, StatusCode::UNPROCESSABLE_ENTITY, "{err}");
     let msg = err["error"].as_str().unwrap();
     assert!(msg.starts_with("Go 1.19 bots cannot be run on this server: no go image is built"), "{msg}");
-    assert!(msg.contains("koth languages build go") && msg.contains("GET /api/languages"), "{msg}");
+    // In words, not API routes: the languages it does run.
+    assert!(msg.contains("koth languages build go") && msg.ends_with("Submit in a language it runs: python"), "{msg}");
+    assert!(!msg.contains("/api/"), "{msg}");
     assert_eq!(count(&pool, "SELECT count(*) FROM bots").await, 0);
     assert_eq!(count(&pool, "SELECT count(*) FROM jobs").await, 0);
 
@@ -96,4 +124,28 @@ async fn only_languages_a_runner_can_run_are_offered_and_accepted() {
     // A hand-edited row koth cannot read counts as no report, not a 500.
     sqlx::query("UPDATE runners SET languages = '[1, 2]', seen_at = now() WHERE name = 'r2'").execute(&pool).await.unwrap();
     assert_eq!(api.call("GET", "/api/languages", None, Vec::new()).await.0, StatusCode::OK);
+
+    // An added game's kits are its example bots (rpsls has a Python and a
+    // C one): offered as the runners (still r1: Python, not Go) can run them.
+    let folder = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("external-games/rpsls");
+    let package = koth_runner::game::GamePackage::from_folder(&folder, &Default::default()).unwrap();
+    let (host, _) = koth_scheduler::api::create_account(&pool, "host", true).await.unwrap();
+    let manifest = serde_json::to_value(&package.manifest).unwrap();
+    koth_scheduler::db::games::add(&pool, "rpsls", &manifest, &package.to_tar(), &package.source_hash(), host).await.unwrap();
+    let (_, game) = api.call("GET", "/api/games/rpsls", None, Vec::new()).await;
+    let kits: Vec<(String, String, bool)> = game["starters"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|k| (k["file"].as_str().unwrap().into(), k["language"].as_str().unwrap().into(), k["available"].as_bool().unwrap()))
+        .collect();
+    assert_eq!(kits, [("cycler.py".into(), "python".into(), true), ("counter.c".into(), "c".into(), false)], "{game}");
+    let (st, source) = api.call("GET", "/api/games/rpsls/starters/python", None, Vec::new()).await;
+    assert_eq!(st, StatusCode::OK);
+    assert_eq!(source.as_str().unwrap(), std::fs::read_to_string(folder.join("bots/cycler.py")).unwrap());
+    let (st, err) = api.call("GET", "/api/games/rpsls/starters/c", None, Vec::new()).await;
+    assert!(st == StatusCode::NOT_FOUND && err["error"].as_str().unwrap().contains("no runner of this server reported"), "{err}");
+    let (_, all) = api.call("GET", "/api/games", None, Vec::new()).await;
+    let listed = all.as_array().unwrap().iter().find(|g| g["name"] == "rpsls").unwrap();
+    assert_eq!(listed["starters"], game["starters"]);
 }

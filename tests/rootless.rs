@@ -247,3 +247,109 @@ print("tmp", sorted(os.listdir("/tmp")), "shm", sorted(os.listdir("/dev/shm")), 
         .unwrap_or_else(|| panic!("the bot did not play to the end:\n{t}"));
     assert_eq!(row.split_whitespace().nth(6), Some("0"), "the bot timed out:\n{t}");
 }
+
+/// The uid of the administrator's-step test: not [`USER`], whom the other
+/// tests run as at the same time without cgroups of their own.
+const ALLOWED: u32 = USER + 1;
+
+/// `args` run as uid [`ALLOWED`] (no supplementary groups) from `home`,
+/// in root's cgroups: nobody moved it anywhere.
+fn koth_as_allowed(koth: &Path, home: &Path, args: &[&str]) -> Output {
+    use std::os::unix::process::CommandExt;
+    let mut cmd = Command::new(koth);
+    cmd.args(args).env_clear().env("HOME", home).env("PATH", "/usr/local/bin:/usr/bin:/bin").current_dir(home);
+    // SAFETY: set*id and setgroups are async-signal-safe; no data is shared.
+    unsafe {
+        cmd.pre_exec(|| {
+            if libc::setgroups(0, std::ptr::null()) < 0
+                || libc::setresgid(ALLOWED, ALLOWED, ALLOWED) < 0
+                || libc::setresuid(ALLOWED, ALLOWED, ALLOWED) < 0
+            {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    cmd.output().unwrap()
+}
+
+/// The administrator's step, done by koth: on cgroup v1 a user without
+/// cgroups of their own cannot play (and is told the command); root runs
+/// `koth rootless allow UID` once; the user's `koth match` then plays with
+/// no hand-made cgroup and no shell moved, its boxes made in the user's
+/// cgroups; `koth rootless revoke` removes them. Not as root, for a user
+/// that does not exist, or on cgroup v2 (where root cannot hand a user a
+/// cgroup they could enter), it says why and makes nothing.
+#[test]
+fn an_administrator_allows_a_user_once_and_they_play_without_root() {
+    if !root_or_skip() {
+        return;
+    }
+    let koth_bin = Path::new(env!("CARGO_BIN_EXE_koth"));
+    let root_koth = |args: &[&str]| {
+        let o = Command::new(koth_bin).args(args).output().unwrap();
+        (o.status.code(), text(&o))
+    };
+    let (code, t) = root_koth(&["rootless", "allow", "no-such-user-koth"]);
+    assert!(code == Some(2) && t.contains("there is no user named \"no-such-user-koth\""), "{t}");
+    let name = koth_sandbox::cgroup::user::user_cgroup_name(ALLOWED);
+    if <dyn Hierarchy>::detect().expect("a cgroup hierarchy").version() == koth_sandbox::cgroup::Version::V2 {
+        let (code, t) = root_koth(&["rootless", "allow", &ALLOWED.to_string()]);
+        assert!(code == Some(210) && t.contains("systemd-run --user --scope -p Delegate=yes") && t.contains("nothing was made"), "{t}");
+        return;
+    }
+    let dir = PathBuf::from(format!("/var/cache/koth-rootless-allow-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let home = dir.join("home");
+    std::fs::create_dir_all(&home).unwrap();
+    std::fs::set_permissions(&dir, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let koth = dir.join("koth");
+    std::fs::copy(koth_bin, &koth).unwrap();
+    let bot = home.join("drifter.py");
+    std::fs::copy(Path::new(env!("CARGO_MANIFEST_DIR")).join("bots/target/drifter.py"), &bot).unwrap();
+    for p in [&home, &bot] {
+        std::os::unix::fs::chown(p, Some(ALLOWED), Some(ALLOWED)).unwrap();
+    }
+    let play = ["match", "--game", "target", "--max-turns", "20", bot.to_str().unwrap()];
+
+    // Without: refused, and told the administrator's command.
+    let out = koth_as_allowed(&koth, &home, &play);
+    let t = text(&out);
+    assert_eq!(out.status.code(), Some(210), "{t}");
+    assert!(t.contains("root runs `koth rootless allow YOUR_USER` once"), "{t}");
+    // Only root may hand out cgroups.
+    let out = koth_as_allowed(&koth, &home, &["rootless", "allow", &ALLOWED.to_string()]);
+    assert!(out.status.code() == Some(2) && text(&out).contains("run it as root"), "{}", text(&out));
+
+    let (code, t) = root_koth(&["rootless", "allow", &ALLOWED.to_string()]);
+    assert_eq!(code, Some(0), "{t}");
+    let made: Vec<PathBuf> = t.lines().filter_map(|l| l.strip_prefix("  ")).map(PathBuf::from).collect();
+    for c in ["memory", "pids", "cpuacct", "freezer"] {
+        assert!(made.iter().any(|d| d.ends_with(&name) && d.parent().unwrap().to_string_lossy().contains(c)), "{c} in {made:?}");
+    }
+    use std::os::unix::fs::MetadataExt;
+    for d in &made {
+        assert_eq!(std::fs::metadata(d).unwrap().uid(), ALLOWED, "{}", d.display());
+        assert_eq!(std::fs::metadata(d.join("cgroup.procs")).unwrap().uid(), ALLOWED, "{}", d.display());
+    }
+    // Again: the same cgroups, handed over again.
+    let (code, again) = root_koth(&["rootless", "allow", &ALLOWED.to_string()]);
+    assert_eq!((code, again.lines().filter(|l| l.starts_with("  /")).count()), (Some(0), made.len()), "{again}");
+
+    let out = koth_as_allowed(&koth, &home, &play);
+    let t = text(&out);
+    assert_eq!(out.status.code(), Some(0), "koth match as uid {ALLOWED} after `koth rootless allow`:\n{t}");
+    assert!(t.contains("target (seed"), "{t}");
+    // It ran in them: their CPU time and peak memory count the user's koth and its boxes.
+    let read = |what: &str, file: &str| -> u64 {
+        let d = made.iter().find(|d| d.parent().unwrap().ends_with(what)).unwrap_or_else(|| panic!("{what} in {made:?}"));
+        std::fs::read_to_string(d.join(file)).unwrap().trim().parse().unwrap()
+    };
+    assert!(read("cpuacct", "cpuacct.usage") > 10_000_000, "over 10 ms of CPU in the user's cgroup");
+    assert!(read("memory", "memory.max_usage_in_bytes") > 1 << 20, "over 1 MiB of memory in the user's cgroup");
+
+    let (code, t) = root_koth(&["rootless", "revoke", &ALLOWED.to_string()]);
+    assert_eq!(code, Some(0), "{t}");
+    assert!(made.iter().all(|d| !d.exists()), "{t}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

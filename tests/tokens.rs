@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use axum::http::StatusCode;
 use koth_scheduler::api::ApiOptions;
+use koth_scheduler::db::runners::{self, Can};
 use koth_scheduler::db::store;
 use serde_json::Value;
 
@@ -174,6 +175,8 @@ async fn koth_login_saves_the_token_privately_and_logout_revokes_it() {
     std::fs::remove_file(&file).unwrap();
     let (ok, out) = tokio::task::block_in_place(|| koth(&config, &["login", "--server", &server], "not-a-token\n"));
     assert!(!ok && out.contains("401") && out.contains("unknown token"), "{out}");
+    // What to do, in words: the page or the command, not an API route.
+    assert!(out.contains("`koth signup NAME`") && !out.contains("/api/"), "{out}");
     assert!(!file.exists(), "a refused token is not saved");
     // The token from standard input, as a user would paste it.
     let (ok, out) = tokio::task::block_in_place(|| koth(&config, &["login", "--server", &server], &format!("{token}\n")));
@@ -236,7 +239,9 @@ async fn koth_login_saves_the_token_privately_and_logout_revokes_it() {
 /// its token privately (later commands use it); a taken name is refused
 /// with the server's reason and saves nothing; `koth starter` lists a
 /// game's kits and writes one, which is the repository's file and is
-/// accepted by the server as it is.
+/// accepted by the server as it is; once a runner says what it can run,
+/// `koth starter` offers only those kits and names the others with why; a
+/// game's folder's example bots are its kits.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn koth_signup_then_a_starter_kit_submitted_as_it_is() {
     use std::os::unix::fs::PermissionsExt;
@@ -290,4 +295,33 @@ async fn koth_signup_then_a_starter_kit_submitted_as_it_is() {
     // No runner serves this test: the version stays pending, and says so.
     assert!(!ok && out.contains("submitted first (go, main file bot.go)") && out.contains("is still pending after 1 s"), "{out}");
     assert!(out.contains("queued, waiting for a runner"), "a version no runner took says so, not \"compiling\": {out}");
+
+    // With a server (the saved login's), `koth starter` offers only the
+    // kits its runners can run, and names the others with why not.
+    let why = "no go image is built; a host builds it with `koth languages build go`";
+    let report: std::collections::BTreeMap<String, Can> =
+        [("python".to_owned(), Can::Ok("image 1a2b".into())), ("go".to_owned(), Can::Err(why.into()))].into_iter().collect();
+    runners::report(&pool, "r1", &report).await.unwrap();
+    let (ok, out) = tokio::task::block_in_place(|| koth(&config, &["starter", "snake"], ""));
+    let (offered, missing) = out.split_once("not offered").unwrap_or_else(|| panic!("{out}"));
+    assert!(ok && offered.contains("bot.py") && !offered.contains("bot.go") && !offered.contains("bot.java"), "{out}");
+    assert!(missing.contains(why) && missing.contains("java"), "{out}");
+    std::fs::remove_file(dir.join("bot.go")).unwrap();
+    let (ok, out) = tokio::task::block_in_place(|| koth(&config, &["starter", "snake", "go", "--dir", d], ""));
+    assert!(!ok && out.contains("cannot run Go") && out.contains(why) && out.contains("it has: python"), "{out}");
+    assert!(!dir.join("bot.go").exists());
+    let (ok, out) = tokio::task::block_in_place(|| koth(&config, &["starter", "snake", "python", "--dir", d], ""));
+    assert!(ok && out.contains("koth match --game snake"), "{out}");
+    let repo = std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/starters/snake/bot.py")).unwrap();
+    assert_eq!(std::fs::read(dir.join("bot.py")).unwrap(), repo);
+    // A game's folder: its example bots are its kits.
+    let rpsls = concat!(env!("CARGO_MANIFEST_DIR"), "/external-games/rpsls");
+    let (ok, out) = tokio::task::block_in_place(|| koth(&config, &["starter", rpsls], ""));
+    assert!(ok && out.contains("starter kits for rpsls") && out.contains("cycler.py") && out.contains("counter.c"), "{out}");
+    let (ok, out) = tokio::task::block_in_place(|| koth(&config, &["starter", rpsls, "c", "--dir", d], ""));
+    assert!(ok && out.contains(&format!("koth match --game {rpsls}")), "{out}");
+    let repo = std::fs::read(format!("{rpsls}/bots/counter.c")).unwrap();
+    assert_eq!(std::fs::read(dir.join("counter.c")).unwrap(), repo);
+    let (ok, out) = tokio::task::block_in_place(|| koth(&config, &["starter", rpsls, "rust"], ""));
+    assert!(!ok && out.contains("no starter kit in \"rust\"; it has: python, c"), "{out}");
 }

@@ -25,6 +25,19 @@ use crate::submission::{SourceFile, Submission, SubmissionLimits};
 /// The folder of a game's example bots, left out of its referee.
 pub const EXAMPLE_BOTS: &str = "bots";
 
+/// The folder of a game's own starter kits (optional): without it, its
+/// example bots that are one file each are its kits.
+pub const STARTERS: &str = "starters";
+
+/// A starter kit of a game folder: one file, in a language koth knows.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FolderKit {
+    /// Its name in the folder: the name to save it under.
+    pub file: String,
+    pub language: &'static crate::language::Language,
+    pub source: Vec<u8>,
+}
+
 #[derive(Clone, Debug)]
 pub enum Game {
     Builtin(GameKind),
@@ -283,6 +296,30 @@ impl GamePackage {
         names
     }
 
+    /// The game's starter kits: the files directly in its `starters/`,
+    /// else its example bots that are one file each (a bot that is a
+    /// folder is no kit), one per language (the first by name), in
+    /// [`crate::starters::LANGUAGES`] order; files of no language koth
+    /// knows are left out.
+    pub fn starter_kits(&self) -> Vec<FolderKit> {
+        for dir in [STARTERS, EXAMPLE_BOTS] {
+            let prefix = format!("{dir}/");
+            let mut kits: Vec<FolderKit> = Vec::new();
+            for f in &self.files {
+                let Some(name) = f.path.strip_prefix(&prefix).filter(|n| !n.contains('/')) else { continue };
+                let Some(language) = name.rsplit_once('.').and_then(|(_, ext)| crate::language::by_extension(ext)) else { continue };
+                if !kits.iter().any(|k| k.language.name == language.name) {
+                    kits.push(FolderKit { file: name.to_owned(), language, source: f.bytes.clone() });
+                }
+            }
+            if !kits.is_empty() {
+                kits.sort_by_key(|k| crate::starters::language_order(&k.language.name));
+                return kits;
+            }
+        }
+        Vec::new()
+    }
+
     /// As stored ([`crate::submission::stored_tar`]).
     pub fn to_tar(&self) -> Vec<u8> {
         crate::submission::stored_tar(&self.files)
@@ -474,5 +511,35 @@ mod tests {
         let mut no_referee = package().files;
         no_referee.retain(|f| f.path != "referee.py");
         assert!(GamePackage::from_files(no_referee).unwrap_err().contains("\"referee.py\""));
+    }
+
+    /// A folder's kits: its `starters/` when it has one, else its example
+    /// bots that are one file; one per language, in the kits' order.
+    #[test]
+    fn a_package_s_starter_kits() {
+        let kits = |p: &GamePackage| p.starter_kits().into_iter().map(|k| (k.file, k.language.name.clone())).collect::<Vec<_>>();
+        let s = |a: &str, b: &str| (a.to_owned(), b.to_owned());
+        // bots/b is a folder: no kit.
+        assert_eq!(kits(&package()), [s("a.py", "python")]);
+        // (files added to the folder, the kits: (file, language)).
+        type Case = (&'static [&'static str], &'static [(&'static str, &'static str)]);
+        let cases: &[Case] = &[
+            // Its own starters/ win over its example bots, in the kits' language order.
+            (&["starters/bot.c", "starters/bot.py"], &[("bot.py", "python"), ("bot.c", "c")]),
+            // One per language: the first by path.
+            (&["starters/a.py", "starters/b.py"], &[("a.py", "python")]),
+            // Files of no known language, and deeper files, are no kits: the example bots then are.
+            (&["starters/README.md", "starters/x/bot.go"], &[("a.py", "python")]),
+            (&["bots/c.js", "bots/notes.txt"], &[("a.py", "python"), ("c.js", "javascript")]),
+        ];
+        for (extra, want) in cases {
+            let mut files = package().files;
+            files.extend(extra.iter().map(|p| file(p, "x\n")));
+            files.sort_by(|a, b| a.path.cmp(&b.path));
+            let p = GamePackage::from_files(files).unwrap();
+            let want: Vec<(String, String)> = want.iter().map(|(a, b)| s(a, b)).collect();
+            assert_eq!(kits(&p), want, "{extra:?}");
+        }
+        assert_eq!(package().starter_kits()[0].source, b"print(1)\n");
     }
 }

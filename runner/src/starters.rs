@@ -34,9 +34,14 @@ pub fn all() -> Vec<Starter> {
             Some(Starter { game, file, language: language::by_extension(ext)?, source })
         })
         .collect();
-    let order = |s: &Starter| LANGUAGES.iter().position(|l| *l == s.language.name).unwrap_or(LANGUAGES.len());
-    kits.sort_by_key(|s| (s.game, order(s), s.language.name.clone()));
+    kits.sort_by_key(|s| (s.game, language_order(&s.language.name)));
     kits
+}
+
+/// Where kits in `language` go in a list: [`LANGUAGES`]' order, then the
+/// others by name.
+pub fn language_order(language: &str) -> (usize, String) {
+    (LANGUAGES.iter().position(|l| *l == language).unwrap_or(LANGUAGES.len()), language.to_owned())
 }
 
 /// A game's kits.

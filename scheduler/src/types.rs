@@ -430,7 +430,7 @@ impl MatchInfo {
             .enumerate()
             .map(|(i, s)| {
                 let name = if s.name.is_empty() { format!("seat{}", i + 1) } else { s.name.clone() };
-                let ext = name.rsplit_once('.').map(|(_, e)| e.to_owned()).unwrap_or_default();
+                let ext = file_of_shown_name(&name).rsplit_once('.').map(|(_, e)| e.to_owned()).unwrap_or_default();
                 (name, ext)
             })
             .collect();
@@ -473,10 +473,11 @@ impl MatchInfo {
                 })
                 .collect(),
             // An external game is played from its folder (named after it here).
+            // The files played, not the names shown (`bot.py (2)` is bot.py).
             reproduce: Some(reproduce_command(
                 &r.game.kind().map_or_else(|| format!("./{}", r.game.name()), |g| g.name().to_owned()),
                 &r.seed.to_string(),
-                &names,
+                &names.iter().map(|(n, e)| (file_of_shown_name(n).to_owned(), e.clone())).collect::<Vec<_>>(),
                 max_turns,
                 wall,
             )),
@@ -484,6 +485,32 @@ impl MatchInfo {
             running: false,
             progress: None,
         }
+    }
+}
+
+/// The names seats are shown under on the author's machine (the local
+/// viewer): a name two or more seats share (one file played twice, `koth
+/// match bot.py bot.py`) gets its place among them, `bot.py (1)`,
+/// `bot.py (2)`; the others stay as they are.
+pub fn distinct_seat_names(names: &[String]) -> Vec<String> {
+    names
+        .iter()
+        .enumerate()
+        .map(|(i, n)| {
+            if names.iter().filter(|m| *m == n).count() < 2 {
+                return n.clone();
+            }
+            format!("{n} ({})", names[..=i].iter().filter(|m| *m == n).count())
+        })
+        .collect()
+}
+
+/// The file a name of [`distinct_seat_names`] stands for: `bot.py (2)` is
+/// `bot.py`.
+fn file_of_shown_name(name: &str) -> &str {
+    match name.rsplit_once(" (") {
+        Some((file, n)) if n.strip_suffix(')').is_some_and(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit())) => file,
+        _ => name,
     }
 }
 
@@ -624,15 +651,30 @@ pub struct StarterInfo {
     pub file: String,
     /// Where to download it.
     pub url: String,
+    /// Whether this server's runners can run its language: a kit they
+    /// cannot run is listed, not offered (its download is refused).
+    #[serde(default = "available_by_default")]
+    pub available: bool,
+    /// Why not, when not (the runners' words).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unavailable: Option<String>,
+}
+
+fn available_by_default() -> bool {
+    true
 }
 
 impl StarterInfo {
-    pub fn of(s: &koth_runner::starters::Starter) -> StarterInfo {
+    /// The kit `file` of `game` in `language`; `unavailable`: why this
+    /// server cannot run it, if it cannot.
+    pub fn new(game: &str, language: &koth_runner::language::Language, file: &str, unavailable: Option<String>) -> StarterInfo {
         StarterInfo {
-            language: s.language.name.clone(),
-            display: s.language.display.clone(),
-            file: s.file.into(),
-            url: format!("/api/games/{}/starters/{}", s.game, s.language.name),
+            language: language.name.clone(),
+            display: language.display.clone(),
+            file: file.into(),
+            url: format!("/api/games/{game}/starters/{}", language.name),
+            available: unavailable.is_none(),
+            unavailable,
         }
     }
 }
@@ -851,7 +893,16 @@ mod tests {
             seats: [2, 8],
             time: json!({"per_move": 50, "on_timeout": {"kind": "no_move", "freeze_after": 5}}),
             protocol: "/games/rpsls".into(),
-            starters: vec![],
+            // Its example bots are its kits: one this server runs, one it cannot.
+            starters: vec![
+                StarterInfo::new("rpsls", koth_runner::language::by_name("python").unwrap(), "cycler.py", None),
+                StarterInfo::new(
+                    "rpsls",
+                    koth_runner::language::by_name("c").unwrap(),
+                    "counter.c",
+                    Some("no c image is built and this host has no C toolchain".into()),
+                ),
+            ],
             title: "Rock Paper Scissors Lizard Spock".into(),
             added: true,
             status: GameStatus::Refused,
@@ -886,6 +937,46 @@ mod tests {
             ],
             next_before: Some(40),
         }
+    }
+
+    /// One file played in two seats is told apart by its place; the
+    /// command to play it again names the file twice.
+    #[test]
+    fn seats_of_one_file_are_told_apart() {
+        let s = |v: &[&str]| v.iter().map(|x| x.to_string()).collect::<Vec<_>>();
+        let cases: &[(&[&str], &[&str])] = &[
+            (&["bot.py", "bot.py"], &["bot.py (1)", "bot.py (2)"]),
+            (&["a.py", "b.c"], &["a.py", "b.c"]),
+            (&["x", "y", "x", "x"], &["x (1)", "y", "x (2)", "x (3)"]),
+            (&["bot.py (1)", "bot.py"], &["bot.py (1)", "bot.py"]),
+            (&[], &[]),
+        ];
+        for (names, shown) in cases {
+            assert_eq!(distinct_seat_names(&s(names)), s(shown), "{names:?}");
+        }
+        for (shown, file) in
+            [("bot.py (2)", "bot.py"), ("bot.py", "bot.py"), ("my (bot).py", "my (bot).py"), ("x ()", "x ()"), ("x (1a)", "x (1a)")]
+        {
+            assert_eq!(file_of_shown_name(shown), file, "{shown}");
+        }
+        let r = koth_games::replay::Replay {
+            game: koth_games::GameKind::Target.into(),
+            seed: 3,
+            engine: String::new(),
+            time_policy: None,
+            seats: ["bot.py (1)", "bot.py (2)"]
+                .iter()
+                .map(|n| koth_games::replay::ReplaySeat { name: n.to_string(), ..Default::default() })
+                .collect(),
+            initial: Value::Null,
+            turns: Vec::new(),
+            result: Vec::new(),
+            cut_short: false,
+            ended_by: koth_games::replay::EndedBy::Rules,
+        };
+        let info = MatchInfo::of_local_replay(&r);
+        assert_eq!(info.seats.iter().map(|s| s.name.as_str()).collect::<Vec<_>>(), ["bot.py (1)", "bot.py (2)"]);
+        assert_eq!(info.reproduce.as_deref(), Some("koth match --game target --seed 3 --players 2 bot.py bot.py"));
     }
 
     /// Served shapes, pinned: `UPDATE_GOLDEN=1 cargo test -p koth-scheduler golden` rewrites them.

@@ -13,7 +13,7 @@
 //!
 //! | path | page |
 //! |---|---|
-//! | `/` | the ladders of every game, and signing in or up |
+//! | `/` | the front door: what koth is, where authors and hosts start, each ladder's leaders, the matches playing now, the ladders, signing in or up |
 //! | `/ladders/{id}` | leaderboard, bots and recent matches of a ladder |
 //! | `/bots/{id}` | a bot: versions, compile log (owner), rating plot, matches, head-to-head |
 //! | `/matches/{id}` | a match: seats, outcomes and the replay viewer |
@@ -121,7 +121,13 @@ pub fn local_viewer(replay: &koth_games::replay::Replay, frames: &koth_games::re
     let replay_json = Bytes::from(serde_json::to_vec(replay).map_err(|e| e.to_string())?);
     let frames_json = Bytes::from(serde_json::to_vec(frames).map_err(|e| e.to_string())?);
     let router = Router::new()
-        .route("/", get(|| async { axum::response::Redirect::to("/matches/0") }))
+        // With its query: `/?turn=N` opens the match page at that turn.
+        .route(
+            "/",
+            get(|uri: axum::http::Uri| async move {
+                axum::response::Redirect::to(&format!("/matches/0{}", uri.query().map(|q| format!("?{q}")).unwrap_or_default()))
+            }),
+        )
         .route(
             "/matches/0",
             get(|| async {
@@ -149,8 +155,27 @@ pub fn local_viewer(replay: &koth_games::replay::Replay, frames: &koth_games::re
                 async move { json(b) }
             }),
         )
-        .fallback(not_found);
+        .fallback(local_not_found);
     Ok(layers(with_assets(router)))
+}
+
+/// Anything but the replay, on the author's machine: JSON for the API's
+/// paths; a page that leads back to the replay for the rest (no site
+/// around it, so none of the site's links).
+async fn local_not_found(req: Request) -> Response {
+    if req.uri().path().starts_with("/api/") {
+        return not_found(req).await;
+    }
+    (
+        StatusCode::NOT_FOUND,
+        Html(shell(
+            "Not found",
+            "data-page=\"none\" data-local=\"1\"",
+            "<h1>Not found</h1><p>This is koth's replay viewer on your machine: it shows one replay, and nothing of a \
+             site.</p><p><a href=\"/matches/0\" id=\"back-to-replay\">Back to the replay</a></p>",
+        )),
+    )
+        .into_response()
 }
 
 /// A page's HTML shell; `app.js` fills `<main>` from the API.
@@ -209,7 +234,7 @@ async fn authoring() -> Html<String> {
 
 /// A game's page: koth's own games' protocols; a game a host added
 /// (`added`: the API found it) is drawn by the script from the API.
-pub(crate) fn game_page(name: &str, added: bool) -> Response {
+pub(crate) fn game_page(name: &str, added: bool, kits: &[crate::types::StarterInfo]) -> Response {
     if added && koth_games::external::check_name(name).is_ok() {
         return Html(shell(name, &format!("data-page=\"game\" data-game=\"{name}\""), "<p class=\"loading\">Loading…</p>")).into_response();
     }
@@ -217,7 +242,7 @@ pub(crate) fn game_page(name: &str, added: bool) -> Response {
         Some((g, md)) => Html(shell(
             &format!("{g} protocol"),
             &format!("data-page=\"doc\" data-game=\"{g}\""),
-            &format!("<article class=\"doc\">{}{}<p><a href=\"/games\">All games</a></p></article>", starter_kits(g), markdown(md)),
+            &format!("<article class=\"doc\">{}{}<p><a href=\"/games\">All games</a></p></article>", starter_kits(g, kits), markdown(md)),
         ))
         .into_response(),
         None => not_found_page(&format!("koth plays no game called {name:?}")).into_response(),
@@ -225,30 +250,51 @@ pub(crate) fn game_page(name: &str, added: bool) -> Response {
 }
 
 /// The game's starter kits, first on its page: what an author needs before
-/// the protocol's details.
-fn starter_kits(game: &str) -> String {
-    let kits = koth_runner::starters::of_game(game);
-    if kits.is_empty() {
-        return String::new();
-    }
-    let links: Vec<String> = kits
+/// the protocol's details. Only kits this server's runners can run are
+/// offered; the others are named, with why not.
+fn starter_kits(game: &str, kits: &[crate::types::StarterInfo]) -> String {
+    let esc = |t: &str| t.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;");
+    let offered: Vec<&crate::types::StarterInfo> = kits.iter().filter(|k| k.available).collect();
+    let links: Vec<String> = offered
         .iter()
         .map(|k| {
             format!(
-                "<li><a href=\"/api/games/{game}/starters/{lang}\" download=\"{file}\" data-language=\"{lang}\">{display}</a> <code>{file}</code></li>",
-                lang = k.language.name,
-                display = k.language.display,
-                file = k.file
+                "<li><a href=\"{url}\" download=\"{file}\" data-language=\"{lang}\">{display}</a> <code>{file}</code></li>",
+                url = esc(&k.url),
+                lang = esc(&k.language),
+                display = esc(&k.display),
+                file = esc(&k.file)
             )
         })
         .collect();
-    format!(
-        "<section id=\"starter-kits\"><h2>Starter kits</h2><p>A bot that plays {game} legally, in each of these languages: \
-         save it under its name, try it with <code>koth match --game {game} {file}</code> (add <code>--open</code> to watch), \
-         make it smarter, and <a href=\"/submit\">submit it</a>.</p><ul class=\"kits\">{}</ul></section>",
-        links.join(""),
-        file = kits[0].file
-    )
+    let missing: Vec<String> = kits
+        .iter()
+        .filter(|k| !k.available)
+        .map(|k| {
+            format!("<li data-language=\"{}\">{}: {}</li>", esc(&k.language), esc(&k.display), esc(k.unavailable.as_deref().unwrap_or("")))
+        })
+        .collect();
+    let unavailable = if missing.is_empty() {
+        String::new()
+    } else {
+        format!(
+            "<p>Not offered: this server's runners cannot run bots in these languages, so kits in them would not be played here.</p>\
+             <ul class=\"kits-unavailable\" id=\"kits-unavailable\">{}</ul>",
+            missing.join("")
+        )
+    };
+    let intro = match offered.first() {
+        Some(k) => format!(
+            "<p>A bot that plays {game} legally, in each of these languages: save it under its name, try it with \
+             <code>koth match --game {game} {file}</code> (add <code>--open</code> to watch), make it smarter, and \
+             <a href=\"/submit\">submit it</a>.</p><ul class=\"kits\">{}</ul>",
+            links.join(""),
+            file = esc(&k.file)
+        ),
+        None if kits.is_empty() => return String::new(),
+        None => "<p>This server's runners can run none of the languages this game has kits in.</p>".to_owned(),
+    };
+    format!("<section id=\"starter-kits\"><h2>Starter kits</h2>{intro}{unavailable}</section>")
 }
 
 fn not_found_page(msg: &str) -> (StatusCode, Html<String>) {

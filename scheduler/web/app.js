@@ -118,19 +118,62 @@ async function header() {
   }
 }
 
-// ---- home: ladders and the account ---------------------------------------
+// ---- home: the front door -------------------------------------------------
+
+// How many leaders of each ladder the home page shows.
+const HOME_LEADERS = 3;
 
 async function homePage() {
   const [ladders, who] = await Promise.all([api('/api/ladders'), me()]);
+  // Each ladder's leaders and the matches it is playing now, from the
+  // ladder's own reads (its leaderboard, its recent matches).
+  const perLadder = await Promise.all(ladders.map(async l => {
+    const [board, matches] = await Promise.all([
+      api(`/api/ladders/${l.id}/leaderboard`).catch(() => null), api(`/api/ladders/${l.id}/matches`).catch(() => [])]);
+    return { l, board, playing: matches.filter(m => m.state === 'queued' && m.running) };
+  }));
   const rows = ladders.map(l => [
     el('a', { href: '/games/' + l.game }, l.game),
     el('a', { href: '/ladders/' + l.id, class: 'ladder-link' }, l.name),
     l.format.replace('_', ' '), l.bots, l.paused ? 'paused' : 'running', contestText(l.phase, l.deadline)]);
-  setMain(el('h1', {}, 'Ladders'),
+  setMain(el('h1', {}, 'koth ', el('small', {}, 'King of the Hill')),
+    el('p', { id: 'what' }, 'koth runs King-of-the-Hill contests between programs: you write a bot that plays one of the games below, ',
+      'in the language you like, and submit its source; koth compiles it and plays it against everyone else\'s bots, ',
+      'ranking them on a ladder by their results.'),
+    el('section', { id: 'start' }, el('h2', {}, 'Where to start'), el('ul', {},
+      el('li', { id: 'start-authors' }, el('strong', {}, 'Bot authors: '), 'pick a game and download its starter kit from ',
+        el('a', { href: '/games' }, 'the games\' pages'), ', play it on your machine with ', el('code', {}, 'koth match --game GAME bot.py --open'),
+        ', then sign up below and ', el('a', { href: '/submit' }, 'submit your bot'), '.'),
+      el('li', { id: 'start-hosts' }, el('strong', {}, 'Hosts: '), el('code', {}, 'koth up'), ' runs a server like this one on your machine; ',
+        'signed in as its host, you create ladders and add games on this page (', el('a', { href: '/games/authoring' }, 'how a game is written'),
+        '). Everything the pages show is in ', el('a', { href: '/api/openapi.json' }, 'the API'), '.'))),
+    el('section', { id: 'leaders' }, el('h2', {}, 'Leaders'),
+      ladders.length ? perLadder.map(leaders) : el('p', {}, 'No ladders yet: a host creates them.')),
+    el('section', { id: 'playing-now' }, el('h2', {}, 'Playing now'), playingNow(perLadder)),
+    el('h2', {}, 'Ladders'),
     ladders.length ? table(['game', 'ladder', 'format', 'bots', 'state', 'submissions'], rows, { id: 'ladders' }) : el('p', {}, 'No ladders yet: a host creates them.'),
     who && who.is_host ? await newLadderForm() : null,
     who && who.is_host ? await addGameForm() : null,
     el('section', { id: 'account-box' }, el('h2', { id: 'account-title' }, 'Your account'), who ? signedIn(who) : signIn()));
+}
+
+/** A ladder's first few bots on its leaderboard, with its first column (the format's score). */
+function leaders({ l, board }) {
+  const top = board ? board.rows.slice(0, HOME_LEADERS) : [];
+  const col = board && board.columns[0];
+  const value = v => typeof v === 'number' && !Number.isInteger(v) ? fmt(v, 2) : v;
+  return el('div', { class: 'ladder-leaders', 'data-ladder': l.id },
+    el('h3', {}, el('a', { href: '/ladders/' + l.id }, l.name), l.game !== l.name ? [' ', el('small', {}, l.game)] : ''),
+    top.length ? el('ol', {}, top.map(r => el('li', {}, botLink(r.bot, r.name), col ? el('small', {}, ` ${col.label} ${value(r[col.key])}`) : '')))
+      : el('p', { class: 'hint' }, 'No ranked bots yet.'));
+}
+
+/** The matches runners are playing now, each linked to its page, where it is drawn as it is played. */
+function playingNow(perLadder) {
+  const items = perLadder.flatMap(({ l, playing }) => playing.map(m => el('li', {},
+    el('a', { href: '/matches/' + m.match }, `Match ${m.match}`), ` on ${l.name}${l.game !== l.name ? ` (${l.game})` : ''}: `,
+    m.seats.map(s => s.name).join(' vs '))));
+  return items.length ? el('ul', { id: 'playing' }, items) : el('p', { class: 'hint' }, 'No match is being played right now.');
 }
 
 /** A contest's phase in words. */
@@ -205,10 +248,28 @@ async function gamePage() {
     el('p', {}, `${g.name}: ${g.seats[0]} to ${g.seats[1]} players, ${time}; added by ${g.added_by || 'a host'}.`),
     el('p', {}, 'Status: ', el('strong', { id: 'game-status' }, g.status)),
     g.log ? el('pre', { id: 'game-log' }, g.log) : null,
+    kitsSection(g),
     el('p', {}, el('a', { href: `/api/games/${name}/folder`, download: name + '.tar' }, 'Download its folder'),
       ' (game.json, its referee, its example bots) to play it on your machine: ',
       el('code', {}, `mkdir ${name} && tar xf ${name}.tar -C ${name} && koth match --game ./${name} mybot.py ${name}/bots/…`)),
     el('p', {}, el('a', { href: '/games/authoring' }, 'How games are written'), ' · ', el('a', { href: '/games' }, 'All games')));
+}
+
+/** An added game's starter kits (its folder's starters/, else its example
+ * bots): the ones this server's runners can run, and the others named with why not. */
+function kitsSection(g) {
+  if (!g.starters.length) return null;
+  const offered = g.starters.filter(k => k.available);
+  const missing = g.starters.filter(k => !k.available);
+  return el('section', { id: 'starter-kits' }, el('h2', {}, 'Starter kits'),
+    offered.length ? [
+      el('p', {}, "Bots to start from, the game's own: save one under its name, try it with the game's folder (below), make it smarter and ",
+        el('a', { href: '/submit' }, 'submit it'), '.'),
+      el('ul', { class: 'kits' }, offered.map(k => el('li', {},
+        el('a', { href: k.url, download: k.file, 'data-language': k.language }, k.display), ' ', el('code', {}, k.file))))]
+      : el('p', {}, "This server's runners can run none of the languages this game has kits in."),
+    missing.length ? [el('p', {}, "Not offered: this server's runners cannot run bots in these languages."),
+      el('ul', { id: 'kits-unavailable' }, missing.map(k => el('li', { 'data-language': k.language }, k.display, ': ', k.unavailable)))] : null);
 }
 
 function signedIn(who) {
@@ -999,7 +1060,8 @@ async function start() {
   try {
     await pages[page](id);
   } catch (e) {
-    setMain(el('h1', {}, e.status === 404 ? 'Not found' : 'Something went wrong'), errorBox(e), el('p', {}, el('a', { href: '/' }, 'Back to the ladders')));
+    setMain(el('h1', {}, e.status === 404 ? 'Not found' : 'Something went wrong'), errorBox(e),
+      el('p', {}, LOCAL ? el('a', { href: '/matches/0' }, 'Back to the replay') : el('a', { href: '/' }, 'Back to the ladders')));
   }
 }
 

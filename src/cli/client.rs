@@ -65,6 +65,16 @@ fn saved_login() -> anyhow::Result<Option<Login>> {
     }
 }
 
+/// The server a command that can work without one should ask: the one
+/// given (`--server`, `KOTH_SERVER`; `true`), else the one `koth login`
+/// saved (`false`); `None`: neither.
+pub(super) fn known_server(given: Option<&str>) -> anyhow::Result<Option<(String, bool)>> {
+    Ok(match given {
+        Some(s) => Some((normalized(s), true)),
+        None => saved_login()?.map(|l| (normalized(&l.server), false)),
+    })
+}
+
 fn normalized(server: &str) -> String {
     server.trim().trim_end_matches('/').to_owned()
 }
@@ -144,6 +154,9 @@ pub enum ReplayCommand {
         /// Also open it in the desktop's browser (xdg-open).
         #[arg(long)]
         open: bool,
+        /// Open it at this turn (the printed URL carries `?turn=N`).
+        #[arg(long)]
+        turn: Option<u32>,
         /// An external game's folder (its game.json and referee), for a
         /// replay of that game: its referee draws the frames.
         #[arg(long)]
@@ -212,6 +225,11 @@ impl Client {
         let base = normalized(a.server.as_deref().or(login.as_ref().map(|l| l.server.as_str())).unwrap_or(DEFAULT_SERVER));
         let token = a.token.clone().or_else(|| login.filter(|l| normalized(&l.server) == base).map(|l| l.token));
         Ok(Client { base, token, agent: ureq::AgentBuilder::new().timeout(Duration::from_secs(60)).build() })
+    }
+
+    /// A client of `server` without a token (public reads).
+    pub(super) fn for_server(server: &str) -> Client {
+        Client { base: normalized(server), token: None, agent: ureq::AgentBuilder::new().timeout(Duration::from_secs(60)).build() }
     }
 
     pub(super) fn request(&self, method: &str, path: &str) -> ureq::Request {
@@ -529,8 +547,8 @@ pub fn replay(cmd: ReplayCommand) -> anyhow::Result<i32> {
     let (server, r#match, output) = match cmd {
         ReplayCommand::Download { server, r#match, output } => (server, r#match, output),
         ReplayCommand::Check { file, game, store } => return Ok(super::replay::check(&file, game.as_deref(), &store)),
-        ReplayCommand::View { file, listen, open, game, store } => {
-            return super::replay::view(&file, game.as_deref(), &store, &listen, open)
+        ReplayCommand::View { file, listen, open, turn, game, store } => {
+            return super::replay::view(&file, game.as_deref(), &store, &listen, open, turn)
         }
         ReplayCommand::Rerun(a) => return rerun(a),
     };

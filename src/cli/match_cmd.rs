@@ -1,5 +1,6 @@
 //! `koth match`: play one match on this machine with the same engine the
-//! ladder uses.
+//! ladder uses. A bot that is not there is said first, with exit code 2,
+//! before any box is built.
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -140,7 +141,20 @@ fn size(s: &str) -> Result<u64, String> {
     parse_size(s).map_err(|e| e.to_string())
 }
 
+/// Exit code of `koth match` given a bot that is not there: the
+/// command's fault, said before any box is built (as clap's own for a bad
+/// argument), not the sandbox's 210.
+pub const EXIT_NO_BOT: i32 = 2;
+
 pub fn run(a: MatchArgs) -> anyhow::Result<i32> {
+    let missing: Vec<String> = a.bots.iter().filter(|p| !p.exists()).map(|p| p.display().to_string()).collect();
+    if !missing.is_empty() {
+        eprintln!(
+            "koth: error: no such bot: {} (give each bot as a source file, an archive or a folder; `koth starter GAME LANGUAGE` writes one to start from)",
+            missing.join(", ")
+        );
+        return Ok(EXIT_NO_BOT);
+    }
     let builder = a.engine.builder();
     let game = koth_runner::Game::find(&a.game, &builder).map_err(|e| anyhow::anyhow!("--game: {e}"))?;
     let (lo, hi) = game.seat_range();
@@ -194,8 +208,7 @@ pub fn run(a: MatchArgs) -> anyhow::Result<i32> {
         matches!(report.ended_by, koth_games::replay::EndedBy::RefereeFailed { .. } | koth_games::replay::EndedBy::HostOverloaded { .. });
     let open = |report: &koth_runner::MatchReport| -> anyhow::Result<i32> {
         let replay = report.replay.read().map_err(|e| anyhow::anyhow!(e))?;
-        let frames = game.frames(&replay, &sandbox).map_err(|e| anyhow::anyhow!("this replay cannot be drawn: {e}"))?;
-        super::replay::serve(&replay, frames, "127.0.0.1:0", true)
+        super::replay::serve(&replay, &game, &sandbox, "127.0.0.1:0", true, None)
     };
     if a.json {
         let mut v = serde_json::to_value(&report)?;

@@ -12,6 +12,7 @@ mod match_cmd;
 mod queue_bench;
 mod replay;
 mod replay_bench;
+mod rootless;
 mod sandbox;
 mod service;
 mod soak;
@@ -284,6 +285,9 @@ enum Command {
     /// Run programs under koth's sandbox, and measure it.
     #[command(subcommand)]
     Sandbox(sandbox::SandboxCommand),
+    /// Administrators: let a user play `koth match` without root on cgroup v1 (their cgroups, made once).
+    #[command(subcommand)]
+    Rootless(rootless::RootlessCommand),
 }
 
 impl Cli {
@@ -324,5 +328,6 @@ pub fn run(cli: Cli) -> anyhow::Result<i32> {
         Command::Up(args) => up::run(args),
         Command::Web(args) => service::web(args),
         Command::Sandbox(cmd) => sandbox::run(cmd),
+        Command::Rootless(cmd) => rootless::run(cmd),
     }
 }

@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use koth_games::replay::{self, EndedBy, Replay};
+use koth_games::replay::{EndedBy, Replay};
 
 /// The game of `r`: koth's own, or the external game in `game_dir`, whose
 /// referee draws and checks its replays.
@@ -83,24 +83,48 @@ pub fn check(file: &Path, game_dir: Option<&Path>, store: &super::BotStoreArgs) 
 
 /// `koth replay view FILE`: the replay in the site's own viewer, served on
 /// this machine until Ctrl-C.
-pub fn view(file: &Path, game_dir: Option<&Path>, store: &super::BotStoreArgs, listen: &str, open: bool) -> anyhow::Result<i32> {
+pub fn view(
+    file: &Path,
+    game_dir: Option<&Path>,
+    store: &super::BotStoreArgs,
+    listen: &str,
+    open: bool,
+    turn: Option<u32>,
+) -> anyhow::Result<i32> {
     let bytes = std::fs::read(file).map_err(|e| anyhow::anyhow!("cannot read {}: {e}", file.display()))?;
     let r = Replay::from_json(&bytes).map_err(|e| anyhow::anyhow!("{}: {e}", file.display()))?;
     let game = game_of(&r, game_dir, store).map_err(|e| anyhow::anyhow!("{}: {e}", file.display()))?;
-    let frames = game.frames(&r, &store.sandbox()).map_err(|e| anyhow::anyhow!("this replay cannot be drawn: {e}"))?;
-    serve(&r, frames, listen, open)
+    serve(&r, &game, &store.sandbox(), listen, open, turn)
 }
 
 /// Serve `r` with the viewer on `listen` (127.0.0.1:0 picks a free port)
-/// until SIGINT or SIGTERM; `open` also asks the desktop to open it.
-pub fn serve(r: &Replay, frames: replay::Frames, listen: &str, open: bool) -> anyhow::Result<i32> {
-    let app = koth_scheduler::web::local_viewer(r, &frames).map_err(|e| anyhow::anyhow!("this replay cannot be drawn: {e}"))?;
+/// until SIGINT or SIGTERM, drawn by `game`'s referee; `open` also asks
+/// the desktop to open it, `turn` at that turn. Seats of one file (`koth
+/// match bot.py bot.py`) are shown as `bot.py (1)` and `bot.py (2)`, on
+/// the page and in the turns' words alike.
+pub fn serve(
+    r: &Replay,
+    game: &koth_runner::Game,
+    sandbox: &koth_sandbox::SandboxConfig,
+    listen: &str,
+    open: bool,
+    turn: Option<u32>,
+) -> anyhow::Result<i32> {
+    let names: Vec<String> = r.seats.iter().map(|s| s.name.clone()).collect();
+    let mut shown = r.clone();
+    for (seat, name) in shown.seats.iter_mut().zip(koth_scheduler::types::distinct_seat_names(&names)) {
+        seat.name = name;
+    }
+    let frames = game.frames(&shown, sandbox).map_err(|e| anyhow::anyhow!("this replay cannot be drawn: {e}"))?;
+    let app = koth_scheduler::web::local_viewer(&shown, &frames).map_err(|e| anyhow::anyhow!("this replay cannot be drawn: {e}"))?;
     let rt = tokio::runtime::Runtime::new()?;
     rt.block_on(async move {
         let listener = tokio::net::TcpListener::bind(listen)
             .await
             .map_err(|e| anyhow::anyhow!("listening on {listen}: {e}; pick another address with --listen"))?;
-        let url = format!("http://{}/", listener.local_addr()?);
+        // The match page itself, so that `?turn=N` may be added to it.
+        let at = turn.map(|t| format!("?turn={t}")).unwrap_or_default();
+        let url = format!("http://{}/matches/0{at}", listener.local_addr()?);
         // The URL alone on stdout, for scripts; the rest on stderr.
         println!("{url}");
         eprintln!("koth: the replay viewer is at {url} (Ctrl-C stops it)");
@@ -284,8 +308,8 @@ pub fn rerun(
         println!("replay: {}", path.display());
     }
     if open {
-        let frames = game.frames(new, &store.sandbox()).map_err(|e| anyhow::anyhow!("this replay cannot be drawn: {e}"))?;
-        serve(new, frames, "127.0.0.1:0", true)?;
+        // At the turn where the runs part.
+        serve(new, &game, &store.sandbox(), "127.0.0.1:0", true, diverged)?;
     }
     Ok(if diverged.is_some() { 1 } else { 0 })
 }

@@ -52,6 +52,7 @@
 //! Files that are written or read on a hot path (freeze, thaw, CPU usage) are
 //! opened once when the cgroup is created and used with `pread`/`pwrite`.
 
+pub mod user;
 mod v1;
 mod v2;
 
@@ -271,7 +272,11 @@ impl dyn Hierarchy {
 }
 
 fn detect_uncached() -> Result<Box<dyn Hierarchy>> {
-    let mounts = Mounts::read()?;
+    let mut mounts = Mounts::read()?;
+    // A user whom root gave cgroups (`koth rootless allow`) works in them.
+    if !crate::Privilege::current().is_root() && user::enter(&mounts)? {
+        mounts = Mounts::read()?;
+    }
     let forced = std::env::var("KOTH_CGROUP").ok();
     match forced.as_deref() {
         Some("v2") => return Ok(Box::new(v2::V2::open(&mounts)?)),
@@ -293,9 +298,8 @@ fn detect_uncached() -> Result<Box<dyn Hierarchy>> {
          see docs/operations.md for the privileges the runner container needs."
     } else {
         "Without root, koth needs a cgroup delegated to you: with systemd and cgroup v2, run it as \
-         `systemd-run --user --scope -p Delegate=yes koth ...`; on cgroup v1, root must create a \
-         cgroup owned by you in the memory, pids, cpuacct and freezer hierarchies and move your \
-         shell into it (docs/sandbox.md, \"Rootless boxes\"). Or run koth as root."
+         `systemd-run --user --scope -p Delegate=yes koth ...`; on cgroup v1, root runs \
+         `koth rootless allow YOUR_USER` once (docs/sandbox.md, \"Rootless boxes\"). Or run koth as root."
     };
     Err(Error::Unsupported(format!(
         "no usable cgroup hierarchy (the sandbox needs one to confine memory, processes and CPU).\n  \

@@ -277,7 +277,9 @@ pub fn router_with(pool: PgPool, options: ApiOptions) -> Router {
 
 async fn game_page(State(s): State<AppState>, axum::extract::Path(name): axum::extract::Path<String>) -> Response {
     let added = koth_games::GameKind::from_name(&name).is_none() && matches!(crate::db::games::by_name(&s.pool, &name).await, Ok(Some(_)));
-    crate::web::game_page(&name, added)
+    // koth's own games' pages lead with the kits this server can run.
+    let kits = if added { Vec::new() } else { offered_kits(&s.pool, &name).await.unwrap_or_default() };
+    crate::web::game_page(&name, added, &kits)
 }
 
 /// The OpenAPI document: every route's declaration, as served.
@@ -435,13 +437,15 @@ async fn caller(pool: &PgPool, headers: &HeaderMap) -> ApiResult<Option<Caller>>
         Some((me, token)) => Ok(Some(Caller { id: me.id, name: me.name, is_host: me.is_host, token })),
         None if accounts::token_expired(pool, &hash).await? => Err(ApiError(
             StatusCode::UNAUTHORIZED,
-            "this token has expired (this server gives tokens a lifetime): make a new one with another of your tokens \
-             (POST /api/me/tokens), or ask a host"
+            "this token has expired (this server gives tokens a lifetime): make a new one with another of your tokens, \
+             on your account's page (/me) or with `koth tokens new`, or ask a host"
                 .into(),
         )),
         None => Err(ApiError(
             StatusCode::UNAUTHORIZED,
-            "unknown token (revoked, or its account deleted); create an account with POST /api/users".into(),
+            "unknown token (revoked, or its account deleted): sign in with another of your tokens, or sign up for a new \
+             account on the home page or with `koth signup NAME`"
+                .into(),
         )),
     }
 }
@@ -646,27 +650,38 @@ async fn delete_me(State(s): State<AppState>, headers: HeaderMap) -> ApiResult<J
 /// their status); seats, time per move, what a timeout does.
 #[utoipa::path(get, path = "/api/games", tag = "games", responses((status = 200, body = Vec<GameInfo>)))]
 async fn games(State(s): State<AppState>) -> ApiResult<Json<Vec<GameInfo>>> {
-    let mut all: Vec<GameInfo> = koth_games::GameKind::ALL.iter().map(|g| builtin_info(*g)).collect();
-    all.extend(crate::db::games::all(&s.pool).await?.iter().map(added_info));
+    let known = runners::availability(&s.pool).await?;
+    let mut all: Vec<GameInfo> = koth_games::GameKind::ALL.iter().map(|g| builtin_info(*g, known.as_ref())).collect();
+    for g in crate::db::games::all(&s.pool).await? {
+        let kits = added_kits(&s.pool, g.game.name()).await?;
+        all.push(added_info(&g, starter_infos(g.game.name(), &kits, known.as_ref())));
+    }
     Ok(Json(all))
 }
 
-fn builtin_info(g: koth_games::GameKind) -> GameInfo {
-    game_info_of(&g.into(), GameStatus::Ready, None, None)
+fn builtin_info(g: koth_games::GameKind, known: Option<&std::collections::BTreeMap<String, Can>>) -> GameInfo {
+    let starters = starter_infos(g.name(), &builtin_kits(g.name()), known);
+    game_info_of(&g.into(), GameStatus::Ready, None, None, starters)
 }
 
-fn added_info(g: &crate::db::games::AddedGame) -> GameInfo {
-    game_info_of(&g.game, g.status, g.log.clone(), g.added_by.clone())
+fn added_info(g: &crate::db::games::AddedGame, starters: Vec<StarterInfo>) -> GameInfo {
+    game_info_of(&g.game, g.status, g.log.clone(), g.added_by.clone(), starters)
 }
 
-fn game_info_of(g: &koth_ladder::served::ServedGame, status: GameStatus, log: Option<String>, added_by: Option<String>) -> GameInfo {
+fn game_info_of(
+    g: &koth_ladder::served::ServedGame,
+    status: GameStatus,
+    log: Option<String>,
+    added_by: Option<String>,
+    starters: Vec<StarterInfo>,
+) -> GameInfo {
     let (lo, hi) = g.seat_range();
     GameInfo {
         name: g.name().into(),
         seats: [lo, hi],
         time: serde_json::to_value(g.time_policy()).unwrap_or_default(),
         protocol: format!("/games/{}", g.name()),
-        starters: koth_runner::starters::of_game(g.name()).iter().map(StarterInfo::of).collect(),
+        starters,
         title: g.title().into(),
         added: matches!(g, koth_ladder::served::ServedGame::Added(_)),
         status,
@@ -675,15 +690,56 @@ fn game_info_of(g: &koth_ladder::served::ServedGame, status: GameStatus, log: Op
     }
 }
 
+/// A starter kit: its file name, language and source.
+type Kit = (String, &'static koth_runner::language::Language, Vec<u8>);
+
+/// koth's own game's kits (`starters/` of koth's repository).
+fn builtin_kits(game: &str) -> Vec<Kit> {
+    koth_runner::starters::of_game(game).iter().map(|k| (k.file.to_owned(), k.language, k.source.as_bytes().to_vec())).collect()
+}
+
+/// An added game's kits, from its folder (its `starters/`, else its
+/// example bots); none for a game that is not there.
+async fn added_kits(pool: &PgPool, game: &str) -> ApiResult<Vec<Kit>> {
+    let Some(tar) = crate::db::games::source_by_name(pool, game).await? else { return Ok(Vec::new()) };
+    let package = koth_runner::game::GamePackage::from_tar(&tar).map_err(|e| ApiError(StatusCode::INTERNAL_SERVER_ERROR, e))?;
+    Ok(package.starter_kits().into_iter().map(|k| (k.file, k.language, k.source)).collect())
+}
+
+/// Kits as this server offers them: each says whether a runner can run its
+/// language (nothing reported yet: nothing refused).
+fn starter_infos(game: &str, kits: &[Kit], known: Option<&std::collections::BTreeMap<String, Can>>) -> Vec<StarterInfo> {
+    kits.iter()
+        .map(|(file, language, _)| {
+            let why = match language_can(known, language) {
+                Some(Can::Err(why)) => Some(why),
+                _ => None,
+            };
+            StarterInfo::new(game, language, file, why)
+        })
+        .collect()
+}
+
+/// A game's kits as this server offers them, for its page.
+pub(crate) async fn offered_kits(pool: &PgPool, game: &str) -> ApiResult<Vec<StarterInfo>> {
+    let kits = match koth_games::GameKind::from_name(game) {
+        Some(_) => builtin_kits(game),
+        None => added_kits(pool, game).await?,
+    };
+    Ok(starter_infos(game, &kits, runners::availability(pool).await?.as_ref()))
+}
+
 /// One game: koth's own, or one a host added (with its validation's log).
 #[utoipa::path(get, path = "/api/games/{game}", tag = "games", params(("game" = String, Path, description = "The game's name")),
     responses((status = 200, body = GameInfo)))]
 async fn game_info(State(s): State<AppState>, ApiPath(game): ApiPath<String>) -> ApiResult<Json<GameInfo>> {
+    let known = runners::availability(&s.pool).await?;
     if let Some(g) = koth_games::GameKind::from_name(&game) {
-        return Ok(Json(builtin_info(g)));
+        return Ok(Json(builtin_info(g, known.as_ref())));
     }
     let added = crate::db::games::by_name(&s.pool, &game).await?.ok_or_else(|| not_found(&format!("game {game:?}")))?;
-    Ok(Json(added_info(&added)))
+    let kits = added_kits(&s.pool, &game).await?;
+    Ok(Json(added_info(&added, starter_infos(&game, &kits, known.as_ref()))))
 }
 
 #[derive(Deserialize, utoipa::IntoParams)]
@@ -764,26 +820,45 @@ async fn game_folder(State(s): State<AppState>, ApiPath(game): ApiPath<String>) 
 }
 
 /// A game's starter kit in one language: a bot that plays legally, to
-/// save under its file name, try with `koth match` and improve.
+/// save under its file name, try with `koth match` and improve. koth's own
+/// games have kits in the languages most authors start with; an added
+/// game's are its folder's `starters/`, else its one-file example bots.
+/// Only kits in a language this server's runners can run are offered.
 #[utoipa::path(get, path = "/api/games/{game}/starters/{language}", tag = "games",
     params(("game" = String, Path, description = "The game"), ("language" = String, Path, description = "The language's name (`GET /api/languages`)")),
-    responses((status = 200, content_type = "text/plain", body = String, description = "The bot's source, as an attachment named bot.<ext>"),
-              (status = 404, body = ErrorBody, description = "No kit for this game in this language")))]
-async fn starter(ApiPath((game, language)): ApiPath<(String, String)>) -> ApiResult<Response> {
-    let kit = koth_runner::starters::find(&game, &language).ok_or_else(|| {
-        let have: Vec<String> = koth_runner::starters::of_game(&game).iter().map(|s| s.language.name.clone()).collect();
-        if have.is_empty() {
-            not_found(&format!("game {game:?}"))
-        } else {
-            ApiError(StatusCode::NOT_FOUND, format!("{game} has no starter kit in {language:?}; it has: {}", have.join(", ")))
-        }
-    })?;
+    responses((status = 200, content_type = "text/plain", body = String, description = "The bot's source, as an attachment named after its file"),
+              (status = 404, body = ErrorBody, description = "No kit for this game in this language, or not one this server can run")))]
+async fn starter(State(s): State<AppState>, ApiPath((game, language)): ApiPath<(String, String)>) -> ApiResult<Response> {
+    let kits = match koth_games::GameKind::from_name(&game) {
+        Some(_) => builtin_kits(&game),
+        None => added_kits(&s.pool, &game).await?,
+    };
+    if kits.is_empty() {
+        return Err(not_found(&format!("game {game:?} (or a kit of it)")));
+    }
+    let infos = starter_infos(&game, &kits, runners::availability(&s.pool).await?.as_ref());
+    let offered: Vec<&str> = infos.iter().filter(|k| k.available).map(|k| k.language.as_str()).collect();
+    let offered =
+        if offered.is_empty() { "none (no runner here can run a language it has a kit in)".to_owned() } else { offered.join(", ") };
+    let Some(i) = kits.iter().position(|(_, l, _)| l.name == language) else {
+        return Err(ApiError(
+            StatusCode::NOT_FOUND,
+            format!("{game} has no starter kit in {language:?}; this server offers it in: {offered}"),
+        ));
+    };
+    if let Some(why) = &infos[i].unavailable {
+        return Err(ApiError(
+            StatusCode::NOT_FOUND,
+            format!("this server cannot run {} bots ({why}), so it offers no {game} kit in it; it offers: {offered}", infos[i].display),
+        ));
+    }
+    let (file, _, source) = kits.into_iter().nth(i).expect("found above");
     Ok((
         [
             (axum::http::header::CONTENT_TYPE, "text/plain; charset=utf-8".to_owned()),
-            (axum::http::header::CONTENT_DISPOSITION, format!("attachment; filename=\"{}\"", kit.file)),
+            (axum::http::header::CONTENT_DISPOSITION, format!("attachment; filename=\"{file}\"")),
         ],
-        kit.source,
+        source,
     )
         .into_response())
 }
@@ -1020,10 +1095,12 @@ async fn start_finals(
         koth_ladder::contest::Phase::Open => {
             return Err(conflict(match now.deadline {
                 Some(d) => format!(
-                    "submissions are open until the deadline, {d}; start the finals after it (or move it: POST /api/ladders/{id}/deadline)"
+                    "submissions are open until the deadline, {d}; start the finals after it, or move the deadline first \
+                     (on the ladder's page, /ladders/{id}, or `koth contest deadline {id} --now`)"
                 ),
                 None => format!(
-                    "this ladder has no deadline; set one first (POST /api/ladders/{id}/deadline {{\"in_seconds\": 0}} closes it now)"
+                    "this ladder has no deadline; set one first: on the ladder's page (/ladders/{id}), or close submissions \
+                     now with `koth contest deadline {id} --now`"
                 ),
             }))
         }
@@ -1174,13 +1251,17 @@ async fn submit(
         .await
         .map_err(|e| ApiError(StatusCode::INTERNAL_SERVER_ERROR, format!("checking the upload failed: {e}")))?
         .map_err(|e| ApiError(StatusCode::UNPROCESSABLE_ENTITY, e.to_string()))?;
-    if let Some(Can::Err(why)) = language_can(runners::availability(&s.pool).await?.as_ref(), sub.language) {
+    let known = runners::availability(&s.pool).await?;
+    if let Some(Can::Err(why)) = language_can(known.as_ref(), sub.language) {
+        let runs: Vec<&str> = koth_runner::language::all()
+            .iter()
+            .filter(|l| matches!(language_can(known.as_ref(), l), Some(Can::Ok(_))))
+            .map(|l| l.name.as_str())
+            .collect();
+        let runs = if runs.is_empty() { "none yet".to_owned() } else { runs.join(", ") };
         return Err(ApiError(
             StatusCode::UNPROCESSABLE_ENTITY,
-            format!(
-                "{} bots cannot be run on this server: {why}. Submit in a language it runs (GET /api/languages says which)",
-                sub.language.display
-            ),
+            format!("{} bots cannot be run on this server: {why}. Submit in a language it runs: {runs}", sub.language.display),
         ));
     }
     let stored = sub.source_tar();
@@ -1214,7 +1295,8 @@ async fn submit(
 /// Submissions to `ladder` are closed since `deadline`.
 fn closed_at(ladder: i64, deadline: &str) -> String {
     format!(
-        "submissions to this ladder closed at its deadline, {deadline}; the versions ready then play on (GET /api/ladders/{ladder}/contest)"
+        "submissions to this ladder closed at its deadline, {deadline}; the versions ready then play on (the ladder's page \
+         shows its contest: /ladders/{ladder})"
     )
 }
 
