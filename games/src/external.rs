@@ -837,3 +837,47 @@ mod tests {
         assert!(serde_json::from_value::<GameId>(json!("../etc")).is_err());
     }
 }
+
+/// The referee's answer fields `docs/games/authoring.md` marks required
+/// and optional are exactly those the parser refuses to miss and takes
+/// without.
+#[cfg(test)]
+mod documented_fields {
+    use super::RefereeSays;
+
+    #[test]
+    fn the_docs_say_which_answer_fields_are_required() {
+        let doc = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/games/authoring.md")).unwrap();
+        let full = serde_json::json!({
+            "turn": 1, "requests": [], "notices": [], "judgements": [], "events": [],
+            "view": {"width": 1, "height": 1, "cells": "."}, "scores": [0, 0], "ranks": [1, 1], "over": true
+        });
+        assert!(serde_json::from_value::<RefereeSays>(full.clone()).is_ok());
+        // (field, required)
+        let fields = [
+            ("turn", true),
+            ("view", true),
+            ("scores", true),
+            ("notices", false),
+            ("judgements", false),
+            ("events", false),
+            ("ranks", false),
+            ("over", false),
+        ];
+        for (field, required) in fields {
+            let mut without = full.clone();
+            without.as_object_mut().unwrap().remove(field);
+            let parsed = serde_json::from_value::<RefereeSays>(without);
+            assert_eq!(parsed.is_err(), required, "{field}: {parsed:?}");
+            if let Err(e) = parsed {
+                assert!(e.to_string().contains(field), "{field}: {e}");
+            }
+            let row = doc
+                .lines()
+                .find(|l| l.starts_with(&format!("| `{field}` |")))
+                .unwrap_or_else(|| panic!("the docs have no row for {field}"));
+            let says = if required { "equired" } else { "optional" };
+            assert!(row.contains(says), "the docs' row for {field} does not say {says}: {row}");
+        }
+    }
+}
