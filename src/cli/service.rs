@@ -1,13 +1,20 @@
 //! `koth runner`, `koth scheduler` and `koth web`: the long-running services
 //! (`koth up` runs all three in one process).
+//!
+//! The service is wired in one place: [`start_scheduler`], [`start_runners`]
+//! and [`start_web`] each start one part, running until the shutdown watch
+//! turns true. `koth up` starts all three on one database; each of the
+//! other commands starts one, after its own arguments.
 
 use std::time::Duration;
 
 use clap::Args;
-use koth_runner::bot::ImagePolicy;
+use koth_runner::bot::{Builder, ImagePolicy};
 use koth_sandbox::{parse_duration, parse_size};
-use koth_scheduler::worker::{self, WorkerConfig};
+use koth_scheduler::worker::{self, WorkerConfig, WorkerStats};
+use sqlx::PgPool;
 use tokio::sync::watch;
+use tokio::task::JoinHandle;
 
 fn duration(s: &str) -> Result<Duration, String> {
     parse_duration(s).map_err(|e| e.to_string())
@@ -106,6 +113,56 @@ pub(super) fn shutdown_signal() -> watch::Receiver<bool> {
     rx
 }
 
+/// The ladders' tick: every `tick`, each ladder's next matches.
+pub(super) fn start_scheduler(pool: &PgPool, tick: Duration, stop: &watch::Receiver<bool>) -> JoinHandle<Result<(), String>> {
+    let (pool, mut stop) = (pool.clone(), stop.clone());
+    tokio::spawn(koth_scheduler::ladder::run(pool, tick, async move {
+        let _ = stop.wait_for(|s| *s).await;
+    }))
+}
+
+/// A process's runner loops: `jobs` of them, named `name` (`name/i` when
+/// several), each with the configuration `config` makes for its name; and
+/// the report of the languages they run, made before they start (so the
+/// first upload is checked against it) and kept current.
+pub(super) async fn start_runners(
+    pool: &PgPool,
+    name: &str,
+    builder: &Builder,
+    jobs: u32,
+    stop: &watch::Receiver<bool>,
+    config: impl Fn(String) -> WorkerConfig,
+) -> (JoinHandle<()>, Vec<JoinHandle<WorkerStats>>) {
+    worker::report_languages(pool, name, builder).await;
+    let reporting = tokio::spawn(worker::keep_reporting_languages(pool.clone(), name.to_owned(), builder.clone(), stop.clone()));
+    let loops = (0..jobs.max(1))
+        .map(|i| {
+            let name = if jobs > 1 { format!("{name}/{i}") } else { name.to_owned() };
+            tokio::spawn(worker::run(pool.clone(), config(name), stop.clone()))
+        })
+        .collect();
+    (reporting, loops)
+}
+
+/// The API and the pages on `listen`; returns the address it took.
+pub(super) async fn start_web(
+    pool: &PgPool,
+    listen: &str,
+    options: koth_scheduler::api::ApiOptions,
+    limits: koth_scheduler::serve::HttpLimits,
+    stop: &watch::Receiver<bool>,
+) -> anyhow::Result<(std::net::SocketAddr, JoinHandle<std::io::Result<()>>)> {
+    let listener =
+        tokio::net::TcpListener::bind(listen).await.map_err(|e| anyhow::anyhow!("listening on {listen}: {e}; pick another with --listen"))?;
+    let addr = listener.local_addr()?;
+    let app = koth_scheduler::api::router_with(pool.clone(), options);
+    let mut stop = stop.clone();
+    let server = tokio::spawn(koth_scheduler::serve::serve(listener, app, limits, async move {
+        let _ = stop.wait_for(|s| *s).await;
+    }));
+    Ok((addr, server))
+}
+
 pub fn runner(a: RunnerArgs) -> anyhow::Result<i32> {
     let rt = tokio::runtime::Runtime::new()?;
     let result = rt.block_on(async move {
@@ -117,23 +174,17 @@ pub fn runner(a: RunnerArgs) -> anyhow::Result<i32> {
             format!("{}-{}", host.trim(), std::process::id())
         });
         let stop = shutdown_signal();
-        worker::report_languages(&pool, &name, &builder).await;
-        let reporting = tokio::spawn(worker::keep_reporting_languages(pool.clone(), name.clone(), builder.clone(), stop.clone()));
         let cores = koth_runner::cores::CoreBudget::new(&a.cpus.0);
-        let mut loops = Vec::new();
-        for i in 0..a.jobs.max(1) {
-            let name = if a.jobs > 1 { format!("{name}/{i}") } else { name.clone() };
-            let cfg = WorkerConfig {
-                lease: a.lease,
-                heartbeat: a.lease / 4,
-                grace: a.grace,
-                fair_share: a.queue.fair_share(),
-                cores: cores.clone(),
-                replay_limit: a.replay_limit,
-                ..WorkerConfig::new(name, builder.clone(), &sandbox, a.memory)
-            };
-            loops.push(tokio::spawn(worker::run(pool.clone(), cfg, stop.clone())));
-        }
+        let (reporting, loops) = start_runners(&pool, &name, &builder, a.jobs, &stop, |name| WorkerConfig {
+            lease: a.lease,
+            heartbeat: a.lease / 4,
+            grace: a.grace,
+            fair_share: a.queue.fair_share(),
+            cores: cores.clone(),
+            replay_limit: a.replay_limit,
+            ..WorkerConfig::new(name, builder.clone(), &sandbox, a.memory)
+        })
+        .await;
         tracing::info!(runner = %name, jobs = a.jobs, "runner started");
         for l in loops {
             let stats = l.await?;
@@ -159,13 +210,9 @@ pub fn scheduler(a: SchedulerArgs) -> anyhow::Result<i32> {
     let rt = tokio::runtime::Runtime::new()?;
     rt.block_on(async move {
         let pool = koth_scheduler::db::connect_and_migrate(&a.database_url, 4).await.map_err(|e| anyhow::anyhow!(e))?;
-        let mut stop = shutdown_signal();
+        let stop = shutdown_signal();
         tracing::info!("scheduler started");
-        koth_scheduler::ladder::run(pool, a.tick, async move {
-            let _ = stop.wait_for(|s| *s).await;
-        })
-        .await
-        .map_err(|e| anyhow::anyhow!(e))?;
+        start_scheduler(&pool, a.tick, &stop).await?.map_err(|e| anyhow::anyhow!(e))?;
         Ok(0)
     })
 }
@@ -178,16 +225,10 @@ pub fn web(a: WebArgs) -> anyhow::Result<i32> {
             std::fs::create_dir_all(&a.data_dir).map_err(|e| anyhow::anyhow!("creating {}: {e}", a.data_dir.display()))?;
             super::examples::seed(&pool, &a.data_dir).await?;
         }
-        let listener = tokio::net::TcpListener::bind(&a.listen)
-            .await
-            .map_err(|e| anyhow::anyhow!("listening on {}: {e}; pick another with --listen", a.listen))?;
-        let mut stop = shutdown_signal();
-        let app = koth_scheduler::api::router_with(pool.clone(), a.api.options());
-        eprintln!("koth web is up at http://{}/", listener.local_addr()?);
-        koth_scheduler::serve::serve(listener, app, a.http.limits(), async move {
-            let _ = stop.wait_for(|s| *s).await;
-        })
-        .await?;
+        let stop = shutdown_signal();
+        let (addr, server) = start_web(&pool, &a.listen, a.api.options(), a.http.limits(), &stop).await?;
+        eprintln!("koth web is up at http://{addr}/");
+        server.await??;
         pool.close().await;
         Ok(0)
     })

@@ -93,54 +93,32 @@ async fn serve(a: &UpArgs, url: &str, lock: &UpLock) -> anyhow::Result<i32> {
         super::examples::seed(&pool, &a.data_dir).await?;
     }
     let stop = super::service::shutdown_signal();
-    let mut tasks = Vec::new();
-    {
-        let mut stop = stop.clone();
-        let pool = pool.clone();
-        tasks.push(tokio::spawn(async move {
-            let _ = koth_scheduler::ladder::run(pool, Duration::from_millis(500), async move {
-                let _ = stop.wait_for(|s| *s).await;
-            })
-            .await;
-        }));
-    }
+    let scheduler = super::service::start_scheduler(&pool, Duration::from_millis(500), &stop);
     let mut sandbox = a.store.sandbox();
     if let Ok(data) = std::path::absolute(&a.data_dir) {
         sandbox.hidden.push(data);
     }
     let builder = a.store.builder(ImagePolicy::Auto);
-    // Reported before the pages open, so the first upload is checked
-    // against what these runners can run.
-    let runner_name = format!("up-{}", std::process::id());
-    worker::report_languages(&pool, &runner_name, &builder).await;
-    tasks.push(tokio::spawn(worker::keep_reporting_languages(pool.clone(), runner_name, builder.clone(), stop.clone())));
     let cores = koth_runner::cores::CoreBudget::new(&a.cpus.0);
-    for i in 0..a.runners.max(1) {
-        let cfg = WorkerConfig {
-            fair_share: a.queue.fair_share(),
-            cores: cores.clone(),
-            replay_limit: a.replay_limit,
-            ..WorkerConfig::new(format!("up-{}/{i}", std::process::id()), builder.clone(), &sandbox, worker::DEFAULT_BOT_MEMORY)
-        };
-        let (pool, stop) = (pool.clone(), stop.clone());
-        tasks.push(tokio::spawn(async move {
-            worker::run(pool, cfg, stop).await;
-        }));
-    }
-    let listener = tokio::net::TcpListener::bind(&a.listen)
-        .await
-        .map_err(|e| anyhow::anyhow!("listening on {}: {e}; pick another with --listen", a.listen))?;
-    let addr = listener.local_addr()?;
-    let app = koth_scheduler::api::router_with(pool.clone(), a.api.options());
-    let mut stop_http = stop.clone();
-    let server = tokio::spawn(koth_scheduler::serve::serve(listener, app, a.http.limits(), async move {
-        let _ = stop_http.wait_for(|s| *s).await;
-    }));
+    let name = format!("up-{}", std::process::id());
+    // Started before the pages open: their languages are reported first.
+    let (reporting, runners) = super::service::start_runners(&pool, &name, &builder, a.runners, &stop, |name| WorkerConfig {
+        fair_share: a.queue.fair_share(),
+        cores: cores.clone(),
+        replay_limit: a.replay_limit,
+        ..WorkerConfig::new(name, builder.clone(), &sandbox, worker::DEFAULT_BOT_MEMORY)
+    })
+    .await;
+    let (addr, server) = super::service::start_web(&pool, &a.listen, a.api.options(), a.http.limits(), &stop).await?;
     lock.record(&format!("http://{addr}/"));
     let token_file = a.data_dir.join("host-token");
     eprintln!("koth is up at http://{addr}/ (API: /api/ladders, /health, /metrics; host token in {})", token_file.display());
-    for t in tasks {
-        let _ = t.await;
+    for r in runners {
+        let _ = r.await;
+    }
+    let _ = reporting.await;
+    if let Err(e) = scheduler.await? {
+        tracing::warn!("the ladders' tick stopped: {e}");
     }
     server.await??;
     pool.close().await;
