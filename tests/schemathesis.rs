@@ -36,7 +36,7 @@ fn the_api_keeps_to_its_openapi_document() {
         return;
     };
     let tmp = PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
-    let Some(pg) = koth_scheduler::pg::start_for_tests(&tmp.join("pg-schemathesis")) else { return };
+    let Some(pg) = koth_testkit::postgres(&tmp.join("pg-schemathesis")) else { return };
     let data = tmp.join("schemathesis-data");
     let _ = std::fs::remove_dir_all(&data);
     let addr = format!("127.0.0.1:{}", koth_scheduler::pg::free_port().unwrap());

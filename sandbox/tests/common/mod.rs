@@ -4,7 +4,7 @@
 //! `/usr/bin/python3`. Without them a test prints why and returns, unless
 //! `CI` is set, where a missing prerequisite fails the test.
 
-#![allow(dead_code)]
+#![allow(dead_code, unused_imports)] // each suite uses its own part
 
 pub mod delegate;
 
@@ -17,9 +17,7 @@ use koth_sandbox::{run_once, Limits, RunOutput, Sandbox, SandboxConfig};
 
 pub const PYTHON: &str = "/usr/bin/python3";
 
-pub fn in_ci() -> bool {
-    std::env::var("CI").is_ok_and(|v| !v.is_empty() && v != "0" && v != "false")
-}
+pub use koth_testkit::{in_ci, missing};
 
 /// Whether the sandbox can run here. In CI, panics with the reason instead.
 pub fn sandbox_available() -> bool {
@@ -43,11 +41,7 @@ pub fn sandbox_available() -> bool {
     });
     match r {
         Ok(()) => true,
-        Err(why) if in_ci() => panic!("CI=true and a prerequisite is missing: {why}"),
-        Err(why) => {
-            eprintln!("SKIPPED (not in CI): {why}");
-            false
-        }
+        Err(why) => missing(format!("a prerequisite is missing: {why}")),
     }
 }
 
@@ -244,11 +238,5 @@ pub fn field(stdout: &str, key: &str) -> i64 {
 /// Whether `tool` is on PATH. In CI, its absence fails the test.
 pub fn require_ci_tool(tool: &str) -> bool {
     let ok = HostCommand::new("sh").arg("-c").arg(format!("command -v {tool}")).output().is_ok_and(|o| o.status.success());
-    if !ok {
-        if in_ci() {
-            panic!("CI=true and {tool} is not installed (.ci/run installs it)");
-        }
-        eprintln!("SKIPPED (not in CI): {tool} is not installed");
-    }
-    ok
+    ok || missing(format!("{tool} is not installed (.ci/run installs it)"))
 }
