@@ -37,8 +37,9 @@ fn crates_depend_only_downward() {
         ("ladder", vec!["games", "runner"]),
         ("scheduler", vec!["sandbox", "games", "runner", "ladder"]),
         // The tests' kit stands beside the tests, above what they test: its
-        // PostgreSQL is the service's launcher (feature `postgres`).
-        ("testkit", vec!["scheduler"]),
+        // PostgreSQL is the service's launcher (feature `postgres`), its
+        // boxes the sandbox's (feature `sandbox`).
+        ("testkit", vec!["scheduler", "sandbox"]),
     ];
     for (krate, allowed) in layers {
         let deps = koth_dependencies(krate);

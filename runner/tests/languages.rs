@@ -17,18 +17,12 @@ use koth_runner::image::{ImageRoot, ImageStatus, ImageStore, Progress};
 use koth_runner::language::{self, CompileLimits};
 use koth_runner::submission::{Submission, SubmissionLimits};
 use koth_runner::BotStatus;
-use koth_sandbox::{Limits, SandboxConfig};
+use koth_sandbox::SandboxConfig;
 
 use koth_testkit::{in_ci, missing};
 
 fn sandbox_config() -> SandboxConfig {
-    SandboxConfig {
-        limits: Limits { memory: 512 << 20, cpu_time: None, wall_time: None, ..Limits::default() },
-        runtime_dir: PathBuf::from("/run/koth-test/languages"),
-        uid_base: 64000,
-        slots: 200,
-        ..SandboxConfig::default()
-    }
+    koth_testkit::bot_sandbox("languages", 64000, 512 << 20, 200)
 }
 
 fn store() -> ImageStore {

@@ -6,6 +6,8 @@
 //!   silently.
 //! - [`postgres`] (feature `postgres`): a private PostgreSQL server per
 //!   test, in a scratch folder removed once the test passes.
+//! - [`bot_sandbox`] and [`sandbox_works`] (feature `sandbox`): a test
+//!   binary's bot boxes, and whether boxes can be made here.
 //! - [`assert_golden`]: a text compared with its golden file, which
 //!   `UPDATE_GOLDEN=1` rewrites.
 //!
@@ -69,6 +71,11 @@ macro_rules! target_tmpdir {
         ::std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
     };
 }
+
+#[cfg(feature = "sandbox")]
+mod sandbox;
+#[cfg(feature = "sandbox")]
+pub use sandbox::{bot_sandbox, sandbox_works};
 
 #[cfg(feature = "postgres")]
 mod postgres;

@@ -2,31 +2,22 @@
 //! repository, and the rule that a missing sandbox fails in CI.
 #![allow(dead_code, unused_imports)] // each suite uses its own part
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use koth_games::GameKind;
 use koth_runner::engine::MatchOptions;
 use koth_runner::BotSpec;
-use koth_sandbox::{Limits, SandboxConfig};
+use koth_sandbox::SandboxConfig;
 
 pub use koth_testkit::{in_ci, missing};
 
 /// Whether the sandbox works here; in CI its absence fails the test.
 pub fn sandbox_ok() -> bool {
-    match koth_sandbox::Sandbox::create(sandbox_config()) {
-        Ok(_) => true,
-        Err(e) => missing(format!("the sandbox cannot run: {e}")),
-    }
+    koth_testkit::sandbox_works(&sandbox_config())
 }
 
 pub fn sandbox_config() -> SandboxConfig {
-    SandboxConfig {
-        limits: Limits { memory: 512 << 20, cpu_time: None, wall_time: None, ..Limits::default() },
-        runtime_dir: PathBuf::from("/run/koth-test/runner"),
-        uid_base: 63000,
-        slots: 200,
-        ..SandboxConfig::default()
-    }
+    koth_testkit::bot_sandbox("runner", 63000, 512 << 20, 200)
 }
 
 pub fn repo() -> &'static Path {
