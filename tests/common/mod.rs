@@ -6,8 +6,6 @@ use std::net::TcpStream;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-pub use koth_testkit::in_ci;
-
 /// Whether PostgreSQL's binaries are here for a suite that starts its own
 /// server; in CI their absence fails the test, elsewhere it is skipped
 /// (and says so).

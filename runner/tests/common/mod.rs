@@ -9,7 +9,7 @@ use koth_runner::engine::MatchOptions;
 use koth_runner::BotSpec;
 use koth_sandbox::SandboxConfig;
 
-pub use koth_testkit::{in_ci, missing};
+pub use koth_testkit::missing;
 
 /// Whether the sandbox works here; in CI its absence fails the test.
 pub fn sandbox_ok() -> bool {

@@ -17,7 +17,7 @@ use koth_sandbox::{run_once, Limits, RunOutput, Sandbox, SandboxConfig};
 
 pub const PYTHON: &str = "/usr/bin/python3";
 
-pub use koth_testkit::{in_ci, missing};
+pub use koth_testkit::missing;
 
 /// Whether the sandbox can run here. In CI, panics with the reason instead.
 pub fn sandbox_available() -> bool {
