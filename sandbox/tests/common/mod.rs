@@ -136,16 +136,17 @@ pub fn run_hostile(lang: Lang, name: &str, args: &[String], limits: Limits) -> R
     run_hostile_watched(lang, name, args, limits, |_| {})
 }
 
+/// The real uid in a `/proc/<pid>/status` text.
+fn real_uid(status: &str) -> Option<u32> {
+    status.lines().find_map(|l| l.strip_prefix("Uid:")).and_then(|v| v.split_whitespace().next()).and_then(|v| v.parse().ok())
+}
+
 /// Tasks (threads) of processes of `uid` now in state `state` (e.g. 'D').
 pub fn tasks_in_state(uid: u32, state: char) -> u32 {
     let mut n = 0;
     for entry in std::fs::read_dir("/proc").unwrap().flatten() {
         let Ok(status) = std::fs::read_to_string(entry.path().join("status")) else { continue };
-        let real = status
-            .lines()
-            .find_map(|l| l.strip_prefix("Uid:"))
-            .and_then(|v| v.split_whitespace().next())
-            .and_then(|v| v.parse::<u32>().ok());
+        let real = real_uid(&status);
         if real != Some(uid) {
             continue;
         }
@@ -193,11 +194,7 @@ pub fn processes_of(uid: u32) -> Vec<String> {
             continue;
         }
         let Ok(status) = std::fs::read_to_string(entry.path().join("status")) else { continue };
-        let real = status
-            .lines()
-            .find_map(|l| l.strip_prefix("Uid:"))
-            .and_then(|v| v.split_whitespace().next())
-            .and_then(|v| v.parse::<u32>().ok());
+        let real = real_uid(&status);
         if real == Some(uid) {
             let comm = status.lines().next().unwrap_or("").to_owned();
             found.push(format!("pid {name} {comm}"));
