@@ -3,7 +3,8 @@
 //! runner on those two, the ladder domain on the games and the runner's
 //! outcome types, the service on all of them); the ladder domain is pure
 //! by its manifest (nothing that does I/O in its dependency tree, as
-//! Cargo.lock resolves it); and no two modules of a crate use each other,
+//! Cargo.lock resolves it); the tests' kit (`koth-testkit`) is a
+//! dev-dependency only; and no two modules of a crate use each other,
 //! also through what the crate's root re-exports.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -13,10 +14,19 @@ const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 
 /// The koth crates a crate's manifest depends on (normal dependencies).
 fn koth_dependencies(krate: &str) -> BTreeSet<String> {
+    koth_crates_in(krate, "[dependencies]")
+}
+
+/// The koth crates named in one section (`[dependencies]`,
+/// `[dev-dependencies]`, …) of a crate's manifest (`""`: the root package's).
+fn koth_crates_in(krate: &str, section: &str) -> BTreeSet<String> {
     let manifest = std::fs::read_to_string(Path::new(ROOT).join(krate).join("Cargo.toml")).unwrap();
-    let normal = manifest.split("[dependencies]").nth(1).unwrap_or("").split("\n[").next().unwrap_or("");
+    let normal = manifest.split(section).nth(1).unwrap_or("").split("\n[").next().unwrap_or("");
     normal.lines().filter_map(|l| l.trim().strip_prefix("koth-")).map(|l| l.split(['.', ' ', '=']).next().unwrap().to_owned()).collect()
 }
+
+/// Every package of the workspace, by folder (`""`: the root, `koth`).
+const PACKAGES: [&str; 7] = ["", "sandbox", "games", "runner", "ladder", "scheduler", "testkit"];
 
 #[test]
 fn crates_depend_only_downward() {
@@ -26,6 +36,10 @@ fn crates_depend_only_downward() {
         ("runner", vec!["sandbox", "games"]),
         ("ladder", vec!["games", "runner"]),
         ("scheduler", vec!["sandbox", "games", "runner", "ladder"]),
+        // The tests' kit stands beside the tests, above what they test: its
+        // PostgreSQL is the service's launcher (feature `postgres`), its
+        // boxes the sandbox's (feature `sandbox`).
+        ("testkit", vec!["scheduler", "sandbox"]),
     ];
     for (krate, allowed) in layers {
         let deps = koth_dependencies(krate);
@@ -36,17 +50,39 @@ fn crates_depend_only_downward() {
     assert!(koth_dependencies("scheduler").contains("ladder"), "the check reads the manifests");
 }
 
+/// The tests' kit is for tests only: no package's normal or build
+/// dependencies name it, so production code and the binary carry none of it.
+#[test]
+fn the_testkit_is_a_dev_dependency_only() {
+    for krate in PACKAGES {
+        for section in ["[dependencies]", "[build-dependencies]"] {
+            let deps = koth_crates_in(krate, section);
+            assert!(!deps.contains("testkit"), "koth-testkit is in {section} of {krate:?}/Cargo.toml; it is a dev-dependency only");
+        }
+    }
+    // The check can fail: the tests do name it.
+    for krate in ["", "sandbox", "games", "runner", "scheduler"] {
+        assert!(koth_crates_in(krate, "[dev-dependencies]").contains("testkit"), "the check reads {krate:?}/Cargo.toml");
+    }
+}
+
 /// Every package `package` depends on, directly or not, as Cargo.lock
 /// resolves them (all kinds: the lock file does not tell build and dev
-/// dependencies apart, so this errs on the side of refusing).
+/// dependencies apart, so this errs on the side of refusing). One edge is
+/// known to be a dev-dependency and is not followed: to `koth-testkit`,
+/// which `the_testkit_is_a_dev_dependency_only` keeps out of every
+/// `[dependencies]` (the lower crates' tests use it, and its PostgreSQL
+/// part depends on the service).
 fn dependency_tree(lock: &str, package: &str) -> BTreeSet<String> {
     let mut deps: BTreeMap<String, Vec<String>> = BTreeMap::new();
     for block in lock.split("[[package]]").skip(1) {
         let name = block.lines().find_map(|l| l.strip_prefix("name = ")).unwrap_or("").trim_matches('"').to_owned();
         let list = block.split("dependencies = [").nth(1).and_then(|d| d.split(']').next()).unwrap_or("");
         // An entry is "name" or "name version" when two versions are locked.
-        let names =
-            list.split(',').map(|e| e.trim().trim_matches('"').split(' ').next().unwrap_or("").to_owned()).filter(|n| !n.is_empty());
+        let names = list
+            .split(',')
+            .map(|e| e.trim().trim_matches('"').split(' ').next().unwrap_or("").to_owned())
+            .filter(|n| !n.is_empty() && n != "koth-testkit");
         deps.entry(name).or_default().extend(names);
     }
     let mut seen = BTreeSet::new();

@@ -24,7 +24,7 @@ use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{http_get, in_ci, start, stop};
+use common::{http_get, start, stop};
 use fantoccini::{Client, ClientBuilder, Locator};
 use serde_json::{json, Value};
 
@@ -187,8 +187,9 @@ async fn live_board_turns(c: &Client) -> Option<i64> {
 fn pages_in_a_real_browser() {
     let have = std::path::Path::new(CHROMIUM).exists() && std::path::Path::new(CHROMEDRIVER).exists();
     if !have || koth_scheduler::pg::find_binaries().is_err() {
-        assert!(!in_ci(), "CI=true and chromium, chromedriver or PostgreSQL's binaries are missing");
-        eprintln!("SKIPPED (not in CI): needs {CHROMIUM}, {CHROMEDRIVER} (Debian: chromium chromium-driver) and PostgreSQL");
+        koth_testkit::missing(format!(
+            "chromium, chromedriver or PostgreSQL's binaries are missing: needs {CHROMIUM}, {CHROMEDRIVER} (Debian: chromium chromium-driver) and PostgreSQL"
+        ));
         return;
     }
     let tmp = PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
@@ -219,8 +220,9 @@ fn the_local_viewer_shows_each_turns_stderr_beside_its_move() {
     // As root: the bots run in the sandbox (a user also needs a delegated
     // cgroup, see tests/rootless.rs).
     if !have || unsafe { libc::geteuid() } != 0 {
-        assert!(!in_ci(), "CI=true and chromium or chromedriver are missing, or not root");
-        eprintln!("SKIPPED (not in CI): needs {CHROMIUM}, {CHROMEDRIVER} (Debian: chromium chromium-driver) and root");
+        koth_testkit::missing(format!(
+            "chromium or chromedriver are missing, or not root: needs {CHROMIUM}, {CHROMEDRIVER} (Debian: chromium chromium-driver) and root"
+        ));
         return;
     }
     let tmp = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("browser-local-stderr");

@@ -3,10 +3,6 @@
 use std::io::Write;
 use std::process::{Command, Output, Stdio};
 
-fn in_ci() -> bool {
-    std::env::var("CI").is_ok_and(|v| !v.is_empty() && v != "0" && v != "false")
-}
-
 /// Whether the sandbox works here; in CI its absence fails the test.
 fn sandbox_works() -> bool {
     let out = koth(&["sandbox", "run", "--", "/bin/true"], &[]);
@@ -14,9 +10,7 @@ fn sandbox_works() -> bool {
         return true;
     }
     let why = String::from_utf8_lossy(&out.stderr).into_owned();
-    assert!(!in_ci(), "CI=true and the sandbox cannot run: {why}");
-    eprintln!("SKIPPED (not in CI): {why}");
-    false
+    koth_testkit::missing(format!("the sandbox cannot run: {why}"))
 }
 
 fn koth(args: &[&str], env: &[(&str, &str)]) -> Output {

@@ -25,17 +25,11 @@ use axum::http::{Request, StatusCode};
 use koth_games::replay::EndedBy;
 use koth_games::GameKind;
 use koth_runner::engine::{play, MatchOptions};
-use koth_sandbox::{Limits, SandboxConfig};
+use koth_sandbox::SandboxConfig;
 use tower::ServiceExt;
 
 fn sandbox() -> SandboxConfig {
-    SandboxConfig {
-        limits: Limits { memory: 512 << 20, cpu_time: None, wall_time: None, ..Limits::default() },
-        runtime_dir: "/run/koth-test/drawing-flood".into(),
-        uid_base: 58000,
-        slots: 100,
-        ..SandboxConfig::default()
-    }
+    koth_testkit::bot_sandbox("drawing-flood", 58000, 512 << 20, 100)
 }
 
 fn bot(path: &str, args: &[&str]) -> koth_runner::BotSpec {
@@ -47,9 +41,7 @@ fn bot(path: &str, args: &[&str]) -> koth_runner::BotSpec {
 
 #[test]
 fn a_drawing_flood_costs_a_thinking_bot_no_move() {
-    if let Err(e) = koth_sandbox::Sandbox::create(sandbox()) {
-        assert!(!common::in_ci(), "CI=true and the sandbox cannot run: {e}");
-        eprintln!("SKIPPED (not in CI): {e}");
+    if !koth_testkit::sandbox_works(&sandbox()) {
         return;
     }
     // The longest replay: Flit to its turn limit, four wanderers.

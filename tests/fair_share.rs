@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 use axum::http::StatusCode;
 use koth_ladder::format::LadderConfig;
 use koth_runner::bot::Builder;
-use koth_sandbox::{Limits, SandboxConfig};
+use koth_sandbox::SandboxConfig;
 use koth_scheduler::db::queue::{FairShare, Queue};
 use koth_scheduler::db::store;
 use koth_scheduler::worker::{self, WorkerConfig};
@@ -45,13 +45,7 @@ const PHASE_CAP: Duration = Duration::from_secs(240);
 const TOLERANCE: f64 = 0.05;
 
 fn sandbox() -> SandboxConfig {
-    SandboxConfig {
-        limits: Limits { memory: 256 << 20, cpu_time: None, wall_time: None, ..Limits::default() },
-        runtime_dir: "/run/koth-test/fair-share".into(),
-        uid_base: 59000,
-        slots: 100,
-        ..SandboxConfig::default()
-    }
+    koth_testkit::bot_sandbox("fair-share", 59000, 256 << 20, 100)
 }
 
 /// Match starts since `since` (seconds since the epoch, the database's clock) made while a match

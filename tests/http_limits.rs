@@ -90,7 +90,7 @@ fn raw_request(addr: &str, target: &str) -> (String, String) {
 #[test]
 fn idle_floods_long_uris_and_the_log() {
     let tmp = PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
-    let Some(pg) = koth_scheduler::pg::start_for_tests(&tmp.join("pg-http-limits")) else { return };
+    let Some(pg) = koth_testkit::postgres(&tmp.join("pg-http-limits")) else { return };
     let ours = raise_descriptors();
     let addr = format!("127.0.0.1:{}", koth_scheduler::pg::free_port().unwrap());
     let mut web = Command::new(env!("CARGO_BIN_EXE_koth"))

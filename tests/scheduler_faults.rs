@@ -13,11 +13,11 @@ use koth_ladder::format::LadderConfig;
 use koth_ladder::rating::{replay, MatchRecord, Rating, RatingSystem};
 use koth_runner::submission::{Submission, SubmissionLimits};
 use koth_scheduler::db::store;
-use koth_scheduler::pg::PrivatePostgres;
+use koth_testkit::TestPostgres;
 use sqlx::{PgPool, Row};
 
-fn postgres(name: &str) -> Option<PrivatePostgres> {
-    koth_scheduler::pg::start_for_tests(&PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("pg-{name}")))
+fn postgres(name: &str) -> Option<TestPostgres> {
+    koth_testkit::postgres(&koth_testkit::target_tmpdir!().join(format!("pg-{name}")))
 }
 
 fn repo() -> &'static Path {

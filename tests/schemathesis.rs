@@ -19,7 +19,7 @@ use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{http_get, in_ci};
+use common::http_get;
 
 fn schemathesis() -> Option<PathBuf> {
     if let Ok(p) = std::env::var("KOTH_SCHEMATHESIS") {
@@ -31,12 +31,11 @@ fn schemathesis() -> Option<PathBuf> {
 #[test]
 fn the_api_keeps_to_its_openapi_document() {
     let Some(st) = schemathesis() else {
-        assert!(!in_ci(), "schemathesis is not installed (pip install schemathesis; or set KOTH_SCHEMATHESIS)");
-        eprintln!("skipped: schemathesis is not installed (pip install schemathesis)");
+        koth_testkit::missing("schemathesis is not installed (pip install schemathesis; or set KOTH_SCHEMATHESIS)");
         return;
     };
     let tmp = PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
-    let Some(pg) = koth_scheduler::pg::start_for_tests(&tmp.join("pg-schemathesis")) else { return };
+    let Some(pg) = koth_testkit::postgres(&tmp.join("pg-schemathesis")) else { return };
     let data = tmp.join("schemathesis-data");
     let _ = std::fs::remove_dir_all(&data);
     let addr = format!("127.0.0.1:{}", koth_scheduler::pg::free_port().unwrap());

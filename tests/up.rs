@@ -182,7 +182,7 @@ fn cli_against(addr: &str, data: &std::path::Path) {
 #[test]
 fn web_serves_a_database_and_logs_requests_as_json() {
     let tmp = PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
-    let Some(pg) = koth_scheduler::pg::start_for_tests(&tmp.join("pg-web")) else { return };
+    let Some(pg) = koth_testkit::postgres(&tmp.join("pg-web")) else { return };
     let data = tmp.join("web-data");
     let _ = std::fs::remove_dir_all(&data);
     let addr = format!("127.0.0.1:{}", koth_scheduler::pg::free_port().unwrap());

@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 use axum::http::StatusCode;
 use koth_ladder::format::LadderConfig;
 use koth_runner::bot::Builder;
-use koth_sandbox::{Limits, SandboxConfig};
+use koth_sandbox::SandboxConfig;
 use koth_scheduler::db::store;
 use koth_scheduler::worker::{self, WorkerConfig};
 use serde_json::{json, Value};
@@ -38,13 +38,7 @@ const SLOW: &str = "import sys, time\nfor line in sys.stdin:\n    time.sleep(0.0
 const ANSWERS_NONSENSE: &str = "import sys\nfor line in sys.stdin:\n    print('north', flush=True)\n";
 
 fn sandbox() -> SandboxConfig {
-    SandboxConfig {
-        limits: Limits { memory: 256 << 20, cpu_time: None, wall_time: None, ..Limits::default() },
-        runtime_dir: "/run/koth-test/validation".into(),
-        uid_base: 60000,
-        slots: 100,
-        ..SandboxConfig::default()
-    }
+    koth_testkit::bot_sandbox("validation", 60000, 256 << 20, 100)
 }
 
 /// Submit `source` as a new version of `name` and wait until it is no

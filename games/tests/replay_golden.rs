@@ -76,11 +76,7 @@ fn two_turns() -> Replay {
 fn the_replay_shape_is_the_golden_file() {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden/replay.json");
     let written = serde_json::to_string_pretty(&two_turns()).unwrap() + "\n";
-    if std::env::var("UPDATE_GOLDEN").is_ok() {
-        std::fs::write(&path, &written).unwrap();
-    }
-    let golden = std::fs::read_to_string(&path).expect("tests/golden/replay.json (UPDATE_GOLDEN=1 writes it)");
-    assert_eq!(written, golden, "the replay's JSON changed; if on purpose, UPDATE_GOLDEN=1 and say so in docs/replay.md");
+    let golden = koth_testkit::assert_golden(&path, &written, "the replay's JSON changed (if on purpose, say so in docs/replay.md)");
     // It reads back to the same replay, and it agrees with the rules.
     let back = Replay::from_json(golden.as_bytes()).unwrap();
     assert_eq!(back, two_turns());
@@ -125,11 +121,7 @@ fn a_seat_stderr_is_cut_at_its_turn_ends() {
 fn the_frames_shape_is_the_golden_file() {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden/frames.json");
     let written = serde_json::to_string_pretty(&replay::frames(&two_turns()).unwrap()).unwrap() + "\n";
-    if std::env::var("UPDATE_GOLDEN").is_ok() {
-        std::fs::write(&path, &written).unwrap();
-    }
-    let golden = std::fs::read_to_string(&path).expect("tests/golden/frames.json (UPDATE_GOLDEN=1 writes it)");
-    assert_eq!(written, golden, "the frames' JSON changed; if on purpose, UPDATE_GOLDEN=1 and say so in docs/replay.md");
+    let golden = koth_testkit::assert_golden(&path, &written, "the frames' JSON changed (if on purpose, say so in docs/replay.md)");
     // The turns in words name the bots.
     let v: serde_json::Value = serde_json::from_str(&golden).unwrap();
     assert_eq!(v["frames"][1]["sentences"][0], "still.c headed right (now at 246) and crasher.py stayed at 195");

@@ -563,7 +563,7 @@ fn each_bot_on_move_runs_on_a_core_of_its_own() {
         .collect();
     if seen.iter().flatten().all(|c| c.contains('-') || c.contains(',')) {
         // No cpuset controller for boxes here: the kernel places the bots.
-        assert!(!common::in_ci(), "CI=true and the bots were not confined: {seen:?}");
+        common::missing(format!("the bots were not confined: {seen:?}"));
         return;
     }
     assert_eq!(seen[0], vec![cores[0].to_string(); 5], "{seen:?}");

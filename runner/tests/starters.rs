@@ -22,20 +22,12 @@ use koth_runner::image::{ImageStatus, ImageStore};
 use koth_runner::starters::{self, Starter};
 use koth_runner::submission::{Submission, SubmissionLimits};
 use koth_runner::BotStatus;
-use koth_sandbox::{Limits, SandboxConfig};
+use koth_sandbox::SandboxConfig;
 
-fn in_ci() -> bool {
-    std::env::var("CI").is_ok_and(|v| !v.is_empty() && v != "0" && v != "false")
-}
+use koth_testkit::{in_ci, missing};
 
 fn sandbox_config() -> SandboxConfig {
-    SandboxConfig {
-        limits: Limits { memory: 512 << 20, cpu_time: None, wall_time: None, ..Limits::default() },
-        runtime_dir: PathBuf::from("/run/koth-test/starters"),
-        uid_base: 69000,
-        slots: 200,
-        ..SandboxConfig::default()
-    }
+    koth_testkit::bot_sandbox("starters", 69000, 512 << 20, 200)
 }
 
 /// The kit compiled in its language's image; None (skipped) outside CI
@@ -43,9 +35,8 @@ fn sandbox_config() -> SandboxConfig {
 fn compiled(b: &Builder, kit: &Starter) -> Option<BotSpec> {
     match b.store.status(kit.language) {
         ImageStatus::Ready(_) => {}
-        other if in_ci() => panic!("CI=true and the {} image is not ready ({other:?}); run `koth languages build`", kit.language.name),
         other => {
-            eprintln!("SKIPPED (not in CI): {} image {other:?}", kit.language.name);
+            missing(format!("the {} image is not ready ({other:?}); run `koth languages build`", kit.language.name));
             return None;
         }
     }

@@ -139,11 +139,8 @@ mod tests {
         let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden/jobs.json");
         let rows: Vec<Value> = every_job().iter().map(|j| serde_json::json!({"kind": j.kind(), "payload": j.payload()})).collect();
         let written = serde_json::to_string_pretty(&rows).unwrap() + "\n";
-        if std::env::var("UPDATE_GOLDEN").is_ok() {
-            std::fs::write(&path, &written).unwrap();
-        }
-        let golden = std::fs::read_to_string(&path).expect("tests/golden/jobs.json (UPDATE_GOLDEN=1 writes it)");
-        assert_eq!(written, golden, "a job's stored shape changed: queued jobs of older versions must still read");
+        let golden =
+            koth_testkit::assert_golden(&path, &written, "a job's stored shape changed: queued jobs of older versions must still read");
         for (job, row) in every_job().iter().zip(serde_json::from_str::<Vec<Value>>(&golden).unwrap()) {
             assert_eq!(Job::from_row(row["kind"].as_str().unwrap(), &row["payload"]).unwrap(), *job);
         }

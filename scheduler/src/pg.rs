@@ -1,6 +1,6 @@
 //! A private PostgreSQL server started from the machine's own binaries, in
-//! a data folder of its own: what the tests use, and what `koth up` runs
-//! when no database URL is given.
+//! a data folder of its own: what `koth up` runs when no database URL is
+//! given (and what the tests start, through `koth-testkit`).
 //!
 //! The binaries are found in `KOTH_PG_BIN`, else the newest
 //! `/usr/lib/postgresql/<major>/bin`, else next to `pg_ctl` on `PATH`.
@@ -27,10 +27,6 @@ pub struct PrivatePostgres {
     run_as: Option<(u32, u32)>,
     /// This value started the server (and so stops it when dropped).
     owned: bool,
-    /// The data folder is a test's scratch: removed once the server stops
-    /// when dropped, unless a panic is unwinding (then it is kept, with its
-    /// server log, to be read). A CI run starts dozens of these, at 45 MB each.
-    scratch: bool,
 }
 
 /// Where PostgreSQL's programs are.
@@ -73,26 +69,6 @@ fn postgres_user() -> Result<(u32, u32), String> {
     Ok(unsafe { ((*pw).pw_uid, (*pw).pw_gid) })
 }
 
-/// For test suites: a fresh server in `dir` (emptied first), or `None`
-/// (the caller skips, saying why) when PostgreSQL cannot start here. With
-/// `CI=true` in the environment a missing prerequisite fails instead: CI
-/// never skips silently.
-pub fn start_for_tests(dir: &Path) -> Option<PrivatePostgres> {
-    let _ = std::fs::remove_dir_all(dir);
-    let ci = std::env::var("CI").is_ok_and(|v| !v.is_empty() && v != "0" && v != "false");
-    match PrivatePostgres::start(dir, None) {
-        Ok(mut pg) => {
-            pg.scratch = true;
-            Some(pg)
-        }
-        Err(e) if ci => panic!("CI=true and PostgreSQL cannot start: {e}"),
-        Err(e) => {
-            eprintln!("SKIPPED (not in CI): {e}");
-            None
-        }
-    }
-}
-
 /// A free TCP port on 127.0.0.1 (free when asked; the server binds it next).
 pub fn free_port() -> std::io::Result<u16> {
     Ok(TcpListener::bind("127.0.0.1:0")?.local_addr()?.port())
@@ -131,7 +107,7 @@ impl PrivatePostgres {
                 data.display()
             ));
         }
-        let mut pg = PrivatePostgres { bin, data, port, run_as, owned: false, scratch: false };
+        let mut pg = PrivatePostgres { bin, data, port, run_as, owned: false };
         if !pg.data.join("PG_VERSION").exists() {
             pg.run("initdb", &["-D", pg.data.to_str().unwrap(), "-U", "koth", "--auth=trust", "-E", "UTF8", "--no-instructions"])?;
         }
@@ -217,10 +193,7 @@ impl PrivatePostgres {
 impl Drop for PrivatePostgres {
     fn drop(&mut self) {
         if self.owned {
-            let stopped = self.stop().is_ok();
-            if stopped && self.scratch && !std::thread::panicking() {
-                let _ = std::fs::remove_dir_all(&self.data);
-            }
+            let _ = self.stop();
         }
     }
 }

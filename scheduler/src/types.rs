@@ -994,12 +994,7 @@ mod tests {
         ];
         for (file, value) in cases {
             let written = serde_json::to_string_pretty(&value).unwrap() + "\n";
-            if std::env::var("UPDATE_GOLDEN").is_ok() {
-                std::fs::create_dir_all(&dir).unwrap();
-                std::fs::write(dir.join(file), &written).unwrap();
-            }
-            let golden = std::fs::read_to_string(dir.join(file)).unwrap_or_else(|e| panic!("{file}: {e} (UPDATE_GOLDEN=1 writes it)"));
-            assert_eq!(written, golden, "{file}: the served shape changed; the pages and the CLI read it");
+            koth_testkit::assert_golden(&dir.join(file), &written, "the served shape changed; the pages and the CLI read it");
         }
         // And they read back into the same types (what the CLI client does).
         let back: Leaderboard = serde_json::from_str(&std::fs::read_to_string(dir.join("leaderboard.json")).unwrap()).unwrap();

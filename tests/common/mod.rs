@@ -1,26 +1,15 @@
 //! What the suites that run `koth up` as a process share.
-#![allow(dead_code)] // each suite uses its own part
+#![allow(dead_code, unused_imports)] // each suite uses its own part
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-pub fn in_ci() -> bool {
-    std::env::var("CI").is_ok_and(|v| !v.is_empty() && v != "0" && v != "false")
-}
-
 /// Whether PostgreSQL's binaries are here for a suite that starts its own
 /// server; in CI their absence fails the test, elsewhere it is skipped
 /// (and says so).
-pub fn postgres_binaries() -> bool {
-    if koth_scheduler::pg::find_binaries().is_ok() {
-        return true;
-    }
-    assert!(!in_ci(), "CI=true and PostgreSQL's binaries are missing");
-    eprintln!("SKIPPED (not in CI): no PostgreSQL binaries");
-    false
-}
+pub use koth_testkit::postgres_binaries;
 
 pub fn http_get(addr: &str, path: &str) -> (u16, String) {
     let mut s = TcpStream::connect(addr).unwrap();

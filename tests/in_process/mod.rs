@@ -2,24 +2,22 @@
 //! PostgreSQL per suite and a client of the router.
 #![allow(dead_code)] // each suite uses its own part
 
-use std::path::PathBuf;
-
 use axum::body::Body;
 use axum::http::{Request, StatusCode};
-use koth_scheduler::pg::PrivatePostgres;
+use koth_testkit::TestPostgres;
 use serde_json::Value;
 use tower::ServiceExt;
 
 /// A private PostgreSQL for one suite (`None`: skipped outside CI, as
-/// `start_for_tests` says).
-pub fn postgres(name: &str) -> Option<PrivatePostgres> {
-    koth_scheduler::pg::start_for_tests(&PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("pg-{name}")))
+/// `koth_testkit::postgres` says).
+pub fn postgres(name: &str) -> Option<TestPostgres> {
+    koth_testkit::postgres(&koth_testkit::target_tmpdir!().join(format!("pg-{name}")))
 }
 
 /// A private PostgreSQL with koth's tables (a pool of `connections`) and
 /// a Target ladder with its seed's settings: what most API suites start
 /// from.
-pub async fn postgres_with_target_ladder(name: &str, connections: u32) -> Option<(PrivatePostgres, sqlx::PgPool, i64)> {
+pub async fn postgres_with_target_ladder(name: &str, connections: u32) -> Option<(TestPostgres, sqlx::PgPool, i64)> {
     let pg = postgres(name)?;
     let pool = koth_scheduler::db::connect_and_migrate(&pg.url(), connections).await.unwrap();
     let target = koth_ladder::format::LadderConfig::default_for(koth_games::GameKind::Target);

@@ -1,38 +1,23 @@
 //! What the runner's match tests share: the sandbox settings, bots from the
 //! repository, and the rule that a missing sandbox fails in CI.
-#![allow(dead_code)]
+#![allow(dead_code, unused_imports)] // each suite uses its own part
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use koth_games::GameKind;
 use koth_runner::engine::MatchOptions;
 use koth_runner::BotSpec;
-use koth_sandbox::{Limits, SandboxConfig};
+use koth_sandbox::SandboxConfig;
 
-pub fn in_ci() -> bool {
-    std::env::var("CI").is_ok_and(|v| !v.is_empty() && v != "0" && v != "false")
-}
+pub use koth_testkit::missing;
 
 /// Whether the sandbox works here; in CI its absence fails the test.
 pub fn sandbox_ok() -> bool {
-    match koth_sandbox::Sandbox::create(sandbox_config()) {
-        Ok(_) => true,
-        Err(e) if in_ci() => panic!("CI=true and the sandbox cannot run: {e}"),
-        Err(e) => {
-            eprintln!("SKIPPED (not in CI): {e}");
-            false
-        }
-    }
+    koth_testkit::sandbox_works(&sandbox_config())
 }
 
 pub fn sandbox_config() -> SandboxConfig {
-    SandboxConfig {
-        limits: Limits { memory: 512 << 20, cpu_time: None, wall_time: None, ..Limits::default() },
-        runtime_dir: PathBuf::from("/run/koth-test/runner"),
-        uid_base: 63000,
-        slots: 200,
-        ..SandboxConfig::default()
-    }
+    koth_testkit::bot_sandbox("runner", 63000, 512 << 20, 200)
 }
 
 pub fn repo() -> &'static Path {

@@ -4,7 +4,7 @@
 //! `/usr/bin/python3`. Without them a test prints why and returns, unless
 //! `CI` is set, where a missing prerequisite fails the test.
 
-#![allow(dead_code)]
+#![allow(dead_code, unused_imports)] // each suite uses its own part
 
 pub mod delegate;
 
@@ -17,9 +17,7 @@ use koth_sandbox::{run_once, Limits, RunOutput, Sandbox, SandboxConfig};
 
 pub const PYTHON: &str = "/usr/bin/python3";
 
-pub fn in_ci() -> bool {
-    std::env::var("CI").is_ok_and(|v| !v.is_empty() && v != "0" && v != "false")
-}
+pub use koth_testkit::missing;
 
 /// Whether the sandbox can run here. In CI, panics with the reason instead.
 pub fn sandbox_available() -> bool {
@@ -43,11 +41,7 @@ pub fn sandbox_available() -> bool {
     });
     match r {
         Ok(()) => true,
-        Err(why) if in_ci() => panic!("CI=true and a prerequisite is missing: {why}"),
-        Err(why) => {
-            eprintln!("SKIPPED (not in CI): {why}");
-            false
-        }
+        Err(why) => missing(format!("a prerequisite is missing: {why}")),
     }
 }
 
@@ -142,16 +136,17 @@ pub fn run_hostile(lang: Lang, name: &str, args: &[String], limits: Limits) -> R
     run_hostile_watched(lang, name, args, limits, |_| {})
 }
 
+/// The real uid in a `/proc/<pid>/status` text.
+fn real_uid(status: &str) -> Option<u32> {
+    status.lines().find_map(|l| l.strip_prefix("Uid:")).and_then(|v| v.split_whitespace().next()).and_then(|v| v.parse().ok())
+}
+
 /// Tasks (threads) of processes of `uid` now in state `state` (e.g. 'D').
 pub fn tasks_in_state(uid: u32, state: char) -> u32 {
     let mut n = 0;
     for entry in std::fs::read_dir("/proc").unwrap().flatten() {
         let Ok(status) = std::fs::read_to_string(entry.path().join("status")) else { continue };
-        let real = status
-            .lines()
-            .find_map(|l| l.strip_prefix("Uid:"))
-            .and_then(|v| v.split_whitespace().next())
-            .and_then(|v| v.parse::<u32>().ok());
+        let real = real_uid(&status);
         if real != Some(uid) {
             continue;
         }
@@ -199,11 +194,7 @@ pub fn processes_of(uid: u32) -> Vec<String> {
             continue;
         }
         let Ok(status) = std::fs::read_to_string(entry.path().join("status")) else { continue };
-        let real = status
-            .lines()
-            .find_map(|l| l.strip_prefix("Uid:"))
-            .and_then(|v| v.split_whitespace().next())
-            .and_then(|v| v.parse::<u32>().ok());
+        let real = real_uid(&status);
         if real == Some(uid) {
             let comm = status.lines().next().unwrap_or("").to_owned();
             found.push(format!("pid {name} {comm}"));
@@ -244,11 +235,5 @@ pub fn field(stdout: &str, key: &str) -> i64 {
 /// Whether `tool` is on PATH. In CI, its absence fails the test.
 pub fn require_ci_tool(tool: &str) -> bool {
     let ok = HostCommand::new("sh").arg("-c").arg(format!("command -v {tool}")).output().is_ok_and(|o| o.status.success());
-    if !ok {
-        if in_ci() {
-            panic!("CI=true and {tool} is not installed (.ci/run installs it)");
-        }
-        eprintln!("SKIPPED (not in CI): {tool} is not installed");
-    }
-    ok
+    ok || missing(format!("{tool} is not installed (.ci/run installs it)"))
 }

@@ -1,0 +1,138 @@
+//! What koth's test suites share, so that each rule is written once:
+//!
+//! - [`in_ci`] and [`missing`]: a test whose prerequisite (root, the
+//!   sandbox, a language image, Docker, PostgreSQL's binaries) is missing
+//!   fails in CI and is skipped elsewhere, saying so; CI never skips
+//!   silently.
+//! - [`postgres`] (feature `postgres`): a private PostgreSQL server per
+//!   test, in a scratch folder removed once the test passes.
+//! - [`bot_sandbox`] and [`sandbox_works`] (feature `sandbox`): a test
+//!   binary's bot boxes, and whether boxes can be made here.
+//! - [`assert_golden`]: a text compared with its golden file, which
+//!   `UPDATE_GOLDEN=1` rewrites.
+//!
+//! A dev-dependency only (`tests/architecture.rs` checks that no crate's
+//! `[dependencies]` names it); production code carries none of it.
+
+use std::fmt::Display;
+use std::path::Path;
+
+/// Whether this is a CI run: `CI` is set, and not to "", "0" or "false".
+pub fn in_ci() -> bool {
+    std::env::var("CI").is_ok_and(|v| !v.is_empty() && v != "0" && v != "false")
+}
+
+/// A test's prerequisite is missing (`why` says which, and what to do): in
+/// CI this panics with `CI=true and {why}`; elsewhere it prints
+/// `SKIPPED (not in CI): {why}` and returns `false`, so that a test writes
+/// `if !available() { return; }` with `available` ending in
+/// `Err(why) => missing(why)`.
+#[track_caller]
+pub fn missing(why: impl Display) -> bool {
+    if in_ci() {
+        panic!("CI=true and {why}");
+    }
+    eprintln!("SKIPPED (not in CI): {why}");
+    false
+}
+
+/// Whether `result` is `Ok`; an error is a missing prerequisite ([`missing`]).
+#[track_caller]
+pub fn available<T, E: Display>(result: Result<T, E>) -> bool {
+    match result {
+        Ok(_) => true,
+        Err(why) => missing(why),
+    }
+}
+
+/// The text in `path` is `written`, else the test fails with `what`
+/// (what changed, and who reads it). With `UPDATE_GOLDEN` in the
+/// environment the file is rewritten first (its folder made): change a
+/// golden file deliberately, and say so where its shape is documented.
+/// Returns the golden text, for the checks that read it back.
+#[track_caller]
+pub fn assert_golden(path: &Path, written: &str, what: &str) -> String {
+    if std::env::var_os("UPDATE_GOLDEN").is_some() {
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir).unwrap_or_else(|e| panic!("creating {}: {e}", dir.display()));
+        }
+        std::fs::write(path, written).unwrap_or_else(|e| panic!("writing {}: {e}", path.display()));
+    }
+    let golden = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e} (UPDATE_GOLDEN=1 writes it)", path.display()));
+    assert_eq!(written, golden, "{}: {what}; if on purpose, UPDATE_GOLDEN=1 rewrites it", path.display());
+    golden
+}
+
+/// The test binary's scratch folder, `CARGO_TARGET_TMPDIR` (set by Cargo
+/// for integration tests and benchmarks, as the calling crate is built).
+#[macro_export]
+macro_rules! target_tmpdir {
+    () => {
+        ::std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+    };
+}
+
+#[cfg(feature = "sandbox")]
+mod sandbox;
+#[cfg(feature = "sandbox")]
+pub use sandbox::{bot_sandbox, sandbox_works};
+
+#[cfg(feature = "postgres")]
+mod postgres;
+#[cfg(feature = "postgres")]
+pub use postgres::{postgres, postgres_binaries, TestPostgres};
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The only test here that touches `CI` (tests run in threads of one
+    /// process, sharing the environment).
+    #[test]
+    fn ci_is_what_the_variable_says_and_a_missing_prerequisite_fails_only_there() {
+        let before = std::env::var_os("CI");
+        for (value, ci) in
+            [(Some("true"), true), (Some("1"), true), (Some("false"), false), (Some("0"), false), (Some(""), false), (None, false)]
+        {
+            match value {
+                Some(v) => std::env::set_var("CI", v),
+                None => std::env::remove_var("CI"),
+            }
+            assert_eq!(in_ci(), ci, "CI={value:?}");
+            let outcome = std::panic::catch_unwind(|| missing("no frobnicator (install it)"));
+            if ci {
+                let message = outcome.expect_err("CI fails").downcast::<String>().unwrap();
+                assert_eq!(*message, "CI=true and no frobnicator (install it)");
+            } else {
+                assert!(!outcome.expect("elsewhere it skips"));
+            }
+            assert_eq!(std::panic::catch_unwind(|| available(Ok::<(), String>(()))).ok(), Some(true));
+        }
+        match before {
+            Some(v) => std::env::set_var("CI", v),
+            None => std::env::remove_var("CI"),
+        }
+    }
+
+    #[test]
+    fn a_golden_file_matches_and_a_changed_text_does_not() {
+        let dir = std::env::temp_dir().join(format!("koth-testkit-golden-{}", std::process::id()));
+        let path = dir.join("sub/shape.json");
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, "{\"a\": 1}\n").unwrap();
+        assert_eq!(assert_golden(&path, "{\"a\": 1}\n", "the shape changed"), "{\"a\": 1}\n");
+        if std::env::var_os("UPDATE_GOLDEN").is_some() {
+            // Rewriting: a changed text is written, and then matches.
+            assert_eq!(assert_golden(&path, "{\"a\": 2}\n", "the shape changed"), "{\"a\": 2}\n");
+            std::fs::remove_dir_all(&dir).unwrap();
+            return;
+        }
+        let changed = std::panic::catch_unwind(|| assert_golden(&path, "{\"a\": 2}\n", "the shape changed"));
+        let message = changed.expect_err("a changed text fails").downcast::<String>().unwrap();
+        assert!(message.contains("the shape changed") && message.contains("UPDATE_GOLDEN=1"), "{message}");
+        let absent = std::panic::catch_unwind(|| assert_golden(&dir.join("absent.json"), "x", "new"));
+        let message = absent.expect_err("an absent file fails").downcast::<String>().unwrap();
+        assert!(message.contains("UPDATE_GOLDEN=1 writes it"), "{message}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
