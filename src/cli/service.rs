@@ -152,8 +152,9 @@ pub(super) async fn start_web(
     limits: koth_scheduler::serve::HttpLimits,
     stop: &watch::Receiver<bool>,
 ) -> anyhow::Result<(std::net::SocketAddr, JoinHandle<std::io::Result<()>>)> {
-    let listener =
-        tokio::net::TcpListener::bind(listen).await.map_err(|e| anyhow::anyhow!("listening on {listen}: {e}; pick another with --listen"))?;
+    let listener = tokio::net::TcpListener::bind(listen)
+        .await
+        .map_err(|e| anyhow::anyhow!("listening on {listen}: {e}; pick another with --listen"))?;
     let addr = listener.local_addr()?;
     let app = koth_scheduler::api::router_with(pool.clone(), options);
     let mut stop = stop.clone();
