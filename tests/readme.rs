@@ -64,8 +64,11 @@ fn run_viewer(line: &str, dir: &Path, env: &[(&str, String)]) {
         }
     };
     std::thread::spawn(move || for _ in lines {});
-    let addr = url.trim_start_matches("http://").trim_end_matches('/').to_owned();
-    let (status, page) = common::http_get(&addr, "/matches/0");
+    // The match page itself (`?turn=N` may be added to it).
+    let (addr, path) = url.trim_start_matches("http://").split_once('/').expect("a URL with a path");
+    let (addr, path) = (addr.to_owned(), format!("/{path}"));
+    assert_eq!(path, "/matches/0", "{url}");
+    let (status, page) = common::http_get(&addr, &path);
     assert!(status == 200 && page.contains("data-page=\"match\""), "{status} {page}");
     let (status, replay) = common::http_get(&addr, "/api/matches/0/replay");
     assert!(status == 200 && replay.contains("\"turns\""), "the viewer serves its replay: {status} {replay:.300}");
