@@ -298,7 +298,7 @@ fn the_local_viewer_shows_each_turns_stderr_beside_its_move() {
                 assert!(text(&c, ".move[data-seat=\"1\"]").await.contains("gone"), "{page}");
                 shot(&c, &tmp, "local-viewer-stderr").await;
                 // A link to turn 4 opens it with turn 4's stderr.
-                c.goto(&format!("{page}matches/0?turn=4")).await.unwrap();
+                c.goto(&format!("{page}?turn=4")).await.unwrap();
                 until(
                     &c,
                     "turn 4",
