@@ -178,43 +178,59 @@ fn cli_against(addr: &str, data: &std::path::Path) {
 }
 
 /// `koth web` serves the pages and the API of an existing database, seeds it
-/// on first start when asked, and logs every request as a JSON line.
+/// on first start when asked, and logs every request as a JSON line. Three
+/// started at once on the empty database (as web replicas start) seed it
+/// once: one `host`, one ladder per game.
 #[test]
 fn web_serves_a_database_and_logs_requests_as_json() {
     let tmp = PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
     let Some(pg) = koth_testkit::postgres(&tmp.join("pg-web")) else { return };
-    let data = tmp.join("web-data");
-    let _ = std::fs::remove_dir_all(&data);
-    let addr = format!("127.0.0.1:{}", koth_scheduler::pg::free_port().unwrap());
-    let mut child = Command::new(env!("CARGO_BIN_EXE_koth"))
-        .args(["web", "--database-url", &pg.url(), "--listen", &addr, "--examples", "--data-dir", data.to_str().unwrap()])
-        .env("KOTH_LOG_FORMAT", "json")
-        .env_remove("KOTH_LOG")
-        .stdin(std::process::Stdio::null())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let lines = std::io::BufRead::lines(std::io::BufReader::new(child.stderr.take().unwrap()));
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        for l in lines.map_while(Result::ok) {
-            let _ = tx.send(l);
+    let start = |i: usize| {
+        let data = tmp.join(format!("web-data-{i}"));
+        let _ = std::fs::remove_dir_all(&data);
+        let addr = format!("127.0.0.1:{}", koth_scheduler::pg::free_port().unwrap());
+        let mut child = Command::new(env!("CARGO_BIN_EXE_koth"))
+            .args(["web", "--database-url", &pg.url(), "--listen", &addr, "--examples", "--data-dir", data.to_str().unwrap()])
+            .env("KOTH_LOG_FORMAT", "json")
+            .env_remove("KOTH_LOG")
+            .stdin(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let lines = std::io::BufRead::lines(std::io::BufReader::new(child.stderr.take().unwrap()));
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for l in lines.map_while(Result::ok) {
+                let _ = tx.send(l);
+            }
+        });
+        (child, rx, addr, data)
+    };
+    let webs: Vec<_> = (0..3).map(start).collect();
+    for (_, rx, addr, _) in &webs {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+        let mut printed = Vec::new();
+        loop {
+            let line = rx
+                .recv_timeout(std::time::Duration::from_secs(60))
+                .unwrap_or_else(|_| panic!("koth web at {addr} did not come up: {printed:#?}"));
+            if line.starts_with("koth web is up at") {
+                break;
+            }
+            printed.push(line);
+            assert!(std::time::Instant::now() < deadline, "koth web at {addr} did not come up: {printed:#?}");
         }
-    });
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
-    loop {
-        let line = rx.recv_timeout(std::time::Duration::from_secs(60)).expect("koth web printed nothing");
-        if line.starts_with("koth web is up at") {
-            break;
-        }
-        assert!(std::time::Instant::now() < deadline, "koth web did not come up");
     }
-    let (status, body) = http_get(&addr, "/api/ladders");
-    assert_eq!(status, 200);
-    assert_eq!(serde_json::from_str::<serde_json::Value>(&body).unwrap().as_array().unwrap().len(), 5, "seeded: {body}");
-    assert!(data.join("host-token").exists());
-    assert_eq!(http_get(&addr, "/ladders/1").0, 200);
+    for (_, _, addr, data) in &webs {
+        let (status, body) = http_get(addr, "/api/ladders");
+        assert_eq!(status, 200);
+        assert_eq!(serde_json::from_str::<serde_json::Value>(&body).unwrap().as_array().unwrap().len(), 5, "seeded once: {body}");
+        assert!(data.join("host-token").exists());
+    }
+    let (_, _, addr, _) = &webs[0];
+    assert_eq!(http_get(addr, "/ladders/1").0, 200);
     // The request's log line: JSON, with the path and the status.
+    let (_, rx, _, _) = &webs[0];
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
     let logged = loop {
         let line = rx.recv_timeout(std::time::Duration::from_secs(10)).expect("no request log");
@@ -226,8 +242,10 @@ fn web_serves_a_database_and_logs_requests_as_json() {
     };
     assert_eq!(logged["level"], "INFO");
     assert!(logged["fields"]["latency"].is_string(), "{logged}");
-    unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
-    assert_eq!(child.wait().unwrap().code(), Some(0), "stops cleanly on SIGTERM");
+    for (mut child, _, _, _) in webs {
+        unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
+        assert_eq!(child.wait().unwrap().code(), Some(0), "stops cleanly on SIGTERM");
+    }
 }
 
 /// A second `koth up` on the same data folder says who runs it and exits;

@@ -14,7 +14,17 @@ mod embedded {
 /// The `host` account, with its token in `<data-dir>/host-token` (mode
 /// 0600): made on a first start, with or without the examples, and given a
 /// new token if that file is gone (the old ones keep working).
+///
+/// Services started at once make one `host` ([`store::first_start_lock`]).
 pub async fn ensure_host(pool: &PgPool, data_dir: &std::path::Path) -> anyhow::Result<i64> {
+    let lock = store::first_start_lock(pool).await?;
+    let host = ensure_host_locked(pool, data_dir).await?;
+    lock.commit().await?;
+    Ok(host)
+}
+
+/// [`ensure_host`], for a caller that holds the first-start lock.
+async fn ensure_host_locked(pool: &PgPool, data_dir: &std::path::Path) -> anyhow::Result<i64> {
     let token_file = data_dir.join("host-token");
     let (host, token) = match koth_scheduler::db::accounts::host_named(pool, "host").await? {
         Some(id) if token_file.exists() => return Ok(id),
@@ -36,9 +46,18 @@ pub async fn ensure_host(pool: &PgPool, data_dir: &std::path::Path) -> anyhow::R
 
 /// First start: a ladder per game in its seed's format, and the example
 /// bots (enough copies to fill the game's seats), owned by the `host`
-/// account ([`ensure_host`]).
+/// account ([`ensure_host`]). Services started at once on an empty database
+/// seed it once: the first to take [`store::first_start_lock`] fills it, the
+/// others then find its ladders.
 pub async fn seed(pool: &PgPool, data_dir: &std::path::Path) -> anyhow::Result<()> {
-    let host = ensure_host(pool, data_dir).await?;
+    let lock = store::first_start_lock(pool).await?;
+    seed_locked(pool, data_dir).await?;
+    lock.commit().await?;
+    Ok(())
+}
+
+async fn seed_locked(pool: &PgPool, data_dir: &std::path::Path) -> anyhow::Result<()> {
+    let host = ensure_host_locked(pool, data_dir).await?;
     let ladders = store::ladder_count(pool).await?;
     if ladders > 0 {
         return Ok(());

@@ -974,6 +974,18 @@ pub async fn lock_ladder(conn: &mut PgConnection, ladder: i64) -> Result<bool, s
     sqlx::query_scalar("SELECT pg_try_advisory_xact_lock(7370, $1::int)").bind(ladder as i32).fetch_one(conn).await
 }
 
+/// The first-start lock: held while a service fills an empty database (the
+/// `host` account, then the example ladders and bots), so that services
+/// started at once (two `koth web --examples`, web replicas on a swarm) fill
+/// it once. Held until the returned transaction ends, or until its
+/// connection closes if the process dies first.
+pub async fn first_start_lock(pool: &PgPool) -> Result<sqlx::Transaction<'static, sqlx::Postgres>, sqlx::Error> {
+    const FIRST_START_LOCK: i64 = 0x6b6f_7468_5f66_7273; // "koth_frs"
+    let mut tx = pool.begin().await?;
+    sqlx::query("SELECT pg_advisory_xact_lock($1)").bind(FIRST_START_LOCK).execute(&mut *tx).await?;
+    Ok(tx)
+}
+
 pub async fn ladder_count(pool: &PgPool) -> Result<i64, sqlx::Error> {
     sqlx::query_scalar("SELECT count(*) FROM ladders").fetch_one(pool).await
 }
