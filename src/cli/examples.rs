@@ -39,6 +39,13 @@ pub async fn ensure_host(pool: &PgPool, data_dir: &std::path::Path) -> anyhow::R
 /// account ([`ensure_host`]).
 pub async fn seed(pool: &PgPool, data_dir: &std::path::Path) -> anyhow::Result<()> {
     let host = ensure_host(pool, data_dir).await?;
+    seed_for(pool, host).await
+}
+
+/// [`seed`] owned by an existing host account (`koth web
+/// --host-token-file`, whose token is a secret of the host's and is
+/// written nowhere).
+pub async fn seed_for(pool: &PgPool, host: i64) -> anyhow::Result<()> {
     let ladders = store::ladder_count(pool).await?;
     if ladders > 0 {
         return Ok(());
