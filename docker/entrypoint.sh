@@ -11,7 +11,7 @@ set -eu
 if [ "${KOTH_SANDBOX:-0}" = 1 ]; then
     for m in $(awk '$3 == "cgroup" || $3 == "cgroup2" { print $2 }' /proc/self/mounts); do
         mount -o remount,bind,rw "$m" || {
-            echo "koth-entrypoint: cannot make $m writable; the container needs CAP_SYS_ADMIN and no seccomp/AppArmor profile that forbids mount (see README, docker-compose)" >&2
+            echo "koth-entrypoint: cannot make $m writable; the container needs CAP_SYS_ADMIN, and no AppArmor profile that forbids mount (docker-default does: docs/operations.md, \"Privileges of the runner container\")" >&2
             exit 1
         }
     done

@@ -43,7 +43,7 @@ fn exit_codes_say_what_happened() {
     assert_eq!(r["stdout"], "out\n");
     assert_eq!(r["stderr"], "err\n");
     assert_eq!(r["stdout_bytes"], 4);
-    for key in ["wall_time", "cpu_time", "peak_memory", "oom_kills", "cgroup", "landlock", "uid"] {
+    for key in ["wall_time", "cpu_time", "peak_memory", "oom_kills", "cgroup", "landlock", "root", "uid"] {
         assert!(r.get(key).is_some(), "the report lacks {key}: {r}");
     }
 

@@ -37,6 +37,14 @@ pub enum LandlockStatus {
     PartiallyEnforced,
     /// The kernel has no Landlock (or it is disabled).
     NotEnforced,
+    /// The kernel has Landlock, but a seccomp profile refuses its system
+    /// calls to this process: Docker's default profile did until it allowed
+    /// them in 2022 (moby/moby#43199; Debian's 20.10.24 allows them), and a
+    /// host's own profile may. The box runs without Landlock's layer; a
+    /// newer engine, or a profile allowing `landlock_create_ruleset`,
+    /// `landlock_add_rule` and `landlock_restrict_self`, gives it back
+    /// (docs/operations.md, "Privileges of the runner container").
+    RefusedBySeccomp,
 }
 
 /// The serde name, for log lines.
@@ -46,6 +54,7 @@ impl std::fmt::Display for LandlockStatus {
             LandlockStatus::FullyEnforced => "fully_enforced",
             LandlockStatus::PartiallyEnforced => "partially_enforced",
             LandlockStatus::NotEnforced => "not_enforced",
+            LandlockStatus::RefusedBySeccomp => "refused_by_seccomp",
         })
     }
 }
@@ -113,6 +122,7 @@ pub(crate) fn build(holder: libc::pid_t, connect_ports: &[u16], allowlist: bool)
     let status = match status {
         RulesetStatus::FullyEnforced => LandlockStatus::FullyEnforced,
         RulesetStatus::PartiallyEnforced => LandlockStatus::PartiallyEnforced,
+        RulesetStatus::NotEnforced if refused_by_seccomp() => LandlockStatus::RefusedBySeccomp,
         RulesetStatus::NotEnforced => LandlockStatus::NotEnforced,
     };
     Ok(Policy { fd: ruleset.into(), status })
@@ -124,6 +134,17 @@ pub fn kernel_abi() -> i32 {
     // SAFETY: the version query: a null attribute with size 0 is what the ABI asks for.
     let v = unsafe { libc::syscall(libc::SYS_landlock_create_ruleset, std::ptr::null::<u8>(), 0usize, LANDLOCK_CREATE_RULESET_VERSION) };
     v.max(0) as i32
+}
+
+/// Whether a seccomp filter refuses Landlock to this process: the version
+/// query needs no privilege, and the kernel answers it with a version,
+/// `ENOSYS` (not built) or `EOPNOTSUPP` (disabled at boot), never `EPERM`,
+/// which only a filter gives (Docker's default profile before 2022).
+pub fn refused_by_seccomp() -> bool {
+    const LANDLOCK_CREATE_RULESET_VERSION: libc::c_uint = 1;
+    // SAFETY: the version query, as in `kernel_abi`.
+    let v = unsafe { libc::syscall(libc::SYS_landlock_create_ruleset, std::ptr::null::<u8>(), 0usize, LANDLOCK_CREATE_RULESET_VERSION) };
+    v < 0 && std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
 }
 
 /// Apply a ruleset built by [`build`] to the calling (child) process.

@@ -15,7 +15,10 @@
 //!
 //! The scratch tmpfs is mounted on a per-box directory of the runtime dir, but
 //! only inside the box's namespace: the host never sees it, and it vanishes
-//! with the namespace. `pivot_root` then detaches the host's tree.
+//! with the namespace. `pivot_root` then detaches the host's tree; where a
+//! seccomp profile refuses `pivot_root` (Docker's default profile does, with
+//! every capability), the root is moved over `/` and chrooted into instead
+//! ([`RootSwitch`]), and the sandbox says so.
 
 use std::ffi::{CStr, CString};
 use std::io;
@@ -54,6 +57,64 @@ pub const WORK_DIR: &str = "/home/bot";
 /// Device nodes bound into the box's /dev.
 pub const DEVICES: [&str; 5] = ["null", "zero", "full", "random", "urandom"];
 
+/// How the holder makes the box's tree its root.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RootSwitch {
+    /// `pivot_root`, then the old root detached: the host's tree is not in
+    /// the box's mount namespace at all.
+    PivotRoot,
+    /// `pivot_root` is refused by a seccomp profile (Docker's default one
+    /// refuses it whatever the capabilities): the box's root is moved over
+    /// `/` (`MS_MOVE`) and the holder chroots into it, as runc does with
+    /// `no_pivot_root`. The host's tree stays mounted under the box's root,
+    /// reachable only by `chroot`, which needs `CAP_SYS_CHROOT` (no bot has
+    /// any capability) and which koth's seccomp filter refuses to every bot;
+    /// programs joining the box land on its root (`setns` follows the mounts
+    /// stacked on the namespace's root), and `/proc/*/mountinfo` in the box
+    /// lists only mounts under it.
+    MoveAndChroot,
+}
+
+impl std::fmt::Display for RootSwitch {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            RootSwitch::PivotRoot => "pivot_root",
+            RootSwitch::MoveAndChroot => "move_and_chroot",
+        })
+    }
+}
+
+impl RootSwitch {
+    /// What this process may use: `pivot_root` with null paths fails with
+    /// `EFAULT` where the call is allowed (the paths are read after the
+    /// permission check) and `EPERM` where a seccomp filter, or a missing
+    /// `CAP_SYS_ADMIN`, refuses it. Asked once; `root` says the boxes are
+    /// built by this process as root (a rootless box's holder has its
+    /// capabilities in a user namespace of its own: always `pivot_root`).
+    pub fn for_this_process(root: bool) -> RootSwitch {
+        static PROBED: std::sync::OnceLock<RootSwitch> = std::sync::OnceLock::new();
+        if !root {
+            return RootSwitch::PivotRoot;
+        }
+        *PROBED.get_or_init(|| {
+            // SAFETY: null paths: the kernel checks permission, then fails to read them.
+            let r = unsafe { libc::syscall(libc::SYS_pivot_root, std::ptr::null::<libc::c_char>(), std::ptr::null::<libc::c_char>()) };
+            let errno = io::Error::last_os_error().raw_os_error();
+            Self::from_probe(r, errno)
+        })
+    }
+
+    /// The decision of [`RootSwitch::for_this_process`] from its probe's result.
+    pub fn from_probe(result: libc::c_long, errno: Option<i32>) -> RootSwitch {
+        if result < 0 && errno == Some(libc::EPERM) {
+            RootSwitch::MoveAndChroot
+        } else {
+            RootSwitch::PivotRoot
+        }
+    }
+}
+
 /// Everything the holder needs, prepared by the supervisor.
 pub(crate) struct MountPlan {
     pub root: PathBuf,
@@ -67,6 +128,7 @@ pub(crate) struct MountPlan {
     /// Show only [`view::ROOTLESS_VIEW`] of the root, not all of it (a
     /// rootless box).
     pub allowlist: bool,
+    pub root_switch: RootSwitch,
 }
 
 fn c(p: &Path) -> CString {
@@ -112,6 +174,7 @@ pub(crate) struct MountPaths {
     dev_shm: CString,
     proc: CString,
     proc_masked: Vec<CString>,
+    root_switch: RootSwitch,
 }
 
 /// How a rootless box's root is built (see [`view`]): an empty tmpfs at
@@ -205,6 +268,7 @@ impl MountPlan {
             dev: c(&dev),
             proc_masked: PROC_MASKED.iter().map(|n| c(&proc_dir.join(n))).collect(),
             proc: c(&proc_dir),
+            root_switch: self.root_switch,
         }
     }
 }
@@ -399,10 +463,23 @@ pub(crate) fn holder_main(paths: &MountPaths, init: RawFd, report: RawFd, contro
 
     // SAFETY: a NUL-terminated path alive across the call.
     step!("entering the new root", check(unsafe { libc::chdir(p.root.as_ptr()) }));
-    // SAFETY: static C strings; pivot_root(".", ".") stacks the old root under the new one.
-    step!("pivot_root", check(unsafe { libc::syscall(libc::SYS_pivot_root, c".".as_ptr(), c".".as_ptr()) as libc::c_int }));
-    // SAFETY: a static C string.
-    step!("detaching the old root", check(unsafe { libc::umount2(c".".as_ptr(), libc::MNT_DETACH) }));
+    match p.root_switch {
+        RootSwitch::PivotRoot => {
+            // SAFETY: static C strings; pivot_root(".", ".") stacks the old root under the new one.
+            step!("pivot_root", check(unsafe { libc::syscall(libc::SYS_pivot_root, c".".as_ptr(), c".".as_ptr()) as libc::c_int }));
+            // SAFETY: a static C string.
+            step!("detaching the old root", check(unsafe { libc::umount2(c".".as_ptr(), libc::MNT_DETACH) }));
+        }
+        RootSwitch::MoveAndChroot => {
+            step!(
+                "moving the box's root over / (MS_MOVE; pivot_root is refused here)",
+                // SAFETY: static C strings and null pointers, as a move takes.
+                check(unsafe { libc::mount(c".".as_ptr(), c"/".as_ptr(), std::ptr::null(), libc::MS_MOVE, std::ptr::null()) })
+            );
+            // SAFETY: a static C string.
+            step!("chroot into the box's root", check(unsafe { libc::chroot(c".".as_ptr()) }));
+        }
+    }
     // SAFETY: a static C string.
     step!("chdir /", check(unsafe { libc::chdir(c"/".as_ptr()) }));
     // SAFETY: a 4-byte static name and its length.
@@ -475,4 +552,29 @@ pub(crate) fn open_in_box(holder: libc::pid_t, inside: &str, flags: libc::c_int)
     }
     // SAFETY: `fd` was just opened (checked >= 0) and nothing else owns it.
     Ok(unsafe { std::os::fd::FromRawFd::from_raw_fd(fd) })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::RootSwitch;
+
+    #[test]
+    fn the_root_switch_follows_the_probe() {
+        for (result, errno, want) in [
+            (-1, Some(libc::EFAULT), RootSwitch::PivotRoot), // allowed: the null paths could not be read
+            (-1, Some(libc::EINVAL), RootSwitch::PivotRoot),
+            (-1, Some(libc::EPERM), RootSwitch::MoveAndChroot), // a seccomp filter (or no CAP_SYS_ADMIN)
+            (0, Some(libc::EPERM), RootSwitch::PivotRoot),      // a stale errno after a success
+            (-1, None, RootSwitch::PivotRoot),
+        ] {
+            assert_eq!(RootSwitch::from_probe(result, errno), want, "{result} {errno:?}");
+        }
+    }
+
+    #[test]
+    fn root_switches_have_their_report_names() {
+        assert_eq!(RootSwitch::PivotRoot.to_string(), "pivot_root");
+        assert_eq!(RootSwitch::MoveAndChroot.to_string(), "move_and_chroot");
+        assert_eq!(serde_json::to_string(&RootSwitch::MoveAndChroot).unwrap(), "\"move_and_chroot\"");
+    }
 }

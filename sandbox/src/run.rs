@@ -13,6 +13,7 @@ use serde::Serialize;
 
 use crate::cgroup::Version;
 use crate::landlock_rules::LandlockStatus;
+use crate::mounts::RootSwitch;
 use crate::sandbox::{Command, Sandbox, Stdio};
 use crate::usage::{Exit, Outcome, Usage};
 use crate::{Result, SandboxConfig};
@@ -31,6 +32,8 @@ pub struct RunOutput {
     pub stderr: Vec<u8>,
     pub cgroup: Version,
     pub landlock: LandlockStatus,
+    /// `pivot_root`, or `move_and_chroot` where a seccomp profile refuses it.
+    pub root: RootSwitch,
     pub uid: u32,
 }
 
@@ -196,6 +199,7 @@ pub fn run_in(sandbox: &Sandbox, program: &str, args: &[String], env: &[(String,
         stderr: err.kept,
         cgroup: sandbox.cgroup_version(),
         landlock: sandbox.landlock_status().clone(),
+        root: sandbox.root_switch(),
         uid: sandbox.uid(),
     })
 }

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use crate::cgroup::{Group, Hierarchy, Version};
 use crate::landlock_rules::{self, LandlockStatus};
 use crate::launcher::{on_launcher, on_launcher_watched};
-use crate::mounts::{self, MountPlan, WORK_DIR};
+use crate::mounts::{self, MountPlan, RootSwitch, WORK_DIR};
 use crate::seccomp::Filter;
 use crate::slots::{self, Slot};
 use crate::spawn::{self, ExecPlan};
@@ -137,6 +137,7 @@ pub struct Sandbox {
     workdir: WorkDir,
     landlock: Option<OwnedFd>,
     landlock_status: LandlockStatus,
+    root_switch: RootSwitch,
     cap_last_cap: u32,
     shared: Arc<Shared>,
     /// Between `freeze` and a successful `thaw`: no spawn.
@@ -192,6 +193,18 @@ impl Sandbox {
         );
         let cgroup = hierarchy.create(&id, &config.limits)?;
         let scratch_dir = config.runtime_dir.join("boxes").join(&id);
+        let root_switch = RootSwitch::for_this_process(privilege.is_root());
+        if root_switch != RootSwitch::PivotRoot {
+            static WARNED: std::sync::Once = std::sync::Once::new();
+            WARNED.call_once(|| {
+                tracing::warn!(
+                    root_switch = %root_switch,
+                    "pivot_root is refused to this process (a seccomp profile: Docker's default one refuses it): each box's root is \
+                     moved over / and chrooted into instead, the host's tree staying mounted under it, out of the bots' reach \
+                     (no capability, chroot refused by koth's filter); docs/operations.md, \"Privileges of the runner container\""
+                )
+            });
+        }
         let built = (|| {
             std::fs::create_dir_all(&scratch_dir).map_err(|e| Error::os(format!("creating {}", scratch_dir.display()), e))?;
             let plan = MountPlan {
@@ -203,6 +216,7 @@ impl Sandbox {
                 loopback: matches!(config.network, Network::Loopback { .. }),
                 hidden: config.hidden.clone(),
                 allowlist: !privilege.is_root(),
+                root_switch,
             };
             start_holder(plan, privilege)
         })();
@@ -242,6 +256,7 @@ impl Sandbox {
             workdir,
             landlock: None,
             landlock_status: LandlockStatus::NotEnforced,
+            root_switch,
             cap_last_cap: cap_last_cap(),
             shared: Arc::new(Shared { destroyed: false.into(), children: Mutex::new(Default::default()) }),
             paused: AtomicBool::new(false),
@@ -257,6 +272,15 @@ impl Sandbox {
         if sandbox.landlock_status != LandlockStatus::FullyEnforced {
             static WARNED: std::sync::Once = std::sync::Once::new();
             WARNED.call_once(|| {
+                if sandbox.landlock_status == LandlockStatus::RefusedBySeccomp {
+                    tracing::warn!(
+                        status = %sandbox.landlock_status,
+                        "Landlock is refused by this process's seccomp profile (Docker's default one before 2022, or the host's own): boxes run \
+                         without its layer (namespaces, mounts, cgroups, uids and koth's own seccomp filter still hold); a newer \
+                         engine or a profile allowing the landlock_* calls gives it back (docs/operations.md)"
+                    );
+                    return;
+                }
                 tracing::info!(
                     status = %sandbox.landlock_status,
                     kernel_abi = landlock_rules::kernel_abi(),
@@ -488,6 +512,10 @@ impl Sandbox {
     }
     pub fn landlock_status(&self) -> &LandlockStatus {
         &self.landlock_status
+    }
+    /// How the box's root was made its root (see [`RootSwitch`]).
+    pub fn root_switch(&self) -> RootSwitch {
+        self.root_switch
     }
     pub fn cgroup_version(&self) -> Version {
         self.version

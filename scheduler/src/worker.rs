@@ -182,15 +182,17 @@ enum JobResult {
     Fail(String),
 }
 
-/// Report what this runner can run ([`runners`]) once.
-pub async fn report_languages(pool: &PgPool, runner: &str, builder: &Builder) {
+/// Report what this runner can run ([`runners`]) once; whether it can run
+/// any language at all.
+pub async fn report_languages(pool: &PgPool, runner: &str, builder: &Builder) -> bool {
     let b = builder.clone();
     let found = tokio::task::spawn_blocking(move || {
         koth_runner::language::all().iter().map(|l| (l.name.clone(), runners::Can::from(b.availability(l)))).collect()
     })
     .await;
-    let Ok(found) = found else { return };
+    let Ok(found) = found else { return false };
     let found: std::collections::BTreeMap<String, runners::Can> = found;
+    let runs_any = found.values().any(|c| !matches!(c, runners::Can::Err(_)));
     let missing: Vec<&str> = found.iter().filter(|(_, c)| matches!(c, runners::Can::Err(_))).map(|(l, _)| l.as_str()).collect();
     if !missing.is_empty() {
         tracing::info!(runner = %runner, "languages this runner cannot run: {}", missing.join(", "));
@@ -198,16 +200,25 @@ pub async fn report_languages(pool: &PgPool, runner: &str, builder: &Builder) {
     if let Err(e) = runners::report(pool, runner, &found).await {
         tracing::warn!(runner = %runner, "reporting its languages failed ({e}); trying again later");
     }
+    runs_any
 }
 
+/// How soon a runner that can run no language yet reports again: its
+/// image store may be being built beside it (in a swarm the machine's
+/// `images` job and its runners start together).
+pub const REPORT_SOON: std::time::Duration = std::time::Duration::from_secs(5);
+
 /// After a first [`report_languages`]: report again every
-/// [`runners::REPORT_EVERY`] (images may be built meanwhile) until
-/// `shutdown`; then forget the runner, so one scaled down stops counting
-/// at once.
+/// [`runners::REPORT_EVERY`] (images may be built meanwhile), or every
+/// [`REPORT_SOON`] while it can run no language at all (its first wait is
+/// that short too), until `shutdown`; then forget the runner, so one scaled
+/// down stops counting at once.
 pub async fn keep_reporting_languages(pool: PgPool, runner: String, builder: Builder, shutdown: watch::Receiver<bool>) {
+    let mut runs_any = false;
     loop {
+        let wait = if runs_any { runners::REPORT_EVERY } else { REPORT_SOON };
         tokio::select! {
-            _ = tokio::time::sleep(runners::REPORT_EVERY) => report_languages(&pool, &runner, &builder).await,
+            _ = tokio::time::sleep(wait) => runs_any = report_languages(&pool, &runner, &builder).await,
             _ = wait_true(shutdown.clone()) => {
                 if let Err(e) = runners::forget(&pool, &runner).await {
                     tracing::warn!(runner = %runner, "forgetting its languages failed: {e}");

@@ -51,13 +51,16 @@ async fn ensure_host_locked(pool: &PgPool, data_dir: &std::path::Path) -> anyhow
 /// others then find its ladders.
 pub async fn seed(pool: &PgPool, data_dir: &std::path::Path) -> anyhow::Result<()> {
     let lock = store::first_start_lock(pool).await?;
-    seed_locked(pool, data_dir).await?;
+    let host = ensure_host_locked(pool, data_dir).await?;
+    seed_for(pool, host).await?;
     lock.commit().await?;
     Ok(())
 }
 
-async fn seed_locked(pool: &PgPool, data_dir: &std::path::Path) -> anyhow::Result<()> {
-    let host = ensure_host_locked(pool, data_dir).await?;
+/// [`seed`] owned by an existing host account (`koth web
+/// --host-token-file`, whose token is a secret of the host's and is
+/// written nowhere). The caller holds [`store::first_start_lock`].
+pub async fn seed_for(pool: &PgPool, host: i64) -> anyhow::Result<()> {
     let ladders = store::ladder_count(pool).await?;
     if ladders > 0 {
         return Ok(());

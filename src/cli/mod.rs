@@ -14,6 +14,7 @@ mod replay;
 mod replay_bench;
 mod rootless;
 mod sandbox;
+mod secrets;
 mod service;
 mod soak;
 mod starter;

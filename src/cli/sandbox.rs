@@ -156,7 +156,7 @@ fn run_program(a: RunArgs) -> anyhow::Result<i32> {
         std::io::stderr().write_all(&report.stderr)?;
         let u = &report.usage;
         eprintln!(
-            "koth sandbox: {:?} ({}) wall {:.3}s cpu {:.3}s peak memory {} oom kills {} stdout {} B stderr {} B [cgroup {:?}, landlock {:?}, uid {}]",
+            "koth sandbox: {:?} ({}) wall {:.3}s cpu {:.3}s peak memory {} oom kills {} stdout {} B stderr {} B [cgroup {:?}, landlock {:?}, root {}, uid {}]",
             u.outcome,
             match u.exit {
                 koth_sandbox::Exit::Code(c) => format!("exit code {c}"),
@@ -170,6 +170,7 @@ fn run_program(a: RunArgs) -> anyhow::Result<i32> {
             u.stderr_bytes,
             report.cgroup,
             report.landlock,
+            report.root,
             report.uid,
         );
     }

@@ -28,6 +28,11 @@ pub struct RunnerArgs {
     /// PostgreSQL URL of the contest's database.
     #[arg(long, env = "DATABASE_URL")]
     database_url: String,
+    /// A file holding the database's password (its first line), put into
+    /// the URL: a Docker secret (/run/secrets/NAME) instead of a password
+    /// in the environment.
+    #[arg(long, env = "KOTH_DATABASE_PASSWORD_FILE")]
+    database_password_file: Option<std::path::PathBuf>,
     /// The cores this runner's matches may use (a list such as 0-3 or 0,2,
     /// or all): a match takes a core for each bot that thinks at the same
     /// time when they are free, and each bot on move runs on its own (when
@@ -69,6 +74,11 @@ pub struct SchedulerArgs {
     /// PostgreSQL URL of the contest's database.
     #[arg(long, env = "DATABASE_URL")]
     database_url: String,
+    /// A file holding the database's password (its first line), put into
+    /// the URL: a Docker secret (/run/secrets/NAME) instead of a password
+    /// in the environment.
+    #[arg(long, env = "KOTH_DATABASE_PASSWORD_FILE")]
+    database_password_file: Option<std::path::PathBuf>,
     /// Time between two passes over the ladders.
     #[arg(long, default_value = "500ms", value_parser = duration)]
     tick: Duration,
@@ -79,6 +89,11 @@ pub struct WebArgs {
     /// PostgreSQL URL of the contest's database.
     #[arg(long, env = "DATABASE_URL")]
     database_url: String,
+    /// A file holding the database's password (its first line), put into
+    /// the URL: a Docker secret (/run/secrets/NAME) instead of a password
+    /// in the environment.
+    #[arg(long, env = "KOTH_DATABASE_PASSWORD_FILE")]
+    database_password_file: Option<std::path::PathBuf>,
     /// Address to serve the API and the pages on.
     #[arg(long, env = "KOTH_LISTEN", default_value = "127.0.0.1:8080")]
     listen: String,
@@ -87,6 +102,12 @@ pub struct WebArgs {
     /// written to `<data-dir>/host-token`.
     #[arg(long)]
     examples: bool,
+    /// A file holding the host's token (its first line; 32 to 256 letters,
+    /// digits, '-' or '_'): the `host` account gets it, created if needed,
+    /// and `--examples` writes no token of its own. A Docker secret
+    /// (/run/secrets/NAME) in a swarm.
+    #[arg(long, env = "KOTH_HOST_TOKEN_FILE")]
+    host_token_file: Option<std::path::PathBuf>,
     /// Where `--examples` writes the host's token.
     #[arg(long, env = "KOTH_DATA", default_value = "/var/lib/koth/web")]
     data_dir: std::path::PathBuf,
@@ -167,7 +188,12 @@ pub(super) async fn start_web(
 pub fn runner(a: RunnerArgs) -> anyhow::Result<i32> {
     let rt = tokio::runtime::Runtime::new()?;
     let result = rt.block_on(async move {
-        let pool = koth_scheduler::db::connect_and_migrate(&a.database_url, a.jobs + 4).await.map_err(|e| anyhow::anyhow!(e))?;
+        let pool = koth_scheduler::db::connect_and_migrate(
+            &super::secrets::database_url(&a.database_url, a.database_password_file.as_deref())?,
+            a.jobs + 4,
+        )
+        .await
+        .map_err(|e| anyhow::anyhow!(e))?;
         let sandbox = a.store.sandbox();
         let builder = a.store.builder(if a.allow_host_toolchains { ImagePolicy::Auto } else { ImagePolicy::Images });
         let name = a.name.clone().unwrap_or_else(|| {
@@ -210,7 +236,12 @@ pub fn runner(a: RunnerArgs) -> anyhow::Result<i32> {
 pub fn scheduler(a: SchedulerArgs) -> anyhow::Result<i32> {
     let rt = tokio::runtime::Runtime::new()?;
     rt.block_on(async move {
-        let pool = koth_scheduler::db::connect_and_migrate(&a.database_url, 4).await.map_err(|e| anyhow::anyhow!(e))?;
+        let pool = koth_scheduler::db::connect_and_migrate(
+            &super::secrets::database_url(&a.database_url, a.database_password_file.as_deref())?,
+            4,
+        )
+        .await
+        .map_err(|e| anyhow::anyhow!(e))?;
         let stop = shutdown_signal();
         tracing::info!("scheduler started");
         start_scheduler(&pool, a.tick, &stop).await?.map_err(|e| anyhow::anyhow!(e))?;
@@ -221,10 +252,29 @@ pub fn scheduler(a: SchedulerArgs) -> anyhow::Result<i32> {
 pub fn web(a: WebArgs) -> anyhow::Result<i32> {
     let rt = tokio::runtime::Runtime::new()?;
     rt.block_on(async move {
-        let pool = koth_scheduler::db::connect_and_migrate(&a.database_url, 16).await.map_err(|e| anyhow::anyhow!(e))?;
-        if a.examples {
-            std::fs::create_dir_all(&a.data_dir).map_err(|e| anyhow::anyhow!("creating {}: {e}", a.data_dir.display()))?;
-            super::examples::seed(&pool, &a.data_dir).await?;
+        let pool = koth_scheduler::db::connect_and_migrate(
+            &super::secrets::database_url(&a.database_url, a.database_password_file.as_deref())?,
+            16,
+        )
+        .await
+        .map_err(|e| anyhow::anyhow!(e))?;
+        match &a.host_token_file {
+            Some(f) => {
+                let token = super::secrets::read_secret(f, "the host's token", "--host-token-file, KOTH_HOST_TOKEN_FILE")?;
+                super::secrets::check_host_token(&token).map_err(|e| anyhow::anyhow!("{}: {e}", f.display()))?;
+                // Web replicas start at once: one makes the host and the examples.
+                let lock = koth_scheduler::db::store::first_start_lock(&pool).await?;
+                let host = koth_scheduler::api::ensure_host_token(&pool, "host", &token).await.map_err(|e| anyhow::anyhow!(e))?;
+                if a.examples {
+                    super::examples::seed_for(&pool, host).await?;
+                }
+                lock.commit().await?;
+            }
+            None if a.examples => {
+                std::fs::create_dir_all(&a.data_dir).map_err(|e| anyhow::anyhow!("creating {}: {e}", a.data_dir.display()))?;
+                super::examples::seed(&pool, &a.data_dir).await?;
+            }
+            None => {}
         }
         let stop = shutdown_signal();
         let (addr, server) = start_web(&pool, &a.listen, a.api.options(), a.http.limits(), &stop).await?;

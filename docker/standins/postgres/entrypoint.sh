@@ -13,6 +13,10 @@ mkdir -p "$PGDATA" /var/run/postgresql
 chown postgres:postgres "$PGDATA" /var/run/postgresql
 chmod 700 "$PGDATA"
 if [ ! -s "$PGDATA/PG_VERSION" ]; then
+    # As the official image: the password from a file (a Docker secret).
+    if [ -n "${POSTGRES_PASSWORD_FILE:-}" ]; then
+        POSTGRES_PASSWORD=$(cat "$POSTGRES_PASSWORD_FILE")
+    fi
     if [ -z "${POSTGRES_PASSWORD:-}" ]; then
         echo "docker-entrypoint: POSTGRES_PASSWORD must be set to initialise the database" >&2
         exit 1

@@ -399,6 +399,26 @@ pub async fn new_token_for(pool: &PgPool, user: i64, name: &str) -> Result<Strin
     Ok(token)
 }
 
+/// Make `token` (a host's own, from a secret file: `koth web
+/// --host-token-file`) a token of the host account `name`, creating the
+/// account if there is none; a token already there is kept. Refused if the
+/// token is another account's.
+pub async fn ensure_host_token(pool: &PgPool, name: &str, token: &str) -> Result<i64, String> {
+    let hash = token_hash(token);
+    match accounts::token_owner(pool, &hash).await.map_err(|e| e.to_string())? {
+        Some((id, true)) => return Ok(id),
+        Some((_, false)) => return Err("the host token is already a token of an account that is not a host's: choose another".into()),
+        None => {}
+    }
+    match accounts::host_named(pool, name).await.map_err(|e| e.to_string())? {
+        Some(id) => {
+            accounts::create_token(pool, id, "host-token-file", &hash, None).await.map_err(|e| format!("{e:?}"))?;
+            Ok(id)
+        }
+        None => accounts::create_account(pool, name, true, &hash, None).await.map_err(|e| e.to_string()),
+    }
+}
+
 /// Create an account and its first token (returned once), which never
 /// expires (the host's own, made by `koth up`).
 pub async fn create_account(pool: &PgPool, name: &str, is_host: bool) -> Result<(i64, String), sqlx::Error> {

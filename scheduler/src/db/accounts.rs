@@ -50,6 +50,18 @@ pub async fn create_account(
     Ok(id)
 }
 
+/// The account a token's hash belongs to, and whether it is a host's,
+/// expired or not (a host's secret token must not collide with another's).
+pub async fn token_owner(pool: &PgPool, token_hash: &[u8]) -> std::result::Result<Option<(i64, bool)>, sqlx::Error> {
+    let row: Option<(i64, bool)> = sqlx::query_as(
+        "SELECT u.id, u.is_host FROM api_tokens t JOIN users u ON u.id = t.user_id WHERE t.hash = $1 AND u.deleted_at IS NULL",
+    )
+    .bind(token_hash)
+    .fetch_optional(pool)
+    .await?;
+    Ok(row)
+}
+
 /// The id of the host account named `name`, if there is one.
 pub async fn host_named(pool: &PgPool, name: &str) -> std::result::Result<Option<i64>, sqlx::Error> {
     sqlx::query_scalar("SELECT id FROM users WHERE name = $1 AND is_host AND deleted_at IS NULL").bind(name).fetch_optional(pool).await
