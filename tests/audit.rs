@@ -141,10 +141,10 @@ async fn every_outcome_and_host_action_is_one_entry_that_only_hosts_read() {
     .unwrap();
     let Some(pg) = postgres("audit") else { return };
     let pool = koth_scheduler::db::connect_and_migrate(&pg.url(), 4).await.unwrap();
-    let api = Api(koth_scheduler::api::router(pool.clone()));
+    let api = Api(koth_web::http::router(pool.clone()));
     let q = Queue::new(pool.clone());
-    let (host_id, host) = koth_scheduler::api::create_account(&pool, "host", true).await.unwrap();
-    let (alice_id, alice) = koth_scheduler::api::create_account(&pool, "alice", false).await.unwrap();
+    let (host_id, host) = koth_web::http::create_account(&pool, "host", true).await.unwrap();
+    let (alice_id, alice) = koth_web::http::create_account(&pool, "alice", false).await.unwrap();
     let mut seen = 0;
 
     // Only hosts read it.
@@ -393,7 +393,7 @@ async fn every_outcome_and_host_action_is_one_entry_that_only_hosts_read() {
     // `koth audit` prints it as lines, for hosts only.
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let server = format!("http://{}", listener.local_addr().unwrap());
-    let router = koth_scheduler::api::router(pool.clone());
+    let router = koth_web::http::router(pool.clone());
     tokio::spawn(async move { axum::serve(listener, router).await });
     let config = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("audit-cli");
     let (host_token, third) = (host.clone(), all[2]);
@@ -415,7 +415,7 @@ async fn every_outcome_and_host_action_is_one_entry_that_only_hosts_read() {
     .await
     .unwrap();
     assert!(ok && out.lines().count() == 1 && out.contains("disabled by a host: reads the other bot's files"), "{out}");
-    let (_, other_token) = koth_scheduler::api::create_account(&pool, "bob", false).await.unwrap();
+    let (_, other_token) = koth_web::http::create_account(&pool, "bob", false).await.unwrap();
     let (ok, out) =
         tokio::task::spawn_blocking(move || koth(&config, &["audit", "--server", &server, "--token", &other_token], "")).await.unwrap();
     assert!(!ok && out.contains("only hosts"), "{out}");

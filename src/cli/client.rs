@@ -9,7 +9,7 @@
 //! login file is `$XDG_CONFIG_HOME/koth/login.json` (or
 //! `~/.config/koth/login.json`), mode 0600 in a 0700 folder.
 //! Ladders are named by id or name. Responses are read into the API's own
-//! types (`koth_scheduler::api::types`), so the client and the server
+//! types (`koth_web::http::types`), so the client and the server
 //! cannot disagree on a field.
 
 use std::path::PathBuf;
@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context};
 use clap::{Args, Subcommand};
-use koth_scheduler::api::types::{
+use koth_web::http::types::{
     BotInfo, ErrorBody, JobState, LadderBot, LadderSummary, Leaderboard, MatchKind, MatchState, MatchSummary, Me, NewToken,
     NewTokenRequest, SeatStderr, Submitted, TokenInfo, VersionLog, VersionStatus,
 };

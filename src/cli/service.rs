@@ -148,17 +148,17 @@ pub(super) async fn start_runners(
 pub(super) async fn start_web(
     pool: &PgPool,
     listen: &str,
-    options: koth_scheduler::api::ApiOptions,
-    limits: koth_scheduler::serve::HttpLimits,
+    options: koth_web::http::ApiOptions,
+    limits: koth_web::serve::HttpLimits,
     stop: &watch::Receiver<bool>,
 ) -> anyhow::Result<(std::net::SocketAddr, JoinHandle<std::io::Result<()>>)> {
     let listener = tokio::net::TcpListener::bind(listen)
         .await
         .map_err(|e| anyhow::anyhow!("listening on {listen}: {e}; pick another with --listen"))?;
     let addr = listener.local_addr()?;
-    let app = koth_scheduler::api::router_with(pool.clone(), options);
+    let app = koth_web::http::router_with(pool.clone(), options);
     let mut stop = stop.clone();
-    let server = tokio::spawn(koth_scheduler::serve::serve(listener, app, limits, async move {
+    let server = tokio::spawn(koth_web::serve::serve(listener, app, limits, async move {
         let _ = stop.wait_for(|s| *s).await;
     }));
     Ok((addr, server))

@@ -34,7 +34,7 @@ fn names<T: serde::Serialize>(all: &[T]) -> Vec<String> {
 
 #[test]
 fn every_enum_in_the_document_is_the_codes_list() {
-    let doc = serde_json::to_value(koth_scheduler::api::openapi_document()).unwrap();
+    let doc = serde_json::to_value(koth_web::http::openapi_document()).unwrap();
     let mut found = Vec::new();
     enums(&doc, "", &mut found);
     // Each schema of the document that is an enum, and the code's list.
