@@ -31,9 +31,9 @@ async fn create_user(
     let address = peer.map(|p| p.0 .0.ip());
     match db::accounts::sign_up(&s.pool, &u.name, address, &s.options.signups, &token_hash(&token), s.options.token_lifetime).await {
         Ok(id) => Ok((StatusCode::CREATED, Json(NewAccount { id, name: u.name, token })).into_response()),
-        Err(db::accounts::SignupError::OverLimit(e)) => Ok(over_limit(e)),
+        Err(db::accounts::SignupError::OverLimit(e)) => Err(e.into()),
         Err(db::accounts::SignupError::Db(sqlx::Error::Database(e))) if e.is_unique_violation() => {
-            Err(ApiError(StatusCode::CONFLICT, format!("the name {:?} is taken", u.name)))
+            Err(ApiError::Conflict(format!("the name {:?} is taken", u.name)))
         }
         Err(db::accounts::SignupError::Db(e)) => Err(e.into()),
     }

@@ -63,14 +63,14 @@ async fn submit(
         let mut conn = s.pool.acquire().await?;
         let usage = db::accounts::submission_usage(&mut conn, who.id).await?;
         if let Err(e) = quota::check_submission(limits, &usage, None) {
-            return Ok(over_limit(e));
+            return Err(e.into());
         }
     }
     let bytes = body.to_vec();
     let sub = tokio::task::spawn_blocking(move || Submission::from_upload(&file, &bytes, &SubmissionLimits::default()))
         .await
-        .map_err(|e| ApiError(StatusCode::INTERNAL_SERVER_ERROR, format!("checking the upload failed: {e}")))?
-        .map_err(|e| ApiError(StatusCode::UNPROCESSABLE_ENTITY, e.to_string()))?;
+        .map_err(|e| ApiError::Internal(format!("checking the upload failed: {e}")))?
+        .map_err(|e| ApiError::Unprocessable(e.to_string()))?;
     let known = runners::availability(&s.pool).await?;
     if let Some(Can::Err(why)) = language_can(known.as_ref(), sub.language) {
         let runs: Vec<&str> = koth_runner::language::all()
@@ -79,10 +79,10 @@ async fn submit(
             .map(|l| l.name.as_str())
             .collect();
         let runs = if runs.is_empty() { "none yet".to_owned() } else { runs.join(", ") };
-        return Err(ApiError(
-            StatusCode::UNPROCESSABLE_ENTITY,
-            format!("{} bots cannot be run on this server: {why}. Submit in a language it runs: {runs}", sub.language.display),
-        ));
+        return Err(ApiError::Unprocessable(format!(
+            "{} bots cannot be run on this server: {why}. Submit in a language it runs: {runs}",
+            sub.language.display
+        )));
     }
     let stored = sub.source_tar();
     let language = sub.language.name.clone();
@@ -100,7 +100,7 @@ async fn submit(
     use koth_scheduler::db::store::SubmitError;
     let done = match koth_scheduler::db::store::submit(&s.pool, &new, limits.as_ref()).await {
         Ok(done) => done,
-        Err(SubmitError::OverLimit(e)) => return Ok(over_limit(e)),
+        Err(SubmitError::OverLimit(e)) => return Err(e.into()),
         Err(SubmitError::Closed(deadline)) => return Err(forbidden(&closed_at(ladder, &deadline))),
         Err(SubmitError::NotYours) => return Err(forbidden("this bot belongs to someone else; choose another name")),
         Err(SubmitError::NoLadder) => return Err(not_found(&format!("ladder {ladder}"))),

@@ -13,11 +13,11 @@ pub(super) fn routes() -> OpenApiRouter<AppState> {
 
 async fn contest_of(pool: &PgPool, id: i64) -> ApiResult<Contest> {
     let mut conn = pool.acquire().await?;
-    let row = db::contests::contest(&mut conn, id).await.map_err(store_error)?.ok_or_else(|| not_found(&format!("ladder {id}")))?;
+    let row = db::contests::contest(&mut conn, id).await?.ok_or_else(|| not_found(&format!("ladder {id}")))?;
     drop(conn);
     let standings = match row.final_standings.clone() {
         Some(frozen) => Some(frozen),
-        None if row.finals.is_some() => db::contests::finals_standings(pool, id).await.map_err(store_error)?,
+        None if row.finals.is_some() => db::contests::finals_standings(pool, id).await?,
         None => None,
     };
     Ok(Contest {
@@ -28,7 +28,7 @@ async fn contest_of(pool: &PgPool, id: i64) -> ApiResult<Contest> {
         finals_started_at: row.finals_started_at,
         standings,
         finished_at: row.finished_at,
-        played_out: db::contests::played_out(pool, id).await.map_err(store_error)?,
+        played_out: db::contests::played_out(pool, id).await?,
     })
 }
 
@@ -61,11 +61,11 @@ async fn set_deadline(
         ),
         (None, None) => Deadline::Remove,
     };
-    match db::contests::set_deadline(&s.pool, id, &deadline, who.id).await.map_err(store_error)? {
+    match db::contests::set_deadline(&s.pool, id, &deadline, who.id).await? {
         DeadlineSet::Done => Ok(Json(contest_of(&s.pool, id).await?)),
         DeadlineSet::NoSuchLadder => Err(not_found(&format!("ladder {id}"))),
         DeadlineSet::FinalsStarted => {
-            Err(ApiError(StatusCode::CONFLICT, "the finals have started: the deadline that chose their entrants stays".into()))
+            Err(ApiError::Conflict("the finals have started: the deadline that chose their entrants stays".into()))
         }
         DeadlineSet::NotATime(why) => Err(bad(format!("\"at\" is not a time: {why}; write it as RFC 3339, e.g. 2026-12-01T18:00:00Z"))),
     }
@@ -90,7 +90,7 @@ async fn start_finals(
     let now = contest_of(&s.pool, id).await?;
     match now.phase {
         koth_ladder::contest::Phase::Open => {
-            return Err(conflict(match now.deadline {
+            return Err(ApiError::Conflict(match now.deadline {
                 Some(d) => format!(
                     "submissions are open until the deadline, {d}; start the finals after it, or move the deadline first \
                      (on the ladder's page, /ladders/{id}, or `koth contest deadline {id} --now`)"
@@ -102,15 +102,13 @@ async fn start_finals(
             }))
         }
         koth_ladder::contest::Phase::Finals | koth_ladder::contest::Phase::Final => {
-            return Err(conflict("the finals have already started".into()))
+            return Err(ApiError::Conflict("the finals have already started".into()))
         }
         koth_ladder::contest::Phase::Closed => {}
     }
     let mut conn = s.pool.acquire().await?;
-    let (kind, ladder) = koth_scheduler::db::store::ladder_config(&mut conn, id)
-        .await
-        .map_err(store_error)?
-        .ok_or_else(|| not_found(&format!("ladder {id}")))?;
+    let (kind, ladder) =
+        koth_scheduler::db::store::ladder_config(&mut conn, id).await?.ok_or_else(|| not_found(&format!("ladder {id}")))?;
     drop(conn);
     let format = r.format.unwrap_or(koth_ladder::format::FormatName::RoundRobin);
     let config =
@@ -121,14 +119,11 @@ async fn start_finals(
     }
     let waiting = db::contests::versions_in_progress(&s.pool, id).await?;
     if waiting > 0 {
-        return Err(conflict(format!(
+        return Err(ApiError::Conflict(format!(
             "{waiting} version(s) submitted before the deadline are still compiling or in their validation game; start the finals when they are done"
         )));
     }
-    let table = koth_scheduler::db::results::standings(&s.pool, id)
-        .await
-        .map_err(store_error)?
-        .ok_or_else(|| not_found(&format!("ladder {id}")))?;
+    let table = koth_scheduler::db::results::standings(&s.pool, id).await?.ok_or_else(|| not_found(&format!("ladder {id}")))?;
     let playable: Vec<i64> = reads::ladder_bots(&s.pool, id)
         .await?
         .into_iter()
@@ -137,14 +132,14 @@ async fn start_finals(
         .collect();
     let finalists = koth_ladder::contest::finalists(&table, &playable, r.top as usize);
     if finalists.len() < seats {
-        return Err(conflict(format!(
+        return Err(ApiError::Conflict(format!(
             "only {} bot(s) can play (a ready version, not disabled); a finals match needs {seats}",
             finalists.len()
         )));
     }
     let plan = FinalsPlan { top: r.top, format: format.to_owned(), settings: config.to_stored().1, finalists };
     if !db::contests::start_finals(&s.pool, id, &plan, who.id).await? {
-        return Err(conflict("the finals could not start: they have just been started, or the deadline was just moved".into()));
+        return Err(ApiError::Conflict("the finals could not start: they have just been started, or the deadline was just moved".into()));
     }
     Ok(Json(contest_of(&s.pool, id).await?))
 }
@@ -156,10 +151,10 @@ async fn start_finals(
 async fn final_standings_csv(State(s): State<AppState>, ApiPath(id): ApiPath<i64>) -> ApiResult<Response> {
     let c = contest_of(&s.pool, id).await?;
     let Some(standings) = c.standings.filter(|_| c.phase == koth_ladder::contest::Phase::Final) else {
-        return Err(ApiError(
-            StatusCode::NOT_FOUND,
-            format!("no final standings yet: the contest is {}; they are final once its finals are over", c.phase.as_str()),
-        ));
+        return Err(ApiError::NotFound(format!(
+            "no final standings yet: the contest is {}; they are final once its finals are over",
+            c.phase.as_str()
+        )));
     };
     let disposition = format!("attachment; filename=\"ladder-{id}-final-standings.csv\"");
     Ok((

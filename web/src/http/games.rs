@@ -68,7 +68,7 @@ fn builtin_kits(game: &str) -> Vec<Kit> {
 /// example bots); none for a game that is not there.
 async fn added_kits(pool: &PgPool, game: &str) -> ApiResult<Vec<Kit>> {
     let Some(tar) = koth_scheduler::db::games::source_by_name(pool, game).await? else { return Ok(Vec::new()) };
-    let package = koth_runner::game::GamePackage::from_tar(&tar).map_err(|e| ApiError(StatusCode::INTERNAL_SERVER_ERROR, e))?;
+    let package = koth_runner::game::GamePackage::from_tar(&tar).map_err(ApiError::Internal)?;
     Ok(package.starter_kits().into_iter().map(|k| (k.file, k.language, k.source)).collect())
 }
 
@@ -142,14 +142,12 @@ async fn add_game(
     let package =
         tokio::task::spawn_blocking(move || koth_runner::game::GamePackage::from_upload(&file, &bytes, &SubmissionLimits::default()))
             .await
-            .map_err(|e| ApiError(StatusCode::INTERNAL_SERVER_ERROR, format!("checking the upload failed: {e}")))?
-            .map_err(|e| ApiError(StatusCode::UNPROCESSABLE_ENTITY, e))?;
+            .map_err(|e| ApiError::Internal(format!("checking the upload failed: {e}")))?
+            .map_err(ApiError::Unprocessable)?;
     let name = package.manifest.name.clone();
-    let manifest = serde_json::to_value(&package.manifest).map_err(|e| ApiError(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))?;
+    let manifest = serde_json::to_value(&package.manifest).map_err(|e| ApiError::Internal(e.to_string()))?;
     // The ladder it would get must be one this server can run.
-    koth_ladder::served::ServedGame::Added(Box::new(package.manifest.clone()))
-        .default_ladder()
-        .map_err(|e| ApiError(StatusCode::UNPROCESSABLE_ENTITY, e))?;
+    koth_ladder::served::ServedGame::Added(Box::new(package.manifest.clone())).default_ladder().map_err(ApiError::Unprocessable)?;
     match koth_scheduler::db::games::add(&s.pool, &name, &manifest, &package.to_tar(), &package.source_hash(), who.id).await? {
         koth_scheduler::db::games::Added::Queued(_) => Ok((
             StatusCode::ACCEPTED,
@@ -161,7 +159,7 @@ async fn add_game(
             }),
         )
             .into_response()),
-        koth_scheduler::db::games::Added::Taken(status) => Err(conflict(format!(
+        koth_scheduler::db::games::Added::Taken(status) => Err(ApiError::Conflict(format!(
             "a game named {name:?} exists ({}); a game that ladders use is not replaced: give this one another name in its {}",
             status.as_str(),
             koth_games::external::MANIFEST
@@ -207,16 +205,13 @@ async fn starter(State(s): State<AppState>, ApiPath((game, language)): ApiPath<(
     let offered =
         if offered.is_empty() { "none (no runner here can run a language it has a kit in)".to_owned() } else { offered.join(", ") };
     let Some(i) = kits.iter().position(|(_, l, _)| l.name == language) else {
-        return Err(ApiError(
-            StatusCode::NOT_FOUND,
-            format!("{game} has no starter kit in {language:?}; this server offers it in: {offered}"),
-        ));
+        return Err(ApiError::NotFound(format!("{game} has no starter kit in {language:?}; this server offers it in: {offered}")));
     };
     if let Some(why) = &infos[i].unavailable {
-        return Err(ApiError(
-            StatusCode::NOT_FOUND,
-            format!("this server cannot run {} bots ({why}), so it offers no {game} kit in it; it offers: {offered}", infos[i].display),
-        ));
+        return Err(ApiError::NotFound(format!(
+            "this server cannot run {} bots ({why}), so it offers no {game} kit in it; it offers: {offered}",
+            infos[i].display
+        )));
     }
     let (file, _, source) = kits.into_iter().nth(i).expect("found above");
     Ok((

@@ -56,9 +56,7 @@ async fn create_ladder(State(s): State<AppState>, headers: HeaderMap, ApiBody(bo
         .await
     {
         Ok(id) => Ok((StatusCode::CREATED, Json(LadderCreated { id, name: l.name, game: game.name().into(), format })).into_response()),
-        Err(sqlx::Error::Database(e)) if e.is_unique_violation() => {
-            Err(ApiError(StatusCode::CONFLICT, format!("a ladder named {:?} exists", l.name)))
-        }
+        Err(sqlx::Error::Database(e)) if e.is_unique_violation() => Err(ApiError::Conflict(format!("a ladder named {:?} exists", l.name))),
         Err(e) => Err(e.into()),
     }
 }
@@ -72,9 +70,11 @@ async fn served_game(pool: &PgPool, name: &str) -> ApiResult<koth_ladder::served
     match koth_scheduler::db::games::by_name(pool, name).await? {
         Some(g) if g.status == GameStatus::Ready => Ok(g.game),
         Some(g) if g.status == GameStatus::Validating => {
-            Err(conflict(format!("game {name:?} is still being validated (its example bots are playing); try again shortly")))
+            Err(ApiError::Conflict(format!("game {name:?} is still being validated (its example bots are playing); try again shortly")))
         }
-        Some(g) => Err(conflict(format!("game {name:?} was refused by its validation: {}", g.log.unwrap_or_else(|| "no log".into())))),
+        Some(g) => {
+            Err(ApiError::Conflict(format!("game {name:?} was refused by its validation: {}", g.log.unwrap_or_else(|| "no log".into()))))
+        }
         None => {
             let mut names: Vec<String> = koth_games::GameKind::ALL.iter().map(|g| g.name().to_owned()).collect();
             names.extend(
@@ -97,7 +97,7 @@ async fn leaderboard(State(s): State<AppState>, ApiPath(id): ApiPath<i64>) -> Ap
         Ok(Some(standings)) => Ok(Json(Leaderboard { ladder: id, standings })),
         Ok(None) => Err(not_found(&format!("ladder {id}"))),
         Err(koth_scheduler::db::store::StoreError::Db(e)) => Err(e.into()),
-        Err(koth_scheduler::db::store::StoreError::Invalid(why)) => Err(ApiError(StatusCode::INTERNAL_SERVER_ERROR, why)),
+        Err(koth_scheduler::db::store::StoreError::Invalid(why)) => Err(ApiError::Internal(why)),
     }
 }
 

@@ -48,7 +48,7 @@ async fn replay(State(s): State<AppState>, ApiPath(id): ApiPath<i64>, headers: H
         let json = replays::to_json(&stored).map_err(|e| stored_unreadable(id, e))?;
         let json = tokio::task::spawn_blocking(move || koth_games::replay::with_stderr(&json, &theirs))
             .await
-            .map_err(|e| ApiError(StatusCode::INTERNAL_SERVER_ERROR, format!("adding the stderr: {e}")))?
+            .map_err(|e| ApiError::Internal(format!("adding the stderr: {e}")))?
             .map_err(|e| stored_unreadable(id, e))?;
         encoded_json(json, None)
     };
@@ -61,7 +61,7 @@ async fn replay(State(s): State<AppState>, ApiPath(id): ApiPath<i64>, headers: H
 async fn finished_replay(pool: &PgPool, id: i64) -> ApiResult<StoredReplay> {
     match replays::stored(pool, id).await? {
         None => Err(not_found(&format!("match {id}"))),
-        Some(None) => Err(ApiError(StatusCode::CONFLICT, format!("match {id} has not finished; its replay comes when it does"))),
+        Some(None) => Err(ApiError::Conflict(format!("match {id} has not finished; its replay comes when it does"))),
         Some(Some(v)) => Ok(v),
     }
 }
@@ -83,7 +83,7 @@ fn encoded_json(body: Vec<u8>, coding: Option<&'static str>) -> Response {
 
 fn stored_unreadable(id: i64, why: String) -> ApiError {
     tracing::error!(match_id = id, "{why}");
-    ApiError(StatusCode::INTERNAL_SERVER_ERROR, format!("match {id}'s stored replay is damaged: {why}"))
+    ApiError::Internal(format!("match {id}'s stored replay is damaged: {why}"))
 }
 
 /// Pictures of every turn of a finished match, for the replay viewer: the
@@ -115,12 +115,11 @@ async fn frames(State(s): State<AppState>, ApiPath(id): ApiPath<i64>, headers: H
     if let Some(gz) = replays::kept_frames(&s.pool, id).await? {
         return serve(gz);
     }
-    let drawn = crate::drawing::run(slot, move || -> Result<_, (StatusCode, String)> {
-        let unprocessable = |e: String| (StatusCode::UNPROCESSABLE_ENTITY, format!("match {id}'s replay cannot be drawn: {e}"));
+    let drawn = crate::drawing::run(slot, move || -> Result<_, ApiError> {
+        let unprocessable = |e: String| ApiError::Unprocessable(format!("match {id}'s replay cannot be drawn: {e}"));
         let (replay, repacked) = match &stored {
             StoredReplay::Packed(z) => {
-                let json = packed::unzstd(z)
-                    .map_err(|e| (StatusCode::INTERNAL_SERVER_ERROR, format!("match {id}'s stored replay is damaged: {e}")))?;
+                let json = packed::unzstd(z).map_err(|e| ApiError::Internal(format!("match {id}'s stored replay is damaged: {e}")))?;
                 (koth_games::replay::Replay::from_json(&json).map_err(unprocessable)?, None)
             }
             StoredReplay::Json(v) => {
@@ -130,13 +129,10 @@ async fn frames(State(s): State<AppState>, ApiPath(id): ApiPath<i64>, headers: H
             }
         };
         let frames = koth_games::replay::frames(&replay).map_err(unprocessable)?;
-        let json = serde_json::to_vec(&frames).map_err(|e| (StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))?;
+        let json = serde_json::to_vec(&frames).map_err(|e| ApiError::Internal(e.to_string()))?;
         Ok((packed::gzip(&json), repacked))
     });
-    let (gz, repacked) = drawn
-        .await
-        .map_err(|e| ApiError(StatusCode::INTERNAL_SERVER_ERROR, format!("drawing the replay: {e}")))?
-        .map_err(|(status, e)| ApiError(status, e))?;
+    let (gz, repacked) = drawn.await.map_err(|e| ApiError::Internal(format!("drawing the replay: {e}")))??;
     replays::keep_frames(&s.pool, id, &gz, repacked.as_ref()).await?;
     serve(gz)
 }
@@ -211,8 +207,8 @@ async fn live(State(s): State<AppState>, ApiPath(id): ApiPath<i64>, ApiQuery(q):
             turns: turns.iter().map(|t| serde_json::to_value(t).unwrap_or_default()).collect(),
         })
     });
-    let drawn = drawn.await.map_err(|e| ApiError(StatusCode::INTERNAL_SERVER_ERROR, format!("drawing the match: {e}")))?;
-    drawn.map(Json).map_err(|e| ApiError(StatusCode::UNPROCESSABLE_ENTITY, format!("match {id} cannot be drawn while it runs: {e}")))
+    let drawn = drawn.await.map_err(|e| ApiError::Internal(format!("drawing the match: {e}")))?;
+    drawn.map(Json).map_err(|e| ApiError::Unprocessable(format!("match {id} cannot be drawn while it runs: {e}")))
 }
 
 /// Draw a replay file the reader has (one `koth match --replay` wrote or
@@ -231,11 +227,11 @@ async fn draw_replay(State(s): State<AppState>, req: Request) -> Result<Response
     let Some(slot) = s.drawing.uploaded() else {
         let msg = "another replay file is being drawn, and they are drawn one at a time: try again shortly, \
                    or view it on your machine with `koth replay view FILE`";
-        return Ok(too_many(crate::drawing::UPLOADED_RETRY_AFTER_SECS, msg.into()));
+        return Err(ApiError::TooMany { retry_after_secs: crate::drawing::UPLOADED_RETRY_AFTER_SECS, message: msg.into() });
     };
     let body = axum::body::to_bytes(req.into_body(), MAX_BODY)
         .await
-        .map_err(|e| ApiError(StatusCode::PAYLOAD_TOO_LARGE, format!("the replay could not be read whole (at most 40 MiB): {e}")))?;
+        .map_err(|e| ApiError::TooLarge(format!("the replay could not be read whole (at most 40 MiB): {e}")))?;
     let drawn = crate::drawing::run(slot, move || -> Result<DrawnReplay, String> {
         let replay = koth_games::replay::Replay::from_json(&body)?;
         let frames = koth_games::replay::frames(&replay)?;
@@ -243,10 +239,8 @@ async fn draw_replay(State(s): State<AppState>, req: Request) -> Result<Response
         Ok(DrawnReplay { info: MatchInfo::of_local_replay(&replay), frames })
     })
     .await
-    .map_err(|e| ApiError(StatusCode::INTERNAL_SERVER_ERROR, format!("drawing the replay: {e}")))?;
-    drawn
-        .map(|d| Json(d).into_response())
-        .map_err(|e| ApiError(StatusCode::UNPROCESSABLE_ENTITY, format!("this file is not a replay koth can draw: {e}")))
+    .map_err(|e| ApiError::Internal(format!("drawing the replay: {e}")))?;
+    drawn.map(|d| Json(d).into_response()).map_err(|e| ApiError::Unprocessable(format!("this file is not a replay koth can draw: {e}")))
 }
 
 #[cfg(test)]
@@ -286,10 +280,8 @@ async fn challenge(State(s): State<AppState>, headers: HeaderMap, ApiBody(body):
     let who = require_caller(&s.pool, &headers).await?;
     let c: NewChallenge = json_body(&body, r#"{"ladder": 1, "bots": [1, 2]}"#)?;
     let mut conn = s.pool.acquire().await?;
-    let (kind, _) = koth_scheduler::db::store::ladder_config(&mut conn, c.ladder)
-        .await
-        .map_err(store_error)?
-        .ok_or_else(|| not_found(&format!("ladder {}", c.ladder)))?;
+    let (kind, _) =
+        koth_scheduler::db::store::ladder_config(&mut conn, c.ladder).await?.ok_or_else(|| not_found(&format!("ladder {}", c.ladder)))?;
     drop(conn);
     let (lo, hi) = kind.seat_range();
     if c.bots.len() < lo || c.bots.len() > hi {
@@ -308,8 +300,8 @@ async fn challenge(State(s): State<AppState>, headers: HeaderMap, ApiBody(body):
     let limit = if who.is_host { None } else { Some(s.options.challenges_in_flight) };
     let id = match koth_scheduler::db::store::create_challenge(&s.pool, c.ladder, &c.bots, seed, who.id, limit).await {
         Ok(id) => id,
-        Err(koth_scheduler::db::store::ChallengeError::Invalid(why)) => return Err(ApiError(StatusCode::UNPROCESSABLE_ENTITY, why)),
-        Err(koth_scheduler::db::store::ChallengeError::OverLimit(e)) => return Ok(over_limit(e)),
+        Err(koth_scheduler::db::store::ChallengeError::Invalid(why)) => return Err(ApiError::Unprocessable(why)),
+        Err(koth_scheduler::db::store::ChallengeError::OverLimit(e)) => return Err(e.into()),
         // The database failing is not the caller's fault: 503, try again.
         Err(koth_scheduler::db::store::ChallengeError::Db(e)) => return Err(e.into()),
     };
@@ -332,13 +324,10 @@ async fn cancel_match(State(s): State<AppState>, ApiPath(id): ApiPath<i64>, head
         if who.is_host { format!("cancelled by {}, a host", who.name) } else { format!("cancelled by {}, who asked for it", who.name) };
     match koth_scheduler::db::store::cancel_match(&s.pool, id, who.id, &why).await? {
         koth_scheduler::db::store::Cancelled::Done => Ok(Json(MatchCancelled { id, reason: why })),
-        koth_scheduler::db::store::Cancelled::TooLate(state) => Err(ApiError(
-            StatusCode::CONFLICT,
-            format!(
-                "match {id} cannot be cancelled: {}",
-                if state == MatchState::Queued { "a runner is playing it" } else { "it is over" }
-            ),
-        )),
+        koth_scheduler::db::store::Cancelled::TooLate(state) => Err(ApiError::Conflict(format!(
+            "match {id} cannot be cancelled: {}",
+            if state == MatchState::Queued { "a runner is playing it" } else { "it is over" }
+        ))),
         koth_scheduler::db::store::Cancelled::NoSuchMatch => Err(not_found(&format!("match {id}"))),
     }
 }

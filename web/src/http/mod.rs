@@ -135,24 +135,81 @@ pub const DEFAULT_COMPILES_QUEUED: u32 = 8;
 /// up within the first, and a contest's opening hour within the second.
 pub const DEFAULT_SIGNUPS: SignupLimits = SignupLimits { per_address_per_hour: 20, per_hour: 600 };
 
-/// A 429 for a request over one of its limits.
-fn over_limit(e: OverLimit) -> Response {
-    too_many(e.retry_after_secs, e.message)
+/// An API error, by kind: each kind is one status, and every one answers
+/// `{"error": "..."}` (one [`IntoResponse`]), the message saying what was
+/// wrong and what to do.
+#[derive(Debug, thiserror::Error)]
+pub enum ApiError {
+    /// 400: the request is malformed (its body, path or query).
+    #[error("{0}")]
+    BadRequest(String),
+    /// 401: no account, or a token that does not work.
+    #[error("{0}")]
+    Unauthorized(String),
+    /// 403: the caller may not do this.
+    #[error("{0}")]
+    Forbidden(String),
+    /// 404: what the request names does not exist (the whole message).
+    #[error("{0}")]
+    NotFound(String),
+    /// 409: the request conflicts with what is stored (a name taken, too late).
+    #[error("{0}")]
+    Conflict(String),
+    /// 413: the body is too large, or could not be read whole.
+    #[error("{0}")]
+    TooLarge(String),
+    /// 422: well formed, but refused (an upload that does not build, a
+    /// bot that cannot play).
+    #[error("{0}")]
+    Unprocessable(String),
+    /// 429: over a limit; `Retry-After` says when to try again (whole
+    /// seconds, at least 1).
+    #[error("{message}")]
+    TooMany { retry_after_secs: f64, message: String },
+    /// 500: koth's own fault (a stored row it cannot read, a task that
+    /// failed).
+    #[error("{0}")]
+    Internal(String),
+    /// 503: the database is not available.
+    #[error("{0}")]
+    Unavailable(String),
 }
 
-/// A 429: which limit, and when to try again.
-fn too_many(retry_after_secs: f64, msg: String) -> Response {
-    let secs = retry_after_secs.ceil().max(1.0) as u64;
-    (StatusCode::TOO_MANY_REQUESTS, [(axum::http::header::RETRY_AFTER, secs.to_string())], Json(ErrorBody { error: msg })).into_response()
+impl ApiError {
+    /// The status every error of this kind answers with.
+    pub fn status(&self) -> StatusCode {
+        match self {
+            ApiError::BadRequest(_) => StatusCode::BAD_REQUEST,
+            ApiError::Unauthorized(_) => StatusCode::UNAUTHORIZED,
+            ApiError::Forbidden(_) => StatusCode::FORBIDDEN,
+            ApiError::NotFound(_) => StatusCode::NOT_FOUND,
+            ApiError::Conflict(_) => StatusCode::CONFLICT,
+            ApiError::TooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
+            ApiError::Unprocessable(_) => StatusCode::UNPROCESSABLE_ENTITY,
+            ApiError::TooMany { .. } => StatusCode::TOO_MANY_REQUESTS,
+            ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
+            ApiError::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
+        }
+    }
 }
-
-/// An API error: a status and a message for the client.
-#[derive(Debug)]
-pub struct ApiError(pub(crate) StatusCode, pub(crate) String);
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
-        (self.0, Json(ErrorBody { error: self.1 })).into_response()
+        let status = self.status();
+        match self {
+            ApiError::TooMany { retry_after_secs, message } => {
+                let secs = retry_after_secs.ceil().max(1.0) as u64;
+                (status, [(axum::http::header::RETRY_AFTER, secs.to_string())], Json(ErrorBody { error: message })).into_response()
+            }
+            other => (status, Json(ErrorBody { error: other.to_string() })).into_response(),
+        }
+    }
+}
+
+/// A request over one of its limits (koth_ladder's quotas): a 429.
+impl From<OverLimit> for ApiError {
+    fn from(e: OverLimit) -> Self {
+        ApiError::TooMany { retry_after_secs: e.retry_after_secs, message: e.message }
     }
 }
 
@@ -161,7 +218,7 @@ impl From<koth_scheduler::db::store::StoreError> for ApiError {
         match e {
             koth_scheduler::db::store::StoreError::Db(e) => e.into(),
             // A stored row koth cannot read: its fault, said plainly.
-            koth_scheduler::db::store::StoreError::Invalid(why) => ApiError(StatusCode::INTERNAL_SERVER_ERROR, why),
+            koth_scheduler::db::store::StoreError::Invalid(why) => ApiError::Internal(why),
         }
     }
 }
@@ -203,7 +260,12 @@ impl<S: Send + Sync> FromRequest<S> for ApiBody {
     async fn from_request(req: Request, state: &S) -> Result<Self, Self::Rejection> {
         match axum::body::Bytes::from_request(req, state).await {
             Ok(b) => Ok(ApiBody(b)),
-            Err(e) => Err(ApiError(e.status(), format!("{}; the largest body is {} MiB", e.body_text(), MAX_BODY >> 20))),
+            Err(e) => {
+                let message = format!("{}; the largest body is {} MiB", e.body_text(), MAX_BODY >> 20);
+                // axum's body rejections: over the limit (413), or a body
+                // that could not be read (400).
+                Err(if e.status() == StatusCode::PAYLOAD_TOO_LARGE { ApiError::TooLarge(message) } else { ApiError::BadRequest(message) })
+            }
         }
     }
 }
@@ -260,21 +322,19 @@ impl From<sqlx::Error> for ApiError {
             }
         }
         tracing::error!("database error: {e}");
-        ApiError(StatusCode::SERVICE_UNAVAILABLE, "the database is not available; try again shortly".into())
+        ApiError::Unavailable("the database is not available; try again shortly".into())
     }
 }
 
 fn bad(msg: impl Into<String>) -> ApiError {
-    ApiError(StatusCode::BAD_REQUEST, msg.into())
+    ApiError::BadRequest(msg.into())
 }
+/// `what` (`"bot 7"`) does not exist.
 fn not_found(what: &str) -> ApiError {
-    ApiError(StatusCode::NOT_FOUND, format!("{what} does not exist"))
-}
-fn conflict(msg: String) -> ApiError {
-    ApiError(StatusCode::CONFLICT, msg)
+    ApiError::NotFound(format!("{what} does not exist"))
 }
 fn forbidden(msg: &str) -> ApiError {
-    ApiError(StatusCode::FORBIDDEN, msg.into())
+    ApiError::Forbidden(msg.into())
 }
 
 type ApiResult<T> = Result<T, ApiError>;
@@ -414,18 +474,16 @@ async fn caller(pool: &PgPool, headers: &HeaderMap) -> ApiResult<Option<Caller>>
         .to_str()
         .ok()
         .and_then(|v| v.strip_prefix("Bearer "))
-        .ok_or_else(|| ApiError(StatusCode::UNAUTHORIZED, "the Authorization header must be `Bearer <token>`".into()))?;
+        .ok_or_else(|| ApiError::Unauthorized("the Authorization header must be `Bearer <token>`".into()))?;
     let hash = token_hash(token.trim());
     match db::accounts::account_by_token(pool, &hash).await? {
         Some((me, token)) => Ok(Some(Caller { id: me.id, name: me.name, is_host: me.is_host, token })),
-        None if db::accounts::token_expired(pool, &hash).await? => Err(ApiError(
-            StatusCode::UNAUTHORIZED,
+        None if db::accounts::token_expired(pool, &hash).await? => Err(ApiError::Unauthorized(
             "this token has expired (this server gives tokens a lifetime): make a new one with another of your tokens, \
              on your account's page (/me) or with `koth tokens new`, or ask a host"
                 .into(),
         )),
-        None => Err(ApiError(
-            StatusCode::UNAUTHORIZED,
+        None => Err(ApiError::Unauthorized(
             "unknown token (revoked, or its account deleted): sign in with another of your tokens, or sign up for a new \
              account on the home page or with `koth signup NAME`"
                 .into(),
@@ -434,17 +492,9 @@ async fn caller(pool: &PgPool, headers: &HeaderMap) -> ApiResult<Option<Caller>>
 }
 
 async fn require_caller(pool: &PgPool, headers: &HeaderMap) -> ApiResult<Caller> {
-    caller(pool, headers)
-        .await?
-        .ok_or_else(|| ApiError(StatusCode::UNAUTHORIZED, "this needs an account: send `Authorization: Bearer <token>`".into()))
+    caller(pool, headers).await?.ok_or_else(|| ApiError::Unauthorized("this needs an account: send `Authorization: Bearer <token>`".into()))
 }
 
-fn store_error(e: koth_scheduler::db::store::StoreError) -> ApiError {
-    match e {
-        koth_scheduler::db::store::StoreError::Db(e) => e.into(),
-        koth_scheduler::db::store::StoreError::Invalid(why) => ApiError(StatusCode::INTERNAL_SERVER_ERROR, why),
-    }
-}
 async fn ladder_exists(pool: &PgPool, id: i64) -> ApiResult<()> {
     if reads::ladder_exists(pool, id).await? {
         Ok(())
@@ -481,5 +531,49 @@ fn require_host(who: &Caller) -> ApiResult<()> {
         Ok(())
     } else {
         Err(forbidden("only hosts may do this"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each kind's status, and the one body every error has.
+    #[tokio::test]
+    async fn every_kind_answers_its_status_with_the_error_body() {
+        let m = || "what was wrong, and what to do".to_owned();
+        let table = [
+            (ApiError::BadRequest(m()), 400, None),
+            (ApiError::Unauthorized(m()), 401, None),
+            (ApiError::Forbidden(m()), 403, None),
+            (ApiError::NotFound(m()), 404, None),
+            (ApiError::Conflict(m()), 409, None),
+            (ApiError::TooLarge(m()), 413, None),
+            (ApiError::Unprocessable(m()), 422, None),
+            (ApiError::TooMany { retry_after_secs: 2.1, message: m() }, 429, Some("3")),
+            // Never "0": a client told to retry at once would hammer.
+            (ApiError::TooMany { retry_after_secs: 0.2, message: m() }, 429, Some("1")),
+            (ApiError::Internal(m()), 500, None),
+            (ApiError::Unavailable(m()), 503, None),
+        ];
+        for (error, status, retry_after) in table {
+            let kind = format!("{error:?}");
+            let r = error.into_response();
+            assert_eq!(r.status().as_u16(), status, "{kind}");
+            assert_eq!(r.headers().get(axum::http::header::RETRY_AFTER).map(|v| v.to_str().unwrap()), retry_after, "{kind}");
+            assert_eq!(r.headers()[axum::http::header::CONTENT_TYPE], "application/json", "{kind}");
+            let body = axum::body::to_bytes(r.into_body(), 1 << 16).await.unwrap();
+            assert_eq!(serde_json::from_slice::<Value>(&body).unwrap(), serde_json::json!({"error": m()}), "{kind}");
+        }
+    }
+
+    /// A quota's refusal is a 429 with its own words and wait.
+    #[test]
+    fn over_a_limit_is_too_many() {
+        let e: ApiError = OverLimit { retry_after_secs: 59.5, message: "30 versions an hour".into() }.into();
+        assert!(
+            matches!(&e, ApiError::TooMany { retry_after_secs, message } if *retry_after_secs == 59.5 && message == "30 versions an hour")
+        );
+        assert_eq!(e.status(), StatusCode::TOO_MANY_REQUESTS);
     }
 }
