@@ -253,3 +253,31 @@ fn a_cycle_through_a_re_export_is_seen() {
     let files = vec![file("lib.rs", lib), file("db/results.rs", "// crate::validation\n"), file("validation.rs", "use crate::db::X;")];
     assert_eq!(a_cycle(&module_uses(&files)), None);
 }
+
+/// What a use case's code may not name: a database, HTTP, an async
+/// runtime, files or sockets, or the handlers that call it.
+const IO_WORDS: [&str; 10] = ["sqlx", "axum", "hyper", "tokio", "PgPool", ".await", "async ", "std::fs", "std::net", "crate::http"];
+
+/// The code of a source (not its comments or tests) naming any of `words`.
+fn io_in(text: &str, words: &[&str]) -> Vec<String> {
+    let code = text.split("#[cfg(test)]").next().unwrap();
+    code.lines()
+        .filter(|l| !l.trim_start().starts_with("//"))
+        .flat_map(|l| words.iter().filter(|w| l.contains(**w)).map(move |w| format!("{w} in `{}`", l.trim())))
+        .collect()
+}
+
+/// The API's use cases (`web/src/usecase/`) are pure: the handlers gather
+/// the facts and store, the use cases decide, tested with tables.
+#[test]
+fn the_use_cases_do_no_io() {
+    let cases: Vec<(String, String)> = sources("web").into_iter().filter(|(p, _)| p.starts_with("usecase/")).collect();
+    assert!(cases.iter().any(|(p, _)| p == "usecase/submit.rs"), "read {:?}", cases.iter().map(|c| &c.0).collect::<Vec<_>>());
+    for (path, text) in &cases {
+        let io = io_in(text, &IO_WORDS);
+        assert!(io.is_empty(), "web/src/{path} does I/O or names the handlers: {io:?}; gather the facts in the handler and pass them in");
+    }
+    // The check can fail: a handler names them.
+    let handler = sources("web").into_iter().find(|(p, _)| p == "http/bots.rs").unwrap().1;
+    assert!(!io_in(&handler, &IO_WORDS).is_empty());
+}

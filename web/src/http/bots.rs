@@ -1,8 +1,8 @@
 //! Bots and their versions: submitting, reading, disabling, deleting,
 //! compile logs and sources.
 
-use super::games::language_can;
 use super::*;
+use crate::usecase::submit;
 
 /// This resource's routes, each declared on its handler.
 pub(super) fn routes() -> OpenApiRouter<AppState> {
@@ -46,44 +46,24 @@ async fn submit(
     ApiBody(body): ApiBody,
 ) -> ApiResult<Response> {
     let who = require_caller(&s.pool, &headers).await?;
-    if !valid_name(&name) {
-        return Err(bad(NAME_RULE));
-    }
-    ladder_exists(&s.pool, ladder).await?;
-    if let Some(deadline) = db::contests::submissions_closed(&s.pool, ladder).await? {
-        return Err(forbidden(&closed_at(ladder, &deadline)));
-    }
-    let file =
-        q.file.ok_or_else(|| bad("say the file's name: ?file=bot.py (its extension picks the language; archives: .tar, .tar.gz, .zip)"))?;
-    // A quick look before the upload is read (seconds for a large archive):
-    // refuses at once what is over a limit already. The limits hold by the
-    // check inside the transaction that stores the version (`store::submit`).
+    // The facts the decision needs, then the decision (`usecase::submit`).
+    let exists = reads::ladder_exists(&s.pool, ladder).await?;
+    let closed_since = if exists { db::contests::submissions_closed(&s.pool, ladder).await? } else { None };
     let limits = if who.is_host { None } else { Some(s.options.submission_limits()) };
-    if let Some(limits) = &limits {
-        let mut conn = s.pool.acquire().await?;
-        let usage = db::accounts::submission_usage(&mut conn, who.id).await?;
-        if let Err(e) = quota::check_submission(limits, &usage, None) {
-            return Err(e.into());
-        }
-    }
+    let usage = match limits {
+        Some(_) => Some(db::accounts::submission_usage(&mut *s.pool.acquire().await?, who.id).await?),
+        None => None,
+    };
+    let request = submit::Request { ladder, name: &name, file: q.file.as_deref() };
+    let facts = submit::Facts { ladder_exists: exists, closed_since: closed_since.as_deref(), quota: limits.zip(usage.as_ref()) };
+    let file = submit::admit(&request, &facts)?.to_owned();
     let bytes = body.to_vec();
     let sub = tokio::task::spawn_blocking(move || Submission::from_upload(&file, &bytes, &SubmissionLimits::default()))
         .await
         .map_err(|e| ApiError::Internal(format!("checking the upload failed: {e}")))?
         .map_err(|e| ApiError::Unprocessable(e.to_string()))?;
     let known = runners::availability(&s.pool).await?;
-    if let Some(Can::Err(why)) = language_can(known.as_ref(), sub.language) {
-        let runs: Vec<&str> = koth_runner::language::all()
-            .iter()
-            .filter(|l| matches!(language_can(known.as_ref(), l), Some(Can::Ok(_))))
-            .map(|l| l.name.as_str())
-            .collect();
-        let runs = if runs.is_empty() { "none yet".to_owned() } else { runs.join(", ") };
-        return Err(ApiError::Unprocessable(format!(
-            "{} bots cannot be run on this server: {why}. Submit in a language it runs: {runs}",
-            sub.language.display
-        )));
-    }
+    submit::language_runs(sub.language, known.as_ref(), koth_runner::language::all())?;
     let stored = sub.source_tar();
     let language = sub.language.name.clone();
     let hash = sub.source_hash();
@@ -98,26 +78,20 @@ async fn submit(
         source_hash: &hash,
     };
     use koth_scheduler::db::store::SubmitError;
+    // The store checks the deadline, the owner and the limits again, in
+    // the transaction that writes the version.
     let done = match koth_scheduler::db::store::submit(&s.pool, &new, limits.as_ref()).await {
         Ok(done) => done,
-        Err(SubmitError::OverLimit(e)) => return Err(e.into()),
-        Err(SubmitError::Closed(deadline)) => return Err(forbidden(&closed_at(ladder, &deadline))),
-        Err(SubmitError::NotYours) => return Err(forbidden("this bot belongs to someone else; choose another name")),
-        Err(SubmitError::NoLadder) => return Err(not_found(&format!("ladder {ladder}"))),
+        Err(SubmitError::OverLimit(e)) => return Err(submit::Refusal::OverLimit(e).into()),
+        Err(SubmitError::Closed(deadline)) => return Err(submit::Refusal::Closed { ladder, deadline }.into()),
+        Err(SubmitError::NotYours) => return Err(submit::Refusal::NotYours.into()),
+        Err(SubmitError::NoLadder) => return Err(submit::Refusal::NoLadder(ladder).into()),
         Err(SubmitError::Db(e)) => return Err(e.into()),
     };
     let status = if done.created { StatusCode::CREATED } else { StatusCode::ACCEPTED };
     let body =
         Submitted { bot: done.bot, version: done.version, number: done.number, compile_job: done.compile_job, language, main: sub.main };
     Ok((status, Json(body)).into_response())
-}
-
-/// Submissions to `ladder` are closed since `deadline`.
-fn closed_at(ladder: i64, deadline: &str) -> String {
-    format!(
-        "submissions to this ladder closed at its deadline, {deadline}; the versions ready then play on (the ladder's page \
-         shows its contest: /ladders/{ladder})"
-    )
 }
 
 /// A bot, its versions and rating.

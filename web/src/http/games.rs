@@ -1,6 +1,7 @@
 //! Games, their folders and starter kits, and the languages runners offer.
 
 use super::*;
+use crate::usecase::submit::language_can;
 
 /// This resource's routes, each declared on its handler.
 pub(super) fn routes() -> OpenApiRouter<AppState> {
@@ -252,15 +253,4 @@ async fn languages(State(s): State<AppState>) -> ApiResult<Json<Vec<LanguageInfo
             })
             .collect(),
     ))
-}
-
-/// What the runners said of `lang` (`None`: no runner has reported yet).
-pub(super) fn language_can(known: Option<&std::collections::BTreeMap<String, Can>>, lang: &koth_runner::language::Language) -> Option<Can> {
-    let known = known?;
-    Some(
-        known
-            .get(&lang.name)
-            .cloned()
-            .unwrap_or_else(|| Can::Err(format!("no runner of this server reported {} (runners older than the server?)", lang.display))),
-    )
 }

@@ -56,6 +56,7 @@ use utoipa::OpenApi;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
+use crate::usecase::{valid_name, NAME_RULE};
 use koth_ladder::quota::{self, OverLimit, SignupLimits};
 use koth_scheduler::db::contests::{Deadline, DeadlineSet};
 use koth_scheduler::db::replays::{self, StoredReplay};
@@ -210,6 +211,20 @@ impl IntoResponse for ApiError {
 impl From<OverLimit> for ApiError {
     fn from(e: OverLimit) -> Self {
         ApiError::TooMany { retry_after_secs: e.retry_after_secs, message: e.message }
+    }
+}
+
+/// A refused submission, by its kind.
+impl From<crate::usecase::submit::Refusal> for ApiError {
+    fn from(r: crate::usecase::submit::Refusal) -> Self {
+        use crate::usecase::submit::Refusal;
+        match r {
+            Refusal::BadName | Refusal::NoFileName => ApiError::BadRequest(r.to_string()),
+            Refusal::NoLadder(_) => ApiError::NotFound(r.to_string()),
+            Refusal::Closed { .. } | Refusal::NotYours => ApiError::Forbidden(r.to_string()),
+            Refusal::OverLimit(e) => e.into(),
+            Refusal::LanguageNotRun { .. } => ApiError::Unprocessable(r.to_string()),
+        }
     }
 }
 
@@ -510,14 +525,6 @@ async fn bot_exists(pool: &PgPool, id: i64) -> ApiResult<()> {
         Err(not_found(&format!("bot {id}")))
     }
 }
-/// Names of users, bots and ladders.
-const NAME_RULE: &str = "a name is 1 to 40 letters, digits, '_', '.' or '-', and not only dots";
-
-/// A name that cannot be confused with a path (`.`, `..`).
-fn valid_name(n: &str) -> bool {
-    !n.is_empty() && n.len() <= 40 && n.chars().all(|c| c.is_ascii_alphanumeric() || "_.-".contains(c)) && !n.chars().all(|c| c == '.')
-}
-
 /// Whether `who` owns the bot (or is a host).
 async fn may_see(pool: &PgPool, who: &Caller, bot: i64) -> ApiResult<bool> {
     if who.is_host {
