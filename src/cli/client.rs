@@ -471,11 +471,11 @@ fn match_line(m: &MatchSummary, bot: i64, server: &str) -> String {
     let opponents: Vec<&str> = m.seats.iter().filter(|s| s.bot != bot).map(|s| s.name.as_str()).collect();
     let (result, rank, score) = match mine {
         Some(s) => (
-            s.result.clone().unwrap_or_else(|| "?".into()),
+            s.result.map_or("?", |r| r.as_str()),
             s.rank.map(|r| r.to_string()).unwrap_or_else(|| "-".into()),
             s.score.map(|x| format!("{x}")).unwrap_or_else(|| "-".into()),
         ),
-        None => ("?".into(), "-".into(), "-".into()),
+        None => ("?", "-".into(), "-".into()),
     };
     format!(
         "match {}: {result} against {} (rank {rank}, score {score}{}) {server}/matches/{}",

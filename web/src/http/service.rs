@@ -13,8 +13,10 @@ pub(super) fn routes() -> OpenApiRouter<AppState> {
     responses((status = 200, body = Health), (status = 503, body = Health, description = "The database cannot be reached")))]
 async fn health(State(s): State<AppState>) -> Response {
     match reads::ping(&s.pool).await {
-        Ok(_) => Json(Health { status: "ok".into(), database: "ok".into() }).into_response(),
-        Err(e) => (StatusCode::SERVICE_UNAVAILABLE, Json(Health { status: "degraded".into(), database: e.to_string() })).into_response(),
+        Ok(_) => Json(Health { status: HealthStatus::Ok, database: "ok".into() }).into_response(),
+        Err(e) => {
+            (StatusCode::SERVICE_UNAVAILABLE, Json(Health { status: HealthStatus::Degraded, database: e.to_string() })).into_response()
+        }
     }
 }
 
