@@ -2,6 +2,7 @@
 //! sent replay; challenges and cancelling.
 
 use super::*;
+use crate::usecase::challenge;
 
 /// This resource's routes, each declared on its handler.
 pub(super) fn routes() -> OpenApiRouter<AppState> {
@@ -279,20 +280,16 @@ fn stderr_by_turn(text: &str, ends: &[(u32, usize)]) -> Vec<StderrTurn> {
 async fn challenge(State(s): State<AppState>, headers: HeaderMap, ApiBody(body): ApiBody) -> ApiResult<Response> {
     let who = require_caller(&s.pool, &headers).await?;
     let c: NewChallenge = json_body(&body, r#"{"ladder": 1, "bots": [1, 2]}"#)?;
+    // The facts the decision needs, then the decision (`usecase::challenge`).
     let mut conn = s.pool.acquire().await?;
-    let (kind, _) =
-        koth_scheduler::db::store::ladder_config(&mut conn, c.ladder).await?.ok_or_else(|| not_found(&format!("ladder {}", c.ladder)))?;
+    let game = koth_scheduler::db::store::ladder_config(&mut conn, c.ladder).await?.map(|(kind, _)| kind);
     drop(conn);
-    let (lo, hi) = kind.seat_range();
-    if c.bots.len() < lo || c.bots.len() > hi {
-        return Err(bad(format!("{} is played by {lo} to {hi} bots; {} given", kind.name(), c.bots.len())));
-    }
-    if !who.is_host {
-        let mine = reads::owned_among(&s.pool, &c.bots, who.id).await?;
-        if mine == 0 {
-            return Err(forbidden("a challenge must include one of your own bots"));
-        }
-    }
+    let callers_bots = if who.is_host { None } else { Some(reads::owned_among(&s.pool, &c.bots, who.id).await?) };
+    let seats = game.as_ref().map(|g| {
+        let (lo, hi) = g.seat_range();
+        (g.name(), lo, hi)
+    });
+    challenge::admit(&challenge::Request { ladder: c.ladder, bots: &c.bots }, &challenge::Facts { game: seats, callers_bots })?;
     let seed = {
         use rand::Rng;
         (rand::thread_rng().gen::<u64>() >> 1) as i64
@@ -300,8 +297,8 @@ async fn challenge(State(s): State<AppState>, headers: HeaderMap, ApiBody(body):
     let limit = if who.is_host { None } else { Some(s.options.challenges_in_flight) };
     let id = match koth_scheduler::db::store::create_challenge(&s.pool, c.ladder, &c.bots, seed, who.id, limit).await {
         Ok(id) => id,
-        Err(koth_scheduler::db::store::ChallengeError::Invalid(why)) => return Err(ApiError::Unprocessable(why)),
-        Err(koth_scheduler::db::store::ChallengeError::OverLimit(e)) => return Err(e.into()),
+        Err(koth_scheduler::db::store::ChallengeError::Invalid(why)) => return Err(challenge::Refusal::CannotPlay(why).into()),
+        Err(koth_scheduler::db::store::ChallengeError::OverLimit(e)) => return Err(challenge::Refusal::OverLimit(e).into()),
         // The database failing is not the caller's fault: 503, try again.
         Err(koth_scheduler::db::store::ChallengeError::Db(e)) => return Err(e.into()),
     };

@@ -228,6 +228,20 @@ impl From<crate::usecase::submit::Refusal> for ApiError {
     }
 }
 
+/// A refused challenge, by its kind.
+impl From<crate::usecase::challenge::Refusal> for ApiError {
+    fn from(r: crate::usecase::challenge::Refusal) -> Self {
+        use crate::usecase::challenge::Refusal;
+        match r {
+            Refusal::NoLadder(_) => ApiError::NotFound(r.to_string()),
+            Refusal::Seats { .. } => ApiError::BadRequest(r.to_string()),
+            Refusal::NoneYours => ApiError::Forbidden(r.to_string()),
+            Refusal::CannotPlay(why) => ApiError::Unprocessable(why),
+            Refusal::OverLimit(e) => e.into(),
+        }
+    }
+}
+
 impl From<koth_scheduler::db::store::StoreError> for ApiError {
     fn from(e: koth_scheduler::db::store::StoreError) -> Self {
         match e {

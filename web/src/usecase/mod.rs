@@ -5,6 +5,7 @@
 //! [`crate::http`] gathers the facts, calls the use case and stores what it
 //! admits.
 
+pub mod challenge;
 pub mod submit;
 
 /// What a name of a user, bot, token or ladder may be.
