@@ -1,6 +1,7 @@
 //! Contests: a ladder's deadline, its finals and their standings.
 
 use super::*;
+use crate::usecase::finals;
 
 /// This resource's routes, each declared on its handler.
 pub(super) fn routes() -> OpenApiRouter<AppState> {
@@ -87,57 +88,28 @@ async fn start_finals(
     let who = require_caller(&s.pool, &headers).await?;
     require_host(&who)?;
     let r: FinalsRequest = json_body(&body, r#"{"top": 8, "format"?: "round_robin", "settings"?: {"rounds": 2}}"#)?;
+    // The facts the decision needs, then the decision (`usecase::finals`).
     let now = contest_of(&s.pool, id).await?;
-    match now.phase {
-        koth_ladder::contest::Phase::Open => {
-            return Err(ApiError::Conflict(match now.deadline {
-                Some(d) => format!(
-                    "submissions are open until the deadline, {d}; start the finals after it, or move the deadline first \
-                     (on the ladder's page, /ladders/{id}, or `koth contest deadline {id} --now`)"
-                ),
-                None => format!(
-                    "this ladder has no deadline; set one first: on the ladder's page (/ladders/{id}), or close submissions \
-                     now with `koth contest deadline {id} --now`"
-                ),
-            }))
-        }
-        koth_ladder::contest::Phase::Finals | koth_ladder::contest::Phase::Final => {
-            return Err(ApiError::Conflict("the finals have already started".into()))
-        }
-        koth_ladder::contest::Phase::Closed => {}
-    }
     let mut conn = s.pool.acquire().await?;
-    let (kind, ladder) =
-        koth_scheduler::db::store::ladder_config(&mut conn, id).await?.ok_or_else(|| not_found(&format!("ladder {id}")))?;
+    let ladder = koth_scheduler::db::store::ladder_config(&mut conn, id).await?;
     drop(conn);
-    let format = r.format.unwrap_or(koth_ladder::format::FormatName::RoundRobin);
-    let config =
-        koth_ladder::contest::finals_config(&ladder, format, r.settings.as_ref()).and_then(|c| kind.check(&c).map(|()| c)).map_err(bad)?;
-    let seats = kind.seats(&config);
-    if (r.top as usize) < seats {
-        return Err(bad(format!("the finals need at least {seats} bots (a match's seats), not top {}", r.top)));
-    }
-    let waiting = db::contests::versions_in_progress(&s.pool, id).await?;
-    if waiting > 0 {
-        return Err(ApiError::Conflict(format!(
-            "{waiting} version(s) submitted before the deadline are still compiling or in their validation game; start the finals when they are done"
-        )));
-    }
-    let table = koth_scheduler::db::results::standings(&s.pool, id).await?.ok_or_else(|| not_found(&format!("ladder {id}")))?;
+    let versions_in_progress = db::contests::versions_in_progress(&s.pool, id).await?;
+    let standings = koth_scheduler::db::results::standings(&s.pool, id).await?;
     let playable: Vec<i64> = reads::ladder_bots(&s.pool, id)
         .await?
         .into_iter()
         .filter(|b| b.disabled_reason.is_none() && b.current_version.is_some())
         .map(|b| b.id)
         .collect();
-    let finalists = koth_ladder::contest::finalists(&table, &playable, r.top as usize);
-    if finalists.len() < seats {
-        return Err(ApiError::Conflict(format!(
-            "only {} bot(s) can play (a ready version, not disabled); a finals match needs {seats}",
-            finalists.len()
-        )));
-    }
-    let plan = FinalsPlan { top: r.top, format: format.to_owned(), settings: config.to_stored().1, finalists };
+    let facts = finals::Facts {
+        phase: now.phase,
+        deadline: now.deadline.as_deref(),
+        ladder: ladder.as_ref().map(|(game, config)| (game, config)),
+        versions_in_progress,
+        standings: standings.as_ref(),
+        playable: &playable,
+    };
+    let plan = finals::plan(id, &r, &facts)?;
     if !db::contests::start_finals(&s.pool, id, &plan, who.id).await? {
         return Err(ApiError::Conflict("the finals could not start: they have just been started, or the deadline was just moved".into()));
     }

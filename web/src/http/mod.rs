@@ -242,6 +242,18 @@ impl From<crate::usecase::challenge::Refusal> for ApiError {
     }
 }
 
+/// Finals that cannot start: the request's fault is a 400, the contest's
+/// state a 409.
+impl From<crate::usecase::finals::Refusal> for ApiError {
+    fn from(r: crate::usecase::finals::Refusal) -> Self {
+        match r {
+            crate::usecase::finals::Refusal::NoLadder(_) => ApiError::NotFound(r.to_string()),
+            r if r.is_the_requests() => ApiError::BadRequest(r.to_string()),
+            r => ApiError::Conflict(r.to_string()),
+        }
+    }
+}
+
 impl From<koth_scheduler::db::store::StoreError> for ApiError {
     fn from(e: koth_scheduler::db::store::StoreError) -> Self {
         match e {

@@ -6,6 +6,7 @@
 //! admits.
 
 pub mod challenge;
+pub mod finals;
 pub mod submit;
 
 /// What a name of a user, bot, token or ladder may be.
