@@ -18,6 +18,7 @@ use koth_ladder::format::LadderConfig;
 use koth_runner::bot::Builder;
 use koth_sandbox::SandboxConfig;
 use koth_scheduler::db::store;
+use koth_scheduler::job::CompileOutcome;
 use koth_scheduler::worker::{self, WorkerConfig};
 use serde_json::{json, Value};
 
@@ -218,7 +219,7 @@ async fn a_version_plays_its_validation_game_before_its_ladder() {
     let version = made["version"].as_i64().unwrap();
     let mut tx = pool.begin().await.unwrap();
     sqlx::query("UPDATE jobs SET state = 'completed' WHERE kind = 'compile' AND state = 'available'").execute(&mut *tx).await.unwrap();
-    store::record_compile(&mut tx, version, Ok((b"", "host")), "").await.unwrap();
+    store::record_compile(&mut tx, version, &CompileOutcome::Compiled { artifact: Vec::new(), image: "host".into() }, "").await.unwrap();
     tx.commit().await.unwrap();
     let (_, log) = api.call("GET", &format!("/api/versions/{version}/log"), Some(&token), Vec::new()).await;
     assert_eq!(log["status"], "validating", "{log}");

@@ -90,6 +90,15 @@ macro_rules! stored_states {
 /// For the other stored kinds ([`crate::audit::AuditAction`]).
 pub(crate) use stored_states;
 
+/// What a compile job leaves, as the worker reports it and
+/// `db::store::record_compile` writes it: the artifact and the image it
+/// was built in, or a failure (its reasons are in the compile's log).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum CompileOutcome {
+    Compiled { artifact: Vec<u8>, image: String },
+    Failed,
+}
+
 stored_states! {
     /// Where a job is in the queue (`jobs.state`).
     JobState { Available = "available", Running = "running", Completed = "completed", Failed = "failed", Cancelled = "cancelled" }

@@ -43,7 +43,7 @@ use crate::db::queue::{wait_for_work, Claimed, FailOutcome, FairShare, Queue, Qu
 use crate::db::results::{record_match, MatchOutcome};
 use crate::db::runners;
 use crate::db::store;
-use crate::job::Job;
+use crate::job::{CompileOutcome, Job};
 use crate::packed::PackedReplay;
 use koth_ladder::outcome::SeatOutcome;
 use koth_ladder::validation;
@@ -161,7 +161,7 @@ pub struct WorkerStats {
 enum JobResult {
     Compiled {
         version: i64,
-        outcome: Result<(Vec<u8>, String), ()>,
+        outcome: CompileOutcome,
         log: String,
     },
     Played {
@@ -396,7 +396,6 @@ async fn record(
     let recorded = match result {
         JobResult::Compiled { version, outcome, log } => {
             next = complete(&mut tx, job, claim_next).await?;
-            let outcome = outcome.as_ref().map(|(a, i)| (a.as_slice(), i.as_str())).map_err(|_| ());
             store::record_compile(&mut tx, *version, outcome, log).await?;
             Recorded::Completed
         }
@@ -553,7 +552,7 @@ async fn execute(pool: &PgPool, cfg: &Arc<WorkerConfig>, job: &Claimed) -> JobRe
 fn compile_job(builder: &Builder, src: &store::VersionSource) -> JobResult {
     let sub = match Submission::from_stored(&src.language, &src.main, &src.source) {
         Ok(s) => s,
-        Err(e) => return JobResult::Compiled { version: src.version_id, outcome: Err(()), log: e },
+        Err(e) => return JobResult::Compiled { version: src.version_id, outcome: CompileOutcome::Failed, log: e },
     };
     // Not this runner's language (the API refuses uploads no runner can
     // run, but runners differ): another runner may have it.
@@ -561,13 +560,17 @@ fn compile_job(builder: &Builder, src: &store::VersionSource) -> JobResult {
         return JobResult::Retry(format!("this runner cannot run {}: {why}", sub.language.display));
     }
     match builder.build(&sub) {
-        Ok((image, compiled)) => {
-            JobResult::Compiled { version: src.version_id, outcome: Ok((compiled.artifact.to_tar(), image.id.clone())), log: compiled.log }
-        }
+        Ok((image, compiled)) => JobResult::Compiled {
+            version: src.version_id,
+            outcome: CompileOutcome::Compiled { artifact: compiled.artifact.to_tar(), image: image.id.clone() },
+            log: compiled.log,
+        },
         Err(PrepareError::Build(BuildError::Compile { reason, log })) => {
-            JobResult::Compiled { version: src.version_id, outcome: Err(()), log: format!("{reason}\n{log}") }
+            JobResult::Compiled { version: src.version_id, outcome: CompileOutcome::Failed, log: format!("{reason}\n{log}") }
         }
-        Err(PrepareError::Rejected(e)) => JobResult::Compiled { version: src.version_id, outcome: Err(()), log: e.to_string() },
+        Err(PrepareError::Rejected(e)) => {
+            JobResult::Compiled { version: src.version_id, outcome: CompileOutcome::Failed, log: e.to_string() }
+        }
         Err(e) => JobResult::Retry(e.to_string()),
     }
 }
