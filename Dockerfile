@@ -18,15 +18,16 @@ COPY games/Cargo.toml games/
 COPY runner/Cargo.toml runner/
 COPY ladder/Cargo.toml ladder/
 COPY scheduler/Cargo.toml scheduler/
+COPY web/Cargo.toml web/
 COPY testkit/Cargo.toml testkit/
-RUN for crate in sandbox games runner ladder scheduler testkit; do mkdir -p $crate/src && touch $crate/src/lib.rs; done \
+RUN for crate in sandbox games runner ladder scheduler web testkit; do mkdir -p $crate/src && touch $crate/src/lib.rs; done \
  && mkdir -p src && echo 'fn main() {}' > src/main.rs \
  && cargo build --release --locked \
  && cargo test --locked -p koth-sandbox --no-run \
- && rm -rf src sandbox/src games/src runner/src ladder/src scheduler/src testkit/src
+ && rm -rf src sandbox/src games/src runner/src ladder/src scheduler/src web/src testkit/src
 COPY . .
 # COPY keeps the files' times, older than the stubs' builds: touch them.
-RUN find src sandbox games runner ladder scheduler testkit -name '*.rs' -exec touch {} + \
+RUN find src sandbox games runner ladder scheduler web testkit -name '*.rs' -exec touch {} + \
  && cargo build --release --locked --bin koth \
  && cp target/release/koth /usr/local/bin/koth \
  && cargo test --locked -p koth-sandbox --test hostile --no-run --message-format=json \

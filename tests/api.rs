@@ -17,8 +17,8 @@ async fn accounts_submissions_and_who_may_read_what() {
     let pool = koth_scheduler::db::connect_and_migrate(&pg.url(), 4).await.unwrap();
     let target = koth_ladder::format::LadderConfig::default_for(koth_games::GameKind::Target);
     let ladder = store::create_ladder(&pool, "target", &koth_games::GameKind::Target.into(), &target).await.unwrap();
-    let api = Api(koth_scheduler::api::router(pool.clone()));
-    let (_, host_token) = koth_scheduler::api::create_account(&pool, "host", true).await.unwrap();
+    let api = Api(koth_web::http::router(pool.clone()));
+    let (_, host_token) = koth_web::http::create_account(&pool, "host", true).await.unwrap();
 
     // Accounts.
     let (st, alice) = api.call("POST", "/api/users", None, br#"{"name": "alice"}"#.to_vec()).await;
@@ -219,10 +219,10 @@ async fn accounts_submissions_and_who_may_read_what() {
 async fn host_endpoints_challenges_history_sources_and_the_openapi_document() {
     let Some(pg) = postgres("api-host") else { return };
     let pool = koth_scheduler::db::connect_and_migrate(&pg.url(), 4).await.unwrap();
-    let api = Api(koth_scheduler::api::router(pool.clone()));
-    let (_, host) = koth_scheduler::api::create_account(&pool, "host", true).await.unwrap();
-    let (_, alice) = koth_scheduler::api::create_account(&pool, "alice", false).await.unwrap();
-    let (_, bob) = koth_scheduler::api::create_account(&pool, "bob", false).await.unwrap();
+    let api = Api(koth_web::http::router(pool.clone()));
+    let (_, host) = koth_web::http::create_account(&pool, "host", true).await.unwrap();
+    let (_, alice) = koth_web::http::create_account(&pool, "alice", false).await.unwrap();
+    let (_, bob) = koth_web::http::create_account(&pool, "bob", false).await.unwrap();
 
     // Ladders: hosts only; defaults from the game's seed; bad input explained.
     let body = br#"{"name": "snake", "game": "snake"}"#.to_vec();
@@ -281,7 +281,7 @@ async fn host_endpoints_challenges_history_sources_and_the_openapi_document() {
 
     // Challenges: one of your bots; seat count checked; unrated; ahead of ladder matches.
     let ch = |bots: Vec<i64>| json!({"ladder": ladder, "bots": bots}).to_string().into_bytes();
-    let (_, c) = koth_scheduler::api::create_account(&pool, "carol", false).await.unwrap();
+    let (_, c) = koth_web::http::create_account(&pool, "carol", false).await.unwrap();
     assert_eq!(api.call("POST", "/api/challenges", Some(&c), ch(bots.clone())).await.0, StatusCode::FORBIDDEN);
     assert_eq!(api.call("POST", "/api/challenges", Some(&alice), ch(vec![bots[0]])).await.0, StatusCode::BAD_REQUEST);
     let (st, m) = api.call("POST", "/api/challenges", Some(&alice), ch(bots.clone())).await;
@@ -357,7 +357,7 @@ async fn api_json(app: &axum::Router, uri: &str) -> (StatusCode, Value) {
 async fn pages_assets_and_security_headers() {
     let Some(pg) = postgres("api-pages") else { return };
     let pool = koth_scheduler::db::connect_and_migrate(&pg.url(), 4).await.unwrap();
-    let app = koth_scheduler::api::router(pool.clone());
+    let app = koth_web::http::router(pool.clone());
     let get = |uri: &str| {
         let app = app.clone();
         let uri = uri.to_owned();

@@ -1,7 +1,9 @@
 //! The layout's rules, checked on the source (docs/architecture.md):
 //! crates depend only downward (sandbox and games on no koth crate, the
 //! runner on those two, the ladder domain on the games and the runner's
-//! outcome types, the service on all of them); the ladder domain is pure
+//! outcome types, the scheduler on all of them, the HTTP service on the
+//! scheduler and below, and serving HTTP is the web crate's alone); the
+//! ladder domain is pure
 //! by its manifest (nothing that does I/O in its dependency tree, as
 //! Cargo.lock resolves it); the tests' kit (`koth-testkit`) is a
 //! dev-dependency only; and no two modules of a crate use each other,
@@ -26,7 +28,7 @@ fn koth_crates_in(krate: &str, section: &str) -> BTreeSet<String> {
 }
 
 /// Every package of the workspace, by folder (`""`: the root, `koth`).
-const PACKAGES: [&str; 7] = ["", "sandbox", "games", "runner", "ladder", "scheduler", "testkit"];
+const PACKAGES: [&str; 8] = ["", "sandbox", "games", "runner", "ladder", "scheduler", "web", "testkit"];
 
 #[test]
 fn crates_depend_only_downward() {
@@ -36,6 +38,9 @@ fn crates_depend_only_downward() {
         ("runner", vec!["sandbox", "games"]),
         ("ladder", vec!["games", "runner"]),
         ("scheduler", vec!["sandbox", "games", "runner", "ladder"]),
+        // The HTTP API and the pages, above the scheduler whose rows and
+        // queue they read and write.
+        ("web", vec!["sandbox", "games", "runner", "ladder", "scheduler"]),
         // The tests' kit stands beside the tests, above what they test: its
         // PostgreSQL is the service's launcher (feature `postgres`), its
         // boxes the sandbox's (feature `sandbox`).
@@ -48,6 +53,28 @@ fn crates_depend_only_downward() {
     }
     assert!(koth_dependencies("runner").is_superset(&["sandbox".to_owned(), "games".to_owned()].into()), "the check reads the manifests");
     assert!(koth_dependencies("scheduler").contains("ladder"), "the check reads the manifests");
+    assert!(koth_dependencies("web").contains("scheduler"), "the check reads the manifests");
+}
+
+/// The HTTP stack a crate names in its manifest.
+const HTTP: [&str; 5] = ["axum", "hyper", "hyper-util", "tower-http", "utoipa-axum"];
+
+/// Only `koth-web` (and the binary, which starts it) serves HTTP: the
+/// crates below it name no HTTP server or router in their
+/// `[dependencies]`.
+#[test]
+fn only_the_web_crate_serves_http() {
+    let named = |krate: &str| -> Vec<&str> {
+        let manifest = std::fs::read_to_string(Path::new(ROOT).join(krate).join("Cargo.toml")).unwrap();
+        let deps = manifest.split("[dependencies]").nth(1).unwrap_or("").split("\n[").next().unwrap_or("").to_owned();
+        HTTP.iter().copied().filter(|h| deps.lines().any(|l| l.trim().split([' ', '.', '=']).next() == Some(h))).collect()
+    };
+    for krate in ["sandbox", "games", "runner", "ladder", "scheduler"] {
+        let http = named(krate);
+        assert!(http.is_empty(), "koth-{krate} depends on {http:?}: the HTTP API and pages belong in koth-web (web/)");
+    }
+    // The check can fail: the web crate names them.
+    assert!(named("web").contains(&"axum") && named("web").contains(&"hyper"), "the check reads web/Cargo.toml");
 }
 
 /// The tests' kit is for tests only: no package's normal or build
@@ -108,8 +135,8 @@ fn the_ladder_domain_is_pure_by_its_manifest() {
     assert!(tree.contains("skillratings") && tree.contains("koth-games"), "the check reads the lock file: {tree:?}");
     let impure: Vec<&&str> = IMPURE.iter().filter(|p| tree.contains(**p)).collect();
     assert!(impure.is_empty(), "koth-ladder depends on {impure:?} (directly or not); its rules must be free of I/O");
-    // The check can fail: the service's tree has them all.
-    let service = dependency_tree(&lock, "koth-scheduler");
+    // The check can fail: the HTTP service's tree has them all.
+    let service = dependency_tree(&lock, "koth-web");
     assert!(IMPURE[..3].iter().all(|p| service.contains(*p)), "{service:?}");
 }
 
@@ -198,7 +225,7 @@ fn a_cycle(uses: &BTreeMap<String, BTreeSet<String>>) -> Option<(String, String)
 
 #[test]
 fn no_two_modules_use_each_other() {
-    for krate in ["sandbox", "games", "runner", "ladder", "scheduler"] {
+    for krate in ["sandbox", "games", "runner", "ladder", "scheduler", "web"] {
         let uses = module_uses(&sources(krate));
         assert!(uses.len() > 3, "{krate}: read {} modules", uses.len());
         if let Some((a, b)) = a_cycle(&uses) {
@@ -225,4 +252,32 @@ fn a_cycle_through_a_re_export_is_seen() {
     // Tests and comments do not count.
     let files = vec![file("lib.rs", lib), file("db/results.rs", "// crate::validation\n"), file("validation.rs", "use crate::db::X;")];
     assert_eq!(a_cycle(&module_uses(&files)), None);
+}
+
+/// What a use case's code may not name: a database, HTTP, an async
+/// runtime, files or sockets, or the handlers that call it.
+const IO_WORDS: [&str; 10] = ["sqlx", "axum", "hyper", "tokio", "PgPool", ".await", "async ", "std::fs", "std::net", "crate::http"];
+
+/// The code of a source (not its comments or tests) naming any of `words`.
+fn io_in(text: &str, words: &[&str]) -> Vec<String> {
+    let code = text.split("#[cfg(test)]").next().unwrap();
+    code.lines()
+        .filter(|l| !l.trim_start().starts_with("//"))
+        .flat_map(|l| words.iter().filter(|w| l.contains(**w)).map(move |w| format!("{w} in `{}`", l.trim())))
+        .collect()
+}
+
+/// The API's use cases (`web/src/usecase/`) are pure: the handlers gather
+/// the facts and store, the use cases decide, tested with tables.
+#[test]
+fn the_use_cases_do_no_io() {
+    let cases: Vec<(String, String)> = sources("web").into_iter().filter(|(p, _)| p.starts_with("usecase/")).collect();
+    assert!(cases.iter().any(|(p, _)| p == "usecase/submit.rs"), "read {:?}", cases.iter().map(|c| &c.0).collect::<Vec<_>>());
+    for (path, text) in &cases {
+        let io = io_in(text, &IO_WORDS);
+        assert!(io.is_empty(), "web/src/{path} does I/O or names the handlers: {io:?}; gather the facts in the handler and pass them in");
+    }
+    // The check can fail: a handler names them.
+    let handler = sources("web").into_iter().find(|(p, _)| p == "http/bots.rs").unwrap().1;
+    assert!(!io_in(&handler, &IO_WORDS).is_empty());
 }

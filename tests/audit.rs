@@ -17,7 +17,7 @@ use koth_runner::BotStatus;
 use koth_scheduler::db::queue::Queue;
 use koth_scheduler::db::results::{record_match, MatchOutcome};
 use koth_scheduler::db::store;
-use koth_scheduler::job::Job;
+use koth_scheduler::job::{CompileOutcome, Job};
 use koth_scheduler::packed::PackedReplay;
 use serde_json::{json, Value};
 
@@ -108,13 +108,18 @@ async fn submit(api: &Api, token: &str, ladder: i64) -> i64 {
     made["version"].as_i64().unwrap()
 }
 
+/// A compile that built an (empty) artifact.
+fn built() -> CompileOutcome {
+    CompileOutcome::Compiled { artifact: Vec::new(), image: "sha256:image".into() }
+}
+
 /// Compile `version` on runner `holder` as a runner records it.
-async fn compile(pool: &sqlx::PgPool, q: &Queue, holder: &str, version: i64, outcome: Result<(&[u8], &str), ()>, log: &str) {
+async fn compile(pool: &sqlx::PgPool, q: &Queue, holder: &str, version: i64, outcome: CompileOutcome, log: &str) {
     let job = claim(q, holder, "compile").await;
     assert_eq!(job.job(), Ok(Job::Compile { version }));
     let mut tx = pool.begin().await.unwrap();
     Queue::complete(&mut tx, &job).await.unwrap();
-    store::record_compile(&mut tx, version, outcome, log).await.unwrap();
+    store::record_compile(&mut tx, version, &outcome, log).await.unwrap();
     tx.commit().await.unwrap();
 }
 
@@ -141,10 +146,10 @@ async fn every_outcome_and_host_action_is_one_entry_that_only_hosts_read() {
     .unwrap();
     let Some(pg) = postgres("audit") else { return };
     let pool = koth_scheduler::db::connect_and_migrate(&pg.url(), 4).await.unwrap();
-    let api = Api(koth_scheduler::api::router(pool.clone()));
+    let api = Api(koth_web::http::router(pool.clone()));
     let q = Queue::new(pool.clone());
-    let (host_id, host) = koth_scheduler::api::create_account(&pool, "host", true).await.unwrap();
-    let (alice_id, alice) = koth_scheduler::api::create_account(&pool, "alice", false).await.unwrap();
+    let (host_id, host) = koth_web::http::create_account(&pool, "host", true).await.unwrap();
+    let (alice_id, alice) = koth_web::http::create_account(&pool, "alice", false).await.unwrap();
     let mut seen = 0;
 
     // Only hosts read it.
@@ -168,7 +173,7 @@ async fn every_outcome_and_host_action_is_one_entry_that_only_hosts_read() {
     // A version compiles on a runner and passes its validation game.
     let v1 = submit(&api, &alice, ladder).await;
     assert!(since(&api, &host, &mut seen).await.is_empty(), "an upload is not audited: its compile is");
-    compile(&pool, &q, "runner-a", v1, Ok((b"", "sha256:image")), "").await;
+    compile(&pool, &q, "runner-a", v1, built(), "").await;
     let e = since(&api, &host, &mut seen).await;
     assert_eq!(actions(&e), ["compile_succeeded"]);
     let bot = e[0]["bot"].as_i64().unwrap();
@@ -188,7 +193,7 @@ async fn every_outcome_and_host_action_is_one_entry_that_only_hosts_read() {
 
     // A version that does not compile: its log's start is the why.
     let v2 = submit(&api, &alice, ladder).await;
-    compile(&pool, &q, "runner-a", v2, Err(()), "bot.py:1: SyntaxError: invalid syntax\n  x = = 1\n").await;
+    compile(&pool, &q, "runner-a", v2, CompileOutcome::Failed, "bot.py:1: SyntaxError: invalid syntax\n  x = = 1\n").await;
     let e = since(&api, &host, &mut seen).await;
     assert_eq!(actions(&e), ["compile_failed"]);
     assert_eq!((e[0]["version"].as_i64(), e[0]["actor_name"].as_str()), (Some(v2), Some("runner runner-a")));
@@ -196,7 +201,7 @@ async fn every_outcome_and_host_action_is_one_entry_that_only_hosts_read() {
 
     // A version its validation game refuses.
     let v3 = submit(&api, &alice, ladder).await;
-    compile(&pool, &q, "runner-a", v3, Ok((b"", "sha256:image")), "").await;
+    compile(&pool, &q, "runner-a", v3, built(), "").await;
     assert_eq!(actions(&since(&api, &host, &mut seen).await), ["compile_succeeded"]);
     play(&pool, &q, "runner-b", crashed()).await;
     let e = since(&api, &host, &mut seen).await;
@@ -393,7 +398,7 @@ async fn every_outcome_and_host_action_is_one_entry_that_only_hosts_read() {
     // `koth audit` prints it as lines, for hosts only.
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let server = format!("http://{}", listener.local_addr().unwrap());
-    let router = koth_scheduler::api::router(pool.clone());
+    let router = koth_web::http::router(pool.clone());
     tokio::spawn(async move { axum::serve(listener, router).await });
     let config = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("audit-cli");
     let (host_token, third) = (host.clone(), all[2]);
@@ -415,7 +420,7 @@ async fn every_outcome_and_host_action_is_one_entry_that_only_hosts_read() {
     .await
     .unwrap();
     assert!(ok && out.lines().count() == 1 && out.contains("disabled by a host: reads the other bot's files"), "{out}");
-    let (_, other_token) = koth_scheduler::api::create_account(&pool, "bob", false).await.unwrap();
+    let (_, other_token) = koth_web::http::create_account(&pool, "bob", false).await.unwrap();
     let (ok, out) =
         tokio::task::spawn_blocking(move || koth(&config, &["audit", "--server", &server, "--token", &other_token], "")).await.unwrap();
     assert!(!ok && out.contains("only hosts"), "{out}");

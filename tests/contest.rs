@@ -44,8 +44,8 @@ async fn contest(api: &Api, ladder: i64) -> Value {
 async fn a_contest_from_open_to_exported_final_standings() {
     let Some(pg) = postgres("contest") else { return };
     let pool = koth_scheduler::db::connect_and_migrate(&pg.url(), 4).await.unwrap();
-    let api = Api(koth_scheduler::api::router(pool.clone()));
-    let (_, host) = koth_scheduler::api::create_account(&pool, "host", true).await.unwrap();
+    let api = Api(koth_web::http::router(pool.clone()));
+    let (_, host) = koth_web::http::create_account(&pool, "host", true).await.unwrap();
 
     // The host opens a rated Target ladder.
     let body = json!({"name": "cup", "game": "target", "settings": {"concurrency": 8, "newcomer_games": 3, "skip_validation": true}});
@@ -254,11 +254,11 @@ async fn a_contest_from_open_to_exported_final_standings() {
 async fn the_host_runs_a_contest_from_the_command_line() {
     let Some(pg) = postgres("contest-cli") else { return };
     let pool = koth_scheduler::db::connect_and_migrate(&pg.url(), 4).await.unwrap();
-    let (_, host) = koth_scheduler::api::create_account(&pool, "host", true).await.unwrap();
-    let (_, author) = koth_scheduler::api::create_account(&pool, "author", false).await.unwrap();
+    let (_, host) = koth_web::http::create_account(&pool, "host", true).await.unwrap();
+    let (_, author) = koth_web::http::create_account(&pool, "author", false).await.unwrap();
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let server = format!("http://{}", listener.local_addr().unwrap());
-    let app = koth_scheduler::api::router(pool.clone());
+    let app = koth_web::http::router(pool.clone());
     tokio::spawn(async move { axum::serve(listener, app).await });
     let config = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("koth-contest-cli");
     let _ = std::fs::remove_dir_all(&config);
@@ -366,7 +366,7 @@ async fn the_host_runs_a_contest_from_the_command_line() {
 async fn a_round_robin_ladder_says_when_it_is_played_out() {
     let Some(pg) = postgres("contest-played-out") else { return };
     let pool = koth_scheduler::db::connect_and_migrate(&pg.url(), 4).await.unwrap();
-    let api = Api(koth_scheduler::api::router(pool.clone()));
+    let api = Api(koth_web::http::router(pool.clone()));
     let config = koth_ladder::format::LadderConfig::parse("round_robin", &json!({"seats": 2, "rounds": 2})).unwrap();
     let ladder = store::create_ladder(&pool, "rr", &koth_games::GameKind::Snake.into(), &config).await.unwrap();
     let owner = store::create_user(&pool, "owner", false).await.unwrap();

@@ -54,7 +54,7 @@ fn a_drawing_flood_costs_a_thinking_bot_no_move() {
     let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
     // Drawing a sent replay reads no database.
     let pool = rt.block_on(async { sqlx::PgPool::connect_lazy("postgres://nobody@127.0.0.1:1/none") }).unwrap();
-    let app = koth_scheduler::api::router_with(pool, koth_scheduler::api::ApiOptions::default());
+    let app = koth_web::http::router_with(pool, koth_web::http::ApiOptions::default());
     let (stop, drawn, refused) = (Arc::new(AtomicBool::new(false)), Arc::new(AtomicUsize::new(0)), Arc::new(AtomicUsize::new(0)));
     let callers: Vec<_> = (0..6)
         .map(|_| {

@@ -157,8 +157,8 @@ async fn a_challenge_flood_takes_only_its_fair_share_of_the_match_starts() {
         LadderConfig::parse("rated", &json!({"seats": 2, "concurrency": 8, "newcomer_games": 0, "max_turns": 40, "skip_validation": true}))
             .unwrap();
     let ladder = store::create_ladder(&pool, "target", &koth_games::GameKind::Target.into(), &settings).await.unwrap();
-    let api = Api(koth_scheduler::api::router(pool.clone()));
-    let (_, token) = koth_scheduler::api::create_account(&pool, "flooder", false).await.unwrap();
+    let api = Api(koth_web::http::router(pool.clone()));
+    let (_, token) = koth_web::http::create_account(&pool, "flooder", false).await.unwrap();
     let mut bots = Vec::new();
     for name in ["a", "b", "c", "d", "e", "f", "g", "h"] {
         let (st, made) = api.call("POST", &format!("/api/ladders/{ladder}/bots/{name}?file=bot.py"), Some(&token), PLAYS).await;

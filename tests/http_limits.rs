@@ -35,14 +35,14 @@ use tokio::net::{TcpSocket, TcpStream};
 
 const HEADER_TIMEOUT_SECS: u64 = 60;
 /// The server's per-address cap, as `koth web` sets it by default.
-const PER_ADDRESS: usize = koth_scheduler::serve::DEFAULT_CONNECTIONS_PER_ADDRESS;
+const PER_ADDRESS: usize = koth_web::serve::DEFAULT_CONNECTIONS_PER_ADDRESS;
 /// Half a request: its head never ends.
 const HALF: &[u8] = b"GET /health HTTP/1.1\r\nHost: koth\r\nX-Wait: ";
 
 /// This process's descriptor limit, raised to its hard limit; the server
 /// (a child) raises its own the same way.
 fn raise_descriptors() -> usize {
-    koth_scheduler::serve::descriptor_limit()
+    koth_web::serve::descriptor_limit()
 }
 
 async fn connect_from(from: &str, to: SocketAddr) -> std::io::Result<TcpStream> {
@@ -119,7 +119,7 @@ fn idle_floods_long_uris_and_the_log() {
     assert_eq!(health(&addr).0, 200);
     // The server's own limit, as it will have raised it: the same hard
     // limit as ours (it is our child), less what it keeps for the rest.
-    let server_cap = ours.saturating_sub(koth_scheduler::serve::RESERVED_DESCRIPTORS);
+    let server_cap = ours.saturating_sub(koth_web::serve::RESERVED_DESCRIPTORS);
     let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
 
     // 1. One address, 1,000 connections: the cap's worth held, the rest

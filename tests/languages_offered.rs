@@ -35,8 +35,8 @@ async fn only_languages_a_runner_can_run_are_offered_and_accepted() {
     let pool = koth_scheduler::db::connect_and_migrate(&pg.url(), 4).await.unwrap();
     let cfg = koth_ladder::format::LadderConfig::default_for(koth_games::GameKind::Target);
     let ladder = store::create_ladder(&pool, "target", &koth_games::GameKind::Target.into(), &cfg).await.unwrap();
-    let api = Api(koth_scheduler::api::router(pool.clone()));
-    let (_, token) = koth_scheduler::api::create_account(&pool, "gopher", false).await.unwrap();
+    let api = Api(koth_web::http::router(pool.clone()));
+    let (_, token) = koth_web::http::create_account(&pool, "gopher", false).await.unwrap();
     let upload = format!("/api/ladders/{ladder}/bots/gobot?file=bot.go");
 
     // No runner has reported: nothing known, nothing refused.
@@ -129,7 +129,7 @@ async fn only_languages_a_runner_can_run_are_offered_and_accepted() {
     // C one): offered as the runners (still r1: Python, not Go) can run them.
     let folder = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("external-games/rpsls");
     let package = koth_runner::game::GamePackage::from_folder(&folder, &Default::default()).unwrap();
-    let (host, _) = koth_scheduler::api::create_account(&pool, "host", true).await.unwrap();
+    let (host, _) = koth_web::http::create_account(&pool, "host", true).await.unwrap();
     let manifest = serde_json::to_value(&package.manifest).unwrap();
     koth_scheduler::db::games::add(&pool, "rpsls", &manifest, &package.to_tar(), &package.source_hash(), host).await.unwrap();
     let (_, game) = api.call("GET", "/api/games/rpsls", None, Vec::new()).await;

@@ -9,10 +9,10 @@
 use std::time::Duration;
 
 use axum::http::StatusCode;
-use koth_scheduler::api::ApiOptions;
 use koth_scheduler::db::queue::Queue;
 use koth_scheduler::db::store;
 use koth_scheduler::job::Job;
+use koth_web::http::ApiOptions;
 use serde_json::{json, Value};
 
 mod in_process;
@@ -38,14 +38,14 @@ async fn claimable(q: &Queue) -> Vec<i64> {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn challenges_are_capped_per_account_and_cancelled_by_whoever_may() {
     let Some((_pg, pool, ladder)) = postgres_with_target_ladder("cancel", 4).await else { return };
-    let api = Api(koth_scheduler::api::router_with(pool.clone(), ApiOptions { challenges_in_flight: 2, ..ApiOptions::default() }));
+    let api = Api(koth_web::http::router_with(pool.clone(), ApiOptions { challenges_in_flight: 2, ..ApiOptions::default() }));
     let q = Queue::new(pool.clone());
-    let (_, host) = koth_scheduler::api::create_account(&pool, "host", true).await.unwrap();
+    let (_, host) = koth_web::http::create_account(&pool, "host", true).await.unwrap();
     let mut tokens = Vec::new();
     let mut bots = Vec::new();
     let src = std::fs::read_to_string("bots/target/drifter.py").unwrap();
     for name in ["ann", "ben", "cid"] {
-        let (_, token) = koth_scheduler::api::create_account(&pool, name, false).await.unwrap();
+        let (_, token) = koth_web::http::create_account(&pool, name, false).await.unwrap();
         let (st, _, r) =
             api.call_full("POST", &format!("/api/ladders/{ladder}/bots/{name}-bot?file=bot.py"), Some(&token), src.clone()).await;
         assert_eq!(st, StatusCode::CREATED, "{r}");
@@ -144,8 +144,8 @@ async fn submissions_are_limited_per_account_with_the_reset_said() {
     let Some((_pg, pool, ladder)) = postgres_with_target_ladder("quotas-submit", 4).await else { return };
     let src = std::fs::read_to_string("bots/target/drifter.py").unwrap();
     let options = ApiOptions { submissions_per_hour: 3, compiles_queued: 2, upload_bytes_per_day: 1 << 30, ..ApiOptions::default() };
-    let api = Api(koth_scheduler::api::router_with(pool.clone(), options));
-    let (_, token) = koth_scheduler::api::create_account(&pool, "dana", false).await.unwrap();
+    let api = Api(koth_web::http::router_with(pool.clone(), options));
+    let (_, token) = koth_web::http::create_account(&pool, "dana", false).await.unwrap();
     let submit = |name: &str| format!("/api/ladders/{ladder}/bots/{name}?file=bot.py");
     let compiled = |v: &Value| {
         let (pool, v) = (pool.clone(), v["version"].as_i64().unwrap());
@@ -184,8 +184,8 @@ async fn submissions_are_limited_per_account_with_the_reset_said() {
     let stored =
         koth_runner::submission::Submission::from_upload("bot.py", src.as_bytes(), &Default::default()).unwrap().source_tar().len();
     let options = ApiOptions { upload_bytes_per_day: 2 * stored as u64 + 10, ..ApiOptions::default() };
-    let api = Api(koth_scheduler::api::router_with(pool.clone(), options));
-    let (_, other) = koth_scheduler::api::create_account(&pool, "eli", false).await.unwrap();
+    let api = Api(koth_web::http::router_with(pool.clone(), options));
+    let (_, other) = koth_web::http::create_account(&pool, "eli", false).await.unwrap();
     for name in ["c", "d"] {
         let (st, _, r) = api.call_full("POST", &submit(name), Some(&other), src.clone()).await;
         assert_eq!(st, StatusCode::CREATED, "{r}");
@@ -196,7 +196,7 @@ async fn submissions_are_limited_per_account_with_the_reset_said() {
     assert!(retry.unwrap().parse::<u64>().unwrap() > 86_000);
 
     // A host is not limited.
-    let (_, host) = koth_scheduler::api::create_account(&pool, "host", true).await.unwrap();
+    let (_, host) = koth_web::http::create_account(&pool, "host", true).await.unwrap();
     for name in ["h1", "h2", "h3", "h4"] {
         let (st, _, r) = api.call_full("POST", &submit(name), Some(&host), src.clone()).await;
         assert_eq!(st, StatusCode::CREATED, "{r}");
@@ -279,8 +279,8 @@ async fn limits_admit_exactly_their_number_when_requests_come_at_once() {
 
     // Compiles waiting: 8 of 24, to new bots and to one bot alike.
     let options = ApiOptions { compiles_queued: 8, submissions_per_hour: 1000, upload_bytes_per_day: 1 << 30, ..ApiOptions::default() };
-    let router = koth_scheduler::api::router_with(pool.clone(), options);
-    let (ann, token) = koth_scheduler::api::create_account(&pool, "ann", false).await.unwrap();
+    let router = koth_web::http::router_with(pool.clone(), options);
+    let (ann, token) = koth_web::http::create_account(&pool, "ann", false).await.unwrap();
     let r = at_once(&router, 24, |i| {
         let name = if i % 2 == 0 { format!("a{i}") } else { "same".into() };
         (None, "POST", submit(&name), Some(token.clone()), src.clone())
@@ -299,8 +299,8 @@ async fn limits_admit_exactly_their_number_when_requests_come_at_once() {
 
     // Versions per hour: 5 of 24.
     let options = ApiOptions { compiles_queued: 1000, submissions_per_hour: 5, upload_bytes_per_day: 1 << 30, ..ApiOptions::default() };
-    let router = koth_scheduler::api::router_with(pool.clone(), options);
-    let (ben, token) = koth_scheduler::api::create_account(&pool, "ben", false).await.unwrap();
+    let router = koth_web::http::router_with(pool.clone(), options);
+    let (ben, token) = koth_web::http::create_account(&pool, "ben", false).await.unwrap();
     let r = at_once(&router, 24, |i| (None, "POST", submit(&format!("b{i}")), Some(token.clone()), src.clone())).await;
     assert_eq!(ok(&r), 5, "{r:?}");
     refused_429(&r, "5 versions in the last hour");
@@ -321,20 +321,20 @@ async fn limits_admit_exactly_their_number_when_requests_come_at_once() {
         upload_bytes_per_day: 3 * largest + largest / 2,
         ..ApiOptions::default()
     };
-    let router = koth_scheduler::api::router_with(pool.clone(), options);
-    let (cid, token) = koth_scheduler::api::create_account(&pool, "cid", false).await.unwrap();
+    let router = koth_web::http::router_with(pool.clone(), options);
+    let (cid, token) = koth_web::http::create_account(&pool, "cid", false).await.unwrap();
     let r = at_once(&router, 20, |i| (None, "POST", submit(&format!("c{i}")), Some(token.clone()), uploads[i].clone())).await;
     assert_eq!(ok(&r), 3, "{r:?}");
     refused_429(&r, "a day");
     assert_eq!(versions_of(cid).await, 3);
 
     // Challenges in flight: 3 of 24.
-    let (_, host) = koth_scheduler::api::create_account(&pool, "host", true).await.unwrap();
-    let router = koth_scheduler::api::router_with(pool.clone(), ApiOptions { challenges_in_flight: 3, ..ApiOptions::default() });
+    let (_, host) = koth_web::http::create_account(&pool, "host", true).await.unwrap();
+    let router = koth_web::http::router_with(pool.clone(), ApiOptions { challenges_in_flight: 3, ..ApiOptions::default() });
     let api = Api(router.clone());
     let mut bots = Vec::new();
     for (name, tok) in [("dee", None), ("eve", None)] {
-        let (_, t) = koth_scheduler::api::create_account(&pool, name, false).await.unwrap();
+        let (_, t) = koth_web::http::create_account(&pool, name, false).await.unwrap();
         let t: String = tok.unwrap_or(t);
         let (st, _, r) = api.call_full("POST", &submit(&format!("{name}-bot")), Some(&t), src.clone()).await;
         assert_eq!(st, StatusCode::CREATED, "{r}");
@@ -365,12 +365,12 @@ async fn limits_admit_exactly_their_number_when_requests_come_at_once() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn no_version_is_stored_after_the_deadline() {
     let Some((_pg, pool, ladder)) = postgres_with_target_ladder("quotas-deadline", 32).await else { return };
-    let router = koth_scheduler::api::router_with(
+    let router = koth_web::http::router_with(
         pool.clone(),
         ApiOptions { compiles_queued: 1000, submissions_per_hour: 1000, upload_bytes_per_day: 1 << 40, ..ApiOptions::default() },
     );
-    let (_, host) = koth_scheduler::api::create_account(&pool, "host", true).await.unwrap();
-    let (_, token) = koth_scheduler::api::create_account(&pool, "late", false).await.unwrap();
+    let (_, host) = koth_web::http::create_account(&pool, "host", true).await.unwrap();
+    let (_, token) = koth_web::http::create_account(&pool, "late", false).await.unwrap();
     // Uploads that take a while to check (a few MiB each), sent in waves
     // before, while and after the host closes submissions.
     let uploads: Vec<Vec<u8>> = (0..4).map(|i| big_bot(4 << 20, i)).collect();
@@ -421,7 +421,7 @@ async fn signups_are_limited_per_address_and_in_all() {
     let Some(pg) = postgres("quotas-signup") else { return };
     let pool = koth_scheduler::db::connect_and_migrate(&pg.url(), 32).await.unwrap();
     let signups = koth_ladder::quota::SignupLimits { per_address_per_hour: 5, per_hour: 12 };
-    let router = koth_scheduler::api::router_with(pool.clone(), ApiOptions { signups, ..ApiOptions::default() });
+    let router = koth_web::http::router_with(pool.clone(), ApiOptions { signups, ..ApiOptions::default() });
     let peer = |a: [u8; 4]| Some(std::net::SocketAddr::from((a, 40000)));
     let r = at_once(&router, 20, |i| {
         (peer([10, 0, 0, 1]), "POST", "/api/users".into(), None, json!({"name": format!("a{i}")}).to_string().into_bytes())

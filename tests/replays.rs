@@ -68,7 +68,7 @@ async fn replays_are_served_the_same_whatever_the_client_accepts_and_frames_are_
     let pool = koth_scheduler::db::connect_and_migrate(&pg.url(), 4).await.unwrap();
     let cfg = koth_ladder::format::LadderConfig::default_for(koth_games::GameKind::Target);
     let ladder = store::create_ladder(&pool, "target", &koth_games::GameKind::Target.into(), &cfg).await.unwrap();
-    let (host, _) = koth_scheduler::api::create_account(&pool, "host", true).await.unwrap();
+    let (host, _) = koth_web::http::create_account(&pool, "host", true).await.unwrap();
     let mut bots = Vec::new();
     let mut conn = pool.acquire().await.unwrap();
     for name in ["a", "b"] {
@@ -77,7 +77,7 @@ async fn replays_are_served_the_same_whatever_the_client_accepts_and_frames_are_
         store::accept_compiled(&mut conn, v, b"", "sha256:x").await.unwrap();
         bots.push(bot);
     }
-    let api = Api(koth_scheduler::api::router(pool.clone()));
+    let api = Api(koth_web::http::router(pool.clone()));
     let want = target_replay();
     let played = store::create_match(&mut conn, ladder, &bots, 5, false, 0).await.unwrap();
     record_match(&mut conn, played, &outcome(&want)).await.unwrap();
@@ -192,19 +192,19 @@ async fn a_downloaded_replay_carries_the_stderr_of_the_downloaders_seats_only() 
     let pool = koth_scheduler::db::connect_and_migrate(&pg.url(), 4).await.unwrap();
     let cfg = koth_ladder::format::LadderConfig::default_for(koth_games::GameKind::Target);
     let ladder = store::create_ladder(&pool, "target", &koth_games::GameKind::Target.into(), &cfg).await.unwrap();
-    let (_, host) = koth_scheduler::api::create_account(&pool, "host", true).await.unwrap();
+    let (_, host) = koth_web::http::create_account(&pool, "host", true).await.unwrap();
     let mut conn = pool.acquire().await.unwrap();
     let mut bots = Vec::new();
     let mut tokens = Vec::new();
     for name in ["alice", "bob"] {
-        let (who, token) = koth_scheduler::api::create_account(&pool, name, false).await.unwrap();
+        let (who, token) = koth_web::http::create_account(&pool, name, false).await.unwrap();
         let bot = store::create_bot(&pool, ladder, who, name).await.unwrap();
         let (v, _) = store::submit_version(&pool, bot, "python", "bot.py", b"", name).await.unwrap();
         store::accept_compiled(&mut conn, v, b"", "sha256:x").await.unwrap();
         bots.push(bot);
         tokens.push(token);
     }
-    let api = Api(koth_scheduler::api::router(pool.clone()));
+    let api = Api(koth_web::http::router(pool.clone()));
     let mut played = outcome(&target_replay());
     // What each seat wrote, filed by turn as the engine files it.
     for (s, name) in played.seats.iter_mut().zip(["alice", "bob"]) {

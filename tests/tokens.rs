@@ -7,9 +7,9 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use axum::http::StatusCode;
-use koth_scheduler::api::ApiOptions;
 use koth_scheduler::db::runners::{self, Can};
 use koth_scheduler::db::store;
+use koth_web::http::ApiOptions;
 use serde_json::Value;
 
 mod in_process;
@@ -26,7 +26,7 @@ async fn sign_up(api: &Api, name: &str) -> String {
 async fn tokens_are_listed_made_revoked_at_once_and_rotated() {
     let Some(pg) = postgres("tokens") else { return };
     let pool = koth_scheduler::db::connect_and_migrate(&pg.url(), 4).await.unwrap();
-    let api = Api(koth_scheduler::api::router(pool.clone()));
+    let api = Api(koth_web::http::router(pool.clone()));
     let first = sign_up(&api, "carol").await;
     let other = sign_up(&api, "dave").await;
 
@@ -97,7 +97,7 @@ async fn tokens_are_listed_made_revoked_at_once_and_rotated() {
 async fn tokens_expire_when_the_host_sets_a_lifetime() {
     let Some(pg) = postgres("tokens-expire") else { return };
     let pool = koth_scheduler::db::connect_and_migrate(&pg.url(), 4).await.unwrap();
-    let api = Api(koth_scheduler::api::router_with(
+    let api = Api(koth_web::http::router_with(
         pool.clone(),
         ApiOptions { token_lifetime: Some(Duration::from_secs(2)), ..ApiOptions::default() },
     ));
@@ -110,7 +110,7 @@ async fn tokens_expire_when_the_host_sets_a_lifetime() {
     assert_eq!(st, StatusCode::UNAUTHORIZED);
     assert!(err["error"].as_str().unwrap().contains("expired"), "{err}");
     // The host's own token (koth up's) never expires.
-    let (_, host) = koth_scheduler::api::create_account(&pool, "host", true).await.unwrap();
+    let (_, host) = koth_web::http::create_account(&pool, "host", true).await.unwrap();
     let (st, _) = api.call("GET", "/api/me", Some(&host), "").await;
     assert_eq!(st, StatusCode::OK);
 }
@@ -123,7 +123,7 @@ async fn a_deleted_account_keeps_its_history_and_loses_its_tokens_and_bots() {
     let pool = koth_scheduler::db::connect_and_migrate(&pg.url(), 4).await.unwrap();
     let target = koth_ladder::format::LadderConfig::default_for(koth_games::GameKind::Target);
     let ladder = store::create_ladder(&pool, "target", &koth_games::GameKind::Target.into(), &target).await.unwrap();
-    let api = Api(koth_scheduler::api::router(pool.clone()));
+    let api = Api(koth_web::http::router(pool.clone()));
     let token = sign_up(&api, "frank").await;
     let src = std::fs::read_to_string("bots/target/drifter.py").unwrap();
     let (st, made) = api.call("POST", &format!("/api/ladders/{ladder}/bots/drift?file=bot.py"), Some(&token), src.as_str()).await;
@@ -158,10 +158,10 @@ async fn koth_login_saves_the_token_privately_and_logout_revokes_it() {
     let pool = koth_scheduler::db::connect_and_migrate(&pg.url(), 4).await.unwrap();
     let target = koth_ladder::format::LadderConfig::default_for(koth_games::GameKind::Target);
     store::create_ladder(&pool, "target", &koth_games::GameKind::Target.into(), &target).await.unwrap();
-    let (_, token) = koth_scheduler::api::create_account(&pool, "gina", false).await.unwrap();
+    let (_, token) = koth_web::http::create_account(&pool, "gina", false).await.unwrap();
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let server = format!("http://{}", listener.local_addr().unwrap());
-    let app = koth_scheduler::api::router(pool.clone());
+    let app = koth_web::http::router(pool.clone());
     tokio::spawn(async move { axum::serve(listener, app).await });
     let config = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("koth-login-config");
     let _ = std::fs::remove_dir_all(&config);
@@ -251,7 +251,7 @@ async fn koth_signup_then_a_starter_kit_submitted_as_it_is() {
     store::create_ladder(&pool, "snake", &koth_games::GameKind::Snake.into(), &cfg).await.unwrap();
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let server = format!("http://{}", listener.local_addr().unwrap());
-    let app = koth_scheduler::api::router(pool.clone());
+    let app = koth_web::http::router(pool.clone());
     tokio::spawn(async move { axum::serve(listener, app).await });
     let config = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("koth-signup-config");
     let _ = std::fs::remove_dir_all(&config);

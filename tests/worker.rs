@@ -18,6 +18,7 @@ use koth_ladder::format::LadderConfig;
 use koth_runner::bot::Builder;
 use koth_sandbox::SandboxConfig;
 use koth_scheduler::db::store;
+use koth_scheduler::job::CompileOutcome;
 use koth_scheduler::worker::{self, WorkerConfig};
 use serde_json::{json, Value};
 
@@ -73,8 +74,8 @@ async fn a_running_match_shows_its_progress() {
     // No validation games here: the bots go to the ladder as they compile.
     let settings = LadderConfig::parse("rated", &json!({"seats": 2, "max_turns": 300, "skip_validation": true})).unwrap();
     let ladder = store::create_ladder(&pool, "target", &koth_games::GameKind::Target.into(), &settings).await.unwrap();
-    let api = Api(koth_scheduler::api::router(pool.clone()));
-    let (author, token) = koth_scheduler::api::create_account(&pool, "author", false).await.unwrap();
+    let api = Api(koth_web::http::router(pool.clone()));
+    let (author, token) = koth_web::http::create_account(&pool, "author", false).await.unwrap();
     let (stop, stopped) = tokio::sync::watch::channel(false);
     let cfg = WorkerConfig::new("progress-runner".into(), Builder::host(sandbox()), &sandbox(), 256 << 20);
     let runner = tokio::spawn(worker::run(pool.clone(), cfg, stopped));
@@ -162,8 +163,8 @@ async fn a_version_plays_its_validation_game_before_its_ladder() {
     // validation game is 40 turns, so a silent bot costs 2 s.
     let settings = LadderConfig::parse("rated", &json!({"seats": 2, "max_turns": 40})).unwrap();
     let ladder = store::create_ladder(&pool, "target", &koth_games::GameKind::Target.into(), &settings).await.unwrap();
-    let api = Api(koth_scheduler::api::router(pool.clone()));
-    let (_, token) = koth_scheduler::api::create_account(&pool, "author", false).await.unwrap();
+    let api = Api(koth_web::http::router(pool.clone()));
+    let (_, token) = koth_web::http::create_account(&pool, "author", false).await.unwrap();
     let (stop, stopped) = tokio::sync::watch::channel(false);
     let cfg = WorkerConfig::new("validation-runner".into(), Builder::host(sandbox()), &sandbox(), 256 << 20);
     let runner = tokio::spawn(worker::run(pool.clone(), cfg, stopped));
@@ -218,7 +219,7 @@ async fn a_version_plays_its_validation_game_before_its_ladder() {
     let version = made["version"].as_i64().unwrap();
     let mut tx = pool.begin().await.unwrap();
     sqlx::query("UPDATE jobs SET state = 'completed' WHERE kind = 'compile' AND state = 'available'").execute(&mut *tx).await.unwrap();
-    store::record_compile(&mut tx, version, Ok((b"", "host")), "").await.unwrap();
+    store::record_compile(&mut tx, version, &CompileOutcome::Compiled { artifact: Vec::new(), image: "host".into() }, "").await.unwrap();
     tx.commit().await.unwrap();
     let (_, log) = api.call("GET", &format!("/api/versions/{version}/log"), Some(&token), Vec::new()).await;
     assert_eq!(log["status"], "validating", "{log}");

@@ -25,7 +25,7 @@ pub const EMPTY: u8 = b'.';
 
 /// The colour of each seat's things, by seat: its cells, and its swatch
 /// beside the bot's name wherever the pages name it. The pages' script
-/// draws with the same list (`SEAT_COLOURS` in `scheduler/web/app.js`, held
+/// draws with the same list (`SEAT_COLOURS` in `web/static/app.js`, held
 /// equal by a test there). A game's legend must not use a colour a reader
 /// could take for one of its seats' (tested below): Linkage's dominoes
 /// are red, blue, green and yellow and belong to no one, so the first two

@@ -90,6 +90,15 @@ macro_rules! stored_states {
 /// For the other stored kinds ([`crate::audit::AuditAction`]).
 pub(crate) use stored_states;
 
+/// What a compile job leaves, as the worker reports it and
+/// `db::store::record_compile` writes it: the artifact and the image it
+/// was built in, or a failure (its reasons are in the compile's log).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum CompileOutcome {
+    Compiled { artifact: Vec<u8>, image: String },
+    Failed,
+}
+
 stored_states! {
     /// Where a job is in the queue (`jobs.state`).
     JobState { Available = "available", Running = "running", Completed = "completed", Failed = "failed", Cancelled = "cancelled" }
@@ -119,6 +128,22 @@ stored_states! {
 }
 
 stored_states! {
+    /// A seat's result in a finished match (`match_seats.result`), as the
+    /// runner reported it (`koth_games::MatchResult`).
+    SeatResult { Win = "win", Tie = "tie", Loss = "loss" }
+}
+
+impl From<koth_games::MatchResult> for SeatResult {
+    fn from(r: koth_games::MatchResult) -> Self {
+        match r {
+            koth_games::MatchResult::Win => SeatResult::Win,
+            koth_games::MatchResult::Tie => SeatResult::Tie,
+            koth_games::MatchResult::Loss => SeatResult::Loss,
+        }
+    }
+}
+
+stored_states! {
     /// Where a game is (`games.status`): an added game's example bots are
     /// playing its validation match; offered (koth's own games always are);
     /// refused by that match.
@@ -128,6 +153,17 @@ stored_states! {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A seat's result is served as the runner names it.
+    #[test]
+    fn seat_results_are_the_runners_names() {
+        use koth_games::MatchResult;
+        for r in [MatchResult::Win, MatchResult::Tie, MatchResult::Loss] {
+            assert_eq!(SeatResult::from(r).as_str(), r.name());
+            assert_eq!(serde_json::to_value(SeatResult::from(r)).unwrap(), r.name());
+        }
+        assert_eq!(SeatResult::ALL.len(), 3);
+    }
 
     fn every_job() -> Vec<Job> {
         vec![Job::Compile { version: 7 }, Job::Match { match_id: 42 }, Job::ValidateGame { game: 3 }]

@@ -1,5 +1,6 @@
-//! The service: the job queue and the rows in PostgreSQL, the ladders'
-//! tick, the runner workers, the HTTP API and the pages.
+//! The service's state and work: the job queue and the rows in
+//! PostgreSQL, the ladders' tick, the runner workers. The HTTP API and the
+//! pages are `koth-web`, above this crate.
 //!
 //! What the ladders decide (formats, ratings, contests, validation games,
 //! limits, what a finished match means) is `koth_ladder`, pure; this crate
@@ -12,16 +13,12 @@
 //! (the audit trail's kinds of entry and how an entry reads), [`packed`]
 //! (how a replay is stored).
 
-pub mod api;
 pub mod audit;
 pub mod db;
-pub mod drawing;
 pub mod job;
 pub mod ladder;
 pub mod metrics;
 pub mod packed;
 pub mod pg;
-pub mod serve;
 pub mod types;
-pub mod web;
 pub mod worker;

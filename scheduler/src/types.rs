@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use utoipa::ToSchema;
 
-pub use crate::job::{GameStatus, JobState, MatchKind, MatchState, VersionStatus};
+pub use crate::job::{GameStatus, JobState, MatchKind, MatchState, SeatResult, VersionStatus};
 
 pub use crate::audit::{AuditAction, AuditEntry, AuditPage};
 pub use koth_ladder::contest::{FinalRow, FinalStandings, FinalsPlan, Phase};
@@ -19,10 +19,14 @@ pub struct ErrorBody {
     pub error: String,
 }
 
+crate::job::stored_states! {
+    /// The service's health (not stored): the database answers, or not.
+    HealthStatus { Ok = "ok", Degraded = "degraded" }
+}
+
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct Health {
-    /// `ok` or `degraded`.
-    pub status: String,
+    pub status: HealthStatus,
     /// `ok`, or why the database cannot be reached.
     pub database: String,
 }
@@ -344,8 +348,8 @@ pub struct SeatSummary {
     pub bot: i64,
     pub name: String,
     pub rank: Option<i32>,
-    /// `win`, `tie` or `loss`, once finished.
-    pub result: Option<String>,
+    /// Once finished.
+    pub result: Option<SeatResult>,
     pub score: Option<f64>,
 }
 
@@ -375,7 +379,7 @@ pub struct MatchSeat {
     pub version: i64,
     pub score: Option<f64>,
     pub rank: Option<i32>,
-    pub result: Option<String>,
+    pub result: Option<SeatResult>,
     /// How the bot's program fared: `{"kind": "ok"}`, `{"kind":
     /// "crashed", "code", "signal", "turn"}`, ... (docs/replay.md).
     #[schema(value_type = Option<Object>)]
@@ -468,7 +472,7 @@ impl MatchInfo {
                     version: 0,
                     score: result(i).map(|x| x.score),
                     rank: result(i).map(|x| x.rank as i32),
-                    result: result(i).map(|x| x.result.name().to_owned()),
+                    result: result(i).map(|x| x.result.into()),
                     status: None,
                 })
                 .collect(),
@@ -760,7 +764,7 @@ mod tests {
                     version: 12,
                     score: Some(2.0),
                     rank: Some(1),
-                    result: Some("win".into()),
+                    result: Some(SeatResult::Win),
                     status: Some(json!({"kind": "ok"})),
                 },
                 MatchSeat {
@@ -771,7 +775,7 @@ mod tests {
                     version: 15,
                     score: Some(0.0),
                     rank: Some(2),
-                    result: Some("loss".into()),
+                    result: Some(SeatResult::Loss),
                     status: Some(json!({"kind": "crashed", "code": 1, "signal": null, "turn": 211})),
                 },
             ],

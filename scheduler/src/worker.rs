@@ -43,7 +43,7 @@ use crate::db::queue::{wait_for_work, Claimed, FailOutcome, FairShare, Queue, Qu
 use crate::db::results::{record_match, MatchOutcome};
 use crate::db::runners;
 use crate::db::store;
-use crate::job::Job;
+use crate::job::{CompileOutcome, Job};
 use crate::packed::PackedReplay;
 use koth_ladder::outcome::SeatOutcome;
 use koth_ladder::validation;
@@ -161,7 +161,7 @@ pub struct WorkerStats {
 enum JobResult {
     Compiled {
         version: i64,
-        outcome: Result<(Vec<u8>, String), ()>,
+        outcome: CompileOutcome,
         log: String,
     },
     Played {
@@ -407,7 +407,6 @@ async fn record(
     let recorded = match result {
         JobResult::Compiled { version, outcome, log } => {
             next = complete(&mut tx, job, claim_next).await?;
-            let outcome = outcome.as_ref().map(|(a, i)| (a.as_slice(), i.as_str())).map_err(|_| ());
             store::record_compile(&mut tx, *version, outcome, log).await?;
             Recorded::Completed
         }
@@ -564,7 +563,7 @@ async fn execute(pool: &PgPool, cfg: &Arc<WorkerConfig>, job: &Claimed) -> JobRe
 fn compile_job(builder: &Builder, src: &store::VersionSource) -> JobResult {
     let sub = match Submission::from_stored(&src.language, &src.main, &src.source) {
         Ok(s) => s,
-        Err(e) => return JobResult::Compiled { version: src.version_id, outcome: Err(()), log: e },
+        Err(e) => return JobResult::Compiled { version: src.version_id, outcome: CompileOutcome::Failed, log: e },
     };
     // Not this runner's language (the API refuses uploads no runner can
     // run, but runners differ): another runner may have it.
@@ -572,13 +571,17 @@ fn compile_job(builder: &Builder, src: &store::VersionSource) -> JobResult {
         return JobResult::Retry(format!("this runner cannot run {}: {why}", sub.language.display));
     }
     match builder.build(&sub) {
-        Ok((image, compiled)) => {
-            JobResult::Compiled { version: src.version_id, outcome: Ok((compiled.artifact.to_tar(), image.id.clone())), log: compiled.log }
-        }
+        Ok((image, compiled)) => JobResult::Compiled {
+            version: src.version_id,
+            outcome: CompileOutcome::Compiled { artifact: compiled.artifact.to_tar(), image: image.id.clone() },
+            log: compiled.log,
+        },
         Err(PrepareError::Build(BuildError::Compile { reason, log })) => {
-            JobResult::Compiled { version: src.version_id, outcome: Err(()), log: format!("{reason}\n{log}") }
+            JobResult::Compiled { version: src.version_id, outcome: CompileOutcome::Failed, log: format!("{reason}\n{log}") }
         }
-        Err(PrepareError::Rejected(e)) => JobResult::Compiled { version: src.version_id, outcome: Err(()), log: e.to_string() },
+        Err(PrepareError::Rejected(e)) => {
+            JobResult::Compiled { version: src.version_id, outcome: CompileOutcome::Failed, log: e.to_string() }
+        }
         Err(e) => JobResult::Retry(e.to_string()),
     }
 }
@@ -608,8 +611,7 @@ fn validate_game_job(cfg: &WorkerConfig, id: i64, source: &[u8]) -> JobResult {
     // image) says nothing of the game: played again, here or elsewhere.
     let game = match cfg.added_games.load(&package, &cfg.builder) {
         Ok(g) => g,
-        Err(e) if e.is_host() => return JobResult::Retry(format!("loading the game: {e}")),
-        Err(e) => return refused(format!("refused: {e}")),
+        Err(e) => return validation_fault(id, e.into(), "loading the game", ""),
     };
     // So also the example bots' languages (the same folder read again).
     for name in package.example_bots() {
@@ -622,8 +624,7 @@ fn validate_game_job(cfg: &WorkerConfig, id: i64, source: &[u8]) -> JobResult {
     }
     let bots = match game.example_bots(&cfg.builder) {
         Ok(b) => b,
-        Err(e) if e.is_host() => return JobResult::Retry(format!("building its example bots: {e}")),
-        Err(e) => return refused(format!("refused: {e}")),
+        Err(e) => return validation_fault(id, e.into(), "building its example bots", ""),
     };
     let (lo, hi) = game.manifest.seat_range();
     let seats: Vec<BotSpec> = (0..bots.len().clamp(lo, hi)).map(|i| bots[i % bots.len()].clone()).collect();
@@ -643,8 +644,7 @@ fn validate_game_job(cfg: &WorkerConfig, id: i64, source: &[u8]) -> JobResult {
     };
     let report = match play(&opts, seats) {
         Ok(r) => r,
-        Err(e) if e.is_deterministic() => return refused(format!("refused: its validation match cannot be played: {e}")),
-        Err(e) => return JobResult::Retry(format!("playing its validation match: {e}")),
+        Err(e) => return validation_fault(id, e.into(), "playing its validation match", "its validation match cannot be played: "),
     };
     if let koth_games::replay::EndedBy::HostOverloaded { reason, .. } = &report.ended_by {
         return JobResult::Retry(format!("its validation match: the machine was overloaded, no bot was at fault: {reason}"));
@@ -657,6 +657,55 @@ fn validate_game_job(cfg: &WorkerConfig, id: i64, source: &[u8]) -> JobResult {
     match validation::judge_game(&names, &outcomes, report.turns, failed, report.referee_stderr.as_deref().unwrap_or("")) {
         validation::Verdict::Passed(log) => JobResult::GameValidated { game: id, passed: true, log },
         validation::Verdict::Refused(log) => refused(log),
+    }
+}
+
+/// A failure on the external-game path (loading a game, building its
+/// referee or example bots, playing), by whose fault it is.
+#[derive(Clone, Debug, PartialEq)]
+enum Fault {
+    /// This machine's (a box, an image, the disk): another try, here or
+    /// on another runner, may succeed.
+    Host(String),
+    /// The game's or the match's (its folder, its sources, seats it
+    /// refuses): the same on any runner.
+    Game(String),
+}
+
+impl From<GameError> for Fault {
+    fn from(e: GameError) -> Self {
+        match e {
+            GameError::Host(why) => Fault::Host(why),
+            GameError::Invalid(why) => Fault::Game(why),
+        }
+    }
+}
+
+impl From<koth_runner::engine::EngineError> for Fault {
+    fn from(e: koth_runner::engine::EngineError) -> Self {
+        match e {
+            koth_runner::engine::EngineError::Host(why) => Fault::Host(why),
+            koth_runner::engine::EngineError::Invalid(why) => Fault::Game(why),
+        }
+    }
+}
+
+/// What an added game's validation job becomes when `step` failed: the
+/// machine's fault is retried, the game's refuses it (its log says why,
+/// after `game_says`).
+fn validation_fault(game: i64, fault: Fault, step: &str, game_says: &str) -> JobResult {
+    match fault {
+        Fault::Host(why) => JobResult::Retry(format!("{step}: {why}")),
+        Fault::Game(why) => JobResult::GameValidated { game, passed: false, log: format!("refused: {game_says}{why}") },
+    }
+}
+
+/// What a match job becomes when `step` failed: the machine's fault is
+/// retried, the game's fails the match for good (`game_says`: why).
+fn match_fault(fault: Fault, step: &str, game_says: &str) -> JobResult {
+    match fault {
+        Fault::Host(why) => JobResult::Retry(format!("{step}: {why}")),
+        Fault::Game(why) => JobResult::Fail(format!("{game_says}: {why}")),
     }
 }
 
@@ -721,8 +770,7 @@ fn match_job(cfg: &WorkerConfig, m: &store::MatchToPlay, source: Option<&[u8]>, 
                 Ok(g) => Game::External(g),
                 // It passed its validation: this machine failed, or this
                 // koth reads its folder otherwise than the one that took it.
-                Err(e) if e.is_host() => return JobResult::Retry(format!("loading the game: {e}")),
-                Err(e) => return JobResult::Fail(format!("the game cannot be played: {e}")),
+                Err(e) => return match_fault(e.into(), "loading the game", "the game cannot be played"),
             }
         }
         None => match GameKind::from_name(&m.game) {
@@ -774,8 +822,7 @@ fn match_job(cfg: &WorkerConfig, m: &store::MatchToPlay, source: Option<&[u8]>, 
     let report = match play(&opts, bots) {
         Ok(r) => r,
         // The same on any runner: fail it now, with the reason.
-        Err(e) if e.is_deterministic() => return JobResult::Fail(format!("this match cannot be played: {e}")),
-        Err(e) => return JobResult::Retry(format!("playing: {e}")),
+        Err(e) => return match_fault(e.into(), "playing", "this match cannot be played"),
     };
     if let Some(unfinished) = without_result(&report.ended_by) {
         tracing::warn!(match_id = m.match_id, "the match has no result: {}", job_error(&unfinished));
@@ -812,6 +859,38 @@ fn match_job(cfg: &WorkerConfig, m: &store::MatchToPlay, source: Option<&[u8]>, 
 mod tests {
     use super::*;
     use koth_games::replay::EndedBy;
+
+    /// On the external-game path, the machine's failures (a referee's box
+    /// that cannot be built, an image missing, the disk) retry the job,
+    /// the game's fail the match or refuse the game, whichever step failed.
+    #[test]
+    fn a_host_failure_retries_and_a_game_fault_ends_the_job() {
+        use koth_runner::engine::EngineError;
+        let host_referee = "the referee's box: mounting /tmp/x: Not a directory";
+        let faults: [(&str, Fault, bool); 4] = [
+            ("a referee box that cannot be built", EngineError::Host(host_referee.into()).into(), true),
+            ("seats the game refuses", EngineError::Invalid("the game takes exactly 2 seats".into()).into(), false),
+            ("an image missing for the referee", GameError::Host("no python image: run koth languages build".into()).into(), true),
+            ("a referee that does not compile", GameError::Invalid("referee.c: error: expected ';'".into()).into(), false),
+        ];
+        for (what, fault, host) in faults {
+            let why = match &fault {
+                Fault::Host(w) | Fault::Game(w) => w.clone(),
+            };
+            match (match_fault(fault.clone(), "playing", "this match cannot be played"), host) {
+                (JobResult::Retry(r), true) => assert_eq!(r, format!("playing: {why}"), "{what}"),
+                (JobResult::Fail(f), false) => assert_eq!(f, format!("this match cannot be played: {why}"), "{what}"),
+                (other, _) => panic!("{what}: a match job became {:?}", job_error(&other)),
+            }
+            match (validation_fault(7, fault, "playing its validation match", "its validation match cannot be played: "), host) {
+                (JobResult::Retry(r), true) => assert_eq!(r, format!("playing its validation match: {why}"), "{what}"),
+                (JobResult::GameValidated { game: 7, passed: false, log }, false) => {
+                    assert_eq!(log, format!("refused: its validation match cannot be played: {why}"), "{what}")
+                }
+                (other, _) => panic!("{what}: a validation job became {:?} (passed or retried wrongly)", job_error(&other)),
+            }
+        }
+    }
 
     /// A match the machine failed is played again and rates nobody; one
     /// whose referee failed is failed for good; the others have results.

@@ -65,7 +65,7 @@ pub fn run(a: ApiBenchArgs) -> anyhow::Result<i32> {
         }
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
         let addr = listener.local_addr()?;
-        let app = koth_scheduler::api::router(pool.clone());
+        let app = koth_web::http::router(pool.clone());
         tokio::spawn(async move { axum::serve(listener, app).await });
         anyhow::Ok((addr, pool))
     })?;

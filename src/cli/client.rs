@@ -9,7 +9,7 @@
 //! login file is `$XDG_CONFIG_HOME/koth/login.json` (or
 //! `~/.config/koth/login.json`), mode 0600 in a 0700 folder.
 //! Ladders are named by id or name. Responses are read into the API's own
-//! types (`koth_scheduler::api::types`), so the client and the server
+//! types (`koth_web::http::types`), so the client and the server
 //! cannot disagree on a field.
 
 use std::path::PathBuf;
@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context};
 use clap::{Args, Subcommand};
-use koth_scheduler::api::types::{
+use koth_web::http::types::{
     BotInfo, ErrorBody, JobState, LadderBot, LadderSummary, Leaderboard, MatchKind, MatchState, MatchSummary, Me, NewToken,
     NewTokenRequest, SeatStderr, Submitted, TokenInfo, VersionLog, VersionStatus,
 };
@@ -471,11 +471,11 @@ fn match_line(m: &MatchSummary, bot: i64, server: &str) -> String {
     let opponents: Vec<&str> = m.seats.iter().filter(|s| s.bot != bot).map(|s| s.name.as_str()).collect();
     let (result, rank, score) = match mine {
         Some(s) => (
-            s.result.clone().unwrap_or_else(|| "?".into()),
+            s.result.map_or("?", |r| r.as_str()),
             s.rank.map(|r| r.to_string()).unwrap_or_else(|| "-".into()),
             s.score.map(|x| format!("{x}")).unwrap_or_else(|| "-".into()),
         ),
-        None => ("?".into(), "-".into(), "-".into()),
+        None => ("?", "-".into(), "-".into()),
     };
     format!(
         "match {}: {result} against {} (rank {rank}, score {score}{}) {server}/matches/{}",

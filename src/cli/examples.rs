@@ -28,8 +28,8 @@ async fn ensure_host_locked(pool: &PgPool, data_dir: &std::path::Path) -> anyhow
     let token_file = data_dir.join("host-token");
     let (host, token) = match koth_scheduler::db::accounts::host_named(pool, "host").await? {
         Some(id) if token_file.exists() => return Ok(id),
-        Some(id) => (id, koth_scheduler::api::new_token_for(pool, id, "host-token").await?),
-        None => koth_scheduler::api::create_account(pool, "host", true).await?,
+        Some(id) => (id, koth_web::http::new_token_for(pool, id, "host-token").await?),
+        None => koth_web::http::create_account(pool, "host", true).await?,
     };
     use std::io::Write;
     use std::os::unix::fs::OpenOptionsExt;

@@ -9,7 +9,7 @@ use std::path::PathBuf;
 
 use anyhow::{bail, Context};
 use clap::Subcommand;
-use koth_scheduler::api::types::{
+use koth_web::http::types::{
     AuditAction, AuditPage, BotDisabled, Contest, FormatName, GameAdded, GameInfo, GameStatus, LadderBot, LadderCreated, LadderSummary,
     MatchCancelled, MatchSummary, Paused,
 };

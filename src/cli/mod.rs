@@ -30,34 +30,34 @@ pub struct ApiArgs {
     pub token_days: Option<u32>,
     /// Challenges one account may have queued or playing at once (hosts are
     /// not limited); more are refused with 429 until one is over.
-    #[arg(long, env = "KOTH_CHALLENGES_IN_FLIGHT", default_value_t = koth_scheduler::api::DEFAULT_CHALLENGES_IN_FLIGHT,
+    #[arg(long, env = "KOTH_CHALLENGES_IN_FLIGHT", default_value_t = koth_web::http::DEFAULT_CHALLENGES_IN_FLIGHT,
           value_parser = clap::value_parser!(u32).range(1..=1000))]
     pub challenges_in_flight: u32,
     /// Versions one account may submit in an hour (hosts are not limited).
-    #[arg(long, env = "KOTH_SUBMISSIONS_PER_HOUR", default_value_t = koth_scheduler::api::DEFAULT_SUBMISSIONS_PER_HOUR,
+    #[arg(long, env = "KOTH_SUBMISSIONS_PER_HOUR", default_value_t = koth_web::http::DEFAULT_SUBMISSIONS_PER_HOUR,
           value_parser = clap::value_parser!(u32).range(1..))]
     pub submissions_per_hour: u32,
     /// MiB of sources one account may upload in a day.
-    #[arg(long, env = "KOTH_UPLOAD_MIB_PER_DAY", default_value_t = koth_scheduler::api::DEFAULT_UPLOAD_BYTES_PER_DAY >> 20,
+    #[arg(long, env = "KOTH_UPLOAD_MIB_PER_DAY", default_value_t = koth_web::http::DEFAULT_UPLOAD_BYTES_PER_DAY >> 20,
           value_parser = clap::value_parser!(u64).range(1..=1 << 20))]
     pub upload_mib_per_day: u64,
     /// Versions of one account waiting for their compile at once.
-    #[arg(long, env = "KOTH_COMPILES_QUEUED", default_value_t = koth_scheduler::api::DEFAULT_COMPILES_QUEUED,
+    #[arg(long, env = "KOTH_COMPILES_QUEUED", default_value_t = koth_web::http::DEFAULT_COMPILES_QUEUED,
           value_parser = clap::value_parser!(u32).range(1..))]
     pub compiles_queued: u32,
     /// Accounts that may be made from one address in an hour.
-    #[arg(long, env = "KOTH_SIGNUPS_PER_ADDRESS_HOUR", default_value_t = koth_scheduler::api::DEFAULT_SIGNUPS.per_address_per_hour,
+    #[arg(long, env = "KOTH_SIGNUPS_PER_ADDRESS_HOUR", default_value_t = koth_web::http::DEFAULT_SIGNUPS.per_address_per_hour,
           value_parser = clap::value_parser!(u32).range(1..))]
     pub signups_per_address_hour: u32,
     /// Accounts that may be made in all in an hour.
-    #[arg(long, env = "KOTH_SIGNUPS_PER_HOUR", default_value_t = koth_scheduler::api::DEFAULT_SIGNUPS.per_hour,
+    #[arg(long, env = "KOTH_SIGNUPS_PER_HOUR", default_value_t = koth_web::http::DEFAULT_SIGNUPS.per_hour,
           value_parser = clap::value_parser!(u32).range(1..))]
     pub signups_per_hour: u32,
 }
 
 impl ApiArgs {
-    pub fn options(&self) -> koth_scheduler::api::ApiOptions {
-        koth_scheduler::api::ApiOptions {
+    pub fn options(&self) -> koth_web::http::ApiOptions {
+        koth_web::http::ApiOptions {
             token_lifetime: self.token_days.map(|d| std::time::Duration::from_secs(u64::from(d) * 86_400)),
             challenges_in_flight: self.challenges_in_flight,
             submissions_per_hour: self.submissions_per_hour,
@@ -77,7 +77,7 @@ impl ApiArgs {
 pub struct HttpArgs {
     /// Seconds a client has to send a request's line and headers (and that a
     /// kept-alive connection may sit idle); then its connection is closed.
-    #[arg(long, env = "KOTH_HEADER_TIMEOUT_SECS", default_value_t = koth_scheduler::serve::DEFAULT_HEADER_TIMEOUT_SECS,
+    #[arg(long, env = "KOTH_HEADER_TIMEOUT_SECS", default_value_t = koth_web::serve::DEFAULT_HEADER_TIMEOUT_SECS,
           value_parser = clap::value_parser!(u64).range(1..=3600))]
     pub header_timeout_secs: u64,
     /// Connections held at once (default: the descriptor limit, raised to
@@ -86,23 +86,23 @@ pub struct HttpArgs {
     pub max_connections: Option<usize>,
     /// Connections held at once from one IPv4 address or IPv6 /64; more are
     /// closed at once.
-    #[arg(long, env = "KOTH_MAX_CONNECTIONS_PER_ADDRESS", default_value_t = koth_scheduler::serve::DEFAULT_CONNECTIONS_PER_ADDRESS)]
+    #[arg(long, env = "KOTH_MAX_CONNECTIONS_PER_ADDRESS", default_value_t = koth_web::serve::DEFAULT_CONNECTIONS_PER_ADDRESS)]
     pub max_connections_per_address: usize,
     /// Longest URI (path and query) in bytes; longer gets 414 (at most 65534).
-    #[arg(long, env = "KOTH_MAX_URI_BYTES", default_value_t = koth_scheduler::serve::DEFAULT_MAX_URI_BYTES,
+    #[arg(long, env = "KOTH_MAX_URI_BYTES", default_value_t = koth_web::serve::DEFAULT_MAX_URI_BYTES,
           value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(256..=65534))]
     pub max_uri_bytes: usize,
     /// Longest request line and headers together, in bytes; longer gets 431.
-    #[arg(long, env = "KOTH_MAX_HEAD_BYTES", default_value_t = koth_scheduler::serve::DEFAULT_MAX_HEAD_BYTES,
+    #[arg(long, env = "KOTH_MAX_HEAD_BYTES", default_value_t = koth_web::serve::DEFAULT_MAX_HEAD_BYTES,
           value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1024..=1 << 20))]
     pub max_head_bytes: usize,
 }
 
 impl HttpArgs {
-    pub fn limits(&self) -> koth_scheduler::serve::HttpLimits {
-        koth_scheduler::serve::HttpLimits {
+    pub fn limits(&self) -> koth_web::serve::HttpLimits {
+        koth_web::serve::HttpLimits {
             header_timeout: std::time::Duration::from_secs(self.header_timeout_secs),
-            max_connections: self.max_connections.unwrap_or_else(koth_scheduler::serve::default_max_connections),
+            max_connections: self.max_connections.unwrap_or_else(koth_web::serve::default_max_connections),
             max_connections_per_address: self.max_connections_per_address.max(1),
             max_uri_bytes: self.max_uri_bytes,
             max_head_bytes: self.max_head_bytes,

@@ -116,7 +116,7 @@ pub fn serve(
         seat.name = name;
     }
     let frames = game.frames(&shown, sandbox).map_err(|e| anyhow::anyhow!("this replay cannot be drawn: {e}"))?;
-    let app = koth_scheduler::web::local_viewer(&shown, &frames).map_err(|e| anyhow::anyhow!("this replay cannot be drawn: {e}"))?;
+    let app = koth_web::pages::local_viewer(&shown, &frames).map_err(|e| anyhow::anyhow!("this replay cannot be drawn: {e}"))?;
     let rt = tokio::runtime::Runtime::new()?;
     rt.block_on(async move {
         let listener = tokio::net::TcpListener::bind(listen)

@@ -113,7 +113,7 @@ pub fn run(a: ReplayBenchArgs) -> anyhow::Result<i32> {
     let rt = tokio::runtime::Runtime::new()?;
     let result = rt.block_on(async {
         let pool = koth_scheduler::db::connect_and_migrate(&url, 4).await.map_err(|e| anyhow::anyhow!(e))?;
-        let (host, _) = koth_scheduler::api::create_account(&pool, &format!("bench-{}", std::process::id()), true).await?;
+        let (host, _) = koth_web::http::create_account(&pool, &format!("bench-{}", std::process::id()), true).await?;
         println!("koth bench replay: the longest match of each game; write = the statement and its commit, median of {rounds}, alternated");
         println!(
             "{:<8} {:>6} {:>10} {:>9} {:>6} {:>8} {:>11} {:>11} {:>6} {:>9} {:>9}",

@@ -169,17 +169,17 @@ pub(super) async fn start_runners(
 pub(super) async fn start_web(
     pool: &PgPool,
     listen: &str,
-    options: koth_scheduler::api::ApiOptions,
-    limits: koth_scheduler::serve::HttpLimits,
+    options: koth_web::http::ApiOptions,
+    limits: koth_web::serve::HttpLimits,
     stop: &watch::Receiver<bool>,
 ) -> anyhow::Result<(std::net::SocketAddr, JoinHandle<std::io::Result<()>>)> {
     let listener = tokio::net::TcpListener::bind(listen)
         .await
         .map_err(|e| anyhow::anyhow!("listening on {listen}: {e}; pick another with --listen"))?;
     let addr = listener.local_addr()?;
-    let app = koth_scheduler::api::router_with(pool.clone(), options);
+    let app = koth_web::http::router_with(pool.clone(), options);
     let mut stop = stop.clone();
-    let server = tokio::spawn(koth_scheduler::serve::serve(listener, app, limits, async move {
+    let server = tokio::spawn(koth_web::serve::serve(listener, app, limits, async move {
         let _ = stop.wait_for(|s| *s).await;
     }));
     Ok((addr, server))
@@ -264,7 +264,7 @@ pub fn web(a: WebArgs) -> anyhow::Result<i32> {
                 super::secrets::check_host_token(&token).map_err(|e| anyhow::anyhow!("{}: {e}", f.display()))?;
                 // Web replicas start at once: one makes the host and the examples.
                 let lock = koth_scheduler::db::store::first_start_lock(&pool).await?;
-                let host = koth_scheduler::api::ensure_host_token(&pool, "host", &token).await.map_err(|e| anyhow::anyhow!(e))?;
+                let host = koth_web::http::ensure_host_token(&pool, "host", &token).await.map_err(|e| anyhow::anyhow!(e))?;
                 if a.examples {
                     super::examples::seed_for(&pool, host).await?;
                 }

@@ -215,7 +215,7 @@ fn peak_mib(pid: u32) -> Option<f64> {
 
 /// Resident memory of `pid` in MiB.
 fn resident_mib(pid: u32) -> Option<f64> {
-    Some(koth_scheduler::api::resident_bytes(&pid.to_string())? as f64 / (1024.0 * 1024.0))
+    Some(koth_web::http::resident_bytes(&pid.to_string())? as f64 / (1024.0 * 1024.0))
 }
 
 fn finished(addr: &str) -> Option<u64> {

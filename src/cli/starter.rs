@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{bail, Context};
 use clap::Args;
 use koth_runner::starters;
-use koth_scheduler::api::types::GameInfo;
+use koth_web::http::types::GameInfo;
 
 #[derive(Args)]
 pub struct StarterArgs {
@@ -168,9 +168,8 @@ fn from_server(a: &StarterArgs, server: &str) -> anyhow::Result<i32> {
         println!("write one with `koth starter {} LANGUAGE`", game.name);
         return Ok(0);
     };
-    let is = |k: &&&koth_scheduler::api::types::StarterInfo| {
-        k.language == *language || k.file.rsplit_once('.').is_some_and(|(_, e)| e == language)
-    };
+    let is =
+        |k: &&&koth_web::http::types::StarterInfo| k.language == *language || k.file.rsplit_once('.').is_some_and(|(_, e)| e == language);
     let have: Vec<&str> = offered.iter().map(|k| k.language.as_str()).collect();
     let have = if have.is_empty() { "none".to_owned() } else { have.join(", ") };
     if let Some(k) = missing.iter().find(&is) {

@@ -306,7 +306,7 @@ async fn matches_with_seats(pool: &PgPool, ids: &[i64]) -> Result<Vec<MatchSumma
             bot: r.get("bot_id"),
             name: r.get("name"),
             rank: r.get("rank"),
-            result: r.get("result"),
+            result: r.get::<Option<String>, _>("result").map(|t| stored(t, SeatResult::from_stored)).transpose()?,
             score: r.get("score"),
         });
     }
@@ -559,18 +559,20 @@ pub async fn match_info(pool: &PgPool, id: i64) -> Result<Option<MatchInfo>> {
         finished: m.get("finished"),
         seats: seats
             .iter()
-            .map(|r| MatchSeat {
-                seat: r.get("seat"),
-                bot: r.get("bot_id"),
-                name: r.get("name"),
-                owner: r.get("owner"),
-                version: r.get("version_id"),
-                score: r.get("score"),
-                rank: r.get("rank"),
-                result: r.get("result"),
-                status: r.get("status"),
+            .map(|r| {
+                Ok(MatchSeat {
+                    seat: r.get("seat"),
+                    bot: r.get("bot_id"),
+                    name: r.get("name"),
+                    owner: r.get("owner"),
+                    version: r.get("version_id"),
+                    score: r.get("score"),
+                    rank: r.get("rank"),
+                    result: r.get::<Option<String>, _>("result").map(|t| stored(t, SeatResult::from_stored)).transpose()?,
+                    status: r.get("status"),
+                })
             })
-            .collect(),
+            .collect::<Result<Vec<_>>>()?,
         reproduce,
         validates: m.get("validates"),
         running: m.get::<Option<bool>, _>("running").unwrap_or(false),

@@ -411,11 +411,11 @@ pub async fn version_source(pool: &PgPool, version_id: i64) -> Result<Option<Ver
 pub async fn record_compile(
     conn: &mut PgConnection,
     version_id: i64,
-    outcome: Result<(&[u8], &str), ()>,
+    outcome: &crate::job::CompileOutcome,
     log: &str,
 ) -> Result<(), sqlx::Error> {
     let version = Subjects { version: Some(version_id), ..Subjects::default() };
-    let Ok((artifact, image_id)) = outcome else {
+    let crate::job::CompileOutcome::Compiled { artifact, image: image_id } = outcome else {
         let Some(job) = sqlx::query_scalar::<_, Option<i64>>(
             "UPDATE bot_versions SET status = 'failed', compile_log = $2 WHERE id = $1 RETURNING compile_job",
         )

@@ -5,7 +5,7 @@
 
 use koth_ladder::contest::Phase;
 use koth_ladder::format::FormatName;
-use koth_scheduler::types::{AuditAction, GameStatus, JobState, MatchKind, MatchState, VersionStatus};
+use koth_scheduler::types::{AuditAction, GameStatus, HealthStatus, JobState, MatchKind, MatchState, SeatResult, VersionStatus};
 use serde_json::Value;
 
 /// Where in the document an enum is, and its values.
@@ -34,7 +34,7 @@ fn names<T: serde::Serialize>(all: &[T]) -> Vec<String> {
 
 #[test]
 fn every_enum_in_the_document_is_the_codes_list() {
-    let doc = serde_json::to_value(koth_scheduler::api::openapi_document()).unwrap();
+    let doc = serde_json::to_value(koth_web::http::openapi_document()).unwrap();
     let mut found = Vec::new();
     enums(&doc, "", &mut found);
     // Each schema of the document that is an enum, and the code's list.
@@ -47,6 +47,8 @@ fn every_enum_in_the_document_is_the_codes_list() {
         ("VersionStatus", names(VersionStatus::ALL)),
         ("GameStatus", names(GameStatus::ALL)),
         ("AuditAction", names(AuditAction::ALL)),
+        ("SeatResult", names(SeatResult::ALL)),
+        ("HealthStatus", names(HealthStatus::ALL)),
     ];
     let mut unaccounted = Vec::new();
     for (path, values) in &found {
@@ -62,5 +64,7 @@ fn every_enum_in_the_document_is_the_codes_list() {
         unaccounted.join("\n")
     );
     // The check reads the document: the formats are there, as an enum.
-    assert!(found.iter().any(|(p, _)| p == "/components/schemas/FormatName"), "{found:?}");
+    for schema in ["FormatName", "SeatResult", "HealthStatus", "VersionStatus"] {
+        assert!(found.iter().any(|(p, _)| *p == format!("/components/schemas/{schema}")), "{schema} not in {found:?}");
+    }
 }

@@ -2,11 +2,11 @@
 //!
 //! **Pages.** No separate front-end build: each page is a small HTML shell
 //! that names what it shows (`<body data-page="bot" data-id="7">`), one
-//! script (`web/app.js`) and one style sheet (`web/app.css`), embedded in
+//! script (`web/static/app.js`) and one style sheet (`web/static/app.css`), embedded in
 //! the binary. The script reads everything through the public JSON API, so
 //! the pages can show nothing the API would not: who may read a bot's
 //! sources, compile logs and stderr is decided in one place,
-//! [`crate::api`]. Signing in stores the account's API token in the
+//! [`crate::http`]. Signing in stores the account's API token in the
 //! browser's local storage and sends it as `Authorization: Bearer`.
 //! The protocol pages for bot authors are the Markdown files of
 //! `docs/games/`, rendered on the server.
@@ -47,8 +47,8 @@ use axum::response::{Html, IntoResponse, Response};
 use axum::routing::get;
 use axum::Router;
 
-const APP_JS: &str = include_str!("../web/app.js");
-const APP_CSS: &str = include_str!("../web/app.css");
+const APP_JS: &str = include_str!("../static/app.js");
+const APP_CSS: &str = include_str!("../static/app.css");
 
 /// The protocol pages: (game, Markdown).
 const GAME_DOCS: &[(&str, &str)] = &[
@@ -117,7 +117,7 @@ fn layers(router: Router) -> Router {
 pub fn local_viewer(replay: &koth_games::replay::Replay, frames: &koth_games::replay::Frames) -> Result<Router, String> {
     use axum::body::Bytes;
     let json = |v: Bytes| ([(header::CONTENT_TYPE, "application/json")], v).into_response();
-    let info = Bytes::from(serde_json::to_vec(&crate::types::MatchInfo::of_local_replay(replay)).map_err(|e| e.to_string())?);
+    let info = Bytes::from(serde_json::to_vec(&koth_scheduler::types::MatchInfo::of_local_replay(replay)).map_err(|e| e.to_string())?);
     let replay_json = Bytes::from(serde_json::to_vec(replay).map_err(|e| e.to_string())?);
     let frames_json = Bytes::from(serde_json::to_vec(frames).map_err(|e| e.to_string())?);
     let router = Router::new()
@@ -234,7 +234,7 @@ async fn authoring() -> Html<String> {
 
 /// A game's page: koth's own games' protocols; a game a host added
 /// (`added`: the API found it) is drawn by the script from the API.
-pub(crate) fn game_page(name: &str, added: bool, kits: &[crate::types::StarterInfo]) -> Response {
+pub(crate) fn game_page(name: &str, added: bool, kits: &[koth_scheduler::types::StarterInfo]) -> Response {
     if added && koth_games::external::check_name(name).is_ok() {
         return Html(shell(name, &format!("data-page=\"game\" data-game=\"{name}\""), "<p class=\"loading\">Loading…</p>")).into_response();
     }
@@ -252,9 +252,9 @@ pub(crate) fn game_page(name: &str, added: bool, kits: &[crate::types::StarterIn
 /// The game's starter kits, first on its page: what an author needs before
 /// the protocol's details. Only kits this server's runners can run are
 /// offered; the others are named, with why not.
-fn starter_kits(game: &str, kits: &[crate::types::StarterInfo]) -> String {
+fn starter_kits(game: &str, kits: &[koth_scheduler::types::StarterInfo]) -> String {
     let esc = |t: &str| t.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;");
-    let offered: Vec<&crate::types::StarterInfo> = kits.iter().filter(|k| k.available).collect();
+    let offered: Vec<&koth_scheduler::types::StarterInfo> = kits.iter().filter(|k| k.available).collect();
     let links: Vec<String> = offered
         .iter()
         .map(|k| {

@@ -11,7 +11,7 @@
 //! | a URI of at most [`HttpLimits::max_uri_bytes`] | a layer before the routes (hyper's own limit, 64 KiB, is above it) | 414, JSON |
 //! | connections from one address ([`HttpLimits::max_connections_per_address`]; IPv6 by its /64) | [`serve`]'s accept loop | closed at once, unread |
 //! | connections in all ([`HttpLimits::max_connections`], below the descriptor limit) | the same | closed at once, unread |
-//! | a request body (40 MiB, [`crate::api::MAX_BODY`]) | axum's `DefaultBodyLimit` | 413, JSON |
+//! | a request body (40 MiB, [`crate::http::MAX_BODY`]) | axum's `DefaultBodyLimit` | 413, JSON |
 //!
 //! hyper answers the requests it cannot parse itself (400, 414, 431), with
 //! no body and no hook to give it one; [`JsonParseErrors`], between hyper
