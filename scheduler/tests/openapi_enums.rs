@@ -5,7 +5,7 @@
 
 use koth_ladder::contest::Phase;
 use koth_ladder::format::FormatName;
-use koth_scheduler::types::{AuditAction, GameStatus, JobState, MatchKind, MatchState, VersionStatus};
+use koth_scheduler::types::{AbState, AuditAction, GameStatus, JobState, MatchKind, MatchState, VersionStatus};
 use serde_json::Value;
 
 /// Where in the document an enum is, and its values.
@@ -47,6 +47,7 @@ fn every_enum_in_the_document_is_the_codes_list() {
         ("VersionStatus", names(VersionStatus::ALL)),
         ("GameStatus", names(GameStatus::ALL)),
         ("AuditAction", names(AuditAction::ALL)),
+        ("AbState", names(AbState::ALL)),
     ];
     let mut unaccounted = Vec::new();
     for (path, values) in &found {

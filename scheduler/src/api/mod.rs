@@ -45,6 +45,9 @@ use crate::packed::{self, PackedReplay};
 use crate::types::*;
 use koth_ladder::quota::{self, OverLimit, SignupLimits};
 
+mod ab;
+use ab::*;
+
 /// Largest request body (an upload).
 pub const MAX_BODY: usize = 40 << 20;
 
@@ -374,6 +377,8 @@ fn routes() -> OpenApiRouter<AppState> {
         .routes(routes!(challenge))
         .routes(routes!(cancel_match))
         .routes(routes!(audit))
+        .routes(routes!(start_ab, bot_ab_tests))
+        .routes(routes!(ab_test))
 }
 
 /// A new API token: 32 random bytes, hex.

@@ -11,10 +11,10 @@ use crate::audit::{AuditAction, Subjects};
 use crate::job::{JobState, MatchState, VersionStatus};
 
 /// [`MatchKind`] of `matches m`: a validation game, a finals match, a
-/// challenge (someone asked for it), else rated or counted in standings
-/// by its ladder's format.
+/// game of an A/B test, a challenge (someone asked for it), else rated or
+/// counted in standings by its ladder's format.
 const MATCH_KIND_SQL: &str = "CASE WHEN m.validates IS NOT NULL THEN 'validation' WHEN m.finals THEN 'finals' \
-     WHEN m.requested_by IS NOT NULL THEN 'challenge' WHEN m.rated THEN 'rated' ELSE 'standings' END";
+     WHEN m.ab_test IS NOT NULL THEN 'ab' WHEN m.requested_by IS NOT NULL THEN 'challenge' WHEN m.rated THEN 'rated' ELSE 'standings' END";
 use crate::types::*;
 use koth_ladder::rating::{leaderboard_score, Rating};
 

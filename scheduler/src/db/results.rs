@@ -32,6 +32,9 @@ pub struct MatchOutcome {
 
 /// Write the outcome of `match_id`; returns whether it was rated.
 pub async fn record_match(conn: &mut PgConnection, match_id: i64, outcome: &MatchOutcome) -> Result<bool, sqlx::Error> {
+    // A game of an A/B test: its test is locked before the match is
+    // written, as every transaction that counts or queues its pairs does.
+    let ab_test = super::ab::lock_test_of(conn, match_id).await?;
     let m = sqlx::query(
         "UPDATE matches SET state = 'finished', engine = $2, turns = $3, finished_at = now(), error = NULL \
          WHERE id = $1 AND state = 'queued' RETURNING ladder_id, rated, validates, job_id, requested_by IS NOT NULL AS challenge, finals",
@@ -96,6 +99,14 @@ pub async fn record_match(conn: &mut PgConnection, match_id: i64, outcome: &Matc
         bots: bot_records(conn, match_id).await?,
     };
     let settled = settle::settle(&facts);
+    if let Some(test) = ab_test {
+        match super::ab::count_pair(conn, test, match_id).await {
+            Ok(()) => {}
+            Err(StoreError::Db(e)) => return Err(e),
+            // The match is kept; the test's row is not one koth can read.
+            Err(StoreError::Invalid(why)) => tracing::warn!(match_id, test, "A/B pair not counted: {why}"),
+        }
+    }
     if let Some((version, verdict)) = &settled.validation {
         store::record_validation(conn, *version, verdict).await?;
     }
