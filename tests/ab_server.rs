@@ -23,10 +23,6 @@ use in_process::{postgres, postgres_with_target_ladder, Api};
 /// clearly better.
 const CRASHES: &str = "import sys\nsys.stderr.write('this version is broken\\n')\nsys.exit(3)\n";
 
-fn sandbox() -> SandboxConfig {
-    koth_testkit::bot_sandbox("ab-server", 61000, 256 << 20, 100)
-}
-
 /// `koth` with its login under `config`: the exit code and its output.
 fn koth(config: &std::path::Path, args: &[&str]) -> (Option<i32>, String) {
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_koth"))
@@ -53,48 +49,90 @@ async fn wait_ready(api: &Api, bot: i64, number: usize, deadline: Instant) {
     }
 }
 
+/// The service in-process (API and pages, a runner with real sandboxes,
+/// the scheduler's tick) on a Snake ladder, and ann's bot `mine` with two
+/// compiled versions: #1 crashes, #2 plays (koth's example bot for Snake).
+struct Service {
+    _pg: koth_testkit::TestPostgres,
+    pool: sqlx::PgPool,
+    api: Api,
+    ladder: i64,
+    token: String,
+    other: String,
+    bot: i64,
+    stop: tokio::sync::watch::Sender<bool>,
+    tasks: Vec<tokio::task::JoinHandle<()>>,
+}
+
+impl Service {
+    async fn start(name: &str, uid_base: u32) -> Option<Service> {
+        let pg = postgres(name)?;
+        let sandbox: SandboxConfig = koth_testkit::bot_sandbox(name, uid_base, 256 << 20, 100);
+        if koth_sandbox::Sandbox::create(sandbox.clone()).is_err() {
+            assert!(std::env::var("CI").is_err(), "CI=true and the sandbox cannot run");
+            return None;
+        }
+        let pool = koth_scheduler::db::connect_and_migrate(&pg.url(), 8).await.unwrap();
+        let settings =
+            LadderConfig::parse("rated", &json!({"seats": 2, "newcomer_games": 0, "max_turns": 200, "skip_validation": true})).unwrap();
+        let ladder = store::create_ladder(&pool, "snake", &koth_games::GameKind::Snake.into(), &settings).await.unwrap();
+        let api = Api(koth_scheduler::api::router(pool.clone()));
+        let (_, token) = koth_scheduler::api::create_account(&pool, "ann", false).await.unwrap();
+        let (_, other) = koth_scheduler::api::create_account(&pool, "ben", false).await.unwrap();
+        let (stop, stopped) = tokio::sync::watch::channel(false);
+        let cfg = WorkerConfig::new(format!("{name}-runner"), Builder::host(sandbox.clone()), &sandbox, 256 << 20);
+        let runner = {
+            let pool = pool.clone();
+            tokio::spawn(async move {
+                worker::run(pool, cfg, stopped).await;
+            })
+        };
+        let tick = {
+            let (pool, mut stopped) = (pool.clone(), stop.subscribe());
+            tokio::spawn(async move {
+                let q = Queue::new(pool.clone());
+                let mut rng = <rand_chacha::ChaCha8Rng as rand::SeedableRng>::seed_from_u64(3);
+                while !*stopped.borrow() {
+                    koth_scheduler::ladder::tick(&pool, &q, &mut rng).await.unwrap();
+                    let _ = tokio::time::timeout(Duration::from_millis(100), stopped.changed()).await;
+                }
+            })
+        };
+        let deadline = Instant::now() + Duration::from_secs(180);
+        let submit = format!("/api/ladders/{ladder}/bots/mine?file=bot.py");
+        let (st, made) = api.call("POST", &submit, Some(&token), CRASHES).await;
+        assert!(matches!(st, StatusCode::CREATED | StatusCode::ACCEPTED), "{st}: {made}");
+        let bot = made["bot"].as_i64().unwrap();
+        wait_ready(&api, bot, 1, deadline).await;
+        let survivor = std::fs::read_to_string("bots/snake/tcp_survivor.py").unwrap();
+        let (st, made) = api.call("POST", &submit, Some(&token), survivor).await;
+        assert!(matches!(st, StatusCode::CREATED | StatusCode::ACCEPTED), "{st}: {made}");
+        wait_ready(&api, bot, 2, deadline).await;
+        Some(Service { _pg: pg, pool, api, ladder, token, other, bot, stop, tasks: vec![runner, tick] })
+    }
+
+    /// The API and pages on a socket: its URL.
+    async fn serve(&self) -> String {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let server = format!("http://{}", listener.local_addr().unwrap());
+        let router = koth_scheduler::api::router(self.pool.clone());
+        tokio::spawn(async move { axum::serve(listener, router).await });
+        server
+    }
+
+    async fn stop(self) {
+        self.stop.send(true).unwrap();
+        for t in self.tasks {
+            t.await.unwrap();
+        }
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_clearly_better_version_is_found_better_and_no_rating_moves() {
-    let Some(pg) = postgres("ab-server") else { return };
-    if koth_sandbox::Sandbox::create(sandbox()).is_err() {
-        assert!(std::env::var("CI").is_err(), "CI=true and the sandbox cannot run");
-        return;
-    }
-    let pool = koth_scheduler::db::connect_and_migrate(&pg.url(), 8).await.unwrap();
-    let settings =
-        LadderConfig::parse("rated", &json!({"seats": 2, "newcomer_games": 0, "max_turns": 200, "skip_validation": true})).unwrap();
-    let ladder = store::create_ladder(&pool, "snake", &koth_games::GameKind::Snake.into(), &settings).await.unwrap();
-    let api = Api(koth_scheduler::api::router(pool.clone()));
-    let (_, token) = koth_scheduler::api::create_account(&pool, "ann", false).await.unwrap();
-    let (_, other) = koth_scheduler::api::create_account(&pool, "ben", false).await.unwrap();
-
-    // The whole service: a runner and the scheduler's tick.
-    let (stop, stopped) = tokio::sync::watch::channel(false);
-    let cfg = WorkerConfig::new("ab-runner".into(), Builder::host(sandbox()), &sandbox(), 256 << 20);
-    let runner = tokio::spawn(worker::run(pool.clone(), cfg, stopped));
-    let tick = {
-        let (pool, mut stopped) = (pool.clone(), stop.subscribe());
-        tokio::spawn(async move {
-            let q = Queue::new(pool.clone());
-            let mut rng = <rand_chacha::ChaCha8Rng as rand::SeedableRng>::seed_from_u64(3);
-            while !*stopped.borrow() {
-                koth_scheduler::ladder::tick(&pool, &q, &mut rng).await.unwrap();
-                let _ = tokio::time::timeout(Duration::from_millis(100), stopped.changed()).await;
-            }
-        })
-    };
-
-    // Version #1 crashes, #2 plays (koth's example bot for Snake).
-    let deadline = Instant::now() + Duration::from_secs(180);
-    let submit = format!("/api/ladders/{ladder}/bots/mine?file=bot.py");
-    let (st, made) = api.call("POST", &submit, Some(&token), CRASHES).await;
-    assert!(matches!(st, StatusCode::CREATED | StatusCode::ACCEPTED), "{st}: {made}");
-    let bot = made["bot"].as_i64().unwrap();
-    wait_ready(&api, bot, 1, deadline).await;
-    let survivor = std::fs::read_to_string("bots/snake/tcp_survivor.py").unwrap();
-    let (st, made) = api.call("POST", &submit, Some(&token), survivor).await;
-    assert!(matches!(st, StatusCode::CREATED | StatusCode::ACCEPTED), "{st}: {made}");
-    wait_ready(&api, bot, 2, deadline).await;
+    let Some(service) = Service::start("ab-server", 61000).await else { return };
+    let (api, pool, ladder, bot) = (&service.api, service.pool.clone(), service.ladder, service.bot);
+    let (token, other) = (service.token.clone(), service.other.clone());
 
     let (_, board_before) = api.call("GET", &format!("/api/ladders/{ladder}/leaderboard"), None, "").await;
     let ab = format!("/api/bots/{bot}/ab");
@@ -104,10 +142,7 @@ async fn a_clearly_better_version_is_found_better_and_no_rating_moves() {
     assert!(e["error"].as_str().unwrap().contains("only the owner of mine"), "{e}");
 
     // From the command line, followed to its verdict.
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let server = format!("http://{}", listener.local_addr().unwrap());
-    let router = koth_scheduler::api::router(pool.clone());
-    tokio::spawn(async move { axum::serve(listener, router).await });
+    let server = service.serve().await;
     let config = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("ab-server-cli");
     let began = Instant::now();
     let (code, out) = tokio::task::spawn_blocking({
@@ -180,9 +215,7 @@ async fn a_clearly_better_version_is_found_better_and_no_rating_moves() {
     assert_eq!(out.lines().count(), 2, "{out}");
     assert!(out.lines().nth(1).unwrap().contains("#2 against #1: verdict: better"), "{out}");
 
-    stop.send(true).unwrap();
-    runner.await.unwrap();
-    tick.await.unwrap();
+    service.stop().await;
 }
 
 /// Many requests at once start exactly one test; what cannot be tested is
@@ -271,4 +304,140 @@ async fn one_test_at_a_time_per_bot_and_only_compiled_versions_of_ones_own() {
     assert_eq!(t["state"], "stopped", "{t}");
     assert!(t["error"].as_str().unwrap().contains("its bot was disabled (deleted by its owner)"), "{t}");
     assert!(t["matches"].as_array().unwrap().iter().all(|m| m["state"] == "cancelled"), "{t}");
+}
+
+const CHROMIUM: &str = "/usr/bin/chromium";
+const CHROMEDRIVER: &str = "/usr/bin/chromedriver";
+
+/// chromedriver, and the browser it started (found by its own profile
+/// folder: it outlives its chromedriver).
+struct Driver(std::process::Child, std::path::PathBuf);
+impl Drop for Driver {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+        let _ = std::process::Command::new("pkill").args(["-f", "--"]).arg(format!("--user-data-dir={}", self.1.display())).status();
+    }
+}
+
+async fn browser(profile: std::path::PathBuf) -> (fantoccini::Client, Driver) {
+    let port = koth_scheduler::pg::free_port().unwrap();
+    let driver = Driver(
+        std::process::Command::new(CHROMEDRIVER)
+            .arg(format!("--port={port}"))
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("starting chromedriver"),
+        profile.clone(),
+    );
+    let _ = std::fs::remove_dir_all(&profile);
+    let mut caps = serde_json::Map::new();
+    caps.insert(
+        "goog:chromeOptions".into(),
+        json!({"binary": CHROMIUM, "args": [
+            "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-quic",
+            "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync",
+            "--window-size=1400,1000", format!("--user-data-dir={}", profile.display()),
+        ]}),
+    );
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let mut b = fantoccini::ClientBuilder::new(hyper_util::client::legacy::connect::HttpConnector::new());
+        b.capabilities(caps.clone());
+        match b.connect(&format!("http://127.0.0.1:{port}")).await {
+            Ok(c) => return (c, driver),
+            Err(e) => {
+                assert!(Instant::now() < deadline, "chromedriver did not start a session: {e}");
+                tokio::time::sleep(Duration::from_millis(200)).await;
+            }
+        }
+    }
+}
+
+/// Wait until `script` (a JavaScript expression) is truthy; returns its value.
+async fn until(c: &fantoccini::Client, what: &str, script: &str, secs: u64) -> Value {
+    let deadline = Instant::now() + Duration::from_secs(secs);
+    loop {
+        let v = c.execute(&format!("return ({script});"), vec![]).await.unwrap_or(Value::Null);
+        if !v.is_null() && v != json!(false) && v != json!("") {
+            return v;
+        }
+        if Instant::now() > deadline {
+            let text = c.execute("return document.body.innerText", vec![]).await.unwrap_or_default();
+            panic!("waited {secs} s for {what} ({script}); the page says:\n{text}");
+        }
+        tokio::time::sleep(Duration::from_millis(150)).await;
+    }
+}
+
+/// The bot page in a real browser: its owner asks "is version #2 better
+/// than #1?" with the form, the page follows the test to its verdict and
+/// shows it beside both versions, with the games linked; a visitor sees
+/// the result and no form.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_bot_page_starts_a_test_and_shows_its_verdict_beside_both_versions() {
+    if !(std::path::Path::new(CHROMIUM).exists() && std::path::Path::new(CHROMEDRIVER).exists()) {
+        koth_testkit::missing(format!(
+            "chromium or chromedriver are missing: needs {CHROMIUM}, {CHROMEDRIVER} (Debian: chromium chromium-driver)"
+        ));
+        return;
+    }
+    let Some(service) = Service::start("ab-browser", 62000).await else { return };
+    let url = service.serve().await;
+    let tmp = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
+    let shots = tmp.join("screenshots");
+    std::fs::create_dir_all(&shots).unwrap();
+    let (c, _driver) = browser(tmp.join("ab-browser-profile")).await;
+    let bot = service.bot;
+
+    // Signed in as the owner (the token where the page's sign-in puts it).
+    c.goto(&format!("{url}/")).await.unwrap();
+    c.execute("localStorage.setItem('koth.token', arguments[0])", vec![json!(service.token)]).await.unwrap();
+    c.goto(&format!("{url}/bots/{bot}")).await.unwrap();
+    until(&c, "the A/B form", "document.querySelector('#ab-form')", 20).await;
+    assert_eq!(until(&c, "no tests yet", "document.querySelector('#ab-tests').innerText", 5).await, "No A/B tests yet.");
+    let chosen =
+        c.execute("return [document.querySelector('#ab-new').value, document.querySelector('#ab-old').value]", vec![]).await.unwrap();
+    assert_eq!(chosen, json!(["2", "1"]), "the newest version against the one before");
+    c.find(fantoccini::Locator::Css("#ab-start")).await.unwrap().click().await.unwrap();
+    until(&c, "the test under way", "document.querySelector('#ab-table .ab-verdict')", 20).await;
+    // Followed to its verdict (the default hypothesis: +0 against +30 Elo).
+    let verdict = until(
+        &c,
+        "the verdict",
+        "(v => v && v.textContent !== 'running' && v.textContent)(document.querySelector('#ab-table .ab-verdict'))",
+        240,
+    )
+    .await;
+    assert_eq!(verdict, "better");
+    let row = until(&c, "the test's row", "document.querySelector('#ab-table tbody tr').innerText", 5).await;
+    let row = row.as_str().unwrap();
+    assert!(row.contains("#2 against #1") && row.contains("100.0%") && row.contains("+inf"), "{row}");
+    // Beside the versions too, without reloading the page.
+    let versions = until(&c, "the versions", "document.querySelector('#versions').innerText", 5).await;
+    assert!(versions.as_str().unwrap().contains("better than #1"), "{versions}");
+    let games = c.execute("return [...document.querySelectorAll('#ab-table a')].map(a => a.getAttribute('href'))", vec![]).await.unwrap();
+    let games = games.as_array().unwrap();
+    assert!(games.len() >= 2 && games.iter().all(|g| g.as_str().unwrap().starts_with("/matches/")), "{games:?}");
+    std::fs::write(shots.join("ab-test.png"), c.screenshot().await.unwrap()).unwrap();
+
+    // The same button starts the next test; pressed again while that one
+    // runs, the page says why nothing started.
+    c.find(fantoccini::Locator::Css("#ab-start")).await.unwrap().click().await.unwrap();
+    until(&c, "the second test", "document.querySelectorAll('#ab-table tbody tr').length === 2", 20).await;
+    c.find(fantoccini::Locator::Css("#ab-start")).await.unwrap().click().await.unwrap();
+    let refused = until(&c, "the refusal", "document.querySelector('#ab-form .error').textContent", 20).await;
+    assert!(refused.as_str().unwrap().contains("has an A/B test running already"), "{refused}");
+
+    // A visitor: the verdict beside both versions, no form.
+    c.execute("localStorage.removeItem('koth.token')", vec![]).await.unwrap();
+    c.goto(&format!("{url}/bots/{bot}")).await.unwrap();
+    until(&c, "the tests", "document.querySelector('#ab-table')", 20).await;
+    assert_eq!(c.execute("return document.querySelector('#ab-form')", vec![]).await.unwrap(), Value::Null);
+    let versions = until(&c, "the versions", "document.querySelector('#versions').innerText", 5).await;
+    let versions = versions.as_str().unwrap();
+    assert!(versions.contains("better than #1") && versions.contains("#2 better than it"), "{versions}");
+    drop(c);
+    service.stop().await;
 }

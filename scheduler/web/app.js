@@ -444,7 +444,7 @@ async function botPage(id) {
   const versions = bot.versions.slice().reverse().map(v => [
     v.number, v.language, v.main,
     [el('span', { class: 'status-' + v.status }, v.status), v.validation_match ? [' ', el('a', { href: '/matches/' + v.validation_match, title: 'its validation game: a match against copies of itself' }, 'validation game')] : ''],
-    abBeside(tests, v.number),
+    el('span', { class: 'ab-beside', 'data-number': v.number }, abBeside(tests, v.number)),
     when(v.submitted),
     owner ? [el('button', { class: 'link', 'data-version': v.id, onclick: () => showLog(v, logBox) }, 'logs'), ' ',
       el('button', { class: 'link', onclick: () => download(`/api/versions/${v.id}/source`, `${bot.name}-v${v.number}.tar`) }, 'sources')] : '']);
@@ -475,11 +475,20 @@ async function botPage(id) {
 
 const AB_WORDS = { running: 'running', better: 'better', not_better: 'not better', undecided: 'undecided', stopped: 'stopped' };
 
+/** How a test reads beside one of its versions: the new one's ("better than #1") or the old one's ("#2 better than it"). */
+const AB_BESIDE = {
+  running: [o => `being tested against #${o}`, n => `#${n} being tested against it`],
+  better: [o => `better than #${o}`, n => `#${n} better than it`],
+  not_better: [o => `not better than #${o}`, n => `#${n} not better than it`],
+  undecided: [o => `undecided against #${o}`, n => `#${n} undecided against it`],
+  stopped: [o => `test against #${o} stopped`, n => `#${n}'s test against it stopped`],
+};
+
 /** A version's A/B results, beside it in the versions table. */
 function abBeside(tests, number) {
   return tests.filter(t => t.new_number === number || t.old_number === number).map((t, i) => [i ? '; ' : '',
     el('span', { class: 'ab-' + t.state, 'data-ab-test': t.id },
-      t.new_number === number ? `${AB_WORDS[t.state]} than #${t.old_number}` : `#${t.new_number}: ${AB_WORDS[t.state]} than it`)]);
+      t.new_number === number ? AB_BESIDE[t.state][0](t.old_number) : AB_BESIDE[t.state][1](t.new_number))]);
 }
 
 /** The bot's A/B tests and, for its owner, the form that starts one; a running test is followed. */
@@ -505,12 +514,15 @@ function abSection(id, bot, tests, owner) {
   const render = list => {
     const rows = list.map(t => [t.id, `#${t.new_number} against #${t.old_number}`,
       el('span', { class: 'ab-verdict ab-' + t.state }, AB_WORDS[t.state], t.error ? ': ' + t.error : ''),
-      `${t.pairs} of ${t.max_pairs}`, t.counts.join(' / '), fmt(100 * t.score) + '%', t.elo === null ? '–' : fmt(t.elo, 0),
+      `${t.pairs} of ${t.max_pairs}`, t.counts.join(' / '), fmt(100 * t.score) + '%',
+      t.elo !== null ? fmt(t.elo, 0) : t.pairs && t.score >= 1 ? '+inf' : t.pairs && t.score <= 0 ? '−inf' : '–',
       `${fmt(t.llr, 2)} [${fmt(t.lower, 2)}, ${fmt(t.upper, 2)}]`,
       t.matches.map((m, i) => [i ? ' ' : '', el('a', { href: '/matches/' + m.match, title: `pair ${m.pair}` }, '#' + m.match)])]);
     box.replaceChildren(list.length
       ? table(['test', 'versions', 'verdict', 'pairs', 'pair scores (0 … 1)', 'score', 'elo', 'LLR [bounds]', 'games (unrated)'], rows, { id: 'ab-table' })
       : el('p', {}, 'No A/B tests yet.'));
+    // Beside each version in the versions table, as it stands now.
+    for (const cell of document.querySelectorAll('.ab-beside')) cell.replaceChildren(...abBeside(list, Number(cell.dataset.number)).flat());
     if (list.some(t => t.state === 'running')) setTimeout(async () => { try { render(await api(`/api/bots/${id}/ab`)); } catch (e) { /* the next visit shows it */ } }, 2000);
   };
   render(tests);
