@@ -37,7 +37,8 @@ pub async fn record_match(conn: &mut PgConnection, match_id: i64, outcome: &Matc
     let ab_test = super::ab::lock_test_of(conn, match_id).await?;
     let m = sqlx::query(
         "UPDATE matches SET state = 'finished', engine = $2, turns = $3, finished_at = now(), error = NULL \
-         WHERE id = $1 AND state = 'queued' RETURNING ladder_id, rated, validates, job_id, requested_by IS NOT NULL AS challenge, finals",
+         WHERE id = $1 AND state = 'queued' \
+         RETURNING ladder_id, rated, validates, job_id, requested_by IS NOT NULL AS challenge, finals, ab_test",
     )
     .bind(match_id)
     .bind(&outcome.engine)
@@ -64,9 +65,12 @@ pub async fn record_match(conn: &mut PgConnection, match_id: i64, outcome: &Matc
     }
     let role = match m.get::<Option<i64>, _>("validates") {
         Some(version) => Role::Validation { version },
-        None if m.get("challenge") => Role::Challenge,
-        None if m.get("finals") => Role::Finals,
-        None => Role::Ladder,
+        None => match m.get::<Option<i64>, _>("ab_test") {
+            Some(test) => Role::AbTest { test },
+            None if m.get("challenge") => Role::Challenge,
+            None if m.get("finals") => Role::Finals,
+            None => Role::Ladder,
+        },
     };
     audit_finished(conn, match_id, m.get("job_id"), &role.describe(), outcome).await?;
     let rating_system = match ladder_id {
