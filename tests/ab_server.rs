@@ -441,3 +441,110 @@ async fn the_bot_page_starts_a_test_and_shows_its_verdict_beside_both_versions()
     drop(c);
     service.stop().await;
 }
+
+/// Match starts since `since` (seconds since the epoch) made while a match
+/// of the other kind (the ladder's, or the A/B test's) was waiting, as
+/// `tests/fair_share.rs` counts them: (starts that went to the A/B test,
+/// all such starts).
+async fn contested_starts(pool: &sqlx::PgPool, since: f64) -> (i64, i64) {
+    sqlx::query_as(
+        "SELECT count(*) FILTER (WHERE m.priority = $2 AND waited), count(*) FILTER (WHERE waited) \
+         FROM (SELECT m.priority, EXISTS (SELECT 1 FROM jobs o \
+                   WHERE o.kind = 'match' AND o.priority IN ($2, $3) AND o.priority <> m.priority \
+                     AND o.created_at < m.started_at \
+                     AND (o.started_at > m.started_at OR (o.started_at IS NULL AND (o.finished_at IS NULL OR o.finished_at > m.started_at)))) AS waited \
+               FROM jobs m WHERE m.kind = 'match' AND m.priority IN ($2, $3) AND m.started_at >= to_timestamp($1)) m",
+    )
+    .bind(since)
+    .bind(store::PRIORITY_CHALLENGE)
+    .bind(store::PRIORITY_LADDER)
+    .fetch_one(pool)
+    .await
+    .unwrap()
+}
+
+/// An A/B test beside a busy ladder, two runners: while ladder matches
+/// wait, the test's games take at most the challenges' share of the match
+/// starts, and are not starved below it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_ab_test_takes_only_its_fair_share_beside_a_busy_ladder() {
+    const PLAYS: &str = "import sys\nfor line in sys.stdin:\n    print(2, flush=True)\n";
+    const STARTS: i64 = 120;
+    const TOLERANCE: f64 = 0.05;
+    let Some(pg) = postgres("ab-share") else { return };
+    let sandbox = koth_testkit::bot_sandbox("ab-share", 63000, 256 << 20, 100);
+    if koth_sandbox::Sandbox::create(sandbox.clone()).is_err() {
+        assert!(std::env::var("CI").is_err(), "CI=true and the sandbox cannot run");
+        return;
+    }
+    let pool = koth_scheduler::db::connect_and_migrate(&pg.url(), 8).await.unwrap();
+    let settings =
+        LadderConfig::parse("rated", &json!({"seats": 2, "concurrency": 8, "newcomer_games": 0, "max_turns": 40, "skip_validation": true}))
+            .unwrap();
+    let ladder = store::create_ladder(&pool, "target", &koth_games::GameKind::Target.into(), &settings).await.unwrap();
+    let api = Api(koth_scheduler::api::router(pool.clone()));
+    let (_, token) = koth_scheduler::api::create_account(&pool, "ann", false).await.unwrap();
+    let (_, ben) = koth_scheduler::api::create_account(&pool, "ben", false).await.unwrap();
+    let mut bot = 0;
+    for (who, name) in [(&token, "mine"), (&token, "mine"), (&ben, "a"), (&ben, "b"), (&ben, "c"), (&ben, "d"), (&ben, "e"), (&ben, "f")] {
+        let (st, made) = api.call("POST", &format!("/api/ladders/{ladder}/bots/{name}?file=bot.py"), Some(who), PLAYS).await;
+        assert!(matches!(st, StatusCode::CREATED | StatusCode::ACCEPTED), "{st}: {made}");
+        if name == "mine" {
+            bot = made["bot"].as_i64().unwrap();
+        }
+    }
+    let (stop, stopped) = tokio::sync::watch::channel(false);
+    let mut tasks = Vec::new();
+    for n in 0..2 {
+        let cfg = WorkerConfig::new(format!("ab-share-{n}"), Builder::host(sandbox.clone()), &sandbox, 256 << 20);
+        let (pool, stopped) = (pool.clone(), stopped.clone());
+        tasks.push(tokio::spawn(async move {
+            worker::run(pool, cfg, stopped).await;
+        }));
+    }
+    {
+        let (pool, mut stopped) = (pool.clone(), stop.subscribe());
+        tasks.push(tokio::spawn(async move {
+            let q = Queue::new(pool.clone());
+            let mut rng = <rand_chacha::ChaCha8Rng as rand::SeedableRng>::seed_from_u64(5);
+            while !*stopped.borrow() {
+                koth_scheduler::ladder::tick(&pool, &q, &mut rng).await.unwrap();
+                let _ = tokio::time::timeout(Duration::from_millis(50), stopped.changed()).await;
+            }
+        }));
+    }
+    wait_ready(&api, bot, 2, Instant::now() + Duration::from_secs(180)).await;
+    let since: f64 = sqlx::query_scalar("SELECT extract(epoch FROM now())::float8").fetch_one(&pool).await.unwrap();
+    // Two versions alike: a narrow test that runs long.
+    let (st, t) = api
+        .call("POST", &format!("/api/bots/{bot}/ab"), Some(&token), r#"{"new": 2, "old": 1, "elo0": -3, "elo1": 3, "max_pairs": 1000}"#)
+        .await;
+    assert_eq!(st, StatusCode::CREATED, "{t}");
+    let began = Instant::now();
+    let counted = loop {
+        let counted = contested_starts(&pool, since).await;
+        if counted.1 >= STARTS {
+            break counted;
+        }
+        assert!(began.elapsed() < Duration::from_secs(300), "only {counted:?} contested starts after 300 s");
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    };
+    stop.send(true).unwrap();
+    for t in tasks {
+        t.await.unwrap();
+    }
+    let share = koth_scheduler::db::queue::FairShare::default().share;
+    let fraction = counted.0 as f64 / counted.1 as f64;
+    let (_, t) = api.call("GET", &format!("/api/ab/{}", t["id"]), None, "").await;
+    eprintln!(
+        "while ladder matches waited, the A/B test's games took {}/{} of the match starts ({fraction:.3}; share {share}), in {:.0?}; \
+         the test counted {} pairs ({})",
+        counted.0,
+        counted.1,
+        began.elapsed(),
+        t["pairs"],
+        t["state"]
+    );
+    assert!(fraction <= share + TOLERANCE, "over its share: {counted:?}");
+    assert!(fraction >= share - TOLERANCE, "starved below its share: {counted:?}");
+}
