@@ -178,6 +178,7 @@ async fn a_clearly_better_version_is_found_better_and_no_rating_moves() {
         let id = m["match"].as_i64().unwrap();
         let (_, info) = api.call("GET", &format!("/api/matches/{id}"), None, "").await;
         assert_eq!((info["kind"].as_str(), info["rated"].as_bool()), (Some("ab"), Some(false)), "{info}");
+        assert_eq!((&info["ab_test"], &info["ab_pair"]), (&t["id"], &m["pair"]), "{info}");
         let (st, _) = api.call("GET", &format!("/api/matches/{id}/replay"), None, "").await;
         assert_eq!(st, StatusCode::OK, "an A/B game has its replay");
         assert_eq!(m["new_score"].as_f64(), Some(1.0), "{m}");
@@ -421,6 +422,15 @@ async fn the_bot_page_starts_a_test_and_shows_its_verdict_beside_both_versions()
     let games = games.as_array().unwrap();
     assert!(games.len() >= 2 && games.iter().all(|g| g.as_str().unwrap().starts_with("/matches/")), "{games:?}");
     std::fs::write(shots.join("ab-test.png"), c.screenshot().await.unwrap()).unwrap();
+    // A game's page leads back to its test.
+    c.goto(&format!("{url}{}", games[0].as_str().unwrap())).await.unwrap();
+    let of = until(&c, "the game's test", "document.querySelector('#ab-of-match') && document.querySelector('#ab-of-match').innerText", 20)
+        .await;
+    assert_eq!(of, "Game of pair 1 of A/B test 1 between two versions of mine: unrated.");
+    let link = c.execute("return document.querySelector('#ab-of-match a').getAttribute('href')", vec![]).await.unwrap();
+    assert_eq!(link, json!(format!("/bots/{bot}")));
+    c.back().await.unwrap();
+    until(&c, "the bot page again", "document.querySelector('#ab-start')", 20).await;
 
     // The same button starts the next test; pressed again while that one
     // runs, the page says why nothing started.

@@ -410,6 +410,12 @@ pub struct MatchInfo {
     /// copy of it; unrated, not its ladder's).
     #[serde(default)]
     pub validates: Option<i64>,
+    /// The A/B test this match is a game of (`GET /api/ab/{id}`; unrated,
+    /// not its ladder's), and its pair.
+    #[serde(default)]
+    pub ab_test: Option<i64>,
+    #[serde(default)]
+    pub ab_pair: Option<i32>,
     /// A queued match a runner is playing now.
     #[serde(default)]
     pub running: bool,
@@ -482,6 +488,8 @@ impl MatchInfo {
                 wall,
             )),
             validates: None,
+            ab_test: None,
+            ab_pair: None,
             running: false,
             progress: None,
         }
@@ -872,6 +880,8 @@ mod tests {
                 None,
             )),
             validates: None,
+            ab_test: None,
+            ab_pair: None,
             running: false,
             progress: None,
         }

@@ -594,6 +594,8 @@ async function matchPage(id) {
       : m.state === 'finished' ? `Finished ${when(m.finished)} after ${m.turns} turns.`
       : m.state === 'failed' ? 'This match could not be played: ' + (m.error || 'unknown error')
       : m.state === 'cancelled' ? 'This match was ' + (m.error || 'cancelled') + ' before it was played.' : liveText(m)),
+    m.ab_test && m.seats.length ? el('p', { id: 'ab-of-match' }, `Game ${m.ab_pair ? 'of pair ' + m.ab_pair + ' ' : ''}of `,
+      el('a', { href: '/bots/' + m.seats[0].bot }, `A/B test ${m.ab_test}`), ' between two versions of ', m.seats[0].name, ': unrated.') : null,
     el('div', { id: 'viewer' }),
     table(['seat', 'bot', 'owner', 'result', 'rank', 'score', 'status'], m.seats.map(s => [
       [swatch(s.seat), ' ', s.seat + 1], LOCAL ? s.name : el('a', { href: '/bots/' + s.bot }, s.name), s.owner || '–', s.result ?? '–', s.rank ?? '–', fmt(s.score, 2), statusText(s.status)]), { id: 'seats' }),

@@ -501,7 +501,7 @@ pub async fn match_info(pool: &PgPool, id: i64) -> Result<Option<MatchInfo>> {
     let Some(m) = sqlx::query(&format!(
         "SELECT m.id, m.ladder_id, l.name AS ladder_name, g.name AS kind, m.state, m.seed, m.rated, {MATCH_KIND_SQL} AS purpose, \
                 m.engine, m.turns, m.error, m.created_at::text AS created, m.finished_at::text AS finished, l.format, l.settings, \
-                m.validates, (m.state = 'queued' AND j.state = 'running') AS running, m.progress \
+                m.validates, m.ab_test, m.ab_pair, (m.state = 'queued' AND j.state = 'running') AS running, m.progress \
          FROM matches m LEFT JOIN ladders l ON l.id = m.ladder_id LEFT JOIN games g ON g.id = l.game_id \
          LEFT JOIN jobs j ON j.id = m.job_id WHERE m.id = $1"
     ))
@@ -573,6 +573,8 @@ pub async fn match_info(pool: &PgPool, id: i64) -> Result<Option<MatchInfo>> {
             .collect(),
         reproduce,
         validates: m.get("validates"),
+        ab_test: m.get("ab_test"),
+        ab_pair: m.get("ab_pair"),
         running: m.get::<Option<bool>, _>("running").unwrap_or(false),
         progress: if m.get::<Option<bool>, _>("running").unwrap_or(false) { m.get("progress") } else { None },
     }))
