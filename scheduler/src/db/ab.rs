@@ -21,9 +21,11 @@
 //! When both matches of a pair are finished, the pair is counted
 //! ([`count_pair`], in the transaction that records the second match):
 //! the statistic and the verdict are `koth_ladder::sprt`'s, pure, resumed
-//! from the stored tally. The test's row is locked first, before the match
-//! is written, by every transaction that counts or queues its pairs, so
-//! two pairs finishing together count one after the other.
+//! from the stored tally. Every transaction that counts or queues a test's
+//! pairs locks the test's row first (the one recording a match, before it
+//! writes the match), so two pairs finishing together count one after the
+//! other; holding it, none waits for another's rows (cancelling skips
+//! what is locked), so none can wait for each other.
 
 use sqlx::{PgConnection, PgPool, Row};
 
@@ -323,10 +325,21 @@ async fn stop(conn: &mut PgConnection, test: i64, why: &str) -> Result<(), sqlx:
     cancel_queued(conn, test, &format!("its A/B test stopped: {why}")).await
 }
 
+/// Cancel the test's queued matches that no runner holds, skipping any a
+/// runner is claiming this instant (it plays it, and its result is not
+/// counted): whoever holds a test's lock never waits for another
+/// transaction's rows, so no two can wait for each other.
 async fn cancel_queued(conn: &mut PgConnection, test: i64, why: &str) -> Result<(), sqlx::Error> {
-    let queued: Vec<i64> =
-        sqlx::query_scalar("SELECT id FROM matches WHERE ab_test = $1 AND state = 'queued'").bind(test).fetch_all(&mut *conn).await?;
-    store::cancel_queued_matches(conn, &queued, why).await?;
+    sqlx::query(
+        "WITH c AS (SELECT j.id FROM jobs j JOIN matches m ON m.job_id = j.id \
+                    WHERE m.ab_test = $1 AND m.state = 'queued' AND j.state = 'available' FOR UPDATE OF j, m SKIP LOCKED), \
+              j AS (UPDATE jobs SET state = 'cancelled', finished_at = now(), last_error = $2 WHERE id IN (SELECT id FROM c) RETURNING id) \
+         UPDATE matches SET state = 'cancelled', error = $2, finished_at = now() WHERE job_id IN (SELECT id FROM j)",
+    )
+    .bind(test)
+    .bind(why)
+    .execute(conn)
+    .await?;
     Ok(())
 }
 

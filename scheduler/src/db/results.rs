@@ -33,7 +33,8 @@ pub struct MatchOutcome {
 /// Write the outcome of `match_id`; returns whether it was rated.
 pub async fn record_match(conn: &mut PgConnection, match_id: i64, outcome: &MatchOutcome) -> Result<bool, sqlx::Error> {
     // A game of an A/B test: its test is locked before the match is
-    // written, as every transaction that counts or queues its pairs does.
+    // written, as every transaction that counts or queues its pairs does
+    // (`db::ab`).
     let ab_test = super::ab::lock_test_of(conn, match_id).await?;
     let m = sqlx::query(
         "UPDATE matches SET state = 'finished', engine = $2, turns = $3, finished_at = now(), error = NULL \
