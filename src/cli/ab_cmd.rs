@@ -36,11 +36,13 @@ pub struct AbArgs {
     server: super::client::ServerArgs,
     /// Seats of each game (default: the game's smallest, at least 2): NEW
     /// and OLD take turns in them, and swap in the pair's second game.
-    #[arg(long)]
+    /// Not with --bot: the bot's ladder says.
+    #[arg(long, conflicts_with = "bot")]
     players: Option<usize>,
     /// Seed of the first pair; pair k plays on seed + k (default: from the
     /// clock). Each game can be played again with `koth match --seed`.
-    #[arg(long)]
+    /// Not with --bot: the server draws it, and each game's page shows it.
+    #[arg(long, conflicts_with = "bot")]
     seed: Option<u64>,
     /// H0, in logistic Elo: NEW is this much better than OLD (0: no better).
     #[arg(long, default_value_t = sprt::DEFAULT_ELO0, allow_hyphen_values = true)]
