@@ -130,7 +130,7 @@ impl Service {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_clearly_better_version_is_found_better_and_no_rating_moves() {
-    let Some(service) = Service::start("ab-server", 61000).await else { return };
+    let Some(service) = Service::start("ab-server", 53000).await else { return };
     let (api, pool, ladder, bot) = (&service.api, service.pool.clone(), service.ladder, service.bot);
     let (token, other) = (service.token.clone(), service.other.clone());
 
@@ -384,7 +384,7 @@ async fn the_bot_page_starts_a_test_and_shows_its_verdict_beside_both_versions()
         ));
         return;
     }
-    let Some(service) = Service::start("ab-browser", 62000).await else { return };
+    let Some(service) = Service::start("ab-browser", 54000).await else { return };
     let url = service.serve().await;
     let tmp = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
     let shots = tmp.join("screenshots");
@@ -482,7 +482,7 @@ async fn an_ab_test_takes_only_its_fair_share_beside_a_busy_ladder() {
     const STARTS: i64 = 120;
     const TOLERANCE: f64 = 0.05;
     let Some(pg) = postgres("ab-share") else { return };
-    let sandbox = koth_testkit::bot_sandbox("ab-share", 63000, 256 << 20, 100);
+    let sandbox = koth_testkit::bot_sandbox("ab-share", 55000, 256 << 20, 100);
     if koth_sandbox::Sandbox::create(sandbox.clone()).is_err() {
         assert!(std::env::var("CI").is_err(), "CI=true and the sandbox cannot run");
         return;
