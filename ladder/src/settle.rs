@@ -38,6 +38,9 @@ pub enum Role {
     Validation { version: i64 },
     /// A challenge between chosen bots.
     Challenge,
+    /// A game of an A/B test between two versions of a bot: never rated,
+    /// whatever it was queued as.
+    AbTest { test: i64 },
     /// A match of a contest's finals.
     Finals,
     /// A match the ladder's format chose.
@@ -50,6 +53,7 @@ impl Role {
         match self {
             Role::Validation { version } => format!("the validation game of version {version}"),
             Role::Challenge => "a challenge".to_owned(),
+            Role::AbTest { test } => format!("a game of A/B test {test}"),
             Role::Finals => "a finals match".to_owned(),
             Role::Ladder => "a ladder match".to_owned(),
         }
@@ -89,6 +93,8 @@ pub struct Finished<'a> {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Unrated {
     Validation,
+    /// A game of an A/B test: it compares two versions of one bot.
+    AbTest,
     /// Queued unrated (a challenge, a finals match, a format that counts
     /// matches its own way).
     Queued,
@@ -142,7 +148,9 @@ pub fn settle(m: &Finished) -> Settlement {
             })
         })
         .collect();
-    let rating = if !m.queued_rated {
+    let rating = if let Role::AbTest { .. } = m.role {
+        Err(Unrated::AbTest)
+    } else if !m.queued_rated {
         Err(Unrated::Queued)
     } else if let Some(system) = m.rating_system {
         if m.superseded_seats > 0 {
@@ -254,12 +262,22 @@ mod tests {
         assert!(matches!(&s.validation, Some((8, Verdict::Passed(_)))), "{s:?}");
         // Other matches have no verdict.
         assert_eq!(settle(&finished(Role::Challenge, &fine, vec![])).validation, None);
+        assert_eq!(settle(&finished(Role::AbTest { test: 1 }, &fine, vec![])).validation, None);
+    }
+
+    #[test]
+    fn an_ab_test_game_is_never_rated_even_if_queued_rated() {
+        let fine = [seat(0, BotStatus::Ok), seat(1, BotStatus::Ok)];
+        // `finished` queues it rated, with a rating system: still unrated.
+        assert_eq!(settle(&finished(Role::AbTest { test: 2 }, &fine, vec![])).rating, Err(Unrated::AbTest));
+        assert_eq!(settle(&finished(Role::Challenge, &fine, vec![])).rating, Ok(RatingSystem::WengLin));
     }
 
     #[test]
     fn roles_read_as_the_audit_trail_names_them() {
         assert_eq!(Role::Validation { version: 3 }.describe(), "the validation game of version 3");
         assert_eq!(Role::Challenge.describe(), "a challenge");
+        assert_eq!(Role::AbTest { test: 4 }.describe(), "a game of A/B test 4");
         assert_eq!(Role::Finals.describe(), "a finals match");
         assert_eq!(Role::Ladder.describe(), "a ladder match");
     }

@@ -171,6 +171,14 @@ pub enum PairError {
     Score { half_points: u32, comparisons: u32 },
 }
 
+/// A stored tally that is not one of this test's.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("a tally of {got} pair scores where games of this many seats have {want}")]
+pub struct CountsError {
+    pub got: usize,
+    pub want: usize,
+}
+
 /// Where a test stands: what a caller prints or stores after each pair.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Status {
@@ -238,6 +246,19 @@ impl Sprt {
 
     pub fn hypothesis(&self) -> Hypothesis {
         self.hypothesis
+    }
+
+    /// A test under way again, from its stored tally (`counts[k]` pairs
+    /// scored `k / (4 · comparisons)`, as [`Sprt::counts`] gives it): what
+    /// the service keeps between pairs. The tally must have the
+    /// `4 · comparisons + 1` scores of its games.
+    pub fn from_counts(hypothesis: Hypothesis, max_games: u64, comparisons: u32, counts: &[u64]) -> Result<Sprt, CountsError> {
+        let mut test = Sprt::new(hypothesis, max_games, comparisons);
+        if counts.len() != test.counts.len() {
+            return Err(CountsError { got: counts.len(), want: test.counts.len() });
+        }
+        test.counts.copy_from_slice(counts);
+        Ok(test)
     }
 
     /// Counts a pair: the game with NEW in its seats and the game on the
@@ -378,6 +399,36 @@ mod tests {
 
     fn close(a: f64, b: f64, tol: f64) -> bool {
         (a - b).abs() <= tol
+    }
+
+    #[test]
+    fn a_test_resumed_from_its_counts_is_the_test_that_counted_them() {
+        let h = Hypothesis::new(0.0, 200.0, 0.05, 0.05).unwrap();
+        let (win, draw, loss) = (
+            GameScore::from_ranks(&[1], &[2]).unwrap(),
+            GameScore::from_ranks(&[1], &[1]).unwrap(),
+            GameScore::from_ranks(&[2], &[1]).unwrap(),
+        );
+        // (pairs played, verdict of the resumed test)
+        let table: [(&[(GameScore, GameScore)], Verdict); 4] = [
+            (&[], Verdict::Continue),
+            (&[(win, draw), (loss, win)], Verdict::Continue),
+            (&[(win, win); 12], Verdict::Better),
+            (&[(loss, loss); 12], Verdict::NotBetter),
+        ];
+        for (pairs, verdict) in table {
+            let mut played = Sprt::new(h, 1000, 1);
+            for (a, b) in pairs {
+                played.record(*a, *b).unwrap();
+            }
+            let resumed = Sprt::from_counts(h, 1000, 1, played.counts()).unwrap();
+            assert_eq!(resumed, played);
+            assert_eq!(resumed.verdict(), verdict, "{pairs:?}: {:?}", resumed.status());
+        }
+        // The budget counts the resumed pairs too.
+        assert_eq!(Sprt::from_counts(h, 4, 1, &[0, 1, 0, 1, 0]).unwrap().verdict(), Verdict::BudgetSpent);
+        assert_eq!(Sprt::from_counts(h, 100, 1, &[0, 0, 1]), Err(CountsError { got: 3, want: 5 }));
+        assert_eq!(Sprt::from_counts(h, 100, 2, &[0; 5]).unwrap_err().want, 9);
     }
 
     #[test]

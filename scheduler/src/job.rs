@@ -114,9 +114,19 @@ stored_states! {
     /// (it moves ratings), `standings` (a round robin's, Swiss' or
     /// neighbours' match: it counts in its ladder's standings), `finals`,
     /// `challenge` (asked for by an author: counts nowhere), `validation`
-    /// (a new version's validation game: counts nowhere). Read from the
-    /// match's columns (`db::reads`), not stored.
-    MatchKind { Rated = "rated", Standings = "standings", Finals = "finals", Challenge = "challenge", Validation = "validation" }
+    /// (a new version's validation game: counts nowhere), `ab` (a game of
+    /// an A/B test between two versions of a bot: counts nowhere). Read
+    /// from the match's columns (`db::reads`), not stored.
+    MatchKind { Rated = "rated", Standings = "standings", Finals = "finals", Challenge = "challenge", Validation = "validation", Ab = "ab" }
+}
+
+stored_states! {
+    /// Where an A/B test is (`ab_tests.state`): pairs still being played;
+    /// the new version found better, or not better, at the test's error
+    /// rates; undecided when the pairs allowed were played first; stopped
+    /// without a verdict (its bot was disabled or withdrawn; the reason is
+    /// kept).
+    AbState { Running = "running", Better = "better", NotBetter = "not_better", Undecided = "undecided", Stopped = "stopped" }
 }
 
 stored_states! {

@@ -9,7 +9,8 @@
 //! knows one format from another. A ladder in its finals
 //! ([`koth_ladder::contest`]) is filled the same way from the finals' format and
 //! matches; when that format has nothing left to play, the finals'
-//! standings are frozen and the ladder is done.
+//! standings are frozen and the ladder is done. Each tick also queues the
+//! pairs of the A/B tests under way ([`crate::db::ab::top_up`]).
 
 use std::time::Duration;
 
@@ -89,6 +90,9 @@ pub async fn tick<R: Rng>(pool: &PgPool, queue: &Queue, rng: &mut R) -> Result<T
         }
         tx.commit().await?;
     }
+    // The A/B tests' pairs: queued as their pairs are counted; here after
+    // a pair that could not be played, or a ladder that was paused.
+    created += crate::db::ab::top_up(pool).await?;
     Ok(Tick { rescued, failed, created })
 }
 

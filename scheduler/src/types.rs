@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use utoipa::ToSchema;
 
-pub use crate::job::{GameStatus, JobState, MatchKind, MatchState, SeatResult, VersionStatus};
+pub use crate::job::{AbState, GameStatus, JobState, MatchKind, MatchState, SeatResult, VersionStatus};
 
 pub use crate::audit::{AuditAction, AuditEntry, AuditPage};
 pub use koth_ladder::contest::{FinalRow, FinalStandings, FinalsPlan, Phase};
@@ -414,6 +414,12 @@ pub struct MatchInfo {
     /// copy of it; unrated, not its ladder's).
     #[serde(default)]
     pub validates: Option<i64>,
+    /// The A/B test this match is a game of (`GET /api/ab/{id}`; unrated,
+    /// not its ladder's), and its pair.
+    #[serde(default)]
+    pub ab_test: Option<i64>,
+    #[serde(default)]
+    pub ab_pair: Option<i32>,
     /// A queued match a runner is playing now.
     #[serde(default)]
     pub running: bool,
@@ -486,6 +492,8 @@ impl MatchInfo {
                 wall,
             )),
             validates: None,
+            ab_test: None,
+            ab_pair: None,
             running: false,
             progress: None,
         }
@@ -713,6 +721,95 @@ pub struct ChallengeCreated {
     pub rated: bool,
 }
 
+/// "Is version #new better than #old?": an A/B test of two compiled
+/// versions of one of the caller's bots (docs/ab.md). Unset fields take
+/// `koth ab`'s defaults.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NewAbTest {
+    /// The new version's number on its bot (`#N` on the bot page).
+    #[schema(minimum = 1)]
+    pub new: i32,
+    /// The number of the version to beat.
+    #[schema(minimum = 1)]
+    pub old: i32,
+    /// H0, in logistic Elo: new is this much better (default 0: no better).
+    #[serde(default)]
+    #[schema(minimum = -1000, maximum = 1000)]
+    pub elo0: Option<f64>,
+    /// H1, in logistic Elo: the gain worth finding (default 30); above elo0.
+    #[serde(default)]
+    #[schema(minimum = -1000, maximum = 1000)]
+    pub elo1: Option<f64>,
+    /// The chance of saying "better" when H0 holds (default 0.05).
+    #[serde(default)]
+    #[schema(exclusive_minimum = 0, exclusive_maximum = 0.5)]
+    pub alpha: Option<f64>,
+    /// The chance of saying "not better" when H1 holds (default 0.05).
+    #[serde(default)]
+    #[schema(exclusive_minimum = 0, exclusive_maximum = 0.5)]
+    pub beta: Option<f64>,
+    /// Pairs of games at most (default 200); then the test ends undecided.
+    #[serde(default)]
+    #[schema(minimum = 1, maximum = 1000)]
+    pub max_pairs: Option<i32>,
+}
+
+/// An A/B test between two versions of a bot and where it stands: its
+/// pairs of unrated games (one seed, seats swapped), the sequential
+/// test's statistic and, once there is one, its verdict.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct AbTest {
+    pub id: i64,
+    pub bot: i64,
+    /// The new version: its id and its number on the bot.
+    pub new_version: i64,
+    pub new_number: i32,
+    /// The version to beat.
+    pub old_version: i64,
+    pub old_number: i32,
+    /// Seats of each game: new and old take turns in them.
+    pub seats: i32,
+    pub elo0: f64,
+    pub elo1: f64,
+    pub alpha: f64,
+    pub beta: f64,
+    pub max_pairs: i32,
+    pub state: AbState,
+    /// Pairs counted (both games played).
+    pub pairs: i64,
+    /// Pairs per pair score, from 0 (new lost every comparison of both
+    /// games) up: for two seats the pentanomial counts LL, LD, DD+WL, WD, WW.
+    pub counts: Vec<i64>,
+    /// New's mean score against old over the games counted (0.5 before any).
+    pub score: f64,
+    /// The logistic Elo of that score; none while infinite.
+    pub elo: Option<f64>,
+    /// The test's statistic, and the bounds at which it decides.
+    pub llr: f64,
+    pub lower: f64,
+    pub upper: f64,
+    /// Why a stopped test stopped.
+    pub error: Option<String>,
+    /// Its games, oldest first (unrated, with replays).
+    pub matches: Vec<AbMatch>,
+    pub started: String,
+    pub finished: Option<String>,
+}
+
+/// One game of an A/B test.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct AbMatch {
+    #[serde(rename = "match")]
+    pub match_id: i64,
+    /// The pair it belongs to, from 1; its two games share a seed.
+    pub pair: i32,
+    pub state: MatchState,
+    /// The new version's score against old in it (1 win, 0.5 draw, 0
+    /// loss for two seats), once played.
+    pub new_score: Option<f64>,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -787,6 +884,8 @@ mod tests {
                 None,
             )),
             validates: None,
+            ab_test: None,
+            ab_pair: None,
             running: false,
             progress: None,
         }

@@ -417,6 +417,7 @@ async fn the_sql_checks_list_every_format_and_job_kind() {
         ("bot_versions_status_check", koth_scheduler::job::VersionStatus::ALL.iter().map(|s| s.as_str()).collect()),
         ("games_status_check", koth_scheduler::job::GameStatus::ALL.iter().map(|s| s.as_str()).collect()),
         ("audit_action_check", koth_scheduler::audit::AuditAction::ALL.iter().map(|s| s.as_str()).collect()),
+        ("ab_tests_state_check", koth_scheduler::job::AbState::ALL.iter().map(|s| s.as_str()).collect()),
     ] {
         let def: String = sqlx::query_scalar("SELECT pg_get_constraintdef(oid) FROM pg_constraint WHERE conname = $1")
             .bind(constraint)

@@ -2,7 +2,9 @@
 //! machine. NEW and OLD play pairs of games on one seed with their seats
 //! swapped, with the engine of `koth match`, until the sequential test of
 //! `koth_ladder::sprt` says better or not better at the stated error
-//! rates, or the games allowed are played (docs/ab.md).
+//! rates, or the games allowed are played (docs/ab.md). With `--bot` the
+//! same question is asked of a server about two versions of a bot there
+//! (`ab_server.rs`).
 
 use std::path::PathBuf;
 
@@ -15,16 +17,32 @@ use super::match_cmd::{prepare, EngineArgs};
 #[derive(Args)]
 pub struct AbArgs {
     /// The game: flit, slime, linkage, target or snake, or the folder of an
-    /// external game (as `koth match` takes it).
-    #[arg(long)]
-    game: String,
+    /// external game (as `koth match` takes it). Not with --bot: the bot's
+    /// ladder says.
+    #[arg(long, required_unless_present = "bot", conflicts_with = "bot")]
+    game: Option<String>,
+    /// Ask the server (--server, or the one `koth login` saved) instead:
+    /// BOT is the id of your bot there and NEW and OLD its version numbers
+    /// (#N on its page). The server plays the pairs as unrated matches
+    /// within your share of its runners and keeps the verdict with the
+    /// versions. Without NEW and OLD: the bot's tests and where they stand.
+    #[arg(long, value_name = "BOT")]
+    bot: Option<i64>,
+    /// With --bot: start the test and return at once (`koth ab --bot BOT`
+    /// shows where it stands).
+    #[arg(long, requires = "bot")]
+    no_wait: bool,
+    #[command(flatten)]
+    server: super::client::ServerArgs,
     /// Seats of each game (default: the game's smallest, at least 2): NEW
     /// and OLD take turns in them, and swap in the pair's second game.
-    #[arg(long)]
+    /// Not with --bot: the bot's ladder says.
+    #[arg(long, conflicts_with = "bot")]
     players: Option<usize>,
     /// Seed of the first pair; pair k plays on seed + k (default: from the
     /// clock). Each game can be played again with `koth match --seed`.
-    #[arg(long)]
+    /// Not with --bot: the server draws it, and each game's page shows it.
+    #[arg(long, conflicts_with = "bot")]
     seed: Option<u64>,
     /// H0, in logistic Elo: NEW is this much better than OLD (0: no better).
     #[arg(long, default_value_t = sprt::DEFAULT_ELO0, allow_hyphen_values = true)]
@@ -39,19 +57,22 @@ pub struct AbArgs {
     /// The chance of saying "not better" when H1 holds.
     #[arg(long, default_value_t = sprt::DEFAULT_BETA)]
     beta: f64,
-    /// Games to play at most (two a pair); then the test ends undecided.
-    #[arg(long, default_value_t = sprt::DEFAULT_MAX_GAMES, value_parser = clap::value_parser!(u64).range(2..))]
-    max_games: u64,
+    /// Games to play at most (two a pair); then the test ends undecided
+    /// (default: 2000 on this machine; 400 on a server, at most 2000).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(2..))]
+    max_games: Option<u64>,
     /// Print the final result as JSON (the running lines go to stderr).
     #[arg(long)]
     json: bool,
     #[command(flatten)]
     engine: EngineArgs,
     /// The new version: a source file, archive or folder, as `koth match`
-    /// takes a bot.
-    new: PathBuf,
+    /// takes a bot (with --bot: its version number).
+    #[arg(required_unless_present = "bot")]
+    new: Option<PathBuf>,
     /// The version to beat, the same way.
-    old: PathBuf,
+    #[arg(required_unless_present = "bot", requires = "new")]
+    old: Option<PathBuf>,
 }
 
 /// Pairs in a row whose referee failed after which the test stops.
@@ -76,8 +97,27 @@ enum Unscored {
 /// [`super::EXIT_SETUP_FAILED`], as for every command.
 pub fn run(a: AbArgs) -> anyhow::Result<i32> {
     let hypothesis = Hypothesis::new(a.elo0, a.elo1, a.alpha, a.beta).map_err(|e| anyhow::anyhow!("--elo0/--elo1/--alpha/--beta: {e}"))?;
+    if let Some(bot) = a.bot {
+        let versions = a.new.as_ref().zip(a.old.as_ref()).map(|(n, o)| (n.display().to_string(), o.display().to_string()));
+        return super::ab_server::run(super::ab_server::ServerAb {
+            server: &a.server,
+            bot,
+            versions,
+            elo0: a.elo0,
+            elo1: a.elo1,
+            alpha: a.alpha,
+            beta: a.beta,
+            max_games: a.max_games,
+            wait: !a.no_wait,
+            json: a.json,
+        });
+    }
+    let (Some(game), Some(new_path), Some(old_path)) = (a.game.as_deref(), a.new.as_ref(), a.old.as_ref()) else {
+        anyhow::bail!("give --game GAME NEW OLD to play here, or --bot BOT NEW OLD to ask a server");
+    };
+    let max_games = a.max_games.unwrap_or(sprt::DEFAULT_MAX_GAMES);
     let builder = a.engine.builder();
-    let game = koth_runner::Game::find(&a.game, &builder).map_err(|e| anyhow::anyhow!("--game: {e}"))?;
+    let game = koth_runner::Game::find(game, &builder).map_err(|e| anyhow::anyhow!("--game: {e}"))?;
     let (lo, hi) = game.seat_range();
     let seats = a.players.unwrap_or(lo.max(2));
     if seats < lo || seats > hi || seats < 2 {
@@ -93,12 +133,12 @@ pub fn run(a: AbArgs) -> anyhow::Result<i32> {
         t.as_nanos() as u64 ^ (std::process::id() as u64) << 32
     });
     let sandbox = a.engine.sandbox();
-    let new = prepare(&builder, &a.new)?;
-    let old = prepare(&builder, &a.old)?;
+    let new = prepare(&builder, new_path)?;
+    let old = prepare(&builder, old_path)?;
     // The first game seats NEW, OLD, NEW, ...; the second OLD, NEW, OLD, ...
     let is_new = |game_of_pair: usize, seat: usize| (seat + game_of_pair).is_multiple_of(2);
     let comparisons = (seats.div_ceil(2) * (seats / 2)) as u32;
-    let mut test = Sprt::new(hypothesis, a.max_games, comparisons);
+    let mut test = Sprt::new(hypothesis, max_games, comparisons);
 
     let (s0, s1) = hypothesis.scores();
     let bounds = hypothesis.bounds();
@@ -106,13 +146,13 @@ pub fn run(a: AbArgs) -> anyhow::Result<i32> {
     say(format!(
         "{} NEW {} against OLD {}, {seats} seats, pairs of games on one seed with the seats swapped, from seed {seed}",
         game.name(),
-        a.new.display(),
-        a.old.display()
+        new_path.display(),
+        old_path.display()
     ));
     say(format!(
         "H0: NEW {:+} Elo (score {s0:.3}); H1: NEW {:+} Elo (score {s1:.3}); alpha {}, beta {}; \
          the test ends at LLR <= {:.2} (not better) or >= {:.2} (better), or after {} games",
-        a.elo0, a.elo1, a.alpha, a.beta, bounds.lower, bounds.upper, a.max_games
+        a.elo0, a.elo1, a.alpha, a.beta, bounds.lower, bounds.upper, max_games
     ));
     let (mut referee_failures, mut busy) = (0, 0);
     let mut pair = 0u64;

@@ -487,6 +487,7 @@ fn match_line(m: &MatchSummary, bot: i64, server: &str) -> String {
             MatchKind::Finals => ", finals",
             MatchKind::Challenge => ", a challenge: counts nowhere",
             MatchKind::Validation => ", a validation game: counts nowhere",
+            MatchKind::Ab => ", a game of an A/B test: counts nowhere",
         },
         m.match_id
     )

@@ -1,6 +1,7 @@
 use clap::{Parser, Subcommand};
 
 mod ab_cmd;
+mod ab_server;
 mod api_bench;
 mod client;
 mod examples;
@@ -270,7 +271,7 @@ enum Command {
     Languages(languages::LanguagesArgs),
     /// Play one match on this machine, with the engine the ladder uses.
     Match(match_cmd::MatchArgs),
-    /// Is NEW better than OLD? Pairs of games with the seats swapped on this machine, until a sequential test decides.
+    /// Is NEW better than OLD? Pairs of games with the seats swapped on this machine (or, with --bot, on a server), until a sequential test decides.
     Ab(ab_cmd::AbArgs),
     /// Benchmarks for koth's developers and hosts: each prints figures beside its anchor, measured in the same run.
     #[command(subcommand)]

@@ -15,7 +15,7 @@
 //! |---|---|
 //! | `/` | the front door: what koth is, where authors and hosts start, each ladder's leaders, the matches playing now, the ladders, signing in or up |
 //! | `/ladders/{id}` | leaderboard, bots and recent matches of a ladder |
-//! | `/bots/{id}` | a bot: versions, compile log (owner), rating plot, matches, head-to-head |
+//! | `/bots/{id}` | a bot: versions, compile log (owner), A/B tests of its versions (and, for its owner, the form that starts one), rating plot, matches, head-to-head |
 //! | `/matches/{id}` | a match: seats, outcomes and the replay viewer |
 //! | `/submit` | the submit form, then the compile and first matches as they happen |
 //! | `/me` | the signed-in author's bots on every ladder, and their API tokens |

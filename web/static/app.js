@@ -22,6 +22,7 @@ const KIND_LABELS = {
   finals: 'finals',
   challenge: 'challenge (counts nowhere)',
   validation: 'validation game (counts nowhere)',
+  ab: 'A/B test game (counts nowhere)',
 };
 function kindLabel(kind) { return KIND_LABELS[kind] || kind; }
 
@@ -438,11 +439,12 @@ async function botPage(id) {
   const [bot, who] = await Promise.all([api('/api/bots/' + id), me()]);
   document.title = bot.name + ' · koth';
   const owner = who && (who.is_host || who.name === bot.owner);
-  const [ratings, matches, h2h] = await Promise.all([api(`/api/bots/${id}/ratings`), api(`/api/bots/${id}/matches`), api(`/api/bots/${id}/head-to-head`)]);
+  const [ratings, matches, h2h, tests] = await Promise.all([api(`/api/bots/${id}/ratings`), api(`/api/bots/${id}/matches`), api(`/api/bots/${id}/head-to-head`), api(`/api/bots/${id}/ab`)]);
   const logBox = el('div', { id: 'compile-log' });
   const versions = bot.versions.slice().reverse().map(v => [
     v.number, v.language, v.main,
     [el('span', { class: 'status-' + v.status }, v.status), v.validation_match ? [' ', el('a', { href: '/matches/' + v.validation_match, title: 'its validation game: a match against copies of itself' }, 'validation game')] : ''],
+    el('span', { class: 'ab-beside', 'data-number': v.number }, abBeside(tests, v.number)),
     when(v.submitted),
     owner ? [el('button', { class: 'link', 'data-version': v.id, onclick: () => showLog(v, logBox) }, 'logs'), ' ',
       el('button', { class: 'link', onclick: () => download(`/api/versions/${v.id}/source`, `${bot.name}-v${v.number}.tar`) }, 'sources')] : '']);
@@ -460,12 +462,71 @@ async function botPage(id) {
     bot.rating ? el('p', { id: 'rating' }, `Rating μ ${fmt(bot.rating.mu, 2)}, σ ${fmt(bot.rating.sigma, 2)} after ${bot.rating.games} games.`) : null,
     controls,
     el('h2', {}, 'Versions'),
-    table(['#', 'language', 'main file', 'status', 'submitted', ''], versions, { id: 'versions' }), logBox,
+    table(['#', 'language', 'main file', 'status', 'A/B tests', 'submitted', ''], versions, { id: 'versions' }), logBox,
+    abSection(id, bot, tests, who && who.name === bot.owner),
     el('h2', {}, 'Rating history'), ratingPlot(ratings, bot.format),
     el('h2', {}, 'Recent matches'), matchTable(matches, id),
     el('h2', {}, 'Head to head'),
     h2h.length ? table(['opponent', 'played', 'won', 'lost', 'tied'], h2h.map(o => [el('a', { href: '/bots/' + o.bot }, o.name), o.played, o.won, o.lost, o.tied]), { id: 'head-to-head' })
       : el('p', {}, 'No finished matches yet.'));
+}
+
+// ---- A/B tests: is version #N better than #M? (docs/ab.md) -----------------
+
+const AB_WORDS = { running: 'running', better: 'better', not_better: 'not better', undecided: 'undecided', stopped: 'stopped' };
+
+/** How a test reads beside one of its versions: the new one's ("better than #1") or the old one's ("#2 better than it"). */
+const AB_BESIDE = {
+  running: [o => `being tested against #${o}`, n => `#${n} being tested against it`],
+  better: [o => `better than #${o}`, n => `#${n} better than it`],
+  not_better: [o => `not better than #${o}`, n => `#${n} not better than it`],
+  undecided: [o => `undecided against #${o}`, n => `#${n} undecided against it`],
+  stopped: [o => `test against #${o} stopped`, n => `#${n}'s test against it stopped`],
+};
+
+/** A version's A/B results, beside it in the versions table. */
+function abBeside(tests, number) {
+  return tests.filter(t => t.new_number === number || t.old_number === number).map((t, i) => [i ? '; ' : '',
+    el('span', { class: 'ab-' + t.state, 'data-ab-test': t.id },
+      t.new_number === number ? AB_BESIDE[t.state][0](t.old_number) : AB_BESIDE[t.state][1](t.new_number))]);
+}
+
+/** The bot's A/B tests and, for its owner, the form that starts one; a running test is followed. */
+function abSection(id, bot, tests, owner) {
+  const box = el('div', { id: 'ab-tests' });
+  const ready = bot.versions.filter(v => v.status === 'ready').map(v => v.number).sort((a, b) => b - a);
+  const pick = (name, chosen) => el('select', { name, id: 'ab-' + name }, ready.map(n => el('option', { value: n, selected: n === chosen }, '#' + n)));
+  const form = owner && ready.length >= 2 ? el('form', {
+    id: 'ab-form', onsubmit: async ev => {
+      ev.preventDefault();
+      const f = ev.target;
+      const err = f.querySelector('.error');
+      err.textContent = '';
+      try {
+        await api(`/api/bots/${id}/ab`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ new: Number(f.new.value), old: Number(f.old.value) }) });
+        render(await api(`/api/bots/${id}/ab`));
+      } catch (e) { err.textContent = e.message; }
+    }
+  }, 'Is version ', pick('new', ready[0]), ' better than ', pick('old', ready[1]), '? ',
+    el('button', { type: 'submit', id: 'ab-start' }, 'Start an A/B test'),
+    el('p', { class: 'hint' }, 'Pairs of unrated games on one seed with the seats swapped, within your share of the runners, until a sequential test says better or not better (α = β = 0.05, H0 +0 Elo, H1 +30 Elo) or 200 pairs are played.'),
+    el('p', { class: 'error', role: 'alert' })) : null;
+  const render = list => {
+    const rows = list.map(t => [t.id, `#${t.new_number} against #${t.old_number}`,
+      el('span', { class: 'ab-verdict ab-' + t.state }, AB_WORDS[t.state], t.error ? ': ' + t.error : ''),
+      `${t.pairs} of ${t.max_pairs}`, t.counts.join(' / '), fmt(100 * t.score) + '%',
+      t.elo !== null ? fmt(t.elo, 0) : t.pairs && t.score >= 1 ? '+inf' : t.pairs && t.score <= 0 ? '−inf' : '–',
+      `${fmt(t.llr, 2)} [${fmt(t.lower, 2)}, ${fmt(t.upper, 2)}]`,
+      t.matches.map((m, i) => [i ? ' ' : '', el('a', { href: '/matches/' + m.match, title: `pair ${m.pair}` }, '#' + m.match)])]);
+    box.replaceChildren(list.length
+      ? table(['test', 'versions', 'verdict', 'pairs', 'pair scores (0 … 1)', 'score', 'elo', 'LLR [bounds]', 'games (unrated)'], rows, { id: 'ab-table' })
+      : el('p', {}, 'No A/B tests yet.'));
+    // Beside each version in the versions table, as it stands now.
+    for (const cell of document.querySelectorAll('.ab-beside')) cell.replaceChildren(...abBeside(list, Number(cell.dataset.number)).flat());
+    if (list.some(t => t.state === 'running')) setTimeout(async () => { try { render(await api(`/api/bots/${id}/ab`)); } catch (e) { /* the next visit shows it */ } }, 2000);
+  };
+  render(tests);
+  return [el('h2', {}, 'A/B tests'), form, box];
 }
 
 async function showLog(v, box) {
@@ -533,6 +594,8 @@ async function matchPage(id) {
       : m.state === 'finished' ? `Finished ${when(m.finished)} after ${m.turns} turns.`
       : m.state === 'failed' ? 'This match could not be played: ' + (m.error || 'unknown error')
       : m.state === 'cancelled' ? 'This match was ' + (m.error || 'cancelled') + ' before it was played.' : liveText(m)),
+    m.ab_test && m.seats.length ? el('p', { id: 'ab-of-match' }, `Game ${m.ab_pair ? 'of pair ' + m.ab_pair + ' ' : ''}of `,
+      el('a', { href: '/bots/' + m.seats[0].bot }, `A/B test ${m.ab_test}`), ' between two versions of ', m.seats[0].name, ': unrated.') : null,
     el('div', { id: 'viewer' }),
     table(['seat', 'bot', 'owner', 'result', 'rank', 'score', 'status'], m.seats.map(s => [
       [swatch(s.seat), ' ', s.seat + 1], LOCAL ? s.name : el('a', { href: '/bots/' + s.bot }, s.name), s.owner || '–', s.result ?? '–', s.rank ?? '–', fmt(s.score, 2), statusText(s.status)]), { id: 'seats' }),

@@ -5,7 +5,7 @@
 
 use koth_ladder::contest::Phase;
 use koth_ladder::format::FormatName;
-use koth_scheduler::types::{AuditAction, GameStatus, HealthStatus, JobState, MatchKind, MatchState, SeatResult, VersionStatus};
+use koth_scheduler::types::{AbState, AuditAction, GameStatus, HealthStatus, JobState, MatchKind, MatchState, SeatResult, VersionStatus};
 use serde_json::Value;
 
 /// Where in the document an enum is, and its values.
@@ -49,6 +49,7 @@ fn every_enum_in_the_document_is_the_codes_list() {
         ("AuditAction", names(AuditAction::ALL)),
         ("SeatResult", names(SeatResult::ALL)),
         ("HealthStatus", names(HealthStatus::ALL)),
+        ("AbState", names(AbState::ALL)),
     ];
     let mut unaccounted = Vec::new();
     for (path, values) in &found {

@@ -4,9 +4,10 @@
 //! ([`results`]) and its replay ([`replays`]), accounts and their tokens
 //! ([`accounts`]), games hosts add ([`games`]), contests' deadlines and finals ([`contests`]), what the
 //! runners can run ([`runners`]), what the API reads ([`reads`]) and the
-//! audit trail, written in the transactions of what it records ([`audit`]). Each function is one
+//! audit trail, written in the transactions of what it records ([`audit`]), A/B tests between two versions of a bot ([`ab`]). Each function is one
 //! statement or one transaction, with typed arguments and results.
 
+pub mod ab;
 pub mod accounts;
 pub mod audit;
 pub mod contests;

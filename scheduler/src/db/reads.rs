@@ -11,10 +11,10 @@ use crate::audit::{AuditAction, Subjects};
 use crate::job::{JobState, MatchState, VersionStatus};
 
 /// [`MatchKind`] of `matches m`: a validation game, a finals match, a
-/// challenge (someone asked for it), else rated or counted in standings
-/// by its ladder's format.
+/// game of an A/B test, a challenge (someone asked for it), else rated or
+/// counted in standings by its ladder's format.
 const MATCH_KIND_SQL: &str = "CASE WHEN m.validates IS NOT NULL THEN 'validation' WHEN m.finals THEN 'finals' \
-     WHEN m.requested_by IS NOT NULL THEN 'challenge' WHEN m.rated THEN 'rated' ELSE 'standings' END";
+     WHEN m.ab_test IS NOT NULL THEN 'ab' WHEN m.requested_by IS NOT NULL THEN 'challenge' WHEN m.rated THEN 'rated' ELSE 'standings' END";
 use crate::types::*;
 use koth_ladder::rating::{leaderboard_score, Rating};
 
@@ -501,7 +501,7 @@ pub async fn match_info(pool: &PgPool, id: i64) -> Result<Option<MatchInfo>> {
     let Some(m) = sqlx::query(&format!(
         "SELECT m.id, m.ladder_id, l.name AS ladder_name, g.name AS kind, m.state, m.seed, m.rated, {MATCH_KIND_SQL} AS purpose, \
                 m.engine, m.turns, m.error, m.created_at::text AS created, m.finished_at::text AS finished, l.format, l.settings, \
-                m.validates, (m.state = 'queued' AND j.state = 'running') AS running, m.progress \
+                m.validates, m.ab_test, m.ab_pair, (m.state = 'queued' AND j.state = 'running') AS running, m.progress \
          FROM matches m LEFT JOIN ladders l ON l.id = m.ladder_id LEFT JOIN games g ON g.id = l.game_id \
          LEFT JOIN jobs j ON j.id = m.job_id WHERE m.id = $1"
     ))
@@ -575,6 +575,8 @@ pub async fn match_info(pool: &PgPool, id: i64) -> Result<Option<MatchInfo>> {
             .collect::<Result<Vec<_>>>()?,
         reproduce,
         validates: m.get("validates"),
+        ab_test: m.get("ab_test"),
+        ab_pair: m.get("ab_pair"),
         running: m.get::<Option<bool>, _>("running").unwrap_or(false),
         progress: if m.get::<Option<bool>, _>("running").unwrap_or(false) { m.get("progress") } else { None },
     }))

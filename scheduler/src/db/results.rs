@@ -32,9 +32,14 @@ pub struct MatchOutcome {
 
 /// Write the outcome of `match_id`; returns whether it was rated.
 pub async fn record_match(conn: &mut PgConnection, match_id: i64, outcome: &MatchOutcome) -> Result<bool, sqlx::Error> {
+    // A game of an A/B test: its test is locked before the match is
+    // written, as every transaction that counts or queues its pairs does
+    // (`db::ab`).
+    let ab_test = super::ab::lock_test_of(conn, match_id).await?;
     let m = sqlx::query(
         "UPDATE matches SET state = 'finished', engine = $2, turns = $3, finished_at = now(), error = NULL \
-         WHERE id = $1 AND state = 'queued' RETURNING ladder_id, rated, validates, job_id, requested_by IS NOT NULL AS challenge, finals",
+         WHERE id = $1 AND state = 'queued' \
+         RETURNING ladder_id, rated, validates, job_id, requested_by IS NOT NULL AS challenge, finals, ab_test",
     )
     .bind(match_id)
     .bind(&outcome.engine)
@@ -61,9 +66,12 @@ pub async fn record_match(conn: &mut PgConnection, match_id: i64, outcome: &Matc
     }
     let role = match m.get::<Option<i64>, _>("validates") {
         Some(version) => Role::Validation { version },
-        None if m.get("challenge") => Role::Challenge,
-        None if m.get("finals") => Role::Finals,
-        None => Role::Ladder,
+        None => match m.get::<Option<i64>, _>("ab_test") {
+            Some(test) => Role::AbTest { test },
+            None if m.get("challenge") => Role::Challenge,
+            None if m.get("finals") => Role::Finals,
+            None => Role::Ladder,
+        },
     };
     audit_finished(conn, match_id, m.get("job_id"), &role.describe(), outcome).await?;
     let rating_system = match ladder_id {
@@ -96,6 +104,14 @@ pub async fn record_match(conn: &mut PgConnection, match_id: i64, outcome: &Matc
         bots: bot_records(conn, match_id).await?,
     };
     let settled = settle::settle(&facts);
+    if let Some(test) = ab_test {
+        match super::ab::count_pair(conn, test, match_id).await {
+            Ok(()) => {}
+            Err(StoreError::Db(e)) => return Err(e),
+            // The match is kept; the test's row is not one koth can read.
+            Err(StoreError::Invalid(why)) => tracing::warn!(match_id, test, "A/B pair not counted: {why}"),
+        }
+    }
     if let Some((version, verdict)) = &settled.validation {
         store::record_validation(conn, *version, verdict).await?;
     }

@@ -728,10 +728,12 @@ pub async fn create_challenge(
     let mut tx = pool.begin().await?;
     super::accounts::lock_account(&mut tx, requested_by).await?;
     if let Some(limit) = in_flight_limit {
-        let in_flight: i64 = sqlx::query_scalar("SELECT count(*) FROM matches WHERE requested_by = $1 AND state = 'queued'")
-            .bind(requested_by)
-            .fetch_one(&mut *tx)
-            .await?;
+        // An A/B test's games are limited by the test (one at a time per bot).
+        let in_flight: i64 =
+            sqlx::query_scalar("SELECT count(*) FROM matches WHERE requested_by = $1 AND state = 'queued' AND ab_test IS NULL")
+                .bind(requested_by)
+                .fetch_one(&mut *tx)
+                .await?;
         koth_ladder::quota::check_challenge(limit, in_flight).map_err(ChallengeError::OverLimit)?;
     }
     let ready: i64 = sqlx::query_scalar(

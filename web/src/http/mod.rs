@@ -28,6 +28,7 @@
 /// The API's requests and responses ([`koth_scheduler::types`]).
 pub use koth_scheduler::types;
 
+mod ab;
 mod accounts;
 mod bots;
 mod contests;
@@ -457,6 +458,7 @@ fn routes() -> OpenApiRouter<AppState> {
         .merge(ladders::routes())
         .merge(contests::routes())
         .merge(bots::routes())
+        .merge(ab::routes())
         .merge(matches::routes())
 }
 
