@@ -1,6 +1,6 @@
 //! The API's requests and responses: the contract between the service, the
 //! CLI client (`src/cli/client.rs` deserialises these same types) and the
-//! pages. The OpenAPI document is generated from them (`crate::api`);
+//! pages. The OpenAPI document is generated from them (`koth_web::http`);
 //! golden files pin seven of them (`tests/golden/api/`).
 
 use serde::{Deserialize, Serialize};
