@@ -1089,7 +1089,7 @@ async fn start_finals(
 ) -> ApiResult<Json<Contest>> {
     let who = require_caller(&s.pool, &headers).await?;
     require_host(&who)?;
-    let r: FinalsRequest = json_body(&body, r#"{"top": 8, "format"?: "round_robin", "settings"?: {"rounds": 2}}"#)?;
+    let r: FinalsRequest = json_body(&body, r#"{"top": 8, "format"?: "round_robin", "settings"?: {"rounds": 2}, "budget"?: 200}"#)?;
     let now = contest_of(&s.pool, id).await?;
     match now.phase {
         koth_ladder::contest::Phase::Open => {
@@ -1140,11 +1140,21 @@ async fn start_finals(
             finalists.len()
         )));
     }
-    let plan = FinalsPlan { top: r.top, format: format.to_owned(), settings: config.to_stored().1, finalists };
+    check_budget(&config, seats, finalists.len(), r.budget)?;
+    let plan = FinalsPlan { top: r.top, format: format.to_owned(), settings: config.to_stored().1, finalists, budget: r.budget };
     if !contests::start_finals(&s.pool, id, &plan, who.id).await? {
         return Err(conflict("the finals could not start: they have just been started, or the deadline was just moved".into()));
     }
     Ok(Json(contest_of(&s.pool, id).await?))
+}
+
+/// Adaptive finals (a budget) must be playable as asked
+/// ([`koth_ladder::finals::check`]); finals without a budget need nothing.
+fn check_budget(config: &koth_ladder::format::LadderConfig, seats: usize, finalists: usize, budget: Option<u32>) -> ApiResult<()> {
+    match budget {
+        None => Ok(()),
+        Some(budget) => koth_ladder::finals::check(&config.format, seats, finalists, budget).map_err(bad),
+    }
 }
 
 /// The final standings as CSV (one line per place), once the finals are
