@@ -10,8 +10,11 @@
 //! which bot is better. Both matches of a paired game carry the same
 //! `round` (the pair's number), which is how they are found again.
 //!
-//! **The order** is by points per match (the finals' round-robin scoring,
-//! 2 / 1 / 0 by default), best first; equal points go by bot id.
+//! **The order** is by Bradley–Terry strength fitted to every finished
+//! game of the finals (a win 1, a tie ½; [`strengths`]), best first; equal
+//! strengths go by bot id. Unlike points per match, it does not lower a
+//! bot for having played its stronger neighbour more often, which
+//! adaptive finals do by design. Points per match are shown beside it.
 //!
 //! **The statistic**: two adjacent places, upper U and lower L, are
 //! *ordered* when their finished paired games against each other show U
@@ -36,8 +39,11 @@
 //! **The rank interval** of each place ([`rank_intervals`]): a bootstrap
 //! over the paired games (resampled with replacement, [`RESAMPLES`] times,
 //! from a seeded generator, so the same matches and seed give the same
-//! interval): the 2.5% and 97.5% quantiles of the bot's rank by points per
-//! match in the resamples.
+//! interval): the 2.5% and 97.5% quantiles of the bot's rank by
+//! Bradley–Terry strength in the resamples. It reads all the games, the
+//! settled flag only the two bots' own paired games, so a settled place
+//! can still show a rank interval of two places when its neighbour's
+//! strength is close through the rest of the field.
 //!
 //! [`simulate`] plays many finals on a seeded strength model (Elo win
 //! probabilities with ties and a seat advantage) and compares them with a
@@ -143,8 +149,56 @@ fn playing(state: &LadderState) -> Vec<i64> {
     bots
 }
 
-/// The order of the finalists: by points per match, best first; equal
-/// points by bot id.
+/// Two-seat finished matches as (first, second, first's share: 1 won,
+/// ½ tied, 0 lost), by the format's points.
+fn games<'a>(format: &Format, matches: impl IntoIterator<Item = &'a MatchRecord>) -> Vec<(i64, i64, f64)> {
+    matches
+        .into_iter()
+        .filter_map(|m| {
+            let [a, b] = m.seats.as_slice() else { return None };
+            let p = format.match_points(m)?;
+            let total = p[0] + p[1];
+            Some((*a, *b, if total > 0.0 { p[0] / total } else { 0.5 }))
+        })
+        .collect()
+}
+
+/// Bradley–Terry strengths of `bots` (in their order) from `games`, by
+/// Hunter's MM iteration; each bot also has one game, half won, against
+/// an anchor of strength 1, so that a bot that won (or lost) everything
+/// keeps a finite strength. Who met whom is accounted for: a bot is not
+/// lowered for having played its stronger neighbour more often.
+pub fn strengths(bots: &[i64], games: &[(i64, i64, f64)]) -> Vec<f64> {
+    let n = bots.len();
+    let index: BTreeMap<i64, usize> = bots.iter().enumerate().map(|(i, b)| (*b, i)).collect();
+    let mut wins = vec![0.5; n];
+    let mut met = vec![vec![0.0; n]; n];
+    for (a, b, share) in games {
+        let (Some(&i), Some(&j)) = (index.get(a), index.get(b)) else { continue };
+        wins[i] += share;
+        wins[j] += 1.0 - share;
+        met[i][j] += 1.0;
+        met[j][i] += 1.0;
+    }
+    let mut p = vec![1.0; n];
+    for _ in 0..200 {
+        let next: Vec<f64> = (0..n)
+            .map(|i| {
+                let denom = 1.0 / (p[i] + 1.0) + (0..n).filter(|j| met[i][*j] > 0.0).map(|j| met[i][j] / (p[i] + p[j])).sum::<f64>();
+                wins[i] / denom
+            })
+            .collect();
+        let change = next.iter().zip(&p).map(|(a, b)| (a / b).ln().abs()).fold(0.0, f64::max);
+        p = next;
+        if change < 1e-9 {
+            break;
+        }
+    }
+    p
+}
+
+/// The order of the finalists: by Bradley–Terry strength ([`strengths`])
+/// from their finished games, best first; equal strengths by bot id.
 pub fn order(format: &Format, state: &LadderState) -> Vec<Place> {
     let bots = playing(state);
     let mut points: BTreeMap<i64, Vec<f64>> = bots.iter().map(|b| (*b, Vec::new())).collect();
@@ -156,9 +210,10 @@ pub fn order(format: &Format, state: &LadderState) -> Vec<Place> {
             }
         }
     }
-    let mut places: Vec<Place> = points.into_iter().map(|(bot, points)| Place { bot, points }).collect();
-    places.sort_by(|a, b| b.mean().total_cmp(&a.mean()).then(a.bot.cmp(&b.bot)));
-    places
+    let strength = strengths(&bots, &games(format, &state.matches));
+    let mut places: Vec<(f64, Place)> = points.into_iter().zip(strength).map(|((bot, points), s)| (s, Place { bot, points })).collect();
+    places.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.bot.cmp(&b.1.bot)));
+    places.into_iter().map(|(_, p)| p).collect()
 }
 
 /// What the paired games of two bots say about their order.
@@ -273,9 +328,10 @@ pub fn next(format: &Format, state: &LadderState, budget: u32) -> Next {
     )
 }
 
-/// Each place's rank interval (2.5% and 97.5% quantiles of its rank in
-/// [`RESAMPLES`] bootstrap resamples of the finished paired games, a match
-/// without a round counting alone), in the order of `places`.
+/// Each place's rank interval: the 2.5% and 97.5% quantiles of its rank
+/// by Bradley–Terry strength in [`RESAMPLES`] bootstrap resamples of the
+/// finished paired games (a match without a round counting alone), in the
+/// order of `places`; bots of equal strength span the ranks they share.
 pub fn rank_intervals(format: &Format, state: &LadderState, places: &[Place], seed: u64) -> Vec<(u32, u32)> {
     let mut units: BTreeMap<(bool, u64), Vec<&MatchRecord>> = BTreeMap::new();
     for (i, m) in state.matches.iter().enumerate().filter(|(_, m)| m.results.is_some()) {
@@ -285,37 +341,21 @@ pub fn rank_intervals(format: &Format, state: &LadderState, places: &[Place], se
         };
         units.entry(key).or_default().push(m);
     }
-    let units: Vec<Vec<(i64, f64)>> = units
-        .into_values()
-        .map(|ms| {
-            ms.iter().filter_map(|m| Some(m.seats.iter().copied().zip(format.match_points(m)?).collect::<Vec<_>>())).flatten().collect()
-        })
-        .collect();
+    let units: Vec<Vec<(i64, i64, f64)>> = units.into_values().map(|ms| games(format, ms)).collect();
     let n = places.len();
     if units.is_empty() {
         return vec![(1, n as u32); n];
     }
-    let index: BTreeMap<i64, usize> = places.iter().enumerate().map(|(i, p)| (p.bot, i)).collect();
-    let means: Vec<f64> = places.iter().map(Place::mean).collect();
+    let bots: Vec<i64> = places.iter().map(|p| p.bot).collect();
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    // Per place, its best and worst rank in each resample: bots with equal
-    // points share the ranks they span, so a tie reads as "either".
     let (mut best, mut worst): (Vec<Vec<u32>>, Vec<Vec<u32>>) = (vec![Vec::new(); n], vec![Vec::new(); n]);
     for _ in 0..RESAMPLES {
-        let mut sum = vec![(0.0, 0u32); n];
-        for _ in 0..units.len() {
-            for (bot, p) in &units[rng.gen_range(0..units.len())] {
-                if let Some(i) = index.get(bot) {
-                    sum[*i].0 += p;
-                    sum[*i].1 += 1;
-                }
-            }
-        }
-        // A bot no resampled game includes keeps its mean.
-        let mean: Vec<f64> = sum.iter().enumerate().map(|(i, (s, c))| if *c == 0 { means[i] } else { s / f64::from(*c) }).collect();
+        let sample: Vec<(i64, i64, f64)> = (0..units.len()).flat_map(|_| units[rng.gen_range(0..units.len())].iter().copied()).collect();
+        // Strengths compared to 9 digits: equal records tie exactly.
+        let s: Vec<f64> = strengths(&bots, &sample).iter().map(|x| (x * 1e9).round()).collect();
         for i in 0..n {
-            best[i].push(1 + mean.iter().filter(|m| **m > mean[i]).count() as u32);
-            worst[i].push(mean.iter().filter(|m| **m >= mean[i]).count() as u32);
+            best[i].push(1 + s.iter().filter(|x| **x > s[i]).count() as u32);
+            worst[i].push(s.iter().filter(|x| **x >= s[i]).count() as u32);
         }
     }
     let quantile = |mut r: Vec<u32>, q: f64| {
@@ -421,7 +461,7 @@ fn play<R: Rng>(field: &Field, strength: &BTreeMap<i64, f64>, seats: &[i64], rng
 pub fn simulate(field: &Field, budget: u32, runs: u32, seed: u64) -> Result<(SimResult, SimResult), String> {
     let n = field.bots;
     let base = base_round_matches(n);
-    if n < 3 || base == 0 || budget % base != 0 || budget < base {
+    if n < 3 || base == 0 || !budget.is_multiple_of(base) || budget < base {
         return Err(format!("the budget ({budget}) must be a positive multiple of n(n−1) = {base} for {n} bots (at least 3)"));
     }
     let format = Format::RoundRobin(RoundRobinSettings::default());
