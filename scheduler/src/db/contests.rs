@@ -169,8 +169,9 @@ pub async fn start_finals(pool: &PgPool, ladder: i64, plan: &FinalsPlan, by: i64
         .await?;
         let cancelled = store::cancel_queued_matches(&mut tx, &queued, "cancelled: the ladder's finals started").await?;
         let finalists: Vec<String> = plan.finalists.iter().map(|b| format!("bot {b}")).collect();
+        let adaptive = plan.budget.map(|b| format!(", adaptive: at most {b} matches")).unwrap_or_default();
         let why = format!(
-            "top {} in {} {}: {}; {} queued ladder match(es) cancelled",
+            "top {} in {} {}{adaptive}: {}; {} queued ladder match(es) cancelled",
             plan.top,
             plan.format,
             plan.settings,
