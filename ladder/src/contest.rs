@@ -9,7 +9,7 @@
 //! | `open` | the ladder is created | submissions accepted; the ladder's format plays and rates them |
 //! | `closed` | the deadline passes | submissions refused (the message names the deadline); the ladder plays on with the versions it has, as Kaggle keeps playing after its deadline |
 //! | `finals` | the host starts them | the top N of the standings at that moment, with their versions then, play a finite format of the host's choice (a full round robin with every seat order, or Swiss rounds in waves) on matches of their own; the ladder's own matches stop |
-//! | `final` | the finals' format has nothing left to play | the finals' standings are frozen with how settled each place is, published and exportable (JSON, CSV) |
+//! | `final` | the finals' format has nothing left to play (adaptive finals: every adjacent place ordered, or the budget spent) | the finals' standings are frozen with how settled each place is, published and exportable (JSON, CSV) |
 //!
 //! **Adaptive finals** (the host gives a match budget): a base round, then
 //! paired games for the adjacent places least settled, until every
