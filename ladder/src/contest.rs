@@ -119,16 +119,6 @@ impl FinalsPlan {
     pub fn config(&self) -> Result<LadderConfig, String> {
         LadderConfig::of(self.format, &self.settings)
     }
-
-    /// The finals' standings from their state (finalists and matches), as
-    /// they stand: [`settle`] for a fixed format, [`crate::finals::standings`]
-    /// (rank intervals bootstrapped from `seed`) for adaptive finals.
-    pub fn standings(&self, format: &Format, state: &LadderState, seed: u64) -> FinalStandings {
-        match self.budget {
-            Some(budget) => crate::finals::standings(format, state, budget, seed),
-            None => settle(format, state),
-        }
-    }
 }
 
 /// The finals' configuration: the ladder's common settings (seats, turn

@@ -55,7 +55,7 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde_json::json;
 
-use crate::contest::{interval, FinalRow, FinalStandings};
+use crate::contest::{interval, settle, FinalRow, FinalStandings, FinalsPlan};
 use crate::format::{Column, Format, FormatName, LadderBot, LadderState, MatchRecord, RoundRobinSettings};
 use crate::formats::{self, RoundRobinRecord};
 
@@ -363,6 +363,17 @@ pub fn rank_intervals(format: &Format, state: &LadderState, places: &[Place], se
         r[((q * RESAMPLES as f64).ceil() as usize).clamp(1, RESAMPLES) - 1]
     };
     best.into_iter().zip(worst).map(|(b, w)| (quantile(b, 0.025), quantile(w, 0.975))).collect()
+}
+
+/// Finals' standings from their state (finalists and matches), as they
+/// stand, whichever kind the plan is: [`settle`] for a fixed format,
+/// [`standings`] (rank intervals bootstrapped from `seed`) for adaptive
+/// finals.
+pub fn of_plan(plan: &FinalsPlan, format: &Format, state: &LadderState, seed: u64) -> FinalStandings {
+    match plan.budget {
+        Some(budget) => standings(format, state, budget, seed),
+        None => settle(format, state),
+    }
 }
 
 /// The standings of adaptive finals as they stand: per place its points

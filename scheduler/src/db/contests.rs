@@ -207,7 +207,7 @@ pub async fn finals_standings(pool: &PgPool, ladder: i64) -> Result<Option<Final
     let Some(plan) = row.finals else { return Ok(None) };
     let config = plan.config().map_err(|e| StoreError::Invalid(format!("ladder {ladder}: its finals: {e}")))?;
     let state = store::ladder_state(&mut conn, ladder, true, Stage::Finals(&plan.finalists)).await?;
-    Ok(Some(plan.standings(&config.format, &state, ladder as u64)))
+    Ok(Some(koth_ladder::finals::of_plan(&plan, &config.format, &state, ladder as u64)))
 }
 
 /// Whether the ladder's current stage (its own format, or its finals')
