@@ -79,3 +79,31 @@ fn fairness_bench_prints_a_row_for_every_configuration() {
     let verdicts = text.lines().skip(goal + 1).filter(|l| l.contains(" PASS ") || l.contains(" FAIL ")).count();
     assert_eq!(verdicts, 6, "{text}");
 }
+
+/// `koth bench finals` on a small field: the table has a line per gap,
+/// with both methods' share of top 3 found and their matches; the round
+/// robin plays exactly the budget, the adaptive finals at most it.
+#[test]
+fn finals_bench_prints_a_line_per_gap() {
+    let out = Command::new(env!("CARGO_BIN_EXE_koth"))
+        .args(["bench", "finals", "--bots", "5", "--rounds", "4", "--gaps", "300,0", "--runs", "40", "--seed", "1"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}{}", String::from_utf8_lossy(&out.stderr));
+    assert!(text.contains("budget 80 matches"), "{text}");
+    let rows: Vec<Vec<f64>> = text
+        .lines()
+        .filter(|l| l.starts_with("| ") && !l.starts_with("| Elo"))
+        .map(|l| l.split('|').map(str::trim).filter(|c| !c.is_empty()).map(|c| c.trim_end_matches('%').parse().unwrap()).collect())
+        .collect();
+    assert_eq!(rows.len(), 2, "{text}");
+    for r in &rows {
+        assert_eq!(r[2], 80.0, "the round robin plays the budget: {text}");
+        assert!(r[4] >= 20.0 && r[4] <= 80.0, "the adaptive finals play the base round and at most the budget: {text}");
+    }
+    // Equal bots (gap 0): nothing settles, the budget is spent.
+    assert_eq!((rows[1][4], rows[1][6]), (80.0, 0.0), "{text}");
+    let bad = Command::new(env!("CARGO_BIN_EXE_koth")).args(["bench", "finals", "--tie", "1.5"]).output().unwrap();
+    assert!(!bad.status.success() && String::from_utf8_lossy(&bad.stderr).contains("--tie is a chance"));
+}

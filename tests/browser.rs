@@ -1007,8 +1007,8 @@ async fn host_pages(c: &Client, url: &str, addr: &str, data: &std::path::Path, s
     c.find(Locator::Css("button.disable-bot[data-bot=d3]")).await.unwrap().click().await.unwrap();
     until(c, "the bot enabled", "document.querySelector('button.disable-bot[data-bot=d3]').textContent === 'Disable'", 20).await;
 
-    // Close submissions, then start the finals: the top 3, one round on
-    // every side.
+    // Close submissions, then start the finals: the top 3, adaptive, at
+    // most 12 matches (the base round is 6).
     c.find(Locator::Css("#close-now")).await.unwrap().click().await.unwrap();
     until(
         c,
@@ -1023,6 +1023,7 @@ async fn host_pages(c: &Client, url: &str, addr: &str, data: &std::path::Path, s
     let rounds = c.find(Locator::Css("#finals-rounds")).await.unwrap();
     rounds.clear().await.unwrap();
     rounds.send_keys("1").await.unwrap();
+    c.find(Locator::Css("#finals-budget")).await.unwrap().send_keys("12").await.unwrap();
     c.find(Locator::Css("#finals-form button[type=submit]")).await.unwrap().click().await.unwrap();
     until(
         c,
@@ -1040,15 +1041,27 @@ async fn host_pages(c: &Client, url: &str, addr: &str, data: &std::path::Path, s
         if done.as_str().unwrap().contains("the finals are over") {
             break;
         }
-        assert!(Instant::now() < deadline, "the finals (6 short matches) did not end in 4 minutes: {done}");
+        assert!(Instant::now() < deadline, "the finals (at most 12 short matches) did not end in 4 minutes: {done}");
         tokio::time::sleep(Duration::from_secs(2)).await;
     }
     until(c, "the final standings", "document.querySelectorAll('#final-standings tbody tr').length === 3", 20).await;
+    // Adaptive: each place's rank interval, and the matches taken of the budget.
+    let summary = until(
+        c,
+        "the rank intervals",
+        "document.querySelector('#final-standings thead').textContent.includes('rank interval') && document.querySelector('#finals-summary').textContent",
+        20,
+    )
+    .await;
+    assert!(summary.as_str().unwrap().contains("of a budget of 12 (adaptive, top 3)"), "{summary}");
     shot(c, shots, "host-final-standings").await;
     let href = c.find(Locator::Css("#export-csv")).await.unwrap().attr("href").await.unwrap().unwrap();
     let (status, csv) = tokio::task::block_in_place(|| http_get(addr, &href));
     assert_eq!(status, 200, "{csv}");
-    assert!(csv.starts_with("rank,bot,name,points,games,low,high,settled\n") && csv.lines().count() == 4, "{csv}");
+    assert!(
+        csv.starts_with("rank,bot,name,points,games,low,high,settled,rank_low,rank_high,finals_matches\n") && csv.lines().count() == 4,
+        "{csv}"
+    );
 
     // The audit trail: the page lists the newest entries; its form filters
     // them by kind, and its query by ladder too.

@@ -391,3 +391,98 @@ async fn a_round_robin_ladder_says_when_it_is_played_out() {
     add_bot("c").await;
     assert_eq!(contest(&api, ladder).await["played_out"], false, "the new bot's games are owed");
 }
+
+/// Adaptive finals through the API and the scheduler's ticks: a budget
+/// below the base round is refused with what to ask for; with four bots
+/// of clearly different strengths the finals play the base round, then
+/// paired games (both seat orders, one seed) for the adjacent places not
+/// yet ordered, and end with every place settled well before the budget.
+/// The standings, JSON and CSV, give each place its rank interval and say
+/// how many matches the finals took.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn adaptive_finals_with_clearly_stronger_bots_end_settled_before_the_budget() {
+    let Some(pg) = postgres("contest-adaptive") else { return };
+    let pool = koth_scheduler::db::connect_and_migrate(&pg.url(), 4).await.unwrap();
+    let api = Api(koth_web::http::router(pool.clone()));
+    let (_, host) = koth_web::http::create_account(&pool, "host", true).await.unwrap();
+    let config = koth_ladder::format::LadderConfig::parse("rated", &json!({"seats": 2, "skip_validation": true})).unwrap();
+    let ladder = store::create_ladder(&pool, "cup", &koth_games::GameKind::Snake.into(), &config).await.unwrap();
+    let owner = store::create_user(&pool, "owner", false).await.unwrap();
+    // Bot i has strength 10 i: each is ahead of the one below in 99.7% of games.
+    let mut strength_of: HashMap<i64, f64> = HashMap::new();
+    for i in 0..4 {
+        let bot = store::create_bot(&pool, ladder, owner, &format!("b{i}")).await.unwrap();
+        let (version, job) = store::submit_version(&pool, bot, "python", "bot.py", b"", "hash").await.unwrap();
+        compiled(&pool, &json!({"version": version, "compile_job": job})).await;
+        strength_of.insert(bot, 10.0 * i as f64);
+    }
+    let strength = |bot: i64| strength_of[&bot];
+    let (st, c) = api.call("POST", &format!("/api/ladders/{ladder}/deadline"), Some(&host), r#"{"in_seconds": 0}"#).await;
+    assert_eq!(st, StatusCode::OK, "{c}");
+
+    // The base round of 4 finalists is 12 matches: a budget of 11 is refused.
+    let (st, err) = api.call("POST", &format!("/api/ladders/{ladder}/finals"), Some(&host), r#"{"top": 4, "budget": 11}"#).await;
+    assert_eq!(st, StatusCode::BAD_REQUEST, "{err}");
+    assert!(err["error"].as_str().unwrap().contains("ask for at least 12"), "{err}");
+    let (st, err) =
+        api.call("POST", &format!("/api/ladders/{ladder}/finals"), Some(&host), r#"{"top": 4, "format": "swiss", "budget": 100}"#).await;
+    assert_eq!(st, StatusCode::BAD_REQUEST, "{err}");
+    assert!(err["error"].as_str().unwrap().contains("round_robin"), "{err}");
+
+    let (st, c) = api.call("POST", &format!("/api/ladders/{ladder}/finals"), Some(&host), r#"{"top": 4, "budget": 100}"#).await;
+    assert_eq!(st, StatusCode::OK, "{c}");
+    assert_eq!((&c["phase"], &c["finals"]["budget"]), (&json!("finals"), &json!(100)), "{c}");
+
+    let q = Queue::new(pool.clone());
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(36);
+    let mut finals_matches = 0;
+    let mut ticks = 0;
+    while contest(&api, ladder).await["phase"] != "final" && ticks < 60 {
+        koth_scheduler::ladder::tick(&pool, &q, &mut rng).await.unwrap();
+        finals_matches += stand_in::play_queued(&pool, &strength, &mut rng).await;
+        ticks += 1;
+    }
+    let c = contest(&api, ladder).await;
+    assert_eq!((&c["phase"], &c["played_out"]), (&json!("final"), &json!(true)), "{c}");
+    let s = &c["standings"];
+    println!("adaptive finals: {finals_matches} matches of a budget of 100 in {ticks} ticks; standings {s}");
+    assert!(finals_matches < 100, "{finals_matches} matches: settled before the budget");
+    assert_eq!(s["matches"], finals_matches as u64);
+    assert_eq!((&s["unsettled"], &s["budget"]), (&json!(0), &json!(100)), "{s}");
+    let order: Vec<i64> = s["rows"].as_array().unwrap().iter().map(|r| r["bot"].as_i64().unwrap()).collect();
+    let mut by_strength: Vec<i64> = strength_of.keys().copied().collect();
+    by_strength.sort_by(|a, b| strength(*b).total_cmp(&strength(*a)));
+    assert_eq!(order, by_strength, "{s}");
+    for r in s["rows"].as_array().unwrap() {
+        assert_eq!(r["settled"], true, "{s}");
+        assert!(r["rank_low"].as_u64().unwrap() <= r["rank"].as_u64().unwrap(), "{s}");
+        assert!(r["rank"].as_u64().unwrap() <= r["rank_high"].as_u64().unwrap(), "{s}");
+    }
+
+    // Every paired game: two finals matches, seats swapped, one seed.
+    let pairs: Vec<(i32, i64, Vec<i64>, Vec<i64>)> = sqlx::query_as(
+        "SELECT m.round, count(DISTINCT m.seed), array_agg(s.bot_id ORDER BY m.id, s.seat) FILTER (WHERE s.seat = 0), \
+                array_agg(s.bot_id ORDER BY m.id, s.seat) FILTER (WHERE s.seat = 1) \
+         FROM matches m JOIN match_seats s ON s.match_id = m.id WHERE m.ladder_id = $1 AND m.finals GROUP BY m.round ORDER BY m.round",
+    )
+    .bind(ladder)
+    .fetch_all(&pool)
+    .await
+    .unwrap();
+    assert_eq!(pairs.len() * 2, finals_matches);
+    for (round, seeds, first, second) in &pairs {
+        assert_eq!(*seeds, 1, "paired game {round}: one seed");
+        assert_eq!((first.len(), first[0], first[1]), (2, second[1], second[0]), "paired game {round}: seats swapped");
+    }
+
+    // Frozen, and exported with the rank intervals and the matches taken.
+    koth_scheduler::ladder::tick(&pool, &q, &mut rng).await.unwrap();
+    assert_eq!(stand_in::play_queued(&pool, &strength, &mut rng).await, 0);
+    let (st, _, csv) = api.get_raw(&format!("/api/ladders/{ladder}/final-standings.csv"), &[]).await;
+    assert_eq!(st, StatusCode::OK);
+    let csv = String::from_utf8(csv).unwrap();
+    let lines: Vec<&str> = csv.lines().collect();
+    assert_eq!(lines[0], "rank,bot,name,points,games,low,high,settled,rank_low,rank_high,finals_matches", "{csv}");
+    assert_eq!(lines.len(), 5, "{csv}");
+    assert!(lines[1..].iter().all(|l| l.contains(",true,") && l.ends_with(&format!(",{finals_matches}"))), "{csv}");
+}

@@ -9,7 +9,12 @@
 //! | `open` | the ladder is created | submissions accepted; the ladder's format plays and rates them |
 //! | `closed` | the deadline passes | submissions refused (the message names the deadline); the ladder plays on with the versions it has, as Kaggle keeps playing after its deadline |
 //! | `finals` | the host starts them | the top N of the standings at that moment, with their versions then, play a finite format of the host's choice (a full round robin with every seat order, or Swiss rounds in waves) on matches of their own; the ladder's own matches stop |
-//! | `final` | the finals' format has nothing left to play | the finals' standings are frozen with how settled each place is, published and exportable (JSON, CSV) |
+//! | `final` | the finals' format has nothing left to play (adaptive finals: every adjacent place ordered, or the budget spent) | the finals' standings are frozen with how settled each place is, published and exportable (JSON, CSV) |
+//!
+//! **Adaptive finals** (the host gives a match budget): a base round, then
+//! paired games for the adjacent places least settled, until every
+//! adjacent pair is ordered with 95% confidence or the budget is spent;
+//! each place gets a rank interval ([`crate::finals`] has the statistic).
 //!
 //! The finals are only formats that end ([`finals_formats`]): a rated or
 //! neighbours ladder never runs out of matches, so it could not say when
@@ -103,6 +108,11 @@ pub struct FinalsPlan {
     /// The bots that play the finals, in their order in the standings when
     /// the finals started.
     pub finalists: Vec<i64>,
+    /// Adaptive finals ([`crate::finals`]): at most this many matches,
+    /// ending early once every adjacent place is ordered; None: the
+    /// format's fixed schedule.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub budget: Option<u32>,
 }
 
 impl FinalsPlan {
@@ -153,8 +163,16 @@ pub struct FinalRow {
     pub low: Option<f64>,
     pub high: Option<f64>,
     /// The interval overlaps neither neighbour's: the place would not
-    /// change if the same matches were played again.
+    /// change if the same matches were played again (adaptive finals:
+    /// ordered with both neighbours, [`crate::finals`]).
     pub settled: bool,
+    /// Adaptive finals: the 95% interval of the place's rank (a bootstrap
+    /// over the paired games, [`crate::finals::rank_intervals`]); None for
+    /// finals played in a fixed format.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rank_low: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rank_high: Option<u32>,
 }
 
 /// The finals' standings, frozen when the finals end.
@@ -167,8 +185,13 @@ pub struct FinalStandings {
     pub rows: Vec<FinalRow>,
     /// Places whose order with a neighbour is within the uncertainty.
     pub unsettled: u32,
-    /// Finished finals matches the standings are from.
+    /// Finished finals matches the standings are from: when final, how
+    /// many matches the finals took.
     pub matches: u32,
+    /// Adaptive finals: the most matches the host allowed them
+    /// ([`crate::finals`]); None for finals played in a fixed format.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub budget: Option<u32>,
 }
 
 /// The 95% interval of the mean of `xs` (mean ± 1.96 s/√n, s the sample
@@ -225,15 +248,18 @@ pub fn settle(format: &Format, state: &LadderState) -> FinalStandings {
                 low: intervals[i].map(|x| x.0),
                 high: intervals[i].map(|x| x.1),
                 settled,
+                rank_low: None,
+                rank_high: None,
             }
         })
         .collect();
     let unsettled = rows.iter().filter(|r| !r.settled).count() as u32;
-    FinalStandings { format: table.format, columns: table.columns, rows, unsettled, matches }
+    FinalStandings { format: table.format, columns: table.columns, rows, unsettled, matches, budget: None }
 }
 
 /// The final standings as CSV: rank, bot, name, the format's columns by
-/// key, low, high, settled; one line per place.
+/// key, low, high, settled; for adaptive finals then rank_low, rank_high
+/// and finals_matches (the same on every line); one line per place.
 pub fn to_csv(f: &FinalStandings) -> String {
     fn cell(v: &str) -> String {
         if v.contains([',', '"', '\n', '\r']) {
@@ -263,7 +289,11 @@ pub fn to_csv(f: &FinalStandings) -> String {
         out.push(',');
         out.push_str(&cell(&c.key));
     }
-    out.push_str(",low,high,settled\n");
+    out.push_str(",low,high,settled");
+    if f.budget.is_some() {
+        out.push_str(",rank_low,rank_high,finals_matches");
+    }
+    out.push('\n');
     for r in &f.rows {
         out.push_str(&format!("{},{},{}", r.rank, r.bot, text(&r.name)));
         for c in &f.columns {
@@ -271,7 +301,12 @@ pub fn to_csv(f: &FinalStandings) -> String {
             out.push_str(&value(r.values.get(&c.key)));
         }
         let num = |x: Option<f64>| x.map(|x| format!("{x:.6}")).unwrap_or_default();
-        out.push_str(&format!(",{},{},{}\n", num(r.low), num(r.high), r.settled));
+        out.push_str(&format!(",{},{},{}", num(r.low), num(r.high), r.settled));
+        if f.budget.is_some() {
+            let rank = |x: Option<u32>| x.map(|x| x.to_string()).unwrap_or_default();
+            out.push_str(&format!(",{},{},{}", rank(r.rank_low), rank(r.rank_high), f.matches));
+        }
+        out.push('\n');
     }
     out
 }
@@ -336,7 +371,7 @@ mod tests {
         }
         let e = finals_config(&ladder, FormatName::RoundRobin, Some(&json!({"rondes": 3}))).unwrap_err();
         assert!(e.contains("rondes"), "{e}");
-        let plan = FinalsPlan { top: 4, format: FormatName::RoundRobin, settings: rr.to_stored().1, finalists: vec![3, 1] };
+        let plan = FinalsPlan { top: 4, format: FormatName::RoundRobin, settings: rr.to_stored().1, finalists: vec![3, 1], budget: None };
         assert_eq!(plan.config().unwrap(), rr);
     }
 

@@ -11,6 +11,8 @@
 //!   schedules in [`formats`] and the rating systems in [`rating`].
 //! * [`contest`]: a contest's phases, its finalists, and how settled its
 //!   final standings are.
+//! * [`finals`]: adaptive finals, played until adjacent places are
+//!   ordered or a budget is spent, and their simulation.
 //! * [`settle`]: what a finished match means (validation verdict, bots
 //!   disabled for failing, whether it is rated), from its [`outcome`].
 //! * [`validation`]: judging a new version's (or an added game's)
@@ -23,6 +25,7 @@
 //!   than an old one?).
 
 pub mod contest;
+pub mod finals;
 pub mod format;
 pub mod formats;
 pub mod outcome;

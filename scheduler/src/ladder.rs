@@ -9,8 +9,11 @@
 //! knows one format from another. A ladder in its finals
 //! ([`koth_ladder::contest`]) is filled the same way from the finals' format and
 //! matches; when that format has nothing left to play, the finals'
-//! standings are frozen and the ladder is done. Each tick also queues the
-//! pairs of the A/B tests under way ([`crate::db::ab::top_up`]).
+//! standings are frozen and the ladder is done. Adaptive finals (a match
+//! budget) ask [`koth_ladder::finals::next`] instead: paired games on one
+//! seed for the adjacent places least settled, until all are ordered or
+//! the budget is spent. Each tick also queues the pairs of the A/B tests
+//! under way ([`crate::db::ab::top_up`]).
 
 use std::time::Duration;
 
@@ -77,6 +80,11 @@ pub async fn tick<R: Rng>(pool: &PgPool, queue: &Queue, rng: &mut R) -> Result<T
                 continue;
             }
         };
+        if let (Some(plan), Stage::Finals(_)) = (contest.finals.as_ref().filter(|p| p.budget.is_some()), stage) {
+            created += adaptive_finals(&mut tx, id, plan, &config.format, stage, rng).await?;
+            tx.commit().await?;
+            continue;
+        }
         let state = store::ladder_state(&mut tx, id, config.format.needs_history(), stage).await?;
         let next = config.format.next_matches(&state, kind.seats(&config), rng);
         if stage != Stage::Ladder && koth_ladder::contest::played_out(&config.format, &state, &next) {
@@ -94,6 +102,42 @@ pub async fn tick<R: Rng>(pool: &PgPool, queue: &Queue, rng: &mut R) -> Result<T
     // a pair that could not be played, or a ladder that was paused.
     created += crate::db::ab::top_up(pool).await?;
     Ok(Tick { rescued, failed, created })
+}
+
+/// One tick of adaptive finals ([`koth_ladder::finals::next`]): queue the
+/// paired games it asks for (both seat orders on one seed, the pair's
+/// number as their round), or freeze the standings when it is done.
+/// Returns the matches created.
+async fn adaptive_finals<R: Rng>(
+    tx: &mut sqlx::PgConnection,
+    id: i64,
+    plan: &koth_ladder::contest::FinalsPlan,
+    format: &koth_ladder::format::Format,
+    stage: Stage<'_>,
+    rng: &mut R,
+) -> Result<u64, sqlx::Error> {
+    use koth_ladder::finals::{self, Next};
+    let budget = plan.budget.unwrap_or(0);
+    let state = store::ladder_state(&mut *tx, id, true, stage).await?;
+    match finals::next(format, &state, budget) {
+        Next::Wait => Ok(0),
+        Next::Done(why) => {
+            contests::finish_finals(&mut *tx, id, &finals::standings(format, &state, budget, id as u64)).await?;
+            tracing::info!(ladder = id, matches = state.matches.len(), "adaptive finals over ({why:?}): standings frozen");
+            Ok(0)
+        }
+        Next::Play(games) => {
+            let mut created = 0;
+            for g in games {
+                let seed = seed(rng);
+                for seats in g.seat_orders() {
+                    store::create_match_in_round(&mut *tx, id, &seats, seed, false, store::PRIORITY_LADDER, Some(g.unit), stage).await?;
+                    created += 1;
+                }
+            }
+            Ok(created)
+        }
+    }
 }
 
 /// A ladder's stored row as the tick reads it: a database error ends the

@@ -164,6 +164,12 @@ pub struct FinalsRequest {
     /// seats and limits are the ladder's unless given.
     #[schema(value_type = Option<Object>)]
     pub settings: Option<Value>,
+    /// Adaptive finals: at most this many matches (at least the base
+    /// round's n(n−1)); after the base round, paired games go to the
+    /// adjacent places least settled until every adjacent pair is ordered
+    /// with 95% confidence or the budget is spent. Round robin, two seats.
+    #[schema(minimum = 2)]
+    pub budget: Option<u32>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
@@ -945,6 +951,7 @@ mod tests {
                 format: FormatName::RoundRobin,
                 settings: serde_json::json!({"seats": 2, "rounds": 4, "scoring": {"points": {"win": 2.0, "tie": 1.0, "loss": 0.0}}}),
                 finalists: vec![7, 9],
+                budget: Some(40),
             }),
             finals_started_at: Some("2026-12-02T09:00:00Z".into()),
             standings: Some(FinalStandings {
@@ -961,9 +968,12 @@ mod tests {
                     low: Some(1.35),
                     high: Some(2.15),
                     settled: false,
+                    rank_low: Some(1),
+                    rank_high: Some(2),
                 }],
                 unsettled: 1,
                 matches: 8,
+                budget: Some(40),
             }),
             finished_at: Some("2026-12-02T09:40:00Z".into()),
             played_out: true,

@@ -125,6 +125,11 @@ pub enum ContestCommand {
         /// The format's settings as JSON (e.g. '{"rounds": 3}').
         #[arg(long)]
         settings: Option<String>,
+        /// Adaptive finals: at most this many matches (at least the base
+        /// round's n(n−1)); they end early once every adjacent place is
+        /// ordered with 95% confidence.
+        #[arg(long)]
+        budget: Option<u32>,
     },
     /// Save the final standings (once the finals are over) as CSV or JSON.
     Export {
@@ -246,10 +251,14 @@ fn print_contest(name: &str, k: &Contest) {
             f.format,
             k.finals_started_at.as_deref().unwrap_or("-")
         );
+        if let Some(b) = f.budget {
+            println!("  adaptive: until every adjacent place is ordered (95%), at most {b} matches");
+        }
     }
     if let Some(s) = &k.standings {
         let state = if k.finished_at.is_some() { "final" } else { "so far" };
-        println!("  standings ({state}, {} matches, {} of {} places unsettled):", s.matches, s.unsettled, s.rows.len());
+        let budget = s.budget.map(|b| format!(" of a budget of {b}")).unwrap_or_default();
+        println!("  standings ({state}, {} matches{budget}, {} of {} places unsettled):", s.matches, s.unsettled, s.rows.len());
         for r in &s.rows {
             let values: Vec<String> = s
                 .columns
@@ -260,7 +269,12 @@ fn print_contest(name: &str, k: &Contest) {
                     None => format!("{} -", c.label),
                 })
                 .collect();
-            println!("  {:>3}. {:<24} {}{}", r.rank, r.name, values.join(", "), if r.settled { "" } else { "  (unsettled)" });
+            let ranks = match (r.rank_low, r.rank_high) {
+                (Some(lo), Some(hi)) if lo == hi => format!(", rank {lo}"),
+                (Some(lo), Some(hi)) => format!(", rank {lo}–{hi}"),
+                _ => String::new(),
+            };
+            println!("  {:>3}. {:<24} {}{ranks}{}", r.rank, r.name, values.join(", "), if r.settled { "" } else { "  (unsettled)" });
         }
     }
 }
@@ -290,10 +304,13 @@ pub fn contest(cmd: ContestCommand) -> anyhow::Result<i32> {
             let k: Contest = c.post(&format!("/api/ladders/{id}/deadline"), Some(&body))?;
             print_contest(&ladder, &k);
         }
-        ContestCommand::Finals { server, ladder, top, format, settings } => {
+        ContestCommand::Finals { server, ladder, top, format, settings, budget } => {
             let c = Client::new(&server)?;
             let id = c.ladder_id(&ladder)?;
-            let body = json!({"top": top, "format": format, "settings": settings_json(settings.as_deref())?});
+            let mut body = json!({"top": top, "format": format, "settings": settings_json(settings.as_deref())?});
+            if let Some(budget) = budget {
+                body["budget"] = json!(budget);
+            }
             let k: Contest = c.post(&format!("/api/ladders/{id}/finals"), Some(&body))?;
             print_contest(&ladder, &k);
         }

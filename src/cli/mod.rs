@@ -6,6 +6,7 @@ mod api_bench;
 mod client;
 mod examples;
 mod fairness_bench;
+mod finals_bench;
 mod host;
 mod languages;
 mod match_bench;
@@ -230,6 +231,8 @@ enum BenchCommand {
     Soak(soak::SoakArgs),
     /// A load test on loopback: readers and submitters against the whole service, latencies printed.
     Api(api_bench::ApiBenchArgs),
+    /// Adaptive finals against a round robin of the same budget, simulated: top 3 found and matches taken.
+    Finals(finals_bench::FinalsBenchArgs),
 }
 
 #[derive(Subcommand)]
@@ -325,6 +328,7 @@ pub fn run(cli: Cli) -> anyhow::Result<i32> {
         Command::Bench(BenchCommand::Soak(args)) => soak::run(args),
         Command::Bench(BenchCommand::Replay(args)) => replay_bench::run(args),
         Command::Bench(BenchCommand::Api(args)) => api_bench::run(args),
+        Command::Bench(BenchCommand::Finals(args)) => finals_bench::run(args),
         Command::Runner(args) => service::runner(args),
         Command::Scheduler(args) => service::scheduler(args),
         Command::Up(args) => up::run(args),

@@ -372,14 +372,21 @@ function contestSection(id, c, host, formats) {
   if (c.standings) {
     const s = c.standings;
     const cell = v => typeof v === 'number' && !Number.isInteger(v) ? fmt(v, 2) : v;
+    // Adaptive finals (a budget) give each place a rank interval too.
+    const adaptive = s.budget !== undefined && s.budget !== null;
+    const rankText = r => r.rank_low === r.rank_high ? `${r.rank_low}` : `${r.rank_low} – ${r.rank_high}`;
     const rows = s.rows.map(r => [r.rank, botLink(r.bot, r.name), ...s.columns.map(k => cell(r[k.key])),
-      r.low === null ? '–' : `${fmt(r.low, 2)} – ${fmt(r.high, 2)}`, r.settled ? 'settled' : 'could change']);
+      r.low === null ? '–' : `${fmt(r.low, 2)} – ${fmt(r.high, 2)}`, ...(adaptive ? [rankText(r)] : []), r.settled ? 'settled' : 'could change']);
+    const how = adaptive
+      ? [`${s.matches} finals matches of a budget of ${s.budget} (adaptive, top ${c.finals.top}); `,
+        `${s.unsettled} of ${s.rows.length} places are not yet ordered with both neighbours (95%, sign test on paired games).`]
+      : [`${s.matches} finals matches (${c.finals.format.replace('_', ' ')}, top ${c.finals.top}); `,
+        `${s.unsettled} of ${s.rows.length} places are within the uncertainty of a neighbour's (95% interval of points per match).`];
     parts.push(el('h2', {}, c.phase === 'final' ? 'Final standings' : 'Finals so far'),
-      el('p', {}, `${s.matches} finals matches (${c.finals.format.replace('_', ' ')}, top ${c.finals.top}); `,
-        `${s.unsettled} of ${s.rows.length} places are within the uncertainty of a neighbour's (95% interval of points per match).`,
+      el('p', { id: 'finals-summary' }, ...how,
         c.phase === 'final' ? [' ', el('a', { id: 'export-csv', href: `/api/ladders/${id}/final-standings.csv` }, 'Download as CSV'),
           ' · ', el('a', { href: `/api/ladders/${id}/contest` }, 'as JSON')] : ''),
-      table(['#', 'bot', ...s.columns.map(k => k.label), 'interval', ''], rows, { id: 'final-standings' }));
+      table(['#', 'bot', ...s.columns.map(k => k.label), 'interval', ...(adaptive ? ['rank interval'] : []), ''], rows, { id: 'final-standings' }));
   }
   if (host && (c.phase === 'open' || c.phase === 'closed')) {
     const at = el('input', { id: 'deadline-at', type: 'datetime-local' });
@@ -395,12 +402,18 @@ function contestSection(id, c, host, formats) {
     const format = el('select', { id: 'finals-format' },
       formats.filter(f => f.ends).map(f => el('option', { value: f.name }, f.name.replace('_', ' '))));
     const rounds = el('input', { id: 'finals-rounds', type: 'number', min: 1, value: 2, size: 4 });
+    // Empty: the format's fixed schedule; a number: adaptive finals of at most that many matches.
+    const budget = el('input', { id: 'finals-budget', type: 'number', min: 2, placeholder: 'none', size: 6 });
     parts.push(el('form', {
       id: 'finals-form', onsubmit: ev => {
         ev.preventDefault();
-        post('finals', { top: Number(top.value), format: format.value, settings: { rounds: Number(rounds.value) } });
+        const body = { top: Number(top.value), format: format.value, settings: { rounds: Number(rounds.value) } };
+        if (budget.value) body.budget = Number(budget.value);
+        post('finals', body);
       }
     }, el('label', {}, 'Finals: the top ', top), ' ', el('label', {}, 'play ', format), ' ', el('label', {}, 'rounds ', rounds), ' ',
+      el('label', { title: 'Adaptive finals: paired games for the adjacent places least settled, until all are ordered (95%) or this many matches are played' },
+        'or adaptive, at most ', budget, ' matches'), ' ',
       el('button', { type: 'submit' }, 'Start the finals')));
   }
   parts.push(out);

@@ -169,8 +169,9 @@ pub async fn start_finals(pool: &PgPool, ladder: i64, plan: &FinalsPlan, by: i64
         .await?;
         let cancelled = store::cancel_queued_matches(&mut tx, &queued, "cancelled: the ladder's finals started").await?;
         let finalists: Vec<String> = plan.finalists.iter().map(|b| format!("bot {b}")).collect();
+        let adaptive = plan.budget.map(|b| format!(", adaptive: at most {b} matches")).unwrap_or_default();
         let why = format!(
-            "top {} in {} {}: {}; {} queued ladder match(es) cancelled",
+            "top {} in {} {}{adaptive}: {}; {} queued ladder match(es) cancelled",
             plan.top,
             plan.format,
             plan.settings,
@@ -206,7 +207,7 @@ pub async fn finals_standings(pool: &PgPool, ladder: i64) -> Result<Option<Final
     let Some(plan) = row.finals else { return Ok(None) };
     let config = plan.config().map_err(|e| StoreError::Invalid(format!("ladder {ladder}: its finals: {e}")))?;
     let state = store::ladder_state(&mut conn, ladder, true, Stage::Finals(&plan.finalists)).await?;
-    Ok(Some(contest::settle(&config.format, &state)))
+    Ok(Some(koth_ladder::finals::of_plan(&plan, &config.format, &state, ladder as u64)))
 }
 
 /// Whether the ladder's current stage (its own format, or its finals')
@@ -222,6 +223,9 @@ pub async fn played_out(pool: &PgPool, ladder: i64) -> Result<bool, StoreError> 
         return Ok(false);
     }
     let state = store::ladder_state(&mut conn, ladder, true, Stage::from(finalists)).await?;
+    if let Some(budget) = row.finals.as_ref().and_then(|p| p.budget) {
+        return Ok(matches!(koth_ladder::finals::next(&config.format, &state, budget), koth_ladder::finals::Next::Done(_)));
+    }
     // Whether a format asks for more does not hang on its random choices
     // (which bots meet), only on what is left: any generator will do.
     let next =

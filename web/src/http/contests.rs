@@ -87,7 +87,7 @@ async fn start_finals(
 ) -> ApiResult<Json<Contest>> {
     let who = require_caller(&s.pool, &headers).await?;
     require_host(&who)?;
-    let r: FinalsRequest = json_body(&body, r#"{"top": 8, "format"?: "round_robin", "settings"?: {"rounds": 2}}"#)?;
+    let r: FinalsRequest = json_body(&body, r#"{"top": 8, "format"?: "round_robin", "settings"?: {"rounds": 2}, "budget"?: 200}"#)?;
     // The facts the decision needs, then the decision (`usecase::finals`).
     let now = contest_of(&s.pool, id).await?;
     let mut conn = s.pool.acquire().await?;

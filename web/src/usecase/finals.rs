@@ -101,7 +101,11 @@ pub fn plan(ladder: i64, req: &FinalsRequest, facts: &Facts) -> Result<FinalsPla
     if finalists.len() < seats {
         return Err(Refusal::TooFewPlayable { playable: finalists.len(), seats });
     }
-    Ok(FinalsPlan { top: req.top, format, settings: finals.to_stored().1, finalists })
+    // Adaptive finals (a budget) must be playable as asked.
+    if let Some(budget) = req.budget {
+        koth_ladder::finals::check(&finals.format, seats, finalists.len(), budget).map_err(Refusal::Settings)?;
+    }
+    Ok(FinalsPlan { top: req.top, format, settings: finals.to_stored().1, finalists, budget: req.budget })
 }
 
 #[cfg(test)]
@@ -139,11 +143,19 @@ mod tests {
             standings: Some(&table),
             playable: &playable,
         };
-        let top = |n| FinalsRequest { top: n, format: None, settings: None };
-        let rated = FinalsRequest { top: 3, format: Some(FormatName::Rated), settings: None };
+        let top = |n| FinalsRequest { top: n, format: None, settings: None, budget: None };
+        let rated = FinalsRequest { top: 3, format: Some(FormatName::Rated), settings: None, budget: None };
+        let budget = |b| FinalsRequest { budget: Some(b), ..top(3) };
         let two = [2, 9];
-        let cases: [Case; 9] = [
+        let cases: [Case; 11] = [
             ("the top three of the standings", top(3), closed, Ok(&[4, 2, 9])),
+            ("adaptive, within a budget", budget(40), closed, Ok(&[4, 2, 9])),
+            (
+                "a budget below the base round",
+                budget(5),
+                closed,
+                Err("a budget of 5 matches is less than the base round of 3 finalists (6 matches"),
+            ),
             (
                 "open, with a deadline",
                 top(3),
@@ -172,7 +184,7 @@ mod tests {
             match (plan(6, &req, &facts), want) {
                 (Ok(p), Ok(finalists)) => {
                     assert_eq!(p.finalists, finalists, "{what}");
-                    assert_eq!((p.top, p.format), (req.top, FormatName::RoundRobin), "{what}");
+                    assert_eq!((p.top, p.format, p.budget), (req.top, FormatName::RoundRobin, req.budget), "{what}");
                 }
                 (Err(e), Err(want)) => assert!(e.to_string().starts_with(want), "{what}: {e} should start {want:?}"),
                 (got, want) => panic!("{what}: {got:?}, expected {want:?}"),
@@ -180,6 +192,7 @@ mod tests {
         }
         // Refused for the request's own fault (400) or the contest's state (409).
         assert!(plan(6, &top(1), &closed).unwrap_err().is_the_requests());
+        assert!(plan(6, &budget(5), &closed).unwrap_err().is_the_requests());
         assert!(!plan(6, &top(3), &Facts { versions_in_progress: 1, ..closed }).unwrap_err().is_the_requests());
     }
 }
