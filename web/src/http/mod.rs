@@ -17,7 +17,8 @@
 //! `accounts` (sign-up, the caller's account and tokens), `games` (games,
 //! their folders and kits, languages), `ladders` (formats, ladders, their
 //! leaderboards, bots and matches), `contests` (deadline, finals,
-//! standings), `bots` (submitting, bots and versions), `matches`
+//! standings), `bots` (submitting, bots and versions), `ab` (A/B tests of
+//! a bot's versions), `matches`
 //! (matches, replays, frames, stderr, challenges) and `service` (health,
 //! metrics, this document, the audit trail). This module holds what they
 //! share: the options, the error, the extractors, the caller's account.
