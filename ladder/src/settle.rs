@@ -18,8 +18,14 @@
 //!   rates ([`crate::format::Format::rating_system`]) and every seat still
 //!   plays the version it played with: results of superseded versions are
 //!   recorded but not rated.
+//!
+//! What follows a compile is decided the same way: [`after_compile`], called
+//! by `koth_scheduler::db::store::record_compile`.
 
 use koth_runner::BotStatus;
+
+use crate::format::LadderConfig;
+use crate::served::ServedGame;
 
 use crate::outcome::SeatOutcome;
 use crate::rating::RatingSystem;
@@ -164,11 +170,54 @@ pub fn settle(m: &Finished) -> Settlement {
     Settlement { validation: None, disable, rating }
 }
 
+/// What follows a version's successful compile.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AfterCompile {
+    /// Its validation game ([`crate::validation`]): the version against
+    /// copies of itself, in this many seats.
+    Validate { seats: usize },
+    /// It becomes its bot's current version at once, for this reason (the
+    /// audit trail's words).
+    PlayAtOnce { why: &'static str },
+}
+
+/// What follows a successful compile on a ladder of this game and
+/// configuration (`None`: the ladder's configuration could not be read,
+/// so it plays nothing a validation game could check; its versions are
+/// accepted as before validation games existed).
+pub fn after_compile(ladder: Option<(&ServedGame, &LadderConfig)>) -> AfterCompile {
+    match ladder {
+        Some((game, config)) if !config.common.skip_validation => AfterCompile::Validate { seats: game.seats(config) },
+        Some(_) => AfterCompile::PlayAtOnce { why: "its ladder has no validation games" },
+        None => AfterCompile::PlayAtOnce { why: "its ladder's configuration could not be read" },
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use koth_games::MatchResult;
+    use koth_games::{GameKind, MatchResult};
 
     use super::*;
+
+    #[test]
+    fn after_a_compile_comes_the_validation_game_unless_the_ladder_skips_them() {
+        let snake = ServedGame::from(GameKind::Snake);
+        let target = ServedGame::from(GameKind::Target);
+        let validated = LadderConfig::default_for(GameKind::Snake);
+        let mut skipping = validated.clone();
+        skipping.common.skip_validation = true;
+        let mut four = LadderConfig::default_for(GameKind::Target);
+        four.common.seats = Some(4);
+        let cases: [(&str, Option<(&ServedGame, &LadderConfig)>, AfterCompile); 4] = [
+            ("validated ladder", Some((&snake, &validated)), AfterCompile::Validate { seats: 2 }),
+            ("its seats as the ladder sets them", Some((&target, &four)), AfterCompile::Validate { seats: 4 }),
+            ("skip_validation", Some((&snake, &skipping)), AfterCompile::PlayAtOnce { why: "its ladder has no validation games" }),
+            ("unreadable configuration", None, AfterCompile::PlayAtOnce { why: "its ladder's configuration could not be read" }),
+        ];
+        for (what, ladder, want) in cases {
+            assert_eq!(after_compile(ladder), want, "{what}");
+        }
+    }
 
     fn seat(seat: i32, status: BotStatus) -> SeatOutcome {
         SeatOutcome {

@@ -12,6 +12,7 @@ use crate::job::Job;
 use koth_ladder::format::{CommonSettings, LadderBot, LadderConfig, LadderState, MatchRecord};
 use koth_ladder::rating::Rating;
 use koth_ladder::served::{ServedGame, ADDED_KIND};
+use koth_ladder::settle::AfterCompile;
 
 /// A stored row that cannot be used, or the database failing.
 #[derive(Debug, thiserror::Error)]
@@ -405,9 +406,10 @@ pub async fn version_source(pool: &PgPool, version_id: i64) -> Result<Option<Ver
 }
 
 /// Record a compile's outcome (inside the transaction that completes its
-/// job). A compiled version plays its validation game first
-/// ([`koth_ladder::validation`]), unless its ladder skips them: then it becomes
-/// its bot's current version at once.
+/// job). What follows a successful one is decided by
+/// [`koth_ladder::settle::after_compile`]: a compiled version plays its
+/// validation game first ([`koth_ladder::validation`]), unless its ladder
+/// skips them: then it becomes its bot's current version at once.
 pub async fn record_compile(
     conn: &mut PgConnection,
     version_id: i64,
@@ -442,25 +444,22 @@ pub async fn record_compile(
     .await?;
     let (bot, ladder): (i64, i64) = (row.get("bot"), row.get("ladder_id"));
     let actor = row.get::<Option<i64>, _>("compile_job").map_or(Actor::Koth, Actor::HolderOf);
-    let seats = match ladder_config(&mut *conn, ladder).await {
-        Ok(Some((game, config))) if !config.common.skip_validation => Some(game.seats(&config)),
-        Ok(_) => None,
+    let config = match ladder_config(&mut *conn, ladder).await {
+        Ok(config) => config,
         Err(StoreError::Db(e)) => return Err(e),
-        // A ladder whose configuration koth cannot read plays nothing; its
-        // versions are accepted as before validation games existed.
         Err(StoreError::Invalid(why)) => {
             tracing::warn!(version_id, "no validation game: {why}");
             None
         }
     };
-    let why = match seats {
-        Some(seats) => {
+    let why = match koth_ladder::settle::after_compile(config.as_ref().map(|(game, config)| (game, config))) {
+        AfterCompile::Validate { seats } => {
             let game = start_validation(conn, ladder, bot, version_id, seats).await?;
             format!("in image {image_id}; its validation game is match {game}")
         }
-        None => {
+        AfterCompile::PlayAtOnce { why } => {
             accept_version(conn, version_id, None).await?;
-            format!("in image {image_id}; it plays at once (its ladder has no validation games)")
+            format!("in image {image_id}; it plays at once ({why})")
         }
     };
     audit::record(conn, actor, AuditAction::CompileSucceeded, version, &why).await?;
