@@ -208,7 +208,8 @@ mod tests {
         skipping.common.skip_validation = true;
         let mut four = LadderConfig::default_for(GameKind::Target);
         four.common.seats = Some(4);
-        let cases: [(&str, Option<(&ServedGame, &LadderConfig)>, AfterCompile); 4] = [
+        type Case<'a> = (&'a str, Option<(&'a ServedGame, &'a LadderConfig)>, AfterCompile);
+        let cases: [Case; 4] = [
             ("validated ladder", Some((&snake, &validated)), AfterCompile::Validate { seats: 2 }),
             ("its seats as the ladder sets them", Some((&target, &four)), AfterCompile::Validate { seats: 4 }),
             ("skip_validation", Some((&snake, &skipping)), AfterCompile::PlayAtOnce { why: "its ladder has no validation games" }),

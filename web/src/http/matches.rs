@@ -29,7 +29,8 @@ async fn match_info(State(s): State<AppState>, ApiPath(id): ApiPath<i64>) -> Api
 /// else's; without a token (or with one that no longer works: the replay
 /// is public), none. Stored packed and without stderr
 /// ([`koth_scheduler::packed`]); a client that accepts `zstd` and owns no seat
-/// gets it as stored.
+/// gets it as stored. Adding the stderr takes one of the drawing slots
+/// ([`crate::drawing`]).
 #[utoipa::path(get, path = "/api/matches/{id}/replay", tag = "matches", params(("id" = i64, Path, description = "The match")),
     security((), ("token" = [])),
     responses((status = 200, body = Object, description = "The replay, as docs/replay.md describes it, with the caller's seats' stderr"),
@@ -46,11 +47,17 @@ async fn replay(State(s): State<AppState>, ApiPath(id): ApiPath<i64>, headers: H
             r => replays::to_json(&r).map(|json| encoded_json(json, None)).map_err(|e| stored_unreadable(id, e))?,
         }
     } else {
-        let json = replays::to_json(&stored).map_err(|e| stored_unreadable(id, e))?;
-        let json = tokio::task::spawn_blocking(move || koth_games::replay::with_stderr(&json, &theirs))
-            .await
-            .map_err(|e| ApiError::Internal(format!("adding the stderr: {e}")))?
-            .map_err(|e| stored_unreadable(id, e))?;
+        // Expanding a replay (up to 64 MiB of JSON) and writing the stderr
+        // into it is CPU that any owner can ask for again and again: it
+        // takes a drawing slot, at nice 19, as drawing a match does.
+        let slot = s.drawing.stored().await;
+        let json = crate::drawing::run(slot, move || {
+            let json = replays::to_json(&stored)?;
+            koth_games::replay::with_stderr(&json, &theirs)
+        })
+        .await
+        .map_err(|e| ApiError::Internal(format!("adding the stderr: {e}")))?
+        .map_err(|e| stored_unreadable(id, e))?;
         encoded_json(json, None)
     };
     // What is in it depends on who asks.
