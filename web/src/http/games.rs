@@ -199,7 +199,13 @@ async fn starter(State(s): State<AppState>, ApiPath((game, language)): ApiPath<(
         None => added_kits(&s.pool, &game).await?,
     };
     if kits.is_empty() {
-        return Err(not_found(&format!("game {game:?} (or a kit of it)")));
+        let exists =
+            koth_games::GameKind::from_name(&game).is_some() || koth_scheduler::db::games::by_name(&s.pool, &game).await?.is_some();
+        return Err(if exists {
+            ApiError::NotFound(format!("game {game:?} has no starter kits (its folder has no starters/ and no one-file example bots)"))
+        } else {
+            not_found(&format!("game {game:?}"))
+        });
     }
     let infos = starter_infos(&game, &kits, runners::availability(&s.pool).await?.as_ref());
     let offered: Vec<&str> = infos.iter().filter(|k| k.available).map(|k| k.language.as_str()).collect();
