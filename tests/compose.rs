@@ -24,7 +24,9 @@ use std::time::{Duration, Instant};
 use serde_json::json;
 
 mod compose_stack;
-use compose_stack::{create_ladder, finished_matches, get, ladder_id, post, repo, wait_compiled, wait_played_again, Stack};
+use compose_stack::{
+    assert_nothing_lost_or_twice, create_ladder, finished_matches, get, ladder_id, post, repo, wait_compiled, wait_played_again, Stack,
+};
 
 #[test]
 fn the_stack_plays_scales_and_loses_nothing_when_a_runner_dies() {
@@ -130,32 +132,7 @@ fn the_stack_plays_scales_and_loses_nothing_when_a_runner_dies() {
     }
 
     // Nothing lost, nothing twice.
-    assert_eq!(stack.sql_count("SELECT count(*) FROM matches WHERE state = 'failed'"), 0, "failed matches");
-    assert_eq!(
-        stack.sql_count("SELECT count(*) FROM jobs WHERE state = 'failed'"),
-        0,
-        "failed jobs: {}",
-        stack.sql("SELECT id, kind, last_error FROM jobs WHERE state = 'failed'")
-    );
-    assert_eq!(
-        stack.sql_count(
-            "SELECT count(*) FROM match_seats s JOIN matches m ON m.id = s.match_id WHERE m.state = 'finished' AND s.result IS NULL"
-        ),
-        0,
-        "a finished match without a seat's result"
-    );
-    assert_eq!(
-        stack.sql_count(
-            "SELECT count(*) FROM (SELECT match_id, bot_id FROM rating_history GROUP BY match_id, bot_id HAVING count(*) > 1) twice"
-        ),
-        0,
-        "a rating changed twice for one match"
-    );
-    assert_eq!(
-        stack.sql_count("SELECT count(*) FROM jobs WHERE state = 'running' AND lease_until < now() - interval '1 minute'"),
-        0,
-        "a job held by a dead runner was not rescued"
-    );
+    assert_nothing_lost_or_twice(&|q| stack.sql_count(q), &|q| stack.sql(q));
     assert!(finished_matches(&stack) >= 5, "{}", finished_matches(&stack));
     // The host account works through the stack too.
     assert_eq!(post(&stack.url(&format!("/api/ladders/{flit}/pause")), &host, b"")["paused"], true);

@@ -20,7 +20,7 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Value};
 
 mod compose_stack;
-use compose_stack::{create_ladder, finished_matches, get, post, wait_compiled, wait_played_again, Stack};
+use compose_stack::{assert_nothing_failed, create_ladder, finished_matches, get, post, wait_compiled, wait_played_again, Stack};
 
 fn inspect(container: &str) -> Value {
     let out = Command::new("docker").args(["inspect", container]).output().unwrap();
@@ -165,13 +165,7 @@ fn runners_on_two_hosts_share_only_the_database_and_lose_nothing() {
     println!("  finished by host A: {on_a}, by host B: {on_b}");
 
     // Nothing lost.
-    assert_eq!(stack.sql_count("SELECT count(*) FROM matches WHERE state = 'failed'"), 0, "failed matches");
-    assert_eq!(
-        stack.sql_count("SELECT count(*) FROM jobs WHERE state = 'failed'"),
-        0,
-        "failed jobs: {}",
-        stack.sql("SELECT id, kind, last_error FROM jobs WHERE state = 'failed'")
-    );
+    assert_nothing_failed(&|q| stack.sql_count(q), &|q| stack.sql(q));
     assert_eq!(
         stack.sql_count(
             "SELECT count(*) FROM matches m JOIN jobs j ON j.id = m.job_id WHERE m.state = 'finished' \

@@ -226,3 +226,42 @@ pub fn wait_played_again(stack: &Stack, killed_match: i64, secs: u64) {
         std::thread::sleep(Duration::from_secs(1));
     }
 }
+
+/// A stack's database query: a count, or the rows as text.
+pub type Count<'a> = &'a dyn Fn(&str) -> i64;
+pub type Rows<'a> = &'a dyn Fn(&str) -> String;
+
+/// No match and no job failed: a runner that died had its work played
+/// again, never scored or dropped (checked in the stack's database).
+pub fn assert_nothing_failed(sql_count: Count, sql: Rows) {
+    assert_eq!(sql_count("SELECT count(*) FROM matches WHERE state = 'failed'"), 0, "failed matches");
+    assert_eq!(
+        sql_count("SELECT count(*) FROM jobs WHERE state = 'failed'"),
+        0,
+        "failed jobs: {}",
+        sql("SELECT id, kind, last_error FROM jobs WHERE state = 'failed'")
+    );
+}
+
+/// [`assert_nothing_failed`], and nothing half done or done twice: every
+/// finished match has every seat's result, no rating changed twice for one
+/// match, and no job is still held by a runner whose lease ran out a
+/// minute ago.
+pub fn assert_nothing_lost_or_twice(sql_count: Count, sql: Rows) {
+    assert_nothing_failed(sql_count, sql);
+    assert_eq!(
+        sql_count("SELECT count(*) FROM match_seats s JOIN matches m ON m.id = s.match_id WHERE m.state = 'finished' AND s.result IS NULL"),
+        0,
+        "a finished match without a seat's result"
+    );
+    assert_eq!(
+        sql_count("SELECT count(*) FROM (SELECT match_id, bot_id FROM rating_history GROUP BY match_id, bot_id HAVING count(*) > 1) twice"),
+        0,
+        "a rating changed twice for one match"
+    );
+    assert_eq!(
+        sql_count("SELECT count(*) FROM jobs WHERE state = 'running' AND lease_until < now() - interval '1 minute'"),
+        0,
+        "a job held by a dead runner was not rescued"
+    );
+}
