@@ -104,6 +104,12 @@ pub fn base_round_matches(finalists: usize) -> u32 {
     (finalists * finalists.saturating_sub(1)) as u32
 }
 
+/// The most matches adaptive finals may be given: the finals plan their
+/// next matches over every one played so far, so a budget is work the
+/// scheduler repeats; 100,000 is hundreds of rounds among 16 finalists
+/// and refuses a typo's billions.
+pub const MAX_BUDGET: u32 = 100_000;
+
 /// Whether adaptive finals can be played as asked: two-seat round-robin
 /// matches scored by points, and a budget with room for the base round.
 pub fn check(format: &Format, seats: usize, finalists: usize, budget: u32) -> Result<(), String> {
@@ -116,6 +122,9 @@ pub fn check(format: &Format, seats: usize, finalists: usize, budget: u32) -> Re
         return Err(format!("adaptive finals pair two bots a match; this ladder's matches have {seats} seats"));
     }
     let base = base_round_matches(finalists);
+    if budget > MAX_BUDGET {
+        return Err(format!("a budget of {budget} matches is more than the {MAX_BUDGET} adaptive finals may take; ask for fewer"));
+    }
     if budget < base {
         return Err(format!(
             "a budget of {budget} matches is less than the base round of {finalists} finalists ({base} matches: every pair on both sides); \

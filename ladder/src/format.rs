@@ -656,7 +656,42 @@ impl LadderConfig {
         if matches!(self.format, Format::Neighbours(_)) && seats != 2 {
             return Err(format!("a neighbours ladder plays two bots a match, not {seats}"));
         }
-        Ok(())
+        self.format.check_bounds()
+    }
+}
+
+/// The most of each count a host may ask for. Each bounds what the
+/// scheduler builds in one step (a round robin's whole schedule, the
+/// matches queued to fill a concurrency), so a typo such as
+/// `"rounds": 4000000000` is refused instead of exhausting the server's
+/// memory; each is far above what a ladder needs.
+pub const MAX_ROUNDS: u32 = 100;
+pub const MAX_SWISS_ROUNDS: u32 = 64;
+pub const MAX_CONCURRENCY: u32 = 1000;
+pub const MAX_GAMES_PER_NEIGHBOUR: u32 = 1000;
+pub const MAX_NEWCOMER_GAMES: u32 = 10_000;
+
+impl Format {
+    fn check_bounds(&self) -> Result<(), String> {
+        fn within(name: &str, v: u32, lo: u32, hi: u32) -> Result<(), String> {
+            if (lo..=hi).contains(&v) {
+                Ok(())
+            } else {
+                Err(format!("{name} must be {lo} to {hi}, not {v}"))
+            }
+        }
+        match self {
+            Format::Rated(s) => {
+                within("concurrency", s.concurrency, 1, MAX_CONCURRENCY)?;
+                within("newcomer_games", s.newcomer_games, 0, MAX_NEWCOMER_GAMES)
+            }
+            Format::RoundRobin(s) => within("rounds", s.rounds, 1, MAX_ROUNDS),
+            Format::Neighbours(s) => {
+                within("concurrency", s.concurrency, 1, MAX_CONCURRENCY)?;
+                within("games_per_neighbour", s.games_per_neighbour, 1, MAX_GAMES_PER_NEIGHBOUR)
+            }
+            Format::Swiss(s) => s.rounds.map_or(Ok(()), |r| within("rounds", r, 1, MAX_SWISS_ROUNDS)),
+        }
     }
 }
 
@@ -725,6 +760,35 @@ mod tests {
             .unwrap()
             .check("flit", GameKind::Flit.seat_range());
         assert!(e.unwrap_err().contains("two bots"));
+    }
+
+    /// Counts past what the scheduler can build in one step are refused
+    /// by name; the defaults and the edges pass.
+    #[test]
+    fn counts_are_bounded() {
+        let snake = LadderConfig::default_for(GameKind::Snake);
+        let cases: &[(FormatName, Value, Option<&str>)] = &[
+            (FormatName::RoundRobin, json!({}), None),
+            (FormatName::RoundRobin, json!({"rounds": 100}), None),
+            (FormatName::RoundRobin, json!({"rounds": 4000000000u32}), Some("rounds must be 1 to 100, not 4000000000")),
+            (FormatName::RoundRobin, json!({"rounds": 0}), Some("rounds must be 1 to 100, not 0")),
+            (FormatName::Rated, json!({"concurrency": 1000, "newcomer_games": 0}), None),
+            (FormatName::Rated, json!({"concurrency": 1001}), Some("concurrency must be 1 to 1000, not 1001")),
+            (FormatName::Rated, json!({"concurrency": 0}), Some("concurrency must be 1 to 1000, not 0")),
+            (FormatName::Rated, json!({"newcomer_games": 10001}), Some("newcomer_games must be 0 to 10000")),
+            (FormatName::Neighbours, json!({"games_per_neighbour": 1001}), Some("games_per_neighbour must be 1 to 1000")),
+            (FormatName::Neighbours, json!({"concurrency": 4294967295u32}), Some("concurrency must be 1 to 1000")),
+            (FormatName::Swiss, json!({}), None),
+            (FormatName::Swiss, json!({"rounds": 64}), None),
+            (FormatName::Swiss, json!({"rounds": 65}), Some("rounds must be 1 to 64, not 65")),
+        ];
+        for (name, settings, want) in cases {
+            let got = LadderConfig::with_request(&snake, Some(*name), Some(settings)).unwrap().check("snake", (2, 2));
+            match want {
+                None => assert_eq!(got, Ok(()), "{name} {settings}"),
+                Some(w) => assert!(got.as_ref().is_err_and(|e| e.contains(w)), "{name} {settings}: {got:?}"),
+            }
+        }
     }
 
     #[test]

@@ -147,9 +147,15 @@ mod tests {
         let rated = FinalsRequest { top: 3, format: Some(FormatName::Rated), settings: None, budget: None };
         let budget = |b| FinalsRequest { budget: Some(b), ..top(3) };
         let two = [2, 9];
-        let cases: [Case; 11] = [
+        let cases: [Case; 12] = [
             ("the top three of the standings", top(3), closed, Ok(&[4, 2, 9])),
             ("adaptive, within a budget", budget(40), closed, Ok(&[4, 2, 9])),
+            (
+                "a budget past the bound",
+                budget(4_000_000_000),
+                closed,
+                Err("a budget of 4000000000 matches is more than the 100000 adaptive finals may take"),
+            ),
             (
                 "a budget below the base round",
                 budget(5),
