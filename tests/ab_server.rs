@@ -156,8 +156,19 @@ async fn a_clearly_better_version_is_found_better_and_no_rating_moves() {
     let last = out.lines().last().unwrap();
     assert!(last.contains("#2 against #1: verdict: better after "), "{out}");
 
-    // Kept with the versions: the test's tally, statistic and games.
-    let (_, tests) = api.call("GET", &ab, None, "").await;
+    // Kept with the versions: the test's tally, statistic and games. A
+    // game a runner was claiming as the verdict came is not cancelled (the
+    // cancel skips what a runner holds): it plays, uncounted; wait for it.
+    let settled = Instant::now() + Duration::from_secs(120);
+    let tests = loop {
+        let (_, tests) = api.call("GET", &ab, None, "").await;
+        let games = tests[0]["matches"].as_array().unwrap();
+        if games.iter().all(|m| m["state"] == "finished" || m["state"] == "cancelled") {
+            break tests;
+        }
+        assert!(Instant::now() < settled, "a game still queued or running 120 s after the verdict: {tests}");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    };
     let t = &tests[0];
     assert_eq!(t["state"], "better", "{t}");
     let pairs = t["pairs"].as_i64().unwrap();
@@ -173,7 +184,6 @@ async fn a_clearly_better_version_is_found_better_and_no_rating_moves() {
     let whole = (1..=pairs).filter(|p| finished.iter().filter(|m| m["pair"] == *p).count() == 2).count() as i64;
     assert_eq!(whole, pairs, "{t}");
     assert!(finished.len() as i64 <= 2 * pairs + 1, "{t}");
-    assert!(games.iter().all(|m| m["state"] == "finished" || m["state"] == "cancelled"), "nothing left queued after the verdict: {t}");
     for m in &finished {
         let id = m["match"].as_i64().unwrap();
         let (_, info) = api.call("GET", &format!("/api/matches/{id}"), None, "").await;
@@ -307,70 +317,7 @@ async fn one_test_at_a_time_per_bot_and_only_compiled_versions_of_ones_own() {
     assert!(t["matches"].as_array().unwrap().iter().all(|m| m["state"] == "cancelled"), "{t}");
 }
 
-const CHROMIUM: &str = "/usr/bin/chromium";
-const CHROMEDRIVER: &str = "/usr/bin/chromedriver";
-
-/// chromedriver, and the browser it started (found by its own profile
-/// folder: it outlives its chromedriver).
-struct Driver(std::process::Child, std::path::PathBuf);
-impl Drop for Driver {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-        let _ = std::process::Command::new("pkill").args(["-f", "--"]).arg(format!("--user-data-dir={}", self.1.display())).status();
-    }
-}
-
-async fn browser(profile: std::path::PathBuf) -> (fantoccini::Client, Driver) {
-    let port = koth_scheduler::pg::free_port().unwrap();
-    let driver = Driver(
-        std::process::Command::new(CHROMEDRIVER)
-            .arg(format!("--port={port}"))
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null())
-            .spawn()
-            .expect("starting chromedriver"),
-        profile.clone(),
-    );
-    let _ = std::fs::remove_dir_all(&profile);
-    let mut caps = serde_json::Map::new();
-    caps.insert(
-        "goog:chromeOptions".into(),
-        json!({"binary": CHROMIUM, "args": [
-            "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-quic",
-            "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync",
-            "--window-size=1400,1000", format!("--user-data-dir={}", profile.display()),
-        ]}),
-    );
-    let deadline = Instant::now() + Duration::from_secs(30);
-    loop {
-        let mut b = fantoccini::ClientBuilder::new(hyper_util::client::legacy::connect::HttpConnector::new());
-        b.capabilities(caps.clone());
-        match b.connect(&format!("http://127.0.0.1:{port}")).await {
-            Ok(c) => return (c, driver),
-            Err(e) => {
-                assert!(Instant::now() < deadline, "chromedriver did not start a session: {e}");
-                tokio::time::sleep(Duration::from_millis(200)).await;
-            }
-        }
-    }
-}
-
-/// Wait until `script` (a JavaScript expression) is truthy; returns its value.
-async fn until(c: &fantoccini::Client, what: &str, script: &str, secs: u64) -> Value {
-    let deadline = Instant::now() + Duration::from_secs(secs);
-    loop {
-        let v = c.execute(&format!("return ({script});"), vec![]).await.unwrap_or(Value::Null);
-        if !v.is_null() && v != json!(false) && v != json!("") {
-            return v;
-        }
-        if Instant::now() > deadline {
-            let text = c.execute("return document.body.innerText", vec![]).await.unwrap_or_default();
-            panic!("waited {secs} s for {what} ({script}); the page says:\n{text}");
-        }
-        tokio::time::sleep(Duration::from_millis(150)).await;
-    }
-}
+use koth_testkit::browser::{browser, until};
 
 /// The bot page in a real browser: its owner asks "is version #2 better
 /// than #1?" with the form, the page follows the test to its verdict and
@@ -378,10 +325,7 @@ async fn until(c: &fantoccini::Client, what: &str, script: &str, secs: u64) -> V
 /// the result and no form.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_bot_page_starts_a_test_and_shows_its_verdict_beside_both_versions() {
-    if !(std::path::Path::new(CHROMIUM).exists() && std::path::Path::new(CHROMEDRIVER).exists()) {
-        koth_testkit::missing(format!(
-            "chromium or chromedriver are missing: needs {CHROMIUM}, {CHROMEDRIVER} (Debian: chromium chromium-driver)"
-        ));
+    if !koth_testkit::browser::available() {
         return;
     }
     let Some(service) = Service::start("ab-browser", 54000).await else { return };
@@ -536,7 +480,9 @@ async fn an_ab_test_takes_only_its_fair_share_beside_a_busy_ladder() {
         if counted.1 >= STARTS {
             break counted;
         }
-        assert!(began.elapsed() < Duration::from_secs(300), "only {counted:?} contested starts after 300 s");
+        // A guard against a hang, not a pace: a loaded machine plays slowly
+        // (87 of 120 starts came in 300 s at load 9 to 23).
+        assert!(began.elapsed() < Duration::from_secs(1200), "only {counted:?} contested starts after 1200 s");
         tokio::time::sleep(Duration::from_millis(250)).await;
     };
     stop.send(true).unwrap();

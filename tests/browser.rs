@@ -25,81 +25,15 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use common::{http_get, start, stop};
-use fantoccini::{Client, ClientBuilder, Locator};
+use fantoccini::{Client, Locator};
 use serde_json::{json, Value};
 
-const CHROMIUM: &str = "/usr/bin/chromium";
-const CHROMEDRIVER: &str = "/usr/bin/chromedriver";
+use koth_testkit::browser::{browser, until, CHROMEDRIVER, CHROMIUM};
 
 fn get_json(addr: &str, path: &str) -> Value {
     let (status, body) = http_get(addr, path);
     assert_eq!(status, 200, "{path}: {body}");
     serde_json::from_str(&body).unwrap_or_else(|e| panic!("{path}: {e}: {body}"))
-}
-
-/// chromedriver, and the browser it started: a test that fails half-way
-/// must not leave a chromium behind (it outlives its chromedriver).
-struct Driver(Child, PathBuf);
-impl Drop for Driver {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-        let _ = Command::new("pkill").args(["-f", "--"]).arg(format!("--user-data-dir={}", self.1.display())).status();
-    }
-}
-
-async fn browser(shots: &std::path::Path) -> (Client, Driver) {
-    let port = koth_scheduler::pg::free_port().unwrap();
-    let profile = shots.join("profile");
-    let driver = Driver(
-        Command::new(CHROMEDRIVER)
-            .arg(format!("--port={port}"))
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("starting chromedriver"),
-        profile.clone(),
-    );
-    let _ = std::fs::remove_dir_all(&profile);
-    let mut caps = serde_json::Map::new();
-    // As root, in a machine with no network: no sandbox of its own (it runs
-    // no untrusted page here), no background connections.
-    caps.insert(
-        "goog:chromeOptions".into(),
-        json!({"binary": CHROMIUM, "args": [
-            "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-quic",
-            "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync",
-            "--window-size=1400,1000", format!("--user-data-dir={}", profile.display()),
-        ]}),
-    );
-    let deadline = Instant::now() + Duration::from_secs(30);
-    loop {
-        let mut b = ClientBuilder::new(hyper_util::client::legacy::connect::HttpConnector::new());
-        b.capabilities(caps.clone());
-        match b.connect(&format!("http://127.0.0.1:{port}")).await {
-            Ok(c) => return (c, driver),
-            Err(e) => {
-                assert!(Instant::now() < deadline, "chromedriver did not start a session: {e}");
-                tokio::time::sleep(Duration::from_millis(200)).await;
-            }
-        }
-    }
-}
-
-/// Wait until `script` (a JavaScript expression) is truthy; returns its value.
-async fn until(c: &Client, what: &str, script: &str, secs: u64) -> Value {
-    let deadline = Instant::now() + Duration::from_secs(secs);
-    loop {
-        let v = c.execute(&format!("return ({script});"), vec![]).await.unwrap_or(Value::Null);
-        if !v.is_null() && v != json!(false) && v != json!("") {
-            return v;
-        }
-        if Instant::now() > deadline {
-            let text = c.execute("return document.body.innerText", vec![]).await.unwrap_or_default();
-            panic!("waited {secs} s for {what} ({script}); the page says:\n{text}");
-        }
-        tokio::time::sleep(Duration::from_millis(150)).await;
-    }
 }
 
 async fn shot(c: &Client, dir: &std::path::Path, name: &str) {
@@ -271,7 +205,7 @@ fn the_local_viewer_shows_each_turns_stderr_beside_its_move() {
     let rt = tokio::runtime::Runtime::new().unwrap();
     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         rt.block_on(async {
-            let (c, _driver) = browser(&tmp).await;
+            let (c, _driver) = browser(tmp.join("profile")).await;
             for page in [&opened, &viewed] {
                 c.goto(page).await.unwrap();
                 until(&c, "the local board", "document.querySelector('#board') && document.querySelector('#turn-label').textContent", 30)
@@ -321,7 +255,7 @@ fn the_local_viewer_shows_each_turns_stderr_beside_its_move() {
 }
 
 async fn scenario(url: &str, addr: &str, data: &std::path::Path, shots: &std::path::Path, matches: &[(String, i64)]) {
-    let (c, _driver) = browser(shots).await;
+    let (c, _driver) = browser(shots.join("profile")).await;
     let url = url.trim_end_matches('/');
 
     // The ladders of every game.

@@ -8,6 +8,8 @@
 //!   test, in a scratch folder removed once the test passes.
 //! - [`bot_sandbox`] and [`sandbox_works`] (feature `sandbox`): a test
 //!   binary's bot boxes, and whether boxes can be made here.
+//! - [`browser`] (feature `browser`): Debian's chromium driven through
+//!   chromedriver, for the pages' tests.
 //! - [`assert_golden`]: a text compared with its golden file, which
 //!   `UPDATE_GOLDEN=1` rewrites.
 //!
@@ -72,6 +74,8 @@ macro_rules! target_tmpdir {
     };
 }
 
+#[cfg(feature = "browser")]
+pub mod browser;
 #[cfg(feature = "sandbox")]
 mod sandbox;
 #[cfg(feature = "sandbox")]
