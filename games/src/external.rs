@@ -31,10 +31,11 @@
 //! understood (`{"seat":s,"move":"…"}`) or why it was refused
 //! (`{"seat":s,"invalid":"…"}`), unlisted answers being accepted as
 //! written; `events` are JSON objects with a `"type"` (and a `"text"` the
-//! viewer shows); `view` is the board now ([`View`]); `scores` are every
-//! seat's standing now, higher is better (`ranks` may say the places
-//! instead, 1 for the best); `over: true` ends the game, its `scores` (or
-//! `ranks`) the result. The answer to `start` may carry `initial`, the
+//! viewer shows); `view` is the board now ([`View`]; absent, the last one
+//! stands); `scores` are every seat's standing now, higher is better
+//! (`ranks` may say the places instead, 1 for the best; absent, the last
+//! ones stand); `over: true` ends the game, its `scores` (or `ranks`) the
+//! result. The answer to `start` may carry `initial`, the
 //! state the replay starts from. Anything else (a line that is not such an
 //! object, a seat that does not exist, a game that asks nobody and does not
 //! end, a view whose cells do not fill its grid) is the referee's failure:
@@ -300,11 +301,17 @@ pub struct RefereeSays {
     pub judgements: Vec<SaidJudgement>,
     #[serde(default)]
     pub events: Vec<Value>,
-    pub view: View,
-    /// Every seat's standing now, higher is better.
-    pub scores: Vec<f64>,
+    /// The board now; absent, the last one drawn (a 1×1 empty grid before
+    /// any).
+    #[serde(default)]
+    pub view: Option<View>,
+    /// Every seat's standing now, higher is better; absent, the last ones
+    /// given (all 0 before any). The answer that ends the game needs them
+    /// unless an earlier answer gave them.
+    #[serde(default)]
+    pub scores: Option<Vec<f64>>,
     /// Every seat's place now (1 the best, shared places allowed); from
-    /// `scores` when absent.
+    /// `scores` when absent (the last ones when `scores` is absent too).
     #[serde(default)]
     pub ranks: Option<Vec<usize>>,
     #[serde(default)]
@@ -356,6 +363,10 @@ pub struct Conversation {
     started: bool,
     turn: u32,
     over: bool,
+    /// The last view drawn and standing given, for an answer without them.
+    view: View,
+    scores: Option<Vec<f64>>,
+    ranks: Option<Vec<usize>>,
 }
 
 impl Conversation {
@@ -368,6 +379,9 @@ impl Conversation {
             started: false,
             turn: 0,
             over: false,
+            view: View::grid(1, 1),
+            scores: None,
+            ranks: None,
         }
     }
 
@@ -417,9 +431,15 @@ impl Conversation {
         if text.len() >= MAX_REFEREE_LINE {
             return Err(format!("wrote a line of {} bytes or more (the most is {MAX_REFEREE_LINE})", MAX_REFEREE_LINE));
         }
+        // An object, not an array serde would read field by field.
+        if !text.trim_start().starts_with('{') {
+            return Err(format!("wrote a line that is not its answer: not a JSON object: {}", clip(text)));
+        }
         let says: RefereeSays =
             serde_json::from_str(text).map_err(|e| format!("wrote a line that is not its answer: {e}: {}", clip(text)))?;
-        let said = self.check(says, answered)?;
+        let (said, scores, ranks) = self.check(says, answered)?;
+        self.view = said.view.clone();
+        (self.scores, self.ranks) = (scores, ranks);
         self.asked = said.step.requests.iter().map(|r| r.seat).collect();
         self.over = said.over;
         self.started = true;
@@ -445,7 +465,9 @@ impl Conversation {
         Ok((seat, l.text))
     }
 
-    fn check(&self, says: RefereeSays, answered: &[Answer]) -> Result<Said, String> {
+    /// The answer in koth's terms, and the scores and ranks now standing.
+    #[allow(clippy::type_complexity)]
+    fn check(&self, says: RefereeSays, answered: &[Answer]) -> Result<(Said, Option<Vec<f64>>, Option<Vec<usize>>), String> {
         if self.over {
             return Err("spoke after it had ended the game".into());
         }
@@ -482,17 +504,29 @@ impl Conversation {
                 return Err(format!("wrote an event without a \"type\": {}", clip(&e.to_string())));
             }
         }
-        self.view(&says.view)?;
-        let standings = self.standings(&says.scores, says.ranks.as_deref())?;
-        Ok(Said {
+        let view = says.view.unwrap_or_else(|| self.view.clone());
+        self.view(&view)?;
+        // Absent scores and ranks stand as they were last given.
+        let (scores, ranks) = match (says.scores, says.ranks) {
+            (Some(s), r) => (Some(s), r),
+            (None, Some(r)) => (self.scores.clone(), Some(r)),
+            (None, None) => (self.scores.clone(), self.ranks.clone()),
+        };
+        if says.over && scores.is_none() && ranks.is_none() {
+            return Err("ended the game without ever giving its scores: give \"scores\" (one number a seat) with \"over\"".into());
+        }
+        let zeros = vec![0.0; self.seats];
+        let standings = self.standings(scores.as_deref().unwrap_or(&zeros), ranks.as_deref())?;
+        let said = Said {
             initial: says.initial,
             step: Step { notices, requests },
             judgements,
             events: says.events,
-            view: says.view,
+            view,
             standings,
             over: says.over,
-        })
+        };
+        Ok((said, scores, ranks))
     }
 
     /// One judgement per answer, in the answers' order: the referee's where
@@ -748,7 +782,6 @@ mod tests {
         let cases: Vec<(&str, String, &str)> = vec![
             ("not JSON", "hello".into(), "not its answer"),
             ("a JSON array", "[1, 2]".into(), "not its answer"),
-            ("no view", json!({"turn": 1, "scores": [0, 0], "over": true}).to_string(), "missing field `view`"),
             (
                 "no turn",
                 json!({"view": {"width": 1, "height": 1, "cells": "."}, "scores": [0, 0], "over": true}).to_string(),
@@ -818,6 +851,36 @@ mod tests {
         assert!(c.read(&" ".repeat(MAX_REFEREE_LINE), &answered).unwrap_err().contains("bytes or more"));
     }
 
+    /// `view` and `scores` may be left out: the last ones stand (a 1×1
+    /// empty grid and zeros before any), and the game's end needs scores
+    /// given at some point.
+    #[test]
+    fn an_answer_without_view_or_scores_keeps_the_last_ones() {
+        let mut c = Conversation::new(&manifest(), 2);
+        let go = json!([{"seat": 0, "text": "go"}, {"seat": 1, "text": "go"}]);
+        let s = c.read(&json!({"turn": 0, "requests": go}).to_string(), &[]).unwrap();
+        assert_eq!(s.view, View::grid(1, 1));
+        assert_eq!(s.standings.iter().map(|r| (r.rank, r.score)).collect::<Vec<_>>(), vec![(1, 0.0), (1, 0.0)]);
+        let answered = [answer(0, "x"), answer(1, "y")];
+        // Ending the game without ever a score is refused.
+        let mut never = c.clone();
+        never.answers(&answered, &[]);
+        let err = never.read(&json!({"turn": 1, "over": true}).to_string(), &answered).unwrap_err();
+        assert!(err.contains("without ever giving its scores"), "{err}");
+        c.answers(&answered, &[]);
+        let s = c.read(&said(1, json!({"scores": [3, 1], "requests": go})), &answered).unwrap();
+        assert_eq!((s.view.width, s.standings[0].rank), (2, 1));
+        c.answers(&answered, &[]);
+        let s = c.read(&json!({"turn": 2, "over": true}).to_string(), &answered).unwrap();
+        assert_eq!((s.view.width, s.view.height), (2, 1), "the last view stands");
+        assert_eq!(s.standings.iter().map(|r| (r.rank, r.score)).collect::<Vec<_>>(), vec![(1, 3.0), (2, 1.0)]);
+        // Ranks alone are a result too.
+        let mut c = asked_both();
+        c.answers(&answered, &[]);
+        let s = c.read(&json!({"turn": 1, "over": true, "ranks": [2, 1]}).to_string(), &answered).unwrap();
+        assert_eq!(s.standings.iter().map(|r| r.rank).collect::<Vec<_>>(), vec![2, 1]);
+    }
+
     #[test]
     fn per_turn_protocols_may_send_several_lines() {
         let mut m = manifest();
@@ -856,8 +919,8 @@ mod documented_fields {
         // (field, required)
         let fields = [
             ("turn", true),
-            ("view", true),
-            ("scores", true),
+            ("view", false),
+            ("scores", false),
             ("notices", false),
             ("judgements", false),
             ("events", false),
