@@ -22,6 +22,12 @@
 //!   for each bot asked, `{"seat":s,"status":"answer","text":"…","wall_ms":…,"cpu_ms":…,"over_limit":false}`,
 //!   `{"seat":s,"status":"timeout",…}` or `{"seat":s,"status":"gone","why":"crashed on turn 5 (exit code 3)"}`.
 //!
+//! A request may say more than its `text` ([`SaidRequest`]): `lines` to a
+//! line-stream bot, a per-turn program's `argv` list and `stdin` text, and
+//! the `answer`'s shape (`{"lines": k}` or `{"until": "END"}`, else the
+//! manifest's `answer`, else one line); each bounded ([`MAX_ARGV`],
+//! [`MAX_STDIN`], [`MAX_BOT_LINES`], [`MAX_ANSWER_LINES`]).
+//!
 //! The referee answers each with a [`RefereeSays`]:
 //! `{"turn":N,"requests":[{"seat":s,"text":"…"}],"notices":[…],"judgements":[…],"events":[…],"view":{…},"scores":[…],"over":false}`,
 //! `turn` the turn it answers (0 for `start`).
@@ -53,15 +59,30 @@ use serde_json::Value;
 
 use crate::replay::{Answer, MoveTime, Recorded};
 use crate::view::{colour_difference, LegendEntry, View, EMPTY, MIN_COLOUR_DIFFERENCE, SEAT_CODES, SEAT_COLOURS};
-use crate::{BotProtocol, GameKind, Judgement, Request, Seat, SeatResult, Step, TimePolicy, Verdict};
+use crate::{AnswerShape, BotProtocol, GameKind, Judgement, Request, Seat, SeatResult, Step, TimePolicy, Verdict};
 
 /// The manifest's file name in a game's folder.
 pub const MANIFEST: &str = "game.json";
 
 /// Longest line a referee may write (a view of 256 × 256 cells is 64 KiB).
 pub const MAX_REFEREE_LINE: usize = 1 << 20;
-/// Longest request or notice text for one bot.
+/// Longest request or notice text for one bot (a `text`, or its `lines`
+/// with their line breaks).
 pub const MAX_BOT_TEXT: usize = 64 << 10;
+/// Most lines in one request's or notice's `lines`.
+pub const MAX_BOT_LINES: usize = 4096;
+/// Most arguments in a request's `argv`, and most bytes they take (each
+/// with its terminating NUL, as the kernel counts them).
+pub const MAX_ARGV: usize = 1024;
+pub const MAX_ARGV_BYTES: usize = 64 << 10;
+/// Longest `stdin` text for a per-turn program.
+pub const MAX_STDIN: usize = 512 << 10;
+/// Most lines in an answer of `{"lines": k}`, and longest terminator of
+/// `{"until": "…"}`. (An answer is read up to `MAX_ANSWER_LINES` lines or
+/// `MAX_ANSWER_BYTES`, whichever comes first, whatever its shape.)
+pub const MAX_ANSWER_LINES: usize = 1000;
+pub const MAX_ANSWER_BYTES: usize = 64 << 10;
+pub const MAX_TERMINATOR: usize = 64;
 /// Most events in one turn.
 pub const MAX_EVENTS: usize = 256;
 /// Largest grid side.
@@ -86,6 +107,10 @@ pub struct GameManifest {
     pub time_policy: TimePolicy,
     /// The most turns the rules can take: bounds the match's wall-clock cap.
     pub max_turns: u32,
+    /// How a bot's answer is read unless a request says otherwise:
+    /// `{"lines": k}` or `{"until": "END"}` (one line when absent).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub answer: Option<AnswerShape>,
     pub referee: RefereeProgram,
     /// Settings the referee gets in `start` unless a match says otherwise.
     #[serde(default = "empty_object")]
@@ -188,6 +213,9 @@ impl GameManifest {
         if !(1..=60_000).contains(&per_move) {
             return Err(format!("time_policy.per_move {per_move} ms: give 1 to 60000"));
         }
+        if let Some(shape) = &self.answer {
+            check_shape(shape, self.protocol).map_err(|e| format!("answer: {e}"))?;
+        }
         let l = &self.referee.limits;
         if !(10..=60_000).contains(&l.per_call_ms) {
             return Err(format!("referee.limits.per_call_ms {}: give 10 to 60000", l.per_call_ms));
@@ -236,6 +264,22 @@ impl GameManifest {
 
     pub fn seat_range(&self) -> (usize, usize) {
         (self.seats.min, self.seats.max)
+    }
+}
+
+/// Whether an answer's shape is one koth reads for bots of `protocol`.
+fn check_shape(shape: &AnswerShape, protocol: BotProtocol) -> Result<(), String> {
+    if protocol == BotProtocol::PerTurnFiles {
+        return Err("a per_turn_files bot's answer is its order.txt, whole; leave out \"answer\"".into());
+    }
+    match shape {
+        AnswerShape::Lines(k) if !(1..=MAX_ANSWER_LINES).contains(&(*k as usize)) => {
+            Err(format!("{{\"lines\": {k}}}: give 1 to {MAX_ANSWER_LINES} lines"))
+        }
+        AnswerShape::Until(t) if t.len() > MAX_TERMINATOR || t.contains(['\n', '\r']) => {
+            Err(format!("{{\"until\": {}}}: a terminator line of at most {MAX_TERMINATOR} bytes, without line breaks", clip(t)))
+        }
+        _ => Ok(()),
     }
 }
 
@@ -294,9 +338,9 @@ pub struct RefereeSays {
     #[serde(default)]
     pub initial: Option<Value>,
     #[serde(default)]
-    pub requests: Vec<Line>,
+    pub requests: Vec<SaidRequest>,
     #[serde(default)]
-    pub notices: Vec<Line>,
+    pub notices: Vec<SaidRequest>,
     #[serde(default)]
     pub judgements: Vec<SaidJudgement>,
     #[serde(default)]
@@ -318,11 +362,34 @@ pub struct RefereeSays {
     pub over: bool,
 }
 
+/// A request (or a notice: `seat` and `text` or `lines` only) as the
+/// referee writes it:
+///
+/// - `text`: what the game's protocol delivers: a line (`stdio`,
+///   `tcp_or_stdio`), the one argument (`per_turn_argv`), `input.txt`
+///   (`per_turn_files`);
+/// - `lines`: several lines to a `stdio` or `tcp_or_stdio` bot (a board),
+///   instead of `text`;
+/// - `argv`: a per-turn program's whole argument list (0 or more), instead
+///   of `text` as its one argument (`per_turn_argv`) or none
+///   (`per_turn_files`);
+/// - `stdin`: text on a per-turn program's stdin, which is closed after it;
+/// - `answer`: how the answer is read ([`AnswerShape`]), instead of the
+///   manifest's `answer`.
 #[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Line {
+pub struct SaidRequest {
     pub seat: Seat,
-    pub text: String,
+    #[serde(default)]
+    pub text: Option<String>,
+    #[serde(default)]
+    pub lines: Option<Vec<String>>,
+    #[serde(default)]
+    pub argv: Option<Vec<String>>,
+    #[serde(default)]
+    pub stdin: Option<String>,
+    #[serde(default)]
+    pub answer: Option<AnswerShape>,
 }
 
 /// How the referee understood one answer: `move` (accepted, as it read
@@ -356,6 +423,8 @@ pub struct Said {
 pub struct Conversation {
     seats: usize,
     protocol: BotProtocol,
+    /// The manifest's answer shape.
+    answer: AnswerShape,
     legend: Vec<u8>,
     /// The seats asked in the last step, in order.
     asked: Vec<Seat>,
@@ -374,6 +443,7 @@ impl Conversation {
         Conversation {
             seats,
             protocol: manifest.protocol,
+            answer: manifest.answer.clone().unwrap_or_default(),
             legend: manifest.legend.iter().map(|e| e.code as u8).collect(),
             asked: Vec::new(),
             started: false,
@@ -454,15 +524,108 @@ impl Conversation {
         }
     }
 
-    fn text(&self, l: Line, what: &str) -> Result<(Seat, String), String> {
+    /// A notice: `text` or `lines`, for a long-lived bot.
+    fn notice(&self, l: SaidRequest) -> Result<(Seat, String), String> {
+        let what = "sent a notice to";
         let seat = self.seat(l.seat, what)?;
-        if l.text.len() > MAX_BOT_TEXT {
-            return Err(format!("{what} seat {seat} a text of {} bytes (the most is {MAX_BOT_TEXT})", l.text.len()));
+        if l.argv.is_some() || l.stdin.is_some() || l.answer.is_some() {
+            return Err(format!("{what} seat {seat} with \"argv\", \"stdin\" or \"answer\": a notice is only a \"text\" or \"lines\""));
         }
-        if self.protocol.is_line_stream() && l.text.contains(['\n', '\r']) {
-            return Err(format!("{what} seat {seat} a text with a line break: bots of a {} game read lines", self.protocol.name()));
+        Ok((seat, self.lines_or_text(seat, l.text, l.lines, what)?))
+    }
+
+    /// What a request or notice delivers as lines or a payload: its `text`,
+    /// or its `lines` joined (line streams only), bounded.
+    fn lines_or_text(&self, seat: Seat, text: Option<String>, lines: Option<Vec<String>>, what: &str) -> Result<String, String> {
+        let payload = match (text, lines) {
+            (Some(_), Some(_)) => return Err(format!("{what} seat {seat} with both \"text\" and \"lines\": give one")),
+            (None, None) => return Err(format!("{what} seat {seat} with neither \"text\" nor \"lines\"")),
+            (Some(t), None) => {
+                if self.protocol.is_line_stream() && t.contains(['\n', '\r']) {
+                    return Err(format!(
+                        "{what} seat {seat} a text with a line break: bots of a {} game read lines (send several as \"lines\")",
+                        self.protocol.name()
+                    ));
+                }
+                t
+            }
+            (None, Some(ls)) => {
+                if !self.protocol.is_line_stream() {
+                    return Err(format!(
+                        "{what} seat {seat} \"lines\", which only stdio and tcp_or_stdio bots read; a {} bot gets \"text\" (and \"stdin\")",
+                        self.protocol.name()
+                    ));
+                }
+                if ls.is_empty() || ls.len() > MAX_BOT_LINES {
+                    return Err(format!("{what} seat {seat} {} lines (give 1 to {MAX_BOT_LINES})", ls.len()));
+                }
+                if let Some(l) = ls.iter().find(|l| l.contains(['\n', '\r'])) {
+                    return Err(format!("{what} seat {seat} a line with a line break in it: {}", clip(l)));
+                }
+                ls.join("\n")
+            }
+        };
+        if payload.len() > MAX_BOT_TEXT {
+            return Err(format!("{what} seat {seat} a text of {} bytes (the most is {MAX_BOT_TEXT})", payload.len()));
         }
-        Ok((seat, l.text))
+        Ok(payload)
+    }
+
+    /// A request in koth's terms, every part checked against the game's
+    /// protocol and bounded.
+    fn request(&self, r: SaidRequest) -> Result<Request, String> {
+        let what = "asked";
+        let seat = self.seat(r.seat, what)?;
+        let per_turn = !self.protocol.is_line_stream();
+        if !per_turn && (r.argv.is_some() || r.stdin.is_some()) {
+            return Err(format!(
+                "asked seat {seat} with \"argv\" or \"stdin\", which only per-turn programs get; a {} bot gets \"text\" or \"lines\"",
+                self.protocol.name()
+            ));
+        }
+        let argv_program = self.protocol == BotProtocol::PerTurnArgv;
+        // A per_turn_argv program's arguments: `argv`, or `text` as the
+        // one argument (today's meaning, an empty text included), or none.
+        let argv = match (r.argv, &r.text) {
+            (Some(_), Some(_)) if argv_program => {
+                return Err(format!("asked seat {seat} with both \"text\" and \"argv\": \"argv\" is the whole argument list"))
+            }
+            (Some(argv), _) => Some(argv),
+            (None, None) if argv_program && r.lines.is_none() => Some(Vec::new()),
+            (None, _) => None,
+        };
+        let payload = match (r.text, r.lines) {
+            (None, None) if argv_program => String::new(),
+            (text, lines) => self.lines_or_text(seat, text, lines, what)?,
+        };
+        if self.protocol == BotProtocol::PerTurnArgv && argv.is_none() && payload.contains('\0') {
+            return Err(format!("asked seat {seat} with a NUL byte in its argument, which no program can be given"));
+        }
+        if let Some(argv) = &argv {
+            let bytes: usize = argv.iter().map(|a| a.len() + 1).sum();
+            if argv.len() > MAX_ARGV || bytes > MAX_ARGV_BYTES {
+                return Err(format!(
+                    "asked seat {seat} with {} arguments of {bytes} bytes (the most is {MAX_ARGV} arguments, {MAX_ARGV_BYTES} bytes)",
+                    argv.len()
+                ));
+            }
+            if argv.iter().any(|a| a.contains('\0')) {
+                return Err(format!("asked seat {seat} with a NUL byte in an argument, which no program can be given"));
+            }
+        }
+        if let Some(stdin) = &r.stdin {
+            if stdin.len() > MAX_STDIN {
+                return Err(format!("asked seat {seat} with a stdin of {} bytes (the most is {MAX_STDIN})", stdin.len()));
+            }
+        }
+        let answer = match r.answer {
+            Some(shape) => {
+                check_shape(&shape, self.protocol).map_err(|e| format!("asked seat {seat} for an answer of {e}"))?;
+                shape
+            }
+            None => self.answer.clone(),
+        };
+        Ok(Request { seat, payload, argv, stdin: r.stdin, answer })
     }
 
     /// The answer in koth's terms, and the scores and ranks now standing.
@@ -481,14 +644,14 @@ impl Conversation {
             return Err("sent `initial` after the start".into());
         }
         let mut requests: Vec<Request> = Vec::new();
-        for l in says.requests {
-            let (seat, payload) = self.text(l, "asked")?;
-            if requests.iter().any(|r| r.seat == seat) {
-                return Err(format!("asked seat {seat} twice in one turn"));
+        for r in says.requests {
+            let r = self.request(r)?;
+            if requests.iter().any(|q| q.seat == r.seat) {
+                return Err(format!("asked seat {} twice in one turn", r.seat));
             }
-            requests.push(Request { seat, payload });
+            requests.push(r);
         }
-        let notices = says.notices.into_iter().map(|l| self.text(l, "sent a notice to")).collect::<Result<Vec<_>, _>>()?;
+        let notices = says.notices.into_iter().map(|l| self.notice(l)).collect::<Result<Vec<_>, _>>()?;
         if says.over && !requests.is_empty() {
             return Err("ended the game and asked for moves in the same answer".into());
         }
@@ -879,6 +1042,130 @@ mod tests {
         c.answers(&answered, &[]);
         let s = c.read(&json!({"turn": 1, "over": true, "ranks": [2, 1]}).to_string(), &answered).unwrap();
         assert_eq!(s.standings.iter().map(|r| r.rank).collect::<Vec<_>>(), vec![2, 1]);
+    }
+
+    /// A request's parts as the engine gets them, per protocol: today's
+    /// `text` means what it always meant; `lines`, `argv`, `stdin` and
+    /// `answer` say more.
+    #[test]
+    fn requests_say_lines_argv_stdin_and_how_the_answer_is_read() {
+        use crate::AnswerShape::{Lines, Until};
+        let ask = |protocol: BotProtocol, answer: Option<AnswerShape>, req: Value| {
+            let mut m = manifest();
+            m.protocol = protocol;
+            m.answer = answer;
+            let mut r = req;
+            r["seat"] = json!(0);
+            let mut c = Conversation::new(&m, 2);
+            c.read(&said(0, json!({"requests": [r]})), &[]).map(|s| s.step.requests.into_iter().next().unwrap())
+        };
+        let req = |payload: &str, argv: Option<&[&str]>, stdin: Option<&str>, answer: AnswerShape| Request {
+            seat: 0,
+            payload: payload.into(),
+            argv: argv.map(|a| a.iter().map(|x| x.to_string()).collect()),
+            stdin: stdin.map(Into::into),
+            answer,
+        };
+        use BotProtocol::{PerTurnArgv as Argv, PerTurnFiles as Files, Stdio, TcpOrStdio as Tcp};
+        let cases: Vec<(&str, BotProtocol, Option<AnswerShape>, Value, Request)> = vec![
+            ("a line, as ever", Stdio, None, json!({"text": "go"}), req("go", None, None, Lines(1))),
+            ("a board of 3 lines", Stdio, None, json!({"lines": ["#.#", "...", "#.#"]}), req("#.#\n...\n#.#", None, None, Lines(1))),
+            ("the manifest's answer", Tcp, Some(Lines(3)), json!({"text": "go"}), req("go", None, None, Lines(3))),
+            (
+                "the request's answer over the manifest's",
+                Stdio,
+                Some(Lines(3)),
+                json!({"text": "go", "answer": {"until": "END"}}),
+                req("go", None, None, Until("END".into())),
+            ),
+            (
+                "a blank line ends it",
+                Stdio,
+                None,
+                json!({"text": "go", "answer": {"until": ""}}),
+                req("go", None, None, Until(String::new())),
+            ),
+            ("one argument, as ever", Argv, None, json!({"text": "1,2"}), req("1,2", None, None, Lines(1))),
+            ("an empty argument, as ever", Argv, None, json!({"text": ""}), req("", None, None, Lines(1))),
+            ("no argument at all", Argv, None, json!({}), req("", Some(&[]), None, Lines(1))),
+            ("several arguments", Argv, None, json!({"argv": ["a", "b c", ""]}), req("", Some(&["a", "b c", ""]), None, Lines(1))),
+            ("the state on stdin", Argv, None, json!({"stdin": "3\n1 2 3\n"}), req("", Some(&[]), Some("3\n1 2 3\n"), Lines(1))),
+            (
+                "argv, stdin and k lines",
+                Argv,
+                None,
+                json!({"argv": ["x"], "stdin": "s", "answer": {"lines": 2}}),
+                req("", Some(&["x"]), Some("s"), Lines(2)),
+            ),
+            ("a file, as ever", Files, None, json!({"text": "7\n..."}), req("7\n...", None, None, Lines(1))),
+            (
+                "a file, arguments and stdin",
+                Files,
+                None,
+                json!({"text": "f", "argv": ["-v"], "stdin": "i"}),
+                req("f", Some(&["-v"]), Some("i"), Lines(1)),
+            ),
+        ];
+        for (what, protocol, answer, r, want) in cases {
+            assert_eq!(ask(protocol, answer, r).unwrap_or_else(|e| panic!("{what}: {e}")), want, "{what}");
+        }
+        let many: Vec<String> = (0..10_000).map(|i| i.to_string()).collect();
+        let refusals: Vec<(&str, BotProtocol, Value, &str)> = vec![
+            ("argv to a stdio bot", Stdio, json!({"text": "a", "argv": ["x"]}), "only per-turn programs get"),
+            ("stdin to a tcp bot", Tcp, json!({"text": "a", "stdin": "x"}), "only per-turn programs get"),
+            ("text and lines", Stdio, json!({"text": "a", "lines": ["b"]}), "both \"text\" and \"lines\""),
+            ("nothing to send", Stdio, json!({}), "neither \"text\" nor \"lines\""),
+            ("no lines", Stdio, json!({"lines": []}), "0 lines"),
+            ("a line with a break", Stdio, json!({"lines": ["a\nb"]}), "a line with a line break"),
+            ("lines to a per-turn program", Argv, json!({"lines": ["a"]}), "only stdio and tcp_or_stdio"),
+            ("text and argv", Argv, json!({"text": "a", "argv": ["b"]}), "both \"text\" and \"argv\""),
+            ("10,000 arguments", Argv, json!({"argv": many}), "10000 arguments"),
+            ("arguments too long", Argv, json!({"argv": ["x".repeat(MAX_ARGV_BYTES)]}), "65537 bytes"),
+            ("a NUL in an argument", Argv, json!({"argv": ["a\0b"]}), "NUL"),
+            ("a NUL in the argument", Argv, json!({"text": "a\0b"}), "NUL"),
+            ("a huge stdin", Argv, json!({"stdin": "x".repeat(MAX_STDIN + 1)}), "a stdin of 524289 bytes"),
+            ("a file without text", Files, json!({"argv": []}), "neither \"text\" nor \"lines\""),
+            ("an answer of no lines", Stdio, json!({"text": "a", "answer": {"lines": 0}}), "give 1 to 1000 lines"),
+            ("a terminator of two lines", Stdio, json!({"text": "a", "answer": {"until": "a\nb"}}), "without line breaks"),
+            (
+                "a shape koth does not know",
+                Stdio,
+                json!({"text": "a", "answer": {"bytes": 3}}),
+                "answer {\"bytes\":3}: write {\"lines\": k} or {\"until\": \"END\"}",
+            ),
+            ("an answer shape for order.txt", Files, json!({"text": "a", "answer": {"lines": 2}}), "order.txt"),
+        ];
+        for (what, protocol, r, want) in refusals {
+            let err = ask(protocol, None, r).expect_err(what);
+            assert!(err.contains(want), "{what}: {err}");
+        }
+        // A notice is a text or lines, nothing else.
+        let mut c = Conversation::new(&manifest(), 2);
+        let err = c
+            .read(&said(0, json!({"requests": [{"seat": 0, "text": "a"}], "notices": [{"seat": 1, "text": "n", "argv": []}]})), &[])
+            .unwrap_err();
+        assert!(err.contains("a notice is only"), "{err}");
+        let s =
+            c.read(&said(0, json!({"requests": [{"seat": 0, "text": "a"}], "notices": [{"seat": 1, "lines": ["n", "m"]}]})), &[]).unwrap();
+        assert_eq!(s.step.notices, vec![(1, "n\nm".to_owned())]);
+        // The manifest's shape is checked as a request's is.
+        let good = serde_json::to_value(manifest()).unwrap();
+        for (change, want) in [
+            (json!({"answer": {"lines": 3}}), None),
+            (json!({"answer": {"until": "END"}}), None),
+            (json!({"answer": {"lines": 1001}}), Some("answer: {\"lines\": 1001}: give 1 to 1000 lines")),
+            (json!({"answer": {"until": "x".repeat(65)}}), Some("at most 64 bytes")),
+            (json!({"answer": {"lines": 2}, "protocol": "per_turn_files"}), Some("order.txt")),
+            (json!({"answer": "lines"}), Some("answer \"lines\": write {\"lines\": k} or")),
+        ] {
+            let mut m = good.clone();
+            m.as_object_mut().unwrap().extend(change.as_object().unwrap().clone());
+            match (GameManifest::parse(m.to_string().as_bytes()), want) {
+                (Ok(_), None) => {}
+                (Err(e), Some(w)) => assert!(e.contains(w), "{change}: {e}"),
+                (got, _) => panic!("{change}: {got:?}"),
+            }
+        }
     }
 
     #[test]

@@ -54,8 +54,58 @@ pub enum Reply {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Request {
     pub seat: Seat,
-    /// What the bot gets: a line, an argv string or a file's contents.
+    /// What the bot gets: a line (several, joined by `\n`, when an external
+    /// game's referee sends `lines`), an argv string or a file's contents.
     pub payload: String,
+    /// A per-turn program's whole argument list, instead of the protocol's
+    /// own (`per_turn_argv`: the payload as the one argument;
+    /// `per_turn_files`: none). Only external games set it.
+    pub argv: Option<Vec<String>>,
+    /// Text on a per-turn program's stdin, closed once it is written
+    /// (`None`: its stdin is empty). Only external games set it.
+    pub stdin: Option<String>,
+    /// How the bot's answer is read (one line unless an external game says
+    /// otherwise).
+    pub answer: AnswerShape,
+}
+
+impl Request {
+    /// A request of `payload` as the game's protocol delivers it, answered
+    /// with one line.
+    pub fn new(seat: Seat, payload: impl Into<String>) -> Request {
+        Request { seat, payload: payload.into(), argv: None, stdin: None, answer: AnswerShape::default() }
+    }
+}
+
+/// How many lines make a bot's answer: `{"lines": k}` (k lines; one is
+/// every game's default) or `{"until": "END"}` (the lines before a line
+/// that is exactly `END`, which is not part of the answer). A per-turn
+/// process that ends sooner answers what it wrote. The text the referee
+/// gets is the lines joined by `\n`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AnswerShape {
+    Lines(u32),
+    Until(String),
+}
+
+/// Read with an error that names the field and shows both shapes.
+impl<'de> Deserialize<'de> for AnswerShape {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let v = serde_json::Value::deserialize(d)?;
+        let shape = match v.as_object().filter(|o| o.len() == 1).and_then(|o| o.iter().next()) {
+            Some((k, n)) if k == "lines" => n.as_u64().and_then(|n| u32::try_from(n).ok()).map(AnswerShape::Lines),
+            Some((k, t)) if k == "until" => t.as_str().map(|t| AnswerShape::Until(t.to_owned())),
+            _ => None,
+        };
+        shape.ok_or_else(|| serde::de::Error::custom(format!("answer {v}: write {{\"lines\": k}} or {{\"until\": \"END\"}}")))
+    }
+}
+
+impl Default for AnswerShape {
+    fn default() -> Self {
+        AnswerShape::Lines(1)
+    }
 }
 
 /// What to deliver now: notices (no answer expected), then requests.

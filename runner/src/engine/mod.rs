@@ -834,7 +834,7 @@ fn play_turn(players: &mut [Player], requests: &[Request], turn: u32, prompt: &P
         p.sandbox.sample_cpu_wait(&mut wait);
         let cpu_at_send = p.sandbox.cpu_usage().unwrap_or_default();
         let (proto, mut bot) = p.parts();
-        match proto.request(&mut bot, &req.payload) {
+        match proto.request(&mut bot, req) {
             Ok(sent) => pending.push(Pending {
                 seat: req.seat,
                 allowance,

@@ -51,7 +51,7 @@ impl Protocol for Recorded {
         Ok(())
     }
 
-    fn request(&mut self, _bot: &mut Bot, _payload: &str) -> Result<Instant, Gone> {
+    fn request(&mut self, _bot: &mut Bot, _req: &koth_games::Request) -> Result<Instant, Gone> {
         let sent = Instant::now();
         self.ready = match self.answers.pop_front() {
             Some(RecordedReply::Answer { answer }) => Some(if self.long_lived { Heard::Line(answer) } else { Heard::Answer(answer) }),
