@@ -103,8 +103,14 @@ pub struct GameManifest {
     /// or `per_turn_files`.
     pub protocol: BotProtocol,
     /// Time per move and what a timeout means, as koth's own games have it:
-    /// `{"per_move": 50, "on_timeout": {"kind": "no_move", "freeze_after": 5}}`.
+    /// `{"per_move": 50, "on_timeout": {"kind": "no_move", "freeze_after": 5}}`,
+    /// and optionally a time bank over the match (`"bank": 2000`, ms) and a
+    /// start-up allowance per process (`"startup": 100`, ms).
     pub time_policy: TimePolicy,
+    /// Start-up allowances per language (ms), instead of
+    /// `time_policy.startup` for bots of that language: `{"java": 150}`.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub startup_by_language: std::collections::BTreeMap<String, u64>,
     /// The most turns the rules can take: bounds the match's wall-clock cap.
     pub max_turns: u32,
     /// How a bot's answer is read unless a request says otherwise:
@@ -216,6 +222,27 @@ impl GameManifest {
         if let Some(shape) = &self.answer {
             check_shape(shape, self.protocol).map_err(|e| format!("answer: {e}"))?;
         }
+        if let Some(bank) = self.time_policy.bank {
+            if bank.as_millis() > 600_000 {
+                return Err(format!("time_policy.bank {} ms: give 0 to 600000", bank.as_millis()));
+            }
+        }
+        if let Some(startup) = self.time_policy.startup {
+            if startup.as_millis() > 10_000 {
+                return Err(format!("time_policy.startup {} ms: give 0 to 10000", startup.as_millis()));
+            }
+        }
+        for (language, &ms) in &self.startup_by_language {
+            let named = !language.is_empty()
+                && language.len() <= 40
+                && language.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-' || b == b'_');
+            if !named {
+                return Err(format!("startup_by_language {language:?}: a language as koth names it (`koth languages`: java, python, ...)"));
+            }
+            if ms > 10_000 {
+                return Err(format!("startup_by_language.{language} {ms} ms: give 0 to 10000"));
+            }
+        }
         let l = &self.referee.limits;
         if !(10..=60_000).contains(&l.per_call_ms) {
             return Err(format!("referee.limits.per_call_ms {}: give 10 to 60000", l.per_call_ms));
@@ -264,6 +291,21 @@ impl GameManifest {
 
     pub fn seat_range(&self) -> (usize, usize) {
         (self.seats.min, self.seats.max)
+    }
+
+    /// The start-up allowance per process of a bot in `language`.
+    pub fn startup(&self, language: &str) -> Option<std::time::Duration> {
+        match self.startup_by_language.get(language) {
+            Some(&ms) => Some(std::time::Duration::from_millis(ms)),
+            None => self.time_policy.startup,
+        }
+    }
+
+    /// The largest start-up allowance any bot may get.
+    pub fn max_startup(&self) -> std::time::Duration {
+        let by_language =
+            self.startup_by_language.values().max().map_or(std::time::Duration::ZERO, |&ms| std::time::Duration::from_millis(ms));
+        by_language.max(self.time_policy.startup.unwrap_or_default())
     }
 }
 
@@ -852,6 +894,19 @@ mod tests {
             ("settings not an object", json!({"settings": [1]}), "a JSON object"),
             ("an unknown field", json!({"rules": "none"}), "unknown field `rules`"),
             ("an unknown protocol", json!({"protocol": "carrier_pigeon"}), "unknown variant"),
+            (
+                "a bank of an hour",
+                json!({"time_policy": {"per_move": 50, "on_timeout": {"kind": "loses"}, "bank": 3600000}}),
+                "time_policy.bank 3600000 ms: give 0 to 600000",
+            ),
+            (
+                "a start-up of a minute",
+                json!({"time_policy": {"per_move": 50, "on_timeout": {"kind": "loses"}, "startup": 60000}}),
+                "time_policy.startup 60000 ms",
+            ),
+            ("a bank in words", json!({"time_policy": {"per_move": 50, "on_timeout": {"kind": "loses"}, "bank": "1s"}}), "invalid type"),
+            ("a language in capitals", json!({"startup_by_language": {"Java": 100}}), "startup_by_language \"Java\""),
+            ("a language's minute", json!({"startup_by_language": {"java": 60000}}), "startup_by_language.java 60000 ms"),
         ];
         for (what, change, want) in cases {
             let mut m = good.clone();
@@ -862,6 +917,17 @@ mod tests {
         }
         assert_eq!(GameManifest::parse(good.to_string().as_bytes()).unwrap(), manifest());
         assert!(GameManifest::parse(b"{").unwrap_err().starts_with("game.json: "));
+        // A bank, a start-up allowance, and one per language.
+        let mut m = good.clone();
+        m["time_policy"] = json!({"per_move": 50, "on_timeout": {"kind": "loses"}, "bank": 2000, "startup": 100});
+        m["startup_by_language"] = json!({"java": 150});
+        let m = GameManifest::parse(m.to_string().as_bytes()).unwrap();
+        let ms = std::time::Duration::from_millis;
+        assert_eq!(
+            (m.time_policy.bank, m.startup("java"), m.startup("python"), m.max_startup()),
+            (Some(ms(2000)), Some(ms(150)), Some(ms(100)), ms(150))
+        );
+        assert_eq!((manifest().startup("java"), manifest().max_startup()), (None, ms(0)));
     }
 
     #[test]

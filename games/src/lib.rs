@@ -231,6 +231,23 @@ pub struct TimePolicy {
     #[serde(with = "millis")]
     pub per_move: Duration,
     pub on_timeout: OnTimeout,
+    /// A time bank over the match (ms in JSON): a move may run past its
+    /// limit by what is left of it, and what it ran past is drawn from it;
+    /// a move over its limit and the bank empties it.
+    #[serde(default, skip_serializing_if = "Option::is_none", with = "millis_opt")]
+    pub bank: Option<Duration>,
+    /// Start-up allowance per process (ms in JSON): added to every move of
+    /// a program started per turn, and to the first move of a long-lived
+    /// one (a JVM starting on every turn of a per-turn game).
+    #[serde(default, skip_serializing_if = "Option::is_none", with = "millis_opt")]
+    pub startup: Option<Duration>,
+}
+
+impl TimePolicy {
+    /// `per_move`, and what a timeout means; no bank, no start-up allowance.
+    pub const fn new(per_move: Duration, on_timeout: OnTimeout) -> TimePolicy {
+        TimePolicy { per_move, on_timeout, bank: None, startup: None }
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -249,6 +266,19 @@ pub enum OnTimeout {
     },
     /// Over the limit forfeits the game.
     Forfeits,
+}
+
+mod millis_opt {
+    use serde::Deserialize;
+    pub fn serialize<S: serde::Serializer>(d: &Option<std::time::Duration>, s: S) -> Result<S::Ok, S::Error> {
+        match d {
+            Some(d) => s.serialize_u64(d.as_millis() as u64),
+            None => s.serialize_none(),
+        }
+    }
+    pub fn deserialize<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<std::time::Duration>, D::Error> {
+        Option::<u64>::deserialize(d).map(|o| o.map(std::time::Duration::from_millis))
+    }
 }
 
 mod millis {
@@ -443,11 +473,11 @@ impl GameKind {
     pub fn time_policy(self) -> TimePolicy {
         let ms = Duration::from_millis;
         match self {
-            GameKind::Flit => TimePolicy { per_move: ms(50), on_timeout: OnTimeout::NoMove { freeze_after: Some(5) } },
-            GameKind::Target => TimePolicy { per_move: ms(50), on_timeout: OnTimeout::NoMove { freeze_after: None } },
-            GameKind::Snake => TimePolicy { per_move: ms(200), on_timeout: OnTimeout::Loses },
-            GameKind::Slime => TimePolicy { per_move: ms(100), on_timeout: OnTimeout::Soft { hard: ms(2000) } },
-            GameKind::Linkage => TimePolicy { per_move: ms(5000), on_timeout: OnTimeout::Forfeits },
+            GameKind::Flit => TimePolicy::new(ms(50), OnTimeout::NoMove { freeze_after: Some(5) }),
+            GameKind::Target => TimePolicy::new(ms(50), OnTimeout::NoMove { freeze_after: None }),
+            GameKind::Snake => TimePolicy::new(ms(200), OnTimeout::Loses),
+            GameKind::Slime => TimePolicy::new(ms(100), OnTimeout::Soft { hard: ms(2000) }),
+            GameKind::Linkage => TimePolicy::new(ms(5000), OnTimeout::Forfeits),
         }
     }
 

@@ -23,6 +23,7 @@ use common::{bot, play, repo, sandbox_config, sandbox_ok};
 use koth_games::replay::{EndedBy, Recorded};
 use koth_runner::engine::MatchOptions;
 use koth_runner::{BotStatus, Game};
+use serde_json::json;
 
 fn builder() -> koth_runner::bot::Builder {
     koth_runner::bot::Builder::host(sandbox_config())
@@ -125,5 +126,74 @@ fn a_referee_asking_for_too_many_arguments_or_too_much_stdin_fails_with_the_reas
         let EndedBy::RefereeFailed { reason } = &r.ended_by else { panic!("{mode}: ended by {:?}", r.ended_by) };
         assert!(reason.contains(want), "{mode}: {reason}");
         assert_eq!(r.outcomes[0].result, None, "{mode}: no result");
+    }
+}
+
+/// A per-turn game in a temporary folder whose referee asks every seat to
+/// sleep `settings.sleep_ms` each turn for `settings.rounds` turns, with
+/// `time` merged into its manifest (a bank, start-up allowances).
+fn sleeper_game(name: &str, time: serde_json::Value) -> Game {
+    let dir = std::env::temp_dir().join(format!("koth-shapes-sleeper-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("referee.py"),
+        r#"import json, sys
+start = json.loads(sys.stdin.readline())
+n, s = len(start["seats"]), start["settings"]
+ask = [{"seat": i, "argv": [str(s["sleep_ms"])]} for i in range(n)]
+scores = [0] * n
+print(json.dumps({"turn": 0, "requests": ask, "scores": scores}), flush=True)
+for line in sys.stdin:
+    msg = json.loads(line)
+    for a in msg["answers"]:
+        scores[a["seat"]] += a["status"] == "answer"
+    over = msg["turn"] == s["rounds"]
+    print(json.dumps({"turn": msg["turn"], "scores": scores, "over": over, "requests": [] if over else ask}), flush=True)
+"#,
+    )
+    .unwrap();
+    let mut manifest = serde_json::json!({
+        "name": "sleeper", "seats": {"min": 1, "max": 1}, "protocol": "per_turn_argv",
+        "time_policy": {"per_move": 50, "on_timeout": {"kind": "no_move", "freeze_after": null}},
+        "max_turns": 10, "referee": {"main": "referee.py"}, "settings": {},
+    });
+    for (k, v) in time.as_object().unwrap() {
+        match k.as_str() {
+            "bank" | "startup" => manifest["time_policy"][k] = v.clone(),
+            "sleep_ms" | "rounds" => manifest["settings"][k] = v.clone(),
+            _ => manifest[k] = v.clone(),
+        }
+    }
+    std::fs::write(dir.join("game.json"), manifest.to_string()).unwrap();
+    let game = Game::find(&dir.display().to_string(), &builder()).unwrap_or_else(|e| panic!("{name}: {e}"));
+    let _ = std::fs::remove_dir_all(&dir);
+    game
+}
+
+/// The time rules of real challenges: a start-up allowance for every
+/// process of a per-turn program (here the host's for Python), and a time
+/// bank over the match. The margins are seconds against a 50 ms move: a
+/// program that sleeps 500 ms is on time only with its allowance, and one
+/// that sleeps 2.5 s twice is on time once with a 4 s bank, never twice.
+#[test]
+fn a_per_turn_program_gets_its_languages_start_up_and_its_bank() {
+    if !sandbox_ok() {
+        return;
+    }
+    let sleeper = common::test_bot("sleep_argv.py", &[]);
+    let cases = [
+        ("python's start-up", json!({"startup_by_language": {"python": 3000}, "sleep_ms": 500, "rounds": 3}), (3, 0)),
+        ("another language's", json!({"startup_by_language": {"java": 3000}, "sleep_ms": 500, "rounds": 3}), (0, 3)),
+        ("every process's", json!({"startup": 3000, "sleep_ms": 500, "rounds": 3}), (3, 0)),
+        ("a bank for one long move", json!({"bank": 4000, "sleep_ms": 2500, "rounds": 2}), (1, 1)),
+    ];
+    for (what, time, (moves, timeouts)) in cases {
+        let g = sleeper_game(&what.replace(['\'', ' '], "-"), time);
+        // No first-move allowance: only the rules under test give time.
+        let opts = MatchOptions { first_move_extra: Duration::ZERO, ..options(&g) };
+        let r = play(&opts, vec![sleeper.clone()]).unwrap();
+        assert_eq!(r.ended_by, EndedBy::Rules, "{what}: {:?}", r.referee_stderr);
+        let o = &r.outcomes[0];
+        assert_eq!((o.moves, o.timeouts), (moves, timeouts), "{what}: {}", o.stderr);
     }
 }

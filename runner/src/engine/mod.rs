@@ -166,11 +166,14 @@ impl MatchOptions {
 }
 
 /// The default cap on a match's wall time: twice the time its longest game
-/// takes with every move at the limit, every start-up allowance, and a
-/// minute. A match that hits it is ended and scored as it stands.
+/// takes with every move at the limit (and a process's start-up allowance),
+/// every first-move allowance, every bot's time bank, and a minute. A match
+/// that hits it is ended and scored as it stands.
 pub fn default_wall_cap(opts: &MatchOptions, seats: usize) -> Duration {
     let policy = opts.policy();
-    policy.per_move * opts.game.turn_bound() * 2 + (opts.first_move_extra + policy.per_move) * seats as u32 + Duration::from_secs(60)
+    (policy.per_move + opts.game.max_startup()) * opts.game.turn_bound() * 2
+        + (opts.first_move_extra + policy.per_move + policy.bank.unwrap_or_default()) * seats as u32
+        + Duration::from_secs(60)
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -334,7 +337,7 @@ impl Player {
         }
         let first_extra = opts.first_move_extra.max(Duration::from_millis(spec.first_move_extra_ms.unwrap_or(0)));
         Ok(Player {
-            clock: Clock::new(opts.policy(), first_extra, proto.long_lived()),
+            clock: Clock::new(opts.policy(), first_extra, proto.long_lived()).startup(opts.game.startup(&spec.language)),
             proto,
             sandbox,
             log: StderrLog::new(opts.stderr_cap),
