@@ -507,7 +507,7 @@ fn games_of_multi_line_answers_and_argument_lists_play_check_and_rerun_from_the_
     let repo = env!("CARGO_MANIFEST_DIR");
     let game = format!("{repo}/external-games/board-lines");
     let file = dir().join("board-lines.json");
-    let (mirror, half) = (format!("{game}/bots/mirror.py"), format!("{game}/bots/half.py"));
+    let (mirror, half) = (format!("{game}/bots/mirror.py"), format!("{repo}/runner/tests/bots/half_board.py"));
     let out = koth(&["match", "--game", &game, "--seed", "3", "--replay", file.to_str().unwrap(), &mirror, &half]);
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(0), "{stdout}{}", String::from_utf8_lossy(&out.stderr));

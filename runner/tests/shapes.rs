@@ -94,7 +94,7 @@ fn a_board_of_lines_in_and_answers_of_k_lines_or_up_to_end_out() {
         return;
     }
     let g = game("board-lines", None);
-    let r = play(&options(&g), vec![game_bot("board-lines", "mirror.py"), game_bot("board-lines", "half.py")]).unwrap();
+    let r = play(&options(&g), vec![game_bot("board-lines", "mirror.py"), common::test_bot("half_board.py", &[])]).unwrap();
     assert_eq!(r.ended_by, EndedBy::Rules, "{:?}", r.referee_stderr);
     let (mirror, half) = (&r.outcomes[0], &r.outcomes[1]);
     assert_eq!((mirror.moves, mirror.timeouts, mirror.invalid_moves, mirror.score), (6, 0, 0, 6.0), "{}", mirror.stderr);

@@ -1,4 +1,5 @@
-# Hostile: reads the board, answers one line of three, then hangs.
+# Hostile, for external-games/board-lines: reads the board, answers one
+# line of three, then hangs (it times out).
 import sys
 import time
 
