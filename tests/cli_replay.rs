@@ -523,6 +523,32 @@ fn games_of_multi_line_answers_and_argument_lists_play_check_and_rerun_from_the_
     let text = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(0), "{text}{}", String::from_utf8_lossy(&out.stderr));
     assert!(text.starts_with("reproduced: all 6 turns, every answer, judgement and event as recorded"), "{text}");
+    // A recorded seat that timed out on turn 1 and answered every turn
+    // after (the mirror's answers, in seat 2): its turn-2 answer is the one
+    // the clock took then, not the late answer owed to turn 1, and the
+    // rerun reproduces it.
+    let mut late: serde_json::Value = serde_json::from_slice(&std::fs::read(&file).unwrap()).unwrap();
+    for t in late["turns"].as_array_mut().unwrap().iter_mut().skip(1) {
+        for part in ["answers", "judgements", "times"] {
+            let list = t[part].as_array_mut().unwrap();
+            let mut second = list[0].clone();
+            second["seat"] = 1.into();
+            list.truncate(1);
+            list.push(second);
+        }
+    }
+    late["result"] = serde_json::json!([
+        {"seat": 0, "score": 6.0, "rank": 1, "result": "win"},
+        {"seat": 1, "score": 5.0, "rank": 2, "result": "loss"},
+    ]);
+    let late_file = dir().join("board-lines-late.json");
+    std::fs::write(&late_file, late.to_string()).unwrap();
+    let out = koth(&["replay", "check", late_file.to_str().unwrap(), "--game", &game]);
+    assert_eq!(out.status.code(), Some(0), "{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    let out = koth(&["replay", "rerun", late_file.to_str().unwrap(), "--game", &game, "--bot", &mirror, "--seat", "1"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{text}{}", String::from_utf8_lossy(&out.stderr));
+    assert!(text.starts_with("reproduced: all 6 turns, every answer, judgement and event as recorded"), "{text}");
 
     let game = format!("{repo}/external-games/argv-shapes");
     let file = dir().join("argv-shapes.json");
