@@ -20,7 +20,8 @@
 //!   (the seed as a string: 64-bit seeds do not survive JSON numbers);
 //! - after every turn, `{"type":"answers","turn":N,"answers":[…]}` with,
 //!   for each bot asked, `{"seat":s,"status":"answer","text":"…","wall_ms":…,"cpu_ms":…,"over_limit":false}`,
-//!   `{"seat":s,"status":"timeout",…}` or `{"seat":s,"status":"gone","why":"crashed on turn 5 (exit code 3)"}`.
+//!   `{"seat":s,"status":"timeout",…}` or `{"seat":s,"status":"gone","why":"crashed on turn 5 (exit code 3)"}`
+//!   (and `"bank_ms"`, what is left of the bot's time bank, in a game with one).
 //!
 //! A request may say more than its `text` ([`SaidRequest`]): `lines` to a
 //! line-stream bot, a per-turn program's `argv` list and `stdin` text, and
@@ -358,6 +359,9 @@ pub struct AnswerSent<'a> {
     /// The answer came after the move's limit (a soft limit counts it).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub over_limit: Option<bool>,
+    /// What is left of the bot's time bank, ms (a game with a bank).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bank_ms: Option<f64>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -531,6 +535,7 @@ impl Conversation {
                     wall_ms: time.map(|t| t.wall_ms),
                     cpu_ms: time.map(|t| t.cpu_ms),
                     over_limit: time.map(|t| t.over_limit),
+                    bank_ms: time.and_then(|t| t.bank_ms),
                 }
             })
             .collect();
@@ -940,13 +945,21 @@ mod tests {
         );
         let answers =
             [answer(0, "R"), Answer { seat: 1, reply: Recorded::Gone { gone: true, why: Some("crashed on turn 1 (exit code 3)".into()) } }];
-        let times = [MoveTime { seat: 0, wall_ms: 1.5, cpu_ms: 0.25, over_limit: false, cpu_after_answer_us: None, uncharged_ms: None }];
+        let times = [MoveTime {
+            seat: 0,
+            wall_ms: 1.5,
+            cpu_ms: 0.25,
+            over_limit: false,
+            cpu_after_answer_us: None,
+            uncharged_ms: None,
+            bank_ms: Some(1250.0),
+        }];
         let line = c.answers(&answers, &times);
         assert!(!line.contains('\n'));
         assert_eq!(
             serde_json::from_str::<Value>(&line).unwrap(),
             json!({"type": "answers", "turn": 1, "answers": [
-                {"seat": 0, "status": "answer", "text": "R", "wall_ms": 1.5, "cpu_ms": 0.25, "over_limit": false},
+                {"seat": 0, "status": "answer", "text": "R", "wall_ms": 1.5, "cpu_ms": 0.25, "over_limit": false, "bank_ms": 1250.0},
                 {"seat": 1, "status": "gone", "why": "crashed on turn 1 (exit code 3)"},
             ]})
         );

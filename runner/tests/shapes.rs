@@ -145,10 +145,13 @@ scores = [0] * n
 print(json.dumps({"turn": 0, "requests": ask, "scores": scores}), flush=True)
 for line in sys.stdin:
     msg = json.loads(line)
+    events = []
     for a in msg["answers"]:
         scores[a["seat"]] += a["status"] == "answer"
+        if "bank_ms" in a:
+            events.append({"type": "bank", "seat": a["seat"], "empty": a["bank_ms"] == 0})
     over = msg["turn"] == s["rounds"]
-    print(json.dumps({"turn": msg["turn"], "scores": scores, "over": over, "requests": [] if over else ask}), flush=True)
+    print(json.dumps({"turn": msg["turn"], "scores": scores, "over": over, "events": events, "requests": [] if over else ask}), flush=True)
 "#,
     )
     .unwrap();
@@ -195,5 +198,17 @@ fn a_per_turn_program_gets_its_languages_start_up_and_its_bank() {
         assert_eq!(r.ended_by, EndedBy::Rules, "{what}: {:?}", r.referee_stderr);
         let o = &r.outcomes[0];
         assert_eq!((o.moves, o.timeouts), (moves, timeouts), "{what}: {}", o.stderr);
+        // The bank left is recorded after every move and told the referee:
+        // some of it after the long move on time, none after the timeout.
+        let replay = r.replay.read().unwrap();
+        let banks: Vec<Option<f64>> = replay.turns.iter().map(|t| t.times[0].bank_ms).collect();
+        let told: Vec<&serde_json::Value> = replay.turns.iter().flat_map(|t| &t.events).map(|e| &e["empty"]).collect();
+        if what.contains("bank") {
+            assert!(matches!(banks[..], [Some(b), Some(0.0)] if b > 0.0 && b < 4000.0), "{what}: {banks:?}");
+            assert_eq!(told, [&json!(false), &json!(true)], "{what}");
+        } else {
+            assert!(banks.iter().all(Option::is_none) && told.is_empty(), "{what}: no bank, none told: {banks:?}");
+        }
+        g.check(&replay, &sandbox_config()).unwrap_or_else(|e| panic!("{what}: {e}"));
     }
 }

@@ -283,6 +283,11 @@ impl Clock {
         self.bank
     }
 
+    /// What is left of the bot's time bank, in a game that has one.
+    pub fn bank(&self) -> Option<Duration> {
+        self.policy.bank.map(|_| self.bank)
+    }
+
     /// Start an exchange: its allowance.
     pub fn begin(&mut self) -> Allowance {
         let mut extra = if self.exchanges == 0 { self.first_extra } else { Duration::ZERO };

@@ -999,6 +999,7 @@ fn judge_turn(players: &mut [Player], pending: Vec<Pending>, turn: u32) -> Judge
                 over_limit: decision.over_limit(),
                 cpu_after_answer_us: after_answer.map(|d| d.as_secs_f64() * 1e6),
                 uncharged_ms: (uncharged >= RECORDED_WAIT).then(|| ms(uncharged)),
+                bank_ms: p.clock.bank().map(ms),
             });
         }
         answers.push(Answer { seat: pend.seat, reply: recorded });
