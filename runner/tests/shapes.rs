@@ -184,16 +184,19 @@ fn a_per_turn_program_gets_its_languages_start_up_and_its_bank() {
         return;
     }
     let sleeper = common::test_bot("sleep_argv.py", &[]);
+    // (what, the game's time, the match's time scale, moves, timeouts)
     let cases = [
-        ("python's start-up", json!({"startup_by_language": {"python": 3000}, "sleep_ms": 500, "rounds": 3}), (3, 0)),
-        ("another language's", json!({"startup_by_language": {"java": 3000}, "sleep_ms": 500, "rounds": 3}), (0, 3)),
-        ("every process's", json!({"startup": 3000, "sleep_ms": 500, "rounds": 3}), (3, 0)),
-        ("a bank for one long move", json!({"bank": 4000, "sleep_ms": 2500, "rounds": 2}), (1, 1)),
+        ("python's start-up", json!({"startup_by_language": {"python": 3000}, "sleep_ms": 500, "rounds": 3}), 1.0, (3, 0)),
+        ("another language's", json!({"startup_by_language": {"java": 3000}, "sleep_ms": 500, "rounds": 3}), 1.0, (0, 3)),
+        ("every process's", json!({"startup": 3000, "sleep_ms": 500, "rounds": 3}), 1.0, (3, 0)),
+        // koth replay rerun --time-scale scales it: 3000 ms × 0.05 is 150.
+        ("every process's, scaled", json!({"startup": 3000, "sleep_ms": 500, "rounds": 3}), 0.05, (0, 3)),
+        ("a bank for one long move", json!({"bank": 4000, "sleep_ms": 2500, "rounds": 2}), 1.0, (1, 1)),
     ];
-    for (what, time, (moves, timeouts)) in cases {
-        let g = sleeper_game(&what.replace(['\'', ' '], "-"), time);
+    for (what, time, time_scale, (moves, timeouts)) in cases {
+        let g = sleeper_game(&what.replace(['\'', ' ', ','], "-"), time);
         // No first-move allowance: only the rules under test give time.
-        let opts = MatchOptions { first_move_extra: Duration::ZERO, ..options(&g) };
+        let opts = MatchOptions { first_move_extra: Duration::ZERO, time_scale, ..options(&g) };
         let r = play(&opts, vec![sleeper.clone()]).unwrap();
         assert_eq!(r.ended_by, EndedBy::Rules, "{what}: {:?}", r.referee_stderr);
         let o = &r.outcomes[0];

@@ -90,6 +90,9 @@ pub struct MatchOptions {
     pub sandbox: SandboxConfig,
     /// Override the game's time per move.
     pub per_move: Option<Duration>,
+    /// Scale the game's time bank and start-up allowances by this
+    /// (`koth replay rerun --time-scale`; 1 otherwise).
+    pub time_scale: f64,
     /// Added to each bot's first exchange (process start-up, JIT warm-up).
     pub first_move_extra: Duration,
     /// Pause bots that are not on move (no thinking on an opponent's time).
@@ -141,6 +144,7 @@ impl MatchOptions {
             seed,
             sandbox: SandboxConfig::default(),
             per_move: None,
+            time_scale: 1.0,
             first_move_extra: Duration::from_secs(1),
             freeze_off_turn: true,
             prompt_wakeups: true,
@@ -161,7 +165,14 @@ impl MatchOptions {
         if let Some(t) = self.per_move {
             p.per_move = t;
         }
+        p.bank = p.bank.map(|b| b.mul_f64(self.time_scale));
+        p.startup = p.startup.map(|s| s.mul_f64(self.time_scale));
         p
+    }
+
+    /// The start-up allowance per process of a bot in `language`, scaled.
+    pub fn startup(&self, language: &str) -> Duration {
+        self.game.startup(language).mul_f64(self.time_scale)
     }
 }
 
@@ -171,7 +182,7 @@ impl MatchOptions {
 /// that hits it is ended and scored as it stands.
 pub fn default_wall_cap(opts: &MatchOptions, seats: usize) -> Duration {
     let policy = opts.policy();
-    (policy.per_move + opts.game.max_startup()) * opts.game.turn_bound() * 2
+    (policy.per_move + opts.game.max_startup().mul_f64(opts.time_scale)) * opts.game.turn_bound() * 2
         + (opts.first_move_extra + policy.per_move + policy.bank.unwrap_or_default()) * seats as u32
         + Duration::from_secs(60)
 }
@@ -337,7 +348,7 @@ impl Player {
         }
         let first_extra = opts.first_move_extra.max(Duration::from_millis(spec.first_move_extra_ms.unwrap_or(0)));
         Ok(Player {
-            clock: Clock::new(opts.policy(), first_extra, proto.long_lived()).startup(opts.game.startup(&spec.language)),
+            clock: Clock::new(opts.policy(), first_extra, proto.long_lived()).startup(opts.startup(&spec.language)),
             proto,
             sandbox,
             log: StderrLog::new(opts.stderr_cap),
