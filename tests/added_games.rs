@@ -187,6 +187,15 @@ fn a_host_adds_a_game_to_a_running_server_and_a_ladder_plays_rates_and_draws_it(
     assert_eq!((st, e["error"].as_str().unwrap().contains("exists (ready)")), (409, true), "{e}");
     let (ok, out) = koth(&["game", "list"], &addr, &host);
     assert!(ok && out.contains("rpsls") && out.contains("added by host") && out.contains("refused"), "{out}");
+    // Games that ask per-turn programs with no argument, several or on
+    // stdin, send boards of lines and read answers of several lines: a
+    // server validates them as `koth match` plays them.
+    for (name, example) in [("argv-shapes", "strict.py"), ("board-lines", "mirror.py")] {
+        let folder = repo().join("external-games").join(name);
+        let (ok, out) = koth(&["game", "add", folder.to_str().unwrap(), "--timeout-secs", "240"], &addr, &host);
+        assert!(ok, "{name}: {out}");
+        assert!(out.contains(&format!("{name} is ready: passed its validation match: {example} played")), "{out}");
+    }
 
     // A ladder of it, with the manifest's format; two authors' bots.
     let (ok, out) = koth(&["ladder", "create", "rps", "--game", "rpsls"], &addr, &host);

@@ -489,6 +489,80 @@ fn an_external_game_plays_and_checks_from_the_command_line() {
     assert_eq!(std::fs::read_to_string(logs.join("referee.stderr")).unwrap(), "dying\n");
 }
 
+/// Requests and answers of several lines from the command line:
+/// `koth match --game external-games/board-lines` sends a board of three
+/// lines and reads answers of three lines or up to END (a bot answering
+/// one line of three times out); `koth replay check` runs the referee
+/// again over the replay and `koth replay rerun` puts the author's bot in
+/// its seat, the other answering from the recording, turn for turn; and
+/// `argv-shapes` starts a per-turn program with no argument, several, or
+/// its state on stdin.
+#[test]
+fn games_of_multi_line_answers_and_argument_lists_play_check_and_rerun_from_the_command_line() {
+    if unsafe { libc::geteuid() } != 0 {
+        assert!(std::env::var("CI").is_err(), "CI=true and not root: these tests run as root");
+        eprintln!("SKIPPED (not root)");
+        return;
+    }
+    let repo = env!("CARGO_MANIFEST_DIR");
+    let game = format!("{repo}/external-games/board-lines");
+    let file = dir().join("board-lines.json");
+    let (mirror, half) = (format!("{game}/bots/mirror.py"), format!("{repo}/runner/tests/bots/half_board.py"));
+    let out = koth(&["match", "--game", &game, "--seed", "3", "--replay", file.to_str().unwrap(), &mirror, &half]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}{}", String::from_utf8_lossy(&out.stderr));
+    assert!(stdout.starts_with("board-lines (seed 3), 6 turns\n"), "{stdout}");
+    let replay: serde_json::Value = serde_json::from_slice(&std::fs::read(&file).unwrap()).unwrap();
+    assert_eq!(replay["turns"][0]["answers"][0]["answer"], "..#\n.#.\n#..");
+    assert_eq!(replay["turns"][0]["answers"][1]["timeout"], true);
+    let out = koth(&["replay", "check", file.to_str().unwrap(), "--game", &game]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}{}", String::from_utf8_lossy(&out.stderr));
+    assert!(stdout.starts_with("ok: board-lines seed 3, 6 turns, ended by the rules"), "{stdout}");
+    let out = koth(&["replay", "rerun", file.to_str().unwrap(), "--game", &game, "--bot", &mirror, "--seat", "1"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{text}{}", String::from_utf8_lossy(&out.stderr));
+    assert!(text.starts_with("reproduced: all 6 turns, every answer, judgement and event as recorded"), "{text}");
+    // A recorded seat that timed out on turn 1 and answered every turn
+    // after (the mirror's answers, in seat 2): its turn-2 answer is the one
+    // the clock took then, not the late answer owed to turn 1, and the
+    // rerun reproduces it.
+    let mut late: serde_json::Value = serde_json::from_slice(&std::fs::read(&file).unwrap()).unwrap();
+    for t in late["turns"].as_array_mut().unwrap().iter_mut().skip(1) {
+        for part in ["answers", "judgements", "times"] {
+            let list = t[part].as_array_mut().unwrap();
+            let mut second = list[0].clone();
+            second["seat"] = 1.into();
+            list.truncate(1);
+            list.push(second);
+        }
+    }
+    late["result"] = serde_json::json!([
+        {"seat": 0, "score": 6.0, "rank": 1, "result": "win"},
+        {"seat": 1, "score": 5.0, "rank": 2, "result": "loss"},
+    ]);
+    let late_file = dir().join("board-lines-late.json");
+    std::fs::write(&late_file, late.to_string()).unwrap();
+    let out = koth(&["replay", "check", late_file.to_str().unwrap(), "--game", &game]);
+    assert_eq!(out.status.code(), Some(0), "{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    let out = koth(&["replay", "rerun", late_file.to_str().unwrap(), "--game", &game, "--bot", &mirror, "--seat", "1"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{text}{}", String::from_utf8_lossy(&out.stderr));
+    assert!(text.starts_with("reproduced: all 6 turns, every answer, judgement and event as recorded"), "{text}");
+
+    let game = format!("{repo}/external-games/argv-shapes");
+    let file = dir().join("argv-shapes.json");
+    let strict = format!("{game}/bots/strict.py");
+    let out = koth(&["match", "--game", &game, "--seed", "1", "--replay", file.to_str().unwrap(), &strict, &strict]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}{}", String::from_utf8_lossy(&out.stderr));
+    let replay: serde_json::Value = serde_json::from_slice(&std::fs::read(&file).unwrap()).unwrap();
+    let answers: Vec<&str> = replay["turns"].as_array().unwrap().iter().map(|t| t["answers"][1]["answer"].as_str().unwrap()).collect();
+    assert_eq!(answers, ["hello", "12", "6", "7", "left\nright", "a\nb\nc"]);
+    let out = koth(&["replay", "check", file.to_str().unwrap(), "--game", &game]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+}
+
 /// A bot file that is not there is the command's fault: said at once, by
 /// name, with exit code 2, before any box is built (not the sandbox's 210).
 #[test]

@@ -20,7 +20,14 @@
 //!   (the seed as a string: 64-bit seeds do not survive JSON numbers);
 //! - after every turn, `{"type":"answers","turn":N,"answers":[…]}` with,
 //!   for each bot asked, `{"seat":s,"status":"answer","text":"…","wall_ms":…,"cpu_ms":…,"over_limit":false}`,
-//!   `{"seat":s,"status":"timeout",…}` or `{"seat":s,"status":"gone","why":"crashed on turn 5 (exit code 3)"}`.
+//!   `{"seat":s,"status":"timeout",…}` or `{"seat":s,"status":"gone","why":"crashed on turn 5 (exit code 3)"}`
+//!   (and `"bank_ms"`, what is left of the bot's time bank, in a game with one).
+//!
+//! A request may say more than its `text` ([`SaidRequest`]): `lines` to a
+//! line-stream bot, a per-turn program's `argv` list and `stdin` text, and
+//! the `answer`'s shape (`{"lines": k}` or `{"until": "END"}`, else the
+//! manifest's `answer`, else one line); each bounded ([`MAX_ARGV`],
+//! [`MAX_STDIN`], [`MAX_BOT_LINES`], [`MAX_ANSWER_LINES`]).
 //!
 //! The referee answers each with a [`RefereeSays`]:
 //! `{"turn":N,"requests":[{"seat":s,"text":"…"}],"notices":[…],"judgements":[…],"events":[…],"view":{…},"scores":[…],"over":false}`,
@@ -31,10 +38,11 @@
 //! understood (`{"seat":s,"move":"…"}`) or why it was refused
 //! (`{"seat":s,"invalid":"…"}`), unlisted answers being accepted as
 //! written; `events` are JSON objects with a `"type"` (and a `"text"` the
-//! viewer shows); `view` is the board now ([`View`]); `scores` are every
-//! seat's standing now, higher is better (`ranks` may say the places
-//! instead, 1 for the best); `over: true` ends the game, its `scores` (or
-//! `ranks`) the result. The answer to `start` may carry `initial`, the
+//! viewer shows); `view` is the board now ([`View`]; absent, the last one
+//! stands); `scores` are every seat's standing now, higher is better
+//! (`ranks` may say the places instead, 1 for the best; absent, the last
+//! ones stand); `over: true` ends the game, its `scores` (or `ranks`) the
+//! result. The answer to `start` may carry `initial`, the
 //! state the replay starts from. Anything else (a line that is not such an
 //! object, a seat that does not exist, a game that asks nobody and does not
 //! end, a view whose cells do not fill its grid) is the referee's failure:
@@ -52,15 +60,30 @@ use serde_json::Value;
 
 use crate::replay::{Answer, MoveTime, Recorded};
 use crate::view::{colour_difference, LegendEntry, View, EMPTY, MIN_COLOUR_DIFFERENCE, SEAT_CODES, SEAT_COLOURS};
-use crate::{BotProtocol, GameKind, Judgement, Request, Seat, SeatResult, Step, TimePolicy, Verdict};
+use crate::{AnswerShape, BotProtocol, GameKind, Judgement, Request, Seat, SeatResult, Step, TimePolicy, Verdict};
 
 /// The manifest's file name in a game's folder.
 pub const MANIFEST: &str = "game.json";
 
 /// Longest line a referee may write (a view of 256 × 256 cells is 64 KiB).
 pub const MAX_REFEREE_LINE: usize = 1 << 20;
-/// Longest request or notice text for one bot.
+/// Longest request or notice text for one bot (a `text`, or its `lines`
+/// with their line breaks).
 pub const MAX_BOT_TEXT: usize = 64 << 10;
+/// Most lines in one request's or notice's `lines`.
+pub const MAX_BOT_LINES: usize = 4096;
+/// Most arguments in a request's `argv`, and most bytes they take (each
+/// with its terminating NUL, as the kernel counts them).
+pub const MAX_ARGV: usize = 1024;
+pub const MAX_ARGV_BYTES: usize = 64 << 10;
+/// Longest `stdin` text for a per-turn program.
+pub const MAX_STDIN: usize = 512 << 10;
+/// Most lines in an answer of `{"lines": k}`, and longest terminator of
+/// `{"until": "…"}`. (An answer is read up to `MAX_ANSWER_LINES` lines or
+/// `MAX_ANSWER_BYTES`, whichever comes first, whatever its shape.)
+pub const MAX_ANSWER_LINES: usize = 1000;
+pub const MAX_ANSWER_BYTES: usize = 64 << 10;
+pub const MAX_TERMINATOR: usize = 64;
 /// Most events in one turn.
 pub const MAX_EVENTS: usize = 256;
 /// Largest grid side.
@@ -81,10 +104,20 @@ pub struct GameManifest {
     /// or `per_turn_files`.
     pub protocol: BotProtocol,
     /// Time per move and what a timeout means, as koth's own games have it:
-    /// `{"per_move": 50, "on_timeout": {"kind": "no_move", "freeze_after": 5}}`.
+    /// `{"per_move": 50, "on_timeout": {"kind": "no_move", "freeze_after": 5}}`,
+    /// and optionally a time bank over the match (`"bank": 2000`, ms) and a
+    /// start-up allowance per process (`"startup": 100`, ms).
     pub time_policy: TimePolicy,
+    /// Start-up allowances per language (ms), instead of
+    /// `time_policy.startup` for bots of that language: `{"java": 150}`.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub startup_by_language: std::collections::BTreeMap<String, u64>,
     /// The most turns the rules can take: bounds the match's wall-clock cap.
     pub max_turns: u32,
+    /// How a bot's answer is read unless a request says otherwise:
+    /// `{"lines": k}` or `{"until": "END"}` (one line when absent).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub answer: Option<AnswerShape>,
     pub referee: RefereeProgram,
     /// Settings the referee gets in `start` unless a match says otherwise.
     #[serde(default = "empty_object")]
@@ -187,6 +220,30 @@ impl GameManifest {
         if !(1..=60_000).contains(&per_move) {
             return Err(format!("time_policy.per_move {per_move} ms: give 1 to 60000"));
         }
+        if let Some(shape) = &self.answer {
+            check_shape(shape, self.protocol).map_err(|e| format!("answer: {e}"))?;
+        }
+        if let Some(bank) = self.time_policy.bank {
+            if bank.as_millis() > 600_000 {
+                return Err(format!("time_policy.bank {} ms: give 0 to 600000", bank.as_millis()));
+            }
+        }
+        if let Some(startup) = self.time_policy.startup {
+            if startup.as_millis() > 10_000 {
+                return Err(format!("time_policy.startup {} ms: give 0 to 10000", startup.as_millis()));
+            }
+        }
+        for (language, &ms) in &self.startup_by_language {
+            let named = !language.is_empty()
+                && language.len() <= 40
+                && language.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-' || b == b'_');
+            if !named {
+                return Err(format!("startup_by_language {language:?}: a language as koth names it (`koth languages`: java, python, ...)"));
+            }
+            if ms > 10_000 {
+                return Err(format!("startup_by_language.{language} {ms} ms: give 0 to 10000"));
+            }
+        }
         let l = &self.referee.limits;
         if !(10..=60_000).contains(&l.per_call_ms) {
             return Err(format!("referee.limits.per_call_ms {}: give 10 to 60000", l.per_call_ms));
@@ -236,6 +293,37 @@ impl GameManifest {
     pub fn seat_range(&self) -> (usize, usize) {
         (self.seats.min, self.seats.max)
     }
+
+    /// The start-up allowance per process of a bot in `language`.
+    pub fn startup(&self, language: &str) -> Option<std::time::Duration> {
+        match self.startup_by_language.get(language) {
+            Some(&ms) => Some(std::time::Duration::from_millis(ms)),
+            None => self.time_policy.startup,
+        }
+    }
+
+    /// The largest start-up allowance any bot may get.
+    pub fn max_startup(&self) -> std::time::Duration {
+        let by_language =
+            self.startup_by_language.values().max().map_or(std::time::Duration::ZERO, |&ms| std::time::Duration::from_millis(ms));
+        by_language.max(self.time_policy.startup.unwrap_or_default())
+    }
+}
+
+/// Whether an answer's shape is one koth reads for bots of `protocol`.
+fn check_shape(shape: &AnswerShape, protocol: BotProtocol) -> Result<(), String> {
+    if protocol == BotProtocol::PerTurnFiles {
+        return Err("a per_turn_files bot's answer is its order.txt, whole; leave out \"answer\"".into());
+    }
+    match shape {
+        AnswerShape::Lines(k) if !(1..=MAX_ANSWER_LINES).contains(&(*k as usize)) => {
+            Err(format!("{{\"lines\": {k}}}: give 1 to {MAX_ANSWER_LINES} lines"))
+        }
+        AnswerShape::Until(t) if t.len() > MAX_TERMINATOR || t.contains(['\n', '\r']) => {
+            Err(format!("{{\"until\": {}}}: a terminator line of at most {MAX_TERMINATOR} bytes, without line breaks", clip(t)))
+        }
+        _ => Ok(()),
+    }
 }
 
 fn is_colour(c: &str) -> bool {
@@ -271,6 +359,9 @@ pub struct AnswerSent<'a> {
     /// The answer came after the move's limit (a soft limit counts it).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub over_limit: Option<bool>,
+    /// What is left of the bot's time bank, ms (a game with a bank).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bank_ms: Option<f64>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -293,29 +384,58 @@ pub struct RefereeSays {
     #[serde(default)]
     pub initial: Option<Value>,
     #[serde(default)]
-    pub requests: Vec<Line>,
+    pub requests: Vec<SaidRequest>,
     #[serde(default)]
-    pub notices: Vec<Line>,
+    pub notices: Vec<SaidRequest>,
     #[serde(default)]
     pub judgements: Vec<SaidJudgement>,
     #[serde(default)]
     pub events: Vec<Value>,
-    pub view: View,
-    /// Every seat's standing now, higher is better.
-    pub scores: Vec<f64>,
+    /// The board now; absent, the last one drawn (a 1×1 empty grid before
+    /// any).
+    #[serde(default)]
+    pub view: Option<View>,
+    /// Every seat's standing now, higher is better; absent, the last ones
+    /// given (all 0 before any). The answer that ends the game needs them
+    /// unless an earlier answer gave them.
+    #[serde(default)]
+    pub scores: Option<Vec<f64>>,
     /// Every seat's place now (1 the best, shared places allowed); from
-    /// `scores` when absent.
+    /// `scores` when absent (the last ones when `scores` is absent too).
     #[serde(default)]
     pub ranks: Option<Vec<usize>>,
     #[serde(default)]
     pub over: bool,
 }
 
+/// A request (or a notice: `seat` and `text` or `lines` only) as the
+/// referee writes it:
+///
+/// - `text`: what the game's protocol delivers: a line (`stdio`,
+///   `tcp_or_stdio`), the one argument (`per_turn_argv`), `input.txt`
+///   (`per_turn_files`);
+/// - `lines`: several lines to a `stdio` or `tcp_or_stdio` bot (a board),
+///   instead of `text`;
+/// - `argv`: a per-turn program's whole argument list (0 or more), instead
+///   of `text` as its one argument (`per_turn_argv`) or none
+///   (`per_turn_files`);
+/// - `stdin`: text on a per-turn program's stdin, which is closed after it;
+/// - `answer`: how the answer is read ([`AnswerShape`]), instead of the
+///   manifest's `answer`.
 #[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Line {
+pub struct SaidRequest {
     pub seat: Seat,
-    pub text: String,
+    #[serde(default)]
+    pub text: Option<String>,
+    #[serde(default)]
+    pub lines: Option<Vec<String>>,
+    #[serde(default)]
+    pub argv: Option<Vec<String>>,
+    #[serde(default)]
+    pub stdin: Option<String>,
+    #[serde(default)]
+    pub answer: Option<AnswerShape>,
 }
 
 /// How the referee understood one answer: `move` (accepted, as it read
@@ -349,6 +469,8 @@ pub struct Said {
 pub struct Conversation {
     seats: usize,
     protocol: BotProtocol,
+    /// The manifest's answer shape.
+    answer: AnswerShape,
     legend: Vec<u8>,
     /// The seats asked in the last step, in order.
     asked: Vec<Seat>,
@@ -356,6 +478,10 @@ pub struct Conversation {
     started: bool,
     turn: u32,
     over: bool,
+    /// The last view drawn and standing given, for an answer without them.
+    view: View,
+    scores: Option<Vec<f64>>,
+    ranks: Option<Vec<usize>>,
 }
 
 impl Conversation {
@@ -363,11 +489,15 @@ impl Conversation {
         Conversation {
             seats,
             protocol: manifest.protocol,
+            answer: manifest.answer.clone().unwrap_or_default(),
             legend: manifest.legend.iter().map(|e| e.code as u8).collect(),
             asked: Vec::new(),
             started: false,
             turn: 0,
             over: false,
+            view: View::grid(1, 1),
+            scores: None,
+            ranks: None,
         }
     }
 
@@ -405,6 +535,7 @@ impl Conversation {
                     wall_ms: time.map(|t| t.wall_ms),
                     cpu_ms: time.map(|t| t.cpu_ms),
                     over_limit: time.map(|t| t.over_limit),
+                    bank_ms: time.and_then(|t| t.bank_ms),
                 }
             })
             .collect();
@@ -417,9 +548,15 @@ impl Conversation {
         if text.len() >= MAX_REFEREE_LINE {
             return Err(format!("wrote a line of {} bytes or more (the most is {MAX_REFEREE_LINE})", MAX_REFEREE_LINE));
         }
+        // An object, not an array serde would read field by field.
+        if !text.trim_start().starts_with('{') {
+            return Err(format!("wrote a line that is not its answer: not a JSON object: {}", clip(text)));
+        }
         let says: RefereeSays =
             serde_json::from_str(text).map_err(|e| format!("wrote a line that is not its answer: {e}: {}", clip(text)))?;
-        let said = self.check(says, answered)?;
+        let (said, scores, ranks) = self.check(says, answered)?;
+        self.view = said.view.clone();
+        (self.scores, self.ranks) = (scores, ranks);
         self.asked = said.step.requests.iter().map(|r| r.seat).collect();
         self.over = said.over;
         self.started = true;
@@ -434,18 +571,113 @@ impl Conversation {
         }
     }
 
-    fn text(&self, l: Line, what: &str) -> Result<(Seat, String), String> {
+    /// A notice: `text` or `lines`, for a long-lived bot.
+    fn notice(&self, l: SaidRequest) -> Result<(Seat, String), String> {
+        let what = "sent a notice to";
         let seat = self.seat(l.seat, what)?;
-        if l.text.len() > MAX_BOT_TEXT {
-            return Err(format!("{what} seat {seat} a text of {} bytes (the most is {MAX_BOT_TEXT})", l.text.len()));
+        if l.argv.is_some() || l.stdin.is_some() || l.answer.is_some() {
+            return Err(format!("{what} seat {seat} with \"argv\", \"stdin\" or \"answer\": a notice is only a \"text\" or \"lines\""));
         }
-        if self.protocol.is_line_stream() && l.text.contains(['\n', '\r']) {
-            return Err(format!("{what} seat {seat} a text with a line break: bots of a {} game read lines", self.protocol.name()));
-        }
-        Ok((seat, l.text))
+        Ok((seat, self.lines_or_text(seat, l.text, l.lines, what)?))
     }
 
-    fn check(&self, says: RefereeSays, answered: &[Answer]) -> Result<Said, String> {
+    /// What a request or notice delivers as lines or a payload: its `text`,
+    /// or its `lines` joined (line streams only), bounded.
+    fn lines_or_text(&self, seat: Seat, text: Option<String>, lines: Option<Vec<String>>, what: &str) -> Result<String, String> {
+        let payload = match (text, lines) {
+            (Some(_), Some(_)) => return Err(format!("{what} seat {seat} with both \"text\" and \"lines\": give one")),
+            (None, None) => return Err(format!("{what} seat {seat} with neither \"text\" nor \"lines\"")),
+            (Some(t), None) => {
+                if self.protocol.is_line_stream() && t.contains(['\n', '\r']) {
+                    return Err(format!(
+                        "{what} seat {seat} a text with a line break: bots of a {} game read lines (send several as \"lines\")",
+                        self.protocol.name()
+                    ));
+                }
+                t
+            }
+            (None, Some(ls)) => {
+                if !self.protocol.is_line_stream() {
+                    return Err(format!(
+                        "{what} seat {seat} \"lines\", which only stdio and tcp_or_stdio bots read; a {} bot gets \"text\" (and \"stdin\")",
+                        self.protocol.name()
+                    ));
+                }
+                if ls.is_empty() || ls.len() > MAX_BOT_LINES {
+                    return Err(format!("{what} seat {seat} {} lines (give 1 to {MAX_BOT_LINES})", ls.len()));
+                }
+                if let Some(l) = ls.iter().find(|l| l.contains(['\n', '\r'])) {
+                    return Err(format!("{what} seat {seat} a line with a line break in it: {}", clip(l)));
+                }
+                ls.join("\n")
+            }
+        };
+        if payload.len() > MAX_BOT_TEXT {
+            return Err(format!("{what} seat {seat} a text of {} bytes (the most is {MAX_BOT_TEXT})", payload.len()));
+        }
+        Ok(payload)
+    }
+
+    /// A request in koth's terms, every part checked against the game's
+    /// protocol and bounded.
+    fn request(&self, r: SaidRequest) -> Result<Request, String> {
+        let what = "asked";
+        let seat = self.seat(r.seat, what)?;
+        let per_turn = !self.protocol.is_line_stream();
+        if !per_turn && (r.argv.is_some() || r.stdin.is_some()) {
+            return Err(format!(
+                "asked seat {seat} with \"argv\" or \"stdin\", which only per-turn programs get; a {} bot gets \"text\" or \"lines\"",
+                self.protocol.name()
+            ));
+        }
+        let argv_program = self.protocol == BotProtocol::PerTurnArgv;
+        // A per_turn_argv program's arguments: `argv`, or `text` as the
+        // one argument (today's meaning, an empty text included), or none.
+        let argv = match (r.argv, &r.text) {
+            (Some(_), Some(_)) if argv_program => {
+                return Err(format!("asked seat {seat} with both \"text\" and \"argv\": \"argv\" is the whole argument list"))
+            }
+            (Some(argv), _) => Some(argv),
+            (None, None) if argv_program && r.lines.is_none() => Some(Vec::new()),
+            (None, _) => None,
+        };
+        let payload = match (r.text, r.lines) {
+            (None, None) if argv_program => String::new(),
+            (text, lines) => self.lines_or_text(seat, text, lines, what)?,
+        };
+        if self.protocol == BotProtocol::PerTurnArgv && argv.is_none() && payload.contains('\0') {
+            return Err(format!("asked seat {seat} with a NUL byte in its argument, which no program can be given"));
+        }
+        if let Some(argv) = &argv {
+            let bytes: usize = argv.iter().map(|a| a.len() + 1).sum();
+            if argv.len() > MAX_ARGV || bytes > MAX_ARGV_BYTES {
+                return Err(format!(
+                    "asked seat {seat} with {} arguments of {bytes} bytes (the most is {MAX_ARGV} arguments, {MAX_ARGV_BYTES} bytes)",
+                    argv.len()
+                ));
+            }
+            if argv.iter().any(|a| a.contains('\0')) {
+                return Err(format!("asked seat {seat} with a NUL byte in an argument, which no program can be given"));
+            }
+        }
+        if let Some(stdin) = &r.stdin {
+            if stdin.len() > MAX_STDIN {
+                return Err(format!("asked seat {seat} with a stdin of {} bytes (the most is {MAX_STDIN})", stdin.len()));
+            }
+        }
+        let answer = match r.answer {
+            Some(shape) => {
+                check_shape(&shape, self.protocol).map_err(|e| format!("asked seat {seat} for an answer of {e}"))?;
+                shape
+            }
+            None => self.answer.clone(),
+        };
+        Ok(Request { seat, payload, argv, stdin: r.stdin, answer })
+    }
+
+    /// The answer in koth's terms, and the scores and ranks now standing.
+    #[allow(clippy::type_complexity)]
+    fn check(&self, says: RefereeSays, answered: &[Answer]) -> Result<(Said, Option<Vec<f64>>, Option<Vec<usize>>), String> {
         if self.over {
             return Err("spoke after it had ended the game".into());
         }
@@ -459,14 +691,14 @@ impl Conversation {
             return Err("sent `initial` after the start".into());
         }
         let mut requests: Vec<Request> = Vec::new();
-        for l in says.requests {
-            let (seat, payload) = self.text(l, "asked")?;
-            if requests.iter().any(|r| r.seat == seat) {
-                return Err(format!("asked seat {seat} twice in one turn"));
+        for r in says.requests {
+            let r = self.request(r)?;
+            if requests.iter().any(|q| q.seat == r.seat) {
+                return Err(format!("asked seat {} twice in one turn", r.seat));
             }
-            requests.push(Request { seat, payload });
+            requests.push(r);
         }
-        let notices = says.notices.into_iter().map(|l| self.text(l, "sent a notice to")).collect::<Result<Vec<_>, _>>()?;
+        let notices = says.notices.into_iter().map(|l| self.notice(l)).collect::<Result<Vec<_>, _>>()?;
         if says.over && !requests.is_empty() {
             return Err("ended the game and asked for moves in the same answer".into());
         }
@@ -482,17 +714,29 @@ impl Conversation {
                 return Err(format!("wrote an event without a \"type\": {}", clip(&e.to_string())));
             }
         }
-        self.view(&says.view)?;
-        let standings = self.standings(&says.scores, says.ranks.as_deref())?;
-        Ok(Said {
+        let view = says.view.unwrap_or_else(|| self.view.clone());
+        self.view(&view)?;
+        // Absent scores and ranks stand as they were last given.
+        let (scores, ranks) = match (says.scores, says.ranks) {
+            (Some(s), r) => (Some(s), r),
+            (None, Some(r)) => (self.scores.clone(), Some(r)),
+            (None, None) => (self.scores.clone(), self.ranks.clone()),
+        };
+        if says.over && scores.is_none() && ranks.is_none() {
+            return Err("ended the game without ever giving its scores: give \"scores\" (one number a seat) with \"over\"".into());
+        }
+        let zeros = vec![0.0; self.seats];
+        let standings = self.standings(scores.as_deref().unwrap_or(&zeros), ranks.as_deref())?;
+        let said = Said {
             initial: says.initial,
             step: Step { notices, requests },
             judgements,
             events: says.events,
-            view: says.view,
+            view,
             standings,
             over: says.over,
-        })
+        };
+        Ok((said, scores, ranks))
     }
 
     /// One judgement per answer, in the answers' order: the referee's where
@@ -655,6 +899,19 @@ mod tests {
             ("settings not an object", json!({"settings": [1]}), "a JSON object"),
             ("an unknown field", json!({"rules": "none"}), "unknown field `rules`"),
             ("an unknown protocol", json!({"protocol": "carrier_pigeon"}), "unknown variant"),
+            (
+                "a bank of an hour",
+                json!({"time_policy": {"per_move": 50, "on_timeout": {"kind": "loses"}, "bank": 3600000}}),
+                "time_policy.bank 3600000 ms: give 0 to 600000",
+            ),
+            (
+                "a start-up of a minute",
+                json!({"time_policy": {"per_move": 50, "on_timeout": {"kind": "loses"}, "startup": 60000}}),
+                "time_policy.startup 60000 ms",
+            ),
+            ("a bank in words", json!({"time_policy": {"per_move": 50, "on_timeout": {"kind": "loses"}, "bank": "1s"}}), "invalid type"),
+            ("a language in capitals", json!({"startup_by_language": {"Java": 100}}), "startup_by_language \"Java\""),
+            ("a language's minute", json!({"startup_by_language": {"java": 60000}}), "startup_by_language.java 60000 ms"),
         ];
         for (what, change, want) in cases {
             let mut m = good.clone();
@@ -665,6 +922,17 @@ mod tests {
         }
         assert_eq!(GameManifest::parse(good.to_string().as_bytes()).unwrap(), manifest());
         assert!(GameManifest::parse(b"{").unwrap_err().starts_with("game.json: "));
+        // A bank, a start-up allowance, and one per language.
+        let mut m = good.clone();
+        m["time_policy"] = json!({"per_move": 50, "on_timeout": {"kind": "loses"}, "bank": 2000, "startup": 100});
+        m["startup_by_language"] = json!({"java": 150});
+        let m = GameManifest::parse(m.to_string().as_bytes()).unwrap();
+        let ms = std::time::Duration::from_millis;
+        assert_eq!(
+            (m.time_policy.bank, m.startup("java"), m.startup("python"), m.max_startup()),
+            (Some(ms(2000)), Some(ms(150)), Some(ms(100)), ms(150))
+        );
+        assert_eq!((manifest().startup("java"), manifest().max_startup()), (None, ms(0)));
     }
 
     #[test]
@@ -677,13 +945,21 @@ mod tests {
         );
         let answers =
             [answer(0, "R"), Answer { seat: 1, reply: Recorded::Gone { gone: true, why: Some("crashed on turn 1 (exit code 3)".into()) } }];
-        let times = [MoveTime { seat: 0, wall_ms: 1.5, cpu_ms: 0.25, over_limit: false, cpu_after_answer_us: None, uncharged_ms: None }];
+        let times = [MoveTime {
+            seat: 0,
+            wall_ms: 1.5,
+            cpu_ms: 0.25,
+            over_limit: false,
+            cpu_after_answer_us: None,
+            uncharged_ms: None,
+            bank_ms: Some(1250.0),
+        }];
         let line = c.answers(&answers, &times);
         assert!(!line.contains('\n'));
         assert_eq!(
             serde_json::from_str::<Value>(&line).unwrap(),
             json!({"type": "answers", "turn": 1, "answers": [
-                {"seat": 0, "status": "answer", "text": "R", "wall_ms": 1.5, "cpu_ms": 0.25, "over_limit": false},
+                {"seat": 0, "status": "answer", "text": "R", "wall_ms": 1.5, "cpu_ms": 0.25, "over_limit": false, "bank_ms": 1250.0},
                 {"seat": 1, "status": "gone", "why": "crashed on turn 1 (exit code 3)"},
             ]})
         );
@@ -748,7 +1024,6 @@ mod tests {
         let cases: Vec<(&str, String, &str)> = vec![
             ("not JSON", "hello".into(), "not its answer"),
             ("a JSON array", "[1, 2]".into(), "not its answer"),
-            ("no view", json!({"turn": 1, "scores": [0, 0], "over": true}).to_string(), "missing field `view`"),
             (
                 "no turn",
                 json!({"view": {"width": 1, "height": 1, "cells": "."}, "scores": [0, 0], "over": true}).to_string(),
@@ -818,6 +1093,160 @@ mod tests {
         assert!(c.read(&" ".repeat(MAX_REFEREE_LINE), &answered).unwrap_err().contains("bytes or more"));
     }
 
+    /// `view` and `scores` may be left out: the last ones stand (a 1×1
+    /// empty grid and zeros before any), and the game's end needs scores
+    /// given at some point.
+    #[test]
+    fn an_answer_without_view_or_scores_keeps_the_last_ones() {
+        let mut c = Conversation::new(&manifest(), 2);
+        let go = json!([{"seat": 0, "text": "go"}, {"seat": 1, "text": "go"}]);
+        let s = c.read(&json!({"turn": 0, "requests": go}).to_string(), &[]).unwrap();
+        assert_eq!(s.view, View::grid(1, 1));
+        assert_eq!(s.standings.iter().map(|r| (r.rank, r.score)).collect::<Vec<_>>(), vec![(1, 0.0), (1, 0.0)]);
+        let answered = [answer(0, "x"), answer(1, "y")];
+        // Ending the game without ever a score is refused.
+        let mut never = c.clone();
+        never.answers(&answered, &[]);
+        let err = never.read(&json!({"turn": 1, "over": true}).to_string(), &answered).unwrap_err();
+        assert!(err.contains("without ever giving its scores"), "{err}");
+        c.answers(&answered, &[]);
+        let s = c.read(&said(1, json!({"scores": [3, 1], "requests": go})), &answered).unwrap();
+        assert_eq!((s.view.width, s.standings[0].rank), (2, 1));
+        c.answers(&answered, &[]);
+        let s = c.read(&json!({"turn": 2, "over": true}).to_string(), &answered).unwrap();
+        assert_eq!((s.view.width, s.view.height), (2, 1), "the last view stands");
+        assert_eq!(s.standings.iter().map(|r| (r.rank, r.score)).collect::<Vec<_>>(), vec![(1, 3.0), (2, 1.0)]);
+        // Ranks alone are a result too.
+        let mut c = asked_both();
+        c.answers(&answered, &[]);
+        let s = c.read(&json!({"turn": 1, "over": true, "ranks": [2, 1]}).to_string(), &answered).unwrap();
+        assert_eq!(s.standings.iter().map(|r| r.rank).collect::<Vec<_>>(), vec![2, 1]);
+    }
+
+    /// A request's parts as the engine gets them, per protocol: today's
+    /// `text` means what it always meant; `lines`, `argv`, `stdin` and
+    /// `answer` say more.
+    #[test]
+    fn requests_say_lines_argv_stdin_and_how_the_answer_is_read() {
+        use crate::AnswerShape::{Lines, Until};
+        let ask = |protocol: BotProtocol, answer: Option<AnswerShape>, req: Value| {
+            let mut m = manifest();
+            m.protocol = protocol;
+            m.answer = answer;
+            let mut r = req;
+            r["seat"] = json!(0);
+            let mut c = Conversation::new(&m, 2);
+            c.read(&said(0, json!({"requests": [r]})), &[]).map(|s| s.step.requests.into_iter().next().unwrap())
+        };
+        let req = |payload: &str, argv: Option<&[&str]>, stdin: Option<&str>, answer: AnswerShape| Request {
+            seat: 0,
+            payload: payload.into(),
+            argv: argv.map(|a| a.iter().map(|x| x.to_string()).collect()),
+            stdin: stdin.map(Into::into),
+            answer,
+        };
+        use BotProtocol::{PerTurnArgv as Argv, PerTurnFiles as Files, Stdio, TcpOrStdio as Tcp};
+        let cases: Vec<(&str, BotProtocol, Option<AnswerShape>, Value, Request)> = vec![
+            ("a line, as ever", Stdio, None, json!({"text": "go"}), req("go", None, None, Lines(1))),
+            ("a board of 3 lines", Stdio, None, json!({"lines": ["#.#", "...", "#.#"]}), req("#.#\n...\n#.#", None, None, Lines(1))),
+            ("the manifest's answer", Tcp, Some(Lines(3)), json!({"text": "go"}), req("go", None, None, Lines(3))),
+            (
+                "the request's answer over the manifest's",
+                Stdio,
+                Some(Lines(3)),
+                json!({"text": "go", "answer": {"until": "END"}}),
+                req("go", None, None, Until("END".into())),
+            ),
+            (
+                "a blank line ends it",
+                Stdio,
+                None,
+                json!({"text": "go", "answer": {"until": ""}}),
+                req("go", None, None, Until(String::new())),
+            ),
+            ("one argument, as ever", Argv, None, json!({"text": "1,2"}), req("1,2", None, None, Lines(1))),
+            ("an empty argument, as ever", Argv, None, json!({"text": ""}), req("", None, None, Lines(1))),
+            ("no argument at all", Argv, None, json!({}), req("", Some(&[]), None, Lines(1))),
+            ("several arguments", Argv, None, json!({"argv": ["a", "b c", ""]}), req("", Some(&["a", "b c", ""]), None, Lines(1))),
+            ("the state on stdin", Argv, None, json!({"stdin": "3\n1 2 3\n"}), req("", Some(&[]), Some("3\n1 2 3\n"), Lines(1))),
+            (
+                "argv, stdin and k lines",
+                Argv,
+                None,
+                json!({"argv": ["x"], "stdin": "s", "answer": {"lines": 2}}),
+                req("", Some(&["x"]), Some("s"), Lines(2)),
+            ),
+            ("a file, as ever", Files, None, json!({"text": "7\n..."}), req("7\n...", None, None, Lines(1))),
+            (
+                "a file, arguments and stdin",
+                Files,
+                None,
+                json!({"text": "f", "argv": ["-v"], "stdin": "i"}),
+                req("f", Some(&["-v"]), Some("i"), Lines(1)),
+            ),
+        ];
+        for (what, protocol, answer, r, want) in cases {
+            assert_eq!(ask(protocol, answer, r).unwrap_or_else(|e| panic!("{what}: {e}")), want, "{what}");
+        }
+        let many: Vec<String> = (0..10_000).map(|i| i.to_string()).collect();
+        let refusals: Vec<(&str, BotProtocol, Value, &str)> = vec![
+            ("argv to a stdio bot", Stdio, json!({"text": "a", "argv": ["x"]}), "only per-turn programs get"),
+            ("stdin to a tcp bot", Tcp, json!({"text": "a", "stdin": "x"}), "only per-turn programs get"),
+            ("text and lines", Stdio, json!({"text": "a", "lines": ["b"]}), "both \"text\" and \"lines\""),
+            ("nothing to send", Stdio, json!({}), "neither \"text\" nor \"lines\""),
+            ("no lines", Stdio, json!({"lines": []}), "0 lines"),
+            ("a line with a break", Stdio, json!({"lines": ["a\nb"]}), "a line with a line break"),
+            ("lines to a per-turn program", Argv, json!({"lines": ["a"]}), "only stdio and tcp_or_stdio"),
+            ("text and argv", Argv, json!({"text": "a", "argv": ["b"]}), "both \"text\" and \"argv\""),
+            ("10,000 arguments", Argv, json!({"argv": many}), "10000 arguments"),
+            ("arguments too long", Argv, json!({"argv": ["x".repeat(MAX_ARGV_BYTES)]}), "65537 bytes"),
+            ("a NUL in an argument", Argv, json!({"argv": ["a\0b"]}), "NUL"),
+            ("a NUL in the argument", Argv, json!({"text": "a\0b"}), "NUL"),
+            ("a huge stdin", Argv, json!({"stdin": "x".repeat(MAX_STDIN + 1)}), "a stdin of 524289 bytes"),
+            ("a file without text", Files, json!({"argv": []}), "neither \"text\" nor \"lines\""),
+            ("an answer of no lines", Stdio, json!({"text": "a", "answer": {"lines": 0}}), "give 1 to 1000 lines"),
+            ("a terminator of two lines", Stdio, json!({"text": "a", "answer": {"until": "a\nb"}}), "without line breaks"),
+            (
+                "a shape koth does not know",
+                Stdio,
+                json!({"text": "a", "answer": {"bytes": 3}}),
+                "answer {\"bytes\":3}: write {\"lines\": k} or {\"until\": \"END\"}",
+            ),
+            ("an answer shape for order.txt", Files, json!({"text": "a", "answer": {"lines": 2}}), "order.txt"),
+        ];
+        for (what, protocol, r, want) in refusals {
+            let err = ask(protocol, None, r).expect_err(what);
+            assert!(err.contains(want), "{what}: {err}");
+        }
+        // A notice is a text or lines, nothing else.
+        let mut c = Conversation::new(&manifest(), 2);
+        let err = c
+            .read(&said(0, json!({"requests": [{"seat": 0, "text": "a"}], "notices": [{"seat": 1, "text": "n", "argv": []}]})), &[])
+            .unwrap_err();
+        assert!(err.contains("a notice is only"), "{err}");
+        let s =
+            c.read(&said(0, json!({"requests": [{"seat": 0, "text": "a"}], "notices": [{"seat": 1, "lines": ["n", "m"]}]})), &[]).unwrap();
+        assert_eq!(s.step.notices, vec![(1, "n\nm".to_owned())]);
+        // The manifest's shape is checked as a request's is.
+        let good = serde_json::to_value(manifest()).unwrap();
+        for (change, want) in [
+            (json!({"answer": {"lines": 3}}), None),
+            (json!({"answer": {"until": "END"}}), None),
+            (json!({"answer": {"lines": 1001}}), Some("answer: {\"lines\": 1001}: give 1 to 1000 lines")),
+            (json!({"answer": {"until": "x".repeat(65)}}), Some("at most 64 bytes")),
+            (json!({"answer": {"lines": 2}, "protocol": "per_turn_files"}), Some("order.txt")),
+            (json!({"answer": "lines"}), Some("answer \"lines\": write {\"lines\": k} or")),
+        ] {
+            let mut m = good.clone();
+            m.as_object_mut().unwrap().extend(change.as_object().unwrap().clone());
+            match (GameManifest::parse(m.to_string().as_bytes()), want) {
+                (Ok(_), None) => {}
+                (Err(e), Some(w)) => assert!(e.contains(w), "{change}: {e}"),
+                (got, _) => panic!("{change}: {got:?}"),
+            }
+        }
+    }
+
     #[test]
     fn per_turn_protocols_may_send_several_lines() {
         let mut m = manifest();
@@ -856,8 +1285,8 @@ mod documented_fields {
         // (field, required)
         let fields = [
             ("turn", true),
-            ("view", true),
-            ("scores", true),
+            ("view", false),
+            ("scores", false),
             ("notices", false),
             ("judgements", false),
             ("events", false),

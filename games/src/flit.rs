@@ -218,7 +218,7 @@ impl Referee for Flit {
         if self.ended.is_some() {
             return None;
         }
-        Some(Step { notices, requests: vec![Request { seat: self.next, payload: "M".into() }] })
+        Some(Step { notices, requests: vec![Request::new(self.next, "M")] })
     }
 
     fn apply(&mut self, replies: Vec<(Seat, Reply)>) -> (Vec<Judgement>, Vec<serde_json::Value>) {
@@ -372,7 +372,7 @@ mod tests {
         assert_eq!(step.notices[0], (0, "1".to_owned()));
         assert_eq!(step.notices[3], (3, "4".to_owned()));
         assert_eq!(step.notices.len(), 4 + 8 * 4);
-        assert_eq!(step.requests, vec![Request { seat: 0, payload: "M".into() }]);
+        assert_eq!(step.requests, vec![Request::new(0, "M")]);
     }
 
     #[test]

@@ -54,8 +54,58 @@ pub enum Reply {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Request {
     pub seat: Seat,
-    /// What the bot gets: a line, an argv string or a file's contents.
+    /// What the bot gets: a line (several, joined by `\n`, when an external
+    /// game's referee sends `lines`), an argv string or a file's contents.
     pub payload: String,
+    /// A per-turn program's whole argument list, instead of the protocol's
+    /// own (`per_turn_argv`: the payload as the one argument;
+    /// `per_turn_files`: none). Only external games set it.
+    pub argv: Option<Vec<String>>,
+    /// Text on a per-turn program's stdin, closed once it is written
+    /// (`None`: its stdin is empty). Only external games set it.
+    pub stdin: Option<String>,
+    /// How the bot's answer is read (one line unless an external game says
+    /// otherwise).
+    pub answer: AnswerShape,
+}
+
+impl Request {
+    /// A request of `payload` as the game's protocol delivers it, answered
+    /// with one line.
+    pub fn new(seat: Seat, payload: impl Into<String>) -> Request {
+        Request { seat, payload: payload.into(), argv: None, stdin: None, answer: AnswerShape::default() }
+    }
+}
+
+/// How many lines make a bot's answer: `{"lines": k}` (k lines; one is
+/// every game's default) or `{"until": "END"}` (the lines before a line
+/// that is exactly `END`, which is not part of the answer). A per-turn
+/// process that ends sooner answers what it wrote. The text the referee
+/// gets is the lines joined by `\n`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AnswerShape {
+    Lines(u32),
+    Until(String),
+}
+
+/// Read with an error that names the field and shows both shapes.
+impl<'de> Deserialize<'de> for AnswerShape {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let v = serde_json::Value::deserialize(d)?;
+        let shape = match v.as_object().filter(|o| o.len() == 1).and_then(|o| o.iter().next()) {
+            Some((k, n)) if k == "lines" => n.as_u64().and_then(|n| u32::try_from(n).ok()).map(AnswerShape::Lines),
+            Some((k, t)) if k == "until" => t.as_str().map(|t| AnswerShape::Until(t.to_owned())),
+            _ => None,
+        };
+        shape.ok_or_else(|| serde::de::Error::custom(format!("answer {v}: write {{\"lines\": k}} or {{\"until\": \"END\"}}")))
+    }
+}
+
+impl Default for AnswerShape {
+    fn default() -> Self {
+        AnswerShape::Lines(1)
+    }
 }
 
 /// What to deliver now: notices (no answer expected), then requests.
@@ -181,6 +231,23 @@ pub struct TimePolicy {
     #[serde(with = "millis")]
     pub per_move: Duration,
     pub on_timeout: OnTimeout,
+    /// A time bank over the match (ms in JSON): a move may run past its
+    /// limit by what is left of it, and what it ran past is drawn from it;
+    /// a move over its limit and the bank empties it.
+    #[serde(default, skip_serializing_if = "Option::is_none", with = "millis_opt")]
+    pub bank: Option<Duration>,
+    /// Start-up allowance per process (ms in JSON): added to every move of
+    /// a program started per turn, and to the first move of a long-lived
+    /// one (a JVM starting on every turn of a per-turn game).
+    #[serde(default, skip_serializing_if = "Option::is_none", with = "millis_opt")]
+    pub startup: Option<Duration>,
+}
+
+impl TimePolicy {
+    /// `per_move`, and what a timeout means; no bank, no start-up allowance.
+    pub const fn new(per_move: Duration, on_timeout: OnTimeout) -> TimePolicy {
+        TimePolicy { per_move, on_timeout, bank: None, startup: None }
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -199,6 +266,19 @@ pub enum OnTimeout {
     },
     /// Over the limit forfeits the game.
     Forfeits,
+}
+
+mod millis_opt {
+    use serde::Deserialize;
+    pub fn serialize<S: serde::Serializer>(d: &Option<std::time::Duration>, s: S) -> Result<S::Ok, S::Error> {
+        match d {
+            Some(d) => s.serialize_u64(d.as_millis() as u64),
+            None => s.serialize_none(),
+        }
+    }
+    pub fn deserialize<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<std::time::Duration>, D::Error> {
+        Option::<u64>::deserialize(d).map(|o| o.map(std::time::Duration::from_millis))
+    }
 }
 
 mod millis {
@@ -393,11 +473,11 @@ impl GameKind {
     pub fn time_policy(self) -> TimePolicy {
         let ms = Duration::from_millis;
         match self {
-            GameKind::Flit => TimePolicy { per_move: ms(50), on_timeout: OnTimeout::NoMove { freeze_after: Some(5) } },
-            GameKind::Target => TimePolicy { per_move: ms(50), on_timeout: OnTimeout::NoMove { freeze_after: None } },
-            GameKind::Snake => TimePolicy { per_move: ms(200), on_timeout: OnTimeout::Loses },
-            GameKind::Slime => TimePolicy { per_move: ms(100), on_timeout: OnTimeout::Soft { hard: ms(2000) } },
-            GameKind::Linkage => TimePolicy { per_move: ms(5000), on_timeout: OnTimeout::Forfeits },
+            GameKind::Flit => TimePolicy::new(ms(50), OnTimeout::NoMove { freeze_after: Some(5) }),
+            GameKind::Target => TimePolicy::new(ms(50), OnTimeout::NoMove { freeze_after: None }),
+            GameKind::Snake => TimePolicy::new(ms(200), OnTimeout::Loses),
+            GameKind::Slime => TimePolicy::new(ms(100), OnTimeout::Soft { hard: ms(2000) }),
+            GameKind::Linkage => TimePolicy::new(ms(5000), OnTimeout::Forfeits),
         }
     }
 

@@ -217,7 +217,7 @@ impl Referee for Linkage {
         if self.over() {
             return None;
         }
-        Some(Step { notices: vec![], requests: vec![Request { seat: self.to_move, payload: self.input_file(self.to_move) }] })
+        Some(Step { notices: vec![], requests: vec![Request::new(self.to_move, self.input_file(self.to_move))] })
     }
 
     fn apply(&mut self, replies: Vec<(Seat, Reply)>) -> (Vec<Judgement>, Vec<serde_json::Value>) {

@@ -252,6 +252,10 @@ pub struct MoveTime {
     /// this), ms; absent when under 0.05 ms.
     #[serde(default, skip_serializing_if = "Option::is_none", serialize_with = "resolution::ms_to_us_opt")]
     pub uncharged_ms: Option<f64>,
+    /// What is left of the bot's time bank after the move, ms (a game
+    /// with a time bank only: `TimePolicy::bank`).
+    #[serde(default, skip_serializing_if = "Option::is_none", serialize_with = "resolution::ms_to_us_opt")]
+    pub bank_ms: Option<f64>,
 }
 
 impl Replay {
@@ -859,7 +863,15 @@ mod tests {
         for ((wall_ms, cpu_ms, after, engine_us), written) in cases {
             let t = Turn {
                 engine_us,
-                times: vec![MoveTime { seat: 0, wall_ms, cpu_ms, over_limit: false, cpu_after_answer_us: after, uncharged_ms: None }],
+                times: vec![MoveTime {
+                    seat: 0,
+                    wall_ms,
+                    cpu_ms,
+                    over_limit: false,
+                    cpu_after_answer_us: after,
+                    uncharged_ms: None,
+                    bank_ms: None,
+                }],
                 ..Turn::default()
             };
             let v = serde_json::to_value(&t).unwrap();

@@ -155,7 +155,7 @@ impl Referee for Slime {
         }
         let p = self.whose_turn();
         let payload = format!("{p},{}", self.rows().join(","));
-        Some(Step { notices: vec![], requests: vec![Request { seat: p as usize - 1, payload }] })
+        Some(Step { notices: vec![], requests: vec![Request::new(p as usize - 1, payload)] })
     }
 
     fn apply(&mut self, replies: Vec<(Seat, Reply)>) -> (Vec<Judgement>, Vec<serde_json::Value>) {

@@ -160,7 +160,7 @@ impl Referee for Snake {
         let requests = (0..2)
             .map(|s| {
                 let (me, them) = self.view(s);
-                Request { seat: s, payload: format!("{me} {them}") }
+                Request::new(s, format!("{me} {them}"))
             })
             .collect();
         Some(Step { notices: vec![], requests })

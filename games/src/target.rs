@@ -222,7 +222,7 @@ impl Referee for Target {
                         line.push_str(&format!(" {p}"));
                     }
                 }
-                Request { seat: s, payload: line }
+                Request::new(s, line)
             })
             .collect();
         Some(Step { notices: vec![], requests })

@@ -36,6 +36,7 @@ fn two_turns() -> Replay {
                 over_limit: false,
                 cpu_after_answer_us: Some(12.0),
                 uncharged_ms: Some(3.5),
+                bank_ms: None,
             }],
             judgements,
             events,

@@ -105,6 +105,23 @@ impl Game {
         }
     }
 
+    /// The start-up allowance per process of a bot in `language`: the
+    /// manifest's for that language, else its time policy's.
+    pub fn startup(&self, language: &str) -> std::time::Duration {
+        match self {
+            Game::Builtin(g) => g.time_policy().startup.unwrap_or_default(),
+            Game::External(e) => e.manifest.startup(language).unwrap_or_default(),
+        }
+    }
+
+    /// The largest start-up allowance a bot of this game may get.
+    pub fn max_startup(&self) -> std::time::Duration {
+        match self {
+            Game::Builtin(g) => g.time_policy().startup.unwrap_or_default(),
+            Game::External(e) => e.manifest.max_startup(),
+        }
+    }
+
     pub fn protocol(&self) -> BotProtocol {
         match self {
             Game::Builtin(g) => g.protocol(),

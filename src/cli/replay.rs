@@ -213,6 +213,7 @@ pub fn rerun(
     let opts = MatchOptions {
         per_move: Some(per_move.mul_f64(time_scale)),
         first_move_extra: defaults.first_move_extra.mul_f64(time_scale),
+        time_scale,
         max_turns,
         wall_cap,
         sandbox: koth_sandbox::SandboxConfig { limits, ..store.sandbox() },

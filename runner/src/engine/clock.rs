@@ -20,6 +20,17 @@
 //!    the game's consequence: no move, loss or forfeit, or frozen for good
 //!    after `freeze_after` consecutive timeouts), or gone.
 //!
+//! # Time banks and start-up allowances
+//!
+//! A game may give each bot a **time bank** over the match
+//! ([`TimePolicy::bank`]): every move's limit is its own plus what is left
+//! of the bank, and a move on time past its own limit draws the excess
+//! from the bank; a move over both (timed out, or late under a soft limit)
+//! empties it. And a **start-up allowance per process**
+//! ([`TimePolicy::startup`], or the game's per language: [`Clock::startup`])
+//! is added to every move of a program started per turn, and to the first
+//! move of a long-lived one.
+//!
 //! An answer seen exactly at the limit is on time; one seen after it is
 //! late, even if the engine noticed it in the same wake-up as the deadline.
 //!
@@ -231,6 +242,12 @@ pub struct Clock {
     pub timeouts: u32,
     pub answers: u32,
     frozen: bool,
+    /// The start-up allowance of each process.
+    startup: Duration,
+    /// What is left of the time bank.
+    bank: Duration,
+    /// The part of the current exchange's limit that is the bank's.
+    banked: Duration,
 }
 
 impl Clock {
@@ -238,14 +255,50 @@ impl Clock {
     /// requests in order (a late answer arrives later and must be skipped);
     /// false for a process per turn.
     pub fn new(policy: TimePolicy, first_extra: Duration, in_order: bool) -> Clock {
-        Clock { policy, first_extra, in_order, exchanges: 0, owed: 0, consecutive: 0, timeouts: 0, answers: 0, frozen: false }
+        Clock {
+            policy,
+            first_extra,
+            in_order,
+            exchanges: 0,
+            owed: 0,
+            consecutive: 0,
+            timeouts: 0,
+            answers: 0,
+            frozen: false,
+            startup: policy.startup.unwrap_or_default(),
+            bank: policy.bank.unwrap_or_default(),
+            banked: Duration::ZERO,
+        }
+    }
+
+    /// A start-up allowance per process other than the policy's (the
+    /// game's for the bot's language).
+    pub fn startup(mut self, startup: Duration) -> Clock {
+        self.startup = startup;
+        self
+    }
+
+    /// What is left of the bot's time bank.
+    pub fn bank_left(&self) -> Duration {
+        self.bank
+    }
+
+    /// What is left of the bot's time bank, in a game that has one.
+    pub fn bank(&self) -> Option<Duration> {
+        self.policy.bank.map(|_| self.bank)
     }
 
     /// Start an exchange: its allowance.
     pub fn begin(&mut self) -> Allowance {
-        let extra = if self.exchanges == 0 { self.first_extra } else { Duration::ZERO };
+        let mut extra = if self.exchanges == 0 { self.first_extra } else { Duration::ZERO };
+        // A process starts for this exchange: every one of a per-turn
+        // program, the first of a long-lived one.
+        if !self.in_order || self.exchanges == 0 {
+            extra += self.startup;
+        }
         self.exchanges += 1;
-        let limit = self.policy.per_move + extra;
+        self.banked = self.bank;
+        let limit = self.policy.per_move + extra + self.bank;
         let give_up = match self.policy.on_timeout {
             OnTimeout::Soft { hard } => limit + hard.saturating_sub(self.policy.per_move),
             _ => limit,
@@ -289,9 +342,20 @@ impl Clock {
         if matches!(seen, Seen::Answer(_)) && took <= allowance.limit {
             self.answers += 1;
             self.consecutive = 0;
+            // Past its own limit: the excess comes from the bank.
+            let own = allowance.limit.saturating_sub(self.banked);
+            self.bank = self.bank.saturating_sub(took.saturating_sub(own));
             return Decision::OnTime;
         }
         let by = took.saturating_sub(allowance.limit);
+        let full = wall - full_credit(wall, wait);
+        let cut = full_credit(wall, wait) > allowance.max_uncharged;
+        let counts_until = if matches!(self.policy.on_timeout, OnTimeout::Soft { .. }) { allowance.give_up } else { allowance.limit };
+        let machines = cut && wait.cpu < allowance.limit && (full <= counts_until || matches!(seen, Seen::Nothing(_)));
+        if !machines {
+            // Over its own limit and the bank: the bank is spent.
+            self.bank = Duration::ZERO;
+        }
         if let (OnTimeout::Soft { .. }, Seen::Answer(_)) = (self.policy.on_timeout, seen) {
             if took <= allowance.give_up {
                 // Soft limit: the answer counts; an overrun does not reset
@@ -306,10 +370,7 @@ impl Clock {
         // or the bot was still within its time when the engine stopped
         // waiting. A bot that used its whole limit in CPU is over it by
         // itself, whatever the machine did.
-        let full = wall - full_credit(wall, wait);
-        let cut = full_credit(wall, wait) > allowance.max_uncharged;
-        let counts_until = if matches!(self.policy.on_timeout, OnTimeout::Soft { .. }) { allowance.give_up } else { allowance.limit };
-        if cut && wait.cpu < allowance.limit && (full <= counts_until || matches!(seen, Seen::Nothing(_))) {
+        if machines {
             return Decision::HostOverloaded { why: overload(wait, allowance.max_uncharged) };
         }
         // Late or missing. A late answer already read is not owed; a
@@ -599,5 +660,87 @@ mod tests {
         assert_eq!(c.judge(Seen::Gone, a, Wait::default()), Gone);
         assert!(!Gone.answer_counts() && !Gone.over_limit());
         assert!(LateCounted { by: MS(1) }.answer_counts() && LateCounted { by: MS(1) }.over_limit());
+    }
+
+    /// A time bank over the match, and a start-up allowance per process:
+    /// each case a policy, whether the bot is long-lived, and its moves
+    /// (the answer's time, or none) with the decision, the limit the move
+    /// had and the bank left after it.
+    #[test]
+    fn a_bank_lends_time_over_the_match_and_each_process_gets_its_start_up() {
+        type Move = (Option<u64>, Decision, u64, u64);
+        let policy = |bank: Option<u64>, startup: Option<u64>, on_timeout: OnTimeout| TimePolicy {
+            bank: bank.map(MS),
+            startup: startup.map(MS),
+            ..TimePolicy::new(MS(100), on_timeout)
+        };
+        let no_move = OnTimeout::NoMove { freeze_after: None };
+        let cases: Vec<(&str, TimePolicy, bool, Vec<Move>)> = vec![
+            (
+                "no bank, no start-up: the move's limit, as ever",
+                policy(None, None, no_move),
+                true,
+                vec![(Some(100), OnTime, 100, 0), (Some(101), TimedOut { by: MS(1) }, 100, 0)],
+            ),
+            (
+                "a bank drawn on, then spent by a timeout",
+                policy(Some(150), None, no_move),
+                true,
+                vec![
+                    (Some(90), OnTime, 250, 150),
+                    (Some(120), OnTime, 250, 130),
+                    (Some(200), OnTime, 230, 30),
+                    (Some(140), TimedOut { by: MS(10) }, 130, 0),
+                    (Some(110), TimedOut { by: MS(10) }, 100, 0),
+                    (Some(90), OnTime, 100, 0),
+                ],
+            ),
+            (
+                "a move that never comes spends the bank",
+                policy(Some(500), None, no_move),
+                true,
+                vec![(None, TimedOut { by: MS(0) }, 600, 0), (Some(100), OnTime, 100, 0)],
+            ),
+            (
+                "a soft limit's late answer counts and spends the bank",
+                policy(Some(50), None, OnTimeout::Soft { hard: MS(1000) }),
+                true,
+                vec![(Some(200), LateCounted { by: MS(50) }, 150, 0), (Some(120), LateCounted { by: MS(20) }, 100, 0)],
+            ),
+            (
+                "start-up on every move of a per-turn program",
+                policy(None, Some(80), no_move),
+                false,
+                vec![(Some(180), OnTime, 180, 0), (Some(180), OnTime, 180, 0), (Some(181), TimedOut { by: MS(1) }, 180, 0)],
+            ),
+            (
+                "start-up on the first move only of a long-lived one",
+                policy(None, Some(80), no_move),
+                true,
+                vec![(Some(180), OnTime, 180, 0), (Some(180), TimedOut { by: MS(80) }, 100, 0)],
+            ),
+            (
+                "start-up and bank together, per turn",
+                policy(Some(40), Some(80), OnTimeout::Loses),
+                false,
+                vec![(Some(200), OnTime, 220, 20), (Some(230), TimedOutLoses { by: MS(30) }, 200, 0)],
+            ),
+        ];
+        for (what, policy, long_lived, moves) in cases {
+            let mut c = Clock::new(policy, MS(0), long_lived);
+            for (i, (answer, want, limit, bank_after)) in moves.into_iter().enumerate() {
+                let a = c.begin();
+                assert_eq!(a.limit, MS(limit), "{what}: move {i}'s limit");
+                let seen = match answer {
+                    Some(t) => Seen::Answer(MS(t)),
+                    None => Seen::Nothing(a.give_up),
+                };
+                assert_eq!(c.judge(seen, a, Wait::default()), want, "{what}: move {i}");
+                assert_eq!(c.bank_left(), MS(bank_after), "{what}: the bank after move {i}");
+            }
+        }
+        // The game's allowance for the bot's language replaces the policy's.
+        let mut c = Clock::new(policy(None, Some(80), no_move), MS(0), false).startup(MS(300));
+        assert_eq!(c.begin().limit, MS(400));
     }
 }

@@ -90,6 +90,9 @@ pub struct MatchOptions {
     pub sandbox: SandboxConfig,
     /// Override the game's time per move.
     pub per_move: Option<Duration>,
+    /// Scale the game's time bank and start-up allowances by this
+    /// (`koth replay rerun --time-scale`; 1 otherwise).
+    pub time_scale: f64,
     /// Added to each bot's first exchange (process start-up, JIT warm-up).
     pub first_move_extra: Duration,
     /// Pause bots that are not on move (no thinking on an opponent's time).
@@ -141,6 +144,7 @@ impl MatchOptions {
             seed,
             sandbox: SandboxConfig::default(),
             per_move: None,
+            time_scale: 1.0,
             first_move_extra: Duration::from_secs(1),
             freeze_off_turn: true,
             prompt_wakeups: true,
@@ -161,16 +165,26 @@ impl MatchOptions {
         if let Some(t) = self.per_move {
             p.per_move = t;
         }
+        p.bank = p.bank.map(|b| b.mul_f64(self.time_scale));
+        p.startup = p.startup.map(|s| s.mul_f64(self.time_scale));
         p
+    }
+
+    /// The start-up allowance per process of a bot in `language`, scaled.
+    pub fn startup(&self, language: &str) -> Duration {
+        self.game.startup(language).mul_f64(self.time_scale)
     }
 }
 
 /// The default cap on a match's wall time: twice the time its longest game
-/// takes with every move at the limit, every start-up allowance, and a
-/// minute. A match that hits it is ended and scored as it stands.
+/// takes with every move at the limit (and a process's start-up allowance),
+/// every first-move allowance, every bot's time bank, and a minute. A match
+/// that hits it is ended and scored as it stands.
 pub fn default_wall_cap(opts: &MatchOptions, seats: usize) -> Duration {
     let policy = opts.policy();
-    policy.per_move * opts.game.turn_bound() * 2 + (opts.first_move_extra + policy.per_move) * seats as u32 + Duration::from_secs(60)
+    (policy.per_move + opts.game.max_startup().mul_f64(opts.time_scale)) * opts.game.turn_bound() * 2
+        + (opts.first_move_extra + policy.per_move + policy.bank.unwrap_or_default()) * seats as u32
+        + Duration::from_secs(60)
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -334,7 +348,7 @@ impl Player {
         }
         let first_extra = opts.first_move_extra.max(Duration::from_millis(spec.first_move_extra_ms.unwrap_or(0)));
         Ok(Player {
-            clock: Clock::new(opts.policy(), first_extra, proto.long_lived()),
+            clock: Clock::new(opts.policy(), first_extra, proto.long_lived()).startup(opts.startup(&spec.language)),
             proto,
             sandbox,
             log: StderrLog::new(opts.stderr_cap),
@@ -834,7 +848,7 @@ fn play_turn(players: &mut [Player], requests: &[Request], turn: u32, prompt: &P
         p.sandbox.sample_cpu_wait(&mut wait);
         let cpu_at_send = p.sandbox.cpu_usage().unwrap_or_default();
         let (proto, mut bot) = p.parts();
-        match proto.request(&mut bot, &req.payload) {
+        match proto.request(&mut bot, req) {
             Ok(sent) => pending.push(Pending {
                 seat: req.seat,
                 allowance,
@@ -996,6 +1010,7 @@ fn judge_turn(players: &mut [Player], pending: Vec<Pending>, turn: u32) -> Judge
                 over_limit: decision.over_limit(),
                 cpu_after_answer_us: after_answer.map(|d| d.as_secs_f64() * 1e6),
                 uncharged_ms: (uncharged >= RECORDED_WAIT).then(|| ms(uncharged)),
+                bank_ms: p.clock.bank().map(ms),
             });
         }
         answers.push(Answer { seat: pend.seat, reply: recorded });

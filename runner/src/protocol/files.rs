@@ -4,9 +4,15 @@
 //!
 //! What such a bot prints on stdout is kept in its log (it is drained, so a
 //! chatty bot never blocks on a full pipe).
+//!
+//! An external game's request may also give the turn's process arguments
+//! (none by default) and text on its stdin (else an empty one).
 
 use std::time::Instant;
 
+use koth_games::Request;
+
+use super::argv::Turn;
 use super::io::PollSet;
 use super::{Bot, Gone, Heard, Process, Protocol, MAX_LINE};
 
@@ -16,6 +22,8 @@ pub const ORDER_FILE: &str = "order.txt";
 #[derive(Default)]
 pub struct PerTurnFiles {
     turn: Option<Process>,
+    /// The turn's stdin text on the way, if its request had one.
+    stdin: Option<super::io::Outbox>,
     /// The current process is the start-up one, which prints the id line.
     starting: bool,
 }
@@ -37,15 +45,16 @@ impl Protocol for PerTurnFiles {
         Ok(())
     }
 
-    fn request(&mut self, bot: &mut Bot, payload: &str) -> Result<Instant, Gone> {
+    fn request(&mut self, bot: &mut Bot, req: &Request) -> Result<Instant, Gone> {
         let not_started = |e: koth_sandbox::Error| Gone::NotStarted(e.to_string());
         bot.sandbox.workdir().remove(ORDER_FILE).map_err(not_started)?;
-        bot.sandbox.workdir().write_file(INPUT_FILE, payload.as_bytes(), 0o644).map_err(not_started)?;
-        let (p, _) = Process::spawn(bot, &[], false)?;
+        bot.sandbox.workdir().write_file(INPUT_FILE, req.payload.as_bytes(), 0o644).map_err(not_started)?;
+        let t = Turn::spawn(bot, req.argv.as_deref().unwrap_or_default(), req)?;
         // The bot's clock starts when its process began to start, not
         // while the spawn waited for the sandbox's launcher.
-        let sent = p.child.started();
-        self.turn = Some(p);
+        let sent = t.process.child.started();
+        self.turn = Some(t.process);
+        self.stdin = t.stdin;
         self.starting = false;
         Ok(sent)
     }
@@ -69,6 +78,9 @@ impl Protocol for PerTurnFiles {
             }
             return None;
         }
+        if let Some(s) = self.stdin.as_mut() {
+            s.flush();
+        }
         p.keep_stdout(bot.log);
         p.exited()?;
         let answer = bot
@@ -84,9 +96,17 @@ impl Protocol for PerTurnFiles {
         if let Some(p) = &self.turn {
             p.wait_on(set);
         }
+        if let Some(fd) = self.stdin.as_ref().and_then(super::io::Outbox::poll_fd) {
+            set.write(fd);
+        }
+    }
+
+    fn unsent(&self) -> usize {
+        self.stdin.as_ref().map_or(0, super::io::Outbox::unsent)
     }
 
     fn end_exchange(&mut self, bot: &mut Bot) {
+        self.stdin = None;
         if let Some(mut p) = self.turn.take() {
             if !self.starting {
                 p.keep_stdout(bot.log);

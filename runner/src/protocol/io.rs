@@ -140,19 +140,35 @@ pub struct Outbox {
     /// Written so far of `queue`.
     sent: usize,
     broken: bool,
+    /// Close the descriptor once the queue is written (a per-turn
+    /// program's stdin: it reads to its end).
+    closing: bool,
 }
 
 impl Outbox {
     pub fn new(write: OwnedFd) -> Outbox {
         let write = File::from(write);
         set_nonblocking(write.as_raw_fd());
-        Outbox { write: Some(write), queue: Vec::new(), sent: 0, broken: false }
+        Outbox { write: Some(write), queue: Vec::new(), sent: 0, broken: false, closing: false }
     }
 
     /// Queue a line (a newline is added) and write what the bot takes now.
     pub fn push_line(&mut self, line: &str) {
         self.queue.extend_from_slice(line.as_bytes());
         self.queue.push(b'\n');
+        self.flush();
+    }
+
+    /// Queue bytes as they are and write what the bot takes now.
+    pub fn push(&mut self, bytes: &[u8]) {
+        self.queue.extend_from_slice(bytes);
+        self.flush();
+    }
+
+    /// Close the descriptor once everything queued is written: the bot
+    /// reads what was queued, then the end of its input.
+    pub fn close_when_sent(&mut self) {
+        self.closing = true;
         self.flush();
     }
 
@@ -177,6 +193,9 @@ impl Outbox {
         if self.sent == self.queue.len() {
             self.queue.clear();
             self.sent = 0;
+            if self.closing {
+                self.write = None;
+            }
         }
     }
 
@@ -395,6 +414,31 @@ mod tests {
         assert_eq!(ch.discard_lines(), 2);
         assert_eq!(ch.take_line(), None);
         assert_eq!(ch.take_all(), b"part");
+    }
+
+    /// A per-turn program's stdin: everything queued, then its end, however
+    /// slowly it reads.
+    #[test]
+    fn an_outbox_closed_when_sent_delivers_all_then_the_end() {
+        let (r, w) = std::io::pipe().unwrap();
+        let mut out = Outbox::new(w.into());
+        let text = vec![b'z'; 300 << 10];
+        out.push(&text);
+        out.close_when_sent();
+        assert!(out.unsent() > 0 && out.fd().is_some(), "a pipe takes 64 KiB at once");
+        let mut r = File::from(OwnedFd::from(r));
+        let mut got = Vec::new();
+        let mut chunk = vec![0u8; 1 << 16];
+        loop {
+            let n = r.read(&mut chunk).unwrap();
+            if n == 0 {
+                break;
+            }
+            got.extend_from_slice(&chunk[..n]);
+            out.flush();
+        }
+        assert_eq!(got, text);
+        assert_eq!((out.unsent(), out.fd()), (0, None));
     }
 
     /// A reader that never reads: the outbox keeps what the pipe does not

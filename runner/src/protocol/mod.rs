@@ -5,15 +5,17 @@
 //! |---|---|---|
 //! | one process, lines on stdin/stdout | Flit, Target | [`stdio`] |
 //! | TCP to 127.0.0.1:4040 in the bot's own network namespace, or stdin/stdout, whichever it uses first | Snake | [`tcp`] |
-//! | a new process per turn, the state as its argument | Slime | [`argv`] |
-//! | a new process per turn, `input.txt` / `order.txt` in its folder | Linkage | [`files`] |
+//! | a new process per turn, the state as its argument (or any argument list, and/or text on its stdin) | Slime | [`argv`] |
+//! | a new process per turn, `input.txt` / `order.txt` in its folder (and any argument list, text on stdin) | Linkage | [`files`] |
 //! | no program: answers from a recording (`koth replay rerun`) | any | [`recorded`] |
 //!
 //! Every protocol has the same lifecycle, the methods of [`Protocol`]:
 //! prepare the box before *any* bot of the match starts (Snake binds its
 //! listener then, so a bot that connects the instant it starts finds it),
-//! start, deliver notices, send a request, report what was heard (answer
-//! lines, death), end an exchange, finish. Adding a protocol is adding a
+//! start, deliver notices, send a [`Request`] (its payload, and for an
+//! external game any argument list, stdin text and answer shape), report
+//! what was heard (answers, of one line or several as the request's shape
+//! says: [`answer`]; death), end an exchange, finish. Adding a protocol is adding a
 //! file here and a line in [`ProtocolKind`]; the compiler finds the rest.
 //!
 //! Nothing here blocks: requests and notices go through an [`io::Outbox`]
@@ -22,6 +24,7 @@
 //! [`io::LineReader`]s and is bounded however much a bot writes; a process
 //! that must be stopped is killed, and waited for only for a bounded time.
 
+pub mod answer;
 pub mod argv;
 pub mod files;
 pub mod io;
@@ -33,7 +36,7 @@ use std::fs::File;
 use std::os::fd::AsRawFd;
 use std::time::{Duration, Instant};
 
-use koth_games::BotProtocol;
+use koth_games::{BotProtocol, Request};
 use koth_sandbox::{Child, Command, Exit, Sandbox, Stdio};
 
 use crate::bot::BotSpec;
@@ -87,7 +90,8 @@ impl Bot<'_> {
 /// What the engine heard from a bot.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Heard {
-    /// A line from a long-lived bot: the pending answer or a late one (the
+    /// An answer from a long-lived bot (a line, or the lines its request's
+    /// shape asked for, joined): the pending answer or a late one (the
     /// bot's [`Clock`](crate::engine::clock::Clock) tells which).
     Line(String),
     /// The answer of a process started for this request.
@@ -131,7 +135,8 @@ pub trait Protocol: Send {
     }
     /// Send a request; returns when its clock started (just before the
     /// write or the spawn, so a preempted engine never hides bot time).
-    fn request(&mut self, bot: &mut Bot, payload: &str) -> Result<Instant, Gone>;
+    /// Its answer is read in the shape it says ([`answer::Assembler`]).
+    fn request(&mut self, bot: &mut Bot, req: &Request) -> Result<Instant, Gone>;
     /// The next thing heard, without blocking (it also moves waiting input
     /// and keeps the bot's logs).
     fn hear(&mut self, bot: &mut Bot) -> Option<Heard>;

@@ -10,6 +10,11 @@
 //! departure is the seat leaving. Past the end of the recording the seat
 //! is silent. It speaks first (Snake, Linkage) with its recorded id line.
 //! Nothing runs in its box.
+//!
+//! A long-lived bot's timed-out answer is owed to the engine's clock, which
+//! skips it when it comes; a recording's next answer was the one the clock
+//! took, so the owed answers count as having arrived before the next
+//! request ([`Protocol::discard_waiting`]), never as that answer.
 
 use std::collections::VecDeque;
 use std::time::{Duration, Instant};
@@ -26,13 +31,22 @@ pub struct Recorded {
     answers: VecDeque<RecordedReply>,
     /// What to say when the engine next listens.
     ready: Option<Heard>,
+    /// Timeouts replayed since the last request (long-lived seats).
+    late: u32,
 }
 
 impl Recorded {
     /// A seat that answers `answers` in order, speaking like `like` (the
     /// game's own protocol: long-lived or not, speaking first or not).
     pub fn new(like: &dyn Protocol, id_line: Option<String>, answers: Vec<RecordedReply>) -> Recorded {
-        Recorded { long_lived: like.long_lived(), speaks_first: like.speaks_first(), id_line, answers: answers.into(), ready: None }
+        Recorded {
+            long_lived: like.long_lived(),
+            speaks_first: like.speaks_first(),
+            id_line,
+            answers: answers.into(),
+            ready: None,
+            late: 0,
+        }
     }
 }
 
@@ -51,8 +65,15 @@ impl Protocol for Recorded {
         Ok(())
     }
 
-    fn request(&mut self, _bot: &mut Bot, _payload: &str) -> Result<Instant, Gone> {
+    fn discard_waiting(&mut self) -> u32 {
+        std::mem::take(&mut self.late)
+    }
+
+    fn request(&mut self, _bot: &mut Bot, _req: &koth_games::Request) -> Result<Instant, Gone> {
         let sent = Instant::now();
+        if self.long_lived && matches!(self.answers.front(), Some(RecordedReply::Timeout { .. })) {
+            self.late += 1;
+        }
         self.ready = match self.answers.pop_front() {
             Some(RecordedReply::Answer { answer }) => Some(if self.long_lived { Heard::Line(answer) } else { Heard::Answer(answer) }),
             Some(RecordedReply::Gone { why, .. }) => {

@@ -4,6 +4,9 @@
 
 use std::time::{Duration, Instant};
 
+use koth_games::Request;
+
+use super::answer::Assembler;
 use super::io::{Outbox, PollSet};
 use super::{Bot, Gone, Heard, Process, Protocol};
 
@@ -13,6 +16,8 @@ pub struct Stdio {
     pub(super) stdin: Option<Outbox>,
     /// Its output ended; the next [`hear`](Protocol::hear) reports how.
     ended: bool,
+    /// Its lines, made answers of their requests' shapes.
+    pub(super) answers: Assembler,
 }
 
 impl Stdio {
@@ -66,19 +71,33 @@ impl Protocol for Stdio {
     }
 
     fn discard_waiting(&mut self) -> u32 {
-        self.process.as_mut().and_then(|p| p.stdout.as_mut()).map_or(0, |o| o.discard_lines())
+        let Some(out) = self.process.as_mut().and_then(|p| p.stdout.as_mut()) else { return 0 };
+        discard_answers(out, &mut self.answers)
     }
 
-    fn request(&mut self, _bot: &mut Bot, payload: &str) -> Result<Instant, Gone> {
+    fn request(&mut self, _bot: &mut Bot, req: &Request) -> Result<Instant, Gone> {
         let stdin = self.stdin.as_mut().ok_or(Gone::ClosedOutput)?;
         let sent = Instant::now();
-        stdin.push_line(payload);
+        // A request of several lines holds them joined by `\n`.
+        stdin.push_line(&req.payload);
+        self.answers.expect(&req.answer);
         Ok(sent)
     }
 
     fn hear(&mut self, bot: &mut Bot) -> Option<Heard> {
         let process = self.process.as_mut()?;
-        Stdio::hear_process(process, self.stdin.as_mut(), &mut self.ended, bot)
+        // Ends within an answer's bound of lines (the assembler's), or
+        // when nothing more is there.
+        loop {
+            match Stdio::hear_process(process, self.stdin.as_mut(), &mut self.ended, bot)? {
+                Heard::Line(line) => {
+                    if let Some(answer) = self.answers.line(line) {
+                        return Some(Heard::Line(answer));
+                    }
+                }
+                other => return Some(other),
+            }
+        }
     }
 
     fn wait_on(&self, set: &mut PollSet) {
@@ -103,6 +122,19 @@ impl Protocol for Stdio {
     fn finish(&mut self, bot: &mut Bot, grace: Duration) {
         finish_process(self.process.as_mut(), self.stdin.as_mut(), bot, grace);
     }
+}
+
+/// Complete answers waiting before a request, discarded (lines of an
+/// answer still incomplete stay, to be completed); how many.
+pub(super) fn discard_answers(out: &mut super::io::LineReader, answers: &mut Assembler) -> u32 {
+    out.pump();
+    let mut n = 0;
+    while let Some(line) = out.take_line() {
+        if answers.line(line).is_some() {
+            n += 1;
+        }
+    }
+    n
 }
 
 /// Let a long-lived process read what is queued for it (an end notice) for

@@ -14,8 +14,10 @@ use std::net::TcpListener;
 use std::os::fd::{AsRawFd, OwnedFd};
 use std::time::{Duration, Instant};
 
+use koth_games::Request;
+
 use super::io::{LineReader, Outbox, PollSet};
-use super::stdio::{finish_process, Stdio};
+use super::stdio::{discard_answers, finish_process, Stdio};
 use super::{Bot, Gone, Heard, Protocol, MAX_LINE};
 
 pub const PORT: u16 = 4040;
@@ -92,19 +94,21 @@ impl Protocol for TcpOrStdio {
 
     fn discard_waiting(&mut self) -> u32 {
         match self.socket.as_mut() {
-            Some((_, r)) => r.discard_lines(),
+            // One assembler of its answers, whichever way they come.
+            Some((_, r)) => discard_answers(r, &mut self.stdio.answers),
             None => self.stdio.discard_waiting(),
         }
     }
 
-    fn request(&mut self, bot: &mut Bot, payload: &str) -> Result<Instant, Gone> {
+    fn request(&mut self, bot: &mut Bot, req: &Request) -> Result<Instant, Gone> {
         match self.socket.as_mut() {
             Some((out, _)) => {
                 let sent = Instant::now();
-                out.push_line(payload);
+                out.push_line(&req.payload);
+                self.stdio.answers.expect(&req.answer);
                 Ok(sent)
             }
-            None => self.stdio.request(bot, payload),
+            None => self.stdio.request(bot, req),
         }
     }
 
@@ -132,12 +136,15 @@ impl Protocol for TcpOrStdio {
         let (out, reader) = self.socket.as_mut()?;
         out.flush();
         reader.pump();
-        if let Some(line) = reader.take_line() {
-            return Some(Heard::Line(line));
+        // Ends within an answer's bound of lines (the assembler's).
+        while let Some(line) = reader.take_line() {
+            if let Some(answer) = self.stdio.answers.line(line) {
+                return Some(Heard::Line(answer));
+            }
         }
         if reader.at_eof() && !self.ended {
-            if let Some(rest) = reader.take_rest() {
-                return Some(Heard::Line(rest));
+            if let Some(answer) = reader.take_rest().and_then(|rest| self.stdio.answers.line(rest)) {
+                return Some(Heard::Line(answer));
             }
             self.ended = true;
             return Some(Heard::Gone(match process.exit_within(Duration::from_millis(50)) {
