@@ -7,9 +7,9 @@
 //! results, recorded by running it (`external-games/prisoners/original/`),
 //! are the expectation; the line-ups here are the ones whose bots are in the
 //! repository, in both seat orders where the scorer's history bug makes the
-//! order matter. `caveman` (Caveman Duels): its original controller is not
-//! public in a form found so far, so its expectations are the duels worked
-//! out by hand from the challenge's rules, written beside each line-up.
+//! order matter. `caveman` (Caveman Duels): the original C++ controller's
+//! output, recorded the same way (`external-games/caveman/original/`), for
+//! the line-ups of the repository's bots.
 
 use std::path::PathBuf;
 use std::process::{Command, Output};
@@ -118,20 +118,51 @@ fn prisoners_dilemma_agrees_with_the_original_scorer() {
     assert_eq!(scorer_result("mine-grudger", "mine-defector"), (98.0, 103.0));
 }
 
+/// The original Caveman Duels controller's winners of the three duels of
+/// the pair (`out.txt`: `ID1<<8|ID2 W W W`, ids the lines of its
+/// `playerlist.txt`, -1 for a duel nobody won), as each seat's duels won.
+fn controller_result(seat0: &str, seat1: &str) -> (f64, f64) {
+    let folder = format!("{}/original", game("caveman"));
+    let players = std::fs::read_to_string(format!("{folder}/playerlist.txt")).unwrap();
+    let id = |bot: &str| {
+        players
+            .lines()
+            .position(|l| l.ends_with(&format!("/{bot}")) || l.ends_with(&format!("/{bot}.py")))
+            .unwrap_or_else(|| panic!("{bot} is not in the original controller's playerlist.txt"))
+    };
+    let (a, b) = (id(seat0), id(seat1));
+    assert!(a < b, "the original controller seats the one listed first first");
+    let out = std::fs::read_to_string(format!("{folder}/out.txt")).unwrap();
+    let line = out
+        .lines()
+        .map(|l| l.split_whitespace().map(|w| w.parse::<i64>().unwrap()).collect::<Vec<_>>())
+        .find(|w| w[0] == ((a as i64) << 8 | b as i64))
+        .unwrap_or_else(|| panic!("no duels of {seat0} against {seat1} in the original controller's out.txt"));
+    let won = |id: usize| line[1..].iter().filter(|&&w| w == id as i64).count() as f64;
+    (won(a), won(b))
+}
+
 #[test]
-fn caveman_duels_play_to_the_end_by_the_rules() {
+fn caveman_duels_agree_with_the_original_controller() {
     if !root_or_skip() {
         return;
     }
-    // alternator sharpens on turn 1 (as does sharpener: sharpness 1 and 1)
-    // and pokes on turn 2 while sharpener sharpens: alternator wins each of
-    // the 3 duels on its second turn.
-    assert_eq!(play("caveman", "1", &["alternator.c", "sharpener.py"]), (vec![3.0, 0.0], 6));
-    // blocker blocks while sharpener's stick is 1 to 4 sharp and sharpens
-    // when it is a sword; sharpener's sixth move is a sword's poke, which no
-    // block stops: sharpener wins each duel on turn 6.
-    assert_eq!(play("caveman", "1", &["blocker.c", "sharpener.py"]), (vec![0.0, 3.0], 18));
-    // blocker blocks every poke of alternator's and never pokes: no duel is
-    // won in 100 turns, and both lose all three.
-    assert_eq!(play("caveman", "1", &["blocker.c", "alternator.c"]), (vec![0.0, 0.0], 300));
+    // Worked out from the rules too: alternator sharpens on turn 1 (as does
+    // sharpener: sharpness 1 and 1) and pokes on turn 2 while sharpener
+    // sharpens, so it wins each duel on its second turn; blocker blocks
+    // while sharpener's stick is 1 to 4 sharp and sharpens when it is a
+    // sword, and sharpener's sixth move is a sword's poke, which no block
+    // stops; blocker blocks every poke of alternator's and never pokes, so
+    // no duel is won in 100 turns and both lose all three.
+    for (a, b, turns) in [("sharpener.py", "alternator.c", 6), ("sharpener.py", "blocker.c", 18), ("alternator.c", "blocker.c", 300)] {
+        let expected = controller_result(a.split('.').next().unwrap(), b.split('.').next().unwrap());
+        assert_eq!(
+            play("caveman", "1", &[a, b]),
+            (vec![expected.0, expected.1], turns),
+            "{a} against {b}: koth, then the original controller"
+        );
+    }
+    assert_eq!(controller_result("sharpener", "alternator"), (0.0, 3.0));
+    assert_eq!(controller_result("sharpener", "blocker"), (3.0, 0.0));
+    assert_eq!(controller_result("alternator", "blocker"), (0.0, 0.0));
 }

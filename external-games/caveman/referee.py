@@ -1,58 +1,69 @@
 # Caveman Duels, a King-of-the-Hill challenge of Code Golf Stack Exchange
 # (https://codegolf.stackexchange.com/questions/34968, by Doorknob, 2014),
-# as a koth referee. Written for koth from the challenge's rules; no code of
-# the original controller is in it (ORIGIN.md says where everything is from).
+# as a koth referee. Written for koth from the challenge's rules and from
+# what its original controller (C++, github.com/KeyboardFire/caveman-duels,
+# src/Caveman.cpp) does; none of its code is in it (ORIGIN.md).
 #
 # Two cavemen, one stick each, sharpness 0. Every turn both are asked at
 # once (a new process each, the history as its one argument) and answer one
 # letter:
-#   S  sharpen: sharpness + 1 (5 or more makes the stick a sword);
-#   P  poke: sharpness - 1; a poke with sharpness 0 does nothing;
-#   B  block: a poke does nothing against it (a sword's does).
-# A poke wins against a caveman who sharpens; two pokes knock the sticks
-# together (both lose 1 sharpness); a poke into a block only dulls the
-# poker's stick. A sword's poke always wins, unless the other caveman also
-# pokes with a sword: then both lose 1 sharpness. A duel no one has won
-# after 100 turns is lost by both. A match is `duels` duels (the original
-# played 3 against every opponent); a seat's score is the duels it won.
+#   S  sharpen: sharpness + 1;
+#   P  poke: a poke with sharpness 5 or more is a sword's;
+#   B  block.
+# As the original controller reads an answer: its first character only;
+# anything but S, P or B (an empty answer, a crash, and here a timeout) is
+# B; a poke with sharpness 0 is B. Then both sharpen, then both poke, the
+# first seat first: a poke against a block, a poke or a sword loses the
+# poker 1 sharpness, against a sharpener it wins; a sword against a sword
+# loses 1 sharpness, against anything else it wins. The history records
+# each move as read (a sword's poke as P). A duel no one has won after 100
+# turns is lost by both. A match is `duels` duels (the original played 3
+# for every pair of cavemen, the one listed first as the first seat); a
+# seat's score is the duels it won.
 #
 # The request: "MINE,THEIRS", every move of this duel so far, mine first
 # ("SPB,SBB"); on a duel's first turn the original passed no argument at
 # all, koth's per_turn_argv passes one, empty ("").
-#
-# Where the rules are silent this referee decides, and says so:
-# - an answer other than S, P or B (its first character, upper case; the
-#   original read the first character of the output), a timeout or a bot
-#   gone loses the duel; both at once: both lose it;
-# - a poke with sharpness 0 against a poke: the sticks meet (the sharp one
-#   loses 1 sharpness), as "if the opponent is poking" reads.
 import json
 import sys
 
 MOVES = {"S": "sharpen", "P": "poke", "B": "block"}
+NAMES = {"S": "sharpened", "P": "poked", "B": "blocked", "^": "poked with a sword"}
 MAX_TURNS = 100
 
 
+def read(answer, sharpness):
+    """A move as the original controller reads it: 'S', 'P', 'B', or '^' for
+    a sword's poke."""
+    m = answer[:1]
+    if m not in MOVES or (m == "P" and sharpness == 0):
+        return "B"
+    return "^" if m == "P" and sharpness >= 5 else m
+
+
 def resolve(a, b, sa, sb):
-    """One turn of a duel: the moves, the sharpness before it. Returns the
-    winners (a set of 0/1, empty if no one) and the sharpness after it."""
-    sword_a = a == "P" and sa >= 5
-    sword_b = b == "P" and sb >= 5
-    if sword_a and sword_b:
-        return set(), sa - 1, sb - 1
-    if sword_a:
-        return {0}, sa - 1, sb
-    if sword_b:
-        return {1}, sa, sb - 1
-    na = sa + (a == "S") - (a == "P" and sa > 0)
-    nb = sb + (b == "S") - (b == "P" and sb > 0)
-    poke_a = a == "P" and sa > 0
-    poke_b = b == "P" and sb > 0
-    if poke_a and b == "S":
-        return {0}, na, sb
-    if poke_b and a == "S":
-        return {1}, sa, nb
-    return set(), na, nb
+    """One turn of a duel, the moves as read: the winners (a set of seats,
+    empty if no one) and the sharpness after it."""
+    sharp = [sa + (a == "S"), sb + (b == "S")]
+    moves = (a, b)
+    dead = [False, False]
+    for me, other in ((0, 1), (1, 0)):
+        mine, theirs = moves[me], moves[other]
+        if mine == "P":
+            if theirs in "BP^":
+                sharp[me] -= 1
+            else:
+                dead[other] = True
+        elif mine == "^":
+            if theirs == "^":
+                sharp[me] -= 1
+            else:
+                dead[other] = True
+    if dead[0]:
+        return {1}, sharp[0], sharp[1]
+    if dead[1]:
+        return {0}, sharp[0], sharp[1]
+    return set(), sharp[0], sharp[1]
 
 
 class Game:
@@ -96,38 +107,34 @@ class Game:
         return out
 
     def play(self, msg):
-        moves = [None, None]
-        judgements = []
+        texts = [None, None]
         for a in msg["answers"]:
-            s = a["seat"]
-            if a["status"] != "answer":
+            if a["status"] == "answer":
+                texts[a["seat"]] = a.get("text", "")
+        read_as = [read(texts[s] or "", self.sharp[s]) for s in (0, 1)]
+        judgements = []
+        for s in (0, 1):
+            if texts[s] is None:
                 continue
-            text = a.get("text", "").strip()
-            m = text[:1].upper()
-            if m in MOVES:
-                moves[s] = m
-                judgements.append({"seat": s, "move": MOVES[m]})
+            m, r = texts[s][:1], read_as[s]
+            if m not in MOVES:
+                judgements.append({"seat": s, "invalid": "answer S, P or B (the first character counts); read as B, as the original controller did"})
+            elif m == "P" and r == "B":
+                judgements.append({"seat": s, "move": "poke with a blunt stick: read as block"})
             else:
-                judgements.append({"seat": s, "invalid": "answer S, P or B: this duel is lost"})
+                judgements.append({"seat": s, "move": "sword" if r == "^" else MOVES[m]})
         duel = self.duel
         turn_in_duel = len(self.history[0]) + 1
-        if None in moves:
-            winners = {s for s in (0, 1) if moves[s] is not None}
-            why = "no valid move from " + " and ".join(self.names[s] for s in (0, 1) if moves[s] is None)
-        else:
-            winners, sa, sb = resolve(moves[0], moves[1], self.sharp[0], self.sharp[1])
-            self.sharp = [sa, sb]
-            self.history = [self.history[0] + moves[0], self.history[1] + moves[1]]
-            why = "%s %s, %s %s" % (self.names[0], MOVES[moves[0]], self.names[1], MOVES[moves[1]])
-        ended = bool(winners) or None in moves or turn_in_duel >= MAX_TURNS
+        winners, sa, sb = resolve(read_as[0], read_as[1], self.sharp[0], self.sharp[1])
+        self.sharp = [sa, sb]
+        recorded = ["P" if r == "^" else r for r in read_as]
+        self.history = [self.history[0] + recorded[0], self.history[1] + recorded[1]]
+        why = "%s %s, %s %s" % (self.names[0], NAMES[read_as[0]], self.names[1], NAMES[read_as[1]])
         events = []
-        if ended:
+        if winners or turn_in_duel >= MAX_TURNS:
             for s in winners:
                 self.scores[s] += 1
-            if winners:
-                result = "%s won" % self.names[next(iter(winners))]
-            else:
-                result = "both lost"
+            result = "%s won" % self.names[next(iter(winners))] if winners else "both lost"
             events.append({"type": "duel", "duel": duel, "turns": turn_in_duel, "winners": sorted(winners),
                            "text": "duel %d, turn %d: %s; %s" % (duel, turn_in_duel, why, result)})
             self.duel += 1
