@@ -1,0 +1,2 @@
+# Always clams up. Written for koth's corpus (not an original answer).
+print("c")

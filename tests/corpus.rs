@@ -1,0 +1,168 @@
+//! The corpus of real King-of-the-Hill challenges (`external-games/`, listed
+//! in `docs/games/corpus.md`): each challenge's game folder plays to the end
+//! through `koth match --game FOLDER`, and its results equal the original
+//! controller's on the line-ups compared.
+//!
+//! `prisoners` (1P5: Iterated Prisoner's Dilemma): the original scorer's
+//! results, recorded by running it (`external-games/prisoners/original/`),
+//! are the expectation; the line-ups here are the ones whose bots are in the
+//! repository, in both seat orders where the scorer's history bug makes the
+//! order matter. `caveman` (Caveman Duels): the original C++ controller's
+//! output, recorded the same way (`external-games/caveman/original/`), for
+//! the line-ups of the repository's bots.
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+fn koth(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_koth"))
+        .args(args)
+        .env("KOTH_SANDBOX_RUNTIME_DIR", "/run/koth-test/corpus")
+        .env("KOTH_SANDBOX_UID_BASE", "64700")
+        .env("KOTH_CACHE", PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("corpus-cache"))
+        .output()
+        .expect("running koth")
+}
+
+fn dir() -> PathBuf {
+    let d = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("corpus");
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn game(name: &str) -> String {
+    format!("{}/external-games/{name}", env!("CARGO_MANIFEST_DIR"))
+}
+
+fn root_or_skip() -> bool {
+    if unsafe { libc::geteuid() } != 0 {
+        assert!(
+            std::env::var("CI").is_err(),
+            "CI=true and not root: these tests run as root (a user also needs a delegated cgroup, see tests/rootless.rs)"
+        );
+        eprintln!("SKIPPED (not root)");
+        return false;
+    }
+    true
+}
+
+/// One match, its replay written and checked again through the referee:
+/// every seat's score, in seat order, and the number of turns.
+fn play(name: &str, seed: &str, bots: &[&str]) -> (Vec<f64>, u64) {
+    let folder = game(name);
+    let replay = dir().join(format!("{name}-{}.json", bots.join("-")));
+    let paths: Vec<String> = bots.iter().map(|b| format!("{folder}/bots/{b}")).collect();
+    let mut args = vec!["match", "--game", &folder, "--seed", seed, "--json", "--replay", replay.to_str().unwrap()];
+    args.extend(paths.iter().map(String::as_str));
+    let out = koth(&args);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{name} {bots:?}: {stdout}{}", String::from_utf8_lossy(&out.stderr));
+    let v: serde_json::Value = serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("{e}: {stdout}"));
+    assert_eq!(v["ended_by"]["kind"], "rules", "{name} {bots:?} did not end by its rules: {stdout}");
+    let mut outcomes = v["outcomes"].as_array().unwrap().clone();
+    outcomes.sort_by_key(|o| o["seat"].as_u64());
+    for o in &outcomes {
+        assert_eq!(o["status"]["kind"], "ok", "{name} {bots:?}: a bot did not play to the end: {o}");
+        assert_eq!(o["invalid_moves"], 0, "{name} {bots:?}: {o}");
+        assert_eq!(o["timeouts"], 0, "{name} {bots:?}: {o}");
+    }
+    let scores = outcomes.iter().map(|o| o["score"].as_f64().unwrap()).collect();
+    // The referee judges the recorded answers again exactly as it played them.
+    let check = koth(&["replay", "check", replay.to_str().unwrap(), "--game", &folder]);
+    let text = String::from_utf8_lossy(&check.stdout);
+    assert_eq!(check.status.code(), Some(0), "{text}{}", String::from_utf8_lossy(&check.stderr));
+    assert!(text.starts_with(&format!("ok: {name} seed {seed}")), "{text}");
+    (scores, v["turns"].as_u64().unwrap())
+}
+
+/// The original scorer's result for an ordered pair, from its recorded
+/// output (lines `SEAT0 SEAT1 SCORE0 SCORE1`; the repository's own bots are
+/// named `mine-<file stem>` there).
+fn scorer_result(seat0: &str, seat1: &str) -> (f64, f64) {
+    let recorded = std::fs::read_to_string(format!("{}/original/scorer-results.txt", game("prisoners"))).unwrap();
+    let line = recorded
+        .lines()
+        .map(|l| l.split_whitespace().collect::<Vec<_>>())
+        .find(|w| w.len() == 4 && w[0] == seat0 && w[1] == seat1)
+        .unwrap_or_else(|| panic!("no recorded result of the original scorer for {seat0} against {seat1}"));
+    (line[2].parse().unwrap(), line[3].parse().unwrap())
+}
+
+#[test]
+fn prisoners_dilemma_agrees_with_the_original_scorer() {
+    if !root_or_skip() {
+        return;
+    }
+    // (seat 0, seat 1) as files in the game's bots/. The grudger reads its
+    // whole history: as the second prisoner it gets the scorer's mixed-up
+    // history (its newest outcome, then the first prisoner's), so the
+    // defector takes 250 from it in one order and 103 in the other.
+    let lineups = [
+        ("defector.c", "grudger.py"),
+        ("grudger.py", "defector.c"),
+        ("mirror.js", "grudger.py"),
+        ("grudger.py", "mirror.js"),
+        ("cooperator.py", "defector.c"),
+        ("mirror.js", "defector.c"),
+    ];
+    let stem = |f: &str| format!("mine-{}", f.split('.').next().unwrap());
+    for (a, b) in lineups {
+        let (scores, turns) = play("prisoners", "1", &[a, b]);
+        let (s0, s1) = scorer_result(&stem(a), &stem(b));
+        assert_eq!(turns, 100, "{a} {b}");
+        assert_eq!(scores, vec![s0, s1], "{a} against {b}: koth's scores, then the original scorer's");
+    }
+    // The mechanism itself, not only the figures: the scorer's history bug
+    // is what the defector's 250 comes from.
+    assert_eq!(scorer_result("mine-defector", "mine-grudger"), (250.0, 0.0));
+    assert_eq!(scorer_result("mine-grudger", "mine-defector"), (98.0, 103.0));
+}
+
+/// The original Caveman Duels controller's winners of the three duels of
+/// the pair (`out.txt`: `ID1<<8|ID2 W W W`, ids the lines of its
+/// `playerlist.txt`, -1 for a duel nobody won), as each seat's duels won.
+fn controller_result(seat0: &str, seat1: &str) -> (f64, f64) {
+    let folder = format!("{}/original", game("caveman"));
+    let players = std::fs::read_to_string(format!("{folder}/playerlist.txt")).unwrap();
+    let id = |bot: &str| {
+        players
+            .lines()
+            .position(|l| l.ends_with(&format!("/{bot}")) || l.ends_with(&format!("/{bot}.py")))
+            .unwrap_or_else(|| panic!("{bot} is not in the original controller's playerlist.txt"))
+    };
+    let (a, b) = (id(seat0), id(seat1));
+    assert!(a < b, "the original controller seats the one listed first first");
+    let out = std::fs::read_to_string(format!("{folder}/out.txt")).unwrap();
+    let line = out
+        .lines()
+        .map(|l| l.split_whitespace().map(|w| w.parse::<i64>().unwrap()).collect::<Vec<_>>())
+        .find(|w| w[0] == ((a as i64) << 8 | b as i64))
+        .unwrap_or_else(|| panic!("no duels of {seat0} against {seat1} in the original controller's out.txt"));
+    let won = |id: usize| line[1..].iter().filter(|&&w| w == id as i64).count() as f64;
+    (won(a), won(b))
+}
+
+#[test]
+fn caveman_duels_agree_with_the_original_controller() {
+    if !root_or_skip() {
+        return;
+    }
+    // Worked out from the rules too: alternator sharpens on turn 1 (as does
+    // sharpener: sharpness 1 and 1) and pokes on turn 2 while sharpener
+    // sharpens, so it wins each duel on its second turn; blocker blocks
+    // while sharpener's stick is 1 to 4 sharp and sharpens when it is a
+    // sword, and sharpener's sixth move is a sword's poke, which no block
+    // stops; blocker blocks every poke of alternator's and never pokes, so
+    // no duel is won in 100 turns and both lose all three.
+    for (a, b, turns) in [("sharpener.py", "alternator.c", 6), ("sharpener.py", "blocker.c", 18), ("alternator.c", "blocker.c", 300)] {
+        let expected = controller_result(a.split('.').next().unwrap(), b.split('.').next().unwrap());
+        assert_eq!(
+            play("caveman", "1", &[a, b]),
+            (vec![expected.0, expected.1], turns),
+            "{a} against {b}: koth, then the original controller"
+        );
+    }
+    assert_eq!(controller_result("sharpener", "alternator"), (0.0, 3.0));
+    assert_eq!(controller_result("sharpener", "blocker"), (3.0, 0.0));
+    assert_eq!(controller_result("alternator", "blocker"), (0.0, 0.0));
+}
