@@ -191,6 +191,12 @@ pub struct RerunArgs {
     /// run diverge there; the report says the scale it ran with.
     #[arg(long, default_value_t = 1.0, value_parser = parse_time_scale)]
     pub time_scale: f64,
+    /// Where the snapshot your bot's folder started from in the match is:
+    /// a `koth match --data` folder, or the snapshot's .tar itself. Needed
+    /// when the match carried your bot's data (the replay names its hash);
+    /// nothing is written back.
+    #[arg(long)]
+    pub data: Option<PathBuf>,
     /// An external game's folder (its game.json and referee), for a replay
     /// of that game.
     #[arg(long)]
@@ -609,7 +615,8 @@ fn rerun(a: RerunArgs) -> anyhow::Result<i32> {
         (None, Some(s)) => s,
         (None, None) => bail!("say which seat is your bot's with --seat N (this match's seats: {names})"),
     };
-    super::replay::rerun(&replay, seat, &a.bot, a.time_scale, a.game.as_deref(), &a.store, a.replay.as_deref(), a.open)
+    let data = super::replay::seat_data(&replay, seat, a.data.as_deref())?;
+    super::replay::rerun(&replay, seat, &a.bot, a.time_scale, a.game.as_deref(), &a.store, a.replay.as_deref(), a.open, data)
 }
 
 pub fn logs(a: LogsArgs) -> anyhow::Result<i32> {
