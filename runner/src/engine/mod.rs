@@ -785,8 +785,12 @@ fn pack_data(p: &Player, d: &SeatData, ended_by: &EndedBy) -> DataOutcome {
     // without them; one file or byte more says "over".
     let tree = match p.sandbox.workdir().read_tree(d.quota.max_files + own.len() + 1, d.quota.max_bytes + own_bytes + 1) {
         Ok(t) => t,
-        Err(koth_sandbox::Error::Config(why)) => {
-            return kept(format!("over its quota of {} files and {} bytes: {why}", d.quota.max_files, d.quota.max_bytes))
+        // Past what was read: the files' or the bytes' limit, said as the quota.
+        Err(koth_sandbox::Error::Config(why)) if why.ends_with(" files") => {
+            return kept(format!("its folder held more than {} files, over its quota of {} files", d.quota.max_files, d.quota.max_files))
+        }
+        Err(koth_sandbox::Error::Config(_)) => {
+            return kept(format!("its folder held more than {} bytes, over its quota of {} bytes", d.quota.max_bytes, d.quota.max_bytes))
         }
         Err(e) => return kept(format!("its folder could not be read: {e}")),
     };
