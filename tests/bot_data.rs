@@ -192,9 +192,25 @@ async fn a_ladders_bots_keep_their_data_from_match_to_match() {
     // A rerun of the second match: the counter's seat from the snapshot it
     // started from (the first match's), every turn as recorded.
     let (m2, c2, r2) = &matches[1];
-    let (owner, archive) = bot_data::seat_snapshot(&pool, *m2, *c2 as i32).await.unwrap().unwrap();
-    assert_eq!(owner, author);
-    let snap = Snapshot::from_archive(archive.unwrap(), koth_runner::storage::DataQuota::default()).unwrap();
+    // Its owner downloads it; nobody else may.
+    let bearer = format!("Bearer {token}");
+    let (st, headers, archive) = api.get_raw(&format!("/api/matches/{m2}/data/{c2}"), &[("authorization", &bearer)]).await;
+    assert_eq!(st, StatusCode::OK);
+    assert_eq!(headers["content-type"], "application/x-tar");
+    let snap = Snapshot::from_archive(archive, koth_runner::storage::DataQuota::default()).unwrap();
+    let (_, other) = koth_web::http::create_account(&pool, "other", false).await.unwrap();
+    let (st, body) = api.call("GET", &format!("/api/matches/{m2}/data/{c2}"), Some(&other), Vec::new()).await;
+    assert_eq!(st, StatusCode::FORBIDDEN, "{body}");
+    assert!(body["error"].as_str().unwrap().contains("only the bot's owner"), "{body}");
+    let (st, _) = api.call("GET", &format!("/api/matches/{m2}/data/{c2}"), None, Vec::new()).await;
+    assert_eq!(st, StatusCode::UNAUTHORIZED);
+    let (st, body) = api.call("GET", &format!("/api/matches/{m2}/data/9"), Some(&token), Vec::new()).await;
+    assert_eq!(st, StatusCode::NOT_FOUND, "{body}");
+    // The match's page says what became of each seat's data.
+    let (_, info) = api.call("GET", &format!("/api/matches/{m2}"), None, Vec::new()).await;
+    assert_eq!(info["seats"][*c2]["data"]["started_from"].as_str(), r2[*c2].from.as_deref(), "{info}");
+    let hoarder = info["seats"].as_array().unwrap().iter().find(|s| s["bot"].as_i64() == Some(bots[1])).unwrap();
+    assert!(hoarder["data"]["note"].as_str().unwrap().contains("over its quota of 4096 bytes"), "{hoarder}");
     assert_eq!(Some(&snap.hash), r2[*c2].from.as_ref());
     assert_eq!(snap.files().iter().map(|f| (f.path.as_str(), f.bytes.as_slice())).collect::<Vec<_>>(), [("count.txt", &b"1"[..])]);
     let tar = dir.join("match-2-counter.tar");
@@ -217,7 +233,25 @@ async fn a_ladders_bots_keep_their_data_from_match_to_match() {
     let text = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(0), "{text}{}", String::from_utf8_lossy(&out.stderr));
     assert!(text.starts_with("reproduced: all 4 turns"), "{text}");
-    // From an empty folder it plays another move: the snapshot matters.
+    // From the server by the match's id: the owner's rerun fetches the
+    // seat's snapshot itself.
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let server = format!("http://{}", listener.local_addr().unwrap());
+    let router = koth_web::http::router(pool.clone());
+    tokio::spawn(async move { axum::serve(listener, router).await });
+    let out = tokio::task::spawn_blocking({
+        let (m2, token, counter_py, seat) = (m2.to_string(), token.clone(), counter_py.clone(), seat.clone());
+        move || {
+            koth(&["replay", "rerun", &m2, "--server", &server, "--token", &token, "--bot", counter_py.to_str().unwrap(), "--seat", &seat])
+        }
+    })
+    .await
+    .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{text}{}", String::from_utf8_lossy(&out.stderr));
+    assert!(text.starts_with("reproduced: all 4 turns"), "{text}");
+    assert!(String::from_utf8_lossy(&out.stderr).contains(&snap.hash), "it says which snapshot it started from");
+    // A snapshot other than the one the match recorded is refused.
     let empty = dir.join("empty.tar");
     std::fs::write(&empty, Snapshot::empty().archive).unwrap();
     let out = koth(&[
