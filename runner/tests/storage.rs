@@ -98,3 +98,40 @@ fn links_a_hostile_bot_plants_carry_nothing_to_its_next_match() {
     let why = d.kept_because.unwrap();
     assert!(why.contains("hard link"), "{why}");
 }
+
+/// A match that does not end normally writes nothing back: its referee
+/// crashed on turn 3 (the match has no result), and the bot keeps the
+/// snapshot it started from, saying why.
+#[test]
+fn a_match_whose_referee_failed_writes_no_data_back() {
+    if !sandbox_ok() {
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("koth-storage-referee-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::copy(repo().join("runner/tests/bots/referee.py"), dir.join("referee.py")).unwrap();
+    let manifest = serde_json::json!({
+        "name": "crashing", "seats": {"min": 2, "max": 2}, "protocol": "stdio",
+        "time_policy": {"per_move": 50, "on_timeout": {"kind": "no_move", "freeze_after": 5}},
+        "max_turns": 1000, "bot_data": true,
+        "referee": {"main": "referee.py", "limits": {"per_call_ms": 500, "match_cpu_ms": 20000, "memory_mb": 64}},
+        "settings": {"mode": "crash", "at": 3, "rounds": 40},
+    });
+    std::fs::write(dir.join("game.json"), manifest.to_string()).unwrap();
+    let game = koth_runner::Game::find(&dir.display().to_string(), &koth_runner::bot::Builder::host(sandbox_config())).unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(game.keeps_bot_data(), "its game.json offers bot data");
+    let from =
+        Snapshot::pack(vec![koth_runner::storage::DataFile { path: "count.txt".into(), bytes: b"7".to_vec(), executable: false }]).unwrap();
+    let opts = MatchOptions {
+        sandbox: sandbox_config(),
+        data: vec![Some(SeatData { from: from.clone(), quota: DataQuota::default() })],
+        ..MatchOptions::new(game, 1)
+    };
+    let r = play(&opts, vec![test_bot("keeper.py", &[]), test_bot("sleeper.py", &["0", "0"])]).unwrap();
+    assert!(matches!(r.ended_by, koth_games::replay::EndedBy::RefereeFailed { .. }), "{:?}", r.ended_by);
+    assert!(r.outcomes[0].stderr.contains("match 8\n"), "it started from its snapshot: {}", r.outcomes[0].stderr);
+    let d = r.outcomes[0].data.clone().unwrap();
+    assert_eq!((d.started_from.as_str(), d.written.as_ref(), d.snapshot.is_none()), (from.hash.as_str(), None, true));
+    assert_eq!(d.kept_because.as_deref(), Some("the match did not end normally (it has no result)"));
+}
