@@ -211,6 +211,11 @@ async fn a_ladders_bots_keep_their_data_from_match_to_match() {
     assert_eq!(info["seats"][*c2]["data"]["started_from"].as_str(), r2[*c2].from.as_deref(), "{info}");
     let hoarder = info["seats"].as_array().unwrap().iter().find(|s| s["bot"].as_i64() == Some(bots[1])).unwrap();
     assert!(hoarder["data"]["note"].as_str().unwrap().contains("over its quota of 4096 bytes"), "{hoarder}");
+    // And its bot's page, beside that match.
+    let (_, listed) = api.call("GET", &format!("/api/bots/{}/matches", bots[1]), None, Vec::new()).await;
+    let listed = listed.as_array().unwrap().iter().find(|x| x["match"].as_i64() == Some(*m2)).unwrap().clone();
+    let mine = listed["seats"].as_array().unwrap().iter().find(|x| x["bot"].as_i64() == Some(bots[1])).unwrap();
+    assert!(mine["data_note"].as_str().unwrap().contains("over its quota of 4096 bytes"), "{listed}");
     assert_eq!(Some(&snap.hash), r2[*c2].from.as_ref());
     assert_eq!(snap.files().iter().map(|f| (f.path.as_str(), f.bytes.as_slice())).collect::<Vec<_>>(), [("count.txt", &b"1"[..])]);
     let tar = dir.join("match-2-counter.tar");

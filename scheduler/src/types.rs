@@ -357,6 +357,10 @@ pub struct SeatSummary {
     /// Once finished.
     pub result: Option<SeatResult>,
     pub score: Option<f64>,
+    /// Where its ladder carries bots' data: why this match saved none for
+    /// the seat (over its quota, ...; docs/scheduler.md, "Bot data").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub data_note: Option<String>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]

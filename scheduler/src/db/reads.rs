@@ -293,7 +293,8 @@ async fn matches_with_seats(pool: &PgPool, ids: &[i64]) -> Result<Vec<MatchSumma
     .fetch_all(pool)
     .await?;
     let seats = sqlx::query(
-        "SELECT s.match_id, s.seat, s.bot_id, b.name, s.rank, s.result, s.score FROM match_seats s JOIN bots b ON b.id = s.bot_id \
+        "SELECT s.match_id, s.seat, s.bot_id, b.name, s.rank, s.result, s.score, s.data_note \
+         FROM match_seats s JOIN bots b ON b.id = s.bot_id \
          WHERE s.match_id = ANY($1) ORDER BY s.match_id, s.seat",
     )
     .bind(ids)
@@ -308,6 +309,7 @@ async fn matches_with_seats(pool: &PgPool, ids: &[i64]) -> Result<Vec<MatchSumma
             rank: r.get("rank"),
             result: r.get::<Option<String>, _>("result").map(|t| stored(t, SeatResult::from_stored)).transpose()?,
             score: r.get("score"),
+            data_note: r.get("data_note"),
         });
     }
     matches
