@@ -601,6 +601,11 @@ fn koth_match_keeps_a_bots_data_and_a_rerun_starts_from_the_recorded_snapshot() 
         assert!(text.starts_with("reproduced: all 4 turns"), "{text}");
         assert!(String::from_utf8_lossy(&out.stderr).contains(&second.started_from), "it says which snapshot");
     }
+    // `koth replay check` agrees with the rules and names the snapshot.
+    let out = koth(&["replay", "check", second_rec.to_str().unwrap()]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    assert!(text.contains(&format!("seat 1 counter.py: its folder started from the snapshot {}", second.started_from)), "{text}");
     // The match's data is still the third match's: a rerun writes nothing back.
     let head = std::fs::read_dir(data.join("bots")).unwrap().count();
     assert_eq!(head, 2, "one head per version: the counter and greedy");

@@ -78,6 +78,22 @@ pub fn check(file: &Path, game_dir: Option<&Path>, store: &super::BotStoreArgs) 
     for line in result {
         println!("  {line}");
     }
+    // A bot's data enters no rule: said, so that a rerun can start from it.
+    for (i, s) in r.seats.iter().enumerate() {
+        if let Some(d) = &s.data {
+            let end = match (&d.written, &d.kept_because) {
+                (Some(w), _) => format!("saved {w}"),
+                (None, Some(why)) => format!("saved nothing: {why}"),
+                (None, None) => "saved nothing".to_owned(),
+            };
+            println!(
+                "  seat {} {}: its folder started from the snapshot {}; {end} (`koth replay rerun --data` starts from it)",
+                i + 1,
+                s.name,
+                d.started_from
+            );
+        }
+    }
     0
 }
 
