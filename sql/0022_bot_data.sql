@@ -3,8 +3,8 @@
 -- and docs/scheduler.md, "Bot data").
 
 -- Every snapshot a match started from or packed: a deterministic tar of the
--- bot's folder, named by its sha256. Kept while a match names it, so that
--- `koth replay rerun` can start from it.
+-- bot's folder, named by its sha256. Kept (none is deleted yet), so that
+-- `koth replay rerun` can start from any match's.
 CREATE TABLE bot_data_snapshots (
     hash        text PRIMARY KEY CHECK (hash ~ '^sha256:[0-9a-f]{64}$'),
     archive     bytea NOT NULL,
