@@ -429,6 +429,12 @@ async fn scenario(url: &str, addr: &str, data: &std::path::Path, shots: &std::pa
         let legend_roles = c.execute(&role_of(".legend-row .key"), vec![]).await.unwrap();
         let frames = get_json(addr, &format!("/api/matches/{id}/frames"));
         let seats_text = text(&c, "#seats").await;
+        // Slime's ladder carries its bots' data (its seed): each seat says
+        // what became of it.
+        if game == "slime" {
+            assert!(seats_text.contains("; data saved") || seats_text.contains("; data not saved"), "{seats_text}");
+            assert!(info["seats"].as_array().unwrap().iter().all(|s| s["data"]["started_from"].is_string()), "{info}");
+        }
         match game.as_str() {
             "linkage" => {
                 assert_eq!(seat_roles, json!(["More", "Fewer"]), "{seats_text}");

@@ -578,3 +578,124 @@ fn koth_match_with_a_missing_bot_says_so_before_any_box() {
     assert!(!err.contains("sandbox") && !err.contains(&here), "only the missing bot is named, nothing was built: {err}");
     assert!(started.elapsed() < std::time::Duration::from_secs(5), "{:?}", started.elapsed());
 }
+
+/// A Slime bot that counts the turns it is asked in count.txt (one a
+/// match with `--max-turns 4` and four seats), says the count on stderr,
+/// and spreads to the count-th empty cell around its slime: what it plays
+/// depends on the data it started from.
+const COUNTER: &str = r#"import sys
+arg = sys.argv[1].split(",")
+me, rows = arg[0], arg[1:]
+try:
+    n = int(open("count.txt").read())
+except FileNotFoundError:
+    n = 0
+n += 1
+open("count.txt", "w").write(str(n))
+print(f"match {n}", file=sys.stderr)
+moves = []
+for r, row in enumerate(rows):
+    for c, x in enumerate(row):
+        if x == me:
+            for a in range(r - 1, r + 2):
+                for b in range(c - 1, c + 2):
+                    if 0 <= a < len(rows) and 0 <= b < len(rows) and rows[a][b] == ".":
+                        moves.append(f"{r} {c} {a} {b}")
+print(moves[n % len(moves)])
+"#;
+
+/// `koth match --data DIR`: a bot's folder carried from match to match
+/// (it counts 1, 2, 3), each match's replay naming the snapshot the seat
+/// started from; `koth replay rerun --data DIR` of the second match starts
+/// from that snapshot and reproduces it, and without it says what to pass.
+#[test]
+fn koth_match_keeps_a_bots_data_and_a_rerun_starts_from_the_recorded_snapshot() {
+    let counter = dir().join("counter.py");
+    std::fs::write(&counter, COUNTER).unwrap();
+    let data = dir().join("bot-data");
+    let _ = std::fs::remove_dir_all(&data);
+    let greedy = repo("bots/slime/greedy.py");
+    let play = |n: u32| {
+        let rec = dir().join(format!("data-match-{n}.json"));
+        let out = koth(&[
+            "match",
+            "--host",
+            "--game",
+            "slime",
+            "--players",
+            "4",
+            "--max-turns",
+            "4",
+            "--seed",
+            "1",
+            "--json",
+            "--data",
+            data.to_str().unwrap(),
+            "--replay",
+            rec.to_str().unwrap(),
+            counter.to_str().unwrap(),
+            counter.to_str().unwrap(),
+            &greedy,
+            &greedy,
+        ]);
+        assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let seat = &v["outcomes"][0];
+        assert!(seat["stderr"].as_str().unwrap().contains(&format!("match {n}\n")), "match {n}: {}", seat["stderr"]);
+        // Two seats of one version start from the same snapshot: the first
+        // one's write-back wins, the second's is discarded, saying so.
+        assert!(v["outcomes"][1]["stderr"].as_str().unwrap().contains(&format!("match {n}\n")));
+        assert!(seat["data"]["written"].is_string(), "{seat}");
+        let why = v["outcomes"][1]["data"]["kept_because"].as_str().unwrap_or_default().to_owned();
+        assert!(why.contains("another seat of the same version"), "{why}");
+        let replay = Replay::from_json(&std::fs::read(&rec).unwrap()).unwrap();
+        let recorded = replay.seats[0].data.clone().unwrap();
+        assert_eq!(recorded.started_from, seat["data"]["started_from"].as_str().unwrap());
+        assert_eq!(recorded.written.as_deref(), seat["data"]["written"].as_str());
+        (rec, recorded)
+    };
+    let (_, first) = play(1);
+    let (second_rec, second) = play(2);
+    let (_, third) = play(3);
+    assert_eq!(Some(&second.started_from), first.written.as_ref());
+    assert_eq!(Some(&third.started_from), second.written.as_ref());
+    let snapshot = data.join("snapshots").join(format!("{}.tar", &second.started_from["sha256:".len()..]));
+    assert!(snapshot.is_file(), "{} kept", snapshot.display());
+
+    let rerun = |extra: &[&str]| {
+        let mut args = vec!["replay", "rerun", second_rec.to_str().unwrap(), "--bot", counter.to_str().unwrap(), "--seat", "1"];
+        args.extend_from_slice(extra);
+        koth(&args)
+    };
+    // From the data folder, or the snapshot's own file: every turn as recorded.
+    for from in [data.to_str().unwrap(), snapshot.to_str().unwrap()] {
+        let out = rerun(&["--data", from]);
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(out.status.code(), Some(0), "{text}{}", String::from_utf8_lossy(&out.stderr));
+        assert!(text.starts_with("reproduced: all 4 turns"), "{text}");
+        assert!(String::from_utf8_lossy(&out.stderr).contains(&second.started_from), "it says which snapshot");
+    }
+    // `koth replay check` agrees with the rules and names the snapshot.
+    let out = koth(&["replay", "check", second_rec.to_str().unwrap()]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    assert!(text.contains(&format!("seat 1 counter.py: its folder started from the snapshot {}", second.started_from)), "{text}");
+    // The match's data is still the third match's: a rerun writes nothing back.
+    let head = std::fs::read_dir(data.join("bots")).unwrap().count();
+    assert_eq!(head, 2, "one head per version: the counter and greedy");
+    // Without it: what to pass.
+    let out = rerun(&[]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_ne!(out.status.code(), Some(0));
+    assert!(err.contains(&second.started_from) && err.contains("--data"), "{err}");
+    // Another snapshot (the first match's start, empty): refused, naming both.
+    let wrong = dir().join("wrong.tar");
+    std::fs::write(&wrong, vec![0u8; 1024]).unwrap();
+    let out = rerun(&["--data", wrong.to_str().unwrap()]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("but seat 1's folder started from"), "{err}");
+    // A game that keeps no data refuses --data.
+    let out = koth(&["match", "--host", "--game", "target", "--data", data.to_str().unwrap(), &greedy, &greedy]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("target does not keep bot data") && err.contains("\"bot_data\": true"), "{err}");
+}

@@ -128,6 +128,11 @@ pub struct GameManifest {
     /// The ladder a host gets on a server unless they say otherwise.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ladder: Option<LadderDefault>,
+    /// Bots may keep files in their folder from match to match, where a
+    /// ladder turns it on (or `koth match --data`): "Bot data" in
+    /// docs/games/authoring.md.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub bot_data: bool,
 }
 
 /// A ladder format by name (`rated`, `round_robin`, `neighbours`, `swiss`)
@@ -859,6 +864,22 @@ mod tests {
             .as_bytes(),
         )
         .unwrap()
+    }
+
+    #[test]
+    fn bot_data_is_off_unless_the_manifest_says_so() {
+        assert!(!manifest().bot_data);
+        let on = |v: Value| {
+            let mut m = serde_json::to_value(manifest()).unwrap();
+            m["bot_data"] = v;
+            GameManifest::parse(m.to_string().as_bytes())
+        };
+        assert!(on(json!(true)).unwrap().bot_data);
+        assert!(!on(json!(false)).unwrap().bot_data);
+        assert!(on(json!("yes")).is_err(), "a boolean, not a word");
+        // Unchanged for manifests without it: not written when off.
+        assert!(serde_json::to_value(manifest()).unwrap().get("bot_data").is_none());
+        assert!(crate::GameKind::Slime.keeps_bot_data() && !crate::GameKind::Snake.keeps_bot_data());
     }
 
     /// A referee's answer to turn `turn`.

@@ -436,6 +436,13 @@ impl GameKind {
         GameKind::ALL.into_iter().find(|g| g.name() == name)
     }
 
+    /// Whether its bots may keep files in their folder from match to
+    /// match (where a ladder turns it on): Slime's seed says "You may read
+    /// and write files within your own folder in order to persist data".
+    pub fn keeps_bot_data(self) -> bool {
+        matches!(self, GameKind::Slime)
+    }
+
     /// How the game's bots talk to the engine.
     pub fn protocol(self) -> BotProtocol {
         match self {

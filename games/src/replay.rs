@@ -109,6 +109,25 @@ pub struct ReplaySeat {
     /// replay downloaded by someone who does not own the bot).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stderr: Option<SeatStderr>,
+    /// The seat's data carried from match to match, where its ladder (or
+    /// `koth match --data`) carries it: the snapshot it started from, so
+    /// that `koth replay rerun --data` starts the bot from the same files.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub data: Option<SeatData>,
+}
+
+/// A seat's data in a match (see `koth_runner::storage`).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SeatData {
+    /// The snapshot the bot's folder started from (`sha256:` and the hash
+    /// of its deterministic archive).
+    pub started_from: String,
+    /// The snapshot its folder was packed into at the end, if one was.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub written: Option<String>,
+    /// Why none was (over its quota, the match ended abnormally, ...).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kept_because: Option<String>,
 }
 
 /// A seat's stderr as a replay carries it: the text kept (the first

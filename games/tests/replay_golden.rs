@@ -5,7 +5,7 @@
 //! replays written by older engines must still read. The viewer's frames
 //! of the same replay are pinned the same way (`golden/frames.json`).
 
-use koth_games::replay::{self, Answer, EndedBy, MoveTime, Recorded, Replay, ReplaySeat, SeatStderr, StderrTurn, Turn};
+use koth_games::replay::{self, Answer, EndedBy, MoveTime, Recorded, Replay, ReplaySeat, SeatData, SeatStderr, StderrTurn, Turn};
 use koth_games::{GameKind, Reply};
 
 /// Two turns of Target between two seats, through the real referee: an
@@ -50,7 +50,19 @@ fn two_turns() -> Replay {
         seats: vec![
             // A seat whose stderr the replay does not carry (a download by
             // someone else), and one whose stderr it does, with koth's notes.
-            ReplaySeat { name: "still.c".into(), id_line: None, status: None, stderr: None },
+            // It carries data between matches: the snapshot it started from
+            // and the one its folder was packed into.
+            ReplaySeat {
+                name: "still.c".into(),
+                id_line: None,
+                status: None,
+                stderr: None,
+                data: Some(SeatData {
+                    started_from: "sha256:5f70bf18a086007016e948b04aed3b82103a36bea41755b6cddfaf10ace3c6ef".into(),
+                    written: Some("sha256:0e5751c026e543b2e8ab2eb06099daa1d1e5df47778f7787faab45cdf12fe3a8".into()),
+                    kept_because: None,
+                }),
+            },
             ReplaySeat {
                 name: "crasher.py".into(),
                 id_line: None,
@@ -63,6 +75,7 @@ fn two_turns() -> Replay {
                     bytes: Some(28),
                     cut: false,
                 }),
+                data: None,
             },
         ],
         initial,

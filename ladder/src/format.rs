@@ -32,6 +32,7 @@ use serde_json::{json, Map, Value};
 
 use crate::formats::{self, PairRecord, RoundRobinRecord, RoundRobinScoring, SwissRecord};
 use crate::rating::{leaderboard_score, Rating, RatingSystem};
+use koth_runner::storage::DataQuota;
 
 /// Settings every format has.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -48,6 +49,17 @@ pub struct CommonSettings {
     /// validation game ([`crate::validation`]); off unless the host says so.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub skip_validation: bool,
+    /// Each bot version's folder is carried from match to match (a game
+    /// that offers it only: Slime, or a game folder with `"bot_data":
+    /// true`; see `koth_runner::storage`). Off unless the host says so.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub bot_data: bool,
+    /// Bytes a bot's data may hold (default 1 MiB, at most 64 MiB).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bot_data_max_bytes: Option<u64>,
+    /// Files a bot's data may hold (default 64, at most 10000).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bot_data_max_files: Option<usize>,
 }
 
 impl CommonSettings {
@@ -62,7 +74,23 @@ impl CommonSettings {
             max_turns: field(settings, "max_turns"),
             max_match_seconds: field(settings, "max_match_seconds"),
             skip_validation: field(settings, "skip_validation").unwrap_or(false),
+            bot_data: field(settings, "bot_data").unwrap_or(false),
+            bot_data_max_bytes: field(settings, "bot_data_max_bytes"),
+            bot_data_max_files: field(settings, "bot_data_max_files"),
         }
+    }
+
+    /// The quota of each bot's data, when the ladder carries it; the error
+    /// says which setting is out of bounds.
+    pub fn data_quota(&self) -> Result<Option<DataQuota>, String> {
+        if !self.bot_data {
+            if self.bot_data_max_bytes.is_some() || self.bot_data_max_files.is_some() {
+                return Err("bot_data_max_bytes and bot_data_max_files need \"bot_data\": true".into());
+            }
+            return Ok(None);
+        }
+        let d = DataQuota::default();
+        DataQuota::new(self.bot_data_max_bytes.unwrap_or(d.max_bytes), self.bot_data_max_files.unwrap_or(d.max_files)).map(Some)
     }
 }
 
@@ -618,8 +646,10 @@ impl LadderConfig {
         let seats = |n| CommonSettings { seats: Some(n), ..CommonSettings::default() };
         match kind {
             GameKind::Flit => LadderConfig { common: seats(4), format: Format::Rated(RatedSettings::default()) },
+            // Its seed: "You may read and write files within your own
+            // folder in order to persist data".
             GameKind::Slime => LadderConfig {
-                common: seats(4),
+                common: CommonSettings { bot_data: true, ..seats(4) },
                 format: Format::RoundRobin(RoundRobinSettings {
                     scoring: RoundRobinScoring::AverageScore,
                     ..RoundRobinSettings::default()
@@ -713,7 +743,7 @@ impl Format {
 }
 
 fn common_keys() -> Vec<&'static str> {
-    vec!["seats", "max_turns", "max_match_seconds", "skip_validation"]
+    vec!["seats", "max_turns", "max_match_seconds", "skip_validation", "bot_data", "bot_data_max_bytes", "bot_data_max_files"]
 }
 
 #[cfg(test)]
@@ -739,12 +769,39 @@ mod tests {
     /// The common keys are exactly the fields of [`CommonSettings`].
     #[test]
     fn common_keys_are_the_common_fields() {
-        let v = serde_json::to_value(CommonSettings { skip_validation: true, ..CommonSettings::default() }).unwrap();
+        let v = serde_json::to_value(CommonSettings {
+            skip_validation: true,
+            bot_data: true,
+            bot_data_max_bytes: Some(1),
+            bot_data_max_files: Some(1),
+            ..CommonSettings::default()
+        })
+        .unwrap();
         let mut fields: Vec<&str> = v.as_object().unwrap().keys().map(String::as_str).collect();
         let mut keys = common_keys();
         fields.sort_unstable();
         keys.sort_unstable();
         assert_eq!(fields, keys);
+    }
+
+    #[test]
+    fn bot_data_is_off_unless_asked_and_its_quota_bounded() {
+        let quota = |v: Value| LadderConfig::parse("rated", &v).and_then(|c| c.common.data_quota());
+        assert_eq!(quota(json!({})), Ok(None));
+        assert_eq!(quota(json!({"bot_data": true})), Ok(Some(DataQuota::default())));
+        assert_eq!(
+            quota(json!({"bot_data": true, "bot_data_max_bytes": 4096, "bot_data_max_files": 3})),
+            Ok(Some(DataQuota { max_bytes: 4096, max_files: 3 }))
+        );
+        assert!(quota(json!({"bot_data": true, "bot_data_max_bytes": 0})).unwrap_err().contains("1 to 67108864"));
+        assert!(quota(json!({"bot_data": true, "bot_data_max_files": 10001})).unwrap_err().contains("files must be 1 to 10000"));
+        assert!(quota(json!({"bot_data_max_files": 3})).unwrap_err().contains("need \"bot_data\": true"));
+        // Round trip through the stored form; absent when off.
+        let on = LadderConfig::parse("rated", &json!({"bot_data": true, "bot_data_max_files": 3})).unwrap();
+        assert_eq!(LadderConfig::parse("rated", &on.to_stored().1).unwrap(), on);
+        assert!(LadderConfig::parse("rated", &json!({})).unwrap().to_stored().1.get("bot_data").is_none());
+        assert!(LadderConfig::default_for(GameKind::Slime).common.bot_data, "Slime's seed offers it");
+        assert!(!LadderConfig::default_for(GameKind::Snake).common.bot_data);
     }
 
     #[test]

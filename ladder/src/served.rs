@@ -83,7 +83,25 @@ impl ServedGame {
 
     /// Whether this game can be played as `config` says; the error says why not.
     pub fn check(&self, config: &LadderConfig) -> Result<(), String> {
-        config.check(self.name(), self.seat_range())
+        config.check(self.name(), self.seat_range())?;
+        config.common.data_quota()?;
+        if config.common.bot_data && !self.keeps_bot_data() {
+            return Err(format!(
+                "{} does not keep bot data between matches (\"bot_data\": true is for games that offer it: slime, or a game \
+                 folder whose game.json says \"bot_data\": true)",
+                self.name()
+            ));
+        }
+        Ok(())
+    }
+
+    /// Whether its bots may keep data between matches, where a ladder
+    /// turns it on.
+    pub fn keeps_bot_data(&self) -> bool {
+        match self {
+            ServedGame::Builtin(g) => g.keeps_bot_data(),
+            ServedGame::Added(m) => m.bot_data,
+        }
     }
 
     /// The ladder a host gets unless they say otherwise: koth's own games'
@@ -127,6 +145,26 @@ mod tests {
             m["ladder"] = l;
         }
         ServedGame::from_row(ADDED_KIND, Some(&m)).unwrap()
+    }
+
+    /// A ladder carries bot data only for a game that offers it, within
+    /// the quota's bounds.
+    #[test]
+    fn bot_data_is_for_games_that_offer_it() {
+        let with = |settings: Value| LadderConfig::parse("rated", &settings).unwrap();
+        let on = with(json!({"seats": 2, "bot_data": true}));
+        let e = ServedGame::Builtin(GameKind::Target).check(&on).unwrap_err();
+        assert!(e.starts_with("target does not keep bot data"), "{e}");
+        let e = added(None).check(&on).unwrap_err();
+        assert!(e.starts_with("duel does not keep bot data"), "{e}");
+        let mut offered = added(None);
+        if let ServedGame::Added(m) = &mut offered {
+            m.bot_data = true;
+        }
+        assert_eq!(offered.check(&on), Ok(()));
+        let slime = with(json!({"seats": 4, "bot_data": true, "bot_data_max_bytes": 100 << 20}));
+        assert!(ServedGame::Builtin(GameKind::Slime).check(&slime).unwrap_err().contains("64 MiB"));
+        assert_eq!(ServedGame::Builtin(GameKind::Slime).check(&LadderConfig::default_for(GameKind::Slime)), Ok(()));
     }
 
     #[test]

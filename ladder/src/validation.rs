@@ -37,12 +37,17 @@ pub const MAX_SECONDS: u32 = 60;
 const STDERR_TAIL: usize = 8 << 10;
 
 /// A validation game's limits: its ladder's, or [`MAX_TURNS`] and
-/// [`MAX_SECONDS`], whichever are tighter.
+/// [`MAX_SECONDS`], whichever are tighter. It carries no bot data: its
+/// seats are copies of one new version playing itself, not its matches on
+/// the ladder, so the version's first ladder match starts empty.
 pub fn limits(ladder: CommonSettings) -> CommonSettings {
     let tighter = |own: Option<u32>, cap: u32| Some(own.map_or(cap, |o| o.min(cap)));
     CommonSettings {
         max_turns: tighter(ladder.max_turns, MAX_TURNS),
         max_match_seconds: tighter(ladder.max_match_seconds, MAX_SECONDS),
+        bot_data: false,
+        bot_data_max_bytes: None,
+        bot_data_max_files: None,
         ..ladder
     }
 }
@@ -279,6 +284,10 @@ mod tests {
         assert_eq!(limits(l(None, None)), l(Some(MAX_TURNS), Some(MAX_SECONDS)));
         assert_eq!(limits(l(Some(20), Some(600))), l(Some(20), Some(MAX_SECONDS)));
         assert_eq!(limits(l(Some(20_000), Some(5))), l(Some(MAX_TURNS), Some(5)));
+        // No bot data, whatever the ladder carries.
+        let data = CommonSettings { bot_data: true, bot_data_max_bytes: Some(9), ..l(None, None) };
+        assert_eq!(limits(data.clone()), l(Some(MAX_TURNS), Some(MAX_SECONDS)));
+        assert_eq!(limits(data).data_quota(), Ok(None));
     }
 
     #[test]

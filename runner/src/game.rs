@@ -98,6 +98,15 @@ impl Game {
         }
     }
 
+    /// Whether its bots may keep data from match to match (see
+    /// [`crate::storage`]).
+    pub fn keeps_bot_data(&self) -> bool {
+        match self {
+            Game::Builtin(g) => g.keeps_bot_data(),
+            Game::External(e) => e.manifest.bot_data,
+        }
+    }
+
     pub fn time_policy(&self) -> TimePolicy {
         match self {
             Game::Builtin(g) => g.time_policy(),

@@ -38,6 +38,7 @@ pub mod protocol;
 pub mod referee;
 pub mod starters;
 pub mod state;
+pub mod storage;
 pub mod submission;
 
 pub use bot::BotSpec;

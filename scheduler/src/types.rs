@@ -357,6 +357,10 @@ pub struct SeatSummary {
     /// Once finished.
     pub result: Option<SeatResult>,
     pub score: Option<f64>,
+    /// Where its ladder carries bots' data: why this match saved none for
+    /// the seat (over its quota, ...; docs/scheduler.md, "Bot data").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub data_note: Option<String>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
@@ -390,6 +394,23 @@ pub struct MatchSeat {
     /// "crashed", "code", "signal", "turn"}`, ... (docs/replay.md).
     #[schema(value_type = Option<Object>)]
     pub status: Option<Value>,
+    /// The seat's data, where its ladder carries bots' data between
+    /// matches (docs/scheduler.md, "Bot data").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub data: Option<SeatDataInfo>,
+}
+
+/// What a seat's data was in a match.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct SeatDataInfo {
+    /// The snapshot its folder started from (`sha256:` and 64 hex digits);
+    /// its owner downloads it with `GET /api/matches/{id}/data/{seat}`.
+    pub started_from: String,
+    /// The snapshot that became its version's data.
+    pub written: Option<String>,
+    /// Why none did: over its quota, the match ended abnormally, or
+    /// another match of its version saved first.
+    pub note: Option<String>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
@@ -486,6 +507,7 @@ impl MatchInfo {
                     rank: result(i).map(|x| x.rank as i32),
                     result: result(i).map(|x| x.result.into()),
                     status: None,
+                    data: None,
                 })
                 .collect(),
             // An external game is played from its folder (named after it here).
@@ -869,6 +891,7 @@ mod tests {
                     rank: Some(1),
                     result: Some(SeatResult::Win),
                     status: Some(json!({"kind": "ok"})),
+                    data: None,
                 },
                 MatchSeat {
                     seat: 1,
@@ -880,6 +903,7 @@ mod tests {
                     rank: Some(2),
                     result: Some(SeatResult::Loss),
                     status: Some(json!({"kind": "crashed", "code": 1, "signal": null, "turn": 211})),
+                    data: None,
                 },
             ],
             reproduce: Some(reproduce_command(

@@ -34,6 +34,7 @@ use koth_runner::cores::CoreBudget;
 use koth_runner::engine::live::LiveTurns;
 use koth_runner::engine::{play, MatchOptions, ReplayTo, ENGINE_VERSION};
 use koth_runner::game::{ExternalGame, Game, GameError, GamePackage};
+use koth_runner::storage::SeatData;
 use koth_runner::submission::Submission;
 use koth_sandbox::{BoxPool, SandboxConfig};
 use sqlx::PgPool;
@@ -169,6 +170,8 @@ enum JobResult {
         outcome: MatchOutcome,
         /// An added game's frames, drawn here by its referee (gzip JSON).
         frames_gz: Option<Vec<u8>>,
+        /// The seats' data, where the ladder carries it, to write back.
+        data: Vec<crate::db::bot_data::SeatData>,
     },
     /// An added game's validation match, judged.
     GameValidated {
@@ -410,9 +413,10 @@ async fn record(
             store::record_compile(&mut tx, *version, outcome, log).await?;
             Recorded::Completed
         }
-        JobResult::Played { match_id, outcome, frames_gz } => {
+        JobResult::Played { match_id, outcome, frames_gz, data } => {
             next = complete(&mut tx, job, claim_next).await?;
             record_match(&mut tx, *match_id, outcome).await?;
+            crate::db::bot_data::record(&mut tx, *match_id, data).await?;
             if let Some(gz) = frames_gz {
                 crate::db::replays::record_frames(&mut tx, *match_id, gz).await?;
             }
@@ -545,12 +549,23 @@ async fn execute(pool: &PgPool, cfg: &Arc<WorkerConfig>, job: &Claimed) -> JobRe
                 },
                 _ => None,
             };
+            // Each seat's data, where the ladder carries it (its latest
+            // snapshot; empty for a version that has none).
+            let data = if m.settings.bot_data {
+                let versions: Vec<i64> = m.seats.iter().map(|s| s.version_id).collect();
+                match crate::db::bot_data::latest(pool, &versions).await {
+                    Ok(d) => Some(d),
+                    Err(e) => return JobResult::Retry(e),
+                }
+            } else {
+                None
+            };
             let cfg = cfg.clone();
             // The engine hands over its turns; this task writes them for
             // the match's page.
             let live = Arc::new(LiveTurns::new());
             let reporter = tokio::spawn(report_live(pool.clone(), match_id, lease, live.clone()));
-            let result = match tokio::task::spawn_blocking(move || match_job(&cfg, &m, source.as_deref(), live)).await {
+            let result = match tokio::task::spawn_blocking(move || match_job(&cfg, &m, source.as_deref(), live, data)).await {
                 Ok(r) => r,
                 Err(e) => JobResult::Retry(format!("the match thread failed: {e}")),
             };
@@ -755,7 +770,15 @@ fn seat_outcome(o: &koth_runner::engine::BotOutcome) -> SeatOutcome {
 
 /// `source`: an added game's stored files, read when this runner had not
 /// loaded the game.
-fn match_job(cfg: &WorkerConfig, m: &store::MatchToPlay, source: Option<&[u8]>, live: Arc<LiveTurns>) -> JobResult {
+/// `data`: each version's latest snapshot, where the ladder carries bot
+/// data.
+fn match_job(
+    cfg: &WorkerConfig,
+    m: &store::MatchToPlay,
+    source: Option<&[u8]>,
+    live: Arc<LiveTurns>,
+    data: Option<std::collections::HashMap<i64, koth_runner::storage::Snapshot>>,
+) -> JobResult {
     let game: Game = match &m.added_game {
         // An added game: written out and its referee built once per runner.
         Some((id, hash)) => {
@@ -805,6 +828,16 @@ fn match_job(cfg: &WorkerConfig, m: &store::MatchToPlay, source: Option<&[u8]>, 
         };
         bots.push(BotSpec::new(s.bot_name.clone(), &sub, &image, &artifact));
     }
+    let quota = match m.settings.data_quota() {
+        Ok(q) => q.filter(|_| game.keeps_bot_data()),
+        Err(e) => return JobResult::Fail(format!("the ladder's settings: {e}")),
+    };
+    let seat_data: Vec<Option<SeatData>> = match (&data, quota) {
+        (Some(latest), Some(quota)) => {
+            m.seats.iter().map(|s| latest.get(&s.version_id).map(|from| SeatData { from: from.clone(), quota })).collect()
+        }
+        _ => Vec::new(),
+    };
     let cores = cfg.cores.try_lease(game.thinking_at_once(bots.len()));
     let opts = MatchOptions {
         sandbox: cfg.match_sandbox.clone(),
@@ -817,6 +850,7 @@ fn match_job(cfg: &WorkerConfig, m: &store::MatchToPlay, source: Option<&[u8]>, 
         // the packed replay, never the match's turns.
         replay_to: ReplayTo::Zstd { level: crate::packed::REPLAY_LEVEL },
         replay_limit: cfg.replay_limit,
+        data: seat_data,
         ..MatchOptions::new(game.clone(), m.seed as u64)
     };
     let report = match play(&opts, bots) {
@@ -829,6 +863,21 @@ fn match_job(cfg: &WorkerConfig, m: &store::MatchToPlay, source: Option<&[u8]>, 
         return unfinished;
     }
     let seats = report.outcomes.iter().map(seat_outcome).collect();
+    let data = report
+        .outcomes
+        .iter()
+        .zip(&m.seats)
+        .filter_map(|(o, s)| {
+            let d = o.data.as_ref()?;
+            Some(crate::db::bot_data::SeatData {
+                seat: s.seat,
+                version_id: s.version_id,
+                started_from: d.started_from.clone(),
+                packed: d.snapshot.clone(),
+                note: d.kept_because.clone(),
+            })
+        })
+        .collect();
     // Only an added game's referee can draw its frames: drawn here, where
     // it runs, by a fresh run of it over the replay, which must make the
     // same judgements, events and result again. A failure loses the
@@ -850,6 +899,7 @@ fn match_job(cfg: &WorkerConfig, m: &store::MatchToPlay, source: Option<&[u8]>, 
     };
     JobResult::Played {
         frames_gz,
+        data,
         match_id: m.match_id,
         outcome: MatchOutcome { engine: ENGINE_VERSION.to_owned(), turns: report.turns, replay, seats },
     }

@@ -191,6 +191,12 @@ pub struct RerunArgs {
     /// run diverge there; the report says the scale it ran with.
     #[arg(long, default_value_t = 1.0, value_parser = parse_time_scale)]
     pub time_scale: f64,
+    /// Where the snapshot your bot's folder started from in the match is:
+    /// a `koth match --data` folder, or the snapshot's .tar itself. Needed
+    /// when the match carried your bot's data (the replay names its hash);
+    /// nothing is written back.
+    #[arg(long)]
+    pub data: Option<PathBuf>,
     /// An external game's folder (its game.json and referee), for a replay
     /// of that game.
     #[arg(long)]
@@ -583,6 +589,7 @@ fn parse_time_scale(s: &str) -> Result<f64, String> {
 /// then [`super::replay::rerun`].
 fn rerun(a: RerunArgs) -> anyhow::Result<i32> {
     let file = PathBuf::from(&a.source);
+    let mut server = None;
     let (replay, mine) = if file.exists() {
         let bytes = std::fs::read(&file).with_context(|| format!("reading {}", file.display()))?;
         (koth_games::replay::Replay::from_json(&bytes).map_err(|e| anyhow::anyhow!("{}: {e}", file.display()))?, None)
@@ -598,6 +605,7 @@ fn rerun(a: RerunArgs) -> anyhow::Result<i32> {
             }
             None => None,
         };
+        server = Some((c, id));
         (replay, mine)
     } else {
         bail!("{}: no such file, and not a match id", a.source);
@@ -609,7 +617,27 @@ fn rerun(a: RerunArgs) -> anyhow::Result<i32> {
         (None, Some(s)) => s,
         (None, None) => bail!("say which seat is your bot's with --seat N (this match's seats: {names})"),
     };
-    super::replay::rerun(&replay, seat, &a.bot, a.time_scale, a.game.as_deref(), &a.store, a.replay.as_deref(), a.open)
+    // A server's match whose seat carried data: its snapshot, from the
+    // server (the bot's owner may read it), unless --data names one.
+    let carried = replay.seats.get(seat).is_some_and(|s| s.data.is_some());
+    let fetched = match (&a.data, server) {
+        (None, Some((c, id))) if carried => {
+            let path = format!("/api/matches/{id}/data/{seat}");
+            let resp = c.finish(c.request("GET", &path).call()).with_context(|| format!("fetching seat {}'s data", seat + 1))?;
+            let mut bytes = Vec::new();
+            std::io::Read::read_to_end(&mut std::io::Read::take(resp.into_reader(), koth_runner::storage::MAX_MAX_BYTES * 2), &mut bytes)?;
+            let file = std::env::temp_dir().join(format!("koth-rerun-{id}-seat{}-{}.tar", seat + 1, std::process::id()));
+            std::fs::write(&file, bytes).with_context(|| format!("writing {}", file.display()))?;
+            Some(file)
+        }
+        _ => None,
+    };
+    let data = super::replay::seat_data(&replay, seat, a.data.as_deref().or(fetched.as_deref()));
+    if let Some(f) = &fetched {
+        let _ = std::fs::remove_file(f);
+    }
+    let data = data?;
+    super::replay::rerun(&replay, seat, &a.bot, a.time_scale, a.game.as_deref(), &a.store, a.replay.as_deref(), a.open, data)
 }
 
 pub fn logs(a: LogsArgs) -> anyhow::Result<i32> {

@@ -42,6 +42,18 @@ pub struct MatchArgs {
     /// Folder for each bot's stderr log (default: match-GAME-SEED in /tmp/koth-UID, a folder of your own).
     #[arg(long)]
     logs: Option<PathBuf>,
+    /// Keep each bot's data in this folder from match to match: each seat's
+    /// folder starts as its version's latest snapshot, and is packed back
+    /// when the match ends normally (for games that keep bot data, such as
+    /// slime; see docs/replay.md, "Bot data").
+    #[arg(long)]
+    data: Option<PathBuf>,
+    /// Bytes a bot's data may hold (with --data).
+    #[arg(long, default_value = "1M", value_parser = size)]
+    data_max_bytes: u64,
+    /// Files a bot's data may hold (with --data).
+    #[arg(long, default_value_t = koth_runner::storage::DEFAULT_MAX_FILES)]
+    data_max_files: usize,
     #[command(flatten)]
     engine: EngineArgs,
     /// Bots: source files, archives (.tar, .tar.gz, .zip) or folders; the
@@ -176,7 +188,30 @@ pub fn run(a: MatchArgs) -> anyhow::Result<i32> {
     let sandbox = a.engine.sandbox();
     let prepared = a.bots.iter().map(|path| prepare(&builder, path)).collect::<anyhow::Result<Vec<_>>>()?;
     let bots: Vec<_> = (0..seats).map(|i| prepared[i % prepared.len()].clone()).collect();
+    let store = match &a.data {
+        Some(dir) => {
+            if !game.keeps_bot_data() {
+                anyhow::bail!(
+                    "--data: {} does not keep bot data (koth's slime does; a game folder offers it with \"bot_data\": true in its game.json)",
+                    game.name()
+                );
+            }
+            let quota = koth_runner::storage::DataQuota::new(a.data_max_bytes, a.data_max_files)
+                .map_err(|e| anyhow::anyhow!("--data-max-bytes / --data-max-files: {e}"))?;
+            Some((super::bot_data::LocalData::open(dir)?, quota))
+        }
+        None => None,
+    };
+    let keys: Vec<String> = bots.iter().map(super::bot_data::LocalData::key).collect();
+    let data = match &store {
+        Some((s, quota)) => keys
+            .iter()
+            .map(|k| Ok(Some(koth_runner::storage::SeatData { from: s.latest(k)?, quota: *quota })))
+            .collect::<anyhow::Result<Vec<_>>>()?,
+        None => Vec::new(),
+    };
     let opts = MatchOptions {
+        data,
         // Written to its file as it is played: the match holds none of
         // its turns. Without a file it is kept, compactly, to be shown.
         replay_to: a.replay.clone().map_or(ReplayTo::Memory, ReplayTo::File),
@@ -186,7 +221,10 @@ pub fn run(a: MatchArgs) -> anyhow::Result<i32> {
         stderr_in_replay: true,
         ..a.engine.options(&game, seed, &sandbox)
     };
-    let report = koth_runner::play(&opts, bots).map_err(|e| anyhow::anyhow!(e))?;
+    let mut report = koth_runner::play(&opts, bots).map_err(|e| anyhow::anyhow!(e))?;
+    if let Some((s, _)) = &store {
+        save_data(s, &keys, &mut report)?;
+    }
     let logs = match a.logs.clone() {
         Some(dir) => dir,
         None => private_temp_dir()?.join(format!("match-{}-{seed}", game.name())),
@@ -266,6 +304,11 @@ pub fn run(a: MatchArgs) -> anyhow::Result<i32> {
             o.mean_move_ms,
         );
     }
+    for o in &report.outcomes {
+        if let Some(d) = &o.data {
+            println!("data of {}. {}: started from {}; {}", o.seat + 1, o.name, koth_runner::storage::short(&d.started_from), d.describe());
+        }
+    }
     println!("stderr logs (with koth's notes on invalid answers and timeouts): {}", logs.display());
     if let Some(p) = &a.replay {
         println!("replay: {}", p.display());
@@ -277,6 +320,22 @@ pub fn run(a: MatchArgs) -> anyhow::Result<i32> {
         return open(&report);
     }
     Ok(0)
+}
+
+/// Each seat's new snapshot, kept as its version's latest when that is
+/// still the one it started from; a later seat of the same version is
+/// discarded, and its outcome says so.
+fn save_data(store: &super::bot_data::LocalData, keys: &[String], report: &mut koth_runner::MatchReport) -> anyhow::Result<()> {
+    for (o, key) in report.outcomes.iter_mut().zip(keys) {
+        let Some(d) = o.data.as_mut() else { continue };
+        let Some(new) = &d.snapshot else { continue };
+        if !store.advance(key, &d.started_from, new)? {
+            d.written = None;
+            d.snapshot = None;
+            d.kept_because = Some("another seat of the same version wrote its data first (its snapshot is kept)".into());
+        }
+    }
+    Ok(())
 }
 
 /// `<tmp>/koth-<uid>`, a folder of this user's that no other user planted.

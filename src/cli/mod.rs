@@ -3,6 +3,7 @@ use clap::{Parser, Subcommand};
 mod ab_cmd;
 mod ab_server;
 mod api_bench;
+mod bot_data;
 mod client;
 mod examples;
 mod fairness_bench;

@@ -78,6 +78,22 @@ pub fn check(file: &Path, game_dir: Option<&Path>, store: &super::BotStoreArgs) 
     for line in result {
         println!("  {line}");
     }
+    // A bot's data enters no rule: said, so that a rerun can start from it.
+    for (i, s) in r.seats.iter().enumerate() {
+        if let Some(d) = &s.data {
+            let end = match (&d.written, &d.kept_because) {
+                (Some(w), _) => format!("saved {w}"),
+                (None, Some(why)) => format!("saved nothing: {why}"),
+                (None, None) => "saved nothing".to_owned(),
+            };
+            println!(
+                "  seat {} {}: its folder started from the snapshot {}; {end} (`koth replay rerun --data` starts from it)",
+                i + 1,
+                s.name,
+                d.started_from
+            );
+        }
+    }
     0
 }
 
@@ -160,6 +176,43 @@ fn said(r: Option<&koth_games::replay::Recorded>) -> String {
     }
 }
 
+/// The snapshot seat `seat`'s folder started from in `r`, from `data` (a
+/// `koth match --data` folder or the snapshot's .tar), checked against the
+/// hash the replay recorded; `None` when the seat carried no data.
+pub fn seat_data(r: &Replay, seat: usize, data: Option<&Path>) -> anyhow::Result<Option<koth_runner::storage::Snapshot>> {
+    let Some(recorded) = r.seats.get(seat).and_then(|s| s.data.as_ref()) else {
+        if let Some(d) = data {
+            eprintln!("koth: --data {}: seat {} carried no data in this match; its folder starts empty", d.display(), seat + 1);
+        }
+        return Ok(None);
+    };
+    let hash = &recorded.started_from;
+    if *hash == koth_runner::storage::Snapshot::empty().hash {
+        return Ok(Some(koth_runner::storage::Snapshot::empty()));
+    }
+    let Some(path) = data else {
+        anyhow::bail!(
+            "seat {}'s folder started from the snapshot {hash} in this match: pass --data with the `koth match --data` folder \
+             that holds it, or the snapshot's .tar (a server's match: `GET /api/matches/ID/data/SEAT`, see docs/replay.md)",
+            seat + 1
+        );
+    };
+    let snap = if path.is_dir() {
+        super::bot_data::LocalData::open(path)?.find(hash)?
+    } else {
+        let bytes = std::fs::read(path).map_err(|e| anyhow::anyhow!("reading {}: {e}", path.display()))?;
+        let any = koth_runner::storage::DataQuota {
+            max_bytes: koth_runner::storage::MAX_MAX_BYTES,
+            max_files: koth_runner::storage::MAX_MAX_FILES,
+        };
+        koth_runner::storage::Snapshot::from_archive(bytes, any).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?
+    };
+    if snap.hash != *hash {
+        anyhow::bail!("{} is the snapshot {}, but seat {}'s folder started from {hash}", path.display(), snap.hash, seat + 1);
+    }
+    Ok(Some(snap))
+}
+
 /// `koth replay rerun`: `r` played again with the bot at `bot` in `seat`
 /// and every other seat answering from `r`, the match's time a move (and
 /// the first move's allowance and the wall-clock cap) times `time_scale`.
@@ -174,6 +227,7 @@ pub fn rerun(
     store: &super::BotStoreArgs,
     out: Option<&Path>,
     open: bool,
+    data: Option<koth_runner::storage::Snapshot>,
 ) -> anyhow::Result<i32> {
     use koth_runner::engine::{play_seats, MatchOptions, SeatPlayer};
     let game = game_of(r, game_dir, store).map_err(|e| anyhow::anyhow!(e))?;
@@ -210,7 +264,14 @@ pub fn rerun(
     let limits = koth_sandbox::Limits { memory: 512 << 20, cpu_time: None, wall_time: None, ..koth_sandbox::Limits::default() };
     let defaults = MatchOptions::new(game.clone(), r.seed);
     let per_move = r.time_policy.map_or_else(|| game.time_policy().per_move, |p| p.per_move);
+    if let Some(d) = &data {
+        eprintln!("koth: your bot's folder starts from the snapshot {} ({} files, {} bytes), as in the match", d.hash, d.files, d.bytes);
+    }
+    // Your bot's folder as it was at the match's start; nothing is kept after.
+    let mut seat_data = vec![None; n];
+    seat_data[seat] = data.map(|from| koth_runner::storage::SeatData { from, quota: koth_runner::storage::DataQuota::default() });
     let opts = MatchOptions {
+        data: seat_data,
         per_move: Some(per_move.mul_f64(time_scale)),
         first_move_extra: defaults.first_move_extra.mul_f64(time_scale),
         time_scale,

@@ -429,8 +429,10 @@ function matchTable(matches, self, host) {
   const rows = matches.map(m => {
     const mine = self === null ? null : m.seats.find(s => s.bot === self);
     const seats = m.seats.map((s, i) => [i ? ', ' : '', swatch(s.seat), el('a', { href: '/bots/' + s.bot }, s.name), s.rank ? ` (${s.rank})` : '']);
+    // Its data not saved (over its quota, ...): said beside its result.
+    const note = mine && mine.data_note ? [' ', el('span', { class: 'data-note' }, `(data not saved: ${mine.data_note})`)] : '';
     const row = [el('a', { href: '/matches/' + m.match }, '#' + m.match), seats,
-      mine && mine.result ? mine.result : (m.running ? 'running' : m.state), kindLabel(m.kind), m.turns ?? '–', when(m.finished)];
+      [mine && mine.result ? mine.result : (m.running ? 'running' : m.state), note], kindLabel(m.kind), m.turns ?? '–', when(m.finished)];
     // Hosts: a queued match no runner has started can be cancelled.
     if (host) row.push(m.state === 'queued' && !m.running ? cancelButton(m.match) : '');
     return row;
@@ -611,7 +613,8 @@ async function matchPage(id) {
       el('a', { href: '/bots/' + m.seats[0].bot }, `A/B test ${m.ab_test}`), ' between two versions of ', m.seats[0].name, ': unrated.') : null,
     el('div', { id: 'viewer' }),
     table(['seat', 'bot', 'owner', 'result', 'rank', 'score', 'status'], m.seats.map(s => [
-      [swatch(s.seat), ' ', s.seat + 1], LOCAL ? s.name : el('a', { href: '/bots/' + s.bot }, s.name), s.owner || '–', s.result ?? '–', s.rank ?? '–', fmt(s.score, 2), statusText(s.status)]), { id: 'seats' }),
+      [swatch(s.seat), ' ', s.seat + 1], LOCAL ? s.name : el('a', { href: '/bots/' + s.bot }, s.name), s.owner || '–', s.result ?? '–', s.rank ?? '–', fmt(s.score, 2),
+      [statusText(s.status), dataText(s.data)]]), { id: 'seats' }),
     m.reproduce ? el('details', { id: 'reproduce-box' },
       el('summary', {}, 'Play this match again on your machine'),
       el('p', {}, 'The same game, seed and seats with the same engine (', el('code', {}, 'cargo install --path .'),
@@ -655,6 +658,12 @@ async function liveViewer(m, box) {
       if (more.running && more.frames) viewer.extend(more.turns, more.frames.frames);
     },
   };
+}
+
+/** What became of a seat's data, where its ladder carries bots' data (docs/scheduler.md, "Bot data"). */
+function dataText(d) {
+  if (!d) return '';
+  return el('span', { class: 'data-note' }, d.written ? '; data saved' : `; data not saved: ${d.note || 'the previous snapshot is kept'}`);
 }
 
 function statusText(st) {

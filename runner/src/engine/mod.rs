@@ -40,6 +40,7 @@ use crate::bot::BotSpec;
 use crate::game::Game;
 use crate::protocol::io::{PollSet, StderrLog};
 use crate::protocol::{self, Bot, Gone, Heard, Protocol};
+use crate::storage::{DataOutcome, SeatData, Snapshot};
 use clock::{Allowance, Clock, Decision, LineUse, Seen, Wait};
 use koth_sandbox::cpu_wait::Stopped;
 pub use record::{RecordedReplay, ReplayTo, DEFAULT_REPLAY_LIMIT, MAX_REPLAY_LIMIT};
@@ -135,6 +136,11 @@ pub struct MatchOptions {
     /// recorded and the referee has failed (`EndedBy::RefereeFailed`,
     /// saying so). What the match holds in memory is bounded by it too.
     pub replay_limit: u64,
+    /// Each seat's data carried from match to match (by seat; a seat
+    /// past the end, or `None`, has none): its folder starts as the
+    /// snapshot and, when the match ends normally, is packed again into
+    /// [`BotOutcome::data`] (see [`crate::storage`]).
+    pub data: Vec<Option<SeatData>>,
 }
 
 impl MatchOptions {
@@ -157,6 +163,7 @@ impl MatchOptions {
             cores: Vec::new(),
             replay_to: ReplayTo::Memory,
             replay_limit: DEFAULT_REPLAY_LIMIT,
+            data: Vec::new(),
         }
     }
 
@@ -213,6 +220,9 @@ pub struct BotOutcome {
     /// wrote something: a turn's text starts where the previous one's ends.
     pub stderr_turns: Vec<(u32, usize)>,
     pub stderr_bytes: u64,
+    /// What became of the seat's data, when it carries some.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub data: Option<DataOutcome>,
 }
 
 #[derive(Debug, Serialize)]
@@ -281,6 +291,8 @@ struct Player {
     undrained: u32,
     /// The core its box is confined to now, if one.
     core: Option<u32>,
+    /// Its data carried from match to match, if any.
+    data: Option<SeatData>,
 }
 
 /// Who plays a seat.
@@ -304,7 +316,7 @@ impl SeatPlayer {
 }
 
 impl Player {
-    fn new(opts: &MatchOptions, kind: BotProtocol, seat: SeatPlayer) -> Result<Player> {
+    fn new(opts: &MatchOptions, kind: BotProtocol, seat: SeatPlayer, data: Option<SeatData>) -> Result<Player> {
         let (spec, proto): (BotSpec, Box<dyn Protocol>) = match seat {
             SeatPlayer::Bot(spec) => (spec, protocol::make(kind)),
             SeatPlayer::Recorded { name, id_line, answers } => {
@@ -340,6 +352,15 @@ impl Player {
         if !opts.cores.is_empty() {
             sandbox.set_cores(&opts.cores).map_err(|e| EngineError::Host(format!("confining {}'s box to its cores: {e}", spec.name)))?;
         }
+        // The data first: the bot's own files are laid over it.
+        if let Some(d) = &data {
+            for f in d.from.files() {
+                sandbox
+                    .workdir()
+                    .write_file(&f.path, &f.bytes, if f.executable { 0o755 } else { 0o644 })
+                    .map_err(|e| EngineError::Host(format!("putting {}'s data {:?} in its folder: {e}", spec.name, f.path)))?;
+            }
+        }
         for (name, data, mode) in &spec.files {
             sandbox
                 .workdir()
@@ -362,6 +383,7 @@ impl Player {
             notified: false,
             undrained: 0,
             core: None,
+            data,
             spec,
         })
     }
@@ -572,7 +594,11 @@ pub fn play_seats(opts: &MatchOptions, bots: Vec<SeatPlayer>) -> Result<MatchRep
     // Every box, then every box's preparation, then the bots one at a time:
     // a bot may act the instant it starts, and none runs while another starts.
     let sink = record::Sink::open(&opts.replay_to).map_err(|e| EngineError::Host(format!("opening the replay: {e}")))?;
-    let mut players = bots.into_iter().map(|spec| Player::new(opts, kind, spec)).collect::<Result<Vec<_>>>()?;
+    let mut players = bots
+        .into_iter()
+        .enumerate()
+        .map(|(seat, spec)| Player::new(opts, kind, spec, opts.data.get(seat).cloned().flatten()))
+        .collect::<Result<Vec<_>>>()?;
     for p in players.iter_mut() {
         let (proto, mut bot) = p.parts();
         proto.prepare(&mut bot).map_err(|e| EngineError::Host(format!("preparing {}'s box: {e}", p.spec.name)))?;
@@ -694,6 +720,11 @@ pub fn play_seats(opts: &MatchOptions, bots: Vec<SeatPlayer>) -> Result<MatchRep
         if p.sandbox.oom_kills().unwrap_or(0) > 0 && !matches!(p.status, BotStatus::OutOfMemory { .. }) {
             p.status = BotStatus::OutOfMemory { turn };
         }
+        let data = p.data.as_ref().map(|d| {
+            // Nothing of the bot runs while its folder is read.
+            let _ = p.sandbox.kill_all();
+            pack_data(p, d, &ended_by)
+        });
         let (stderr, stderr_turns) = p.log.text_by_turn();
         let r = &results[seat];
         let moves_ms: Vec<f64> = p.move_times.iter().map(|d| d.as_secs_f64() * 1e3).collect();
@@ -715,6 +746,7 @@ pub fn play_seats(opts: &MatchOptions, bots: Vec<SeatPlayer>) -> Result<MatchRep
             stderr,
             stderr_turns,
             stderr_bytes: p.log.total,
+            data,
         });
     }
     let cut_short = ended_by != EndedBy::Rules;
@@ -727,6 +759,11 @@ pub fn play_seats(opts: &MatchOptions, bots: Vec<SeatPlayer>) -> Result<MatchRep
             stderr: opts.stderr_in_replay.then(|| {
                 let cut = players[o.seat].log.kept.len() >= opts.stderr_cap;
                 SeatStderr::from_ends(&o.stderr, &o.stderr_turns, Some(o.stderr_bytes), cut)
+            }),
+            data: o.data.as_ref().map(|d| koth_games::replay::SeatData {
+                started_from: d.started_from.clone(),
+                written: d.written.clone(),
+                kept_because: d.kept_because.clone(),
             }),
         })
         .collect();
@@ -745,6 +782,45 @@ pub fn play_seats(opts: &MatchOptions, bots: Vec<SeatPlayer>) -> Result<MatchRep
         referee_stderr: referee.stderr(),
         replay,
     })
+}
+
+/// The seat's folder packed, when the match ended normally and the
+/// folder is within the quota; else why the snapshot it started from is
+/// kept. The bot's own files (its artifact) are put back every match and
+/// are not its data.
+fn pack_data(p: &Player, d: &SeatData, ended_by: &EndedBy) -> DataOutcome {
+    let kept = |why: String| DataOutcome { started_from: d.from.hash.clone(), written: None, kept_because: Some(why), snapshot: None };
+    if !ended_by.has_result() {
+        return kept("the match did not end normally (it has no result)".into());
+    }
+    let own: std::collections::HashSet<&str> = p.spec.files.iter().map(|(n, _, _)| n.trim_start_matches("./")).collect();
+    let own_bytes: u64 = p.spec.files.iter().map(|(_, b, _)| b.len() as u64).sum();
+    // Read with room for the bot's own files, then held to the quota
+    // without them; one file or byte more says "over".
+    let tree = match p.sandbox.workdir().read_tree(d.quota.max_files + own.len() + 1, d.quota.max_bytes + own_bytes + 1) {
+        Ok(t) => t,
+        // Past what was read: the files' or the bytes' limit, said as the quota.
+        Err(koth_sandbox::Error::Config(why)) if why.ends_with(" files") => {
+            return kept(format!("its folder held more than {} files, over its quota of {} files", d.quota.max_files, d.quota.max_files))
+        }
+        Err(koth_sandbox::Error::Config(_)) => {
+            return kept(format!("its folder held more than {} bytes, over its quota of {} bytes", d.quota.max_bytes, d.quota.max_bytes))
+        }
+        Err(e) => return kept(format!("its folder could not be read: {e}")),
+    };
+    let files: Vec<crate::storage::DataFile> = tree
+        .into_iter()
+        .filter(|f| !own.contains(f.path.as_str()))
+        .map(|f| crate::storage::DataFile { path: f.path, bytes: f.bytes, executable: f.mode & 0o100 != 0 })
+        .collect();
+    let bytes: u64 = files.iter().map(|f| f.bytes.len() as u64).sum();
+    if let Some(why) = crate::storage::over_quota(files.len(), bytes, d.quota) {
+        return kept(why);
+    }
+    match Snapshot::pack(files) {
+        Ok(s) => DataOutcome { started_from: d.from.hash.clone(), written: Some(s.hash.clone()), kept_because: None, snapshot: Some(s) },
+        Err(why) => kept(why),
+    }
 }
 
 /// `n` bytes as a host writes a limit: `32 MiB`, `1.5 MiB`.

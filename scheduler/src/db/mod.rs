@@ -10,6 +10,7 @@
 pub mod ab;
 pub mod accounts;
 pub mod audit;
+pub mod bot_data;
 pub mod contests;
 pub mod games;
 pub mod queue;

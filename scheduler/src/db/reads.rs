@@ -293,7 +293,8 @@ async fn matches_with_seats(pool: &PgPool, ids: &[i64]) -> Result<Vec<MatchSumma
     .fetch_all(pool)
     .await?;
     let seats = sqlx::query(
-        "SELECT s.match_id, s.seat, s.bot_id, b.name, s.rank, s.result, s.score FROM match_seats s JOIN bots b ON b.id = s.bot_id \
+        "SELECT s.match_id, s.seat, s.bot_id, b.name, s.rank, s.result, s.score, s.data_note \
+         FROM match_seats s JOIN bots b ON b.id = s.bot_id \
          WHERE s.match_id = ANY($1) ORDER BY s.match_id, s.seat",
     )
     .bind(ids)
@@ -308,6 +309,7 @@ async fn matches_with_seats(pool: &PgPool, ids: &[i64]) -> Result<Vec<MatchSumma
             rank: r.get("rank"),
             result: r.get::<Option<String>, _>("result").map(|t| stored(t, SeatResult::from_stored)).transpose()?,
             score: r.get("score"),
+            data_note: r.get("data_note"),
         });
     }
     matches
@@ -512,7 +514,8 @@ pub async fn match_info(pool: &PgPool, id: i64) -> Result<Option<MatchInfo>> {
         return Ok(None);
     };
     let seats = sqlx::query(
-        "SELECT s.seat, s.bot_id, b.name, u.name AS owner, s.version_id, s.score, s.rank, s.result, s.status, v.language \
+        "SELECT s.seat, s.bot_id, b.name, u.name AS owner, s.version_id, s.score, s.rank, s.result, s.status, v.language, \
+                s.data_from, s.data_written, s.data_note \
          FROM match_seats s JOIN bots b ON b.id = s.bot_id JOIN users u ON u.id = b.owner_id \
          JOIN bot_versions v ON v.id = s.version_id WHERE s.match_id = $1 ORDER BY s.seat",
     )
@@ -570,6 +573,11 @@ pub async fn match_info(pool: &PgPool, id: i64) -> Result<Option<MatchInfo>> {
                     rank: r.get("rank"),
                     result: r.get::<Option<String>, _>("result").map(|t| stored(t, SeatResult::from_stored)).transpose()?,
                     status: r.get("status"),
+                    data: r.get::<Option<String>, _>("data_from").map(|started_from| SeatDataInfo {
+                        started_from,
+                        written: r.get("data_written"),
+                        note: r.get("data_note"),
+                    }),
                 })
             })
             .collect::<Result<Vec<_>>>()?,

@@ -13,6 +13,7 @@ pub(super) fn routes() -> OpenApiRouter<AppState> {
         .routes(routes!(live))
         .routes(routes!(draw_replay))
         .routes(routes!(stderr))
+        .routes(routes!(seat_data))
         .routes(routes!(challenge))
         .routes(routes!(cancel_match))
 }
@@ -267,6 +268,35 @@ async fn stderr(State(s): State<AppState>, ApiPath((id, seat)): ApiPath<(i64, i3
     }
     let turns = text.as_deref().map(|t| stderr_by_turn(t, &ends)).unwrap_or_default();
     Ok(Json(SeatStderr { match_id: id, seat, stderr: text, turns }))
+}
+
+/// The snapshot of a seat's data its match started from (its owner,
+/// hosts): a tar archive, for `koth replay rerun --data`
+/// (docs/replay.md, "Bot data").
+#[utoipa::path(get, path = "/api/matches/{id}/data/{seat}", tag = "matches", security(("token" = [])),
+    params(("id" = i64, Path, description = "The match"), ("seat" = i32, Path, description = "The seat, from 0")),
+    responses((status = 200, content_type = "application/x-tar", body = Vec<u8>,
+               description = "The snapshot (a deterministic tar; its sha256 is the seat's data.started_from)"),
+              (status = 404, body = ErrorBody, description = "No such seat, or it carried no data")))]
+async fn seat_data(State(s): State<AppState>, ApiPath((id, seat)): ApiPath<(i64, i32)>, headers: HeaderMap) -> ApiResult<Response> {
+    let who = require_caller(&s.pool, &headers).await?;
+    let (owner, archive) = koth_scheduler::db::bot_data::seat_snapshot(&s.pool, id, seat)
+        .await?
+        .ok_or_else(|| not_found(&format!("seat {seat} of match {id}")))?;
+    if !who.is_host && owner != who.id {
+        return Err(forbidden("only the bot's owner can read its data"));
+    }
+    let archive = archive.ok_or_else(|| {
+        ApiError::NotFound(format!("seat {seat} of match {id} carried no data (its ladder keeps none, or the match was not played)"))
+    })?;
+    Ok((
+        [
+            (axum::http::header::CONTENT_TYPE, "application/x-tar".to_owned()),
+            (axum::http::header::CONTENT_DISPOSITION, format!("attachment; filename=\"match-{id}-seat-{seat}-data.tar\"")),
+        ],
+        archive,
+    )
+        .into_response())
 }
 
 /// A seat's stderr cut at the recorded turn ends, as a replay carries it
