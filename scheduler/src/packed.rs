@@ -4,7 +4,7 @@
 //!
 //! A replay is JSON of ~330 bytes a turn, and a Flit match may have 32,768
 //! turns: 11 MB as text, 10 MB as `jsonb`, whose write took 1.5–3 s inside
-//! the transaction that records the result. Packed with zstd it is ~1 MB
+//! the transaction that records the result. Packed with zstd it is ~1.1 MB
 //! (`koth bench replay` prints the figures for each game's longest match),
 //! and the row write is a plain `bytea`.
 //!
@@ -28,10 +28,22 @@ use std::io::{Read, Write};
 use koth_games::replay::Replay;
 use koth_runner::engine::record::{RecordedReplay, ReplayData};
 
-/// zstd's level for replays: ~0.25 s for the longest Flit match (on the
-/// runner, after the match), against 0.03 s at level 3 for a third more
-/// bytes, and 5 s at level 19 for a fifth fewer.
-pub const REPLAY_LEVEL: i32 = 12;
+/// zstd's level for replays. The longest Flit match (32,769 turns,
+/// 10.7 MiB of JSON) packs, serializing included, in 44 ms of CPU (101 ms
+/// of wall time on a 2-core machine at load 16) to 1.14 MiB; level 12,
+/// used before, took 680 ms in the same run for 0.94 MiB, a fifth fewer
+/// bytes (`koth bench replay`, which packs at both levels, alternated).
+/// `zstd -b3 -e12` on that replay: level 3 at 660-730 MB/s, level 6 at
+/// 110-140 MB/s (ratio 10.6 against 9.4), level 12 at 22-26 MB/s (11.4).
+/// A replay is packed on the runner, as it is played, before its result
+/// is written: past level 3 each step costs the runner several times the
+/// CPU for a few percent of the bytes. Any level is read the same way:
+/// replays packed at level 12 expand as they always did.
+pub const REPLAY_LEVEL: i32 = 3;
+
+/// The level replays were packed at before [`REPLAY_LEVEL`]:
+/// `koth bench replay`'s anchor.
+pub const FORMER_REPLAY_LEVEL: i32 = 12;
 
 /// Largest JSON a stored replay or frames may expand to. The longest
 /// match any game allows (Flit's 32,768 turns) is ~11 MB of replay.
@@ -47,11 +59,23 @@ pub struct PackedReplay {
 
 impl PackedReplay {
     pub fn pack(replay: &Replay) -> PackedReplay {
+        PackedReplay::pack_at(replay, REPLAY_LEVEL)
+    }
+
+    /// [`PackedReplay::pack`] at another zstd level (`koth bench replay`
+    /// compares levels). The JSON is compressed as it is written, through
+    /// a buffer, and never held whole: the longest replay's 11 MB buffer
+    /// and its growth by doubling (copies and page faults) cost more than
+    /// the compression at level 3.
+    pub fn pack_at(replay: &Replay, level: i32) -> PackedReplay {
+        let encoder = zstd::stream::write::Encoder::new(Vec::new(), level).expect("zstd accepts the level");
+        let mut out = std::io::BufWriter::with_capacity(128 << 10, Counted { inner: encoder, bytes: 0 });
         // A Replay is plain data (strings, numbers, JSON values): it always
-        // serializes.
-        let json = serde_json::to_vec(replay).expect("a replay serializes");
-        let zstd = zstd::bulk::compress(&json, REPLAY_LEVEL).expect("zstd compresses a buffer in memory");
-        PackedReplay { zstd, json_len: json.len() }
+        // serializes, and writing to memory cannot fail.
+        serde_json::to_writer(&mut out, replay).expect("a replay serializes");
+        let counted = out.into_inner().map_err(|e| e.into_error()).expect("zstd compresses into memory");
+        let zstd = counted.inner.finish().expect("zstd compresses into memory");
+        PackedReplay { zstd, json_len: counted.bytes }
     }
 
     /// A replay as the engine wrote it: taken as it is when compressed as
@@ -77,6 +101,24 @@ impl PackedReplay {
 impl From<&Replay> for PackedReplay {
     fn from(r: &Replay) -> Self {
         PackedReplay::pack(r)
+    }
+}
+
+/// A writer that counts the bytes written through it.
+struct Counted<W> {
+    inner: W,
+    bytes: usize,
+}
+
+impl<W: Write> Write for Counted<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let n = self.inner.write(buf)?;
+        self.bytes += n;
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.inner.flush()
     }
 }
 
@@ -164,6 +206,25 @@ mod tests {
         let kept = RecordedReplay { json_len: json.len() as u64, data: ReplayData::Json(json.clone()) };
         let p = PackedReplay::from_recorded(kept).unwrap();
         assert_eq!((p.unpack().unwrap(), p.json_len), (r, json.len()));
+    }
+
+    /// Whatever the level it was packed at (replays stored before were
+    /// packed at level 12), a stored replay unpacks the same way, to the
+    /// same replay, and the levels' bytes differ.
+    #[test]
+    fn replays_packed_at_any_level_unpack_to_the_replay() {
+        let r = replay();
+        let json = serde_json::to_vec(&r).unwrap();
+        let (now, former) = (PackedReplay::pack(&r), PackedReplay::pack_at(&r, FORMER_REPLAY_LEVEL));
+        assert_ne!(now.zstd, former.zstd);
+        for (level, p) in [(REPLAY_LEVEL, &now), (FORMER_REPLAY_LEVEL, &former), (19, &PackedReplay::pack_at(&r, 19))] {
+            assert_eq!(p.json_len, json.len(), "level {level}");
+            assert_eq!(unzstd(&p.zstd).unwrap(), json, "level {level}");
+            assert_eq!(p.unpack().unwrap(), r, "level {level}");
+        }
+        // What the bulk API of the format's other writers makes reads too.
+        let bulk = PackedReplay { zstd: zstd::bulk::compress(&json, FORMER_REPLAY_LEVEL).unwrap(), json_len: json.len() };
+        assert_eq!(bulk.unpack().unwrap(), r);
     }
 
     #[test]

@@ -50,6 +50,18 @@ fn ms(since: Instant) -> f64 {
     since.elapsed().as_secs_f64() * 1e3
 }
 
+/// This thread's CPU time in ms: what packing costs whatever else the
+/// machine runs (its wall time also counts the waits for a CPU).
+fn thread_cpu_ms() -> f64 {
+    // SAFETY: clock_gettime fills the zeroed timespec it is given.
+    let t = unsafe {
+        let mut t: libc::timespec = std::mem::zeroed();
+        libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut t);
+        t
+    };
+    t.tv_sec as f64 * 1e3 + t.tv_nsec as f64 / 1e6
+}
+
 /// The longest match of each game this run can play: the example C bot in
 /// every seat the game allows.
 fn play_each_game(seed: u64) -> anyhow::Result<Vec<Replay>> {
@@ -116,8 +128,22 @@ pub fn run(a: ReplayBenchArgs) -> anyhow::Result<i32> {
         let (host, _) = koth_web::http::create_account(&pool, &format!("bench-{}", std::process::id()), true).await?;
         println!("koth bench replay: the longest match of each game; write = the statement and its commit, median of {rounds}, alternated");
         println!(
-            "{:<8} {:>6} {:>10} {:>9} {:>6} {:>8} {:>11} {:>11} {:>6} {:>9} {:>9}",
-            "game", "turns", "json", "stored", "ratio", "pack ms", "jsonb wr ms", "packed wr ms", "ratio", "frames ms", "viewer"
+            "{:<8} {:>6} {:>10} {:>9} {:>6} {:>8} {:>7} {:>14} {:>7} {:>7} {:>11} {:>11} {:>6} {:>9} {:>9}",
+            "game",
+            "turns",
+            "json",
+            "stored",
+            "ratio",
+            "pack ms",
+            "cpu ms",
+            format!("former {}", packed::FORMER_REPLAY_LEVEL),
+            "speedup",
+            "json ms",
+            "jsonb wr ms",
+            "packed wr ms",
+            "ratio",
+            "frames ms",
+            "viewer"
         );
         for replay in &replays_in {
             let game = replay.game.kind().expect("replay-bench plays koth's own games");
@@ -134,13 +160,32 @@ pub fn run(a: ReplayBenchArgs) -> anyhow::Result<i32> {
             drop(conn);
             let json = serde_json::to_vec(replay)?;
             let value: serde_json::Value = serde_json::from_slice(&json)?;
-            let mut pack_ms = Vec::new();
-            let mut packed = None;
-            for _ in 0..rounds {
-                let t = Instant::now();
-                packed = Some(PackedReplay::pack(replay));
-                pack_ms.push(ms(t));
+            // Packing at the level used now and at the former one (the
+            // anchor), alternated; and the JSON's serializing alone, which
+            // either pays.
+            let (mut pack_ms, mut former_ms, mut json_ms, mut pack_cpu) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+            let (mut packed, mut former) = (None, None);
+            for round in 0..rounds {
+                for way in if round % 2 == 0 { [0, 1, 2] } else { [2, 1, 0] } {
+                    let (t, cpu) = (Instant::now(), thread_cpu_ms());
+                    match way {
+                        0 => {
+                            packed = Some(PackedReplay::pack(replay));
+                            pack_ms.push(ms(t));
+                            pack_cpu.push(thread_cpu_ms() - cpu);
+                        }
+                        1 => {
+                            former = Some(PackedReplay::pack_at(replay, packed::FORMER_REPLAY_LEVEL));
+                            former_ms.push(ms(t));
+                        }
+                        _ => {
+                            std::hint::black_box(serde_json::to_vec(replay)?);
+                            json_ms.push(ms(t));
+                        }
+                    }
+                }
             }
+            let former = former.expect("rounds >= 1");
             let packed = packed.expect("rounds >= 1");
             let (mut old_ms, mut new_ms) = (Vec::new(), Vec::new());
             for round in 0..rounds {
@@ -167,13 +212,17 @@ pub fn run(a: ReplayBenchArgs) -> anyhow::Result<i32> {
             let frames_ms = ms(t);
             let (old, new) = (median(old_ms), median(new_ms));
             println!(
-                "{:<8} {:>6} {:>10} {:>9} {:>5.1}x {:>8.1} {:>11.1} {:>12.1} {:>5.1}x {:>9.0} {:>9}",
+                "{:<8} {:>6} {:>10} {:>9} {:>5.1}x {:>8.1} {:>7.1} {:>14} {:>6.1}x {:>7.1} {:>11.1} {:>12.1} {:>5.1}x {:>9.0} {:>9}",
                 game.name(),
                 replay.turns.len(),
                 kib(json.len()),
                 kib(packed.zstd.len()),
                 json.len() as f64 / packed.zstd.len() as f64,
-                median(pack_ms),
+                median(pack_ms.clone()),
+                median(pack_cpu),
+                format!("{:.1} {}", median(former_ms.clone()), kib(former.zstd.len())),
+                median(former_ms) / median(pack_ms),
+                median(json_ms),
                 old,
                 new,
                 old / new,
@@ -182,6 +231,12 @@ pub fn run(a: ReplayBenchArgs) -> anyhow::Result<i32> {
             );
         }
         println!("json: the replay's JSON (what the jsonb column held); stored: packed with zstd level {}", packed::REPLAY_LEVEL);
+        println!(
+            "pack ms: serializing and compressing at level {} (cpu ms: this thread's CPU time for it, waits for a CPU left out); former {}: the same at level {} (the level used before), ms and bytes; speedup: its time over pack ms; json ms: serializing alone; medians of {rounds}, the three alternated",
+            packed::REPLAY_LEVEL,
+            packed::FORMER_REPLAY_LEVEL,
+            packed::FORMER_REPLAY_LEVEL
+        );
         println!("ratio after the writes: jsonb write time over packed write time (higher: packing is faster)");
         println!("frames ms: the first drawing of the viewer's frames, once per match; viewer: bytes a viewer downloads (replay as stored + frames gzip)");
         anyhow::Ok(0)
