@@ -15,13 +15,35 @@ use clap::Parser;
 static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
 
 /// jemalloc's settings, read at its start: pages freed and unused for a
-/// second go back to the system, purged by jemalloc's own thread (by
-/// default they wait 10 s, and only for the next allocation in the same
-/// arena: `koth up` held some 60 MiB of such pages). `koth bench soak` measures
-/// the result.
+/// second go back to the system (by default they wait 10 s, and only for
+/// the next allocation in the same arena: `koth up` held some 60 MiB of
+/// such pages), purged by jemalloc's own thread, which the services start
+/// ([`purge_in_background`]). `koth bench soak` measures the result.
 #[allow(non_upper_case_globals)]
 #[export_name = "_rjem_malloc_conf"]
-pub static malloc_conf: &[u8] = b"background_thread:true,dirty_decay_ms:1000,muzzy_decay_ms:0\0";
+pub static malloc_conf: &[u8] = b"dirty_decay_ms:1000,muzzy_decay_ms:0\0";
+
+/// Start jemalloc's purging thread: for the services only, which run long
+/// and free large buffers. Set in `malloc_conf`, every command started it
+/// before `main`, the largest part of jemalloc's start (`koth bench
+/// start`), for commands that exit in milliseconds.
+fn purge_in_background() {
+    let on = true;
+    // SAFETY: "background_thread" is a bool jemalloc reads from `newp`;
+    // nothing is read back.
+    let r = unsafe {
+        tikv_jemalloc_sys::mallctl(
+            c"background_thread".as_ptr(),
+            std::ptr::null_mut(),
+            std::ptr::null_mut(),
+            &on as *const bool as *mut libc::c_void,
+            std::mem::size_of::<bool>(),
+        )
+    };
+    if r != 0 {
+        tracing::warn!("jemalloc's purging thread did not start (error {r}): freed memory goes back to the system more slowly");
+    }
+}
 
 /// Logs go to stderr: `KOTH_LOG` filters them (tracing's EnvFilter syntax,
 /// e.g. `debug` or `warn,koth_runner=debug`; services default to `info`,
@@ -48,6 +70,9 @@ fn init_logs(service: bool) {
 fn main() {
     let args = cli::Cli::parse();
     init_logs(args.is_service());
+    if args.is_service() {
+        purge_in_background();
+    }
     let code = match cli::run(args) {
         Ok(code) => code,
         Err(e) => {

@@ -20,6 +20,7 @@ mod sandbox;
 mod secrets;
 mod service;
 mod soak;
+mod start_bench;
 mod starter;
 mod up;
 
@@ -232,6 +233,8 @@ enum BenchCommand {
     Soak(soak::SoakArgs),
     /// A load test on loopback: readers and submitters against the whole service, latencies printed.
     Api(api_bench::ApiBenchArgs),
+    /// koth's own start and a box from the command line, against `/bin/true` (and bubblewrap when installed).
+    Start(start_bench::StartBenchArgs),
     /// Adaptive finals against a round robin of the same budget, simulated: top 3 found and matches taken.
     Finals(finals_bench::FinalsBenchArgs),
 }
@@ -330,6 +333,7 @@ pub fn run(cli: Cli) -> anyhow::Result<i32> {
         Command::Bench(BenchCommand::Replay(args)) => replay_bench::run(args),
         Command::Bench(BenchCommand::Api(args)) => api_bench::run(args),
         Command::Bench(BenchCommand::Finals(args)) => finals_bench::run(args),
+        Command::Bench(BenchCommand::Start(args)) => start_bench::run(args),
         Command::Runner(args) => service::runner(args),
         Command::Scheduler(args) => service::scheduler(args),
         Command::Up(args) => up::run(args),
