@@ -377,6 +377,8 @@ pub fn run(a: QueueBenchArgs) -> anyhow::Result<i32> {
     });
     let _ = std::fs::remove_file(&script);
     if a.database_url.is_none() {
+        // Stopped first: with its folder gone it could not be, and ran on.
+        drop(private);
         let _ = std::fs::remove_dir_all(std::env::temp_dir().join(format!("koth-queue-bench-{}", std::process::id())));
     }
     result

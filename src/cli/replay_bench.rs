@@ -112,13 +112,15 @@ pub fn run(a: ReplayBenchArgs) -> anyhow::Result<i32> {
             })
             .collect::<anyhow::Result<_>>()?
     };
-    let private;
+    let mut private = None;
     let url = match &a.database_url {
         Some(u) => u.clone(),
         None => {
             let dir = std::env::temp_dir().join(format!("koth-replay-bench-pg-{}", std::process::id()));
-            private = PrivatePostgres::start(&dir, None).map_err(|e| anyhow::anyhow!(e))?;
-            private.url()
+            let pg = PrivatePostgres::start(&dir, None).map_err(|e| anyhow::anyhow!(e))?;
+            let url = pg.url();
+            private = Some(pg);
+            url
         }
     };
     let rounds = a.rounds.max(1);
@@ -242,6 +244,8 @@ pub fn run(a: ReplayBenchArgs) -> anyhow::Result<i32> {
         anyhow::Ok(0)
     });
     if a.database_url.is_none() {
+        // Stopped first: with its folder gone it could not be, and ran on.
+        drop(private);
         let _ = std::fs::remove_dir_all(std::env::temp_dir().join(format!("koth-replay-bench-pg-{}", std::process::id())));
     }
     result
