@@ -41,6 +41,40 @@ fn queue_bench_prints_a_row_for_every_configuration() {
     }
 }
 
+/// `koth bench start` on 5 rounds: a row for `/bin/true` (ratio 1) and for
+/// `koth --version`, and for `koth sandbox run` as root (the box needs it),
+/// each with finite times and ratios to `/bin/true`.
+#[test]
+fn start_bench_prints_a_row_for_every_command() {
+    let root = unsafe { libc::geteuid() } == 0;
+    let mut args = vec!["bench", "start", "--rounds", "5"];
+    if !root {
+        args.push("--no-sandbox");
+    }
+    let out = Command::new(env!("CARGO_BIN_EXE_koth")).args(&args).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}{}", String::from_utf8_lossy(&out.stderr));
+    let rows: Vec<(&str, Vec<f64>)> = text
+        .lines()
+        .filter_map(|l| {
+            let name = ["/bin/true", "koth --version", "koth sandbox run -- /bin/true", "bwrap "].into_iter().find(|n| l.starts_with(n))?;
+            let figures = l.split_whitespace().rev().take(5).map(|f| f.trim_end_matches('x').parse().unwrap_or(f64::NAN)).collect();
+            Some((name, figures))
+        })
+        .collect();
+    let names: Vec<&str> = rows.iter().map(|r| r.0).filter(|n| *n != "bwrap ").collect();
+    let want: &[&str] =
+        if root { &["/bin/true", "koth --version", "koth sandbox run -- /bin/true"] } else { &["/bin/true", "koth --version"] };
+    assert_eq!(names, want, "{text}");
+    for (name, figures) in &rows {
+        // cpu ratio, cpu, ratio, p90, p50 (read from the end of the row);
+        // the CPU ratio is not a number if /bin/true's CPU time read 0.
+        assert!(figures[1..].iter().all(|x| x.is_finite() && *x >= 0.0), "{name}: {text}");
+        assert!(figures[4] > 0.0 && figures[4] <= figures[3], "{name}: p50 within p90: {text}");
+    }
+    assert_eq!(rows[0].1[2], 1.0, "/bin/true is the anchor: {text}");
+}
+
 /// `koth bench fairness` on 20 moves, with 0 and 2 spinners: a row for
 /// each opponent at each N, every figure a finite number, and the goal
 /// line with a verdict per row (as root: the bots run in the sandbox).
