@@ -9,7 +9,11 @@
 //! repository, in both seat orders where the scorer's history bug makes the
 //! order matter. `caveman` (Caveman Duels): the original C++ controller's
 //! output, recorded the same way (`external-games/caveman/original/`), for
-//! the line-ups of the repository's bots.
+//! the line-ups of the repository's bots, one of which (`opener.py`) plays
+//! otherwise if a duel's first turn is not started with no argument, as
+//! the original started it. `original/compare.sh` of each challenge
+//! reproduces the whole comparison with the originals (not here: they are
+//! not in the repository).
 
 use std::path::PathBuf;
 use std::process::{Command, Output};
@@ -127,7 +131,10 @@ fn controller_result(seat0: &str, seat1: &str) -> (f64, f64) {
     let id = |bot: &str| {
         players
             .lines()
-            .position(|l| l.ends_with(&format!("/{bot}")) || l.ends_with(&format!("/{bot}.py")))
+            .position(|l| {
+                // A compiled bot of bots/ ran as ./mine-<stem> (compare.sh).
+                l.ends_with(&format!("/{bot}.py")) || l.ends_with(&format!("/mine-{bot}"))
+            })
             .unwrap_or_else(|| panic!("{bot} is not in the original controller's playerlist.txt"))
     };
     let (a, b) = (id(seat0), id(seat1));
@@ -165,4 +172,23 @@ fn caveman_duels_agree_with_the_original_controller() {
     assert_eq!(controller_result("sharpener", "alternator"), (0.0, 3.0));
     assert_eq!(controller_result("sharpener", "blocker"), (3.0, 0.0));
     assert_eq!(controller_result("alternator", "blocker"), (0.0, 0.0));
+}
+
+#[test]
+fn caveman_duels_start_with_no_argument_as_the_original_did() {
+    if !root_or_skip() {
+        return;
+    }
+    // opener sharpens when it is started with no argument at all (how the
+    // original controller begins a duel) and blocks when given one empty
+    // argument; then it pokes after sharpening. Against sharpener it so
+    // wins every duel on turn 2: 6 turns. Were a duel begun with "" it
+    // would block, sharpen, poke and win on turn 3: 9 turns.
+    let expected = controller_result("sharpener", "opener");
+    assert_eq!(expected, (0.0, 3.0));
+    assert_eq!(
+        play("caveman", "1", &["sharpener.py", "opener.py"]),
+        (vec![expected.0, expected.1], 6),
+        "sharpener against opener: koth (scores, turns), then the original controller's scores"
+    );
 }

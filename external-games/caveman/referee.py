@@ -22,8 +22,8 @@
 # seat's score is the duels it won.
 #
 # The request: "MINE,THEIRS", every move of this duel so far, mine first
-# ("SPB,SBB"); on a duel's first turn the original passed no argument at
-# all, koth's per_turn_argv passes one, empty ("").
+# ("SPB,SBB"), as the program's one argument; on a duel's first turn no
+# argument at all (`"argv": []`), as the original controller did.
 import json
 import sys
 
@@ -86,7 +86,9 @@ class Game:
 
     def requests(self):
         h = self.history
-        return [{"seat": s, "text": "" if not h[s] else h[s] + "," + h[1 - s]} for s in (0, 1)]
+        if not h[0]:
+            return [{"seat": s, "argv": []} for s in (0, 1)]
+        return [{"seat": s, "argv": [h[s] + "," + h[1 - s]]} for s in (0, 1)]
 
     def view(self):
         width = MAX_TURNS + 1

@@ -14,7 +14,7 @@
 # As the original scorer did it:
 # - only the answer's first character counts, and it must be "c" or "t";
 # - on a match's first round the scorer passed no argument (the shell
-#   command ended in a space); koth's per_turn_argv passes one, empty;
+#   command ended in a space): the first request is `"argv": []`;
 # - the scorer gave the second prisoner (seat 1) a history made of its own
 #   newest outcome followed by the FIRST prisoner's previous history (its
 #   runRound returns L2+h1 where h2 was meant). With the setting
@@ -60,7 +60,7 @@ class Game:
         over = self.round >= self.rounds
         out = {"turn": turn, "view": self.view(), "scores": self.scores, "over": over}
         if not over:
-            out["requests"] = [{"seat": s, "text": self.history[s]} for s in (0, 1)]
+            out["requests"] = [{"seat": s, "argv": [self.history[s]] if self.history[s] else []} for s in (0, 1)]
         out.update(extra or {})
         return out
 
