@@ -2,7 +2,8 @@
 //! private PostgreSQL, the example ladders playing on two runners, a
 //! visitor opening the newest match's replay and frames every 5 s) for
 //! [`MINUTES`] minutes, and its resident memory at the end must be within
-//! [`MAX_GROWTH`] times the same run's warm baseline (the second minute).
+//! [`MAX_GROWTH`] times the same run's warm baseline (the second minute),
+//! each the lowest sample of its minute (`src/cli/soak.rs` says why).
 //!
 //! With glibc's malloc, the defect this guards against, the same run grew
 //! 1.5x by its fifth minute and kept growing (per-thread arenas keeping
