@@ -30,61 +30,24 @@ use serde_json::{json, Value};
 mod in_process;
 use in_process::{postgres, Api};
 
-/// Counts its matches in count.txt (asked once a match: four seats, four
-/// turns), says the count, then does what its mode says, then plays the
-/// count-th spread around its slime (what it plays depends on its data).
+/// The counting Slime bot (`tests/bots/slime_counter.py`) in a mode:
+/// `"count"`, `"hoard"` or `"plant"` (what each does: the bot's header).
 fn bot(mode: &str) -> String {
-    format!(
-        r#"import os, sys
-MODE = "{mode}"
-arg = sys.argv[1].split(",")
-me, rows = arg[0], arg[1:]
-try:
-    n = int(open("count.txt").read())
-except FileNotFoundError:
-    n = 0
-n += 1
-open("count.txt", "w").write(str(n))
-print(f"match {{n}}", file=sys.stderr)
-for name in ["passwd", "root", "up"]:
-    print(("found " if os.path.lexists(name) else "no ") + name, file=sys.stderr)
-if MODE == "hoard" and n >= 2:
-    open("big.bin", "wb").write(b"x" * 5000)
-if MODE == "plant":
-    for name, target in [("passwd", "/etc/passwd"), ("root", "/proc/self/root"), ("up", "..")]:
-        if not os.path.lexists(name):
-            os.symlink(target, name)
-moves = []
-for r, row in enumerate(rows):
-    for c, x in enumerate(row):
-        if x == me:
-            for a in range(r - 1, r + 2):
-                for b in range(c - 1, c + 2):
-                    if 0 <= a < len(rows) and 0 <= b < len(rows) and rows[a][b] == ".":
-                        moves.append(f"{{r}} {{c}} {{a}} {{b}}")
-print(moves[n % len(moves)] if moves else "0 0 0 0")
-"#
-    )
+    let source = include_str!("bots/slime_counter.py");
+    assert!(source.contains("MODE = \"count\"\n"));
+    source.replace("MODE = \"count\"\n", &format!("MODE = {mode:?}\n"))
 }
 
 fn sandbox() -> SandboxConfig {
     koth_testkit::bot_sandbox("bot-data", 61000, 256 << 20, 100)
 }
 
+/// Submit `source` as a new version of `name`, which must become ready;
+/// the bot's id.
 async fn submit(api: &Api, token: &str, ladder: i64, name: &str, source: &str) -> i64 {
-    let (st, made) = api.call("POST", &format!("/api/ladders/{ladder}/bots/{name}?file=bot.py"), Some(token), source).await;
-    assert!(matches!(st, StatusCode::CREATED | StatusCode::ACCEPTED), "{st}: {made}");
-    let version = made["version"].as_i64().unwrap();
-    let deadline = Instant::now() + Duration::from_secs(120);
-    loop {
-        let (_, log) = api.call("GET", &format!("/api/versions/{version}/log"), Some(token), Vec::new()).await;
-        if log["status"] == "ready" {
-            return made["bot"].as_i64().unwrap();
-        }
-        assert!(matches!(log["status"].as_str(), Some("pending" | "validating")), "{log}");
-        assert!(Instant::now() < deadline, "version {version} still {} after 120 s", log["status"]);
-        tokio::time::sleep(Duration::from_millis(200)).await;
-    }
+    let (made, log) = api.submit_and_settle(token, ladder, name, source).await;
+    assert_eq!(log["status"], "ready", "{log}");
+    made["bot"].as_i64().unwrap()
 }
 
 /// Play a challenge between `bots` and wait for it to finish.
@@ -132,7 +95,7 @@ async fn a_ladders_bots_keep_their_data_from_match_to_match() {
     let cfg = WorkerConfig::new("bot-data-runner".into(), Builder::host(sandbox()), &sandbox(), 256 << 20);
     let runner = tokio::spawn(worker::run(pool.clone(), cfg, stopped));
     let mut bots = Vec::new();
-    for (name, mode) in [("counter", ""), ("hoarder", "hoard"), ("planter", "plant"), ("plain", "")] {
+    for (name, mode) in [("counter", "count"), ("hoarder", "hoard"), ("planter", "plant"), ("plain", "count")] {
         bots.push(submit(&api, &token, ladder, name, &bot(mode)).await);
     }
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("bot-data");
@@ -221,20 +184,24 @@ async fn a_ladders_bots_keep_their_data_from_match_to_match() {
     let tar = dir.join("match-2-counter.tar");
     std::fs::write(&tar, &snap.archive).unwrap();
     let counter_py = dir.join("counter.py");
-    std::fs::write(&counter_py, bot("")).unwrap();
+    std::fs::write(&counter_py, bot("count")).unwrap();
     let seat = (c2 + 1).to_string();
     let rec = dir.join("match-2.json");
-    let out = koth(&[
-        "replay",
-        "rerun",
-        rec.to_str().unwrap(),
-        "--bot",
-        counter_py.to_str().unwrap(),
-        "--seat",
-        &seat,
-        "--data",
-        tar.to_str().unwrap(),
-    ]);
+    // The recorded match again, the counter's seat from `data`.
+    let rerun_from = |data: &std::path::Path| {
+        koth(&[
+            "replay",
+            "rerun",
+            rec.to_str().unwrap(),
+            "--bot",
+            counter_py.to_str().unwrap(),
+            "--seat",
+            &seat,
+            "--data",
+            data.to_str().unwrap(),
+        ])
+    };
+    let out = rerun_from(&tar);
     let text = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(0), "{text}{}", String::from_utf8_lossy(&out.stderr));
     assert!(text.starts_with("reproduced: all 4 turns"), "{text}");
@@ -259,17 +226,7 @@ async fn a_ladders_bots_keep_their_data_from_match_to_match() {
     // A snapshot other than the one the match recorded is refused.
     let empty = dir.join("empty.tar");
     std::fs::write(&empty, Snapshot::empty().archive).unwrap();
-    let out = koth(&[
-        "replay",
-        "rerun",
-        rec.to_str().unwrap(),
-        "--bot",
-        counter_py.to_str().unwrap(),
-        "--seat",
-        &seat,
-        "--data",
-        empty.to_str().unwrap(),
-    ]);
+    let out = rerun_from(&empty);
     assert!(String::from_utf8_lossy(&out.stderr).contains("but seat"), "a snapshot other than the recorded one is refused");
 
     // Two matches of the counter's version recorded at once, both started

@@ -579,30 +579,10 @@ fn koth_match_with_a_missing_bot_says_so_before_any_box() {
     assert!(started.elapsed() < std::time::Duration::from_secs(5), "{:?}", started.elapsed());
 }
 
-/// A Slime bot that counts the turns it is asked in count.txt (one a
-/// match with `--max-turns 4` and four seats), says the count on stderr,
-/// and spreads to the count-th empty cell around its slime: what it plays
-/// depends on the data it started from.
-const COUNTER: &str = r#"import sys
-arg = sys.argv[1].split(",")
-me, rows = arg[0], arg[1:]
-try:
-    n = int(open("count.txt").read())
-except FileNotFoundError:
-    n = 0
-n += 1
-open("count.txt", "w").write(str(n))
-print(f"match {n}", file=sys.stderr)
-moves = []
-for r, row in enumerate(rows):
-    for c, x in enumerate(row):
-        if x == me:
-            for a in range(r - 1, r + 2):
-                for b in range(c - 1, c + 2):
-                    if 0 <= a < len(rows) and 0 <= b < len(rows) and rows[a][b] == ".":
-                        moves.append(f"{r} {c} {a} {b}")
-print(moves[n % len(moves)])
-"#;
+/// A Slime bot that counts its matches in count.txt (one a match with
+/// `--max-turns 4` and four seats), says the count on stderr, and plays
+/// what depends on the data it started from: `tests/bots/slime_counter.py`.
+const COUNTER: &str = include_str!("bots/slime_counter.py");
 
 /// `koth match --data DIR`: a bot's folder carried from match to match
 /// (it counts 1, 2, 3), each match's replay naming the snapshot the seat

@@ -45,18 +45,7 @@ fn sandbox() -> SandboxConfig {
 /// Submit `source` as a new version of `name` and wait until it is no
 /// longer pending or validating; its version log.
 async fn submit(api: &Api, token: &str, ladder: i64, name: &str, source: &str) -> Value {
-    let (st, made) = api.call("POST", &format!("/api/ladders/{ladder}/bots/{name}?file=bot.py"), Some(token), source).await;
-    assert!(matches!(st, StatusCode::CREATED | StatusCode::ACCEPTED), "{st}: {made}");
-    let version = made["version"].as_i64().unwrap();
-    let deadline = Instant::now() + Duration::from_secs(120);
-    loop {
-        let (_, log) = api.call("GET", &format!("/api/versions/{version}/log"), Some(token), Vec::new()).await;
-        if !matches!(log["status"].as_str(), Some("pending" | "validating")) {
-            return log;
-        }
-        assert!(Instant::now() < deadline, "version {version} still {} after 120 s", log["status"]);
-        tokio::time::sleep(Duration::from_millis(200)).await;
-    }
+    api.submit_and_settle(token, ladder, name, source).await.1
 }
 
 async fn current_version(api: &Api, bot: i64) -> Option<i64> {

@@ -73,6 +73,27 @@ impl Api {
 }
 
 impl Api {
+    /// Submit `source` as `bot.py`, a new version of the bot `name` on
+    /// `ladder`, and wait (two minutes at most) until the version is no
+    /// longer pending or validating: the upload's answer (`bot`,
+    /// `version`) and the version's log (`status`, ...).
+    pub async fn submit_and_settle(&self, token: &str, ladder: i64, name: &str, source: &str) -> (Value, Value) {
+        let (st, made) = self.call("POST", &format!("/api/ladders/{ladder}/bots/{name}?file=bot.py"), Some(token), source).await;
+        assert!(matches!(st, StatusCode::CREATED | StatusCode::ACCEPTED), "{st}: {made}");
+        let version = made["version"].as_i64().unwrap();
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+        loop {
+            let (_, log) = self.call("GET", &format!("/api/versions/{version}/log"), Some(token), Vec::new()).await;
+            if !matches!(log["status"].as_str(), Some("pending" | "validating")) {
+                return (made, log);
+            }
+            assert!(std::time::Instant::now() < deadline, "version {version} still {} after 120 s", log["status"]);
+            tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+        }
+    }
+}
+
+impl Api {
     /// A GET with these headers: status, response headers and the body's
     /// bytes as sent (not decoded).
     pub async fn get_raw(&self, uri: &str, headers: &[(&str, &str)]) -> (StatusCode, axum::http::HeaderMap, Vec<u8>) {
