@@ -75,6 +75,41 @@ fn start_bench_prints_a_row_for_every_command() {
     assert_eq!(rows[0].1[2], 1.0, "/bin/true is the anchor: {text}");
 }
 
+/// `koth bench match --referee-only` on 100 moves with 2 spinners: the
+/// external referee's rows, the pipe round trips it is set against, and
+/// koth's part over them, every figure a finite number, p50 within p99.
+#[test]
+fn match_bench_sets_the_referees_call_beside_its_pipe_round_trip() {
+    if unsafe { libc::geteuid() } != 0 {
+        assert!(std::env::var("CI").is_err(), "CI=true and not root: these tests run as root");
+        eprintln!("SKIPPED (not root)");
+        return;
+    }
+    let out = Command::new(env!("CARGO_BIN_EXE_koth"))
+        .args(["bench", "match", "--referee-only", "--moves", "100", "--spinners", "2"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}{}", String::from_utf8_lossy(&out.stderr));
+    assert!(text.contains("2 processes spinning on the host"), "{text}");
+    for name in [
+        "turn, built-in referee",
+        "turn, external referee (the whole call)",
+        "  the rest: what koth adds",
+        "a raw pipe round trip, two C processes (scheduler's choice)",
+        "a raw pipe round trip, two C processes on two CPUs",
+    ] {
+        let line = text.lines().find(|l| l.starts_with(name)).unwrap_or_else(|| panic!("no row {name:?}: {text}"));
+        // "NAME  p50 X us  p99 Y us  (ratios)": the ratios do not read as numbers.
+        let figures: Vec<f64> = line.split_whitespace().filter_map(|w| w.parse().ok()).collect();
+        assert_eq!(figures.len(), 2, "{name}: {line}");
+        assert!(figures[0].is_finite() && figures[0] > 0.0 && figures[0] <= figures[1], "{name}: {line}");
+    }
+    let over = text.lines().find(|l| l.starts_with("koth's part of a call over its pipe round trip")).expect("koth's part");
+    let figures: Vec<f64> = over.split_whitespace().filter_map(|w| w.parse().ok()).collect();
+    assert!(figures.len() >= 2 && figures[..2].iter().all(|x| x.is_finite()), "{over}");
+}
+
 /// `koth bench fairness` on 20 moves, with 0 and 2 spinners: a row for
 /// each opponent at each N, every figure a finite number, and the goal
 /// line with a verdict per row (as root: the bots run in the sandbox).

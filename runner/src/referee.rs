@@ -75,8 +75,8 @@ impl From<String> for AskError {
 /// What one exchange with the referee cost (`koth bench match`).
 #[derive(Clone, Copy, Debug)]
 pub struct CallCost {
-    /// From koth's line being written (the box thawed first) to the answer
-    /// read, checked and the box frozen again.
+    /// From the box's thaw being asked for and koth's line written to the
+    /// answer read, checked and the box's freeze asked for.
     pub wall: Duration,
     /// CPU the referee's box used meanwhile: its program's own work.
     pub cpu: Duration,
@@ -249,10 +249,6 @@ impl Running {
                 return Err(format!("wrote a line nobody asked for: {:?}", clip(&extra)).into());
             }
         }
-        if self.paused {
-            self.sandbox.thaw().map_err(|e| format!("its box could not be resumed: {e}"))?;
-            self.paused = false;
-        }
         let allowance = Allowance { limit, give_up: limit, max_uncharged: limit };
         let mut wait = CpuWait::new();
         self.sandbox.sample_cpu_wait(&mut wait);
@@ -260,6 +256,12 @@ impl Running {
         let began = Instant::now();
         let mut sampled = began;
         self.stdin.push_line(line);
+        // Continued once its line is there, so that it wakes once, to read
+        // it; not waited for (`Sandbox::request_thaw`).
+        if self.paused {
+            self.sandbox.request_thaw().map_err(|e| format!("its box could not be resumed: {e}"))?;
+            self.paused = false;
+        }
         let mut set = PollSet::default();
         // Time the engine's thread was stopped, as in a bot's turn: the
         // machine's, forgiven within the same bound.
@@ -304,8 +306,12 @@ impl Running {
             stopped.asleep(asked, || set.wait(asked));
         };
         if heard.is_ok() {
-            // Nothing of it runs while the bots think.
-            self.paused = self.sandbox.freeze().is_ok();
+            // Nothing of it runs while the bots think. Its threads are
+            // stopped by this thread at once (v1) or by the kernel (v2);
+            // the rest of the freeze is not waited for: a referee that has
+            // answered is blocked reading, and waiting for the box's holder
+            // to be scheduled was most of a call's cost on a loaded machine.
+            self.paused = self.sandbox.request_freeze().is_ok();
         }
         heard
     }

@@ -167,10 +167,24 @@ fn thread_cpu() -> Duration {
 
 /// A thread's counts, if it still exists.
 fn read_thread(tid: i32) -> Option<ThreadSample> {
-    let sched = std::fs::read_to_string(format!("/proc/{tid}/schedstat")).ok()?;
-    let (on_cpu, delay) = parse_schedstat_pair(&sched)?;
-    let stat = std::fs::read_to_string(format!("/proc/{tid}/stat")).unwrap_or_default();
-    Some(ThreadSample { on_cpu, delay, runnable: parse_state(&stat) == Some('R') })
+    let mut buf = [0u8; 1024];
+    let sched = read_small(&format!("/proc/{tid}/schedstat"), &mut buf)?;
+    let (on_cpu, delay) = parse_schedstat_pair(sched)?;
+    let runnable = read_small(&format!("/proc/{tid}/stat"), &mut buf).is_some_and(|stat| parse_state(stat) == Some('R'));
+    Some(ThreadSample { on_cpu, delay, runnable })
+}
+
+/// A small `/proc` file in one `read` (the engine samples these every few
+/// milliseconds of every move: `read_to_string` grows its buffer from 32
+/// bytes, six reads for a `stat`). `None` if it cannot be read or does not
+/// fit `buf` (a `stat` line is some 300 bytes).
+fn read_small<'b>(path: &str, buf: &'b mut [u8]) -> Option<&'b str> {
+    use std::io::Read;
+    let n = std::fs::File::open(path).ok()?.read(buf).ok()?;
+    if n == buf.len() {
+        return None;
+    }
+    std::str::from_utf8(&buf[..n]).ok()
 }
 
 /// The state letter of `/proc/<tid>/stat`: the field after the name in
@@ -187,10 +201,23 @@ fn parse_schedstat_pair(text: &str) -> Option<(u64, u64)> {
 /// The calling thread's run-queue wait so far: the engine's own, which
 /// delays its reading of an answer as much as a bot's delays the answer.
 pub fn this_thread() -> Duration {
-    std::fs::read_to_string("/proc/thread-self/schedstat")
-        .ok()
-        .and_then(|t| parse_schedstat(&t))
-        .map_or(Duration::ZERO, Duration::from_nanos)
+    this_thread_schedstat().map_or(Duration::ZERO, |(_, delay)| Duration::from_nanos(delay))
+}
+
+/// The calling thread's CPU time and run-queue wait (ns) from its
+/// `schedstat`, opened once per thread (the file names the thread that
+/// opened it) and read again from its start each time: the engine reads it
+/// several times a move.
+fn this_thread_schedstat() -> Option<(u64, u64)> {
+    use std::os::unix::fs::FileExt;
+    thread_local! {
+        static SCHEDSTAT: Option<std::fs::File> = std::fs::File::open("/proc/thread-self/schedstat").ok();
+    }
+    let mut buf = [0u8; 128];
+    SCHEDSTAT.with(|f| {
+        let n = f.as_ref()?.read_at(&mut buf, 0).ok()?;
+        parse_schedstat_pair(std::str::from_utf8(&buf[..n]).ok()?)
+    })
 }
 
 /// The second of `/proc/<tid>/schedstat`'s three fields: time on the CPU,
@@ -280,6 +307,33 @@ mod tests {
         m.asleep(Duration::from_millis(10), || std::thread::sleep(Duration::from_millis(50)));
         let s = m.so_far();
         assert!(s >= Duration::from_millis(35) && s < Duration::from_millis(60), "{s:?}");
+    }
+
+    #[test]
+    fn this_threads_kept_file_reads_its_own_counts_afresh() {
+        // Until the thread itself has run that long (its CPU clock, not the
+        // wall's: a loaded machine stretches the wall).
+        let burn = |d: Duration| {
+            let t = thread_cpu();
+            while thread_cpu() - t < d {
+                std::hint::black_box(0u64);
+            }
+        };
+        for _ in 0..2 {
+            std::thread::spawn(move || {
+                let (cpu0, _) = this_thread_schedstat().expect("this thread's schedstat");
+                burn(Duration::from_millis(30));
+                let (cpu1, _) = this_thread_schedstat().unwrap();
+                // SAFETY: gettid has no preconditions.
+                let fresh = read_thread(unsafe { libc::gettid() }).unwrap();
+                // The kept file is read again, and it is this thread's: the
+                // CPU it just burned shows, and no more than a fresh read.
+                assert!(cpu1 >= cpu0 + 10_000_000, "{cpu0} then {cpu1}: the kept file did not read afresh");
+                assert!(cpu1 <= fresh.on_cpu, "{cpu1} > {}: another thread's file", fresh.on_cpu);
+            })
+            .join()
+            .unwrap();
+        }
     }
 
     #[test]

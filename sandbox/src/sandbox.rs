@@ -142,6 +142,11 @@ pub struct Sandbox {
     shared: Arc<Shared>,
     /// Between `freeze` and a successful `thaw`: no spawn.
     paused: AtomicBool,
+    /// Commands sent to the holder whose acknowledgements are not read yet
+    /// ([`Sandbox::request_freeze`], [`Sandbox::request_thaw`]), oldest
+    /// first: the holder answers in order, so the next exchange reads these
+    /// first. The lock also keeps two threads' exchanges apart.
+    unacknowledged: Mutex<std::collections::VecDeque<u8>>,
 }
 
 /// The uid and gid a box's programs run as: its slot's, or in a rootless
@@ -260,6 +265,7 @@ impl Sandbox {
             cap_last_cap: cap_last_cap(),
             shared: Arc::new(Shared { destroyed: false.into(), children: Mutex::new(Default::default()) }),
             paused: AtomicBool::new(false),
+            unacknowledged: Mutex::new(std::collections::VecDeque::new()),
             config,
         };
         let ports = match &sandbox.config.network {
@@ -445,11 +451,90 @@ impl Sandbox {
         Ok(())
     }
 
+    /// Stop every program of the box as [`Sandbox::freeze`] does, without
+    /// waiting to see it done: on cgroup v1 every thread of the box is sent
+    /// `SIGSTOP` at once by this thread (so a program running now stops
+    /// now) and the holder's pass is sent but not waited for; on v2 the
+    /// freeze is asked of the kernel. For a box whose programs are blocked
+    /// reading (an external referee that has answered) this costs no wait
+    /// for the holder or the kernel to be scheduled, which on a loaded
+    /// machine is most of a freeze. [`Sandbox::thaw`] or
+    /// [`Sandbox::request_thaw`] ends it.
+    pub fn request_freeze(&self) -> Result<()> {
+        self.paused.store(true, Ordering::SeqCst);
+        match self.version {
+            Version::V1 => {
+                for pid in self.cgroup.pids().unwrap_or_default() {
+                    stop_every_thread(pid);
+                }
+                self.signal_all_later(crate::mounts::STOP_ALL)
+            }
+            Version::V2 => self.cgroup.request_frozen(true),
+        }
+    }
+
+    /// Continue the box without waiting for the holder (v1) or the kernel
+    /// (v2) to be scheduled: on v1 every process of the box's cgroup is
+    /// sent `SIGCONT` by this thread, once the holder has answered every
+    /// earlier command (its `SIGSTOP` pass must not land after the
+    /// continue; by the next call it has long answered); on v2 the thaw
+    /// is asked of the kernel. A stopped program cannot fork, so the
+    /// cgroup's list is every program to continue. (A pid in that list
+    /// whose program exits and is reaped before the signal could in
+    /// principle be another's by then, as for [`stop_every_thread`];
+    /// `SIGCONT` changes nothing for a program that is not stopped.)
+    pub fn request_thaw(&self) -> Result<()> {
+        match self.version {
+            Version::V1 => {
+                self.acknowledge_all()?;
+                for pid in self.cgroup.pids().unwrap_or_default() {
+                    // SAFETY: kill(2) on a pid read from the box's cgroup
+                    // just now; see above for one reused since.
+                    unsafe { libc::kill(pid, libc::SIGCONT) };
+                }
+            }
+            Version::V2 => self.cgroup.request_frozen(false)?,
+        }
+        self.paused.store(false, Ordering::SeqCst);
+        Ok(())
+    }
+
+    /// Read the holder's answers to every command sent and not yet answered.
+    fn acknowledge_all(&self) -> Result<()> {
+        let mut unacknowledged = self.unacknowledged.lock().unwrap_or_else(|p| p.into_inner());
+        let Some(control) = self.control.as_ref() else { return Ok(()) };
+        while !unacknowledged.is_empty() {
+            read_ack(control.as_raw_fd(), &mut unacknowledged, 5000)?;
+        }
+        Ok(())
+    }
+
     /// Have the holder stop or continue every program of the box; returns
     /// once its `kill(2)` has returned. Then every program is signalled and
     /// woken: none runs another instruction of its own before it stops, and
     /// after SIGCONT each is runnable again.
     fn signal_all(&self, command: u8) -> Result<()> {
+        let mut unacknowledged = self.unacknowledged.lock().unwrap_or_else(|p| p.into_inner());
+        let fd = self.send_command(command)?;
+        unacknowledged.push_back(command);
+        // The holder's answers come in order: every earlier one, then this.
+        while !unacknowledged.is_empty() {
+            read_ack(fd, &mut unacknowledged, 5000)?;
+        }
+        Ok(())
+    }
+
+    /// Send the holder `command` without waiting for it to be carried out;
+    /// the answers already there are read on the way.
+    fn signal_all_later(&self, command: u8) -> Result<()> {
+        let mut unacknowledged = self.unacknowledged.lock().unwrap_or_else(|p| p.into_inner());
+        let fd = self.send_command(command)?;
+        unacknowledged.push_back(command);
+        while !unacknowledged.is_empty() && read_ack(fd, &mut unacknowledged, 0)? {}
+        Ok(())
+    }
+
+    fn send_command(&self, command: u8) -> Result<RawFd> {
         let control = self.control.as_ref().ok_or_else(|| Error::Config("the box is being torn down".into()))?;
         let fd = control.as_raw_fd();
         // send, not write: a holder that died must be an error here, not a
@@ -458,15 +543,7 @@ impl Sandbox {
         if unsafe { libc::send(fd, [command].as_ptr().cast(), 1, libc::MSG_NOSIGNAL) } != 1 {
             return Err(Error::os("sending the box's holder a command", io::Error::last_os_error()));
         }
-        let mut pfd = libc::pollfd { fd, events: libc::POLLIN, revents: 0 };
-        // SAFETY: one valid pollfd, borrowed for the call.
-        let ready = unsafe { libc::poll(&mut pfd, 1, 5000) };
-        let mut ack = [0u8; 1];
-        // SAFETY: reads at most one byte into the one-byte `ack`.
-        if ready != 1 || unsafe { libc::read(fd, ack.as_mut_ptr().cast(), 1) } != 1 || ack[0] != command {
-            return Err(Error::Config("the box's holder did not answer (it died, or the machine is stalled)".into()));
-        }
-        Ok(())
+        Ok(fd)
     }
 
     /// CPU time of everything that ran in the box so far.
@@ -813,6 +890,26 @@ impl Drop for Child {
             children.remove(&self.pid);
         }
     }
+}
+
+/// Read the holder's answer to the oldest command of `unacknowledged` from
+/// the control socket `fd`, waiting at most `wait_ms`: `Ok(false)` if none
+/// came in that time and `wait_ms` is 0 (it is on its way), an error if
+/// the holder died, answered out of order or not within a wait.
+fn read_ack(fd: RawFd, unacknowledged: &mut std::collections::VecDeque<u8>, wait_ms: libc::c_int) -> Result<bool> {
+    let mut pfd = libc::pollfd { fd, events: libc::POLLIN, revents: 0 };
+    // SAFETY: one valid pollfd, borrowed for the call.
+    let ready = unsafe { libc::poll(&mut pfd, 1, wait_ms) };
+    if ready == 0 && wait_ms == 0 {
+        return Ok(false);
+    }
+    let mut ack = [0u8; 1];
+    // SAFETY: reads at most one byte into the one-byte `ack`.
+    if ready != 1 || unsafe { libc::read(fd, ack.as_mut_ptr().cast(), 1) } != 1 || Some(&ack[0]) != unacknowledged.front() {
+        return Err(Error::Config("the box's holder did not answer (it died, or the machine is stalled)".into()));
+    }
+    unacknowledged.pop_front();
+    Ok(true)
 }
 
 /// Send SIGSTOP to every thread of process `pid`, not only to the process:

@@ -96,6 +96,68 @@ fn a_frozen_box_uses_no_cpu_and_resumes_on_thaw() {
     assert!(sb.pids().unwrap().is_empty());
 }
 
+/// Wait until the box's CPU time stops growing (under 2 ms, scaled, over
+/// 300 ms), five seconds at most: a freeze asked for without waiting is
+/// done once its holder or the kernel has been scheduled.
+fn settles_still(sb: &Sandbox, what: &str) {
+    let deadline = std::time::Instant::now() + Duration::from_secs(5);
+    loop {
+        let before = sb.cpu_usage().unwrap();
+        std::thread::sleep(Duration::from_millis(300));
+        if sb.cpu_usage().unwrap() - before < scaled(Duration::from_millis(2)) {
+            return;
+        }
+        assert!(std::time::Instant::now() < deadline, "{what}: the box still runs 5 s after its freeze was asked for");
+    }
+}
+
+/// Wait until the box has used 50 ms more CPU: it runs (five seconds at most).
+fn runs_again(sb: &Sandbox, what: &str) {
+    let from = sb.cpu_usage().unwrap();
+    let deadline = std::time::Instant::now() + Duration::from_secs(5);
+    while sb.cpu_usage().unwrap() - from < Duration::from_millis(50) {
+        assert!(std::time::Instant::now() < deadline, "{what}: the box did not run again");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+/// A freeze or thaw asked for without waiting (what an external referee's
+/// box gets between its calls) stops and continues the box as the waiting
+/// ones do, also a box forking all the time and one spinning eight
+/// threads; asked several times in a row, then mixed with a waiting thaw
+/// and freeze, whose holder answers come in order.
+#[test]
+fn a_freeze_asked_for_without_waiting_stops_the_box_and_a_thaw_continues_it() {
+    require_sandbox!();
+    for script in ["while :; do :; done", "while :; do /bin/true; done", "for i in 1 2 3 4 5 6 7 8; do (while :; do :; done) & done; wait"]
+    {
+        let sb = Sandbox::create(config(hostile_limits())).unwrap();
+        let mut child = sb.spawn(Command::new("/bin/sh").args(["-c", script])).unwrap();
+        runs_again(&sb, script);
+        sb.request_freeze().unwrap();
+        settles_still(&sb, script);
+        sb.request_thaw().unwrap();
+        runs_again(&sb, script);
+        // Several without waiting, then the waiting ones read every answer
+        // in order.
+        for _ in 0..3 {
+            sb.request_freeze().unwrap();
+            sb.request_thaw().unwrap();
+        }
+        sb.request_freeze().unwrap();
+        sb.thaw().unwrap();
+        runs_again(&sb, script);
+        sb.request_thaw().unwrap();
+        sb.freeze().unwrap();
+        let still = sb.cpu_usage().unwrap();
+        std::thread::sleep(Duration::from_millis(300));
+        let burned = sb.cpu_usage().unwrap() - still;
+        assert!(burned < scaled(Duration::from_millis(2)), "{script}: frozen after the mix, the box burned {burned:?}");
+        sb.kill_all().unwrap();
+        assert_eq!(child.wait().unwrap(), Exit::Signal(libc::SIGKILL), "{script}");
+    }
+}
+
 /// A frozen box that forks all the time stays frozen, and its programs die
 /// on a plain SIGKILL with no thaw: what the kernel sends them when their
 /// supervisor, a container's PID 1, is killed (cgroup v1's freezer would

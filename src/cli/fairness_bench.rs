@@ -128,10 +128,10 @@ fn bot(dir: &std::path::Path, name: &str, src: &str, args: &[&str]) -> anyhow::R
 }
 
 /// Processes spinning on the host, outside every box, until dropped.
-struct Spinners(Vec<Child>);
+pub(super) struct Spinners(Vec<Child>);
 
 impl Spinners {
-    fn start(n: u32) -> anyhow::Result<Spinners> {
+    pub(super) fn start(n: u32) -> anyhow::Result<Spinners> {
         let mut s = Spinners(Vec::new());
         for _ in 0..n {
             let child = HostCommand::new("sh")

@@ -220,6 +220,9 @@ pub trait Group: Send + Sync {
     fn freeze(&self) -> Result<()>;
     /// Resume every process; returns once the cgroup is thawed.
     fn thaw(&self) -> Result<()>;
+    /// Ask the kernel to freeze (`true`) or thaw the cgroup, without
+    /// waiting to see it done ([`Group::freeze`] and [`Group::thaw`] wait).
+    fn request_frozen(&self, frozen: bool) -> Result<()>;
     /// Processes now in the cgroup (global pids).
     fn pids(&self) -> Result<Vec<i32>>;
     /// Threads now in the cgroup (global thread ids).

@@ -185,6 +185,10 @@ impl Group for V1Group {
         wait_until(Duration::from_secs(5), "waiting for the v1 freezer to thaw", || self.freezer_is(b"THAWED"))
     }
 
+    fn request_frozen(&self, frozen: bool) -> Result<()> {
+        pwrite(&self.freezer_state, if frozen { b"FROZEN" } else { b"THAWED" }, "freezer.state")
+    }
+
     fn pids(&self) -> Result<Vec<i32>> {
         read_pids(&self.freezer_dir().join("cgroup.procs"))
     }

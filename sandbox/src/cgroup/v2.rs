@@ -207,6 +207,10 @@ impl Group for V2Group {
         self.wait_event("frozen", 0, Duration::from_secs(5))
     }
 
+    fn request_frozen(&self, frozen: bool) -> Result<()> {
+        pwrite(&self.freeze, if frozen { b"1" } else { b"0" }, "cgroup.freeze")
+    }
+
     fn pids(&self) -> Result<Vec<i32>> {
         read_pids(&self.dir.join("cgroup.procs"))
     }
