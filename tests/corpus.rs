@@ -11,7 +11,13 @@
 //! output, recorded the same way (`external-games/caveman/original/`), for
 //! the line-ups of the repository's bots, one of which (`opener.py`) plays
 //! otherwise if a duel's first turn is not started with no argument, as
-//! the original started it. `original/compare.sh` of each challenge
+//! the original started it. `grid-routing` (Grid-Routing Battle): 3 long-lived
+//! stdio bots in one match, requests of two lines, each bot seeing the
+//! others in a hidden order of its own; the original Python controller's
+//! scores and every seat's answers there (through a tap), recorded with its
+//! `random` seeded as the referee seeds its own
+//! (`external-games/grid-routing/original/`), for the line-ups of the
+//! repository's bots. `original/compare.sh` of each challenge
 //! reproduces the whole comparison with the originals (not here: they are
 //! not in the repository).
 
@@ -191,4 +197,74 @@ fn caveman_duels_start_with_no_argument_as_the_original_did() {
         (vec![expected.0, expected.1], 6),
         "sharpener against opener: koth (scores, turns), then the original controller's scores"
     );
+}
+
+/// Grid-Routing Battle's bots as `original/out.txt` numbers them: the
+/// answers compared (not in the repository), then koth's own.
+const GRID_BOTS: [&str; 6] = ["Checkpoint", "Explorer", "Watermelon", "column.py", "roof.js", "breaker.c"];
+
+/// The original controller's scores for a line-up (`out.txt`: `IDS :
+/// SCORES`) and every seat's answers there (`answers.txt`: `IDS : ORIGINAL
+/// : KOTH`, each a seat's `COUNT:DIGEST`), the line-up as files of bots/.
+fn grid_original(bots: &[&str]) -> (Vec<f64>, Vec<String>) {
+    let ids: Vec<String> = bots
+        .iter()
+        .map(|b| GRID_BOTS.iter().position(|g| g == b).unwrap_or_else(|| panic!("{b} is not a bot of out.txt")).to_string())
+        .collect();
+    let ids = ids.join(" ");
+    let folder = format!("{}/original", game("grid-routing"));
+    let field = |file: &str, n: usize| {
+        let text = std::fs::read_to_string(format!("{folder}/{file}")).unwrap();
+        text.lines()
+            .filter(|l| !l.starts_with('#'))
+            .map(|l| l.split(" : ").map(str::trim).collect::<Vec<_>>())
+            .find(|f| f[0] == ids)
+            .unwrap_or_else(|| panic!("no line-up {ids} in the original controller's {file}"))[n]
+            .split_whitespace()
+            .map(String::from)
+            .collect::<Vec<_>>()
+    };
+    let scores = field("out.txt", 1).iter().map(|s| s.parse().unwrap()).collect();
+    (scores, field("answers.txt", 1))
+}
+
+/// Every seat's answers in a replay, as `answers.txt` digests them: their
+/// number and the first 16 hex digits of the SHA-256 of them joined by
+/// newlines.
+fn answer_digests(replay: &std::path::Path, seats: usize) -> Vec<String> {
+    use sha2::{Digest, Sha256};
+    let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(replay).unwrap()).unwrap();
+    let mut answers = vec![Vec::new(); seats];
+    for turn in v["turns"].as_array().unwrap() {
+        for a in turn["answers"].as_array().into_iter().flatten() {
+            answers[a["seat"].as_u64().unwrap() as usize].push(a["answer"].as_str().unwrap_or("").to_string());
+        }
+    }
+    answers
+        .iter()
+        .map(|a| {
+            let digest = Sha256::digest(a.join("\n").as_bytes());
+            format!("{}:{}", a.len(), digest[..8].iter().map(|b| format!("{b:02x}")).collect::<String>())
+        })
+        .collect()
+}
+
+#[test]
+fn grid_routing_battle_agrees_with_the_original_controller() {
+    if !root_or_skip() {
+        return;
+    }
+    // Three bots: 9 turns of a destruction and an activation phase, each a
+    // request of two lines to each long-lived bot (18 koth turns), in three
+    // seat orders: the order draws each bot's hidden order of the others
+    // (breaker.c breaks above the first rival it is shown) and settles two
+    // breaks of one vertex. The answers' digests pin every answer of every
+    // seat, so a report sent otherwise than the original's (a line, the
+    // order of the others) shows even where the scores would not.
+    for bots in [["column.py", "roof.js", "breaker.c"], ["breaker.c", "roof.js", "column.py"], ["roof.js", "breaker.c", "column.py"]] {
+        let (scores, answers) = grid_original(&bots);
+        assert_eq!(play("grid-routing", "1", &bots), (scores, 18), "{bots:?}: koth (scores, turns), then the original controller's scores");
+        let replay = dir().join(format!("grid-routing-{}.json", bots.join("-")));
+        assert_eq!(answer_digests(&replay, 3), answers, "{bots:?}: every seat's answers in koth, then in the original controller");
+    }
 }
