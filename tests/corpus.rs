@@ -324,11 +324,8 @@ fn slime_keeps_a_bots_folder_from_game_to_game_as_the_original_did() {
 /// code (`corpus/slime/original/compare.sh`).
 #[test]
 fn slime_reads_answers_as_the_original_controller_did() {
-    let inputs: Vec<String> = slime_corpus("original/answers-in.txt")
-        .lines()
-        .filter(|l| !l.is_empty() && !l.starts_with('#'))
-        .map(python_literal)
-        .collect();
+    let inputs: Vec<String> =
+        slime_corpus("original/answers-in.txt").lines().filter(|l| !l.is_empty() && !l.starts_with('#')).map(python_literal).collect();
     let verdicts: Vec<Option<[i64; 4]>> = slime_corpus("original/answers.txt")
         .lines()
         .map(|l| {
