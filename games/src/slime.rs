@@ -36,11 +36,26 @@ pub const MAX_TURNS: u32 = 2000;
 
 pub struct Slime {
     size: usize,
+    /// How an answer is read.
+    reading: Reading,
     /// 0 empty, 1..=4 players.
     board: Vec<u8>,
     turn: u32,
     /// The last turn's move, for the view: seat and `r0 c0 r1 c1`.
     last_move: Option<(Seat, [usize; 4])>,
+}
+
+/// How an answer's line is read. A replay's initial state names the
+/// reading its match was played with (`"answers": "original"`); one that
+/// names none was played before koth read answers as the original
+/// controller did, and is checked and drawn with the reading it had.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Reading {
+    /// [`read_move`]: the first four integers, as the original controller.
+    Original,
+    /// Exactly four fields, each a coordinate (koth until 2026-11-27):
+    /// `0 0 1 1 extra` was a pass.
+    FourFields,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -57,14 +72,14 @@ impl Slime {
         for (p, (r, c)) in [(0, 0), (0, last), (last, 0), (last, last)].into_iter().enumerate() {
             board[r * size + c] = p as u8 + 1;
         }
-        Slime { size, board, turn: 0, last_move: None }
+        Slime { size, reading: Reading::Original, board, turn: 0, last_move: None }
     }
 
     /// A board from rows of `.1234` (for tests and replays).
     pub fn from_rows(rows: &[&str]) -> Slime {
         let size = rows.len();
         let board = rows.iter().flat_map(|r| r.bytes().map(|b| if b == b'.' { 0 } else { b - b'0' })).collect();
-        Slime { size, board, turn: 0, last_move: None }
+        Slime { size, reading: Reading::Original, board, turn: 0, last_move: None }
     }
 
     pub fn rows(&self) -> Vec<String> {
@@ -98,9 +113,16 @@ impl Slime {
     /// Check a move for `player`; `Err` says why it is not one.
     pub fn judge(&self, player: u8, text: &str) -> Result<(Action, [usize; 4]), String> {
         let mut v = [0usize; 4];
-        for (slot, n) in v.iter_mut().zip(read_move(text)?) {
-            *slot =
-                usize::try_from(n).ok().filter(|&n| n < self.size).ok_or_else(|| format!("{n} is off the board (0-{})", self.size - 1))?;
+        match self.reading {
+            Reading::Original => {
+                for (slot, n) in v.iter_mut().zip(read_move(text)?) {
+                    *slot = usize::try_from(n)
+                        .ok()
+                        .filter(|&n| n < self.size)
+                        .ok_or_else(|| format!("{n} is off the board (0-{})", self.size - 1))?;
+                }
+            }
+            Reading::FourFields => v = crate::parse_coordinates::<4>(text, self.size, "4 integers \"row col row col\"")?,
         }
         let [r0, c0, r1, c1] = v;
         if self.at(r0, c0) != player {
@@ -205,7 +227,16 @@ impl Referee for Slime {
     }
 
     fn initial_state(&self) -> serde_json::Value {
-        json!({"size": self.size, "board": self.rows()})
+        match self.reading {
+            Reading::Original => json!({"size": self.size, "board": self.rows(), "answers": "original"}),
+            Reading::FourFields => json!({"size": self.size, "board": self.rows()}),
+        }
+    }
+
+    fn replaying(&mut self, initial: &Value) {
+        if initial.get("answers").and_then(Value::as_str) != Some("original") {
+            self.reading = Reading::FourFields;
+        }
     }
 
     fn view(&self) -> View {
