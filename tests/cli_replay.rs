@@ -254,6 +254,53 @@ fn repo(path: &str) -> String {
     format!("{}/{path}", env!("CARGO_MANIFEST_DIR"))
 }
 
+/// A Slime replay written before koth read answers as the original
+/// controller did (its initial state names no reading: `0 0 1 1 extra` was
+/// a pass then), with one seat's bot answering `pass` every turn, live.
+#[test]
+fn an_old_slime_replay_checks_and_reruns_under_the_rules_it_was_played_with() {
+    if unsafe { libc::geteuid() } != 0 {
+        assert!(std::env::var("CI").is_err(), "CI=true and not root: these tests run as root");
+        eprintln!("SKIPPED (not root)");
+        return;
+    }
+    let mut referee = GameKind::Slime.referee(4, 0).unwrap();
+    referee.replaying(&serde_json::json!({"size": 8}));
+    let initial = referee.initial_state();
+    assert!(initial.get("answers").is_none(), "{initial}");
+    let script = ["0 0 1 1 spread", "pass", "7 0 6 1", "7 7 6 6", "1 1 2 2 again", "pass", "6 1 5 2", "6 6 5 5"];
+    let mut turns = Vec::new();
+    for (i, text) in script.iter().enumerate() {
+        let seat = referee.step().unwrap().requests[0].seat;
+        let reply = Recorded::Answer { answer: text.to_string() };
+        let (judgements, events) = referee.apply(vec![(seat, reply.reply())]);
+        turns.push(Turn { turn: i as u32 + 1, answers: vec![Answer { seat, reply }], judgements, events, ..Turn::default() });
+    }
+    assert_eq!(turns[0].events[0]["type"], "pass", "the reading of then");
+    let old = Replay {
+        game: GameKind::Slime.into(),
+        seed: 0,
+        engine: "koth-runner 0.2.0".into(),
+        time_policy: None,
+        seats: (0..4).map(|i| ReplaySeat { name: format!("bot{i}"), ..ReplaySeat::default() }).collect(),
+        initial,
+        turns,
+        result: referee.standings(),
+        cut_short: true,
+        ended_by: koth_games::replay::EndedBy::TurnLimit { turns: 8 },
+    };
+    let file = dir().join("slime-old-reading.json");
+    std::fs::write(&file, serde_json::to_vec(&old).unwrap()).unwrap();
+    let out = koth(&["replay", "check", file.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    let passer = dir().join("passer.py");
+    std::fs::write(&passer, "print('pass')\n").unwrap();
+    let out = koth(&["replay", "rerun", file.to_str().unwrap(), "--bot", passer.to_str().unwrap(), "--seat", "2"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{text}{}", String::from_utf8_lossy(&out.stderr));
+    assert!(text.starts_with("reproduced: all 8 turns"), "{text}");
+}
+
 /// `koth replay rerun`: a recorded match played again with one bot live and
 /// the others answering from the recording. The same bot reproduces every
 /// turn; a bot changed at its fifth move is caught at that turn, and the

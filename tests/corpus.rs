@@ -20,6 +20,12 @@
 //! repository's bots. `original/compare.sh` of each challenge
 //! reproduces the whole comparison with the originals (not here: they are
 //! not in the repository).
+//!
+//! `slime` (Slime: The Territory War) is koth's built-in game, so its
+//! corpus entry is `corpus/slime/` (no game folder): the original C++
+//! controller's output for the line-ups of koth's bots, for three games in
+//! a row that keep one bot's folder (`koth match --data`), and for its
+//! reading of answers (`Player::getMove`), each recorded by running it.
 
 use std::path::PathBuf;
 use std::process::{Command, Output};
@@ -249,6 +255,26 @@ fn answer_digests(replay: &std::path::Path, seats: usize) -> Vec<String> {
         .collect()
 }
 
+fn slime_corpus(file: &str) -> String {
+    let path = format!("{}/corpus/slime/{file}", env!("CARGO_MANIFEST_DIR"));
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+/// The original Slime controller's games from its `out.txt`: four lines a
+/// game, `ID SCORE` in seat order (`ID` alone when the score is 0).
+fn slime_controller_games(file: &str) -> Vec<(Vec<usize>, Vec<f64>)> {
+    let lines: Vec<Vec<String>> = slime_corpus(file).lines().map(|l| l.split_whitespace().map(String::from).collect()).collect();
+    assert_eq!(lines.len() % 4, 0, "{file}: four lines a game");
+    lines
+        .chunks(4)
+        .map(|g| {
+            let ids = g.iter().map(|w| w[0].parse().unwrap()).collect();
+            let scores = g.iter().map(|w| w.get(1).map_or(0.0, |s| s.parse().unwrap())).collect();
+            (ids, scores)
+        })
+        .collect()
+}
+
 #[test]
 fn grid_routing_battle_agrees_with_the_original_controller() {
     if !root_or_skip() {
@@ -267,4 +293,165 @@ fn grid_routing_battle_agrees_with_the_original_controller() {
         let replay = dir().join(format!("grid-routing-{}.json", bots.join("-")));
         assert_eq!(answer_digests(&replay, 3), answers, "{bots:?}: every seat's answers in koth, then in the original controller");
     }
+}
+
+/// One Slime match of bots (paths under the repository) with `extra`
+/// options, its replay checked again by the rules: each seat's squares,
+/// and its invalid answers (passes).
+fn play_slime(bots: &[&str], extra: &[&str], tag: &str) -> (Vec<f64>, Vec<u64>) {
+    let replay = dir().join(format!("slime-{tag}.json"));
+    let paths: Vec<String> = bots.iter().map(|b| format!("{}/{b}", env!("CARGO_MANIFEST_DIR"))).collect();
+    let mut args = vec!["match", "--game", "slime", "--seed", "1", "--json", "--replay", replay.to_str().unwrap()];
+    args.extend(extra);
+    args.extend(paths.iter().map(String::as_str));
+    let out = koth(&args);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{bots:?}: {stdout}{}", String::from_utf8_lossy(&out.stderr));
+    let v: serde_json::Value = serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("{e}: {stdout}"));
+    assert_eq!(v["ended_by"]["kind"], "rules", "{bots:?} did not end by its rules: {stdout}");
+    let mut outcomes = v["outcomes"].as_array().unwrap().clone();
+    outcomes.sort_by_key(|o| o["seat"].as_u64());
+    // Slime's time limit is soft (0.1 s): an answer over it still counts,
+    // as in the original, which only reported it; a pass for a process
+    // still running at 2 s would show in the squares.
+    for o in &outcomes {
+        assert_ne!(o["status"]["kind"], "gone", "{bots:?}: {o}");
+    }
+    let check = koth(&["replay", "check", replay.to_str().unwrap()]);
+    let text = String::from_utf8_lossy(&check.stdout);
+    assert_eq!(check.status.code(), Some(0), "{text}{}", String::from_utf8_lossy(&check.stderr));
+    assert!(text.starts_with("ok: slime seed 1"), "{text}");
+    (
+        outcomes.iter().map(|o| o["score"].as_f64().unwrap()).collect(),
+        outcomes.iter().map(|o| o["invalid_moves"].as_u64().unwrap()).collect(),
+    )
+}
+
+/// The repository's file a line of the original's recorded `playerlist.txt`
+/// played (`players/<name>/...`, as `corpus/slime/original/compare.sh`
+/// copied it there).
+fn slime_bot_file(name: &str) -> &'static str {
+    match name {
+        "greedy" => "bots/slime/greedy.py",
+        "spreader" => "bots/slime/spreader.c",
+        "starter-c" => "starters/slime/bot.c",
+        "starter-cpp" => "starters/slime/bot.cpp",
+        "starter-js" => "starters/slime/bot.js",
+        "talker" => "corpus/slime/bots/talker.py",
+        "edger" => "corpus/slime/bots/edger.js",
+        "counter" => "corpus/slime/bots/counter.py",
+        other => panic!("{other} is not a bot of corpus/slime/original/compare.sh"),
+    }
+}
+
+fn slime_players(file: &str) -> Vec<&'static str> {
+    slime_corpus(file).lines().map(|l| slime_bot_file(l.split('/').nth(1).expect("players/<name>/..."))).collect()
+}
+
+#[test]
+fn slime_agrees_with_the_original_controller() {
+    if !root_or_skip() {
+        return;
+    }
+    let players = slime_players("original/playerlist.txt");
+    let games = slime_controller_games("original/out.txt");
+    assert_eq!(games.len(), 35, "every 4-combination of 7 bots");
+    let talker = players.iter().position(|&p| p.ends_with("talker.py")).unwrap();
+    // Three of its 35 games (all of them: compare.sh). talker.py answers
+    // "r0 c0 r1 c1 spread, gains N": the original read the first four
+    // numbers and played it; so does koth, else it would pass every turn.
+    for ids in [[0, 1, 5, 6], [2, 3, 4, 5], [0, 3, 4, 6]] {
+        let (_, expected) = games.iter().find(|(g, _)| g[..] == ids).unwrap_or_else(|| panic!("no game {ids:?} in out.txt"));
+        let bots: Vec<&str> = ids.iter().map(|&i| players[i]).collect();
+        let tag = ids.map(|i| i.to_string()).join("");
+        let (scores, invalid) = play_slime(&bots, &[], &tag);
+        assert_eq!(&scores, expected, "{bots:?}: koth's squares per seat, then the original controller's");
+        if let Some(seat) = ids.iter().position(|&i| i == talker) {
+            assert_eq!(invalid[seat], 0, "talker.py's answers with words after the move are moves, as in the original");
+        }
+    }
+}
+
+#[test]
+fn slime_keeps_a_bots_folder_from_game_to_game_as_the_original_did() {
+    if !root_or_skip() {
+        return;
+    }
+    // The original controller never cleared a bot's folder: counter.py
+    // counts its turns over all its games in calls.txt and plays by the
+    // count, so its second and third games differ from its first. koth
+    // keeps its folder with --data, and plays the same three games.
+    let bots = slime_players("original/persist-playerlist.txt");
+    let games = slime_controller_games("original/persist-out.txt");
+    assert_eq!(games.len(), 3);
+    assert_ne!(games[0].1, games[1].1, "the kept folder changes the second game");
+    let data = dir().join("slime-data");
+    let _ = std::fs::remove_dir_all(&data);
+    for (n, (_, expected)) in games.iter().enumerate() {
+        let (scores, _) = play_slime(&bots, &["--data", data.to_str().unwrap()], &format!("kept-{n}"));
+        assert_eq!(&scores, expected, "game {} in a row: koth's squares per seat, then the original controller's", n + 1);
+    }
+}
+
+/// koth's Slime reads an answer's line as the original controller's
+/// `Player::getMove` read it: its four numbers, or a pass. The original's
+/// verdicts on the answers of `answers-in.txt` (the bytes a bot wrote) are
+/// in `answers.txt` (`-1 -1 -1 -1` for a pass), recorded by running its
+/// code (`corpus/slime/original/compare.sh`).
+#[test]
+fn slime_reads_answers_as_the_original_controller_did() {
+    let inputs: Vec<String> =
+        slime_corpus("original/answers-in.txt").lines().filter(|l| !l.is_empty() && !l.starts_with('#')).map(python_literal).collect();
+    let verdicts: Vec<Option<[i64; 4]>> = slime_corpus("original/answers.txt")
+        .lines()
+        .map(|l| {
+            let v: Vec<i64> = l.split_whitespace().map(|w| w.parse().unwrap()).collect();
+            let v: [i64; 4] = v.try_into().unwrap();
+            (v != [-1; 4]).then_some(v)
+        })
+        .collect();
+    assert_eq!(inputs.len(), verdicts.len(), "one recorded verdict per answer");
+    let mut differ = Vec::new();
+    for (written, original) in inputs.iter().zip(&verdicts) {
+        // What koth's runner hands the rules: the first line without its
+        // "\n" or "\r\n", or at the end of the output all that is left.
+        let line = written.split('\n').next().unwrap();
+        let line = line.strip_suffix('\r').unwrap_or(line);
+        let koth = koth_games::slime::read_move(line).ok();
+        if koth != *original {
+            differ.push((written.as_str(), koth));
+        }
+    }
+    // The one difference: the original also passed a fourth number at the
+    // very end of the output, with no newline after it (iss.eof()); koth's
+    // runner hands over a line without its ending, and cannot tell.
+    assert_eq!(differ, vec![("0 0 1 1", Some([0, 0, 1, 1]))]);
+    assert!(inputs.iter().zip(&verdicts).any(|(w, v)| w == "0 0 1 1 extra\n" && *v == Some([0, 0, 1, 1])));
+}
+
+/// A Python string literal of answers-in.txt ('...' with \n, \t, \r,
+/// \x.. and \\ escapes, as Python's repr writes them).
+fn python_literal(lit: &str) -> String {
+    let inner = lit.strip_prefix('\'').and_then(|l| l.strip_suffix('\'')).unwrap_or_else(|| panic!("not a '...' literal: {lit}"));
+    let mut out = String::new();
+    let mut chars = inner.chars();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        match chars.next() {
+            Some('n') => out.push('\n'),
+            Some('t') => out.push('\t'),
+            Some('r') => out.push('\r'),
+            Some('\\') => out.push('\\'),
+            Some('\'') => out.push('\''),
+            Some('x') => {
+                let hex: String = chars.by_ref().take(2).collect();
+                out.push(char::from_u32(u32::from_str_radix(&hex, 16).unwrap()).unwrap());
+            }
+            other => panic!("escape \\{other:?} in {lit}"),
+        }
+    }
+    out
 }

@@ -215,6 +215,13 @@ pub trait Referee: Send {
     }
     /// The state a replay starts from (board, positions, ...).
     fn initial_state(&self) -> serde_json::Value;
+    /// Told, before a replay is played through this fresh referee, the
+    /// state the replay recorded at its start (`null` in a replay written
+    /// before engines recorded one). A game whose rules have changed since
+    /// a replay was played takes up the rules it was played under, which
+    /// its initial state names, so that the replay still checks and draws
+    /// as it was played (Slime: how an answer is read).
+    fn replaying(&mut self, _initial: &serde_json::Value) {}
     /// A picture of the game now, for replay viewers (see [`view`]).
     fn view(&self) -> view::View;
     /// The game's own cell codes in its [`view`](Referee::view), beyond

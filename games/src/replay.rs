@@ -705,6 +705,7 @@ fn replay_through(
     mut referee: Box<dyn Referee>,
     mut each: impl FnMut(&dyn Referee, usize, &[Judgement], &[Value]) -> Result<(), String>,
 ) -> Result<Box<dyn Referee>, String> {
+    referee.replaying(&replay.initial);
     let failed = |r: &dyn Referee| match (r.overloaded(), r.failure()) {
         (Some(why), _) => Err(format!("this machine was too busy to run the referee fairly, try again: {why}")),
         (None, Some(why)) => Err(format!("the referee failed: {why}")),
@@ -868,6 +869,50 @@ mod tests {
         let mut r = slime_json();
         r["initial"] = json!({"size": 9});
         assert!(check(&Replay::from_value(&r).unwrap()).unwrap_err().contains("the initial state differs"));
+    }
+
+    /// A Slime replay as `initial` says it was played: each answer judged
+    /// by a referee that takes up the rules `initial` names.
+    fn slime_played(initial: Value, answers: &[&str]) -> Replay {
+        let mut g = crate::slime::Slime::new(8);
+        g.replaying(&initial);
+        let recorded = if initial.is_null() { Value::Null } else { g.initial_state() };
+        let mut turns = Vec::new();
+        for a in answers {
+            let seat = g.step().unwrap().requests[0].seat;
+            let (judgements, events) = g.apply(vec![(seat, crate::Reply::Answer(a.to_string()))]);
+            turns.push(json!({"answers": [{"seat": seat, "answer": a}], "judgements": judgements, "events": events}));
+        }
+        let r = json!({"game": "slime", "seed": 0, "seats": [{}, {}, {}, {}], "initial": recorded,
+                       "turns": turns, "result": g.standings(), "cut_short": true});
+        Replay::from_value(&r).unwrap()
+    }
+
+    /// Slime reads answers as the original controller did since
+    /// 2026-11-27 (`0 0 1 1 extra` is a move, it was a pass); a replay
+    /// written before (its initial state names no reading, or it has
+    /// none) still checks and draws as it was played.
+    #[test]
+    fn slime_replays_check_with_the_reading_they_were_played_with() {
+        let answers = ["0 0 1 1 spread", "0 7 1 6", "7 0 6 1", "7 7 6 6"];
+        let new = slime_played(json!({"answers": "original"}), &answers);
+        assert_eq!(new.initial["answers"], "original");
+        assert_eq!(new.turns[0].events[0]["type"], "spread");
+        for old_initial in [
+            json!({"size": 8, "board": ["1......2", "........", "........", "........", "........", "........", "........", "3......4"]}),
+            Value::Null,
+        ] {
+            let old = slime_played(old_initial.clone(), &answers);
+            assert_eq!(old.turns[0].events[0]["type"], "pass", "{old_initial}");
+            assert_eq!(check(&old), Ok(()), "{old_initial}");
+            assert_eq!(frames(&old).unwrap().frames[1].sentences, ["seat 1 passed"]);
+            // The same answers judged as today: the first one is a move.
+            let mut today = old.clone();
+            today.initial = new.initial.clone();
+            assert!(check(&today).unwrap_err().contains("turn 1: judgements differ"));
+        }
+        assert_eq!(check(&new), Ok(()));
+        assert_eq!(frames(&new).unwrap().frames[1].sentences, ["seat 1 spread 0 0 → 1 1, now holding 2 squares"]);
     }
 
     #[test]

@@ -6,8 +6,10 @@
 //!   bottom-left and bottom-right corners. No randomness.
 //! * Players move in turn 1, 2, 3, 4. The request (the bot's argument) is
 //!   `p,row0,row1,...`: its player number, then the rows with `.` for empty.
-//! * The answer is `r0 c0 r1 c1` (only the first line is read). Distance is
-//!   Chebyshev (diagonals count):
+//! * The answer is `r0 c0 r1 c1` (only the first line is read), read as
+//!   the original controller read it ([`read_move`]): the first four
+//!   integers of the line, whatever follows them. Distance is Chebyshev
+//!   (diagonals count):
 //!   - spread: distance 1 to an empty cell; a new slime there;
 //!   - jump: distance exactly 2 to an empty cell; the slime moves there;
 //!   - after a spread or jump, enemy slimes among the 8 neighbours of the
@@ -27,18 +29,33 @@ use serde_json::{json, Value};
 
 use crate::view::{self, Mark, View};
 use crate::words::{self, Names, SeatRole};
-use crate::{parse_coordinates, results_by_score, Judgement, Referee, Reply, Request, Seat, SeatResult, Step, Verdict};
+use crate::{results_by_score, Judgement, Referee, Reply, Request, Seat, SeatResult, Step, Verdict};
 
 pub const SIZE: usize = 8;
 pub const MAX_TURNS: u32 = 2000;
 
 pub struct Slime {
     size: usize,
+    /// How an answer is read.
+    reading: Reading,
     /// 0 empty, 1..=4 players.
     board: Vec<u8>,
     turn: u32,
     /// The last turn's move, for the view: seat and `r0 c0 r1 c1`.
     last_move: Option<(Seat, [usize; 4])>,
+}
+
+/// How an answer's line is read. A replay's initial state names the
+/// reading its match was played with (`"answers": "original"`); one that
+/// names none was played before koth read answers as the original
+/// controller did, and is checked and drawn with the reading it had.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Reading {
+    /// [`read_move`]: the first four integers, as the original controller.
+    Original,
+    /// Exactly four fields, each a coordinate (koth until 2026-11-27):
+    /// `0 0 1 1 extra` was a pass.
+    FourFields,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -55,14 +72,14 @@ impl Slime {
         for (p, (r, c)) in [(0, 0), (0, last), (last, 0), (last, last)].into_iter().enumerate() {
             board[r * size + c] = p as u8 + 1;
         }
-        Slime { size, board, turn: 0, last_move: None }
+        Slime { size, reading: Reading::Original, board, turn: 0, last_move: None }
     }
 
     /// A board from rows of `.1234` (for tests and replays).
     pub fn from_rows(rows: &[&str]) -> Slime {
         let size = rows.len();
         let board = rows.iter().flat_map(|r| r.bytes().map(|b| if b == b'.' { 0 } else { b - b'0' })).collect();
-        Slime { size, board, turn: 0, last_move: None }
+        Slime { size, reading: Reading::Original, board, turn: 0, last_move: None }
     }
 
     pub fn rows(&self) -> Vec<String> {
@@ -95,7 +112,18 @@ impl Slime {
 
     /// Check a move for `player`; `Err` says why it is not one.
     pub fn judge(&self, player: u8, text: &str) -> Result<(Action, [usize; 4]), String> {
-        let v = parse_coordinates::<4>(text, self.size, "4 integers \"row col row col\"")?;
+        let mut v = [0usize; 4];
+        match self.reading {
+            Reading::Original => {
+                for (slot, n) in v.iter_mut().zip(read_move(text)?) {
+                    *slot = usize::try_from(n)
+                        .ok()
+                        .filter(|&n| n < self.size)
+                        .ok_or_else(|| format!("{n} is off the board (0-{})", self.size - 1))?;
+                }
+            }
+            Reading::FourFields => v = crate::parse_coordinates::<4>(text, self.size, "4 integers \"row col row col\"")?,
+        }
         let [r0, c0, r1, c1] = v;
         if self.at(r0, c0) != player {
             return Err(format!("({r0}, {c0}) is not your slime"));
@@ -199,7 +227,16 @@ impl Referee for Slime {
     }
 
     fn initial_state(&self) -> serde_json::Value {
-        json!({"size": self.size, "board": self.rows()})
+        match self.reading {
+            Reading::Original => json!({"size": self.size, "board": self.rows(), "answers": "original"}),
+            Reading::FourFields => json!({"size": self.size, "board": self.rows()}),
+        }
+    }
+
+    fn replaying(&mut self, initial: &Value) {
+        if initial.get("answers").and_then(Value::as_str) != Some("original") {
+            self.reading = Reading::FourFields;
+        }
     }
 
     fn view(&self) -> View {
@@ -215,6 +252,79 @@ impl Referee for Slime {
         v.caption = format!("turn {}: squares {} {} {} {}", self.turn, s[0], s[1], s[2], s[3]);
         v
     }
+}
+
+/// Bytes of an answer's line the original controller read: `fgets` into a
+/// buffer of 128.
+pub const ORIGINAL_LINE_BYTES: usize = 127;
+
+/// The four integers of an answer's first line (without its line ending),
+/// read exactly as the original controller (`tckmn/slime-territory-war`,
+/// `Player::getMove`) read them: `fgets` of at most 127 bytes into a C
+/// string (so a NUL byte ends it), then `iss >> n` four times.
+///
+/// So each integer is `[+-]?[0-9]+` after any ASCII whitespace (C's
+/// `isspace`: space, `\t`, `\n`, `\v`, `\f`, `\r`), and it ends at the first
+/// character that is not a digit: `0 0 1 1 extra` is the move `0 0 1 1`, so
+/// are `0 0 1 1;` and `0 0 1 1.5`, and `0-1-2-3` reads 0, -1, -2, -3 (a
+/// sign starts the next number). Nothing after the fourth is looked at.
+/// Refused, as there: fewer than four numbers, or anything else where a
+/// number should start (`1,2,3,4`, `[0, 0, 1, 1]`, `pass`); a number too
+/// large for a C `int`.
+///
+/// The original also refused a fourth number that reached the end of what
+/// it read (`iss.eof()`): its text always ended in the newline, unless the
+/// bot wrote none before exiting, or the line was cut at 127 bytes or by a
+/// NUL. koth's runner hands over the line without its ending and cannot
+/// tell whether there was one, so the end of the line counts as the
+/// newline; a line cut at 127 bytes or by a NUL has none, as there.
+pub fn read_move(line: &str) -> Result<[i64; 4], String> {
+    let bytes = line.as_bytes();
+    let nul = bytes.iter().position(|&b| b == 0);
+    let end = nul.unwrap_or(bytes.len()).min(ORIGINAL_LINE_BYTES);
+    let cut = end < bytes.len();
+    let text = &bytes[..end];
+    let usage = "4 integers \"row col row col\"";
+    let mut at = 0;
+    let mut v = [0i64; 4];
+    for (i, slot) in v.iter_mut().enumerate() {
+        while at < text.len() && matches!(text[at], b' ' | b'\t' | b'\n' | 0x0b | 0x0c | b'\r') {
+            at += 1;
+        }
+        if at == text.len() {
+            return Err(format!("expected {usage}, found {i}"));
+        }
+        let start = at;
+        let negative = text[at] == b'-';
+        if matches!(text[at], b'+' | b'-') {
+            at += 1;
+        }
+        let digits = at;
+        let mut n: i64 = 0;
+        while at < text.len() && text[at].is_ascii_digit() {
+            n = (n * 10 + i64::from(text[at] - b'0')).min(1 << 40);
+            at += 1;
+        }
+        let word = String::from_utf8_lossy(&text[start..]);
+        let word = word.split_ascii_whitespace().next().unwrap_or("");
+        if at == digits {
+            return Err(format!("expected {usage}: {word:?} is not an integer"));
+        }
+        *slot = if negative { -n } else { n };
+        if *slot > i64::from(i32::MAX) || *slot < i64::from(i32::MIN) {
+            return Err(format!("{word} is too large a number"));
+        }
+        if at == text.len() && (i < 3 || cut) {
+            return Err(if i < 3 {
+                format!("expected {usage}, found {}", i + 1)
+            } else if nul == Some(end) {
+                "a NUL byte right after the fourth number ends what the original read: no line ending after it".into()
+            } else {
+                format!("the fourth number runs to byte {ORIGINAL_LINE_BYTES} of the line, where the original stopped reading")
+            });
+        }
+    }
+    Ok(v)
 }
 
 /// Every player plays the same game from its own corner: no seat has a
@@ -281,8 +391,10 @@ mod tests {
         let cases = [
             ("", "expected 4 integers"),
             ("0 0 0", "expected 4 integers"),
-            ("a b c d", "is not a coordinate"),
-            ("0 0 0 9", "off the board (0-7)"),
+            ("a b c d", "\"a\" is not an integer"),
+            ("0 0 0 9", "9 is off the board (0-7)"),
+            ("0 0 -1 0", "-1 is off the board (0-7)"),
+            ("0 0 1 x1", "\"x1\" is not an integer"),
             ("0 7 0 6", "not your slime"),
             ("0 0 0 3", "3 squares away"),
             ("0 0 0 0", "0 squares away"),
@@ -291,6 +403,65 @@ mod tests {
             let err = g.judge(1, mv).unwrap_err();
             assert!(err.contains(why), "{mv:?}: {err}");
         }
+    }
+
+    /// What the original controller's `iss >> n` (four times, on at most
+    /// 127 bytes of the first line) made of an answer: its four numbers, or
+    /// why it was a pass.
+    #[test]
+    fn answers_are_read_as_the_original_controller_read_them() {
+        let pad = |n: usize, rest: &str| format!("{}{rest}", " ".repeat(n));
+        let long = format!("0 0 1 1 {}", "x".repeat(200));
+        let read: &[(String, [i64; 4])] = &[
+            ("0 0 1 1".into(), [0, 0, 1, 1]),
+            ("0 0 1 1 extra".into(), [0, 0, 1, 1]),
+            ("0 0 1 1 9 9".into(), [0, 0, 1, 1]),
+            ("  0\t0   1 1  ".into(), [0, 0, 1, 1]),
+            ("1\x0b2\x0c3\r4".into(), [1, 2, 3, 4]),
+            ("0 0 1 1;".into(), [0, 0, 1, 1]),
+            ("0 0 1 1.5".into(), [0, 0, 1, 1]),
+            ("0 0 1 1x".into(), [0, 0, 1, 1]),
+            ("0 0 1 0x10".into(), [0, 0, 1, 0]),
+            ("+0 +0 +1 +1".into(), [0, 0, 1, 1]),
+            ("007 00 1 1".into(), [7, 0, 1, 1]),
+            ("-0 0 1 1".into(), [0, 0, 1, 1]),
+            ("0-1-2+3".into(), [0, -1, -2, 3]),
+            ("-2147483648 2147483647 0 0".into(), [i64::from(i32::MIN), i64::from(i32::MAX), 0, 0]),
+            ("0 0 1 1 \0 junk".into(), [0, 0, 1, 1]),
+            (long, [0, 0, 1, 1]),
+            // 119 + 7 bytes, then a space: the 127th byte ends the fourth number.
+            (pad(119, "0 0 1 1 extra"), [0, 0, 1, 1]),
+        ];
+        for (line, v) in read {
+            assert_eq!(read_move(line).as_ref(), Ok(v), "{line:?}");
+        }
+        let refused: &[(String, &str)] = &[
+            ("".into(), "found 0"),
+            ("   ".into(), "found 0"),
+            ("0 0 1".into(), "found 3"),
+            ("0 0 1 ".into(), "found 3"),
+            ("1,2,3,4".into(), "\",2,3,4\" is not an integer"),
+            ("[0, 0, 1, 1]".into(), "\"[0,\" is not an integer"),
+            ("pass".into(), "\"pass\" is not an integer"),
+            ("0 0 1 x1".into(), "\"x1\" is not an integer"),
+            ("- 0 0 1 1".into(), "\"-\" is not an integer"),
+            ("0 0 1 +".into(), "\"+\" is not an integer"),
+            ("2147483648 0 0 0".into(), "2147483648 is too large"),
+            ("0 0 -2147483649 0".into(), "-2147483649 is too large"),
+            ("0 0\x001 1".into(), "found 2"),
+            ("0 0 1 1\x00 junk".into(), "a NUL byte right after the fourth number"),
+            (pad(120, "0 0 1 1 extra"), "runs to byte 127"),
+            (pad(121, "0 0 1 1 extra"), "found 3"),
+            ("0\u{a0}0 1 1".into(), "is not an integer"),
+        ];
+        for (line, why) in refused {
+            let err = read_move(line).unwrap_err();
+            assert!(err.contains(why), "{line:?}: {err}");
+        }
+        // An answer the original played is a move here too, not a pass.
+        let g = Slime::new(8);
+        assert_eq!(g.judge(1, "0 0 1 1 extra").unwrap(), (Action::Spread, [0, 0, 1, 1]));
+        assert_eq!(g.judge(2, "0 7 0 5 because").unwrap(), (Action::Jump, [0, 7, 0, 5]));
     }
 
     #[test]

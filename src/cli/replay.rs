@@ -280,6 +280,8 @@ pub fn rerun(
         sandbox: koth_sandbox::SandboxConfig { limits, ..store.sandbox() },
         // Your bot's stderr beside its moves in the new replay.
         stderr_in_replay: true,
+        // The rules the match was played under (Slime's reading of answers).
+        rules_of: Some(r.initial.clone()),
         ..defaults
     };
     eprintln!("koth: {} seed {}: {} in seat {}, the other seats from the recording", r.game.name(), r.seed, spec.name, seat + 1);

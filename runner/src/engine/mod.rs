@@ -141,6 +141,12 @@ pub struct MatchOptions {
     /// snapshot and, when the match ends normally, is packed again into
     /// [`BotOutcome::data`] (see [`crate::storage`]).
     pub data: Vec<Option<SeatData>>,
+    /// The initial state of the replay this match plays again (`koth
+    /// replay rerun`): the referee takes up the rules it names
+    /// ([`koth_games::Referee::replaying`]: a Slime replay from before
+    /// koth read answers as the original controller did reads them as
+    /// then); `None`, today's rules.
+    pub rules_of: Option<serde_json::Value>,
 }
 
 impl MatchOptions {
@@ -164,6 +170,7 @@ impl MatchOptions {
             replay_to: ReplayTo::Memory,
             replay_limit: DEFAULT_REPLAY_LIMIT,
             data: Vec::new(),
+            rules_of: None,
         }
     }
 
@@ -583,6 +590,9 @@ pub fn play_seats(opts: &MatchOptions, bots: Vec<SeatPlayer>) -> Result<MatchRep
         crate::game::GameError::Invalid(why) => EngineError::Invalid(why),
         crate::game::GameError::Host(why) => EngineError::Host(why),
     })?;
+    if let Some(initial) = &opts.rules_of {
+        referee.replaying(initial);
+    }
     let kind = opts.game.protocol();
     let policy = opts.policy();
     // This thread runs the moment a bot answers and pauses it before the
