@@ -323,12 +323,22 @@ async fn scenario(url: &str, addr: &str, data: &std::path::Path, shots: &std::pa
         watched.clear();
         drawn.clear();
         while Instant::now() < deadline && (watched.len() < 2 || drawn.len() < 2) {
+            // A count lower than the last is the match played again from
+            // its start (a new attempt: its runner lost it, or the machine
+            // was too busy and it was put back; seen once in CI, 3070 then
+            // 2698): the new attempt is watched afresh.
             if let Some(t) = live_turn(&c).await {
+                if watched.last().is_some_and(|&l| t < l) {
+                    watched.clear();
+                }
                 if watched.last() != Some(&t) {
                     watched.push(t);
                 }
             }
             if let Some(t) = live_board_turns(&c).await {
+                if drawn.last().is_some_and(|&l| t < l) {
+                    drawn.clear();
+                }
                 if drawn.last() != Some(&t) {
                     drawn.push(t);
                 }

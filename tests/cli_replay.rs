@@ -29,9 +29,14 @@ fn dir() -> PathBuf {
 /// A Slime game of 12 turns through the real referee, with scripted
 /// answers: moves, nonsense and timeouts.
 fn slime_replay() -> Replay {
-    let mut referee = GameKind::Slime.referee(4, 0).unwrap();
-    let initial = referee.initial_state();
     let script = ["0 0 1 1", "what", "", "7 7 5 5", "1 1 2 2", "0 7 1 6", "7 0 6 1", "7 7 6 6", "2 2 3 3", "0 7 2 5", "x", "6 6 5 6"];
+    scripted_slime(GameKind::Slime.referee(4, 0).unwrap(), &script, "hand-made")
+}
+
+/// A Slime replay of `referee` (4 seats, seed 0) answering `script` in
+/// turn, `""` a timeout, cut short after the script.
+fn scripted_slime(mut referee: Box<dyn koth_games::Referee>, script: &[&str], engine: &str) -> Replay {
+    let initial = referee.initial_state();
     let mut turns = Vec::new();
     for (i, text) in script.iter().enumerate() {
         let seat = referee.step().unwrap().requests[0].seat;
@@ -42,14 +47,14 @@ fn slime_replay() -> Replay {
     Replay {
         game: GameKind::Slime.into(),
         seed: 0,
-        engine: "hand-made".into(),
+        engine: engine.into(),
         time_policy: None,
         seats: (0..4).map(|i| ReplaySeat { name: format!("bot{i}"), ..ReplaySeat::default() }).collect(),
         initial,
         turns,
         result: referee.standings(),
         cut_short: true,
-        ended_by: koth_games::replay::EndedBy::TurnLimit { turns: 12 },
+        ended_by: koth_games::replay::EndedBy::TurnLimit { turns: script.len() as u32 },
     }
 }
 
@@ -266,29 +271,10 @@ fn an_old_slime_replay_checks_and_reruns_under_the_rules_it_was_played_with() {
     }
     let mut referee = GameKind::Slime.referee(4, 0).unwrap();
     referee.replaying(&serde_json::json!({"size": 8}));
-    let initial = referee.initial_state();
-    assert!(initial.get("answers").is_none(), "{initial}");
+    assert!(referee.initial_state().get("answers").is_none(), "{}", referee.initial_state());
     let script = ["0 0 1 1 spread", "pass", "7 0 6 1", "7 7 6 6", "1 1 2 2 again", "pass", "6 1 5 2", "6 6 5 5"];
-    let mut turns = Vec::new();
-    for (i, text) in script.iter().enumerate() {
-        let seat = referee.step().unwrap().requests[0].seat;
-        let reply = Recorded::Answer { answer: text.to_string() };
-        let (judgements, events) = referee.apply(vec![(seat, reply.reply())]);
-        turns.push(Turn { turn: i as u32 + 1, answers: vec![Answer { seat, reply }], judgements, events, ..Turn::default() });
-    }
-    assert_eq!(turns[0].events[0]["type"], "pass", "the reading of then");
-    let old = Replay {
-        game: GameKind::Slime.into(),
-        seed: 0,
-        engine: "koth-runner 0.2.0".into(),
-        time_policy: None,
-        seats: (0..4).map(|i| ReplaySeat { name: format!("bot{i}"), ..ReplaySeat::default() }).collect(),
-        initial,
-        turns,
-        result: referee.standings(),
-        cut_short: true,
-        ended_by: koth_games::replay::EndedBy::TurnLimit { turns: 8 },
-    };
+    let old = scripted_slime(referee, &script, "koth-runner 0.2.0");
+    assert_eq!(old.turns[0].events[0]["type"], "pass", "the reading of then");
     let file = dir().join("slime-old-reading.json");
     std::fs::write(&file, serde_json::to_vec(&old).unwrap()).unwrap();
     let out = koth(&["replay", "check", file.to_str().unwrap()]);
