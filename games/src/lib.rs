@@ -215,6 +215,12 @@ pub trait Referee: Send {
     }
     /// The state a replay starts from (board, positions, ...).
     fn initial_state(&self) -> serde_json::Value;
+    /// The arguments seat `seat`'s long-lived bot is started with, after
+    /// its program's own (an external referee's `launch`, given with its
+    /// answer to `start`); none for koth's own games.
+    fn launch_argv(&self, _seat: Seat) -> Vec<String> {
+        Vec::new()
+    }
     /// Told, before a replay is played through this fresh referee, the
     /// state the replay recorded at its start (`null` in a replay written
     /// before engines recorded one). A game whose rules have changed since

@@ -12,7 +12,8 @@
 //! Every protocol has the same lifecycle, the methods of [`Protocol`]:
 //! prepare the box before *any* bot of the match starts (Snake binds its
 //! listener then, so a bot that connects the instant it starts finds it),
-//! start, deliver notices, send a [`Request`] (its payload, and for an
+//! start (a long-lived bot with the argument list its referee gave, if
+//! any), deliver notices, send a [`Request`] (its payload, and for an
 //! external game any argument list, stdin text and answer shape), report
 //! what was heard (answers, of one line or several as the request's shape
 //! says: [`answer`]; death), end an exchange, finish. Adding a protocol is adding a
@@ -126,7 +127,11 @@ pub trait Protocol: Send {
         Ok(())
     }
     /// Start the bot (long-lived protocols), or its start-up exchange.
-    fn start(&mut self, bot: &mut Bot) -> Result<(), Gone>;
+    /// `argv`: the arguments a long-lived bot is started with, after its
+    /// program's own (an external referee's `launch`; empty for koth's own
+    /// games). The referee's conversation gives none to per-turn programs,
+    /// which get theirs in each request.
+    fn start(&mut self, bot: &mut Bot, argv: &[String]) -> Result<(), Gone>;
     /// A line the bot gets without answering it.
     fn notice(&mut self, _bot: &mut Bot, _text: &str) {}
     /// Discard complete lines waiting from before a request; how many.

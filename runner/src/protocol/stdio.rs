@@ -1,6 +1,7 @@
 //! One long-lived process; requests and notices are lines on its stdin,
 //! answers lines on its stdout (Flit, Target, and Snake bots that do not
-//! connect).
+//! connect). It is started with the arguments an external game's referee
+//! gave it (`launch`), or none.
 
 use std::time::{Duration, Instant};
 
@@ -57,8 +58,8 @@ impl Protocol for Stdio {
         true
     }
 
-    fn start(&mut self, bot: &mut Bot) -> Result<(), Gone> {
-        let (process, stdin) = Process::spawn(bot, &[], true)?;
+    fn start(&mut self, bot: &mut Bot, argv: &[String]) -> Result<(), Gone> {
+        let (process, stdin) = Process::spawn(bot, argv, true)?;
         self.stdin = stdin.map(Outbox::new);
         self.process = Some(process);
         Ok(())

@@ -81,8 +81,8 @@ impl Protocol for TcpOrStdio {
         Ok(())
     }
 
-    fn start(&mut self, bot: &mut Bot) -> Result<(), Gone> {
-        self.stdio.start(bot)
+    fn start(&mut self, bot: &mut Bot, argv: &[String]) -> Result<(), Gone> {
+        self.stdio.start(bot, argv)
     }
 
     fn notice(&mut self, bot: &mut Bot, text: &str) {
