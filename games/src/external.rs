@@ -60,7 +60,7 @@ use serde_json::Value;
 
 use crate::replay::{Answer, MoveTime, Recorded};
 use crate::view::{colour_difference, LegendEntry, View, EMPTY, MIN_COLOUR_DIFFERENCE, SEAT_CODES, SEAT_COLOURS};
-use crate::{AnswerShape, BotProtocol, GameKind, Judgement, Request, Seat, SeatResult, Step, TimePolicy, Verdict};
+use crate::{AnswerShape, BotProtocol, Framing, GameKind, Judgement, Request, Seat, SeatResult, Step, TimePolicy, Verdict};
 
 /// The manifest's file name in a game's folder.
 pub const MANIFEST: &str = "game.json";
@@ -118,6 +118,11 @@ pub struct GameManifest {
     /// `{"lines": k}` or `{"until": "END"}` (one line when absent).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub answer: Option<AnswerShape>,
+    /// How a long-lived bot's messages are delimited: `"lines"` (the
+    /// default) or `"unterminated"` (no delimiter: a request written as it
+    /// is, an answer what one read of the bot's output takes; Speed Clue).
+    #[serde(default, skip_serializing_if = "Framing::is_lines")]
+    pub framing: Framing,
     pub referee: RefereeProgram,
     /// Settings the referee gets in `start` unless a match says otherwise.
     #[serde(default = "empty_object")]
@@ -227,6 +232,17 @@ impl GameManifest {
         }
         if let Some(shape) = &self.answer {
             check_shape(shape, self.protocol).map_err(|e| format!("answer: {e}"))?;
+        }
+        if self.framing == Framing::Unterminated {
+            if !self.protocol.is_line_stream() {
+                return Err(format!(
+                    "framing \"unterminated\" is for long-lived bots (stdio, tcp_or_stdio); a {} program's answer ends with its process",
+                    self.protocol.name()
+                ));
+            }
+            if self.answer.is_some() {
+                return Err("answer with framing \"unterminated\": an unterminated answer is what one read of the bot's output takes; leave out \"answer\"".into());
+            }
         }
         if let Some(bank) = self.time_policy.bank {
             if bank.as_millis() > 600_000 {
@@ -508,6 +524,7 @@ pub struct Conversation {
     protocol: BotProtocol,
     /// The manifest's answer shape.
     answer: AnswerShape,
+    framing: Framing,
     legend: Vec<u8>,
     /// The seats asked in the last step, in order.
     asked: Vec<Seat>,
@@ -527,6 +544,7 @@ impl Conversation {
             seats,
             protocol: manifest.protocol,
             answer: manifest.answer.clone().unwrap_or_default(),
+            framing: manifest.framing,
             legend: manifest.legend.iter().map(|e| e.code as u8).collect(),
             asked: Vec::new(),
             started: false,
@@ -615,6 +633,11 @@ impl Conversation {
         if l.argv.is_some() || l.stdin.is_some() || l.answer.is_some() {
             return Err(format!("{what} seat {seat} with \"argv\", \"stdin\" or \"answer\": a notice is only a \"text\" or \"lines\""));
         }
+        if self.framing == Framing::Unterminated {
+            return Err(format!(
+                "{what} seat {seat}, but its game's messages are unterminated: a bot reads each with one read, so a notice would run into the next request; send it as a request"
+            ));
+        }
         Ok((seat, self.lines_or_text(seat, l.text, l.lines, what)?))
     }
 
@@ -625,7 +648,7 @@ impl Conversation {
             (Some(_), Some(_)) => return Err(format!("{what} seat {seat} with both \"text\" and \"lines\": give one")),
             (None, None) => return Err(format!("{what} seat {seat} with neither \"text\" nor \"lines\"")),
             (Some(t), None) => {
-                if self.protocol.is_line_stream() && t.contains(['\n', '\r']) {
+                if self.protocol.is_line_stream() && self.framing.is_lines() && t.contains(['\n', '\r']) {
                     return Err(format!(
                         "{what} seat {seat} a text with a line break: bots of a {} game read lines (send several as \"lines\")",
                         self.protocol.name()
@@ -707,6 +730,16 @@ impl Conversation {
             (None, None) if argv_program && r.lines.is_none() => Some(Vec::new()),
             (None, _) => None,
         };
+        if self.framing == Framing::Unterminated {
+            if r.lines.is_some() || r.answer.is_some() {
+                return Err(format!(
+                    "asked seat {seat} with \"lines\" or \"answer\", but its game's messages are unterminated: a request is one \"text\", its answer what one read takes"
+                ));
+            }
+            if r.text.as_deref().is_some_and(str::is_empty) {
+                return Err(format!("asked seat {seat} with an empty text: an unterminated message of no bytes never reaches the bot"));
+            }
+        }
         let payload = match (r.text, r.lines) {
             (None, None) if argv_program => String::new(),
             (text, lines) => self.lines_or_text(seat, text, lines, what)?,
@@ -1201,6 +1234,49 @@ mod tests {
     /// A request's parts as the engine gets them, per protocol: today's
     /// `text` means what it always meant; `lines`, `argv`, `stdin` and
     /// `answer` say more.
+    /// `"framing": "unterminated"` (Speed Clue's messages, with no line
+    /// ending): for long-lived bots only and without an answer shape; its
+    /// requests are one non-empty text, which may hold line breaks, and it
+    /// has no notices (a bot reading each message with one read would get a
+    /// notice and the next request as one).
+    #[test]
+    fn unterminated_framing_is_for_long_lived_bots_and_one_text_per_request() {
+        let with = |change: Value| {
+            let mut m = serde_json::to_value(manifest()).unwrap();
+            m.as_object_mut().unwrap().extend(change.as_object().unwrap().clone());
+            GameManifest::parse(m.to_string().as_bytes())
+        };
+        assert_eq!(manifest().framing, Framing::Lines);
+        assert!(serde_json::to_value(manifest()).unwrap().get("framing").is_none(), "lines: not written");
+        for (change, want) in [
+            (json!({"framing": "unterminated"}), Ok(Framing::Unterminated)),
+            (json!({"framing": "lines"}), Ok(Framing::Lines)),
+            (json!({"framing": "unterminated", "protocol": "tcp_or_stdio"}), Ok(Framing::Unterminated)),
+            (json!({"framing": "unterminated", "protocol": "per_turn_argv"}), Err("framing \"unterminated\" is for long-lived bots")),
+            (json!({"framing": "unterminated", "answer": {"lines": 2}}), Err("leave out \"answer\"")),
+            (json!({"framing": "bytes"}), Err("unknown variant `bytes`")),
+        ] {
+            match (with(change.clone()), want) {
+                (Ok(m), Ok(f)) => assert_eq!(m.framing, f, "{change}"),
+                (Err(e), Err(w)) => assert!(e.contains(w), "{change}: {e}"),
+                (got, want) => panic!("{change}: {got:?}, wanted {want:?}"),
+            }
+        }
+        let m = with(json!({"framing": "unterminated"})).unwrap();
+        let read = |extra: Value| Conversation::new(&m, 2).read(&said(0, extra), &[]);
+        let s = read(json!({"requests": [{"seat": 0, "text": "reset 3 0 Gr Ca Ba"}, {"seat": 1, "text": "two\nlines"}]})).unwrap();
+        assert_eq!(s.step.requests[1].payload, "two\nlines");
+        for (extra, want) in [
+            (json!({"requests": [{"seat": 0, "text": "a"}], "notices": [{"seat": 1, "text": "n"}]}), "send it as a request"),
+            (json!({"requests": [{"seat": 0, "lines": ["a", "b"]}]}), "a request is one \"text\""),
+            (json!({"requests": [{"seat": 0, "text": "a", "answer": {"until": "END"}}]}), "its answer what one read takes"),
+            (json!({"requests": [{"seat": 0, "text": ""}]}), "an empty text"),
+        ] {
+            let err = read(extra.clone()).unwrap_err();
+            assert!(err.contains(want), "{extra}: {err}");
+        }
+    }
+
     /// The answer to `start` may say each long-lived bot's arguments
     /// (`launch`), bounded as a request's `argv`; every other use of it is
     /// the referee's failure, with the reason.

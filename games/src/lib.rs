@@ -341,6 +341,26 @@ impl BotProtocol {
     }
 }
 
+/// How messages to and from a long-lived bot are delimited.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Framing {
+    /// Lines: a message ends with `\n` (every game of koth's own).
+    #[default]
+    Lines,
+    /// No delimiter, as Speed Clue's server and AIs wrote to each other: a
+    /// request is written as it is, with no line ending, and an answer
+    /// (the id line too) is whatever the bot wrote by the time koth reads
+    /// it, as one `read` takes it (up to 4096 bytes).
+    Unterminated,
+}
+
+impl Framing {
+    pub fn is_lines(&self) -> bool {
+        *self == Framing::Lines
+    }
+}
+
 /// A game as replays, reports and ladders name it: one of koth's own, or
 /// an external game by its manifest's name. Written as the name alone.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]

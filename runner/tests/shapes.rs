@@ -220,6 +220,11 @@ fn a_per_turn_program_gets_its_languages_start_up_and_its_bank() {
 /// `external-games/launch-args` in a temporary folder, its manifest's
 /// `protocol` and `settings` changed as `protocol` and `settings` say.
 fn launch_game(tag: &str, protocol: &str, settings: serde_json::Value) -> Game {
+    launch_game_with(tag, protocol, settings, json!({}))
+}
+
+/// The same, with `fields` set in its manifest.
+fn launch_game_with(tag: &str, protocol: &str, settings: serde_json::Value, fields: serde_json::Value) -> Game {
     let src = repo().join("external-games/launch-args");
     let dir = std::env::temp_dir().join(format!("koth-launch-{tag}-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
@@ -228,6 +233,9 @@ fn launch_game(tag: &str, protocol: &str, settings: serde_json::Value) -> Game {
     manifest["protocol"] = protocol.into();
     for (k, v) in settings.as_object().unwrap() {
         manifest["settings"][k] = v.clone();
+    }
+    for (k, v) in fields.as_object().unwrap() {
+        manifest[k] = v.clone();
     }
     std::fs::write(dir.join("game.json"), manifest.to_string()).unwrap();
     let game = Game::find(&dir.display().to_string(), &builder()).unwrap_or_else(|e| panic!("{tag}: {e}"));
@@ -343,4 +351,48 @@ fn a_referee_launching_bots_wrongly_ends_its_match_with_the_reason() {
         assert_eq!(r.turns, turns, "{mode}");
         assert!(r.outcomes.iter().all(|o| o.result.is_none()), "{mode}: no result");
     }
+}
+
+/// A game of unterminated messages (`"framing": "unterminated"`), as Speed
+/// Clue's server and AIs wrote to each other: a request is written with no
+/// line ending, and an answer, the id line too, is what one read takes.
+/// `unterminated.py` reads each message with one read, answers with no
+/// newline, and says "newline!" if a message had one: over TCP (connected
+/// to the port it was launched with, "seat0 alive" its id line) and over
+/// stdio, it scores every turn. The same bot in a game of lines times out
+/// (koth waits for a line that never ends), which is why Speed Clue needs
+/// the framing; and `caller.py`, a line bot, answers "newline"-free JSON in
+/// lines either way. Its replay checks.
+#[test]
+fn unterminated_messages_are_written_as_they_are_and_read_as_one_read_takes_them() {
+    if !sandbox_ok() {
+        return;
+    }
+    let raw = common::test_bot("unterminated.py", &[]);
+    let at = |g: &Game| MatchOptions { sandbox: sandbox_config(), ..MatchOptions::new(g.clone(), 4812) };
+    let unterminated = json!({"framing": "unterminated"});
+    let g = launch_game_with("raw-tcp", "tcp_or_stdio", json!({"connect": true}), unterminated.clone());
+    let r = play(&at(&g), vec![raw.clone(), raw.clone(), raw.clone()]).unwrap();
+    assert_eq!(r.ended_by, EndedBy::Rules, "{:?}", r.referee_stderr);
+    for (seat, o) in r.outcomes.iter().enumerate() {
+        assert_eq!((o.moves, o.invalid_moves, &o.status, o.score), (3, 0, &BotStatus::Ok, 3.0), "{}: {}", o.name, o.stderr);
+        assert_eq!(o.id_line.as_deref(), Some(format!("seat{seat} alive").as_str()));
+    }
+    g.check(&r.replay.read().unwrap(), &sandbox_config()).unwrap();
+
+    let g = launch_game_with("raw-stdio", "stdio", json!({}), unterminated);
+    let r = play(&at(&g), vec![raw.clone()]).unwrap();
+    assert_eq!((r.outcomes[0].score, r.outcomes[0].invalid_moves, &r.ended_by), (3.0, 0, &EndedBy::Rules), "{}", r.outcomes[0].stderr);
+
+    // In a game of lines the same bot never ends a line: no id line in time.
+    let g = launch_game("raw-lines", "tcp_or_stdio", json!({"connect": true}));
+    let opts = MatchOptions { per_move: Some(Duration::from_millis(300)), ..at(&g) };
+    let r = play(&opts, vec![raw.clone()]).unwrap();
+    let o = &r.outcomes[0];
+    assert_eq!(o.score, 0.0);
+    assert!(
+        matches!(&o.status, BotStatus::NotConnected { reason } if reason.contains("connected to 127.0.0.1:4040 but sent no id line")),
+        "{:?}",
+        o.status
+    );
 }
