@@ -547,3 +547,29 @@ fn speed_clue_agrees_with_the_original_contest_server() {
         assert_eq!(digests.join(" "), g[4], "game {k} {players:?}: every seat's answers in koth, then in the original server");
     }
 }
+
+/// Where the original server threw and disqualified an AI for the
+/// tournament (here DuplicateSuggestion: the same suggestion twice), the
+/// speed-clue referee ends the game at once: the offender scores -1 with
+/// the server's exception as its judgement, the others 0, no winner.
+#[test]
+fn speed_clue_ends_a_game_where_the_original_server_disqualified_an_ai() {
+    if !root_or_skip() {
+        return;
+    }
+    let folder = game("speed-clue");
+    let repeater = format!("{}/tests/bots/clue_repeater.py", env!("CARGO_MANIFEST_DIR"));
+    let plodder = format!("{folder}/bots/plodder.py");
+    let out = koth(&["match", "--game", &folder, "--seed", "7", "--json", &plodder, &repeater, &plodder]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}{}", String::from_utf8_lossy(&out.stderr));
+    let v: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(v["ended_by"]["kind"], "rules", "{stdout}");
+    let mut outcomes = v["outcomes"].as_array().unwrap().clone();
+    outcomes.sort_by_key(|o| o["seat"].as_u64());
+    let scores: Vec<f64> = outcomes.iter().map(|o| o["score"].as_f64().unwrap()).collect();
+    assert_eq!(scores, [0.0, -1.0, 0.0], "{stdout}");
+    let status = &outcomes[1]["status"];
+    assert_eq!((&status["kind"], &status["answer"]), (&serde_json::json!("invalid_output"), &serde_json::json!("suggest Gr Ca Ba")));
+    assert_eq!(status["reason"], "DuplicateSuggestion: Gr Ca Ba made before", "{status}");
+}
