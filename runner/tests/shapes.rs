@@ -386,7 +386,8 @@ fn unterminated_messages_are_written_as_they_are_and_read_as_one_read_takes_them
 
     // In a game of lines the same bot never ends a line: no id line in time.
     let g = launch_game("raw-lines", "tcp_or_stdio", json!({"connect": true}));
-    let opts = MatchOptions { per_move: Some(Duration::from_millis(300)), ..at(&g) };
+    // 4 s to start and connect (1 s first-move allowance and 3 s): it connects, and then says nothing koth can read as a line.
+    let opts = MatchOptions { per_move: Some(Duration::from_secs(3)), ..at(&g) };
     let r = play(&opts, vec![raw.clone()]).unwrap();
     let o = &r.outcomes[0];
     assert_eq!(o.score, 0.0);
