@@ -26,6 +26,13 @@
 //! controller's output for the line-ups of koth's bots, for three games in
 //! a row that keep one bot's folder (`koth match --data`), and for its
 //! reading of answers (`Player::getMove`), each recorded by running it.
+//!
+//! `speed-clue` (Speed Clue): long-lived AIs started with arguments
+//! (`IDENTIFIER PORT`, the referee's `launch`) that connect over TCP and
+//! speak unterminated messages (`"framing": "unterminated"`); the original
+//! Java contest server's games, recorded with its unseeded deals read back
+//! through taps (`external-games/speed-clue/original/`), played again on
+//! the same deals.
 
 use std::path::PathBuf;
 use std::process::{Command, Output};
@@ -454,4 +461,115 @@ fn python_literal(lit: &str) -> String {
         }
     }
     out
+}
+
+/// Speed Clue's original contest server's games (`games.txt`: `PLAYERS :
+/// SOLUTION : HANDS : WINNER ROUNDS : ANSWERS : ...`), recorded by running
+/// it unmodified with koth's two AIs behind taps (the server deals
+/// unseeded: each game's deal is read back from its `reset` messages).
+fn clue_games() -> Vec<Vec<String>> {
+    let text = std::fs::read_to_string(format!("{}/original/games.txt", game("speed-clue"))).unwrap();
+    text.lines().filter(|l| !l.starts_with('#')).map(|l| l.split(" : ").map(String::from).collect()).collect()
+}
+
+/// Speed Clue's AIs are started as `COMMAND IDENTIFIER PORT` (koth's
+/// `launch`), connect and say `IDENTIFIER alive`, and every message either
+/// way has no line ending (`"framing": "unterminated"`). koth plays the
+/// original server's games on the same deals (`settings.deal`, the deal in
+/// a copy of the game folder): the same winner after the same rounds, and
+/// every seat's answers equal the server's (their number and digest; the
+/// `done` koth sends at each game's end, which the server sends once at
+/// the tournament's, left out). Four of its 48 games: 3 and 4 AIs, won by
+/// the first seat and by another, the longest of the 4-AI games.
+#[test]
+fn speed_clue_agrees_with_the_original_contest_server() {
+    if !root_or_skip() {
+        return;
+    }
+    // A deal of koth's own, drawn from the seed: played to the end, checked.
+    let (scores, _) = play("speed-clue", "7", &["deducer.py", "plodder.py", "deducer.py", "plodder.py"]);
+    assert_eq!(scores, [1.0, 0.0, 0.0, 0.0], "seed 7: the first deducer wins");
+    let games = clue_games();
+    assert_eq!(games.len(), 48, "every seat order of every 3 and 4 of the 4 entries, one game each");
+    let longest = games.iter().enumerate().max_by_key(|(_, g)| g[3].split(' ').nth(1).unwrap().parse::<u32>().unwrap()).unwrap().0;
+    let winner_not_first = games.iter().position(|g| !g[3].starts_with("0 ")).unwrap();
+    for k in [0, 24, winner_not_first, longest] {
+        let g = &games[k];
+        let players: Vec<&str> = g[0].split(' ').collect();
+        // The game folder, its deal the server's.
+        let folder = dir().join(format!("speed-clue-{k}"));
+        let _ = std::fs::remove_dir_all(&folder);
+        std::fs::create_dir_all(folder.join("bots")).unwrap();
+        let src = game("speed-clue");
+        for f in ["referee.py", "bots/deducer.py", "bots/plodder.py"] {
+            std::fs::copy(format!("{src}/{f}"), folder.join(f)).unwrap();
+        }
+        let mut manifest: serde_json::Value = serde_json::from_slice(&std::fs::read(format!("{src}/game.json")).unwrap()).unwrap();
+        let hands: Vec<&str> = g[2].split(" / ").collect();
+        manifest["settings"]["deal"] = serde_json::json!({"solution": g[1], "hands": hands});
+        std::fs::write(folder.join("game.json"), manifest.to_string()).unwrap();
+        let replay = dir().join(format!("speed-clue-{k}.json"));
+        let bots: Vec<String> = players
+            .iter()
+            .map(|p| folder.join("bots").join(format!("{}.py", p.split('-').next().unwrap())).display().to_string())
+            .collect();
+        let (f, r) = (folder.display().to_string(), replay.display().to_string());
+        let mut args = vec!["match", "--game", &f, "--seed", "1", "--json", "--replay", &r];
+        args.extend(bots.iter().map(String::as_str));
+        let out = koth(&args);
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(out.status.code(), Some(0), "game {k}: {stdout}{}", String::from_utf8_lossy(&out.stderr));
+        let v: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+        assert_eq!(v["ended_by"]["kind"], "rules", "game {k}: {stdout}");
+        let check = koth(&["replay", "check", &r, "--game", &f]);
+        assert_eq!(check.status.code(), Some(0), "game {k}: {}", String::from_utf8_lossy(&check.stdout));
+        // The winner and the rounds, then every seat's answers but the last turn's.
+        let rv: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&replay).unwrap()).unwrap();
+        let turns = rv["turns"].as_array().unwrap();
+        let won = turns.iter().flat_map(|t| t["events"].as_array().unwrap()).find(|e| e["type"] == "winner").expect("a winner");
+        assert_eq!(format!("{} {}", won["seat"], won["rounds"]), g[3], "game {k} {players:?}: koth's winner and rounds, then the server's");
+        assert_eq!(rv["seats"][0]["argv"], serde_json::json!(["p0", "4040"]), "game {k}: launched as the server launched its AIs");
+        assert_eq!(rv["seats"][0]["id_line"], "p0 alive");
+        use sha2::{Digest, Sha256};
+        let mut answers = vec![Vec::new(); players.len()];
+        for t in &turns[..turns.len() - 1] {
+            for a in t["answers"].as_array().unwrap() {
+                answers[a["seat"].as_u64().unwrap() as usize].push(a["answer"].as_str().unwrap_or("").to_string());
+            }
+        }
+        let digests: Vec<String> = answers
+            .iter()
+            .map(|a| {
+                let d = Sha256::digest(a.join("\n").as_bytes());
+                format!("{}:{}", a.len(), d[..8].iter().map(|b| format!("{b:02x}")).collect::<String>())
+            })
+            .collect();
+        assert_eq!(digests.join(" "), g[4], "game {k} {players:?}: every seat's answers in koth, then in the original server");
+    }
+}
+
+/// Where the original server threw and disqualified an AI for the
+/// tournament (here DuplicateSuggestion: the same suggestion twice), the
+/// speed-clue referee ends the game at once: the offender scores -1 with
+/// the server's exception as its judgement, the others 0, no winner.
+#[test]
+fn speed_clue_ends_a_game_where_the_original_server_disqualified_an_ai() {
+    if !root_or_skip() {
+        return;
+    }
+    let folder = game("speed-clue");
+    let repeater = format!("{}/tests/bots/clue_repeater.py", env!("CARGO_MANIFEST_DIR"));
+    let plodder = format!("{folder}/bots/plodder.py");
+    let out = koth(&["match", "--game", &folder, "--seed", "7", "--json", &plodder, &repeater, &plodder]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}{}", String::from_utf8_lossy(&out.stderr));
+    let v: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(v["ended_by"]["kind"], "rules", "{stdout}");
+    let mut outcomes = v["outcomes"].as_array().unwrap().clone();
+    outcomes.sort_by_key(|o| o["seat"].as_u64());
+    let scores: Vec<f64> = outcomes.iter().map(|o| o["score"].as_f64().unwrap()).collect();
+    assert_eq!(scores, [0.0, -1.0, 0.0], "{stdout}");
+    let status = &outcomes[1]["status"];
+    assert_eq!((&status["kind"], &status["answer"]), (&serde_json::json!("invalid_output"), &serde_json::json!("suggest Gr Ca Ba")));
+    assert_eq!(status["reason"], "DuplicateSuggestion: Gr Ca Ba made before", "{status}");
 }

@@ -60,7 +60,7 @@ use serde_json::Value;
 
 use crate::replay::{Answer, MoveTime, Recorded};
 use crate::view::{colour_difference, LegendEntry, View, EMPTY, MIN_COLOUR_DIFFERENCE, SEAT_CODES, SEAT_COLOURS};
-use crate::{AnswerShape, BotProtocol, GameKind, Judgement, Request, Seat, SeatResult, Step, TimePolicy, Verdict};
+use crate::{AnswerShape, BotProtocol, Framing, GameKind, Judgement, Request, Seat, SeatResult, Step, TimePolicy, Verdict};
 
 /// The manifest's file name in a game's folder.
 pub const MANIFEST: &str = "game.json";
@@ -118,6 +118,11 @@ pub struct GameManifest {
     /// `{"lines": k}` or `{"until": "END"}` (one line when absent).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub answer: Option<AnswerShape>,
+    /// How a long-lived bot's messages are delimited: `"lines"` (the
+    /// default) or `"unterminated"` (no delimiter: a request written as it
+    /// is, an answer what one read of the bot's output takes; Speed Clue).
+    #[serde(default, skip_serializing_if = "Framing::is_lines")]
+    pub framing: Framing,
     pub referee: RefereeProgram,
     /// Settings the referee gets in `start` unless a match says otherwise.
     #[serde(default = "empty_object")]
@@ -228,6 +233,17 @@ impl GameManifest {
         if let Some(shape) = &self.answer {
             check_shape(shape, self.protocol).map_err(|e| format!("answer: {e}"))?;
         }
+        if self.framing == Framing::Unterminated {
+            if !self.protocol.is_line_stream() {
+                return Err(format!(
+                    "framing \"unterminated\" is for long-lived bots (stdio, tcp_or_stdio); a {} program's answer ends with its process",
+                    self.protocol.name()
+                ));
+            }
+            if self.answer.is_some() {
+                return Err("answer with framing \"unterminated\": an unterminated answer is what one read of the bot's output takes; leave out \"answer\"".into());
+            }
+        }
         if let Some(bank) = self.time_policy.bank {
             if bank.as_millis() > 600_000 {
                 return Err(format!("time_policy.bank {} ms: give 0 to 600000", bank.as_millis()));
@@ -315,6 +331,19 @@ impl GameManifest {
     }
 }
 
+/// Whether `argv` is an argument list a program can be given, and within
+/// koth's bounds; the error reads after "asked seat 3 with ".
+fn check_argv(argv: &[String]) -> Result<(), String> {
+    let bytes: usize = argv.iter().map(|a| a.len() + 1).sum();
+    if argv.len() > MAX_ARGV || bytes > MAX_ARGV_BYTES {
+        return Err(format!("{} arguments of {bytes} bytes (the most is {MAX_ARGV} arguments, {MAX_ARGV_BYTES} bytes)", argv.len()));
+    }
+    if argv.iter().any(|a| a.contains('\0')) {
+        return Err("a NUL byte in an argument, which no program can be given".into());
+    }
+    Ok(())
+}
+
 /// Whether an answer's shape is one koth reads for bots of `protocol`.
 fn check_shape(shape: &AnswerShape, protocol: BotProtocol) -> Result<(), String> {
     if protocol == BotProtocol::PerTurnFiles {
@@ -388,6 +417,11 @@ pub struct RefereeSays {
     /// The state the replay starts from (the answer to `start` only).
     #[serde(default)]
     pub initial: Option<Value>,
+    /// The argument list each long-lived bot is started with (the answer
+    /// to `start` only; `stdio` and `tcp_or_stdio`): a seat not listed is
+    /// started with none.
+    #[serde(default)]
+    pub launch: Vec<SaidLaunch>,
     #[serde(default)]
     pub requests: Vec<SaidRequest>,
     #[serde(default)]
@@ -443,6 +477,16 @@ pub struct SaidRequest {
     pub answer: Option<AnswerShape>,
 }
 
+/// How one seat's long-lived bot is started: `{"seat": s, "argv": [...]}`,
+/// its arguments after its program's own (Speed Clue's `IDENTIFIER PORT`,
+/// Totally Blind Chess's `w SEED`), bounded as a request's `argv` is.
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SaidLaunch {
+    pub seat: Seat,
+    pub argv: Vec<String>,
+}
+
 /// How the referee understood one answer: `move` (accepted, as it read
 /// it) or `invalid` (refused, and why).
 #[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
@@ -459,6 +503,10 @@ pub struct SaidJudgement {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Said {
     pub initial: Option<Value>,
+    /// The argument list each seat's long-lived bot is started with, one
+    /// per seat (empty: none); only the answer to `start` gives them, so
+    /// every later answer has none.
+    pub launch: Vec<Vec<String>>,
     /// What to deliver next: notices, and requests unless the game is over.
     pub step: Step,
     pub judgements: Vec<Judgement>,
@@ -476,6 +524,7 @@ pub struct Conversation {
     protocol: BotProtocol,
     /// The manifest's answer shape.
     answer: AnswerShape,
+    framing: Framing,
     legend: Vec<u8>,
     /// The seats asked in the last step, in order.
     asked: Vec<Seat>,
@@ -495,6 +544,7 @@ impl Conversation {
             seats,
             protocol: manifest.protocol,
             answer: manifest.answer.clone().unwrap_or_default(),
+            framing: manifest.framing,
             legend: manifest.legend.iter().map(|e| e.code as u8).collect(),
             asked: Vec::new(),
             started: false,
@@ -583,6 +633,11 @@ impl Conversation {
         if l.argv.is_some() || l.stdin.is_some() || l.answer.is_some() {
             return Err(format!("{what} seat {seat} with \"argv\", \"stdin\" or \"answer\": a notice is only a \"text\" or \"lines\""));
         }
+        if self.framing == Framing::Unterminated {
+            return Err(format!(
+                "{what} seat {seat}, but its game's messages are unterminated: a bot reads each with one read, so a notice would run into the next request; send it as a request"
+            ));
+        }
         Ok((seat, self.lines_or_text(seat, l.text, l.lines, what)?))
     }
 
@@ -593,7 +648,7 @@ impl Conversation {
             (Some(_), Some(_)) => return Err(format!("{what} seat {seat} with both \"text\" and \"lines\": give one")),
             (None, None) => return Err(format!("{what} seat {seat} with neither \"text\" nor \"lines\"")),
             (Some(t), None) => {
-                if self.protocol.is_line_stream() && t.contains(['\n', '\r']) {
+                if self.protocol.is_line_stream() && self.framing.is_lines() && t.contains(['\n', '\r']) {
                     return Err(format!(
                         "{what} seat {seat} a text with a line break: bots of a {} game read lines (send several as \"lines\")",
                         self.protocol.name()
@@ -623,6 +678,35 @@ impl Conversation {
         Ok(payload)
     }
 
+    /// The answer to `start`'s `launch`, one argument list per seat (empty
+    /// where it names none), checked: at the start only, for long-lived
+    /// bots only, each seat once, each list bounded as a request's `argv`.
+    fn launch(&self, said: Vec<SaidLaunch>) -> Result<Vec<Vec<String>>, String> {
+        if said.is_empty() {
+            return Ok(Vec::new());
+        }
+        if self.started {
+            return Err("sent \"launch\" after the start: each bot is started once, before turn 1, so only the answer to \"start\" (turn 0) may give it".into());
+        }
+        if !self.protocol.is_line_stream() {
+            return Err(format!(
+                "sent \"launch\", which only long-lived bots (stdio, tcp_or_stdio) get; a {} program is started every turn, with each request's \"argv\"",
+                self.protocol.name()
+            ));
+        }
+        let mut launch = vec![Vec::new(); self.seats];
+        let mut given = vec![false; self.seats];
+        for l in said {
+            let seat = self.seat(l.seat, "launched")?;
+            if std::mem::replace(&mut given[seat], true) {
+                return Err(format!("launched seat {seat} twice: give each seat's argument list once"));
+            }
+            check_argv(&l.argv).map_err(|e| format!("launched seat {seat} with {e}"))?;
+            launch[seat] = l.argv;
+        }
+        Ok(launch)
+    }
+
     /// A request in koth's terms, every part checked against the game's
     /// protocol and bounded.
     fn request(&self, r: SaidRequest) -> Result<Request, String> {
@@ -646,6 +730,16 @@ impl Conversation {
             (None, None) if argv_program && r.lines.is_none() => Some(Vec::new()),
             (None, _) => None,
         };
+        if self.framing == Framing::Unterminated {
+            if r.lines.is_some() || r.answer.is_some() {
+                return Err(format!(
+                    "asked seat {seat} with \"lines\" or \"answer\", but its game's messages are unterminated: a request is one \"text\", its answer what one read takes"
+                ));
+            }
+            if r.text.as_deref().is_some_and(str::is_empty) {
+                return Err(format!("asked seat {seat} with an empty text: an unterminated message of no bytes never reaches the bot"));
+            }
+        }
         let payload = match (r.text, r.lines) {
             (None, None) if argv_program => String::new(),
             (text, lines) => self.lines_or_text(seat, text, lines, what)?,
@@ -654,16 +748,7 @@ impl Conversation {
             return Err(format!("asked seat {seat} with a NUL byte in its argument, which no program can be given"));
         }
         if let Some(argv) = &argv {
-            let bytes: usize = argv.iter().map(|a| a.len() + 1).sum();
-            if argv.len() > MAX_ARGV || bytes > MAX_ARGV_BYTES {
-                return Err(format!(
-                    "asked seat {seat} with {} arguments of {bytes} bytes (the most is {MAX_ARGV} arguments, {MAX_ARGV_BYTES} bytes)",
-                    argv.len()
-                ));
-            }
-            if argv.iter().any(|a| a.contains('\0')) {
-                return Err(format!("asked seat {seat} with a NUL byte in an argument, which no program can be given"));
-            }
+            check_argv(argv).map_err(|e| format!("asked seat {seat} with {e}"))?;
         }
         if let Some(stdin) = &r.stdin {
             if stdin.len() > MAX_STDIN {
@@ -695,6 +780,7 @@ impl Conversation {
         if says.initial.is_some() && self.started {
             return Err("sent `initial` after the start".into());
         }
+        let launch = self.launch(says.launch)?;
         let mut requests: Vec<Request> = Vec::new();
         for r in says.requests {
             let r = self.request(r)?;
@@ -734,6 +820,7 @@ impl Conversation {
         let standings = self.standings(scores.as_deref().unwrap_or(&zeros), ranks.as_deref())?;
         let said = Said {
             initial: says.initial,
+            launch,
             step: Step { notices, requests },
             judgements,
             events: says.events,
@@ -1147,6 +1234,137 @@ mod tests {
     /// A request's parts as the engine gets them, per protocol: today's
     /// `text` means what it always meant; `lines`, `argv`, `stdin` and
     /// `answer` say more.
+    /// `"framing": "unterminated"` (Speed Clue's messages, with no line
+    /// ending): for long-lived bots only and without an answer shape; its
+    /// requests are one non-empty text, which may hold line breaks, and it
+    /// has no notices (a bot reading each message with one read would get a
+    /// notice and the next request as one).
+    #[test]
+    fn unterminated_framing_is_for_long_lived_bots_and_one_text_per_request() {
+        let with = |change: Value| {
+            let mut m = serde_json::to_value(manifest()).unwrap();
+            m.as_object_mut().unwrap().extend(change.as_object().unwrap().clone());
+            GameManifest::parse(m.to_string().as_bytes())
+        };
+        assert_eq!(manifest().framing, Framing::Lines);
+        assert!(serde_json::to_value(manifest()).unwrap().get("framing").is_none(), "lines: not written");
+        for (change, want) in [
+            (json!({"framing": "unterminated"}), Ok(Framing::Unterminated)),
+            (json!({"framing": "lines"}), Ok(Framing::Lines)),
+            (json!({"framing": "unterminated", "protocol": "tcp_or_stdio"}), Ok(Framing::Unterminated)),
+            (json!({"framing": "unterminated", "protocol": "per_turn_argv"}), Err("framing \"unterminated\" is for long-lived bots")),
+            (json!({"framing": "unterminated", "answer": {"lines": 2}}), Err("leave out \"answer\"")),
+            (json!({"framing": "bytes"}), Err("unknown variant `bytes`")),
+        ] {
+            match (with(change.clone()), want) {
+                (Ok(m), Ok(f)) => assert_eq!(m.framing, f, "{change}"),
+                (Err(e), Err(w)) => assert!(e.contains(w), "{change}: {e}"),
+                (got, want) => panic!("{change}: {got:?}, wanted {want:?}"),
+            }
+        }
+        let m = with(json!({"framing": "unterminated"})).unwrap();
+        let read = |extra: Value| Conversation::new(&m, 2).read(&said(0, extra), &[]);
+        let s = read(json!({"requests": [{"seat": 0, "text": "reset 3 0 Gr Ca Ba"}, {"seat": 1, "text": "two\nlines"}]})).unwrap();
+        assert_eq!(s.step.requests[1].payload, "two\nlines");
+        for (extra, want) in [
+            (json!({"requests": [{"seat": 0, "text": "a"}], "notices": [{"seat": 1, "text": "n"}]}), "send it as a request"),
+            (json!({"requests": [{"seat": 0, "lines": ["a", "b"]}]}), "a request is one \"text\""),
+            (json!({"requests": [{"seat": 0, "text": "a", "answer": {"until": "END"}}]}), "its answer what one read takes"),
+            (json!({"requests": [{"seat": 0, "text": ""}]}), "an empty text"),
+        ] {
+            let err = read(extra.clone()).unwrap_err();
+            assert!(err.contains(want), "{extra}: {err}");
+        }
+    }
+
+    /// The answer to `start` may say each long-lived bot's arguments
+    /// (`launch`), bounded as a request's `argv`; every other use of it is
+    /// the referee's failure, with the reason.
+    #[test]
+    fn the_start_launches_long_lived_bots_with_argument_lists() {
+        let start = |protocol: BotProtocol, launch: Value| {
+            let mut m = manifest();
+            m.protocol = protocol;
+            let mut c = Conversation::new(&m, 3);
+            let asked = json!([{"seat": 0, "text": "go"}]);
+            let mut first = json!({"turn": 0, "scores": [0, 0, 0], "launch": launch});
+            first["requests"] = if protocol.is_line_stream() { asked } else { json!([{"seat": 0}]) };
+            c.read(&first.to_string(), &[]).map(|s| s.launch)
+        };
+        let strings = |v: &[&[&str]]| v.iter().map(|a| a.iter().map(|x| x.to_string()).collect()).collect::<Vec<Vec<String>>>();
+        use BotProtocol::{PerTurnArgv as Argv, PerTurnFiles as Files, Stdio, TcpOrStdio as Tcp};
+        let at_limit: Vec<String> = (0..MAX_ARGV).map(|_| "x".repeat(MAX_ARGV_BYTES / MAX_ARGV - 1)).collect();
+        let cases: Vec<(&str, BotProtocol, Value, Vec<Vec<String>>)> = vec![
+            ("none: every bot started with none", Stdio, json!([]), vec![]),
+            (
+                "Speed Clue: an identifier and a port",
+                Tcp,
+                json!([{"seat": 0, "argv": ["p0", "4040"]}, {"seat": 2, "argv": ["p2", "4040"]}]),
+                strings(&[&["p0", "4040"], &[], &["p2", "4040"]]),
+            ),
+            (
+                "Totally Blind Chess: a colour and a seed, any order",
+                Stdio,
+                json!([{"seat": 1, "argv": ["b", "77"]}, {"seat": 0, "argv": ["w", "77"]}]),
+                strings(&[&["w", "77"], &["b", "77"], &[]]),
+            ),
+            ("an empty argument and one with spaces", Stdio, json!([{"seat": 0, "argv": ["", "a b"]}]), strings(&[&["", "a b"], &[], &[]])),
+            ("an empty list", Stdio, json!([{"seat": 0, "argv": []}]), vec![vec![]; 3]),
+            ("1024 arguments of 64 KiB", Stdio, json!([{"seat": 0, "argv": at_limit}]), vec![at_limit.clone(), vec![], vec![]]),
+        ];
+        for (what, protocol, launch, want) in cases {
+            assert_eq!(start(protocol, launch).unwrap_or_else(|e| panic!("{what}: {e}")), want, "{what}");
+        }
+        let many: Vec<String> = (0..1025).map(|i| i.to_string()).collect();
+        let refusals: Vec<(&str, BotProtocol, Value, &str)> = vec![
+            (
+                "a per-turn program",
+                Argv,
+                json!([{"seat": 0, "argv": ["x"]}]),
+                "only long-lived bots (stdio, tcp_or_stdio) get; a per_turn_argv program",
+            ),
+            ("a program of files", Files, json!([{"seat": 0, "argv": []}]), "only long-lived bots"),
+            (
+                "a seat that does not exist",
+                Stdio,
+                json!([{"seat": 3, "argv": ["x"]}]),
+                "launched seat 3, but the match has 3 seats (0 to 2)",
+            ),
+            ("a seat twice", Stdio, json!([{"seat": 1, "argv": ["x"]}, {"seat": 1, "argv": ["y"]}]), "launched seat 1 twice"),
+            (
+                "1025 arguments",
+                Tcp,
+                json!([{"seat": 0, "argv": many}]),
+                "launched seat 0 with 1025 arguments of 4015 bytes (the most is 1024",
+            ),
+            (
+                "too many bytes",
+                Stdio,
+                json!([{"seat": 2, "argv": ["x".repeat(MAX_ARGV_BYTES)]}]),
+                "launched seat 2 with 1 arguments of 65537 bytes",
+            ),
+            ("a NUL byte", Stdio, json!([{"seat": 0, "argv": ["a\0b"]}]), "launched seat 0 with a NUL byte in an argument"),
+            ("not a list of strings", Stdio, json!([{"seat": 0, "argv": [4040]}]), "not its answer"),
+            ("a field koth does not know", Stdio, json!([{"seat": 0, "args": ["x"]}]), "unknown field `args`"),
+            ("one list for everyone", Stdio, json!(["x"]), "not its answer"),
+        ];
+        for (what, protocol, launch, want) in refusals {
+            let err = start(protocol, launch).expect_err(what);
+            assert!(err.contains(want), "{what}: {err}");
+        }
+        // Only the answer to `start`: bots are started once, before turn 1.
+        let answered = [answer(0, "a"), answer(1, "b")];
+        let mut c = asked_both();
+        c.answers(&answered, &[]);
+        let late = json!({"requests": [{"seat": 0, "text": "go"}], "launch": [{"seat": 0, "argv": ["x"]}]});
+        let err = c.read(&said(1, late), &answered).unwrap_err();
+        assert!(err.contains("sent \"launch\" after the start"), "{err}");
+        let mut c = asked_both();
+        c.answers(&answered, &[]);
+        let later = c.read(&said(1, json!({"requests": [{"seat": 0, "text": "go"}]})), &answered).unwrap();
+        assert!(later.launch.is_empty());
+    }
+
     #[test]
     fn requests_say_lines_argv_stdin_and_how_the_answer_is_read() {
         use crate::AnswerShape::{Lines, Until};

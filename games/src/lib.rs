@@ -215,6 +215,12 @@ pub trait Referee: Send {
     }
     /// The state a replay starts from (board, positions, ...).
     fn initial_state(&self) -> serde_json::Value;
+    /// The arguments seat `seat`'s long-lived bot is started with, after
+    /// its program's own (an external referee's `launch`, given with its
+    /// answer to `start`); none for koth's own games.
+    fn launch_argv(&self, _seat: Seat) -> Vec<String> {
+        Vec::new()
+    }
     /// Told, before a replay is played through this fresh referee, the
     /// state the replay recorded at its start (`null` in a replay written
     /// before engines recorded one). A game whose rules have changed since
@@ -332,6 +338,26 @@ impl BotProtocol {
     /// newline.
     pub fn is_line_stream(self) -> bool {
         matches!(self, BotProtocol::Stdio | BotProtocol::TcpOrStdio)
+    }
+}
+
+/// How messages to and from a long-lived bot are delimited.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Framing {
+    /// Lines: a message ends with `\n` (every game of koth's own).
+    #[default]
+    Lines,
+    /// No delimiter, as Speed Clue's server and AIs wrote to each other: a
+    /// request is written as it is, with no line ending, and an answer
+    /// (the id line too) is whatever the bot wrote by the time koth reads
+    /// it, as one `read` takes it (up to 4096 bytes).
+    Unterminated,
+}
+
+impl Framing {
+    pub fn is_lines(&self) -> bool {
+        *self == Framing::Lines
     }
 }
 

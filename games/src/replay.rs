@@ -100,6 +100,11 @@ pub struct ReplaySeat {
     /// What the bot said about itself (Snake's and Linkage's id lines).
     #[serde(default)]
     pub id_line: Option<String>,
+    /// The arguments its long-lived bot was started with, after its
+    /// program's own (an external referee's `launch`); absent when none.
+    /// [`check`] asks the referee for the same again.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub argv: Vec<String>,
     /// How the bot's match went, in words (`"crashed on turn 5 (exit code
     /// 3)"`); absent when all was well.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -667,6 +672,12 @@ fn agrees(replay: &Replay, referee: &dyn Referee, turn: usize, judgements: &[Jud
         let initial = referee.initial_state();
         if !replay.initial.is_null() && initial != replay.initial {
             return Err(format!("the initial state differs: rules say {initial}, replay says {}", replay.initial));
+        }
+        for (seat, s) in replay.seats.iter().enumerate() {
+            let argv = referee.launch_argv(seat);
+            if argv != s.argv {
+                return Err(format!("seat {seat}'s bot was started with other arguments: rules say {argv:?}, replay says {:?}", s.argv));
+            }
         }
         return Ok(());
     }

@@ -55,6 +55,7 @@ fn two_turns() -> Replay {
             ReplaySeat {
                 name: "still.c".into(),
                 id_line: None,
+                argv: Vec::new(),
                 status: None,
                 stderr: None,
                 data: Some(SeatData {
@@ -66,6 +67,7 @@ fn two_turns() -> Replay {
             ReplaySeat {
                 name: "crasher.py".into(),
                 id_line: None,
+                argv: Vec::new(),
                 status: Some("crashed on turn 2 (exit code 3)".into()),
                 stderr: Some(SeatStderr {
                     turns: vec![
@@ -267,4 +269,23 @@ fn stderr_is_added_to_the_owned_seats_only() {
         let e = replay::with_stderr(input, add).unwrap_err();
         assert!(e.contains(says), "{e}");
     }
+}
+
+/// The arguments a seat's long-lived bot was started with (an external
+/// referee's `launch`) are recorded in its seat, absent when none (the
+/// golden file has none), and `check` asks the referee for the same again:
+/// Target's rules launch nobody with arguments, so a replay saying one was
+/// is refused, naming the seat and both lists.
+#[test]
+fn a_seats_launch_arguments_are_recorded_and_checked() {
+    let mut r = two_turns();
+    r.seats[1].argv = vec!["p1".into(), "4040".into(), String::new()];
+    let v = serde_json::to_value(&r).unwrap();
+    assert_eq!(v["seats"][1]["argv"], serde_json::json!(["p1", "4040", ""]));
+    assert!(v["seats"][0].get("argv").is_none(), "none: absent, as in replays from before");
+    assert_eq!(Replay::from_value(&v).unwrap(), r, "round trip");
+    let err = replay::check(&r).unwrap_err();
+    assert_eq!(err, "seat 1's bot was started with other arguments: rules say [], replay says [\"p1\", \"4040\", \"\"]");
+    r.seats[1].argv.clear();
+    replay::check(&r).unwrap();
 }

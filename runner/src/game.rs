@@ -138,6 +138,15 @@ impl Game {
         }
     }
 
+    /// How a long-lived bot's messages are delimited (lines for koth's own
+    /// games; an external game's manifest may say unterminated).
+    pub fn framing(&self) -> koth_games::Framing {
+        match self {
+            Game::Builtin(_) => koth_games::Framing::Lines,
+            Game::External(e) => e.manifest.framing,
+        }
+    }
+
     /// How many bots of a match of `seats` think at the same time: one
     /// where moves alternate, every seat where they are simultaneous (the
     /// cores a match needs, see [`crate::cores`]).

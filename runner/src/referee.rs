@@ -48,6 +48,8 @@ pub struct ExternalReferee {
     log: StderrLog,
     // What the referee said last.
     initial: Value,
+    /// Each seat's arguments, from its answer to `start` (`launch`).
+    launch: Vec<Vec<String>>,
     view: View,
     standings: Vec<SeatResult>,
     next: Option<Step>,
@@ -119,6 +121,7 @@ impl ExternalReferee {
             failure: None,
             log: StderrLog::new(STDERR_CAP),
             initial: Value::Null,
+            launch: Vec::new(),
             view: View::grid(1, 1),
             standings: Vec::new(),
             next: None,
@@ -172,6 +175,9 @@ impl ExternalReferee {
             Ok(s) => {
                 if let Some(initial) = s.initial {
                     self.initial = initial;
+                }
+                if !s.launch.is_empty() {
+                    self.launch = s.launch;
                 }
                 self.view = s.view;
                 self.standings = s.standings;
@@ -394,6 +400,10 @@ impl Referee for ExternalReferee {
 
     fn initial_state(&self) -> Value {
         self.initial.clone()
+    }
+
+    fn launch_argv(&self, seat: Seat) -> Vec<String> {
+        self.launch.get(seat).cloned().unwrap_or_default()
     }
 
     fn view(&self) -> View {

@@ -22,6 +22,7 @@ use std::time::Duration;
 use common::{bot, play, repo, sandbox_config, sandbox_ok};
 use koth_games::replay::{EndedBy, Recorded};
 use koth_runner::engine::MatchOptions;
+use koth_runner::engine::SeatPlayer;
 use koth_runner::{BotStatus, Game};
 use serde_json::json;
 
@@ -214,4 +215,185 @@ fn a_per_turn_program_gets_its_languages_start_up_and_its_bank() {
         }
         g.check(&replay, &sandbox_config()).unwrap_or_else(|e| panic!("{what}: {e}"));
     }
+}
+
+/// `external-games/launch-args` in a temporary folder, its manifest's
+/// `protocol` and `settings` changed as `protocol` and `settings` say.
+fn launch_game(tag: &str, protocol: &str, settings: serde_json::Value) -> Game {
+    launch_game_with(tag, protocol, settings, json!({}))
+}
+
+/// The same, with `fields` set in its manifest.
+fn launch_game_with(tag: &str, protocol: &str, settings: serde_json::Value, fields: serde_json::Value) -> Game {
+    let src = repo().join("external-games/launch-args");
+    let dir = std::env::temp_dir().join(format!("koth-launch-{tag}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::copy(src.join("referee.py"), dir.join("referee.py")).unwrap();
+    let mut manifest: serde_json::Value = serde_json::from_slice(&std::fs::read(src.join("game.json")).unwrap()).unwrap();
+    manifest["protocol"] = protocol.into();
+    for (k, v) in settings.as_object().unwrap() {
+        manifest["settings"][k] = v.clone();
+    }
+    for (k, v) in fields.as_object().unwrap() {
+        manifest[k] = v.clone();
+    }
+    std::fs::write(dir.join("game.json"), manifest.to_string()).unwrap();
+    let game = Game::find(&dir.display().to_string(), &builder()).unwrap_or_else(|e| panic!("{tag}: {e}"));
+    let _ = std::fs::remove_dir_all(&dir);
+    game
+}
+
+/// What each seat's bot was launched with, as `launch-args`' referee
+/// draws it from seed 4812 (4812 % 997 = 824).
+fn launched(seat: usize, port: &str) -> Vec<String> {
+    let drawn = (824 + seat) % 997;
+    ["seat{seat}", port, "two words", "", "été", "{drawn}"]
+        .iter()
+        .map(|a| a.replace("{seat}", &seat.to_string()).replace("{drawn}", &drawn.to_string()))
+        .collect()
+}
+
+/// A long-lived bot is started with the argument list its referee gives
+/// it in the answer to `start` (`launch`): over stdio, and over TCP as
+/// Speed Clue's AIs were (`caller.py IDENTIFIER PORT`, connecting to the
+/// port it is given and saying `IDENTIFIER alive` first). The bot answers
+/// its arguments every turn, and the referee scores the lists it launched:
+/// a bot started with other arguments, or none, would score 0. The replay
+/// records each seat's list, `check` asks the referee for the same again
+/// (a forged list is caught), and a rerun as `koth replay rerun` plays it
+/// (one seat live, the other from the recording) starts the live bot with
+/// the same list.
+#[test]
+fn a_long_lived_bot_is_started_with_the_arguments_its_referee_launches_it_with() {
+    if !sandbox_ok() {
+        return;
+    }
+    let caller = game_bot("launch-args", "caller.py");
+    let at = |g: &Game| MatchOptions { sandbox: sandbox_config(), ..MatchOptions::new(g.clone(), 4812) };
+    // Over stdio, three seats.
+    let g = launch_game("stdio", "stdio", json!({}));
+    let r = play(&at(&g), vec![caller.clone(), caller.clone(), caller.clone()]).unwrap();
+    assert_eq!(r.ended_by, EndedBy::Rules, "{:?}", r.referee_stderr);
+    for o in &r.outcomes {
+        assert_eq!((o.moves, o.invalid_moves, &o.status, o.score), (3, 0, &BotStatus::Ok, 3.0), "{}: {}", o.name, o.stderr);
+    }
+    let replay = r.replay.read().unwrap();
+    for (seat, s) in replay.seats.iter().enumerate() {
+        assert_eq!(s.argv, launched(seat, "-"), "seat {seat}");
+    }
+    let Recorded::Answer { answer } = &replay.turns[0].answers[2].reply else { panic!("{:?}", replay.turns[0].answers[2]) };
+    assert_eq!(serde_json::from_str::<Vec<String>>(answer).unwrap(), launched(2, "-"));
+    g.check(&replay, &sandbox_config()).unwrap();
+    let mut forged = replay.clone();
+    forged.seats[1].argv[1] = "4041".into();
+    let err = g.check(&forged, &sandbox_config()).unwrap_err();
+    assert!(err.contains("seat 1's bot was started with other arguments"), "{err}");
+
+    // A rerun: seat 0 live, seat 1 and 2 from the recording.
+    let seats: Vec<SeatPlayer> = (0..3)
+        .map(|s| match s {
+            0 => SeatPlayer::Bot(caller.clone()),
+            _ => SeatPlayer::Recorded {
+                name: format!("seat {s} (recorded)"),
+                id_line: None,
+                answers: replay.turns.iter().map(|t| t.answers[s].reply.clone()).collect(),
+            },
+        })
+        .collect();
+    let again = koth_runner::engine::play_seats(&at(&g), seats).unwrap();
+    assert_eq!(again.ended_by, EndedBy::Rules, "{:?}", again.referee_stderr);
+    assert_eq!(again.outcomes.iter().map(|o| o.score).collect::<Vec<_>>(), [3.0, 3.0, 3.0], "{}", again.outcomes[0].stderr);
+    assert_eq!(again.replay.read().unwrap().seats[0].argv, launched(0, "-"));
+
+    // Over TCP: connected to the port it was given, its id line first.
+    let g = launch_game("tcp", "tcp_or_stdio", json!({"connect": true}));
+    let r = play(&at(&g), vec![caller.clone(), caller.clone()]).unwrap();
+    assert_eq!(r.ended_by, EndedBy::Rules, "{:?}", r.referee_stderr);
+    for (seat, o) in r.outcomes.iter().enumerate() {
+        assert_eq!((o.score, &o.status), (3.0, &BotStatus::Ok), "{}: {}", o.name, o.stderr);
+        assert_eq!(o.id_line.as_deref(), Some(format!("seat{seat} alive").as_str()));
+        assert_eq!(r.replay.read().unwrap().seats[seat].argv, launched(seat, "4040"));
+    }
+    g.check(&r.replay.read().unwrap(), &sandbox_config()).unwrap();
+
+    // No "launch": started with no argument, as ever, and none recorded.
+    let g = launch_game("none", "stdio", json!({"mode": "none"}));
+    let r = play(&at(&g), vec![caller.clone()]).unwrap();
+    assert_eq!((r.outcomes[0].score, &r.ended_by), (3.0, &EndedBy::Rules), "{}", r.outcomes[0].stderr);
+    assert!(r.replay.read().unwrap().seats[0].argv.is_empty());
+}
+
+/// A referee that launches bots wrongly (after the start, too many
+/// arguments or bytes, a NUL byte, a seat that does not exist or twice, a
+/// program started every turn) ends its match as "referee failed", with
+/// the reason, before any bot is asked anything (or, late, at the turn it
+/// did it), and no result.
+#[test]
+fn a_referee_launching_bots_wrongly_ends_its_match_with_the_reason() {
+    if !sandbox_ok() {
+        return;
+    }
+    let caller = game_bot("launch-args", "caller.py");
+    for (mode, protocol, turns, want) in [
+        ("late", "stdio", 1, "may give it (judging turn 1)"),
+        ("many", "stdio", 0, "launched seat 0 with 1025 arguments of 4015 bytes (the most is 1024 arguments, 65536 bytes) (at the start)"),
+        ("bytes", "stdio", 0, "launched seat 0 with 1 arguments of 70001 bytes"),
+        ("nul", "tcp_or_stdio", 0, "launched seat 0 with a NUL byte in an argument, which no program can be given"),
+        ("seat9", "stdio", 0, "launched seat 9, but the match has 2 seats (0 to 1)"),
+        ("twice", "stdio", 0, "launched seat 0 twice"),
+        ("launch", "per_turn_argv", 0, "sent \"launch\", which only long-lived bots (stdio, tcp_or_stdio) get"),
+    ] {
+        let g = launch_game(mode, protocol, json!({"mode": mode}));
+        let r = play(&MatchOptions { sandbox: sandbox_config(), ..MatchOptions::new(g.clone(), 1) }, vec![caller.clone(), caller.clone()])
+            .unwrap();
+        let EndedBy::RefereeFailed { reason } = &r.ended_by else { panic!("{mode}: ended by {:?}", r.ended_by) };
+        assert!(reason.contains(want), "{mode}: {reason}");
+        assert_eq!(r.turns, turns, "{mode}");
+        assert!(r.outcomes.iter().all(|o| o.result.is_none()), "{mode}: no result");
+    }
+}
+
+/// A game of unterminated messages (`"framing": "unterminated"`), as Speed
+/// Clue's server and AIs wrote to each other: a request is written with no
+/// line ending, and an answer, the id line too, is what one read takes.
+/// `unterminated.py` reads each message with one read, answers with no
+/// newline, and says "newline!" if a message had one: over TCP (connected
+/// to the port it was launched with, "seat0 alive" its id line) and over
+/// stdio, it scores every turn. The same bot in a game of lines times out
+/// (koth waits for a line that never ends), which is why Speed Clue needs
+/// the framing; and `caller.py`, a line bot, answers "newline"-free JSON in
+/// lines either way. Its replay checks.
+#[test]
+fn unterminated_messages_are_written_as_they_are_and_read_as_one_read_takes_them() {
+    if !sandbox_ok() {
+        return;
+    }
+    let raw = common::test_bot("unterminated.py", &[]);
+    let at = |g: &Game| MatchOptions { sandbox: sandbox_config(), ..MatchOptions::new(g.clone(), 4812) };
+    let unterminated = json!({"framing": "unterminated"});
+    let g = launch_game_with("raw-tcp", "tcp_or_stdio", json!({"connect": true}), unterminated.clone());
+    let r = play(&at(&g), vec![raw.clone(), raw.clone(), raw.clone()]).unwrap();
+    assert_eq!(r.ended_by, EndedBy::Rules, "{:?}", r.referee_stderr);
+    for (seat, o) in r.outcomes.iter().enumerate() {
+        assert_eq!((o.moves, o.invalid_moves, &o.status, o.score), (3, 0, &BotStatus::Ok, 3.0), "{}: {}", o.name, o.stderr);
+        assert_eq!(o.id_line.as_deref(), Some(format!("seat{seat} alive").as_str()));
+    }
+    g.check(&r.replay.read().unwrap(), &sandbox_config()).unwrap();
+
+    let g = launch_game_with("raw-stdio", "stdio", json!({}), unterminated);
+    let r = play(&at(&g), vec![raw.clone()]).unwrap();
+    assert_eq!((r.outcomes[0].score, r.outcomes[0].invalid_moves, &r.ended_by), (3.0, 0, &EndedBy::Rules), "{}", r.outcomes[0].stderr);
+
+    // In a game of lines the same bot never ends a line: no id line in time.
+    let g = launch_game("raw-lines", "tcp_or_stdio", json!({"connect": true}));
+    // 4 s to start and connect (1 s first-move allowance and 3 s): it connects, and then says nothing koth can read as a line.
+    let opts = MatchOptions { per_move: Some(Duration::from_secs(3)), ..at(&g) };
+    let r = play(&opts, vec![raw.clone()]).unwrap();
+    let o = &r.outcomes[0];
+    assert_eq!(o.score, 0.0);
+    assert!(
+        matches!(&o.status, BotStatus::NotConnected { reason } if reason.contains("connected to 127.0.0.1:4040 but sent no id line")),
+        "{:?}",
+        o.status
+    );
 }

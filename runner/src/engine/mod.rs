@@ -324,10 +324,11 @@ impl SeatPlayer {
 
 impl Player {
     fn new(opts: &MatchOptions, kind: BotProtocol, seat: SeatPlayer, data: Option<SeatData>) -> Result<Player> {
+        let framing = opts.game.framing();
         let (spec, proto): (BotSpec, Box<dyn Protocol>) = match seat {
-            SeatPlayer::Bot(spec) => (spec, protocol::make(kind)),
+            SeatPlayer::Bot(spec) => (spec, protocol::make(kind, framing)),
             SeatPlayer::Recorded { name, id_line, answers } => {
-                let like = protocol::make(kind);
+                let like = protocol::make(kind, framing);
                 let proto = Box::new(crate::protocol::recorded::Recorded::new(like.as_ref(), id_line, answers));
                 let spec = BotSpec {
                     name,
@@ -447,14 +448,15 @@ impl Player {
         }
     }
 
-    /// Start the bot; one that speaks first gets its start-up exchange now,
-    /// alone (every other bot is paused or not started yet). Paused after.
-    fn start(&mut self) {
+    /// Start the bot (a long-lived one with `argv` after its program's
+    /// own); one that speaks first gets its start-up exchange now, alone
+    /// (every other bot is paused or not started yet). Paused after.
+    fn start(&mut self, argv: &[String]) {
         let speaks_first = self.proto.speaks_first();
         let allowance = speaks_first.then(|| self.clock.begin());
         let started = Instant::now();
         let (proto, mut bot) = self.parts();
-        if let Err(g) = proto.start(&mut bot) {
+        if let Err(g) = proto.start(&mut bot, argv) {
             let st = self.status_of(g, 0);
             self.retire(st, 0);
             return;
@@ -613,8 +615,11 @@ pub fn play_seats(opts: &MatchOptions, bots: Vec<SeatPlayer>) -> Result<MatchRep
         let (proto, mut bot) = p.parts();
         proto.prepare(&mut bot).map_err(|e| EngineError::Host(format!("preparing {}'s box: {e}", p.spec.name)))?;
     }
-    for p in players.iter_mut() {
-        p.start();
+    // The arguments the referee launches each long-lived bot with (its
+    // answer to `start`), recorded in the replay's seats.
+    let launch: Vec<Vec<String>> = (0..players.len()).map(|seat| referee.launch_argv(seat)).collect();
+    for (p, argv) in players.iter_mut().zip(&launch) {
+        p.start(argv);
     }
     let initial = referee.initial_state();
     let replay_failed = |e: std::io::Error| EngineError::Host(format!("writing the replay: {e}"));
@@ -765,6 +770,7 @@ pub fn play_seats(opts: &MatchOptions, bots: Vec<SeatPlayer>) -> Result<MatchRep
         .map(|o| ReplaySeat {
             name: o.name.clone(),
             id_line: o.id_line.clone(),
+            argv: launch[o.seat].clone(),
             status: (o.status != BotStatus::Ok).then(|| o.status.describe()),
             stderr: opts.stderr_in_replay.then(|| {
                 let cut = players[o.seat].log.kept.len() >= opts.stderr_cap;

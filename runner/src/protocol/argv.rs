@@ -74,7 +74,7 @@ impl Protocol for PerTurnArgv {
         false
     }
 
-    fn start(&mut self, _bot: &mut Bot) -> Result<(), Gone> {
+    fn start(&mut self, _bot: &mut Bot, _argv: &[String]) -> Result<(), Gone> {
         Ok(())
     }
 

@@ -37,7 +37,7 @@ impl Protocol for PerTurnFiles {
         true
     }
 
-    fn start(&mut self, bot: &mut Bot) -> Result<(), Gone> {
+    fn start(&mut self, bot: &mut Bot, _argv: &[String]) -> Result<(), Gone> {
         // Any argument: the bot prints its id line.
         let (p, _) = Process::spawn(bot, &["id".to_owned()], false)?;
         self.turn = Some(p);

@@ -128,6 +128,16 @@ impl LineReader {
     pub fn take_all(&mut self) -> Vec<u8> {
         std::mem::take(&mut self.buf)
     }
+
+    /// An unterminated message: everything read so far, as one read takes
+    /// it (the first `max_line` bytes; the rest of an over-long one is
+    /// dropped, and what comes after it is the next message), or `None`
+    /// when nothing is there.
+    pub fn take_chunk(&mut self) -> Option<String> {
+        self.skipping = false;
+        let bytes = std::mem::take(&mut self.buf);
+        (!bytes.is_empty()).then(|| String::from_utf8_lossy(&bytes).into_owned())
+    }
 }
 
 /// Bytes for a bot, written without ever blocking: what the descriptor does

@@ -12,11 +12,16 @@
 //! Every protocol has the same lifecycle, the methods of [`Protocol`]:
 //! prepare the box before *any* bot of the match starts (Snake binds its
 //! listener then, so a bot that connects the instant it starts finds it),
-//! start, deliver notices, send a [`Request`] (its payload, and for an
+//! start (a long-lived bot with the argument list its referee gave, if
+//! any), deliver notices, send a [`Request`] (its payload, and for an
 //! external game any argument list, stdin text and answer shape), report
 //! what was heard (answers, of one line or several as the request's shape
 //! says: [`answer`]; death), end an exchange, finish. Adding a protocol is adding a
 //! file here and a line in [`ProtocolKind`]; the compiler finds the rest.
+//!
+//! A long-lived bot's messages are lines, or, where an external game's
+//! manifest says `"framing": "unterminated"` (Speed Clue), written with no
+//! line ending and read as one read takes them ([`koth_games::Framing`]).
 //!
 //! Nothing here blocks: requests and notices go through an [`io::Outbox`]
 //! (a bot that stops reading fills its pipe, and the rest waits in the
@@ -36,7 +41,7 @@ use std::fs::File;
 use std::os::fd::AsRawFd;
 use std::time::{Duration, Instant};
 
-use koth_games::{BotProtocol, Request};
+use koth_games::{BotProtocol, Framing, Request};
 use koth_sandbox::{Child, Command, Exit, Sandbox, Stdio};
 
 use crate::bot::BotSpec;
@@ -49,13 +54,14 @@ pub const MAX_LINE: usize = 4096;
 /// goes on without it (the box's teardown reaps it later).
 pub const REAP_WAIT: Duration = Duration::from_millis(200);
 
-/// A fresh instance of protocol `kind` for one bot. (Which protocol a game
-/// speaks is the game's: [`koth_games::GameKind::protocol`], or an
-/// external game's manifest.)
-pub fn make(kind: BotProtocol) -> Box<dyn Protocol> {
+/// A fresh instance of protocol `kind` for one bot, its long-lived bot's
+/// messages delimited as `framing` says. (Which protocol a game speaks is
+/// the game's: [`koth_games::GameKind::protocol`], or an external game's
+/// manifest, which may also say `"framing": "unterminated"`.)
+pub fn make(kind: BotProtocol, framing: Framing) -> Box<dyn Protocol> {
     match kind {
-        BotProtocol::Stdio => Box::new(stdio::Stdio::default()),
-        BotProtocol::TcpOrStdio => Box::new(tcp::TcpOrStdio::default()),
+        BotProtocol::Stdio => Box::new(stdio::Stdio::framed(framing)),
+        BotProtocol::TcpOrStdio => Box::new(tcp::TcpOrStdio::framed(framing)),
         BotProtocol::PerTurnArgv => Box::new(argv::PerTurnArgv::default()),
         BotProtocol::PerTurnFiles => Box::new(files::PerTurnFiles::default()),
     }
@@ -126,7 +132,11 @@ pub trait Protocol: Send {
         Ok(())
     }
     /// Start the bot (long-lived protocols), or its start-up exchange.
-    fn start(&mut self, bot: &mut Bot) -> Result<(), Gone>;
+    /// `argv`: the arguments a long-lived bot is started with, after its
+    /// program's own (an external referee's `launch`; empty for koth's own
+    /// games). The referee's conversation gives none to per-turn programs,
+    /// which get theirs in each request.
+    fn start(&mut self, bot: &mut Bot, argv: &[String]) -> Result<(), Gone>;
     /// A line the bot gets without answering it.
     fn notice(&mut self, _bot: &mut Bot, _text: &str) {}
     /// Discard complete lines waiting from before a request; how many.
@@ -246,7 +256,7 @@ mod tests {
         use koth_games::GameKind;
         for g in GameKind::ALL {
             let kind = g.protocol();
-            let p = make(kind);
+            let p = make(kind, Framing::Lines);
             assert_eq!(loopback_port(kind).is_some(), g == GameKind::Snake, "{g:?}");
             assert_eq!(p.long_lived(), matches!(g, GameKind::Flit | GameKind::Target | GameKind::Snake), "{g:?}");
             assert_eq!(p.speaks_first(), matches!(g, GameKind::Snake | GameKind::Linkage), "{g:?}");

@@ -59,7 +59,7 @@ impl Protocol for Recorded {
         self.speaks_first
     }
 
-    fn start(&mut self, _bot: &mut Bot) -> Result<(), Gone> {
+    fn start(&mut self, _bot: &mut Bot, _argv: &[String]) -> Result<(), Gone> {
         // A recorded seat that never said its id line stays silent, as it did.
         self.ready = self.id_line.clone().map(Heard::Line);
         Ok(())

@@ -1,10 +1,11 @@
 //! One long-lived process; requests and notices are lines on its stdin,
 //! answers lines on its stdout (Flit, Target, and Snake bots that do not
-//! connect).
+//! connect). It is started with the arguments an external game's referee
+//! gave it (`launch`), or none.
 
 use std::time::{Duration, Instant};
 
-use koth_games::Request;
+use koth_games::{Framing, Request};
 
 use super::answer::Assembler;
 use super::io::{Outbox, PollSet};
@@ -18,9 +19,47 @@ pub struct Stdio {
     ended: bool,
     /// Its lines, made answers of their requests' shapes.
     pub(super) answers: Assembler,
+    /// Lines, or unterminated messages (a request written as it is, an
+    /// answer what one read takes).
+    pub(super) framing: Framing,
 }
 
 impl Stdio {
+    pub fn framed(framing: Framing) -> Stdio {
+        Stdio { framing, ..Stdio::default() }
+    }
+
+    /// Write a request or notice as the framing delimits it.
+    pub(super) fn push(out: &mut Outbox, framing: Framing, text: &str) {
+        match framing {
+            Framing::Lines => out.push_line(text),
+            Framing::Unterminated => out.push(text.as_bytes()),
+        }
+    }
+
+    /// An unterminated message from `out`, or how the bot is gone.
+    pub(super) fn hear_chunk(out: &mut super::io::LineReader, process: &mut Process, ended: &mut bool) -> Option<Heard> {
+        out.pump();
+        if let Some(chunk) = out.take_chunk() {
+            return Some(Heard::Line(chunk));
+        }
+        if *ended {
+            return None;
+        }
+        if out.at_eof() {
+            *ended = true;
+            return Some(Heard::Gone(match process.exit_within(Duration::from_millis(50)) {
+                Some(exit) => Gone::Exited(Some(exit)),
+                None => Gone::ClosedOutput,
+            }));
+        }
+        if let Some(exit) = process.exited() {
+            *ended = true;
+            return Some(Heard::Gone(Gone::Exited(Some(exit))));
+        }
+        None
+    }
+
     /// What a long-lived process's output says: a line, or how it is gone.
     pub(crate) fn hear_process(process: &mut Process, stdin: Option<&mut Outbox>, ended: &mut bool, bot: &mut Bot) -> Option<Heard> {
         if let Some(s) = stdin {
@@ -57,8 +96,8 @@ impl Protocol for Stdio {
         true
     }
 
-    fn start(&mut self, bot: &mut Bot) -> Result<(), Gone> {
-        let (process, stdin) = Process::spawn(bot, &[], true)?;
+    fn start(&mut self, bot: &mut Bot, argv: &[String]) -> Result<(), Gone> {
+        let (process, stdin) = Process::spawn(bot, argv, true)?;
         self.stdin = stdin.map(Outbox::new);
         self.process = Some(process);
         Ok(())
@@ -66,26 +105,42 @@ impl Protocol for Stdio {
 
     fn notice(&mut self, _bot: &mut Bot, text: &str) {
         if let Some(s) = self.stdin.as_mut() {
-            s.push_line(text);
+            Stdio::push(s, self.framing, text);
         }
     }
 
     fn discard_waiting(&mut self) -> u32 {
         let Some(out) = self.process.as_mut().and_then(|p| p.stdout.as_mut()) else { return 0 };
-        discard_answers(out, &mut self.answers)
+        match self.framing {
+            Framing::Lines => discard_answers(out, &mut self.answers),
+            Framing::Unterminated => {
+                out.pump();
+                out.take_chunk().is_some() as u32
+            }
+        }
     }
 
     fn request(&mut self, _bot: &mut Bot, req: &Request) -> Result<Instant, Gone> {
         let stdin = self.stdin.as_mut().ok_or(Gone::ClosedOutput)?;
         let sent = Instant::now();
         // A request of several lines holds them joined by `\n`.
-        stdin.push_line(&req.payload);
+        Stdio::push(stdin, self.framing, &req.payload);
         self.answers.expect(&req.answer);
         Ok(sent)
     }
 
     fn hear(&mut self, bot: &mut Bot) -> Option<Heard> {
         let process = self.process.as_mut()?;
+        if self.framing == Framing::Unterminated {
+            if let Some(s) = self.stdin.as_mut() {
+                s.flush();
+            }
+            process.drain_stderr(bot.log);
+            let mut out = process.stdout.take()?;
+            let heard = Stdio::hear_chunk(&mut out, process, &mut self.ended);
+            process.stdout = Some(out);
+            return heard;
+        }
         // Ends within an answer's bound of lines (the assembler's), or
         // when nothing more is there.
         loop {

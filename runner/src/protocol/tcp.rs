@@ -14,7 +14,7 @@ use std::net::TcpListener;
 use std::os::fd::{AsRawFd, OwnedFd};
 use std::time::{Duration, Instant};
 
-use koth_games::Request;
+use koth_games::{Framing, Request};
 
 use super::io::{LineReader, Outbox, PollSet};
 use super::stdio::{discard_answers, finish_process, Stdio};
@@ -33,6 +33,10 @@ pub struct TcpOrStdio {
 }
 
 impl TcpOrStdio {
+    pub fn framed(framing: Framing) -> TcpOrStdio {
+        TcpOrStdio { stdio: Stdio::framed(framing), ..TcpOrStdio::default() }
+    }
+
     fn over_tcp(&self) -> bool {
         self.socket.is_some()
     }
@@ -81,13 +85,13 @@ impl Protocol for TcpOrStdio {
         Ok(())
     }
 
-    fn start(&mut self, bot: &mut Bot) -> Result<(), Gone> {
-        self.stdio.start(bot)
+    fn start(&mut self, bot: &mut Bot, argv: &[String]) -> Result<(), Gone> {
+        self.stdio.start(bot, argv)
     }
 
     fn notice(&mut self, bot: &mut Bot, text: &str) {
         match self.socket.as_mut() {
-            Some((out, _)) => out.push_line(text),
+            Some((out, _)) => Stdio::push(out, self.stdio.framing, text),
             None => self.stdio.notice(bot, text),
         }
     }
@@ -95,6 +99,10 @@ impl Protocol for TcpOrStdio {
     fn discard_waiting(&mut self) -> u32 {
         match self.socket.as_mut() {
             // One assembler of its answers, whichever way they come.
+            Some((_, r)) if self.stdio.framing == Framing::Unterminated => {
+                r.pump();
+                r.take_chunk().is_some() as u32
+            }
             Some((_, r)) => discard_answers(r, &mut self.stdio.answers),
             None => self.stdio.discard_waiting(),
         }
@@ -104,7 +112,7 @@ impl Protocol for TcpOrStdio {
         match self.socket.as_mut() {
             Some((out, _)) => {
                 let sent = Instant::now();
-                out.push_line(&req.payload);
+                Stdio::push(out, self.stdio.framing, &req.payload);
                 self.stdio.answers.expect(&req.answer);
                 Ok(sent)
             }
@@ -135,6 +143,9 @@ impl Protocol for TcpOrStdio {
         process.drain_stderr(bot.log);
         let (out, reader) = self.socket.as_mut()?;
         out.flush();
+        if self.stdio.framing == Framing::Unterminated {
+            return Stdio::hear_chunk(reader, process, &mut self.ended);
+        }
         reader.pump();
         // Ends within an answer's bound of lines (the assembler's).
         while let Some(line) = reader.take_line() {
