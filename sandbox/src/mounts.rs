@@ -26,6 +26,7 @@ use std::os::fd::{AsRawFd, OwnedFd, RawFd};
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
+use crate::marks::Marks;
 use crate::{init, sys, view};
 
 /// Files and folders of the box's `/proc` that read as empty. A procfs is
@@ -340,15 +341,16 @@ fn touch(p: &CStr) -> io::Result<()> {
 /// [`sys::child_fail`]), or execs the box's init (`init`, a memfd), which
 /// reports `0` there and then reaps orphans until `control` reaches EOF (the
 /// supervisor closed it or died).
-pub(crate) fn holder_main(paths: &MountPaths, init: RawFd, report: RawFd, control: RawFd) -> ! {
+pub(crate) fn holder_main(paths: &MountPaths, init: RawFd, report: RawFd, control: RawFd, marks: &Marks) -> ! {
     // SAFETY: prctl with integer arguments only.
     unsafe { libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) };
     macro_rules! step {
-        ($stage:expr, $e:expr) => {
+        ($stage:expr, $e:expr) => {{
             if let Err(e) = $e {
                 sys::child_fail(report, $stage, e)
             }
-        };
+            marks.mark($stage);
+        }};
     }
     let p = paths;
     const NOSUID_NODEV: libc::c_ulong = libc::MS_NOSUID | libc::MS_NODEV;
@@ -367,6 +369,7 @@ pub(crate) fn holder_main(paths: &MountPaths, init: RawFd, report: RawFd, contro
             Err(e) => sys::child_fail(report, "cloning the root filesystem (open_tree)", e),
         },
     };
+    marks.mark("cloning the root filesystem (open_tree)");
     if let Some(tree) = &tree {
         step!("making the root read-only (mount_setattr)", sys::mount_setattr_recursive(tree.as_raw_fd(), READ_ONLY));
     }
@@ -447,6 +450,8 @@ pub(crate) fn holder_main(paths: &MountPaths, init: RawFd, report: RawFd, contro
     let proc_flags = libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC;
     if mount(c"proc", &p.proc, c"proc", proc_flags, Some(c"hidepid=invisible")).is_err() {
         step!("mounting /proc", mount(c"proc", &p.proc, c"proc", proc_flags, Some(c"hidepid=2")));
+    } else {
+        marks.mark("mounting /proc");
     }
     // Host-wide counters that show the other boxes' activity while they
     // move (see PROC_MASKED) read as empty.

@@ -11,6 +11,7 @@ use std::time::{Duration, Instant};
 use crate::cgroup::{Group, Hierarchy, Version};
 use crate::landlock_rules::{self, LandlockStatus};
 use crate::launcher::{on_launcher, on_launcher_watched};
+use crate::marks::{Marks, Phases};
 use crate::mounts::{self, MountPlan, RootSwitch, WORK_DIR};
 use crate::seccomp::Filter;
 use crate::slots::{self, Slot};
@@ -147,6 +148,8 @@ pub struct Sandbox {
     /// first: the holder answers in order, so the next exchange reads these
     /// first. The lock also keeps two threads' exchanges apart.
     unacknowledged: Mutex<std::collections::VecDeque<u8>>,
+    /// How long each step of building this box took ([`Sandbox::phases`]).
+    phases: Phases,
 }
 
 /// The uid and gid a box's programs run as: its slot's, or in a rootless
@@ -174,9 +177,11 @@ fn cstring(s: &str, what: &str) -> Result<CString> {
 impl Sandbox {
     /// Build a box. Fails, never degrades, when the host cannot confine it.
     pub fn create(config: SandboxConfig) -> Result<Sandbox> {
+        let marks = Arc::new(Marks::start());
         config.validate()?;
         let privilege = Privilege::current();
         let hierarchy = <dyn Hierarchy>::detect()?;
+        marks.mark("checking the configuration, finding the cgroup hierarchy");
         if !privilege.is_root() {
             // Under /tmp, a folder another user made first could swap the
             // boxes' mount points.
@@ -185,6 +190,7 @@ impl Sandbox {
         }
         let slot = slots::acquire(&config.runtime_dir, config.uid_base, config.slots)?;
         let (uid, gid) = box_ids(privilege, &slot);
+        marks.mark("taking a uid slot");
         static SERIAL: AtomicU64 = AtomicU64::new(0);
         // Named after this supervisor as seen from its PID namespace, so that
         // supervisors in different containers sharing a cgroup tree never
@@ -197,6 +203,7 @@ impl Sandbox {
             SERIAL.fetch_add(1, Ordering::Relaxed)
         );
         let cgroup = hierarchy.create(&id, &config.limits)?;
+        marks.mark("creating the box's cgroups and their limits");
         let scratch_dir = config.runtime_dir.join("boxes").join(&id);
         let root_switch = RootSwitch::for_this_process(privilege.is_root());
         if root_switch != RootSwitch::PivotRoot {
@@ -212,6 +219,7 @@ impl Sandbox {
         }
         let built = (|| {
             std::fs::create_dir_all(&scratch_dir).map_err(|e| Error::os(format!("creating {}", scratch_dir.display()), e))?;
+            marks.mark("the scratch tmpfs's mount point");
             let plan = MountPlan {
                 root: config.root.clone(),
                 scratch: scratch_dir.clone(),
@@ -223,7 +231,7 @@ impl Sandbox {
                 allowlist: !privilege.is_root(),
                 root_switch,
             };
-            start_holder(plan, privilege)
+            start_holder(plan, privilege, marks.clone())
         })();
         let (holder_pid, holder_pidfd, control) = match built {
             Ok(h) => h,
@@ -236,8 +244,12 @@ impl Sandbox {
         // Refused without CAP_SYS_NICE (a user's own box) or a real-time
         // budget (a container without one): the holder then stays ordinary.
         let _ = crate::wakeup::real_time_holder(holder_pid);
+        marks.mark("real-time priority for the holder");
         let workdir = match mounts::open_in_box(holder_pid, WORK_DIR, libc::O_PATH | libc::O_DIRECTORY) {
-            Ok(fd) => WorkDir::new(fd, uid, gid),
+            Ok(fd) => {
+                marks.mark("opening the work folder");
+                WorkDir::new(fd, uid, gid)
+            }
             Err(e) => {
                 drop(control);
                 let _ = sys::pidfd_send_signal(holder_pidfd.as_raw_fd(), libc::SIGKILL);
@@ -266,6 +278,7 @@ impl Sandbox {
             shared: Arc::new(Shared { destroyed: false.into(), children: Mutex::new(Default::default()) }),
             paused: AtomicBool::new(false),
             unacknowledged: Mutex::new(std::collections::VecDeque::new()),
+            phases: Phases::default(),
             config,
         };
         let ports = match &sandbox.config.network {
@@ -275,6 +288,8 @@ impl Sandbox {
         let policy = landlock_rules::build(holder_pid, &ports, !sandbox.privilege.is_root())?;
         sandbox.landlock = policy.fd;
         sandbox.landlock_status = policy.status;
+        marks.mark("the box's Landlock ruleset");
+        sandbox.phases = marks.phases();
         if sandbox.landlock_status != LandlockStatus::FullyEnforced {
             static WARNED: std::sync::Once = std::sync::Once::new();
             WARNED.call_once(|| {
@@ -300,6 +315,7 @@ impl Sandbox {
 
     /// Start a program in the box (not while it is paused: thaw it first).
     pub fn spawn(&self, cmd: Command) -> Result<Child> {
+        let marks = Arc::new(Marks::start());
         if self.shared.destroyed.load(Ordering::SeqCst) {
             return Err(Error::Config("the box was already killed".into()));
         }
@@ -355,7 +371,9 @@ impl Sandbox {
             cap_last_cap: self.cap_last_cap,
             landlock: self.landlock.as_ref().map(|f| f.as_raw_fd()),
             seccomp: seccomp_filter(),
+            marks: marks.clone(),
         };
+        marks.mark("the program's plan: arguments, environment, pipes");
         // The raw descriptors in `plan` belong to `self`, which outlives this call.
         // Started when the launcher thread takes it up, not when it was
         // asked: a spawn that waited behind another box's build (the pool's
@@ -371,6 +389,7 @@ impl Sandbox {
         let (pid, started) = on_launcher_watched(
             move || {
                 let started = Instant::now();
+                plan.marks.mark("waiting for the launcher thread");
                 (spawn::launch(&plan, pid_r), started)
                 // The plan drops here, closing our copies of the pipes' write ends.
             },
@@ -398,6 +417,7 @@ impl Sandbox {
         let pid = pid.expect("checked above");
         self.shared.children.lock().unwrap_or_else(|p| p.into_inner()).insert(pid, None);
         let pidfd = sys::pidfd_open(pid).map_err(|e| Error::os("pidfd_open on the program", e))?;
+        marks.mark("the spawn's report, the program's pidfd");
         Ok(Child {
             pid,
             pidfd,
@@ -407,6 +427,7 @@ impl Sandbox {
             started,
             status: None,
             shared: self.shared.clone(),
+            marks,
         })
     }
 
@@ -604,6 +625,12 @@ impl Sandbox {
     pub fn uid(&self) -> u32 {
         box_ids(self.privilege, &self.slot).0
     }
+    /// How long each step of building this box took, from
+    /// [`Sandbox::create`]'s call to the box being ready for its first
+    /// program (`koth sandbox bench` prints their medians).
+    pub fn phases(&self) -> &Phases {
+        &self.phases
+    }
     pub fn id(&self) -> &str {
         &self.id
     }
@@ -741,7 +768,7 @@ fn rlimits(l: &Limits) -> Vec<(libc::__rlimit_resource_t, u64)> {
 }
 
 /// Start the holder; returns its pid, pidfd and the control pipe's write end.
-fn start_holder(plan: MountPlan, privilege: Privilege) -> Result<(libc::pid_t, OwnedFd, OwnedFd)> {
+fn start_holder(plan: MountPlan, privilege: Privilege, marks: Arc<Marks>) -> Result<(libc::pid_t, OwnedFd, OwnedFd)> {
     let (report_r, report_w) = sys::pipe_cloexec().map_err(|e| Error::os("creating a pipe", e))?;
     // Commands to the holder and its answers (see `Sandbox::freeze`); closing
     // our end tells it to exit.
@@ -753,7 +780,10 @@ fn start_holder(plan: MountPlan, privilege: Privilege) -> Result<(libc::pid_t, O
         Privilege::Root => None,
         Privilege::Rootless { uid, gid } => Some(spawn::UserMaps::identity(uid, gid)),
     };
+    marks.mark("pipes, the init's memfd, the mount plan");
+    let launch_marks = marks.clone();
     let forked = on_launcher(move || -> Result<()> {
+        launch_marks.mark("waiting for the launcher thread");
         let start = spawn::HolderStart {
             paths,
             user_maps,
@@ -761,6 +791,7 @@ fn start_holder(plan: MountPlan, privilege: Privilege) -> Result<(libc::pid_t, O
             report: report_w.as_raw_fd(),
             control: control_r.as_raw_fd(),
             pid_w: pid_w.as_raw_fd(),
+            marks: launch_marks,
         };
         spawn::launch_holder(&start)
         // report_w, control_r, pid_w drop here: only the holder keeps them.
@@ -795,6 +826,7 @@ fn start_holder(plan: MountPlan, privilege: Privilege) -> Result<(libc::pid_t, O
         pid_bytes.as_slice().try_into().map_err(|_| Error::Unsupported("the holder pid was not reported".into()))?,
     );
     let pidfd = sys::pidfd_open(pid).map_err(|e| Error::os("pidfd_open on the holder", e))?;
+    marks.mark("the init's report that the box is ready, the holder's pidfd");
     Ok((pid, pidfd, control_w))
 }
 
@@ -809,6 +841,8 @@ pub struct Child {
     started: Instant,
     status: Option<Exit>,
     shared: Arc<Shared>,
+    /// Each step's end, from the request to the program's `execve`.
+    marks: Arc<Marks>,
 }
 
 impl std::fmt::Debug for Shared {
@@ -830,6 +864,12 @@ impl Child {
     /// (a spawn may wait behind other boxes' builds before that).
     pub fn started(&self) -> Instant {
         self.started
+    }
+    /// How long each step of starting this program took, from
+    /// [`Sandbox::spawn`]'s call to its `execve` having succeeded and the
+    /// spawn's report read (`koth sandbox bench` prints their medians).
+    pub fn phases(&self) -> Phases {
+        self.marks.phases()
     }
     /// Send SIGKILL to this program (not to the rest of its box).
     pub fn kill(&self) -> Result<()> {

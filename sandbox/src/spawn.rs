@@ -59,6 +59,7 @@ use std::ffi::CString;
 use std::io;
 use std::os::fd::{AsRawFd, OwnedFd, RawFd};
 
+use crate::marks::Marks;
 use crate::mounts::{self, MountPaths};
 use crate::seccomp::Filter;
 use crate::{landlock_rules, sys, Error, Result};
@@ -88,6 +89,9 @@ pub(crate) struct ExecPlan {
     pub cap_last_cap: u32,
     pub landlock: Option<RawFd>,
     pub seccomp: &'static Filter,
+    /// Where each step's end is marked (`crate::marks`), by every process
+    /// of the launch.
+    pub marks: std::sync::Arc<Marks>,
 }
 
 /// The steps a program goes through between the clone and its `execve`, in
@@ -215,11 +219,13 @@ pub(crate) fn launch(plan: &ExecPlan, pid_r: OwnedFd) -> Result<Option<libc::pid
     };
     // One raw pointer for the children's argument and the mask it holds.
     let arg: *mut Prepared = &mut prepared;
+    plan.marks.mark("argument and environment arrays");
     // SAFETY: `arg` points at `prepared`, alive on this frame; `mask` is
     // written before the clone and read by the program. The joiner reads
     // `prepared` until it exits, which `run_child` waits for, and follows
     // the rules of the module docs.
     unsafe { run_child(joiner_main, arg.cast(), joiner_stack, std::ptr::addr_of_mut!((*arg).mask), "the spawn helper", 0)? };
+    plan.marks.mark("the joiner's exit and reaping");
     // The joiner has exited, so its pid report is in the pipe now or never.
     // Read without blocking: the plan (ours) still holds the write end, and a
     // blocking read would wait forever for a joiner that failed before
@@ -238,17 +244,20 @@ extern "C" fn joiner_main(arg: *mut libc::c_void) -> libc::c_int {
     let prepared = unsafe { &*(arg as *const Prepared) };
     let plan = prepared.plan;
     let err = plan.err_w.as_raw_fd();
+    plan.marks.mark("cloning the joiner (clone, CLONE_VM | CLONE_VFORK)");
     let namespaces = if plan.user_namespace { BOX_NAMESPACES | libc::CLONE_NEWUSER } else { BOX_NAMESPACES };
     // SAFETY: `holder_pidfd` is the box holder's pidfd, open for the plan's life.
     if unsafe { libc::setns(plan.holder_pidfd, namespaces) } < 0 {
         sys::child_fail(err, Stage::JoinNamespaces.text(), io::Error::last_os_error());
     }
+    plan.marks.mark("joining the box's namespaces (setns)");
     for &fd in &plan.join {
         // SAFETY: `fd` is an open cgroup.procs file of the box; a one-byte buffer that lives for the call.
         if unsafe { libc::pwrite(fd, b"0".as_ptr().cast(), 1, 0) } < 0 {
             sys::child_fail(err, Stage::JoinCgroup.text(), io::Error::last_os_error());
         }
     }
+    plan.marks.mark("joining the box's cgroups (cgroup.procs)");
     // SAFETY: as for the joiner: the program runs on the other stack, reads
     // `prepared` (alive: the launcher still waits for this joiner, which waits
     // for the program's execve or exit) and follows the module's rules.
@@ -258,6 +267,7 @@ extern "C" fn joiner_main(arg: *mut libc::c_void) -> libc::c_int {
     match cloned {
         Err(e) => sys::child_fail(err, Stage::Fork.text(), e),
         Ok(pid) => {
+            plan.marks.mark("execve of the program, until the joiner resumes");
             sys::write_all(plan.pid_w.as_raw_fd(), &pid.to_ne_bytes());
             // SAFETY: the joiner's work is done; _exit skips destructors that belong to the supervisor.
             unsafe { libc::_exit(0) }
@@ -288,6 +298,8 @@ extern "C" fn program_main(arg: *mut libc::c_void) -> libc::c_int {
     let plan = prepared.plan;
     let err = plan.err_w.as_raw_fd();
     let fail = |stage: Stage| -> ! { sys::child_fail(err, stage.text(), io::Error::last_os_error()) };
+    let mark = |step: &'static str| plan.marks.mark(step);
+    mark("cloning the program (clone, CLONE_VM | CLONE_VFORK | CLONE_PARENT)");
     // SAFETY: system calls with integer arguments, or pointers into `plan`
     // and `prepared` (alive, see `joiner_main`) and static C strings. Ids
     // are changed by raw system calls: glibc's wrappers act on every thread
@@ -313,17 +325,20 @@ extern "C" fn program_main(arg: *mut libc::c_void) -> libc::c_int {
             fail(Stage::WorkFolder);
         }
         libc::umask(0o022);
+        mark("session, streams, work folder");
         for &(res, value) in &plan.rlimits {
             let lim = libc::rlimit { rlim_cur: value, rlim_max: value };
             if libc::setrlimit(res, &lim) < 0 {
                 fail(Stage::Rlimits);
             }
         }
+        mark("resource limits (setrlimit)");
         for cap in 0..=plan.cap_last_cap {
             if libc::prctl(libc::PR_CAPBSET_DROP, cap as libc::c_ulong, 0, 0, 0) < 0 {
                 fail(Stage::BoundingSet);
             }
         }
+        mark("capability bounding set (a prctl each)");
         // In a rootless box's user namespace the kernel refuses setgroups
         // for good (`/proc/self/setgroups` is "deny"): the user's groups stay.
         if !plan.user_namespace && libc::syscall(libc::SYS_setgroups, 0, std::ptr::null::<libc::gid_t>()) < 0 {
@@ -335,6 +350,7 @@ extern "C" fn program_main(arg: *mut libc::c_void) -> libc::c_int {
         if libc::syscall(libc::SYS_setresuid, plan.uid, plan.uid, plan.uid) < 0 {
             fail(Stage::Uid);
         }
+        mark("groups, gid, uid");
         // Leaving uid 0 already emptied the permitted and effective sets (a
         // rootless program still has the full set that entering the box's
         // user namespace gave it); clear the rest and check. The ambient set
@@ -361,14 +377,17 @@ extern "C" fn program_main(arg: *mut libc::c_void) -> libc::c_int {
             fail(Stage::NoNewPrivs);
         }
     }
+    mark("capabilities cleared, death signal, no_new_privs");
     if let Some(fd) = plan.landlock {
         if let Err(e) = landlock_rules::restrict_self(fd) {
             sys::child_fail(err, Stage::Landlock.text(), e);
         }
     }
+    mark("Landlock (landlock_restrict_self)");
     if let Err(e) = plan.seccomp.install() {
         sys::child_fail(err, Stage::Seccomp.text(), e);
     }
+    mark("seccomp filter");
     // SAFETY: signal calls on this process's own table and mask, with
     // sigaction values on this stack; `prepared.mask` is the launcher's saved
     // mask.
@@ -395,6 +414,7 @@ extern "C" fn program_main(arg: *mut libc::c_void) -> libc::c_int {
             fail(Stage::Signals);
         }
     }
+    mark("signal handlers and mask");
     let mut last = io::Error::from_raw_os_error(libc::ENOENT);
     for path in &plan.candidates {
         // SAFETY: `argv` and `envp` are NULL-terminated arrays of pointers into CStrings of `plan`, alive across the call; `path` is a CString of `plan`.
@@ -434,6 +454,8 @@ pub(crate) struct HolderStart {
     pub report: RawFd,
     pub control: RawFd,
     pub pid_w: RawFd,
+    /// Where each step's end is marked (`crate::marks`).
+    pub marks: std::sync::Arc<Marks>,
 }
 
 /// Runs on the launcher thread: start a box's holder, the same way as a
@@ -453,6 +475,7 @@ pub(crate) fn launch_holder(start: &HolderStart) -> Result<()> {
     // SAFETY: the unsharer reads `arg` (alive until the call returns, after
     // the unsharer has exited) and follows the module's rules.
     unsafe { run_child(unsharer_main, (&arg as *const HolderArg).cast_mut().cast(), unsharer_stack, &mut saved, "the box helper", 0)? };
+    start.marks.mark("the unsharer's exit and reaping");
     Ok(())
 }
 
@@ -509,6 +532,7 @@ extern "C" fn unsharer_main(arg: *mut libc::c_void) -> libc::c_int {
     // SAFETY: `arg` is the launcher's `HolderArg`, alive while this child runs (the launcher waits).
     let a = unsafe { &*(arg as *const HolderArg) };
     let report = a.start.report;
+    a.start.marks.mark("cloning the unsharer (clone, CLONE_VM | CLONE_VFORK)");
     if let Some(maps) = &a.start.user_maps {
         // SAFETY: integer flags only. The unsharer is its own thread group
         // and shares no filesystem information (no CLONE_THREAD, no
@@ -527,17 +551,20 @@ extern "C" fn unsharer_main(arg: *mut libc::c_void) -> libc::c_int {
                 sys::child_fail(report, "mapping the user's ids in the box's user namespace", e);
             }
         }
+        a.start.marks.mark("a user namespace and its id maps");
     }
     // SAFETY: integer flags only.
     if unsafe { libc::unshare(BOX_NAMESPACES) } < 0 {
         sys::child_fail(report, "creating the box namespaces (unshare)", io::Error::last_os_error());
     }
+    a.start.marks.mark("creating the box's namespaces (unshare)");
     // SAFETY: the holder runs on the other idle stack, reads `a` (alive: the
     // launcher waits for this unsharer, which waits for the holder's execve
     // or exit) and allocates nothing (`mounts::holder_main`).
     match unsafe { sys::clone_with_stack(holder_main, arg, a.holder_stack, libc::CLONE_VM | libc::CLONE_VFORK | libc::CLONE_PARENT) } {
         Err(e) => sys::child_fail(report, "starting the holder", e),
         Ok(pid) => {
+            a.start.marks.mark("execveat of the box's init, until the unsharer resumes");
             sys::write_all(a.start.pid_w, &pid.to_ne_bytes());
             // SAFETY: the unsharer's work is done; _exit skips destructors that belong to the supervisor.
             unsafe { libc::_exit(0) }
@@ -549,6 +576,7 @@ extern "C" fn holder_main(arg: *mut libc::c_void) -> libc::c_int {
     // SAFETY: as in `unsharer_main`.
     let a = unsafe { &*(arg as *const HolderArg) };
     let s = a.start;
+    s.marks.mark("cloning the holder (clone, CLONE_VM | CLONE_VFORK | CLONE_PARENT)");
     // SAFETY: in the holder, on its own descriptor table: /dev/null (a static C string) over the standard streams.
     unsafe {
         let null = libc::open(c"/dev/null".as_ptr(), libc::O_RDWR);
@@ -557,7 +585,8 @@ extern "C" fn holder_main(arg: *mut libc::c_void) -> libc::c_int {
         }
     }
     close_all_but(&mut [s.report, s.control, s.init]);
-    mounts::holder_main(&s.paths, s.init, s.report, s.control)
+    s.marks.mark("the holder's streams and descriptors");
+    mounts::holder_main(&s.paths, s.init, s.report, s.control, &s.marks)
 }
 
 /// Keep only `keep` among descriptors >= 3 (a child inherits a copy of all

@@ -246,3 +246,69 @@ fn a_paused_box_refuses_new_programs_until_thawed() {
     sb.thaw().unwrap();
     assert_eq!(sb.spawn(Command::new("/bin/true")).unwrap().wait().unwrap(), Exit::Code(0));
 }
+
+/// The steps `Sandbox::phases` and `Child::phases` report are marked by
+/// every process of a build and a spawn (the caller, the launcher thread,
+/// and the children sharing the supervisor's memory), in order, and they
+/// all fall within the call: their sum is never more than the call took.
+#[test]
+fn a_box_and_a_program_report_each_step_of_their_start_in_order() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
+    let names = |steps: &[(&'static str, Duration)]| steps.iter().map(|(n, _)| *n).collect::<Vec<_>>();
+    let position = |all: &[&str], step: &str| all.iter().position(|n| *n == step).unwrap_or_else(|| panic!("no step {step:?} in {all:?}"));
+    for _ in 0..3 {
+        let t = std::time::Instant::now();
+        let sb = Sandbox::create(config(hostile_limits())).unwrap();
+        let took = t.elapsed();
+        let built = names(sb.phases().steps());
+        // The caller's, the launcher's, the unsharer's, the holder's (its
+        // mounts), then the caller's again.
+        let order = [
+            "creating the box's cgroups and their limits",
+            "waiting for the launcher thread",
+            "creating the box's namespaces (unshare)",
+            "cloning the holder (clone, CLONE_VM | CLONE_VFORK | CLONE_PARENT)",
+            "mounting the scratch tmpfs",
+            "binding a device",
+            "setting the hostname",
+            "execveat of the box's init, until the unsharer resumes",
+            "the unsharer's exit and reaping",
+            "the init's report that the box is ready, the holder's pidfd",
+            "the box's Landlock ruleset",
+        ];
+        let at: Vec<usize> = order.iter().map(|s| position(&built, s)).collect();
+        assert!(at.windows(2).all(|w| w[0] < w[1]), "steps out of order: {built:?}");
+        assert_eq!(built.last(), Some(&"the box's Landlock ruleset"));
+        assert!(sb.phases().total() <= took, "{:?} of steps in a create of {took:?}", sb.phases().total());
+
+        let t = std::time::Instant::now();
+        let mut child = sb.spawn(Command::new("/bin/true")).unwrap();
+        let took = t.elapsed();
+        let spawned = child.phases();
+        let steps = names(spawned.steps());
+        // Every step, exactly: the one list a spawn goes through.
+        let all = [
+            "the program's plan: arguments, environment, pipes",
+            "waiting for the launcher thread",
+            "argument and environment arrays",
+            "cloning the joiner (clone, CLONE_VM | CLONE_VFORK)",
+            "joining the box's namespaces (setns)",
+            "joining the box's cgroups (cgroup.procs)",
+            "cloning the program (clone, CLONE_VM | CLONE_VFORK | CLONE_PARENT)",
+            "session, streams, work folder",
+            "resource limits (setrlimit)",
+            "capability bounding set (a prctl each)",
+            "groups, gid, uid",
+            "capabilities cleared, death signal, no_new_privs",
+            "Landlock (landlock_restrict_self)",
+            "seccomp filter",
+            "signal handlers and mask",
+            "execve of the program, until the joiner resumes",
+            "the joiner's exit and reaping",
+            "the spawn's report, the program's pidfd",
+        ];
+        assert_eq!(steps, all);
+        assert!(spawned.total() <= took, "{:?} of steps in a spawn of {took:?}", spawned.total());
+        assert_eq!(child.wait().unwrap(), Exit::Code(0));
+    }
+}

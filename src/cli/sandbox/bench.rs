@@ -5,7 +5,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::Context;
 use clap::Args;
-use koth_sandbox::{BoxPool, Command, Limits, Sandbox, SandboxConfig};
+use koth_sandbox::{BoxPool, Command, Limits, Phases, Sandbox, SandboxConfig};
 
 #[derive(Args)]
 pub struct BenchArgs {
@@ -44,6 +44,72 @@ fn row(name: &str, s: &Stats, base: Option<&Stats>) {
     println!("{name:<46} p50 {}  p99 {}{ratio}", ms(s.p50), ms(s.p99));
 }
 
+/// The last step of a spawn's table: from `Sandbox::spawn`'s return (the
+/// program has exec'd) to its exit, reaped.
+const PROGRAM_RUN: &str = "the program runs, exits and is reaped (Child::wait)";
+
+/// The steps of many box builds or spawns (`Sandbox::phases`,
+/// `Child::phases`), for a table of each step's median.
+#[derive(Default)]
+struct StepTable {
+    /// Step names in the order first met, and each sample's time in them
+    /// (a step met several times in one sample, such as binding each device,
+    /// counts once with their sum).
+    steps: Vec<(&'static str, Vec<Duration>)>,
+    samples: usize,
+}
+
+impl StepTable {
+    fn add(&mut self, phases: &Phases, more: &[(&'static str, Duration)]) {
+        let mut this: Vec<(&'static str, Duration)> = Vec::new();
+        for &(name, d) in phases.steps().iter().chain(more) {
+            match this.iter_mut().find(|(n, _)| *n == name) {
+                Some((_, sum)) => *sum += d,
+                None => this.push((name, d)),
+            }
+        }
+        for (name, d) in this {
+            match self.steps.iter_mut().find(|(n, _)| *n == name) {
+                Some((_, v)) => v.push(d),
+                None => {
+                    // A step the earlier samples did not have took 0 there.
+                    let mut v = vec![Duration::ZERO; self.samples];
+                    v.push(d);
+                    self.steps.push((name, v));
+                }
+            }
+        }
+        self.samples += 1;
+        for (_, v) in &mut self.steps {
+            v.resize(self.samples, Duration::ZERO);
+        }
+    }
+
+    /// Each step's median, its share of the medians' sum, beside bare
+    /// fork+exec's median.
+    fn print(&self, title: &str, bare: &Stats) {
+        let p50 = |v: &Vec<Duration>| {
+            let mut v = v.clone();
+            v.sort();
+            v[v.len() / 2]
+        };
+        let medians: Vec<(&str, Duration)> = self.steps.iter().map(|(n, v)| (*n, p50(v))).collect();
+        let sum: Duration = medians.iter().map(|(_, d)| *d).sum();
+        println!("\n-- where the time goes: {title} ({} samples; p50 of each step) --", self.samples);
+        for (name, d) in &medians {
+            let share = 100.0 * d.as_secs_f64() / sum.as_secs_f64().max(1e-12);
+            println!("  {name:<68} {:8.1} us {share:5.1} %", d.as_secs_f64() * 1e6);
+        }
+        println!(
+            "  {:<68} {:8.1} us  = {:.2}x bare fork+exec ({:.1} us)",
+            "sum of the steps' medians",
+            sum.as_secs_f64() * 1e6,
+            sum.as_secs_f64() / bare.p50.as_secs_f64(),
+            bare.p50.as_secs_f64() * 1e6
+        );
+    }
+}
+
 fn sample(n: usize, mut f: impl FnMut() -> anyhow::Result<()>) -> anyhow::Result<Stats> {
     for _ in 0..(n / 10).max(3) {
         f()?; // warm up
@@ -80,12 +146,19 @@ pub fn run(a: BenchArgs) -> anyhow::Result<i32> {
     // A new box per program (compiles, `koth sandbox run`): creation and the
     // program's spawn-to-exit are timed apart from the teardown that follows.
     let (mut create, mut to_exit, mut teardown, mut whole) = (vec![], vec![], vec![], vec![]);
+    let (mut create_steps, mut first_spawn_steps) = (StepTable::default(), StepTable::default());
     for i in 0..n + n / 10 {
         let t0 = Instant::now();
         let sb = Sandbox::create(config())?;
         let t1 = Instant::now();
-        let e = sb.spawn(Command::new("/bin/true"))?.wait()?;
+        let mut child = sb.spawn(Command::new("/bin/true"))?;
+        let spawned = Instant::now();
+        let e = child.wait()?;
         let t2 = Instant::now();
+        if i >= n / 10 {
+            create_steps.add(sb.phases(), &[]);
+            first_spawn_steps.add(&child.phases(), &[(PROGRAM_RUN, t2 - spawned)]);
+        }
         drop(sb);
         let t3 = Instant::now();
         anyhow::ensure!(e == koth_sandbox::Exit::Code(0), "/bin/true in a box: {e:?}");
@@ -105,12 +178,22 @@ pub fn run(a: BenchArgs) -> anyhow::Result<i32> {
     let pool = BoxPool::new(1, 2, Duration::from_secs(60));
     pool.prepare(config());
     let mut from_pool = Vec::with_capacity(n);
+    let mut pool_steps = StepTable::default();
     for i in 0..n + n / 10 {
         anyhow::ensure!(pool.wait_ready(1, Duration::from_secs(10)), "the box pool built nothing");
         let t = Instant::now();
         let sb = pool.take(config())?;
-        let e = sb.spawn(Command::new("/bin/true"))?.wait()?;
+        let taken = t.elapsed();
+        let mut child = sb.spawn(Command::new("/bin/true"))?;
+        let spawned = Instant::now();
+        let e = child.wait()?;
         let took = t.elapsed();
+        if i >= n / 10 {
+            let mut steps = vec![("taking the box from the pool (BoxPool::take)", taken)];
+            steps.extend_from_slice(child.phases().steps());
+            steps.push((PROGRAM_RUN, spawned.elapsed()));
+            pool_steps.add(&Phases::default(), &steps);
+        }
         anyhow::ensure!(e == koth_sandbox::Exit::Code(0), "/bin/true in a box: {e:?}");
         drop(sb);
         if i >= n / 10 {
@@ -119,15 +202,25 @@ pub fn run(a: BenchArgs) -> anyhow::Result<i32> {
     }
     row("box from the pool: take + spawn to exit", &stats(from_pool), Some(&bare));
     drop(pool);
+    create_steps.print("a new box, Sandbox::create", &bare);
+    first_spawn_steps.print("its first program, Sandbox::spawn to the exit of /bin/true", &bare);
+    pool_steps.print("a box from the pool, taken, and its first program to the exit of /bin/true", &bare);
+    println!();
     // A spawn in a live box against what an unsandboxed controller does per
     // turn, popen("sh -c ..."): sampled alternately, so both see the same
     // machine.
     let sb = Sandbox::create(config())?;
     let (mut in_box, mut popen) = (Vec::with_capacity(n), Vec::with_capacity(n));
+    let mut live_steps = StepTable::default();
     for i in 0..n + n / 10 {
         let t = Instant::now();
-        let e = sb.spawn(Command::new("/bin/true"))?.wait()?;
+        let mut child = sb.spawn(Command::new("/bin/true"))?;
+        let spawned = Instant::now();
+        let e = child.wait()?;
         let ours = t.elapsed();
+        if i >= n / 10 {
+            live_steps.add(&child.phases(), &[(PROGRAM_RUN, spawned.elapsed())]);
+        }
         anyhow::ensure!(e == koth_sandbox::Exit::Code(0), "/bin/true in a box: {e:?}");
         let t = Instant::now();
         let st = std::process::Command::new("/bin/sh").args(["-c", "/bin/true"]).status()?;
@@ -143,6 +236,7 @@ pub fn run(a: BenchArgs) -> anyhow::Result<i32> {
     row("popen-style sh -c /bin/true, no sandbox", &popen, None);
     row("spawn + exit in a live box (per turn)", &in_box, Some(&popen));
     drop(sb);
+    live_steps.print("a program in a live box (per turn), Sandbox::spawn to the exit of /bin/true", &bare);
 
     anchors(n)?;
     flock_channel()?;
