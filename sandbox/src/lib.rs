@@ -14,7 +14,7 @@
 //!  ───────────────────────            ──────────────────────────────────────
 //!  launcher thread ──clone(VM,VFORK)──▶ unsharer ──unshare──clone(VM,VFORK,PARENT)──▶ holder (pid 1, root)
 //!                                                    mounts the box, execs the box's init, which only reaps
-//!  launcher thread ──clone(VM,VFORK)──▶ joiner ──setns(holder pidfd)──join cgroup──clone(VM,VFORK,PARENT)──▶ program
+//!  launcher thread ──clone(VM,VFORK)──▶ joiner ──setns(holder pidfd)──join cgroup──clone(VM,PARENT)──▶ program
 //!                                                    rlimits, setsid, drop caps, setresuid(slot),
 //!                                                    no_new_privs, Landlock, seccomp, execve
 //!                                                    (the program's steps: [`spawn`])
@@ -72,8 +72,9 @@
 //! All clones happen on one long-lived *launcher* thread. `PR_SET_PDEATHSIG`
 //! fires when the *thread* that created a process exits, so cloning from a
 //! pool thread that may retire would kill boxes at random. Every child runs
-//! on the supervisor's memory (`CLONE_VM | CLONE_VFORK`, as `posix_spawn`
-//! does) until it execs, the program its bot, the holder the box's small
+//! on the supervisor's memory (`CLONE_VM`, as `posix_spawn` does; the
+//! launcher waits until it has exec'd or exited) until it execs, the
+//! program its bot, the holder the box's small
 //! init ([`init`]): a `fork` copied the supervisor's page tables for every
 //! box and every program, and a forked holder kept its pages for the box's
 //! life. The rules those children keep (no allocation, raw system calls for

@@ -16,8 +16,10 @@
 //! vDSO (no lock, no allocation: safe in those children). A mark costs
 //! about 30 ns, so every box and every spawn keep theirs.
 //!
-//! A step's duration is its mark minus the one before it, so a mark is
-//! named after the step that *ends* there. Marks past the capacity are
+//! A step's duration is its mark minus the one before it in time, so a
+//! mark is named after the step that *ends* there; where two processes run
+//! at once (the program confining itself while its joiner exits), the
+//! steps interleave in the order they ended. Marks past the capacity are
 //! dropped (counted, never written out of bounds).
 
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
@@ -75,24 +77,25 @@ impl Marks {
     /// over (a child's marks are seen after it has been waited for).
     pub(crate) fn phases(&self) -> Phases {
         let n = self.next.load(Ordering::Acquire).min(CAPACITY);
-        let mut steps = Vec::with_capacity(n.saturating_sub(1));
-        let mut before = None;
+        let mut marks: Vec<(u64, &'static str)> = Vec::with_capacity(n);
         for m in &self.marks[..n] {
             let at = m.at_ns.load(Ordering::Acquire);
             if at == 0 {
                 // Taken but not yet written: the step is still running.
-                break;
+                continue;
             }
             let (ptr, len) = (m.name_ptr.load(Ordering::Relaxed), m.name_len.load(Ordering::Relaxed));
             // SAFETY: `ptr` and `len` were stored together from a `&'static
             // str` by `mark` (the Release store of `at_ns` above orders them
             // before it), so they describe a live UTF-8 string for ever.
             let name: &'static str = unsafe { std::str::from_utf8_unchecked(std::slice::from_raw_parts(ptr as *const u8, len)) };
-            if let Some(prev) = before {
-                steps.push((name, Duration::from_nanos(at.saturating_sub(prev))));
-            }
-            before = Some(at);
+            marks.push((at, name));
         }
+        // In time order: two processes may run steps at once (the program
+        // confines itself while the joiner exits), and each step is the time
+        // since the mark before it, whoever made that one.
+        marks.sort_by_key(|&(at, _)| at);
+        let steps = marks.windows(2).map(|w| (w[1].1, Duration::from_nanos(w[1].0 - w[0].0))).collect();
         Phases { steps }
     }
 }

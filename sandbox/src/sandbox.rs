@@ -360,7 +360,7 @@ impl Sandbox {
             envp,
             candidates,
             stdio: [stdin, stdout, stderr],
-            err_w,
+            err_w: err_w.as_raw_fd(),
             pid_w,
             holder_pidfd: self.holder_pidfd.as_raw_fd(),
             join: self.cgroup.join_fds().iter().map(|f| f.as_raw_fd()).collect(),
@@ -386,12 +386,14 @@ impl Sandbox {
         // the box's uid (kernels without Landlock's signal scoping), would
         // hold the launcher, and every box of this process, for ever: past
         // SPAWN_DEADLINE the box's programs are killed, which ends it.
-        let (pid, started) = on_launcher_watched(
+        let (launched, started) = on_launcher_watched(
             move || {
                 let started = Instant::now();
                 plan.marks.mark("waiting for the launcher thread");
-                (spawn::launch(&plan, pid_r), started)
-                // The plan drops here, closing our copies of the pipes' write ends.
+                // Returns once the program has exec'd or failed (the end of
+                // file of the report pipe, `err_r`).
+                (spawn::launch(&plan, pid_r, err_w, &err_r), started)
+                // The plan drops here, closing our copy of the pid pipe's write end.
             },
             SPAWN_DEADLINE,
             || {
@@ -400,10 +402,9 @@ impl Sandbox {
                 let _ = self.cgroup.kill_all();
             },
         );
-        let pid = pid?;
-        // EOF arrives when the program's execve succeeded (the pipe is
-        // close-on-exec); otherwise the child wrote what failed.
-        let msg = sys::read_to_end(err_r.as_raw_fd(), 4096).map_err(|e| Error::os("reading the spawn report", e))?;
+        // The report is empty when the program's execve succeeded (the
+        // pipe is close-on-exec); otherwise the child wrote what failed.
+        let (pid, msg) = launched?;
         if !msg.is_empty() || pid.is_none() || overdue {
             let (stage, source) = sys::decode_child_failure(&msg);
             if let Some(pid) = pid {
@@ -417,7 +418,7 @@ impl Sandbox {
         let pid = pid.expect("checked above");
         self.shared.children.lock().unwrap_or_else(|p| p.into_inner()).insert(pid, None);
         let pidfd = sys::pidfd_open(pid).map_err(|e| Error::os("pidfd_open on the program", e))?;
-        marks.mark("the spawn's report, the program's pidfd");
+        marks.mark("back from the launcher thread, the program's pidfd");
         Ok(Child {
             pid,
             pidfd,
