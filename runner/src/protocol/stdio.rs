@@ -46,7 +46,14 @@ impl Stdio {
         if *ended {
             return None;
         }
-        if out.at_eof() {
+        Stdio::gone(out.at_eof(), process, ended)
+    }
+
+    /// How a long-lived process is gone, once: its output closed (with its
+    /// exit, if it comes soon), or it exited while something it started
+    /// holds its output open.
+    fn gone(at_eof: bool, process: &mut Process, ended: &mut bool) -> Option<Heard> {
+        if at_eof && !*ended {
             *ended = true;
             return Some(Heard::Gone(match process.exit_within(Duration::from_millis(50)) {
                 Some(exit) => Gone::Exited(Some(exit)),
@@ -76,18 +83,9 @@ impl Stdio {
             if let Some(rest) = out.take_rest() {
                 return Some(Heard::Line(rest));
             }
-            *ended = true;
-            return Some(Heard::Gone(match process.exit_within(Duration::from_millis(50)) {
-                Some(exit) => Gone::Exited(Some(exit)),
-                None => Gone::ClosedOutput,
-            }));
         }
-        if let Some(exit) = process.exited() {
-            // Exited while something it started holds its stdout open.
-            *ended = true;
-            return Some(Heard::Gone(Gone::Exited(Some(exit))));
-        }
-        None
+        let at_eof = out.at_eof();
+        Stdio::gone(at_eof, process, ended)
     }
 }
 
