@@ -775,7 +775,6 @@ fn start_holder(plan: MountPlan, privilege: Privilege, marks: Arc<Marks>) -> Res
     // our end tells it to exit.
     let (control_r, control_w) = sys::socketpair_cloexec().map_err(|e| Error::os("creating a socket pair", e))?;
     let (pid_r, pid_w) = sys::pipe_cloexec().map_err(|e| Error::os("creating a pipe", e))?;
-    let (exec_r, exec_w) = sys::pipe_cloexec().map_err(|e| Error::os("creating a pipe", e))?;
     let init = crate::init::executable()?;
     let paths = plan.paths();
     let user_maps = match privilege {
@@ -793,10 +792,9 @@ fn start_holder(plan: MountPlan, privilege: Privilege, marks: Arc<Marks>) -> Res
             report: report_w.as_raw_fd(),
             control: control_r.as_raw_fd(),
             pid_w: pid_w.as_raw_fd(),
-            exec_w: exec_w.as_raw_fd(),
             marks: launch_marks,
         };
-        spawn::launch_holder(&start, exec_w, &exec_r)
+        spawn::launch_holder(&start)
         // report_w, control_r, pid_w drop here: only the holder keeps them.
     });
     forked?;

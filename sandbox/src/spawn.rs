@@ -510,10 +510,6 @@ pub(crate) struct HolderStart {
     pub report: RawFd,
     pub control: RawFd,
     pub pid_w: RawFd,
-    /// The write end of a close-on-exec pipe the holder keeps until its
-    /// `execveat` (or death): the children's copies; the launcher's own is
-    /// [`launch_holder`]'s to close.
-    pub exec_w: RawFd,
     /// Where each step's end is marked (`crate::marks`).
     pub marks: std::sync::Arc<Marks>,
 }
@@ -527,48 +523,16 @@ pub(crate) struct HolderStart {
 /// a 300 MiB supervisor, `koth sandbox bench --supervisor-mib 300`).
 /// Returns when the holder has exec'd the init or failed (its report is on
 /// the report pipe either way).
-///
-/// As with a program ([`launch`]), the unsharer does not wait for the
-/// holder's `execveat`: it exits once it has cloned it, and this thread
-/// waits for the end of file of `exec_r`, whose write end the holder keeps
-/// (close-on-exec) until it has left the supervisor's memory.
-pub(crate) fn launch_holder(start: &HolderStart, exec_w: OwnedFd, exec_r: &OwnedFd) -> Result<()> {
+pub(crate) fn launch_holder(start: &HolderStart) -> Result<()> {
     let (unsharer_stack, holder_stack) = stacks()?;
     let arg = HolderArg { start, holder_stack };
     // SAFETY: a zeroed sigset_t is a valid value for pthread_sigmask to fill.
     let mut saved: libc::sigset_t = unsafe { std::mem::zeroed() };
-    // SAFETY: the unsharer reads `arg` until it exits, which `run_child`
-    // waits for; the holder until its execveat or exit, which
-    // `wait_for_end_of_file` waits for below, before `arg` goes. Both follow
-    // the module's rules.
-    let unshared =
-        unsafe { run_child(unsharer_main, (&arg as *const HolderArg).cast_mut().cast(), unsharer_stack, &mut saved, "the box helper", 0) };
+    // SAFETY: the unsharer reads `arg` (alive until the call returns, after
+    // the unsharer has exited) and follows the module's rules.
+    unsafe { run_child(unsharer_main, (&arg as *const HolderArg).cast_mut().cast(), unsharer_stack, &mut saved, "the box helper", 0)? };
     start.marks.mark("the unsharer's exit and reaping");
-    drop(exec_w);
-    // Waited for even if the unsharer could not be cloned or reaped: a
-    // holder it cloned may still be running on this thread's stacks.
-    wait_for_end_of_file(exec_r);
-    start.marks.mark("execveat of the box's init (the exec pipe's end of file)");
-    unshared
-}
-
-/// Read `fd`, a pipe whose write ends close when the children sharing this
-/// thread's memory exec or die, to its end of file.
-fn wait_for_end_of_file(fd: &OwnedFd) {
-    let mut buf = [0u8; 64];
-    loop {
-        // SAFETY: reads at most `buf.len()` bytes into `buf`.
-        let n = unsafe { libc::read(fd.as_raw_fd(), buf.as_mut_ptr().cast(), buf.len()) };
-        if n == 0 {
-            return;
-        }
-        if n < 0 && io::Error::last_os_error().raw_os_error() != Some(libc::EINTR) {
-            // A blocking read of our own pipe fails only on EINTR. Were it
-            // ever to fail otherwise, returning could free what a child
-            // still runs on; ending the process is the one safe way out.
-            std::process::abort();
-        }
-    }
+    Ok(())
 }
 
 /// Run `f(arg)` in a child sharing this thread's memory (`CLONE_VM |
@@ -653,11 +617,10 @@ extern "C" fn unsharer_main(arg: *mut libc::c_void) -> libc::c_int {
     // SAFETY: the holder runs on the other idle stack, reads `a` (alive: the
     // launcher waits for this unsharer, which waits for the holder's execve
     // or exit) and allocates nothing (`mounts::holder_main`).
-    // No CLONE_VFORK: the launcher waits for the holder's execveat
-    // (`launch_holder`), this unsharer only writes the pid and exits.
-    match unsafe { sys::clone_with_stack(holder_main, arg, a.holder_stack, libc::CLONE_VM | libc::CLONE_PARENT) } {
+    match unsafe { sys::clone_with_stack(holder_main, arg, a.holder_stack, libc::CLONE_VM | libc::CLONE_VFORK | libc::CLONE_PARENT) } {
         Err(e) => sys::child_fail(report, "starting the holder", e),
         Ok(pid) => {
+            a.start.marks.mark("execveat of the box's init, until the unsharer resumes");
             sys::write_all(a.start.pid_w, &pid.to_ne_bytes());
             // SAFETY: the unsharer's work is done; _exit skips destructors that belong to the supervisor.
             unsafe { libc::_exit(0) }
@@ -669,18 +632,7 @@ extern "C" fn holder_main(arg: *mut libc::c_void) -> libc::c_int {
     // SAFETY: as in `unsharer_main`.
     let a = unsafe { &*(arg as *const HolderArg) };
     let s = a.start;
-    s.marks.mark("cloning the holder (clone, CLONE_VM | CLONE_PARENT)");
-    // The exec pipe's write end, moved above the numbers the init's
-    // descriptors are given (`mounts::exec_init` puts them on 3 and 4): it
-    // must stay open until the execveat, which closes it.
-    // SAFETY: descriptor calls on this process's own table (no CLONE_FILES).
-    let exec_w = unsafe {
-        let moved = libc::fcntl(s.exec_w, libc::F_DUPFD_CLOEXEC, 10);
-        if moved < 0 {
-            sys::child_fail(s.report, "keeping the holder's exec pipe", io::Error::last_os_error());
-        }
-        moved
-    };
+    s.marks.mark("cloning the holder (clone, CLONE_VM | CLONE_VFORK | CLONE_PARENT)");
     // SAFETY: in the holder, on its own descriptor table: /dev/null (a static C string) over the standard streams.
     unsafe {
         let null = libc::open(c"/dev/null".as_ptr(), libc::O_RDWR);
@@ -688,7 +640,7 @@ extern "C" fn holder_main(arg: *mut libc::c_void) -> libc::c_int {
             libc::dup2(null, fd);
         }
     }
-    close_all_but(&mut [s.report, s.control, s.init, exec_w]);
+    close_all_but(&mut [s.report, s.control, s.init]);
     s.marks.mark("the holder's streams and descriptors");
     mounts::holder_main(&s.paths, s.init, s.report, s.control, &s.marks)
 }
