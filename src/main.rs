@@ -67,7 +67,27 @@ fn init_logs(service: bool) {
     }
 }
 
+/// A command whose reader has gone (`koth replay check ... | head -1`,
+/// `koth languages | head`) has nothing left to say. Rust ignores SIGPIPE,
+/// so the write fails and `println!` panics ("failed printing to stdout:
+/// Broken pipe"); such a command exits quietly instead, with the status of
+/// a program SIGPIPE killed (128 + 13), as Unix tools end in a pipeline.
+/// SIGPIPE itself stays ignored: a bot or referee that closes its stdin
+/// must never kill the engine writing to it.
+fn quiet_when_stdout_is_closed() {
+    let report = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let payload = info.payload();
+        let msg = payload.downcast_ref::<String>().map(String::as_str).or_else(|| payload.downcast_ref::<&str>().copied()).unwrap_or("");
+        if msg.starts_with("failed printing to stdout") && msg.contains("Broken pipe") {
+            std::process::exit(141);
+        }
+        report(info)
+    }));
+}
+
 fn main() {
+    quiet_when_stdout_is_closed();
     let args = cli::Cli::parse();
     init_logs(args.is_service());
     if args.is_service() {

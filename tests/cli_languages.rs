@@ -157,3 +157,16 @@ fn bad_input_gets_a_clear_error() {
     assert_eq!(out.status.code(), Some(210), "{err}");
     assert!(err.contains("koth languages build python"), "{err}");
 }
+
+/// A reader that goes away (`koth languages | head -0`) ends the command
+/// quietly with SIGPIPE's status (141), with no panic: it printed "failed
+/// printing to stdout: Broken pipe" and exited 101 before.
+#[test]
+fn a_closed_stdout_ends_a_command_quietly() {
+    let (read, write) = std::io::pipe().unwrap();
+    drop(read);
+    let out = Command::new(env!("CARGO_BIN_EXE_koth")).args(["languages"]).stdout(write).output().expect("running koth");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(141), "{stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+}
