@@ -324,10 +324,11 @@ impl SeatPlayer {
 
 impl Player {
     fn new(opts: &MatchOptions, kind: BotProtocol, seat: SeatPlayer, data: Option<SeatData>) -> Result<Player> {
+        let files = opts.game.file_exchange();
         let (spec, proto): (BotSpec, Box<dyn Protocol>) = match seat {
-            SeatPlayer::Bot(spec) => (spec, protocol::make(kind)),
+            SeatPlayer::Bot(spec) => (spec, protocol::make(kind, &files)),
             SeatPlayer::Recorded { name, id_line, answers } => {
-                let like = protocol::make(kind);
+                let like = protocol::make(kind, &files);
                 let proto = Box::new(crate::protocol::recorded::Recorded::new(like.as_ref(), id_line, answers));
                 let spec = BotSpec {
                     name,

@@ -36,7 +36,7 @@ use std::fs::File;
 use std::os::fd::AsRawFd;
 use std::time::{Duration, Instant};
 
-use koth_games::{BotProtocol, Request};
+use koth_games::{BotProtocol, FileExchange, Request};
 use koth_sandbox::{Child, Command, Exit, Sandbox, Stdio};
 
 use crate::bot::BotSpec;
@@ -51,13 +51,13 @@ pub const REAP_WAIT: Duration = Duration::from_millis(200);
 
 /// A fresh instance of protocol `kind` for one bot. (Which protocol a game
 /// speaks is the game's: [`koth_games::GameKind::protocol`], or an
-/// external game's manifest.)
-pub fn make(kind: BotProtocol) -> Box<dyn Protocol> {
+/// external game's manifest; so are a `per_turn_files` bot's file names.)
+pub fn make(kind: BotProtocol, files: &FileExchange) -> Box<dyn Protocol> {
     match kind {
         BotProtocol::Stdio => Box::new(stdio::Stdio::default()),
         BotProtocol::TcpOrStdio => Box::new(tcp::TcpOrStdio::default()),
         BotProtocol::PerTurnArgv => Box::new(argv::PerTurnArgv::default()),
-        BotProtocol::PerTurnFiles => Box::new(files::PerTurnFiles::default()),
+        BotProtocol::PerTurnFiles => Box::new(files::PerTurnFiles::new(files.clone())),
     }
 }
 
@@ -246,7 +246,7 @@ mod tests {
         use koth_games::GameKind;
         for g in GameKind::ALL {
             let kind = g.protocol();
-            let p = make(kind);
+            let p = make(kind, &FileExchange::default());
             assert_eq!(loopback_port(kind).is_some(), g == GameKind::Snake, "{g:?}");
             assert_eq!(p.long_lived(), matches!(g, GameKind::Flit | GameKind::Target | GameKind::Snake), "{g:?}");
             assert_eq!(p.speaks_first(), matches!(g, GameKind::Snake | GameKind::Linkage), "{g:?}");
