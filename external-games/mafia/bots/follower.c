@@ -7,9 +7,11 @@
  * "X has voted to lynch Y." it read, unless Y is itself, an ally or "no
  * one"; with nothing to follow it says "I am a normal villager" (message
  * 4) when it did not say so in the last round, else votes for the first
- * living player in sorted order other than itself and its allies. At night, as a mafioso it votes to kill the last living non-mafioso
- * in sorted order, as the cop it investigates the next player in sorted
- * order, as the doctor it saves itself. Deterministic. */
+ * living player in sorted order other than itself and its allies. At
+ * night, as a mafioso it votes to kill the last living non-mafioso in
+ * sorted order it has not chosen before (one who lived was saved; else the
+ * last), as the cop it investigates the next player in sorted order, as
+ * the doctor it saves itself. Deterministic. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -84,9 +86,18 @@ int main(void) {
     }
 
     if (strstr(text, "It is night. Vote for a victim.")) {
+        /* The last one it has not chosen before (one who survived was
+         * saved), else the last. */
+        int last = -1;
         for (i = nplayers - 1; i >= 0; i--)
-            if (strcmp(players[i], me) && !listed("dead", players[i]) && !listed("allies", players[i])) answer(players[i]);
-        answer("");
+            if (strcmp(players[i], me) && !listed("dead", players[i]) && !listed("allies", players[i])) {
+                if (last < 0) last = i;
+                if (!listed("chosen", players[i])) break;
+            }
+        if (i < 0) i = last;
+        if (i < 0) answer("");
+        add("chosen", players[i]);
+        answer(players[i]);
     }
     if (strstr(text, "It is night. Who would you like to investigate?")) {
         int next = 0;

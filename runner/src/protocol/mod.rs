@@ -6,7 +6,7 @@
 //! | one process, lines on stdin/stdout | Flit, Target | [`stdio`] |
 //! | TCP to 127.0.0.1:4040 in the bot's own network namespace, or stdin/stdout, whichever it uses first | Snake | [`tcp`] |
 //! | a new process per turn, the state as its argument (or any argument list, and/or text on its stdin) | Slime | [`argv`] |
-//! | a new process per turn, `input.txt` / `order.txt` in its folder (and any argument list, text on stdin) | Linkage | [`files`] |
+//! | a new process per turn, `input.txt` / `order.txt` in its folder, or files of the game's own names (and any argument list, text on stdin, further files) | Linkage, Mafia | [`files`] |
 //! | no program: answers from a recording (`koth replay rerun`) | any | [`recorded`] |
 //!
 //! Every protocol has the same lifecycle, the methods of [`Protocol`]:
