@@ -21,6 +21,12 @@
 //! reproduces the whole comparison with the originals (not here: they are
 //! not in the repository).
 //!
+//! `mafia` (Let's play Mafia!): per-turn programs exchanging files in
+//! their folders, 6 or more players with hidden roles; the original
+//! Python 2 controller's whole log, recorded with its `random` seeded as
+//! the referee seeds its own (`external-games/mafia/original/`), for
+//! line-ups of the repository's bots.
+//!
 //! `slime` (Slime: The Territory War) is koth's built-in game, so its
 //! corpus entry is `corpus/slime/` (no game folder): the original C++
 //! controller's output for the line-ups of koth's bots, for three games in
@@ -73,8 +79,15 @@ fn root_or_skip() -> bool {
 /// every seat's score, in seat order, and the number of turns.
 fn play(name: &str, seed: &str, bots: &[&str]) -> (Vec<f64>, u64) {
     let folder = game(name);
-    let replay = dir().join(format!("{name}-{}.json", bots.join("-")));
     let paths: Vec<String> = bots.iter().map(|b| format!("{folder}/bots/{b}")).collect();
+    play_files(name, seed, &paths, &bots.join("-"))
+}
+
+/// [`play`] of bots at any paths, its replay `{name}-{tag}.json` in [`dir`].
+fn play_files(name: &str, seed: &str, paths: &[String], tag: &str) -> (Vec<f64>, u64) {
+    let folder = game(name);
+    let bots = paths;
+    let replay = dir().join(format!("{name}-{tag}.json"));
     let mut args = vec!["match", "--game", &folder, "--seed", seed, "--json", "--replay", replay.to_str().unwrap()];
     args.extend(paths.iter().map(String::as_str));
     let out = koth(&args);
@@ -572,4 +585,83 @@ fn speed_clue_ends_a_game_where_the_original_server_disqualified_an_ai() {
     let status = &outcomes[1]["status"];
     assert_eq!((&status["kind"], &status["answer"]), (&serde_json::json!("invalid_output"), &serde_json::json!("suggest Gr Ca Ba")));
     assert_eq!(status["reason"], "DuplicateSuggestion: Gr Ca Ba made before", "{status}");
+}
+
+/// The original Mafia controller's recorded line-ups
+/// (`external-games/mafia/original/`): for each, its seed, its players'
+/// names in the controller's order, its winner, and its log's line count
+/// and SHA-256 prefix (`logs.txt`), in the order of `lineups.txt`.
+fn mafia_original() -> Vec<(String, Vec<String>, String, String)> {
+    let folder = format!("{}/original", game("mafia"));
+    let read = |f: &str| std::fs::read_to_string(format!("{folder}/{f}")).unwrap_or_else(|e| panic!("{f}: {e}"));
+    let (results, logs) = (read("koth-results.txt"), read("logs.txt"));
+    let logs: Vec<&str> = logs.lines().filter(|l| !l.starts_with('#')).collect();
+    let results: Vec<&str> = results.lines().filter(|l| !l.starts_with('#')).collect();
+    assert_eq!(results.len(), logs.len(), "one log a line-up");
+    results
+        .iter()
+        .zip(logs)
+        .map(|(r, l)| {
+            let f: Vec<&str> = r.split(" | ").collect();
+            let mut seats = f[0].split_whitespace().map(String::from);
+            let seed = seats.next().unwrap();
+            let log = l.split_whitespace().take(2).collect::<Vec<_>>().join(" ");
+            (seed, seats.collect(), f[1].trim().to_owned(), log)
+        })
+        .collect()
+}
+
+/// The log lines of a Mafia replay (its `log` events), as `logs.txt`
+/// digests the controller's `tmp/log`: their number and the first 16 hex
+/// digits of the SHA-256 of them, each ended by a newline.
+fn mafia_log(replay: &std::path::Path) -> String {
+    use sha2::{Digest, Sha256};
+    let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(replay).unwrap()).unwrap();
+    let mut log = String::new();
+    for turn in v["turns"].as_array().unwrap() {
+        for e in turn["events"].as_array().into_iter().flatten().filter(|e| e["type"] == "log") {
+            log.push_str(e["text"].as_str().unwrap());
+            log.push('\n');
+        }
+    }
+    let digest = Sha256::digest(log.as_bytes());
+    format!("{} {}", log.lines().count(), digest[..8].iter().map(|b| format!("{b:02x}")).collect::<String>())
+}
+
+#[test]
+fn mafia_agrees_with_the_original_controller() {
+    if !root_or_skip() {
+        return;
+    }
+    // Per-turn programs exchanging files (from_server, to_server, players,
+    // name) with 6 players and more, hidden roles, simultaneous moves. The
+    // controller's whole log pins every random draw (the deal, each day's
+    // order, both tallies), every message and vote read from to_server,
+    // and every night's actions; koth's bots under the names the
+    // controller gave them, in its order.
+    let recorded = mafia_original();
+    for i in [0, 10, 11] {
+        let (seed, seats, winner, log) = &recorded[i];
+        let bots = dir().join(format!("mafia-{i}"));
+        std::fs::create_dir_all(&bots).unwrap();
+        let paths: Vec<String> = seats
+            .iter()
+            .map(|n| {
+                let (bot, ext) = if n.starts_with("sheriff") { ("sheriff", "py") } else { ("follower", "c") };
+                let path = bots.join(format!("{n}.{ext}"));
+                std::fs::copy(format!("{}/bots/{bot}.{ext}", game("mafia")), &path).unwrap();
+                path.display().to_string()
+            })
+            .collect();
+        let (scores, _) = play_files("mafia", seed, &paths, &format!("{i}"));
+        let replay = dir().join(format!("mafia-{i}.json"));
+        assert_eq!(&mafia_log(&replay), log, "line-up {i} (seed {seed}, {seats:?}): koth's log, then the original controller's");
+        let mafia_won = winner == "MAFIA VICTORY";
+        assert!(mafia_won || winner == "VILLAGE VICTORY", "{winner}");
+        // The winning side scores 1 a player: as many as the mafia (a
+        // third of the players) when they win, the rest when not.
+        let won = scores.iter().filter(|&&s| s == 1.0).count();
+        assert_eq!(won == seats.len() / 3, mafia_won, "line-up {i}: {scores:?}, the controller's {winner}");
+        assert_eq!(won + scores.iter().filter(|&&s| s == 0.0).count(), seats.len(), "{scores:?}");
+    }
 }

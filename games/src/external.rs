@@ -60,7 +60,10 @@ use serde_json::Value;
 
 use crate::replay::{Answer, MoveTime, Recorded};
 use crate::view::{colour_difference, LegendEntry, View, EMPTY, MIN_COLOUR_DIFFERENCE, SEAT_CODES, SEAT_COLOURS};
-use crate::{AnswerShape, BotProtocol, Framing, GameKind, Judgement, Request, Seat, SeatResult, Step, TimePolicy, Verdict};
+use crate::{
+    check_file_name, AnswerShape, BotProtocol, FileExchange, Framing, GameKind, Judgement, Request, Seat, SeatResult, Step, TimePolicy,
+    Verdict,
+};
 
 /// The manifest's file name in a game's folder.
 pub const MANIFEST: &str = "game.json";
@@ -78,6 +81,10 @@ pub const MAX_ARGV: usize = 1024;
 pub const MAX_ARGV_BYTES: usize = 64 << 10;
 /// Longest `stdin` text for a per-turn program.
 pub const MAX_STDIN: usize = 512 << 10;
+/// Most further files one request writes in a `per_turn_files` bot's
+/// folder (`write`), and most bytes they hold together.
+pub const MAX_WRITE_FILES: usize = 16;
+pub const MAX_WRITE_BYTES: usize = 512 << 10;
 /// Most lines in an answer of `{"lines": k}`, and longest terminator of
 /// `{"until": "…"}`. (An answer is read up to `MAX_ANSWER_LINES` lines or
 /// `MAX_ANSWER_BYTES`, whichever comes first, whatever its shape.)
@@ -123,6 +130,12 @@ pub struct GameManifest {
     /// is, an answer what one read of the bot's output takes; Speed Clue).
     #[serde(default, skip_serializing_if = "Framing::is_lines")]
     pub framing: Framing,
+    /// `per_turn_files` only: the files a bot reads and writes, and whether
+    /// it prints an id line first (`input.txt`, `order.txt`, yes when
+    /// absent): `{"request": "from_server", "answer": "to_server",
+    /// "id_line": false}`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub files: Option<FileExchange>,
     pub referee: RefereeProgram,
     /// Settings the referee gets in `start` unless a match says otherwise.
     #[serde(default = "empty_object")]
@@ -244,6 +257,19 @@ impl GameManifest {
                 return Err("answer with framing \"unterminated\": an unterminated answer is what one read of the bot's output takes; leave out \"answer\"".into());
             }
         }
+        if let Some(f) = &self.files {
+            if self.protocol != BotProtocol::PerTurnFiles {
+                return Err(format!(
+                    "files: only per_turn_files bots exchange files; a {} bot does not (leave out \"files\")",
+                    self.protocol.name()
+                ));
+            }
+            check_file_name(&f.request).map_err(|e| format!("files.request: {e}"))?;
+            check_file_name(&f.answer).map_err(|e| format!("files.answer: {e}"))?;
+            if f.request == f.answer {
+                return Err(format!("files: the request and the answer are both {:?}; give two names", f.request));
+            }
+        }
         if let Some(bank) = self.time_policy.bank {
             if bank.as_millis() > 600_000 {
                 return Err(format!("time_policy.bank {} ms: give 0 to 600000", bank.as_millis()));
@@ -321,6 +347,12 @@ impl GameManifest {
             Some(&ms) => Some(std::time::Duration::from_millis(ms)),
             None => self.time_policy.startup,
         }
+    }
+
+    /// How its `per_turn_files` bots exchange files (the default for any
+    /// other protocol, which never uses it).
+    pub fn file_exchange(&self) -> FileExchange {
+        self.files.clone().unwrap_or_default()
     }
 
     /// The largest start-up allowance any bot may get.
@@ -475,6 +507,10 @@ pub struct SaidRequest {
     pub stdin: Option<String>,
     #[serde(default)]
     pub answer: Option<AnswerShape>,
+    /// `per_turn_files` only: further files written in the bot's folder
+    /// before it starts, by name.
+    #[serde(default)]
+    pub write: Option<std::collections::BTreeMap<String, String>>,
 }
 
 /// How one seat's long-lived bot is started: `{"seat": s, "argv": [...]}`,
@@ -525,6 +561,8 @@ pub struct Conversation {
     /// The manifest's answer shape.
     answer: AnswerShape,
     framing: Framing,
+    /// The manifest's file names (`per_turn_files`).
+    files: FileExchange,
     legend: Vec<u8>,
     /// The seats asked in the last step, in order.
     asked: Vec<Seat>,
@@ -545,6 +583,7 @@ impl Conversation {
             protocol: manifest.protocol,
             answer: manifest.answer.clone().unwrap_or_default(),
             framing: manifest.framing,
+            files: manifest.file_exchange(),
             legend: manifest.legend.iter().map(|e| e.code as u8).collect(),
             asked: Vec::new(),
             started: false,
@@ -630,8 +669,10 @@ impl Conversation {
     fn notice(&self, l: SaidRequest) -> Result<(Seat, String), String> {
         let what = "sent a notice to";
         let seat = self.seat(l.seat, what)?;
-        if l.argv.is_some() || l.stdin.is_some() || l.answer.is_some() {
-            return Err(format!("{what} seat {seat} with \"argv\", \"stdin\" or \"answer\": a notice is only a \"text\" or \"lines\""));
+        if l.argv.is_some() || l.stdin.is_some() || l.answer.is_some() || l.write.is_some() {
+            return Err(format!(
+                "{what} seat {seat} with \"argv\", \"stdin\", \"answer\" or \"write\": a notice is only a \"text\" or \"lines\""
+            ));
         }
         if self.framing == Framing::Unterminated {
             return Err(format!(
@@ -762,7 +803,38 @@ impl Conversation {
             }
             None => self.answer.clone(),
         };
-        Ok(Request { seat, payload, argv, stdin: r.stdin, answer })
+        let files = match r.write {
+            None => Vec::new(),
+            Some(_) if self.protocol != BotProtocol::PerTurnFiles => {
+                return Err(format!(
+                    "asked seat {seat} with \"write\", which only per_turn_files bots get; a {} bot gets no files",
+                    self.protocol.name()
+                ))
+            }
+            Some(write) => self.further_files(seat, write)?,
+        };
+        Ok(Request { seat, payload, argv, stdin: r.stdin, answer, files })
+    }
+
+    /// A request's `write`: plain file names in the bot's folder, not the
+    /// two the protocol writes and reads, bounded.
+    fn further_files(&self, seat: Seat, write: std::collections::BTreeMap<String, String>) -> Result<Vec<(String, String)>, String> {
+        if write.len() > MAX_WRITE_FILES {
+            return Err(format!("asked seat {seat} to write {} files (the most is {MAX_WRITE_FILES})", write.len()));
+        }
+        let bytes: usize = write.values().map(String::len).sum();
+        if bytes > MAX_WRITE_BYTES {
+            return Err(format!("asked seat {seat} to write files of {bytes} bytes in all (the most is {MAX_WRITE_BYTES})"));
+        }
+        for name in write.keys() {
+            check_file_name(name).map_err(|e| format!("asked seat {seat} to write a file: {e}"))?;
+            if *name == self.files.request || *name == self.files.answer {
+                return Err(format!(
+                    "asked seat {seat} to write {name:?}, the file koth writes (the request, \"text\") or reads (the answer) itself"
+                ));
+            }
+        }
+        Ok(write.into_iter().collect())
     }
 
     /// The answer in koth's terms, and the scores and ranks now standing.
@@ -1383,6 +1455,7 @@ mod tests {
             argv: argv.map(|a| a.iter().map(|x| x.to_string()).collect()),
             stdin: stdin.map(Into::into),
             answer,
+            files: Vec::new(),
         };
         use BotProtocol::{PerTurnArgv as Argv, PerTurnFiles as Files, Stdio, TcpOrStdio as Tcp};
         let cases: Vec<(&str, BotProtocol, Option<AnswerShape>, Value, Request)> = vec![
@@ -1484,6 +1557,84 @@ mod tests {
                 (got, _) => panic!("{change}: {got:?}"),
             }
         }
+    }
+
+    /// A `per_turn_files` game names its two files and whether an id line
+    /// comes first (the Mafia controller's `from_server` / `to_server`,
+    /// none); a request may write further files in the bot's folder. Every
+    /// name is a plain file of that folder.
+    #[test]
+    fn per_turn_files_name_their_files_and_requests_write_more() {
+        let with = |change: Value| {
+            let mut m = serde_json::to_value(manifest()).unwrap();
+            m["protocol"] = json!("per_turn_files");
+            m.as_object_mut().unwrap().extend(change.as_object().unwrap().clone());
+            GameManifest::parse(m.to_string().as_bytes())
+        };
+        let linkage = crate::FileExchange { request: "input.txt".into(), answer: "order.txt".into(), id_line: true };
+        assert_eq!(with(json!({})).unwrap().file_exchange(), linkage, "without \"files\", Linkage's");
+        let mafia = with(json!({"files": {"request": "from_server", "answer": "to_server", "id_line": false}})).unwrap();
+        assert_eq!(
+            mafia.file_exchange(),
+            crate::FileExchange { request: "from_server".into(), answer: "to_server".into(), id_line: false }
+        );
+        assert_eq!(with(json!({"files": {"answer": "out"}})).unwrap().file_exchange().request, "input.txt", "each field defaults");
+        for (files, want) in [
+            (json!({"request": "../escape"}), "files.request: file name \"../escape\""),
+            (json!({"answer": "a/b"}), "files.answer: file name \"a/b\""),
+            (json!({"answer": ".."}), "not '.' or '..'"),
+            (json!({"request": ""}), "1 to 64"),
+            (json!({"request": "x".repeat(65)}), "1 to 64"),
+            (json!({"request": "a\0b"}), "ASCII letters"),
+            (json!({"request": "été"}), "ASCII letters"),
+            (json!({"request": "same", "answer": "same"}), "both \"same\""),
+            (json!({"request": "a", "stdin": "b"}), "unknown field `stdin`"),
+            (json!({"id_line": "no"}), "invalid type"),
+        ] {
+            let err = with(json!({ "files": files })).unwrap_err();
+            assert!(err.contains(want), "{files}: {err}");
+        }
+        let mut m = serde_json::to_value(manifest()).unwrap();
+        m["files"] = json!({"request": "a"});
+        let err = GameManifest::parse(m.to_string().as_bytes()).unwrap_err();
+        assert!(err.contains("only per_turn_files bots exchange files; a stdio bot"), "{err}");
+
+        let ask = |m: &GameManifest, r: Value| {
+            let mut r = r;
+            r["seat"] = json!(0);
+            Conversation::new(m, 2).read(&said(0, json!({"requests": [r]})), &[]).map(|s| s.step.requests.into_iter().next().unwrap())
+        };
+        let r = ask(&mafia, json!({"text": "Rise and shine!", "write": {"players": "a\nb", "name": "a\n"}})).unwrap();
+        assert_eq!(
+            (r.payload.as_str(), r.files.clone()),
+            ("Rise and shine!", vec![("name".into(), "a\n".into()), ("players".into(), "a\nb".into())])
+        );
+        assert!(ask(&mafia, json!({"text": ""})).unwrap().files.is_empty());
+        let many: serde_json::Map<String, Value> = (0..17).map(|i| (format!("f{i}"), json!(""))).collect();
+        for (write, want) in [
+            (json!({"../players": "x"}), "file name \"../players\""),
+            (json!({"/etc/passwd": "x"}), "file name \"/etc/passwd\""),
+            (json!({".": "x"}), "not '.' or '..'"),
+            (json!({"": "x"}), "1 to 64"),
+            (json!({"from_server": "x"}), "the file koth writes"),
+            (json!({"to_server": "x"}), "the file koth writes"),
+            (Value::Object(many), "17 files (the most is 16)"),
+            (json!({"big": "x".repeat(MAX_WRITE_BYTES + 1)}), "524289 bytes in all"),
+            (json!({"n": 3}), "invalid type"),
+        ] {
+            let err = ask(&mafia, json!({"text": "", "write": write})).unwrap_err();
+            assert!(err.contains(want), "{write}: {err}");
+        }
+        // Only per_turn_files bots have files written; a notice never does.
+        let err = ask(&manifest(), json!({"text": "a", "write": {"f": "x"}})).unwrap_err();
+        assert!(err.contains("only per_turn_files bots get"), "{err}");
+        let err = Conversation::new(&mafia, 2)
+            .read(
+                &said(0, json!({"requests": [{"seat": 0, "text": "a"}], "notices": [{"seat": 1, "text": "n", "write": {"f": "x"}}]})),
+                &[],
+            )
+            .unwrap_err();
+        assert!(err.contains("a notice is only"), "{err}");
     }
 
     #[test]

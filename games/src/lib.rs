@@ -67,13 +67,58 @@ pub struct Request {
     /// How the bot's answer is read (one line unless an external game says
     /// otherwise).
     pub answer: AnswerShape,
+    /// Further files a `per_turn_files` program finds in its folder, written
+    /// before it starts (name, contents). Only external games set it.
+    pub files: Vec<(String, String)>,
 }
 
 impl Request {
     /// A request of `payload` as the game's protocol delivers it, answered
     /// with one line.
     pub fn new(seat: Seat, payload: impl Into<String>) -> Request {
-        Request { seat, payload: payload.into(), argv: None, stdin: None, answer: AnswerShape::default() }
+        Request { seat, payload: payload.into(), argv: None, stdin: None, answer: AnswerShape::default(), files: Vec::new() }
+    }
+}
+
+/// How a `per_turn_files` program exchanges files with koth, in its
+/// folder (its working directory): the file koth writes before each turn
+/// (`request`), the file its answer is read from once it has exited
+/// (`answer`), and whether it is first started once with an argument to
+/// print its id line (`id_line`). Linkage's, and an external game's unless
+/// its manifest's `files` says otherwise: `input.txt`, `order.txt`, an id
+/// line.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct FileExchange {
+    pub request: String,
+    pub answer: String,
+    pub id_line: bool,
+}
+
+impl Default for FileExchange {
+    fn default() -> Self {
+        FileExchange { request: "input.txt".into(), answer: "order.txt".into(), id_line: true }
+    }
+}
+
+/// Longest name of a file exchanged with a `per_turn_files` program.
+pub const MAX_FILE_NAME: usize = 64;
+
+/// Whether `name` may name a file in a bot's folder: 1 to 64 ASCII
+/// letters, digits, `.`, `_` and `-`, not `.` or `..` (no folder, no path).
+pub fn check_file_name(name: &str) -> Result<(), String> {
+    let ok = !name.is_empty()
+        && name.len() <= MAX_FILE_NAME
+        && name != "."
+        && name != ".."
+        && name.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-'));
+    if ok {
+        Ok(())
+    } else {
+        Err(format!(
+            "file name {:?}: 1 to {MAX_FILE_NAME} ASCII letters, digits, '.', '_' and '-', a file in the bot's own folder (not '.' or '..')",
+            name.chars().take(80).collect::<String>()
+        ))
     }
 }
 

@@ -131,6 +131,15 @@ impl Game {
         }
     }
 
+    /// How its `per_turn_files` bots exchange files: Linkage's, or the
+    /// manifest's `files`.
+    pub fn file_exchange(&self) -> koth_games::FileExchange {
+        match self {
+            Game::Builtin(_) => koth_games::FileExchange::default(),
+            Game::External(e) => e.manifest.file_exchange(),
+        }
+    }
+
     pub fn protocol(&self) -> BotProtocol {
         match self {
             Game::Builtin(g) => g.protocol(),

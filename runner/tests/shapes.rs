@@ -9,6 +9,9 @@
 //! - `board-lines` (stdio): a board of three lines in, answers of three
 //!   lines (the manifest's shape) or up to `END` (the request's); a bot
 //!   that answers one line of three and hangs times out;
+//! - `mafia` (per-turn programs exchanging files): the manifest's own file
+//!   names (`from_server` in, `to_server` out), no id line, and further
+//!   files a request writes in the bot's folder (`players`, `name`);
 //! - hostile referees: 10,000 arguments, 600 KiB or 100 MB of stdin each
 //!   end the match as "referee failed" with the reason.
 //!
@@ -107,6 +110,47 @@ fn a_board_of_lines_in_and_answers_of_k_lines_or_up_to_end_out() {
     assert_eq!(replay.turns[0].answers[0].reply, Recorded::Answer { answer: "..#\n.#.\n#..".into() });
     assert_eq!(replay.turns[1].answers[0].reply, Recorded::Answer { answer: ".##\n...\n##.".into() });
     assert_eq!(replay.turns[0].answers[1].reply, Recorded::Timeout { timeout: true });
+    g.check(&replay, &sandbox_config()).unwrap();
+}
+
+/// `mafia` (per_turn_files with the Mafia controller's own file names):
+/// each bot is started with no id line asked, reads `from_server` and the
+/// `players` and `name` files its first request wrote, and answers in
+/// `to_server`. Its bots know the players' names only from `players` and
+/// their own only from `name`: a vote for a player in the referee's log is
+/// a bot that read both.
+#[test]
+fn a_per_turn_files_bot_reads_and_writes_the_files_its_game_names() {
+    if !sandbox_ok() {
+        return;
+    }
+    let g = game("mafia", None);
+    let (sheriff, follower) = (game_bot("mafia", "sheriff.py"), game_bot("mafia", "follower.c"));
+    let bots = vec![sheriff.clone(), follower.clone(), sheriff.clone(), follower.clone(), sheriff, follower];
+    let r = play(&options(&g), bots).unwrap();
+    assert_eq!(r.ended_by, EndedBy::Rules, "{:?}", r.referee_stderr);
+    for o in &r.outcomes {
+        assert_eq!((&o.status, o.timeouts, o.invalid_moves), (&BotStatus::Ok, 0, 0), "{}: {}", o.name, o.stderr);
+        assert!(o.id_line.is_none(), "{}: asked for an id line", o.name);
+        assert!(o.stderr.is_empty(), "{}: {}", o.name, o.stderr);
+    }
+    let replay = r.replay.read().unwrap();
+    let answers: Vec<&str> = replay
+        .turns
+        .iter()
+        .flat_map(|t| t.answers.iter())
+        .filter_map(|a| match &a.reply {
+            Recorded::Answer { answer } => Some(answer.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert!(answers.contains(&"say 4\n"), "the follower's to_server, whole: {:?}", &answers[..12]);
+    let log: Vec<String> =
+        replay.turns.iter().flat_map(|t| t.events.iter()).filter_map(|e| e["text"].as_str().map(str::to_owned)).collect();
+    let names = ["sheriff", "follower", "sheriff2", "follower3", "sheriff4", "follower5"];
+    let voted = log.iter().filter(|l| names.iter().any(|n| l.ends_with(&format!(" has voted to lynch {n}.")))).count();
+    assert!(voted > 0, "no bot voted for a player by name: {log:?}");
+    assert!(log.iter().any(|l| l == "MAFIA VICTORY" || l == "VILLAGE VICTORY"), "{log:?}");
     g.check(&replay, &sandbox_config()).unwrap();
 }
 

@@ -325,10 +325,11 @@ impl SeatPlayer {
 impl Player {
     fn new(opts: &MatchOptions, kind: BotProtocol, seat: SeatPlayer, data: Option<SeatData>) -> Result<Player> {
         let framing = opts.game.framing();
+        let files = opts.game.file_exchange();
         let (spec, proto): (BotSpec, Box<dyn Protocol>) = match seat {
-            SeatPlayer::Bot(spec) => (spec, protocol::make(kind, framing)),
+            SeatPlayer::Bot(spec) => (spec, protocol::make(kind, framing, &files)),
             SeatPlayer::Recorded { name, id_line, answers } => {
-                let like = protocol::make(kind, framing);
+                let like = protocol::make(kind, framing, &files);
                 let proto = Box::new(crate::protocol::recorded::Recorded::new(like.as_ref(), id_line, answers));
                 let spec = BotSpec {
                     name,

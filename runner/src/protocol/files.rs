@@ -2,6 +2,11 @@
 //! its folder; its answer is `order.txt` once it has exited. Started once
 //! with an argument first, it prints its id line. Linkage.
 //!
+//! An external game's manifest may name the two files otherwise and leave
+//! out the id line ([`FileExchange`]: the Mafia controller's `from_server`
+//! and `to_server`), and a request may write further files in the folder
+//! before the turn starts (`write`: a list of players).
+//!
 //! What such a bot prints on stdout is kept in its log (it is drained, so a
 //! chatty bot never blocks on a full pipe).
 //!
@@ -10,22 +15,25 @@
 
 use std::time::Instant;
 
-use koth_games::Request;
+use koth_games::{FileExchange, Request};
 
 use super::argv::Turn;
 use super::io::PollSet;
 use super::{Bot, Gone, Heard, Process, Protocol, MAX_LINE};
 
-pub const INPUT_FILE: &str = "input.txt";
-pub const ORDER_FILE: &str = "order.txt";
-
-#[derive(Default)]
 pub struct PerTurnFiles {
+    files: FileExchange,
     turn: Option<Process>,
     /// The turn's stdin text on the way, if its request had one.
     stdin: Option<super::io::Outbox>,
     /// The current process is the start-up one, which prints the id line.
     starting: bool,
+}
+
+impl PerTurnFiles {
+    pub fn new(files: FileExchange) -> PerTurnFiles {
+        PerTurnFiles { files, turn: None, stdin: None, starting: false }
+    }
 }
 
 impl Protocol for PerTurnFiles {
@@ -34,10 +42,13 @@ impl Protocol for PerTurnFiles {
     }
 
     fn speaks_first(&self) -> bool {
-        true
+        self.files.id_line
     }
 
     fn start(&mut self, bot: &mut Bot, _argv: &[String]) -> Result<(), Gone> {
+        if !self.files.id_line {
+            return Ok(());
+        }
         // Any argument: the bot prints its id line.
         let (p, _) = Process::spawn(bot, &["id".to_owned()], false)?;
         self.turn = Some(p);
@@ -47,8 +58,12 @@ impl Protocol for PerTurnFiles {
 
     fn request(&mut self, bot: &mut Bot, req: &Request) -> Result<Instant, Gone> {
         let not_started = |e: koth_sandbox::Error| Gone::NotStarted(e.to_string());
-        bot.sandbox.workdir().remove(ORDER_FILE).map_err(not_started)?;
-        bot.sandbox.workdir().write_file(INPUT_FILE, req.payload.as_bytes(), 0o644).map_err(not_started)?;
+        let dir = bot.sandbox.workdir();
+        dir.remove(&self.files.answer).map_err(not_started)?;
+        for (name, text) in &req.files {
+            dir.write_file(name, text.as_bytes(), 0o644).map_err(not_started)?;
+        }
+        dir.write_file(&self.files.request, req.payload.as_bytes(), 0o644).map_err(not_started)?;
         let t = Turn::spawn(bot, req.argv.as_deref().unwrap_or_default(), req)?;
         // The bot's clock starts when its process began to start, not
         // while the spawn waited for the sandbox's launcher.
@@ -86,7 +101,7 @@ impl Protocol for PerTurnFiles {
         let answer = bot
             .sandbox
             .workdir()
-            .read_file(ORDER_FILE, MAX_LINE)
+            .read_file(&self.files.answer, MAX_LINE)
             .map(|(b, _)| String::from_utf8_lossy(&b).into_owned())
             .unwrap_or_default();
         Some(Heard::Answer(answer))

@@ -6,7 +6,7 @@
 //! | one process, lines on stdin/stdout | Flit, Target | [`stdio`] |
 //! | TCP to 127.0.0.1:4040 in the bot's own network namespace, or stdin/stdout, whichever it uses first | Snake | [`tcp`] |
 //! | a new process per turn, the state as its argument (or any argument list, and/or text on its stdin) | Slime | [`argv`] |
-//! | a new process per turn, `input.txt` / `order.txt` in its folder (and any argument list, text on stdin) | Linkage | [`files`] |
+//! | a new process per turn, `input.txt` / `order.txt` in its folder, or files of the game's own names (and any argument list, text on stdin, further files) | Linkage, Mafia | [`files`] |
 //! | no program: answers from a recording (`koth replay rerun`) | any | [`recorded`] |
 //!
 //! Every protocol has the same lifecycle, the methods of [`Protocol`]:
@@ -41,7 +41,7 @@ use std::fs::File;
 use std::os::fd::AsRawFd;
 use std::time::{Duration, Instant};
 
-use koth_games::{BotProtocol, Framing, Request};
+use koth_games::{BotProtocol, FileExchange, Framing, Request};
 use koth_sandbox::{Child, Command, Exit, Sandbox, Stdio};
 
 use crate::bot::BotSpec;
@@ -54,16 +54,17 @@ pub const MAX_LINE: usize = 4096;
 /// goes on without it (the box's teardown reaps it later).
 pub const REAP_WAIT: Duration = Duration::from_millis(200);
 
-/// A fresh instance of protocol `kind` for one bot, its long-lived bot's
-/// messages delimited as `framing` says. (Which protocol a game speaks is
-/// the game's: [`koth_games::GameKind::protocol`], or an external game's
-/// manifest, which may also say `"framing": "unterminated"`.)
-pub fn make(kind: BotProtocol, framing: Framing) -> Box<dyn Protocol> {
+/// A fresh instance of protocol `kind` for one bot: a long-lived bot's
+/// messages delimited as `framing` says, a `per_turn_files` bot's files
+/// named as `files` says. (Which protocol a game speaks is the game's:
+/// [`koth_games::GameKind::protocol`], or an external game's manifest,
+/// which may also say `"framing": "unterminated"` and name the files.)
+pub fn make(kind: BotProtocol, framing: Framing, files: &FileExchange) -> Box<dyn Protocol> {
     match kind {
         BotProtocol::Stdio => Box::new(stdio::Stdio::framed(framing)),
         BotProtocol::TcpOrStdio => Box::new(tcp::TcpOrStdio::framed(framing)),
         BotProtocol::PerTurnArgv => Box::new(argv::PerTurnArgv::default()),
-        BotProtocol::PerTurnFiles => Box::new(files::PerTurnFiles::default()),
+        BotProtocol::PerTurnFiles => Box::new(files::PerTurnFiles::new(files.clone())),
     }
 }
 
@@ -256,7 +257,7 @@ mod tests {
         use koth_games::GameKind;
         for g in GameKind::ALL {
             let kind = g.protocol();
-            let p = make(kind, Framing::Lines);
+            let p = make(kind, Framing::Lines, &FileExchange::default());
             assert_eq!(loopback_port(kind).is_some(), g == GameKind::Snake, "{g:?}");
             assert_eq!(p.long_lived(), matches!(g, GameKind::Flit | GameKind::Target | GameKind::Snake), "{g:?}");
             assert_eq!(p.speaks_first(), matches!(g, GameKind::Snake | GameKind::Linkage), "{g:?}");
