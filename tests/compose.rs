@@ -43,25 +43,6 @@ fn the_stack_plays_scales_and_loses_nothing_when_a_runner_dies() {
     );
 
     let host = stack.up();
-    // A ladder of slow bots, for the kill below: matches last seconds (300
-    // turns of 30 ms moves), so a kill lands mid-match, not after the
-    // result is written. Its two bots are submitted first: compiles are
-    // held to a tenth of the runners' time (the queue's compile share), so
-    // submitted after the four below on a loaded machine they could wait
-    // minutes for their turn (CI once waited past 300 s for sleepy-a).
-    let slow = create_ladder(
-        &stack,
-        &host,
-        json!({"name": "slow", "game": "target", "format": "rated", "settings": {"max_turns": 300, "newcomer_games": 0}}),
-    );
-    let sleepy = b"import sys, time\nfor line in sys.stdin:\n    time.sleep(0.03)\n    print(2, flush=True)\n";
-    let sleepy_versions: Vec<(i64, i64)> = ["sleepy-a", "sleepy-b"]
-        .iter()
-        .map(|name| {
-            let r = post(&stack.url(&format!("/api/ladders/{slow}/bots/{name}?file=sleepy.py")), &host, sleepy);
-            (r["bot"].as_i64().unwrap(), r["version"].as_i64().unwrap())
-        })
-        .collect();
     // An author's account, and bots in four languages on the Flit ladder.
     let author = post(&stack.url("/api/users"), "", br#"{"name": "e2e"}"#);
     let token = author["token"].as_str().unwrap().to_owned();
@@ -72,9 +53,6 @@ fn the_stack_plays_scales_and_loses_nothing_when_a_runner_dies() {
         let r = post(&stack.url(&format!("/api/ladders/{flit}/bots/hello-{lang}?file={file}")), &token, &src);
         assert_eq!(r["language"], lang, "{r}");
         bots.push((lang, r["bot"].as_i64().unwrap(), r["version"].as_i64().unwrap()));
-    }
-    for &(bot, version) in &sleepy_versions {
-        wait_compiled(&stack, &host, bot, version, 900);
     }
     for &(_, bot, version) in &bots {
         wait_compiled(&stack, &token, bot, version, 900);
@@ -88,7 +66,19 @@ fn the_stack_plays_scales_and_loses_nothing_when_a_runner_dies() {
         std::thread::sleep(Duration::from_secs(1));
     }
 
-    // Kill (SIGKILL) a runner in the middle of a match of the slow ladder.
+    // Kill (SIGKILL) a runner in the middle of a match. Matches of a ladder
+    // of slow bots last seconds (300 turns of 30 ms moves), so the kill
+    // lands mid-match, not after the result is written.
+    let slow = create_ladder(
+        &stack,
+        &host,
+        json!({"name": "slow", "game": "target", "format": "rated", "settings": {"max_turns": 300, "newcomer_games": 0}}),
+    );
+    let sleepy = b"import sys, time\nfor line in sys.stdin:\n    time.sleep(0.03)\n    print(2, flush=True)\n";
+    for name in ["sleepy-a", "sleepy-b"] {
+        let r = post(&stack.url(&format!("/api/ladders/{slow}/bots/{name}?file=sleepy.py")), &host, sleepy);
+        wait_compiled(&stack, &host, r["bot"].as_i64().unwrap(), r["version"].as_i64().unwrap(), 300);
+    }
     let deadline = Instant::now() + Duration::from_secs(300);
     let (victim, killed_match) = loop {
         let row = stack.sql(&format!(
