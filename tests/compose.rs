@@ -75,9 +75,13 @@ fn the_stack_plays_scales_and_loses_nothing_when_a_runner_dies() {
         json!({"name": "slow", "game": "target", "format": "rated", "settings": {"max_turns": 300, "newcomer_games": 0}}),
     );
     let sleepy = b"import sys, time\nfor line in sys.stdin:\n    time.sleep(0.03)\n    print(2, flush=True)\n";
+    // Waited for as long as the first bots: compiles are held to a tenth of
+    // the runners' time (the queue's compile share, over 15 minutes), and
+    // after the four compiles above on a loaded 2-core machine sleepy-a
+    // once waited past 300 s for its turn (CI14; CI4 with sleepy-b).
     for name in ["sleepy-a", "sleepy-b"] {
         let r = post(&stack.url(&format!("/api/ladders/{slow}/bots/{name}?file=sleepy.py")), &host, sleepy);
-        wait_compiled(&stack, &host, r["bot"].as_i64().unwrap(), r["version"].as_i64().unwrap(), 300);
+        wait_compiled(&stack, &host, r["bot"].as_i64().unwrap(), r["version"].as_i64().unwrap(), 900);
     }
     let deadline = Instant::now() + Duration::from_secs(300);
     let (victim, killed_match) = loop {
