@@ -241,7 +241,7 @@ pub(crate) fn launch(plan: &ExecPlan, pid_r: OwnedFd, err_w: OwnedFd, err_r: &Ow
     // `prepared` until it exits, which `run_child` waits for; the program
     // until its execve or exit, which `wait_for_exec` waits for below,
     // before this frame ends. Both follow the rules of the module docs.
-    unsafe { run_child(joiner_main, arg.cast(), joiner_stack, std::ptr::addr_of_mut!((*arg).mask), "the spawn helper", 0)? };
+    let joined = unsafe { run_child(joiner_main, arg.cast(), joiner_stack, std::ptr::addr_of_mut!((*arg).mask), "the spawn helper", 0) };
     plan.marks.mark("the joiner's exit and reaping");
     // The joiner has exited, so its pid report is in the pipe now or never.
     // Read without blocking: the plan (ours) still holds the write end, and a
@@ -255,8 +255,12 @@ pub(crate) fn launch(plan: &ExecPlan, pid_r: OwnedFd, err_w: OwnedFd, err_r: &Ow
     let pid = (n == 4).then(|| libc::pid_t::from_ne_bytes(buf));
     // Only the program's copy of the report's write end is left open now.
     drop(err_w);
+    // Waited for even when the joiner could not be reaped: the clone
+    // returned after it had gone, and a program it cloned may still be
+    // running on this thread's stacks and plan.
     let report = wait_for_exec(err_r, pid);
     plan.marks.mark("execve of the program (the report pipe's end of file)");
+    joined?;
     Ok((pid, report))
 }
 
