@@ -5,7 +5,7 @@ use std::fmt::Write;
 use std::path::Path;
 
 fn main() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("bots");
+    let dir = Path::new(&std::env::var_os("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR for build scripts")).join("bots");
     println!("cargo:rerun-if-changed={}", dir.display());
     let mut files = Vec::new();
     for game in std::fs::read_dir(&dir).expect("reading bots/").flatten() {
