@@ -5,7 +5,8 @@ use std::fmt::Write;
 use std::path::Path;
 
 fn main() {
-    let dir = Path::new(&std::env::var_os("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR for build scripts")).join("../languages");
+    let dir =
+        Path::new(&std::env::var_os("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR for build scripts")).join("../languages");
     println!("cargo:rerun-if-changed={}", dir.display());
     let mut entries: Vec<_> = std::fs::read_dir(&dir)
         .expect("reading languages/")
@@ -50,7 +51,8 @@ fn main() {
 }
 
 fn starters() {
-    let dir = Path::new(&std::env::var_os("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR for build scripts")).join("../starters");
+    let dir =
+        Path::new(&std::env::var_os("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR for build scripts")).join("../starters");
     println!("cargo:rerun-if-changed={}", dir.display());
     let mut files = Vec::new();
     for game in std::fs::read_dir(&dir).expect("reading starters/").flatten().filter(|g| g.path().is_dir()) {
