@@ -111,6 +111,7 @@ pub struct LadderArg {
 }
 
 #[derive(Subcommand)]
+#[command(defer = true)]
 pub enum ReplayCommand {
     /// Save a finished match's replay (JSON).
     Download {
@@ -777,6 +778,7 @@ pub fn logout(a: LogoutArgs) -> anyhow::Result<i32> {
 }
 
 #[derive(Subcommand)]
+#[command(defer = true)]
 pub enum TokensCommand {
     /// Your tokens: id, name, created, last used, expiry; `*` marks the one in use.
     List {

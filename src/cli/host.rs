@@ -18,6 +18,7 @@ use serde_json::{json, Value};
 use super::client::{Client, ServerArgs};
 
 #[derive(Subcommand)]
+#[command(defer = true)]
 pub enum LadderCommand {
     /// Every ladder: id, name, game, format, bots, contest phase and deadline.
     List {
@@ -83,6 +84,7 @@ pub enum LadderCommand {
 }
 
 #[derive(Subcommand)]
+#[command(defer = true)]
 pub enum ContestCommand {
     /// A ladder's contest: phase, deadline, finals and their standings.
     Show {
@@ -343,6 +345,7 @@ pub fn contest(cmd: ContestCommand) -> anyhow::Result<i32> {
 }
 
 #[derive(Subcommand)]
+#[command(defer = true)]
 pub enum GameCommand {
     /// Every game of a server: koth's own and those hosts added, with their status.
     List {

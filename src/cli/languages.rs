@@ -25,6 +25,7 @@ pub struct LanguagesArgs {
 }
 
 #[derive(Subcommand)]
+#[command(defer = true)]
 enum LanguagesCommand {
     /// Build languages' Docker images and export their filesystems into the
     /// image store (all languages when none is named).

@@ -220,6 +220,7 @@ pub struct Cli {
 
 /// `koth bench ...`: koth's benchmarks, apart from an author's commands.
 #[derive(Subcommand)]
+#[command(defer = true)]
 enum BenchCommand {
     /// A move's cost against the raw pipe round trip.
     Match(match_bench::BenchArgs),
@@ -240,6 +241,7 @@ enum BenchCommand {
 }
 
 #[derive(Subcommand)]
+#[command(defer = true)]
 enum Command {
     /// Submit a bot to a server and follow its compile and first matches.
     Submit(client::SubmitArgs),
@@ -340,5 +342,52 @@ pub fn run(cli: Cli) -> anyhow::Result<i32> {
         Command::Web(args) => service::web(args),
         Command::Sandbox(cmd) => sandbox::run(cmd),
         Command::Rootless(cmd) => rootless::run(cmd),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    /// Every subcommand is built only when it is the one being parsed
+    /// (`#[command(defer = true)]`), so clap's checks of a subcommand's
+    /// arguments run only then: this builds the whole tree and checks it.
+    #[test]
+    fn every_command_line_is_well_formed() {
+        Cli::command().debug_assert();
+    }
+
+    /// `koth sandbox run` starts without building the other commands'
+    /// arguments (`koth bench start` measures what it saves): a group of
+    /// commands (`koth sandbox`) holds its commands' names and help lines,
+    /// a command its arguments only once it is the one parsed.
+    #[test]
+    fn arguments_are_built_only_for_the_command_parsed() {
+        let root = Cli::command();
+        for path in [&["submit"][..], &["sandbox", "run"], &["ladder", "create"], &["bench", "start"]] {
+            let mut command = &root;
+            for name in path {
+                command = command.find_subcommand(name).unwrap_or_else(|| panic!("koth {path:?}"));
+            }
+            assert_eq!(command.get_arguments().count(), 0, "`koth {}` had its arguments built before being parsed", path.join(" "));
+        }
+    }
+
+    /// A deferred subcommand parses as it did built up front, nested ones
+    /// too, and its errors still name what was wrong.
+    #[test]
+    fn deferred_subcommands_parse_and_refuse_as_before() {
+        let cli = Cli::try_parse_from(["koth", "sandbox", "run", "--", "/bin/true"]).expect("sandbox run parses");
+        assert!(matches!(cli.command, Command::Sandbox(_)));
+        let cli = Cli::try_parse_from(["koth", "ladder", "list", "--server", "http://127.0.0.1:1"]).expect("ladder list parses");
+        assert!(matches!(cli.command, Command::Ladder(_)));
+        let cli = Cli::try_parse_from(["koth", "bench", "start", "--rounds", "3"]).expect("bench start parses");
+        assert!(matches!(cli.command, Command::Bench(BenchCommand::Start(_))));
+        let err = Cli::try_parse_from(["koth", "bench", "start", "--no-such-option"]).err().expect("an unknown option is refused");
+        assert_eq!(err.kind(), clap::error::ErrorKind::UnknownArgument);
+        assert!(err.to_string().contains("--no-such-option"), "{err}");
+        let err = Cli::try_parse_from(["koth", "ladder", "no-such-subcommand"]).err().expect("an unknown subcommand is refused");
+        assert_eq!(err.kind(), clap::error::ErrorKind::InvalidSubcommand);
     }
 }

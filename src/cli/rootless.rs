@@ -9,6 +9,7 @@ use anyhow::bail;
 use clap::Subcommand;
 
 #[derive(Subcommand)]
+#[command(defer = true)]
 pub enum RootlessCommand {
     /// As root, once: make the cgroups USER's `koth match` needs (cgroup v1) and hand them to USER.
     Allow {

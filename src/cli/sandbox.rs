@@ -8,6 +8,7 @@ use koth_sandbox::{parse_duration, parse_size, run_once, Limits, Network, Sandbo
 mod bench;
 
 #[derive(Subcommand)]
+#[command(defer = true)]
 pub enum SandboxCommand {
     /// Run one program in a fresh box and print its usage report.
     ///
