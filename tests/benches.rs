@@ -110,6 +110,59 @@ fn match_bench_sets_the_referees_call_beside_its_pipe_round_trip() {
     assert!(figures.len() >= 2 && figures[..2].iter().all(|x| x.is_finite()), "{over}");
 }
 
+/// `koth sandbox bench` on 10 samples: the spawn rows beside bare
+/// fork+exec, each step's median for a new box, its first program, a box
+/// from the pool and a program in a live box (the marks of every process
+/// of a build and a spawn), four boxes spawning at once, and a program
+/// started after a quiet spell with its cgroup migration (as root).
+#[test]
+fn sandbox_bench_prints_each_step_and_every_row() {
+    if unsafe { libc::geteuid() } != 0 {
+        assert!(std::env::var("CI").is_err(), "CI=true and not root: these tests run as root");
+        eprintln!("SKIPPED (not root)");
+        return;
+    }
+    let out = Command::new(env!("CARGO_BIN_EXE_koth")).args(["sandbox", "bench", "--samples", "10", "--spin-ms", "50"]).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}{}", String::from_utf8_lossy(&out.stderr));
+    let figures = |line: &str| -> Vec<f64> { line.split_whitespace().filter_map(|w| w.parse().ok()).collect() };
+    for name in [
+        "bare fork+exec (std::process::Command)",
+        "new box: create + spawn to exit",
+        "box from the pool: take + spawn to exit",
+        "spawn + exit in a live box (per turn)",
+        "spawn + exit, right after another",
+        "spawn + exit, after 100 ms without one",
+    ] {
+        let line = text.lines().find(|l| l.starts_with(name)).unwrap_or_else(|| panic!("no row {name:?}: {text}"));
+        // "NAME  p50 X ms  p99 Y ms  (ratios)": the ratios do not read as numbers.
+        let f = figures(&line[name.len()..]);
+        assert_eq!(f.len(), 2, "{name}: {line}");
+        assert!(f[0].is_finite() && f[0] > 0.0 && f[0] <= f[1], "{name}: {line}");
+    }
+    assert_eq!(text.lines().filter(|l| l.starts_with("  of which moving into the box's cgroups")).count(), 2, "{text}");
+    // Four step tables, each listing its steps and their sum.
+    for title in [
+        "a new box, Sandbox::create",
+        "its first program, Sandbox::spawn to the exit of /bin/true",
+        "a box from the pool, taken,",
+        "a program in a live box (per turn)",
+    ] {
+        let start = text.find(&format!("-- where the time goes: {title}")).unwrap_or_else(|| panic!("no table {title:?}: {text}"));
+        let table: Vec<&str> = text[start..].lines().skip(1).take_while(|l| l.starts_with("  ")).collect();
+        let sum = table.last().unwrap_or_else(|| panic!("empty table {title:?}"));
+        assert!(sum.trim_start().starts_with("sum of the steps' medians"), "{title}: {table:?}");
+        assert!(table.len() >= 5, "{title}: a step per line: {table:?}");
+        for step in &table[..table.len() - 1] {
+            // "  NAME  X us  S %": a duration and a share of the sum.
+            let f = figures(step);
+            assert!(f.len() >= 2 && f[f.len() - 2] >= 0.0 && (0.0..=100.0).contains(&f[f.len() - 1]), "{title}: {step}");
+        }
+    }
+    let at_once = text.lines().find(|l| l.contains("live boxes spawning at once")).unwrap_or_else(|| panic!("no concurrent row: {text}"));
+    assert!(at_once.contains("programs to exit/s") && at_once.contains("bare fork+exec"), "{at_once}");
+}
+
 /// `koth bench fairness` on 20 moves, with 0 and 2 spinners: a row for
 /// each opponent at each N, every figure a finite number, and the goal
 /// line with a verdict per row (as root: the bots run in the sandbox).

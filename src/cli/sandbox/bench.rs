@@ -238,6 +238,7 @@ pub fn run(a: BenchArgs) -> anyhow::Result<i32> {
     drop(sb);
     live_steps.print("a program in a live box (per turn), Sandbox::spawn to the exit of /bin/true", &bare);
     concurrent_spawns(n)?;
+    after_a_quiet_spell(n)?;
 
     anchors(n)?;
     flock_channel()?;
@@ -642,6 +643,48 @@ fn concurrent_spawns(n: usize) -> anyhow::Result<()> {
         "\n{BOXES} live boxes spawning at once, a thread each (median of 3 rounds, alternated): {ours:.0} programs to exit/s, bare fork+exec {bare:.0}/s ({:.2}x)",
         ours / bare
     );
+    Ok(())
+}
+
+/// The step of a spawn where its process moves into the box's cgroups.
+const JOINING_CGROUPS: &str = "joining the box's cgroups (cgroup.procs)";
+
+/// A program started right after another, and one started after 100 ms in
+/// which nothing was started (a per-turn bot after its opponents' think
+/// time, `koth sandbox run` on a quiet host), alternated in one live box.
+/// Moving a process into a cgroup takes the kernel's threadgroup lock for
+/// writing, which first waits for an RCU grace period unless another
+/// migration ended within the last one (the `favordynmods` mount option,
+/// chosen when a hierarchy is first mounted, takes the wait away); the
+/// other rows of this bench spawn back to back and never see it.
+fn after_a_quiet_spell(n: usize) -> anyhow::Result<()> {
+    println!("\n== a program started right after another, and after 100 ms without one (alternated, a live box) ==");
+    let sb = Sandbox::create(config())?;
+    let run = |sb: &Sandbox| -> anyhow::Result<(Duration, Duration)> {
+        let t = Instant::now();
+        let mut child = sb.spawn(Command::new("/bin/true"))?;
+        let e = child.wait()?;
+        let took = t.elapsed();
+        anyhow::ensure!(e == koth_sandbox::Exit::Code(0), "/bin/true in a box: {e:?}");
+        let join = child.phases().steps().iter().filter(|(name, _)| *name == JOINING_CGROUPS).map(|(_, d)| *d).sum();
+        Ok((took, join))
+    };
+    let (mut quick, mut quick_join, mut quiet, mut quiet_join) = (vec![], vec![], vec![], vec![]);
+    for _ in 0..n.clamp(10, 40) {
+        run(&sb)?;
+        let (took, join) = run(&sb)?;
+        quick.push(took);
+        quick_join.push(join);
+        std::thread::sleep(Duration::from_millis(100));
+        let (took, join) = run(&sb)?;
+        quiet.push(took);
+        quiet_join.push(join);
+    }
+    let (quick, quiet) = (stats(quick), stats(quiet));
+    row("spawn + exit, right after another", &quick, None);
+    row("  of which moving into the box's cgroups", &stats(quick_join), None);
+    row("spawn + exit, after 100 ms without one", &quiet, Some(&quick));
+    row("  of which moving into the box's cgroups", &stats(quiet_join), None);
     Ok(())
 }
 
