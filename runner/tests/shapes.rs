@@ -424,6 +424,33 @@ fn unterminated_messages_are_written_as_they_are_and_read_as_one_read_takes_them
     }
     g.check(&r.replay.read().unwrap(), &sandbox_config()).unwrap();
 
+    // The worst bots of this framing: one that floods (256 KiB with no
+    // newline before each answer) and one that answers in two writes 50 ms
+    // apart. Each answer is what one read takes (at most 4096 bytes), so
+    // their first is wrong; what follows is read as late messages, and
+    // the well-behaved bot beside them scores every turn. The bot in
+    // pieces never sends a whole answer in one write: an invalid move a
+    // turn. The flooder's real answer is one write of its own, which a
+    // later turn's read may take whole (TCP's segments decide): it
+    // answers every turn either way.
+    for mode in ["flood", "pieces"] {
+        let hostile = common::test_bot("unterminated.py", &[mode]);
+        let r = play(&at(&g), vec![raw.clone(), hostile]).unwrap();
+        assert_eq!(r.ended_by, EndedBy::Rules, "{mode}: {:?}", r.referee_stderr);
+        let (good, bad) = (&r.outcomes[0], &r.outcomes[1]);
+        assert_eq!((good.score, good.invalid_moves, &good.status), (3.0, 0, &BotStatus::Ok), "{mode}: {}", good.stderr);
+        match mode {
+            "pieces" => assert_eq!((bad.score, bad.invalid_moves), (0.0, 3), "{mode}"),
+            _ => assert!(
+                bad.invalid_moves >= 1 && bad.score + bad.invalid_moves as f64 == 3.0,
+                "{mode}: {} {}",
+                bad.score,
+                bad.invalid_moves
+            ),
+        }
+        g.check(&r.replay.read().unwrap(), &sandbox_config()).unwrap();
+    }
+
     let g = launch_game_with("raw-stdio", "stdio", json!({}), unterminated);
     let r = play(&at(&g), vec![raw.clone()]).unwrap();
     assert_eq!((r.outcomes[0].score, r.outcomes[0].invalid_moves, &r.ended_by), (3.0, 0, &EndedBy::Rules), "{}", r.outcomes[0].stderr);
