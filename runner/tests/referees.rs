@@ -38,12 +38,18 @@ fn test_game(mode: &str, at: u32) -> Game {
 
 /// The same, `rounds` turns long.
 fn test_game_with(mode: &str, at: u32, rounds: u32) -> Game {
+    test_game_of(mode, at, rounds, "stdio")
+}
+
+/// The test referee's game, its bots speaking `protocol`.
+fn test_game_of(mode: &str, at: u32, rounds: u32, protocol: &str) -> Game {
     let dir = std::env::temp_dir().join(format!("koth-referee-test-{mode}-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::copy(repo().join("runner/tests/bots/referee.py"), dir.join("referee.py")).unwrap();
     let manifest = serde_json::json!({
-        "name": "hostile", "seats": {"min": 2, "max": 2}, "protocol": "stdio",
-        "time_policy": {"per_move": 50, "on_timeout": {"kind": "no_move", "freeze_after": 5}},
+        "name": "hostile", "seats": {"min": 2, "max": 2}, "protocol": protocol,
+        // A program per turn (Python's start) needs more than 50 ms.
+        "time_policy": {"per_move": if protocol == "stdio" { 50 } else { 2000 }, "on_timeout": {"kind": "no_move", "freeze_after": 5}},
         "max_turns": rounds.max(1000),
         "referee": {"main": "referee.py", "limits": {"per_call_ms": 500, "match_cpu_ms": 20000, "memory_mb": 64}},
         "settings": {"mode": mode, "at": at, "rounds": rounds},
@@ -270,6 +276,41 @@ fn a_hostile_referee_ends_its_match_as_referee_failed_in_bounded_time() {
         // The bots were asked nothing after the failure and were stopped.
         for o in &r.outcomes {
             assert_eq!(o.moves, r.turns, "{mode} {}", o.name);
+        }
+    }
+}
+
+/// A referee of a `per_turn_files` game puts files in a bot's folder with
+/// a request's `write`: the bot of each seat reads the note it was given
+/// at turns 1 and 2 (its answer is the note), and at turn 3 the referee
+/// asks for what no bot's folder may get: a file outside it, too many
+/// files, too many bytes, or the answer file itself. Each ends the match as
+/// "referee failed" at that turn, with words that say what it asked: the
+/// answer is refused whole, before any file of it is written.
+#[test]
+fn a_referee_writing_what_no_bots_folder_may_get_ends_its_match() {
+    if !sandbox_ok() {
+        return;
+    }
+    let _quiet = LOAD.read().unwrap_or_else(|p| p.into_inner());
+    let reader = test_bot("note_reader.py", &[]);
+    for (mode, want) in [
+        ("write_escape", "asked seat 0 to write a file: file name \"../escape.txt\": 1 to"),
+        ("write_many", "asked seat 0 to write 17 files (the most is 16)"),
+        ("write_big", "asked seat 0 to write files of 600000 bytes in all (the most is 524288)"),
+        ("write_answer", "asked seat 0 to write \"order.txt\", the file koth writes"),
+    ] {
+        let game = test_game_of(mode, 3, 10, "per_turn_files");
+        let r = play(&options(&game, 1), vec![reader.clone(), reader.clone()]).unwrap_or_else(|e| panic!("{mode}: {e}"));
+        let EndedBy::RefereeFailed { reason } = &r.ended_by else { panic!("{mode}: ended by {:?}", r.ended_by) };
+        assert!(reason.contains(want), "{mode}: {reason}");
+        assert_eq!(r.turns, 2, "{mode}: {reason}");
+        assert!(r.outcomes.iter().all(|o| o.result.is_none()), "{mode}: no result");
+        let replay = r.replay.read().unwrap();
+        for (t, turn) in replay.turns.iter().take(2).enumerate() {
+            for a in &turn.answers {
+                assert_eq!(a.reply, Recorded::Answer { answer: format!("note {}", t + 1) }, "{mode}: turn {} seat {}", t + 1, a.seat);
+            }
         }
     }
 }

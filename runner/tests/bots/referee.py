@@ -19,6 +19,11 @@
 #   burn           (every turn) burns `at` ms of its own CPU time, then answers
 #   events_flood   (every turn) answers with ~1 MiB of events, each line within
 #                  the protocol's 1 MiB (at is ignored)
+#   write_*        (a per_turn_files game) every request writes note.txt
+#                  ("note TURN") in the bot's folder; at turn `at` it asks to
+#                  write a file outside the folder (write_escape), 17 files
+#                  (write_many), 600,000 bytes (write_big) or over the answer
+#                  file (write_answer)
 import json
 import os
 import sys
@@ -95,6 +100,21 @@ for line in sys.stdin:
         out["events"] += [{"type": "noise", "n": i, "text": "x" * 4000} for i in range(250)]
     if not over:
         out["requests"] = [{"seat": 0, "text": str(turn)}, {"seat": 1, "text": str(turn)}]
+        if mode.startswith("write_"):
+            # Read in turn+1 (the requests of this answer are the next turn's).
+            note = {"note.txt": "note %d" % (turn + 1)}
+            files = note
+            if turn + 1 == at:
+                # Seat 0's request only (two of write_big's would pass the
+                # line's own bound).
+                files = {
+                    "write_escape": {"../escape.txt": "out"},
+                    "write_many": {"f%d" % i: "x" for i in range(17)},
+                    "write_big": {"big.txt": "x" * 600000},
+                    "write_answer": {"order.txt": "a forged answer"},
+                }[mode]
+            for r in out["requests"]:
+                r["write"] = files if r["seat"] == 0 else note
     say(out)
     if mode == "two_lines" and turn == at:
         say(out)
