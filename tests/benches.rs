@@ -43,11 +43,16 @@ fn queue_bench_prints_a_row_for_every_configuration() {
 
 /// `koth bench start` on 5 rounds: a row for `/bin/true` (ratio 1) and for
 /// `koth --version`, and for `koth sandbox run` as root (the box needs it),
-/// each with finite times and ratios to `/bin/true`.
+/// each with finite times and ratios to `/bin/true`; and the same rows of
+/// another koth binary given with `--against` (here a link to this one).
 #[test]
 fn start_bench_prints_a_row_for_every_command() {
     let root = unsafe { libc::geteuid() } == 0;
-    let mut args = vec!["bench", "start", "--rounds", "5"];
+    let other = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("koth-before-{}", std::process::id()));
+    let _ = std::fs::remove_file(&other);
+    std::fs::hard_link(env!("CARGO_BIN_EXE_koth"), &other).unwrap();
+    let other_name = other.display().to_string();
+    let mut args = vec!["bench", "start", "--rounds", "5", "--against", &other_name];
     if !root {
         args.push("--no-sandbox");
     }
@@ -73,6 +78,18 @@ fn start_bench_prints_a_row_for_every_command() {
         assert!(figures[4] > 0.0 && figures[4] <= figures[3], "{name}: p50 within p90: {text}");
     }
     assert_eq!(rows[0].1[2], 1.0, "/bin/true is the anchor: {text}");
+    let against: Vec<&str> = text.lines().filter(|l| l.starts_with(&other_name)).collect();
+    assert_eq!(against.len(), if root { 2 } else { 1 }, "{text}");
+    assert!(against[0].starts_with(&format!("{other_name} --version ")), "{text}");
+    let _ = std::fs::remove_file(&other);
+    let out =
+        Command::new(env!("CARGO_BIN_EXE_koth")).args(["bench", "start", "--rounds", "1", "--against", "/no/such/koth"]).output().unwrap();
+    assert!(!out.status.success());
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("--against /no/such/koth: no such file"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
 
 /// `koth bench match --referee-only` on 100 moves with 2 spinners: the

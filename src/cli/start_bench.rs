@@ -11,7 +11,10 @@
 //!   command line's parser), nothing run;
 //! - `koth sandbox run -- /bin/true`: a whole box from the command line;
 //! - `bwrap ... /bin/true` (bubblewrap: namespaces, no cgroups, no
-//!   seccomp) when it is installed, the box's usual comparison.
+//!   seccomp) when it is installed, the box's usual comparison;
+//! - with `--against OTHER`, the same two koth commands of another koth
+//!   binary (an earlier build), in the same rounds: a change's before and
+//!   after, alternated in one run.
 
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -26,6 +29,10 @@ pub struct StartBenchArgs {
     /// Leave out `koth sandbox run` (it needs a host that can build boxes).
     #[arg(long)]
     no_sandbox: bool,
+    /// Another koth binary (an earlier build) whose commands are measured
+    /// in the same rounds, alternated with this one's; may be repeated.
+    #[arg(long, value_name = "KOTH")]
+    against: Vec<std::path::PathBuf>,
 }
 
 /// One command measured.
@@ -83,11 +90,20 @@ fn quantile(v: &[f64], q: f64) -> f64 {
 pub fn run(a: StartBenchArgs) -> anyhow::Result<i32> {
     let me = std::env::current_exe()?.display().to_string();
     let truth = if std::path::Path::new("/bin/true").is_file() { "/bin/true".to_owned() } else { on_path("true").unwrap_or("true".into()) };
-    let mut commands =
-        vec![("/bin/true".to_owned(), vec![truth.clone()]), ("koth --version".to_owned(), vec![me.clone(), "--version".into()])];
-    if !a.no_sandbox {
-        commands
-            .push(("koth sandbox run -- /bin/true".into(), vec![me.clone(), "sandbox".into(), "run".into(), "--".into(), truth.clone()]));
+    let mut commands = vec![("/bin/true".to_owned(), vec![truth.clone()])];
+    let mut binaries = vec![("koth".to_owned(), me.clone())];
+    for other in &a.against {
+        anyhow::ensure!(other.is_file(), "--against {}: no such file (give the path of another koth binary)", other.display());
+        binaries.push((other.display().to_string(), std::fs::canonicalize(other)?.display().to_string()));
+    }
+    for (name, path) in &binaries {
+        commands.push((format!("{name} --version"), vec![path.clone(), "--version".into()]));
+        if !a.no_sandbox {
+            commands.push((
+                format!("{name} sandbox run -- /bin/true"),
+                vec![path.clone(), "sandbox".into(), "run".into(), "--".into(), truth.clone()],
+            ));
+        }
     }
     let mut absent = Vec::new();
     match on_path("bwrap") {
@@ -108,7 +124,7 @@ pub fn run(a: StartBenchArgs) -> anyhow::Result<i32> {
         // host that cannot build boxes), and the page cache is warm.
         match run_once(&argv) {
             Ok(_) => measured.push(Measured { name, argv, wall: Vec::new(), cpu: Vec::new() }),
-            Err(e) if name.starts_with("/bin/true") || name.starts_with("koth --version") => return Err(e),
+            Err(e) if name.starts_with("/bin/true") || name.ends_with(" --version") => return Err(e),
             Err(e) => eprintln!("left out: {e}"),
         }
     }
@@ -124,11 +140,12 @@ pub fn run(a: StartBenchArgs) -> anyhow::Result<i32> {
     let anchor = quantile(&measured[0].wall, 0.5);
     let anchor_cpu = quantile(&measured[0].cpu, 0.5);
     println!("koth bench start: {} rounds, each command once a round, alternated; ms from spawn to exit", a.rounds);
-    println!("{:<34} {:>8} {:>8} {:>7} {:>8} {:>7}", "command", "p50 ms", "p90 ms", "ratio", "cpu ms", "ratio");
+    let width = measured.iter().map(|m| m.name.len()).max().unwrap_or(0).max(34);
+    println!("{:<width$} {:>8} {:>8} {:>7} {:>8} {:>7}", "command", "p50 ms", "p90 ms", "ratio", "cpu ms", "ratio");
     for m in &measured {
         let (p50, cpu) = (quantile(&m.wall, 0.5), quantile(&m.cpu, 0.5));
         println!(
-            "{:<34} {:>8.2} {:>8.2} {:>6.2}x {:>8.2} {:>6.2}x",
+            "{:<width$} {:>8.2} {:>8.2} {:>6.2}x {:>8.2} {:>6.2}x",
             m.name,
             p50,
             quantile(&m.wall, 0.9),
