@@ -68,13 +68,19 @@ impl CpuWait {
 
     /// Take the threads' counts now. The first call sets the starting
     /// point; a thread first seen later was born since and counts from 0.
+    ///
+    /// The first sample reads each thread's `schedstat` only: whether a
+    /// thread is runnable counts from the second on ([`CpuWait::record`]),
+    /// and a call to an external referee takes a first sample every time.
     pub fn sample(&mut self, threads: &[i32]) {
         let now = Instant::now();
-        let read: Vec<(i32, ThreadSample)> = threads.iter().filter_map(|&tid| Some((tid, read_thread(tid)?))).collect();
+        let state = self.last_sample.is_some();
+        let read: Vec<(i32, ThreadSample)> = threads.iter().filter_map(|&tid| Some((tid, read_thread(tid, state)?))).collect();
         self.record(now, &read);
     }
 
-    /// Record one sample taken at `now` (pure: the tests feed it).
+    /// Record one sample taken at `now` (pure: the tests feed it). A
+    /// thread's `runnable` is not looked at the first time it is seen.
     pub fn record(&mut self, now: Instant, read: &[(i32, ThreadSample)]) {
         let previous = self.last_sample;
         for &(tid, t) in read {
@@ -165,12 +171,13 @@ fn thread_cpu() -> Duration {
     Duration::new(t.tv_sec as u64, t.tv_nsec as u32)
 }
 
-/// A thread's counts, if it still exists.
-fn read_thread(tid: i32) -> Option<ThreadSample> {
+/// A thread's counts, if it still exists; whether it is runnable only if
+/// `state` (else `false`: `stat` is not read).
+fn read_thread(tid: i32, state: bool) -> Option<ThreadSample> {
     let mut buf = [0u8; 1024];
     let sched = read_small(&format!("/proc/{tid}/schedstat"), &mut buf)?;
     let (on_cpu, delay) = parse_schedstat_pair(sched)?;
-    let runnable = read_small(&format!("/proc/{tid}/stat"), &mut buf).is_some_and(|stat| parse_state(stat) == Some('R'));
+    let runnable = state && read_small(&format!("/proc/{tid}/stat"), &mut buf).is_some_and(|stat| parse_state(stat) == Some('R'));
     Some(ThreadSample { on_cpu, delay, runnable })
 }
 
@@ -273,6 +280,21 @@ mod tests {
         assert_eq!(w.waited(), MS(5));
     }
 
+    /// The first sample's `runnable` is not read (`sample` leaves `stat`
+    /// out then): the waits come out the same whatever it says.
+    #[test]
+    fn the_first_samples_state_changes_nothing() {
+        let start = Instant::now();
+        for first in [true, false] {
+            let mut w = CpuWait::new();
+            w.record(start, &[(7, t(10, 0, first))]);
+            w.record(start + MS(5), &[(7, t(10, 0, true))]);
+            assert_eq!(w.waited(), MS(5), "first sample runnable: {first}");
+            w.record(start + MS(9), &[(7, t(12, 3, false))]);
+            assert_eq!(w.waited(), MS(3), "first sample runnable: {first}");
+        }
+    }
+
     #[test]
     fn a_thread_waiting_right_now_counts_from_the_sample_that_saw_it_wait() {
         let start = Instant::now();
@@ -325,7 +347,7 @@ mod tests {
                 burn(Duration::from_millis(30));
                 let (cpu1, _) = this_thread_schedstat().unwrap();
                 // SAFETY: gettid has no preconditions.
-                let fresh = read_thread(unsafe { libc::gettid() }).unwrap();
+                let fresh = read_thread(unsafe { libc::gettid() }, false).unwrap();
                 // The kept file is read again, and it is this thread's: the
                 // CPU it just burned shows, and no more than a fresh read.
                 assert!(cpu1 >= cpu0 + 10_000_000, "{cpu0} then {cpu1}: the kept file did not read afresh");
@@ -341,7 +363,9 @@ mod tests {
         assert!(supported(), "the kernel has no /proc/self/schedstat");
         // SAFETY: gettid has no preconditions.
         let tid = unsafe { libc::gettid() };
-        let me = read_thread(tid).expect("this thread's counts");
+        let me = read_thread(tid, true).expect("this thread's counts");
         assert!(me.runnable, "a thread reading its own state is running");
+        // Without its state (a first sample), `stat` is not read.
+        assert!(!read_thread(tid, false).expect("this thread's counts").runnable);
     }
 }
