@@ -150,7 +150,7 @@ impl ExternalReferee {
         let began = std::time::Instant::now();
         // Frozen since its last answer: it used nothing in between.
         let cpu_before = self.cpu_used;
-        let heard = match run.ask(line, Duration::from_millis(self.limits.per_call_ms), &mut self.log) {
+        let heard = match run.ask(line, Duration::from_millis(self.limits.per_call_ms), cpu_before, &mut self.log) {
             Ok(text) => Ok(text),
             Err(AskError::Failed(why)) => Err(why),
             Err(AskError::Overloaded(why)) => {
@@ -246,8 +246,9 @@ impl Running {
     /// line back; frozen after. Its own time is judged as a bot's move is
     /// (the engine's `clock`): the time its box, or the engine, waited for
     /// a CPU is not counted, up to the limit again; past that, the machine
-    /// failed the call, not the referee.
-    fn ask(&mut self, line: &str, limit: Duration, log: &mut StderrLog) -> Result<String, AskError> {
+    /// failed the call, not the referee. `cpu_before`: the box's CPU when
+    /// it was last paused (it has used none since).
+    fn ask(&mut self, line: &str, limit: Duration, cpu_before: Duration, log: &mut StderrLog) -> Result<String, AskError> {
         // A line from before this question answered nothing.
         if let Some(out) = self.process.stdout.as_mut() {
             out.pump();
@@ -257,15 +258,19 @@ impl Running {
         }
         let allowance = Allowance { limit, give_up: limit, max_uncharged: limit };
         let mut wait = CpuWait::new();
-        self.sandbox.sample_cpu_wait(&mut wait);
-        let (cpu_at_start, engine_at_start) = (self.sandbox.cpu_usage().unwrap_or_default(), cpu_wait::this_thread());
+        let cpu_at_start = if self.paused { cpu_before } else { self.sandbox.cpu_usage().unwrap_or_default() };
+        if !self.paused {
+            self.sandbox.sample_cpu_wait(&mut wait);
+        }
+        let engine_at_start = cpu_wait::this_thread();
         let began = Instant::now();
         let mut sampled = began;
         self.stdin.push_line(line);
         // Continued once its line is there, so that it wakes once, to read
-        // it; not waited for (`Sandbox::request_thaw`).
+        // it; not waited for (`Sandbox::request_thaw_sampled`: the first
+        // sample of its wait comes from the same read of its threads).
         if self.paused {
-            self.sandbox.request_thaw().map_err(|e| format!("its box could not be resumed: {e}"))?;
+            self.sandbox.request_thaw_sampled(&mut wait).map_err(|e| format!("its box could not be resumed: {e}"))?;
             self.paused = false;
         }
         let mut set = PollSet::default();
@@ -284,25 +289,32 @@ impl Running {
                 self.sandbox.sample_cpu_wait(&mut wait);
                 sampled = now;
             }
-            let measured = Wait {
-                run_queue: wait.waited() + cpu_wait::this_thread().saturating_sub(engine_at_start),
-                cpu: self.sandbox.cpu_usage().unwrap_or_default().saturating_sub(cpu_at_start),
-                stalled: stopped.so_far(),
-            };
             let took = now - began;
-            match clock::judge_call(took, measured, allowance) {
-                Call::Within => {}
-                Call::HostOverloaded(why) => break Err(AskError::Overloaded(why.to_string())),
-                Call::Over => {
-                    let unread = self.stdin.unsent();
-                    break Err(AskError::Failed(if unread > 0 {
-                        format!("did not read its input ({unread} bytes unread after {} ms)", limit.as_millis())
-                    } else {
-                        format!("gave no answer within {} ms of its own time", limit.as_millis())
-                    }));
+            // Before the limit no wait changes the verdict, nor puts the
+            // deadline before the limit: the wait is measured (the box's
+            // CPU, the engine's run-queue wait, its stops) only past it.
+            let deadline = if allowance.in_time_whatever_the_wait(took) {
+                began + allowance.give_up
+            } else {
+                let measured = Wait {
+                    run_queue: wait.waited() + cpu_wait::this_thread().saturating_sub(engine_at_start),
+                    cpu: self.sandbox.cpu_usage().unwrap_or_default().saturating_sub(cpu_at_start),
+                    stalled: stopped.so_far(),
+                };
+                match clock::judge_call(took, measured, allowance) {
+                    Call::Within => {}
+                    Call::HostOverloaded(why) => break Err(AskError::Overloaded(why.to_string())),
+                    Call::Over => {
+                        let unread = self.stdin.unsent();
+                        break Err(AskError::Failed(if unread > 0 {
+                            format!("did not read its input ({unread} bytes unread after {} ms)", limit.as_millis())
+                        } else {
+                            format!("gave no answer within {} ms of its own time", limit.as_millis())
+                        }));
+                    }
                 }
-            }
-            let deadline = began + allowance.deadline(took, measured);
+                began + allowance.deadline(took, measured)
+            };
             set.clear();
             self.process.wait_on(&mut set);
             if let Some(fd) = self.stdin.poll_fd() {
