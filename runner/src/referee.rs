@@ -93,6 +93,9 @@ struct Running {
     /// Its output ended.
     ended: bool,
     paused: bool,
+    /// Its threads' run-queue wait in a call, restarted at each, with
+    /// their `schedstat` files kept open from call to call.
+    wait: CpuWait,
 }
 
 impl ExternalReferee {
@@ -239,7 +242,7 @@ impl Running {
         let (process, stdin) =
             Process::spawn_lines(&bot, &[], true, MAX_REFEREE_LINE).map_err(|g| StartFailure::Referee(gone_words(&g, &sandbox)))?;
         let stdin = Outbox::new(stdin.ok_or_else(|| StartFailure::Referee("it has no standard input".into()))?);
-        Ok(Running { sandbox, spec: spec.clone(), process, stdin, ended: false, paused: false })
+        Ok(Running { sandbox, spec: spec.clone(), process, stdin, ended: false, paused: false, wait: CpuWait::keeping_files() })
     }
 
     /// Write `line`, wait up to `limit` of the referee's own time for one
@@ -257,12 +260,16 @@ impl Running {
             }
         }
         let allowance = Allowance { limit, give_up: limit, max_uncharged: limit };
-        let mut wait = CpuWait::new();
+        let wait = &mut self.wait;
+        wait.restart();
         let cpu_at_start = if self.paused { cpu_before } else { self.sandbox.cpu_usage().unwrap_or_default() };
         if !self.paused {
-            self.sandbox.sample_cpu_wait(&mut wait);
+            self.sandbox.sample_cpu_wait(wait);
         }
-        let engine_at_start = cpu_wait::this_thread();
+        // Time the engine's thread was stopped, as in a bot's turn: the
+        // machine's, forgiven within the same bound; its run-queue wait.
+        let mut stopped = cpu_wait::Stopped::start();
+        let engine_at_start = stopped.queued_at_start();
         let began = Instant::now();
         let mut sampled = began;
         self.stdin.push_line(line);
@@ -270,13 +277,10 @@ impl Running {
         // it; not waited for (`Sandbox::request_thaw_sampled`: the first
         // sample of its wait comes from the same read of its threads).
         if self.paused {
-            self.sandbox.request_thaw_sampled(&mut wait).map_err(|e| format!("its box could not be resumed: {e}"))?;
+            self.sandbox.request_thaw_sampled(wait).map_err(|e| format!("its box could not be resumed: {e}"))?;
             self.paused = false;
         }
         let mut set = PollSet::default();
-        // Time the engine's thread was stopped, as in a bot's turn: the
-        // machine's, forgiven within the same bound.
-        let mut stopped = cpu_wait::Stopped::start();
         let heard = loop {
             let mut bot = Bot { sandbox: &self.sandbox, spec: &self.spec, log };
             match Stdio::hear_process(&mut self.process, Some(&mut self.stdin), &mut self.ended, &mut bot) {
@@ -286,7 +290,7 @@ impl Running {
             }
             let now = Instant::now();
             if now >= sampled + WAIT_SAMPLE || now >= began + limit {
-                self.sandbox.sample_cpu_wait(&mut wait);
+                self.sandbox.sample_cpu_wait(wait);
                 sampled = now;
             }
             let took = now - began;
