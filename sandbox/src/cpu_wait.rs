@@ -51,8 +51,8 @@ pub struct CpuWait {
     last_sample: Option<Instant>,
     /// Threads' `schedstat` files kept open between samples, for a
     /// tracker made with [`CpuWait::keeping_files`]: a read through a kept
-    /// descriptor costs a sixth of an open, a read and a close (0.6 against
-    /// 3.5 µs on the 2-core VM). At most [`KEPT_FILES`].
+    /// descriptor costs a sixth of an open, a read and a close (0.5–0.8
+    /// against 3.5–5.3 µs on the 2-core VM). At most [`KEPT_FILES`].
     kept: Option<HashMap<i32, std::fs::File>>,
 }
 
