@@ -93,6 +93,9 @@ struct Running {
     /// Its output ended.
     ended: bool,
     paused: bool,
+    /// Its threads' run-queue wait in a call, restarted at each, with
+    /// their `schedstat` files kept open from call to call.
+    wait: CpuWait,
 }
 
 impl ExternalReferee {
@@ -150,7 +153,7 @@ impl ExternalReferee {
         let began = std::time::Instant::now();
         // Frozen since its last answer: it used nothing in between.
         let cpu_before = self.cpu_used;
-        let heard = match run.ask(line, Duration::from_millis(self.limits.per_call_ms), &mut self.log) {
+        let heard = match run.ask(line, Duration::from_millis(self.limits.per_call_ms), cpu_before, &mut self.log) {
             Ok(text) => Ok(text),
             Err(AskError::Failed(why)) => Err(why),
             Err(AskError::Overloaded(why)) => {
@@ -239,15 +242,16 @@ impl Running {
         let (process, stdin) =
             Process::spawn_lines(&bot, &[], true, MAX_REFEREE_LINE).map_err(|g| StartFailure::Referee(gone_words(&g, &sandbox)))?;
         let stdin = Outbox::new(stdin.ok_or_else(|| StartFailure::Referee("it has no standard input".into()))?);
-        Ok(Running { sandbox, spec: spec.clone(), process, stdin, ended: false, paused: false })
+        Ok(Running { sandbox, spec: spec.clone(), process, stdin, ended: false, paused: false, wait: CpuWait::keeping_files() })
     }
 
     /// Write `line`, wait up to `limit` of the referee's own time for one
     /// line back; frozen after. Its own time is judged as a bot's move is
     /// (the engine's `clock`): the time its box, or the engine, waited for
     /// a CPU is not counted, up to the limit again; past that, the machine
-    /// failed the call, not the referee.
-    fn ask(&mut self, line: &str, limit: Duration, log: &mut StderrLog) -> Result<String, AskError> {
+    /// failed the call, not the referee. `cpu_before`: the box's CPU when
+    /// it was last paused (it has used none since).
+    fn ask(&mut self, line: &str, limit: Duration, cpu_before: Duration, log: &mut StderrLog) -> Result<String, AskError> {
         // A line from before this question answered nothing.
         if let Some(out) = self.process.stdout.as_mut() {
             out.pump();
@@ -256,22 +260,27 @@ impl Running {
             }
         }
         let allowance = Allowance { limit, give_up: limit, max_uncharged: limit };
-        let mut wait = CpuWait::new();
-        self.sandbox.sample_cpu_wait(&mut wait);
-        let (cpu_at_start, engine_at_start) = (self.sandbox.cpu_usage().unwrap_or_default(), cpu_wait::this_thread());
+        let wait = &mut self.wait;
+        wait.restart();
+        let cpu_at_start = if self.paused { cpu_before } else { self.sandbox.cpu_usage().unwrap_or_default() };
+        if !self.paused {
+            self.sandbox.sample_cpu_wait(wait);
+        }
+        // Time the engine's thread was stopped, as in a bot's turn: the
+        // machine's, forgiven within the same bound; its run-queue wait.
+        let mut stopped = cpu_wait::Stopped::start();
+        let engine_at_start = stopped.queued_at_start();
         let began = Instant::now();
         let mut sampled = began;
         self.stdin.push_line(line);
         // Continued once its line is there, so that it wakes once, to read
-        // it; not waited for (`Sandbox::request_thaw`).
+        // it; not waited for (`Sandbox::request_thaw_sampled`: the first
+        // sample of its wait comes from the same read of its threads).
         if self.paused {
-            self.sandbox.request_thaw().map_err(|e| format!("its box could not be resumed: {e}"))?;
+            self.sandbox.request_thaw_sampled(wait).map_err(|e| format!("its box could not be resumed: {e}"))?;
             self.paused = false;
         }
         let mut set = PollSet::default();
-        // Time the engine's thread was stopped, as in a bot's turn: the
-        // machine's, forgiven within the same bound.
-        let mut stopped = cpu_wait::Stopped::start();
         let heard = loop {
             let mut bot = Bot { sandbox: &self.sandbox, spec: &self.spec, log };
             match Stdio::hear_process(&mut self.process, Some(&mut self.stdin), &mut self.ended, &mut bot) {
@@ -281,28 +290,35 @@ impl Running {
             }
             let now = Instant::now();
             if now >= sampled + WAIT_SAMPLE || now >= began + limit {
-                self.sandbox.sample_cpu_wait(&mut wait);
+                self.sandbox.sample_cpu_wait(wait);
                 sampled = now;
             }
-            let measured = Wait {
-                run_queue: wait.waited() + cpu_wait::this_thread().saturating_sub(engine_at_start),
-                cpu: self.sandbox.cpu_usage().unwrap_or_default().saturating_sub(cpu_at_start),
-                stalled: stopped.so_far(),
-            };
             let took = now - began;
-            match clock::judge_call(took, measured, allowance) {
-                Call::Within => {}
-                Call::HostOverloaded(why) => break Err(AskError::Overloaded(why.to_string())),
-                Call::Over => {
-                    let unread = self.stdin.unsent();
-                    break Err(AskError::Failed(if unread > 0 {
-                        format!("did not read its input ({unread} bytes unread after {} ms)", limit.as_millis())
-                    } else {
-                        format!("gave no answer within {} ms of its own time", limit.as_millis())
-                    }));
+            // Before the limit no wait changes the verdict, nor puts the
+            // deadline before the limit: the wait is measured (the box's
+            // CPU, the engine's run-queue wait, its stops) only past it.
+            let deadline = if allowance.in_time_whatever_the_wait(took) {
+                began + allowance.give_up
+            } else {
+                let measured = Wait {
+                    run_queue: wait.waited() + cpu_wait::this_thread().saturating_sub(engine_at_start),
+                    cpu: self.sandbox.cpu_usage().unwrap_or_default().saturating_sub(cpu_at_start),
+                    stalled: stopped.so_far(),
+                };
+                match clock::judge_call(took, measured, allowance) {
+                    Call::Within => {}
+                    Call::HostOverloaded(why) => break Err(AskError::Overloaded(why.to_string())),
+                    Call::Over => {
+                        let unread = self.stdin.unsent();
+                        break Err(AskError::Failed(if unread > 0 {
+                            format!("did not read its input ({unread} bytes unread after {} ms)", limit.as_millis())
+                        } else {
+                            format!("gave no answer within {} ms of its own time", limit.as_millis())
+                        }));
+                    }
                 }
-            }
-            let deadline = began + allowance.deadline(took, measured);
+                began + allowance.deadline(took, measured)
+            };
             set.clear();
             self.process.wait_on(&mut set);
             if let Some(fd) = self.stdin.poll_fd() {

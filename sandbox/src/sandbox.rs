@@ -496,26 +496,52 @@ impl Sandbox {
     }
 
     /// Continue the box without waiting for the holder (v1) or the kernel
-    /// (v2) to be scheduled: on v1 every process of the box's cgroup is
+    /// (v2) to be scheduled: on v1 every thread of the box's cgroup is
     /// sent `SIGCONT` by this thread, once the holder has answered every
     /// earlier command (its `SIGSTOP` pass must not land after the
     /// continue; by the next call it has long answered); on v2 the thaw
-    /// is asked of the kernel. A stopped program cannot fork, so the
-    /// cgroup's list is every program to continue. (A pid in that list
-    /// whose program exits and is reaped before the signal could in
-    /// principle be another's by then, as for [`stop_every_thread`];
-    /// `SIGCONT` changes nothing for a program that is not stopped.)
+    /// is asked of the kernel. A stopped program can neither fork nor start
+    /// a thread, so the cgroup's list is every program to continue. Its
+    /// threads' list (`tasks`), not its processes': `SIGCONT` to any thread
+    /// continues its whole process, and the same list serves
+    /// [`Sandbox::request_thaw_sampled`]. (A thread id in that list whose
+    /// thread exits before the signal could in principle be another's by
+    /// then, as for [`stop_every_thread`]; `SIGCONT` changes nothing for a
+    /// program that is not stopped.)
     pub fn request_thaw(&self) -> Result<()> {
+        self.continue_listed(None)
+    }
+
+    /// [`Sandbox::request_thaw`], with a sample of the box's run-queue
+    /// wait taken into `wait` just before the continue, from the same read
+    /// of its thread list: an external referee's call starts so, one read
+    /// of a cgroup file fewer. The box is stopped until the continue, so
+    /// the sample is the one its call would have taken first.
+    pub fn request_thaw_sampled(&self, wait: &mut crate::CpuWait) -> Result<()> {
+        self.continue_listed(Some(wait))
+    }
+
+    fn continue_listed(&self, wait: Option<&mut crate::CpuWait>) -> Result<()> {
         match self.version {
             Version::V1 => {
                 self.acknowledge_all()?;
-                for pid in self.cgroup.pids().unwrap_or_default() {
-                    // SAFETY: kill(2) on a pid read from the box's cgroup
-                    // just now; see above for one reused since.
-                    unsafe { libc::kill(pid, libc::SIGCONT) };
+                let threads = self.cgroup.threads().unwrap_or_default();
+                if let Some(wait) = wait {
+                    wait.sample(&threads);
+                }
+                for tid in threads {
+                    // SAFETY: kill(2) on a thread id read from the box's
+                    // cgroup just now (it names the thread's process); see
+                    // above for one reused since.
+                    unsafe { libc::kill(tid, libc::SIGCONT) };
                 }
             }
-            Version::V2 => self.cgroup.request_frozen(false)?,
+            Version::V2 => {
+                if let Some(wait) = wait {
+                    wait.sample(&self.cgroup.threads().unwrap_or_default());
+                }
+                self.cgroup.request_frozen(false)?
+            }
         }
         self.paused.store(false, Ordering::SeqCst);
         Ok(())
@@ -547,12 +573,14 @@ impl Sandbox {
     }
 
     /// Send the holder `command` without waiting for it to be carried out;
-    /// the answers already there are read on the way.
+    /// the answers to earlier commands already there are read on the way
+    /// (not this one's: sent this instant, it is not there yet, and looking
+    /// would cost a call each time).
     fn signal_all_later(&self, command: u8) -> Result<()> {
         let mut unacknowledged = self.unacknowledged.lock().unwrap_or_else(|p| p.into_inner());
         let fd = self.send_command(command)?;
-        unacknowledged.push_back(command);
         while !unacknowledged.is_empty() && read_ack(fd, &mut unacknowledged, 0)? {}
+        unacknowledged.push_back(command);
         Ok(())
     }
 
@@ -937,17 +965,28 @@ impl Drop for Child {
 /// the control socket `fd`, waiting at most `wait_ms`: `Ok(false)` if none
 /// came in that time and `wait_ms` is 0 (it is on its way), an error if
 /// the holder died, answered out of order or not within a wait.
+/// The answer is read without waiting first (`MSG_DONTWAIT`): usually it
+/// is there, and one call does; `poll` only when it is not.
 fn read_ack(fd: RawFd, unacknowledged: &mut std::collections::VecDeque<u8>, wait_ms: libc::c_int) -> Result<bool> {
-    let mut pfd = libc::pollfd { fd, events: libc::POLLIN, revents: 0 };
-    // SAFETY: one valid pollfd, borrowed for the call.
-    let ready = unsafe { libc::poll(&mut pfd, 1, wait_ms) };
-    if ready == 0 && wait_ms == 0 {
-        return Ok(false);
-    }
+    let holder_failed = || Error::Config("the box's holder did not answer (it died, or the machine is stalled)".into());
     let mut ack = [0u8; 1];
-    // SAFETY: reads at most one byte into the one-byte `ack`.
-    if ready != 1 || unsafe { libc::read(fd, ack.as_mut_ptr().cast(), 1) } != 1 || Some(&ack[0]) != unacknowledged.front() {
-        return Err(Error::Config("the box's holder did not answer (it died, or the machine is stalled)".into()));
+    // SAFETY: receives at most one byte into the one-byte `ack`.
+    let mut got = unsafe { libc::recv(fd, ack.as_mut_ptr().cast(), 1, libc::MSG_DONTWAIT) };
+    if got < 0 && io::Error::last_os_error().raw_os_error() == Some(libc::EAGAIN) {
+        if wait_ms == 0 {
+            return Ok(false);
+        }
+        let mut pfd = libc::pollfd { fd, events: libc::POLLIN, revents: 0 };
+        // SAFETY: one valid pollfd, borrowed for the call.
+        if unsafe { libc::poll(&mut pfd, 1, wait_ms) } != 1 {
+            return Err(holder_failed());
+        }
+        // SAFETY: as above.
+        got = unsafe { libc::recv(fd, ack.as_mut_ptr().cast(), 1, libc::MSG_DONTWAIT) };
+    }
+    // 0: the holder closed its end (it died).
+    if got != 1 || Some(&ack[0]) != unacknowledged.front() {
+        return Err(holder_failed());
     }
     unacknowledged.pop_front();
     Ok(true)

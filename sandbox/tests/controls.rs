@@ -7,8 +7,8 @@ use std::io::{BufRead, BufReader, Read, Write};
 use std::process::Command as HostCommand;
 use std::time::Duration;
 
-use common::{config, hostile_limits, require_ci_tool, scaled};
-use koth_sandbox::{run_once, Command, Exit, Network, Outcome, Sandbox, SandboxConfig, Stdio};
+use common::{compile_c, config, hostile_limits, require_ci_tool, scaled};
+use koth_sandbox::{run_once, Command, CpuWait, Exit, Network, Outcome, Sandbox, SandboxConfig, Stdio};
 
 fn program(name: &str) -> Vec<u8> {
     std::fs::read(format!("{}/tests/programs/{name}", env!("CARGO_MANIFEST_DIR"))).unwrap()
@@ -156,6 +156,33 @@ fn a_freeze_asked_for_without_waiting_stops_the_box_and_a_thaw_continues_it() {
         sb.kill_all().unwrap();
         assert_eq!(child.wait().unwrap(), Exit::Signal(libc::SIGKILL), "{script}");
     }
+}
+
+/// The thaw an external referee's call asks for, with the first sample of
+/// its wait taken from the same read of the box's threads, continues a
+/// program of eight spinning threads (each thread is sent the continue;
+/// any of them continues its whole process), again and again, as the
+/// plain one does.
+#[test]
+fn a_thaw_with_a_sample_continues_every_thread_of_a_paused_box() {
+    require_sandbox!();
+    let sb = Sandbox::create(config(hostile_limits())).unwrap();
+    sb.workdir().write_file("spin", &compile_c("spin_threads"), 0o755).unwrap();
+    let mut child = sb.spawn(Command::new("./spin").args(["8"])).unwrap();
+    runs_again(&sb, "spin 8");
+    for round in 0..3 {
+        sb.request_freeze().unwrap();
+        settles_still(&sb, &format!("spin 8, round {round}"));
+        sb.request_thaw_sampled(&mut CpuWait::new()).unwrap();
+        runs_again(&sb, &format!("spin 8, round {round}"));
+        assert_eq!(sb.threads().unwrap().len(), 8, "round {round}");
+    }
+    sb.request_freeze().unwrap();
+    settles_still(&sb, "spin 8, then a plain thaw");
+    sb.request_thaw().unwrap();
+    runs_again(&sb, "spin 8, after a plain thaw");
+    sb.kill_all().unwrap();
+    assert_eq!(child.wait().unwrap(), Exit::Signal(libc::SIGKILL));
 }
 
 /// A frozen box that forks all the time stays frozen, and its programs die

@@ -108,6 +108,14 @@ impl Allowance {
     pub fn deadline(&self, took: Duration, wait: Wait) -> Duration {
         self.give_up + self.uncharged(took, wait)
     }
+
+    /// Whether an exchange `took` into its clock is still in time whatever
+    /// its wait: before `give_up` the deadline cannot have passed (a wait
+    /// only moves it later), so [`judge_call`] says `Within` for any wait,
+    /// and an external referee's call measures its wait only past this.
+    pub fn in_time_whatever_the_wait(&self, took: Duration) -> bool {
+        took < self.give_up
+    }
 }
 
 /// How one exchange that must be answered in its limit went, judged as a
@@ -578,6 +586,31 @@ mod tests {
         assert_eq!(judge_call(MS(2000), w(0, 1), a), Call::Over);
         // Waiting past the bound with little CPU: the machine's fault.
         assert!(matches!(judge_call(MS(4100), w(3500, 500), a), Call::HostOverloaded(_)));
+    }
+
+    /// Before its give-up a call is within whatever its wait (the referee
+    /// skips measuring it then); from the give-up on, the wait decides.
+    #[test]
+    fn before_the_give_up_no_wait_changes_a_call() {
+        let a = Allowance { limit: MS(2000), give_up: MS(2000), max_uncharged: MS(500) };
+        let waits = [
+            Wait::default(),
+            Wait { run_queue: MS(0), cpu: MS(1999), stalled: MS(0) },
+            Wait { run_queue: MS(1_000_000), cpu: MS(0), stalled: MS(0) },
+            Wait { run_queue: MS(0), cpu: MS(0), stalled: MS(1_000_000) },
+            Wait { run_queue: MS(1_000_000), cpu: MS(1_000_000), stalled: MS(1_000_000) },
+        ];
+        for took in [0, 1, 600, 1999] {
+            assert!(a.in_time_whatever_the_wait(MS(took)));
+            for w in waits {
+                assert_eq!(judge_call(MS(took), w, a), Call::Within, "{took} ms, {w:?}");
+                assert!(a.deadline(MS(took), w) >= a.give_up, "{took} ms, {w:?}");
+            }
+        }
+        for took in [2000, 2001, 9000] {
+            assert!(!a.in_time_whatever_the_wait(MS(took)));
+            assert_eq!(judge_call(MS(took), Wait { run_queue: MS(0), cpu: MS(took), stalled: MS(0) }, a), Call::Over, "{took}");
+        }
     }
 
     #[test]

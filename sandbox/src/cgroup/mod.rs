@@ -455,9 +455,31 @@ pub(crate) fn parse_u64(text: &[u8]) -> Option<u64> {
     std::str::from_utf8(text).ok()?.trim().parse().ok()
 }
 
+/// The ids a cgroup's `cgroup.procs`, `tasks` or `cgroup.threads` lists,
+/// read to its end through a buffer on the stack: open, a read, the read
+/// that finds the end, close. (`read_to_string` first asks the file's size,
+/// which cgroupfs does not know, then reads 32 bytes to probe: two calls
+/// more, and an external referee's call reads such a list twice.)
 pub(crate) fn read_pids(path: &Path) -> Result<Vec<i32>> {
-    let text = fs::read_to_string(path).map_err(|e| Error::os(format!("reading {}", path.display()), e))?;
-    Ok(text.lines().filter_map(|l| l.trim().parse().ok()).collect())
+    use std::io::Read;
+    let fail = |e| Error::os(format!("reading {}", path.display()), e);
+    let mut file = fs::File::open(path).map_err(fail)?;
+    let mut chunk = [0u8; 4096];
+    let mut text = Vec::new();
+    loop {
+        match file.read(&mut chunk) {
+            Ok(0) => break,
+            Ok(n) => text.extend_from_slice(&chunk[..n]),
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(fail(e)),
+        }
+    }
+    Ok(parse_ids(&text))
+}
+
+/// One id a line; lines that are not one are left out.
+fn parse_ids(text: &[u8]) -> Vec<i32> {
+    text.split(|&b| b == b'\n').filter_map(|l| std::str::from_utf8(l).ok()?.trim().parse().ok()).collect()
 }
 
 /// Wait until `done()` holds: check a few times back to back (freezing a
@@ -603,6 +625,32 @@ mod tests {
         assert_eq!(m.v2.as_ref().unwrap().0, PathBuf::from("/sys/fs/cgroup/unified"));
         assert_eq!(m.own[0], ("4".into(), vec!["memory".into()], "/a/b".into()));
         assert_eq!(m.own[2], ("0".into(), vec![], "/".into()));
+    }
+
+    #[test]
+    fn reads_one_id_a_line() {
+        for (text, ids) in [
+            ("", vec![]),
+            ("\n", vec![]),
+            ("17\n", vec![17]),
+            ("17\n4194304\n2\n", vec![17, 4194304, 2]),
+            ("17\n 5 \nnot a pid\n9", vec![17, 5, 9]),
+        ] {
+            assert_eq!(parse_ids(text.as_bytes()), ids, "{text:?}");
+        }
+    }
+
+    #[test]
+    fn reads_a_list_longer_than_its_buffer() {
+        let dir = std::env::temp_dir().join(format!("koth-read-pids-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let ids: Vec<i32> = (1..3000).collect();
+        let text: String = ids.iter().map(|i| format!("{i}\n")).collect();
+        assert!(text.len() > 4096 * 3);
+        std::fs::write(dir.join("tasks"), &text).unwrap();
+        assert_eq!(read_pids(&dir.join("tasks")).unwrap(), ids);
+        assert!(read_pids(&dir.join("missing")).unwrap_err().to_string().contains("missing"));
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
