@@ -490,6 +490,17 @@ async fn a_recording_commits_its_completion_claim_and_results_together_or_not_at
     let next2 = r.begin_complete_and_claim(&again, "w2", &["noop"], LEASE, &share).await.unwrap().unwrap();
     assert_eq!(next2.id, ids[3], "the cut-off claim was undone, and claimed again");
     r.commit().await.unwrap();
+    // Its connection closed by the server (a restart, an idle timeout)
+    // while a job ran: the next recording makes a new one and succeeds.
+    let backend: i32 = sqlx::query_scalar("SELECT pg_backend_pid()").fetch_one(r.conn().unwrap()).await.unwrap();
+    let killed: bool = sqlx::query_scalar("SELECT pg_terminate_backend($1, 5000)").bind(backend).fetch_one(q.pool()).await.unwrap();
+    assert!(killed);
+    let last = r.begin_complete_and_claim(&next2, "w2", &["noop"], LEASE, &share).await.unwrap();
+    assert_eq!(last.map(|j| j.id), Some(next.id), "the rescued job, the last one waiting");
+    r.commit().await.unwrap();
+    assert_eq!(state(&q, next2.id).await.0, "completed");
+    let other: i32 = sqlx::query_scalar("SELECT pg_backend_pid()").fetch_one(r.conn().unwrap()).await.unwrap();
+    assert_ne!(other, backend);
     assert_eq!(state(&q, again.id).await.0, "completed");
     let attempts: i32 = sqlx::query_scalar("SELECT attempt FROM jobs WHERE id = $1").bind(ids[3]).fetch_one(q.pool()).await.unwrap();
     assert_eq!(attempts, 1, "the cut-off claim did not count");

@@ -603,9 +603,20 @@ impl Recorder {
             job.id,
             job.lease
         );
-        let result = self.begin_with(&sql, &run, job, holder, kinds, lease, share).await;
+        let mut result = self.begin_with(&sql, &run, job, holder, kinds, lease, share).await;
         if result.is_err() {
+            let had = self.conn.is_some();
             self.abandon().await;
+            // The kept connection was dead (the server restarted, or closed
+            // it while the worker was idle or its job ran): nothing it held
+            // was committed, so the recording is tried once more at once,
+            // on a new connection.
+            if had && self.conn.is_none() && !matches!(result, Err(QueueError::Stale(_))) {
+                result = self.begin_with(&sql, &run, job, holder, kinds, lease, share).await;
+                if result.is_err() {
+                    self.abandon().await;
+                }
+            }
         }
         result
     }
