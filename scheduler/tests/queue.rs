@@ -442,10 +442,16 @@ async fn a_recording_commits_its_completion_claim_and_results_together_or_not_at
             sqlx::query_scalar::<_, i64>("SELECT count(*) FROM jobs WHERE payload->>'tag' = $1").bind(tag).fetch_one(&pool).await.unwrap()
         }
     };
-    // A holder's name is written into the statement as a literal: quotes
-    // in it stay its own.
-    let holder = "w'1; --";
-    let mut r = Recorder::new(q.pool());
+    // A holder's name is bound, never quoted into the statement: a quote
+    // and a backslash in it stay its own, on a connection where a
+    // backslash in a literal escapes (standard_conforming_strings off).
+    let holder = "w\\'1; --";
+    let escaping = sqlx::postgres::PgPoolOptions::new()
+        .max_connections(1)
+        .connect_with(pg.url().parse::<sqlx::postgres::PgConnectOptions>().unwrap().options([("standard_conforming_strings", "off")]))
+        .await
+        .unwrap();
+    let mut r = Recorder::new(&escaping);
     let first = q.claim(holder, &["noop"], LEASE).await.unwrap().unwrap();
     assert_eq!(first.id, ids[0]);
     // Completed, the next claimed and the results written: all or nothing.
@@ -454,6 +460,8 @@ async fn a_recording_commits_its_completion_claim_and_results_together_or_not_at
     results(r.conn().unwrap(), "kept").await.unwrap();
     assert_eq!(state(&q, first.id).await.0, "running", "not committed yet");
     assert_eq!(written("kept").await, 0);
+    let scs: String = sqlx::query_scalar("SHOW standard_conforming_strings").fetch_one(r.conn().unwrap()).await.unwrap();
+    assert_eq!(scs, "off");
     r.commit().await.unwrap();
     assert_eq!(state(&q, first.id).await.0, "completed");
     assert_eq!(written("kept").await, 1);

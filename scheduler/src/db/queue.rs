@@ -523,11 +523,20 @@ impl Queue {
 /// are), the results' statements follow in the same transaction, and
 /// `COMMIT` ends it. The statement is [`Queue::complete_and_claim`]'s, so
 /// the queue's rules (fencing, fair share, at-most-once) are the same.
+///
+/// The simple query carries no value but numbers: the holder's name and
+/// the lease are set on the connection once, as bound parameters of
+/// `set_config` (the session's `koth.holder` and `koth.lease`), and
+/// `EXECUTE` reads them with `current_setting`; the job's id and lease are
+/// integers. So no text of a worker's is quoted into SQL, and nothing
+/// depends on `standard_conforming_strings`.
 pub struct Recorder {
     options: sqlx::postgres::PgConnectOptions,
     conn: Option<sqlx::PgConnection>,
     /// The claim statement prepared on `conn`, for these kinds and shares.
     prepared: Option<String>,
+    /// The holder and lease set on `conn` (`koth.holder`, `koth.lease`).
+    session: Option<(String, Duration)>,
     /// A transaction was opened on `conn` and not yet committed or rolled
     /// back: set before `BEGIN` is sent, so that what a recording cut off
     /// half-way (its future dropped) left open is rolled back before the
@@ -541,22 +550,13 @@ impl std::fmt::Debug for Recorder {
     }
 }
 
-/// `s` as an SQL string literal (standard-conforming strings: only the
-/// quote is doubled); a NUL, which no literal can hold, is refused.
-fn literal(s: &str) -> Result<String, QueueError> {
-    if s.contains('\0') {
-        return Err(QueueError::Kind(s.to_owned()));
-    }
-    Ok(format!("'{}'", s.replace('\'', "''")))
-}
-
 impl Recorder {
     /// A recorder connecting as `pool` does; it connects at its first use.
     pub fn new(pool: &PgPool) -> Recorder {
-        Recorder { options: (*pool.connect_options()).clone(), conn: None, prepared: None, open: false }
+        Recorder { options: (*pool.connect_options()).clone(), conn: None, prepared: None, session: None, open: false }
     }
 
-    async fn connection(&mut self, sql: &str) -> Result<(), QueueError> {
+    async fn connection(&mut self, sql: &str, holder: &str, lease: Duration) -> Result<(), QueueError> {
         use sqlx::Connection;
         // A transaction left open (a recording cut off half-way) is rolled
         // back before anything else, or its connection dropped.
@@ -566,8 +566,18 @@ impl Recorder {
         if self.conn.is_none() {
             self.conn = Some(sqlx::PgConnection::connect_with(&self.options).await?);
             self.prepared = None;
+            self.session = None;
         }
         let conn = self.conn.as_mut().expect("connected above");
+        if self.session.as_ref().is_none_or(|(h, l)| h != holder || *l != lease) {
+            // Outside any transaction, so that it stays for the session.
+            sqlx::query("SELECT set_config('koth.holder', $1, false), set_config('koth.lease', $2, false)")
+                .bind(holder)
+                .bind(format!("{} microseconds", lease.as_micros().min(i64::MAX as u128)))
+                .execute(&mut *conn)
+                .await?;
+            self.session = Some((holder.to_owned(), lease));
+        }
         if self.prepared.as_deref() != Some(sql) {
             if self.prepared.is_some() {
                 (&mut *conn).execute(sqlx::raw_sql("DEALLOCATE koth_complete_and_claim")).await?;
@@ -596,12 +606,10 @@ impl Recorder {
         share: &FairShare,
     ) -> Result<Option<Claimed>, QueueError> {
         let sql = complete_and_claim_statement(kinds, share)?;
+        // Numbers only: the holder and the lease are the session's.
         let run = format!(
-            "BEGIN; EXECUTE koth_complete_and_claim({}, '{} microseconds', {}, {})",
-            literal(holder)?,
-            lease.as_micros().min(i64::MAX as u128),
-            job.id,
-            job.lease
+            "BEGIN; EXECUTE koth_complete_and_claim(current_setting('koth.holder'), current_setting('koth.lease')::interval, {}, {})",
+            job.id, job.lease
         );
         let mut result = self.begin_with(&sql, &run, job, holder, kinds, lease, share).await;
         if result.is_err() {
@@ -632,7 +640,7 @@ impl Recorder {
         lease: Duration,
         share: &FairShare,
     ) -> Result<Option<Claimed>, QueueError> {
-        self.connection(sql).await?;
+        self.connection(sql, holder, lease).await?;
         self.open = true;
         let conn = self.conn.as_mut().expect("connected above");
         let row = match (&mut *conn).fetch_one(sqlx::raw_sql(run)).await {
@@ -679,6 +687,7 @@ impl Recorder {
             if (&mut *conn).execute(sqlx::raw_sql("ROLLBACK")).await.is_err() {
                 self.conn = None;
                 self.prepared = None;
+                self.session = None;
             }
         }
         self.open = false;
