@@ -10,7 +10,8 @@ use common::postgres_binaries;
 
 /// `koth bench queue` on 200 jobs, one round, 1 and 2 workers: every
 /// configuration's row, with a rate for pgbench and each of koth's three
-/// ways, their ratios, and the client's and the server's CPU per job.
+/// ways, their ratios, the runner's and the queue alone's claim-to-start
+/// latency, and the client's and the server's CPU per job.
 #[test]
 fn queue_bench_prints_a_row_for_every_configuration() {
     if !postgres_binaries() {
@@ -34,9 +35,15 @@ fn queue_bench_prints_a_row_for_every_configuration() {
             assert!(rate(rate_at) > 0.0 && ratio(ratio_at) > 0.0 && ratio(ratio_at).is_finite(), "{text}");
         }
         assert!(rate(2) > 0.0, "{text}");
+        // Claim-to-start latency, p50/p99, of the runner and the queue alone.
+        for f in &r[9..11] {
+            let (p50, p99) = f.split_once('/').map(|(a, b)| (a.parse::<f64>(), b.parse::<f64>())).expect(&text);
+            let (p50, p99) = (p50.unwrap_or(f64::NAN), p99.unwrap_or(f64::NAN));
+            assert!(p50 > 0.0 && p50 <= p99 && p99.is_finite(), "{f}: {text}");
+        }
         // "client + server" for pgbench and two of koth's ways: the
         // server's CPU is measured on the run's own server.
-        let cpu = r[9..].join(" ");
+        let cpu = r[11..].join(" ");
         assert_eq!(cpu.matches(" + ").count(), 3, "{text}");
     }
 }

@@ -40,7 +40,7 @@ use koth_sandbox::{BoxPool, SandboxConfig};
 use sqlx::PgPool;
 use tokio::sync::watch;
 
-use crate::db::queue::{wait_for_work, Claimed, FailOutcome, FairShare, Queue, QueueError};
+use crate::db::queue::{wait_for_work, Claimed, FailOutcome, FairShare, Queue, QueueError, Recorder};
 use crate::db::results::{record_match, MatchOutcome};
 use crate::db::runners;
 use crate::db::store;
@@ -242,6 +242,8 @@ pub async fn run(pool: PgPool, cfg: WorkerConfig, mut shutdown: watch::Receiver<
     let cfg = Arc::new(cfg);
     let mut stats = WorkerStats::default();
     let mut listener = None;
+    // This loop's own connection for recording its jobs (`Recorder`).
+    let mut recorder = Recorder::new(&pool);
     // The job claimed with the last one's completion, if any.
     let mut next: Option<Claimed> = None;
     loop {
@@ -288,7 +290,7 @@ pub async fn run(pool: PgPool, cfg: WorkerConfig, mut shutdown: watch::Receiver<
             continue;
         };
         tracing::info!(worker = %cfg.name, job = job.id, kind = %job.kind, attempt = job.attempt, "claimed");
-        next = run_job(&pool, &queue, &cfg, job, &mut shutdown, &mut stats).await;
+        next = run_job(&pool, &mut recorder, &queue, &cfg, job, &mut shutdown, &mut stats).await;
     }
 }
 
@@ -296,6 +298,7 @@ pub async fn run(pool: PgPool, cfg: WorkerConfig, mut shutdown: watch::Receiver<
 /// claimed one ([`Queue::complete_and_claim`]).
 async fn run_job(
     pool: &PgPool,
+    recorder: &mut Recorder,
     queue: &Queue,
     cfg: &Arc<WorkerConfig>,
     job: Claimed,
@@ -355,7 +358,7 @@ async fn run_job(
     let mut next = None;
     loop {
         let claim_next = (!*shutdown.borrow()).then_some((cfg.name.as_str(), cfg.lease, &cfg.fair_share));
-        match record(pool, &job, &result, claim_next).await {
+        match record(pool, recorder, &job, &result, claim_next).await {
             Ok((done, claimed)) => {
                 match done {
                     Recorded::Completed => stats.completed += 1,
@@ -398,33 +401,41 @@ enum Recorded {
 
 /// Write a job's result and complete (or fail) it in one transaction;
 /// with `claim_next` (holder, lease), a completion also claims the
-/// holder's next job.
+/// holder's next job, on the loop's own connection (`recorder`): two round
+/// trips and the results' statements ([`Recorder`]).
 async fn record(
     pool: &PgPool,
+    recorder: &mut Recorder,
     job: &Claimed,
     result: &JobResult,
     claim_next: Option<(&str, Duration, &FairShare)>,
 ) -> Result<(Recorded, Option<Claimed>), QueueError> {
+    let completes = matches!(result, JobResult::Compiled { .. } | JobResult::Played { .. } | JobResult::GameValidated { .. });
+    if let (Some((holder, lease, share)), true) = (claim_next, completes) {
+        // Completed first in the transaction, so a lost lease stops it
+        // before any result is written.
+        let next = recorder.begin_complete_and_claim(job, holder, &Job::KINDS, lease, share).await?;
+        let written = match recorder.conn() {
+            Ok(conn) => write_completed(conn, result).await,
+            Err(e) => Err(e),
+        };
+        return match written {
+            Ok(()) => {
+                recorder.commit().await?;
+                Ok((Recorded::Completed, next))
+            }
+            Err(e) => {
+                recorder.abandon().await;
+                Err(e)
+            }
+        };
+    }
     let mut tx = pool.begin().await?;
     let mut next = None;
     let recorded = match result {
-        JobResult::Compiled { version, outcome, log } => {
+        JobResult::Compiled { .. } | JobResult::Played { .. } | JobResult::GameValidated { .. } => {
             next = complete(&mut tx, job, claim_next).await?;
-            store::record_compile(&mut tx, *version, outcome, log).await?;
-            Recorded::Completed
-        }
-        JobResult::Played { match_id, outcome, frames_gz, data } => {
-            next = complete(&mut tx, job, claim_next).await?;
-            record_match(&mut tx, *match_id, outcome).await?;
-            crate::db::bot_data::record(&mut tx, *match_id, data).await?;
-            if let Some(gz) = frames_gz {
-                crate::db::replays::record_frames(&mut tx, *match_id, gz).await?;
-            }
-            Recorded::Completed
-        }
-        JobResult::GameValidated { game, passed, log } => {
-            next = complete(&mut tx, job, claim_next).await?;
-            crate::db::games::record_validation(&mut tx, *game, *passed, log).await?;
+            write_completed(&mut tx, result).await?;
             Recorded::Completed
         }
         JobResult::Retry(why) => {
@@ -446,6 +457,23 @@ async fn record(
     };
     tx.commit().await?;
     Ok((recorded, next))
+}
+
+/// The results of a completed job, in the transaction that completes it.
+async fn write_completed(conn: &mut sqlx::PgConnection, result: &JobResult) -> Result<(), QueueError> {
+    match result {
+        JobResult::Compiled { version, outcome, log } => store::record_compile(conn, *version, outcome, log).await?,
+        JobResult::Played { match_id, outcome, frames_gz, data } => {
+            record_match(conn, *match_id, outcome).await?;
+            crate::db::bot_data::record(conn, *match_id, data).await?;
+            if let Some(gz) = frames_gz {
+                crate::db::replays::record_frames(conn, *match_id, gz).await?;
+            }
+        }
+        JobResult::GameValidated { game, passed, log } => crate::db::games::record_validation(conn, *game, *passed, log).await?,
+        JobResult::Retry(_) | JobResult::Fail(_) => {}
+    }
+    Ok(())
 }
 
 /// Complete `job` in `tx`, claiming the next when asked. First in the

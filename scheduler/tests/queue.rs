@@ -9,7 +9,7 @@ mod common;
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
-use koth_scheduler::db::queue::{wait_for_work, Claimed, FailOutcome, FairShare, Queue, QueueError};
+use koth_scheduler::db::queue::{wait_for_work, Claimed, FailOutcome, FairShare, Queue, QueueError, Recorder};
 use serde_json::json;
 use sqlx::Row;
 
@@ -37,11 +37,22 @@ async fn complete(q: &Queue, job: &Claimed) -> Result<(), QueueError> {
     Ok(())
 }
 
+/// How the workers of [`eight_workers_run_every_job_once`] go through jobs.
+#[derive(Clone, Copy, PartialEq)]
+enum Way {
+    /// Claim, then complete.
+    Claims,
+    /// Complete a job and claim the next in one statement, in a pooled
+    /// transaction.
+    Chained,
+    /// As `koth runner` does: the same statement opening the transaction
+    /// on the worker's own connection ([`Recorder`]), then `COMMIT`.
+    Recorded,
+}
+
 /// 8 workers through 600 jobs at once: every job is run exactly once, on
-/// its first attempt, and the work is shared. `chained`: each worker
-/// completes a job and claims its next in one statement, as `koth runner`
-/// does; else it claims, then completes.
-async fn eight_workers_run_every_job_once(name: &str, chained: bool) {
+/// its first attempt, and the work is shared.
+async fn eight_workers_run_every_job_once(name: &str, way: Way) {
     let Some(pg) = common::postgres(name) else { return };
     let q = Queue::new(common::pool(&pg, 20).await);
     const JOBS: usize = 600;
@@ -54,14 +65,21 @@ async fn eight_workers_run_every_job_once(name: &str, chained: bool) {
         workers.push(tokio::spawn(async move {
             let holder = format!("w{w}");
             let mut got = Vec::new();
+            let mut recorder = Recorder::new(q.pool());
             let mut job = q.claim(&holder, &["noop"], LEASE).await.unwrap();
             while let Some(j) = job {
                 got.push(j.id);
-                job = if chained {
-                    chain(&q, &holder, &j).await.unwrap()
-                } else {
-                    complete(&q, &j).await.unwrap();
-                    q.claim(&holder, &["noop"], LEASE).await.unwrap()
+                job = match way {
+                    Way::Chained => chain(&q, &holder, &j).await.unwrap(),
+                    Way::Recorded => {
+                        let next = recorder.begin_complete_and_claim(&j, &holder, &["noop"], LEASE, &FairShare::default()).await.unwrap();
+                        recorder.commit().await.unwrap();
+                        next
+                    }
+                    Way::Claims => {
+                        complete(&q, &j).await.unwrap();
+                        q.claim(&holder, &["noop"], LEASE).await.unwrap()
+                    }
                 };
             }
             got
@@ -86,7 +104,7 @@ async fn eight_workers_run_every_job_once(name: &str, chained: bool) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn no_job_is_claimed_twice_under_concurrency() {
-    eight_workers_run_every_job_once("claims", false).await;
+    eight_workers_run_every_job_once("claims", Way::Claims).await;
 }
 
 #[tokio::test]
@@ -383,7 +401,117 @@ async fn chain(q: &Queue, holder: &str, job: &Claimed) -> Result<Option<Claimed>
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn completing_and_claiming_the_next_in_one_statement_runs_every_job_once() {
-    eight_workers_run_every_job_once("chain", true).await;
+    eight_workers_run_every_job_once("chain", Way::Chained).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn recording_on_a_workers_own_connection_runs_every_job_once() {
+    eight_workers_run_every_job_once("recorded", Way::Recorded).await;
+}
+
+/// A job's results, as a runner writes them in the transaction that
+/// completes it (a row here).
+async fn results(conn: &mut sqlx::PgConnection, tag: &str) -> Result<(), sqlx::Error> {
+    sqlx::query("INSERT INTO jobs (kind, payload, state) VALUES ('noop', jsonb_build_object('tag', $1::text), 'completed')")
+        .bind(tag)
+        .execute(conn)
+        .await
+        .map(|_| ())
+}
+
+/// The runner's recording ([`Recorder`]): the completion and the next claim
+/// commit with the results written between them, or none of them does; a
+/// lost lease claims nothing and writes nothing; a recording cut off
+/// half-way (its future dropped) is rolled back and its connection never
+/// used again.
+#[tokio::test]
+async fn a_recording_commits_its_completion_claim_and_results_together_or_not_at_all() {
+    let Some(pg) = common::postgres("recorder") else { return };
+    let q = Queue::new(common::pool(&pg, 4).await);
+    let share = FairShare::default();
+    let ids: Vec<i64> = {
+        let mut v = Vec::new();
+        for i in 0..4 {
+            v.push(q.enqueue("noop", &json!({ "i": i }), 0, 3).await.unwrap());
+        }
+        v
+    };
+    let written = |tag: &'static str| {
+        let pool = q.pool().clone();
+        async move {
+            sqlx::query_scalar::<_, i64>("SELECT count(*) FROM jobs WHERE payload->>'tag' = $1").bind(tag).fetch_one(&pool).await.unwrap()
+        }
+    };
+    // A holder's name is bound, never quoted into the statement: a quote
+    // and a backslash in it stay its own, on a connection where a
+    // backslash in a literal escapes (standard_conforming_strings off).
+    let holder = "w\\'1; --";
+    let escaping = sqlx::postgres::PgPoolOptions::new()
+        .max_connections(1)
+        .connect_with(pg.url().parse::<sqlx::postgres::PgConnectOptions>().unwrap().options([("standard_conforming_strings", "off")]))
+        .await
+        .unwrap();
+    let mut r = Recorder::new(&escaping);
+    let first = q.claim(holder, &["noop"], LEASE).await.unwrap().unwrap();
+    assert_eq!(first.id, ids[0]);
+    // Completed, the next claimed and the results written: all or nothing.
+    let next = r.begin_complete_and_claim(&first, holder, &["noop"], LEASE, &share).await.unwrap().unwrap();
+    assert_eq!(next.id, ids[1]);
+    results(r.conn().unwrap(), "kept").await.unwrap();
+    assert_eq!(state(&q, first.id).await.0, "running", "not committed yet");
+    assert_eq!(written("kept").await, 0);
+    let scs: String = sqlx::query_scalar("SHOW standard_conforming_strings").fetch_one(r.conn().unwrap()).await.unwrap();
+    assert_eq!(scs, "off");
+    r.commit().await.unwrap();
+    assert_eq!(state(&q, first.id).await.0, "completed");
+    assert_eq!(written("kept").await, 1);
+    let got: String = sqlx::query_scalar("SELECT holder FROM jobs WHERE id = $1").bind(next.id).fetch_one(q.pool()).await.unwrap();
+    assert_eq!(got, holder);
+    // Abandoned (the results failed to write): the completion and the
+    // claim roll back with them.
+    let claimed = r.begin_complete_and_claim(&next, holder, &["noop"], LEASE, &share).await.unwrap().unwrap();
+    assert_eq!(claimed.id, ids[2]);
+    results(r.conn().unwrap(), "dropped").await.unwrap();
+    r.abandon().await;
+    assert_eq!(state(&q, next.id).await.0, "running");
+    assert_eq!(state(&q, ids[2]).await.0, "available");
+    assert_eq!(written("dropped").await, 0);
+    // A lost lease: nothing claimed, and the recorder goes on working.
+    expire(&q, next.id).await;
+    q.rescue_expired().await.unwrap();
+    due_now(&q, next.id).await;
+    assert!(matches!(r.begin_complete_and_claim(&next, holder, &["noop"], LEASE, &share).await, Err(QueueError::Stale(i)) if i == next.id));
+    assert_eq!(state(&q, next.id).await.0, "available");
+    assert_eq!(state(&q, ids[2]).await.0, "available");
+    // (The rescued job waits behind the older ones.)
+    let again = q.claim("w2", &["noop"], LEASE).await.unwrap().unwrap();
+    assert_eq!(again.id, ids[2]);
+    // Cut off half-way: the transaction is opened, the future dropped
+    // before the commit. What it did is rolled back before the recorder's
+    // next use (run inside it, the next recording would have committed
+    // the cut-off claim too).
+    {
+        let claimed = r.begin_complete_and_claim(&again, "w2", &["noop"], LEASE, &share).await.unwrap().unwrap();
+        assert_eq!(claimed.id, ids[3]);
+        // No commit, no abandon: as if the recording's future were dropped here.
+    }
+    let next2 = r.begin_complete_and_claim(&again, "w2", &["noop"], LEASE, &share).await.unwrap().unwrap();
+    assert_eq!(next2.id, ids[3], "the cut-off claim was undone, and claimed again");
+    r.commit().await.unwrap();
+    // Its connection closed by the server (a restart, an idle timeout)
+    // while a job ran: the next recording makes a new one and succeeds.
+    let backend: i32 = sqlx::query_scalar("SELECT pg_backend_pid()").fetch_one(r.conn().unwrap()).await.unwrap();
+    let killed: bool = sqlx::query_scalar("SELECT pg_terminate_backend($1, 5000)").bind(backend).fetch_one(q.pool()).await.unwrap();
+    assert!(killed);
+    let last = r.begin_complete_and_claim(&next2, "w2", &["noop"], LEASE, &share).await.unwrap();
+    assert_eq!(last.map(|j| j.id), Some(next.id), "the rescued job, the last one waiting");
+    r.commit().await.unwrap();
+    assert_eq!(state(&q, next2.id).await.0, "completed");
+    let other: i32 = sqlx::query_scalar("SELECT pg_backend_pid()").fetch_one(r.conn().unwrap()).await.unwrap();
+    assert_ne!(other, backend);
+    assert_eq!(state(&q, again.id).await.0, "completed");
+    let attempts: i32 = sqlx::query_scalar("SELECT attempt FROM jobs WHERE id = $1").bind(ids[3]).fetch_one(q.pool()).await.unwrap();
+    assert_eq!(attempts, 1, "the cut-off claim did not count");
 }
 
 #[tokio::test]

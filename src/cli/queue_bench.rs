@@ -4,11 +4,10 @@
 //! clients, in the same run on the same server. koth is measured three
 //! ways:
 //! - a claim, then the completion in a transaction of its own;
-//! - as `koth runner` works: a connection from the pool, `BEGIN`, the
-//!   completion claiming the next job in the same statement
-//!   ([`Queue::complete_and_claim`]), `COMMIT`; the runner writes the job's
-//!   results in that transaction, so its `BEGIN` and `COMMIT` are what the
-//!   results cost;
+//! - as `koth runner` works: on its worker loop's own connection, `BEGIN`
+//!   and the completion claiming the next job in one round trip
+//!   ([`Recorder`]), then `COMMIT`; the runner writes the job's results in
+//!   that transaction, between the two;
 //! - the queue alone: that one statement, its own transaction, on a
 //!   connection the worker keeps, each worker on a thread of its own as
 //!   pgbench's clients are: what the queue itself costs a job (one
@@ -25,7 +24,7 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 use clap::Args;
-use koth_scheduler::db::queue::{claim_on, FairShare, Queue};
+use koth_scheduler::db::queue::{claim_on, FairShare, Queue, Recorder};
 use koth_scheduler::pg::PrivatePostgres;
 use sqlx::PgPool;
 
@@ -87,12 +86,17 @@ fn server_cpu(postmaster: i32) -> Option<Duration> {
 }
 
 /// One measurement: jobs per second, and the client's and the server's CPU
-/// time per job in microseconds (the server's when it is this run's own).
-#[derive(Clone, Copy)]
+/// time per job in microseconds (the server's when it is this run's own);
+/// for koth's workers, each job's claim-to-start latency: from the moment
+/// a worker is done with a job to the moment it holds the next one,
+/// committed (its completion and the claim of the next, with the
+/// transaction's `BEGIN` and `COMMIT` where there is one), in µs.
+#[derive(Clone)]
 struct Measured {
     rate: f64,
     client_us: f64,
     server_us: Option<f64>,
+    latency_us: Vec<f64>,
 }
 
 /// What `f` did to `jobs` jobs in `elapsed`: its rate, the CPU time per job
@@ -103,12 +107,21 @@ fn measured(jobs: u32, elapsed: Duration, client: Duration, server: Option<(i32,
         rate: jobs as f64 / elapsed.as_secs_f64(),
         client_us: per_job(cpu(who).saturating_sub(client)),
         server_us: server.and_then(|(pid, before)| Some(per_job(server_cpu(pid)?.saturating_sub(before)))),
+        latency_us: Vec::new(),
     }
 }
 
-fn median(mut v: Vec<f64>) -> f64 {
+fn median(v: Vec<f64>) -> f64 {
+    quantile(v, 0.5)
+}
+
+fn quantile(mut v: Vec<f64>, q: f64) -> f64 {
     v.sort_by(f64::total_cmp);
-    v.get(v.len() / 2).copied().unwrap_or(f64::NAN)
+    v.get(((v.len().max(1) - 1) as f64 * q).round() as usize).copied().unwrap_or(f64::NAN)
+}
+
+fn us(since: Instant) -> f64 {
+    since.elapsed().as_secs_f64() * 1e6
 }
 
 /// The claim and the completion as a queue must run them: each its own
@@ -138,8 +151,9 @@ async fn fill(pool: &PgPool, n: u32) -> anyhow::Result<()> {
 enum Way {
     /// Claim; then complete in a transaction.
     ClaimThenComplete,
-    /// As `koth runner`: a pooled connection, and the completion claiming
-    /// the next in one statement, in the transaction of the job's results.
+    /// As `koth runner`: the loop's own connection ([`Recorder`]), `BEGIN`
+    /// with the completion claiming the next, and `COMMIT`: the
+    /// transaction of the job's results.
     Runner,
     /// The queue alone: that statement as its own transaction, on a
     /// connection the worker keeps, on a thread of its own.
@@ -176,13 +190,15 @@ async fn queue_alone(pool: &PgPool, workers: u32, jobs: u32, synced: bool, serve
                     ready.wait();
                     let mut conn = connected?;
                     let (name, lease, share) = (format!("bench-{w}"), Duration::from_secs(60), FairShare::default());
-                    let mut done = 0u32;
+                    let (mut done, mut latency) = (0u32, Vec::with_capacity(jobs as usize));
                     let mut job = claim_on(&mut conn, &name, &["noop"], lease, &share).await?;
                     while let Some(j) = job {
+                        let t = Instant::now();
                         job = Queue::complete_and_claim(&mut conn, &j, &name, &["noop"], lease, &share).await?;
+                        latency.push(us(t));
                         done += 1;
                     }
-                    anyhow::Ok(done)
+                    anyhow::Ok((done, latency))
                 })
             })
         })
@@ -191,12 +207,14 @@ async fn queue_alone(pool: &PgPool, workers: u32, jobs: u32, synced: bool, serve
     let server = server.and_then(|pid| Some((pid, server_cpu(pid)?)));
     let started = Instant::now();
     let cpu_before = cpu(libc::RUSAGE_SELF);
-    let mut total = 0;
+    let (mut total, mut latency) = (0, Vec::new());
     for t in threads {
-        total += t.join().map_err(|_| anyhow::anyhow!("a worker thread panicked"))??;
+        let (done, l) = t.join().map_err(|_| anyhow::anyhow!("a worker thread panicked"))??;
+        total += done;
+        latency.extend(l);
     }
     anyhow::ensure!(total == jobs, "koth completed {total} of {jobs} jobs");
-    Ok(measured(jobs, started.elapsed(), cpu_before, server, libc::RUSAGE_SELF))
+    Ok(Measured { latency_us: latency, ..measured(jobs, started.elapsed(), cpu_before, server, libc::RUSAGE_SELF) })
 }
 
 /// koth's queue with `workers` workers; `server`: the postmaster's pid.
@@ -211,12 +229,14 @@ async fn koth_rate(pool: &PgPool, workers: u32, jobs: u32, way: Way, synced: boo
     let mut tasks = Vec::new();
     for w in 0..workers {
         let q = Queue::new(pool.clone());
+        let mut recorder = Recorder::new(pool);
         tasks.push(tokio::spawn(async move {
             let name = format!("bench-{w}");
             let lease = Duration::from_secs(60);
-            let mut done = 0u32;
+            let (mut done, mut latency) = (0u32, Vec::new());
             let mut job = q.claim(&name, &["noop"], lease).await?;
             while let Some(j) = job {
+                let t = Instant::now();
                 job = match way {
                     Way::ClaimThenComplete => {
                         let mut tx = q.pool().begin().await?;
@@ -224,25 +244,30 @@ async fn koth_rate(pool: &PgPool, workers: u32, jobs: u32, way: Way, synced: boo
                         tx.commit().await?;
                         q.claim(&name, &["noop"], lease).await?
                     }
-                    // The runner's way (the queue alone is `queue_alone`'s).
+                    // The runner's way (the queue alone is `queue_alone`'s):
+                    // its loop's own connection, `BEGIN` with the
+                    // completion claiming the next, the results (none
+                    // here), `COMMIT`.
                     _ => {
-                        let mut tx = q.pool().begin().await?;
-                        let next = Queue::complete_and_claim(&mut tx, &j, &name, &["noop"], lease, q.fair_share()).await?;
-                        tx.commit().await?;
+                        let next = recorder.begin_complete_and_claim(&j, &name, &["noop"], lease, q.fair_share()).await?;
+                        recorder.commit().await?;
                         next
                     }
                 };
+                latency.push(us(t));
                 done += 1;
             }
-            anyhow::Ok(done)
+            anyhow::Ok((done, latency))
         }));
     }
-    let mut total = 0;
+    let (mut total, mut latency) = (0, Vec::new());
     for t in tasks {
-        total += t.await??;
+        let (done, l) = t.await??;
+        total += done;
+        latency.extend(l);
     }
     anyhow::ensure!(total == jobs, "koth completed {total} of {jobs} jobs");
-    Ok(measured(jobs, started.elapsed(), cpu_before, server, libc::RUSAGE_SELF))
+    Ok(Measured { latency_us: latency, ..measured(jobs, started.elapsed(), cpu_before, server, libc::RUSAGE_SELF) })
 }
 
 /// The raw statements run by pgbench (its rate as it reports it, its CPU
@@ -308,15 +333,15 @@ pub fn run(a: QueueBenchArgs) -> anyhow::Result<i32> {
     let result = rt.block_on(async {
         let max = a.workers.iter().copied().max().unwrap_or(1) + 2;
         let synced_pool = koth_scheduler::db::connect_and_migrate(&url, max).await.map_err(|e| anyhow::anyhow!(e))?;
-        let cheap_pool = sqlx::postgres::PgPoolOptions::new()
-            .max_connections(max)
-            .after_connect(|conn, _| Box::pin(async move { sqlx::query("SET synchronous_commit = off").execute(conn).await.map(|_| ()) }))
-            .connect(&url)
-            .await?;
+        // Set at each connection's start, so that the connections the
+        // runner's way and the queue alone make from the pool's options
+        // have it too.
+        let cheap_options = url.parse::<sqlx::postgres::PgConnectOptions>()?.options([("synchronous_commit", "off")]);
+        let cheap_pool = sqlx::postgres::PgPoolOptions::new().max_connections(max).connect_with(cheap_options).await?;
         println!("koth bench queue: {} no-op jobs per measurement, jobs/s; median of {} rounds, the four alternated", a.jobs, a.rounds);
         println!(
-            "{:<7} {:>7} {:>8} {:>16} {:>6} {:>8} {:>6} {:>12} {:>6}   CPU µs/job, client + server: pgbench, runner, queue alone",
-            "commits", "workers", "pgbench", "claim; complete", "ratio", "runner", "ratio", "queue alone", "ratio"
+            "{:<7} {:>7} {:>8} {:>16} {:>6} {:>8} {:>6} {:>12} {:>6} {:>15} {:>15}   CPU µs/job, client + server: pgbench, runner, queue alone",
+            "commits", "workers", "pgbench", "claim; complete", "ratio", "runner", "ratio", "queue alone", "ratio", "runner p50/p99", "alone p50/p99"
         );
         let ways = [Way::ClaimThenComplete, Way::Runner, Way::QueueAlone];
         for (synced, pool) in [(true, &synced_pool), (false, &cheap_pool)] {
@@ -346,8 +371,13 @@ pub fn run(a: QueueBenchArgs) -> anyhow::Result<i32> {
                     }
                 };
                 let base = rate(&raw);
+                // Every job's claim-to-start latency of every round, pooled.
+                let latency = |v: &[Measured]| {
+                    let all: Vec<f64> = v.iter().flat_map(|m| m.latency_us.iter().copied()).collect();
+                    format!("{:.0}/{:.0}", quantile(all.clone(), 0.5), quantile(all, 0.99))
+                };
                 println!(
-                    "{:<7} {:>7} {:>8.0} {:>16.0} {:>5.2}x {:>8.0} {:>5.2}x {:>12.0} {:>5.2}x   {}, {}, {}",
+                    "{:<7} {:>7} {:>8.0} {:>16.0} {:>5.2}x {:>8.0} {:>5.2}x {:>12.0} {:>5.2}x {:>15} {:>15}   {}, {}, {}",
                     if synced { "synced" } else { "cheap" },
                     w,
                     base,
@@ -357,6 +387,8 @@ pub fn run(a: QueueBenchArgs) -> anyhow::Result<i32> {
                     rate(&koth[1]) / base,
                     rate(&koth[2]),
                     rate(&koth[2]) / base,
+                    latency(&koth[1]),
+                    latency(&koth[2]),
                     cpu(&raw),
                     cpu(&koth[1]),
                     cpu(&koth[2]),
@@ -365,10 +397,11 @@ pub fn run(a: QueueBenchArgs) -> anyhow::Result<i32> {
         }
         println!("pgbench: the claim and the completion as prepared statements (-M prepared), each committed on its own, as many clients as workers");
         println!("claim; complete: koth's claim, then the completion in a transaction of its own");
-        println!("runner: as `koth runner` works: a pooled connection, BEGIN, the completion claiming the next job in the same statement, COMMIT");
-        println!("  (the runner writes the job's results in that transaction: BEGIN and COMMIT are theirs)");
+        println!("runner: as `koth runner` works: the worker loop's own connection, BEGIN with the completion claiming the next job in one round trip, COMMIT");
+        println!("  (the runner writes the job's results in that transaction, between the two)");
         println!("queue alone: that one statement as its own transaction, on a connection the worker keeps, each worker on a thread of its own (as pgbench's clients): one round trip a job");
         println!("cheap: synchronous_commit = off on both sides");
+        println!("p50/p99: claim-to-start latency in µs, every job of every round: from a worker done with a job to its next job claimed and committed");
         match postmaster {
             Some(_) => println!("CPU: medians of the client's (this process, or pgbench) and of the server's (every PostgreSQL process) time per job"),
             None => println!("CPU: the client's (this process, or pgbench) per job; the server's is measured only on the run's own server (no --database-url)"),

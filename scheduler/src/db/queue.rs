@@ -18,6 +18,9 @@
 //!   statement and one commit per job. It claims first and completes
 //!   second; a completion that finds the lease lost fails the statement,
 //!   and the claim with it.
+//! * **Recording** ([`Recorder`]): `koth runner` sends that statement with
+//!   its `BEGIN`, in one round trip, on a connection each worker loop
+//!   keeps; the results follow, then `COMMIT`: two round trips a job.
 //! * **Complete**, **fail** and **release** match on `(id, lease, running)`:
 //!   a worker that lost its lease (it stalled, the job was rescued and
 //!   claimed again) changes nothing; completion happens inside the caller's
@@ -41,7 +44,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 use sqlx::postgres::{PgListener, PgPool};
-use sqlx::{Postgres, Row, Transaction};
+use sqlx::{Executor, Postgres, Row, Transaction};
 
 /// A job this worker holds.
 #[derive(Clone, Debug, PartialEq)]
@@ -266,6 +269,20 @@ fn claim_statement(kinds: &[impl AsRef<str>], share: &FairShare) -> Result<Strin
     ))
 }
 
+/// [`Queue::complete_and_claim`]'s statement: `$1` the holder, `$2` the
+/// lease, `$3` and `$4` the completed job's id and lease.
+fn complete_and_claim_statement(kinds: &[impl AsRef<str>], share: &FairShare) -> Result<String, QueueError> {
+    // `done` reads `next`'s count only so that the claim runs first.
+    Ok(format!(
+        "WITH next AS ({claim} RETURNING {CLAIMED}), \
+              done AS (UPDATE jobs SET state = 'completed', finished_at = now(), lease_until = NULL \
+                       WHERE id = $3 AND lease = $4 AND state = 'running' AND (SELECT count(*) FROM next) >= 0 RETURNING id) \
+         SELECT CASE WHEN EXISTS (SELECT 1 FROM done) THEN 1 ELSE koth_lease_lost($3) END AS fence, next.* \
+         FROM (SELECT 1) AS one LEFT JOIN next ON true",
+        claim = claim_statement(kinds, share)?,
+    ))
+}
+
 /// [`FairShare::compile_share`] by default.
 pub const DEFAULT_COMPILE_SHARE: f64 = 0.1;
 /// [`FairShare::compiles_per_account`] by default.
@@ -363,15 +380,7 @@ impl Queue {
         lease: Duration,
         share: &FairShare,
     ) -> Result<Option<Claimed>, QueueError> {
-        // `done` reads `next`'s count only so that the claim runs first.
-        let sql = format!(
-            "WITH next AS ({claim} RETURNING {CLAIMED}), \
-                  done AS (UPDATE jobs SET state = 'completed', finished_at = now(), lease_until = NULL \
-                           WHERE id = $3 AND lease = $4 AND state = 'running' AND (SELECT count(*) FROM next) >= 0 RETURNING id) \
-             SELECT CASE WHEN EXISTS (SELECT 1 FROM done) THEN 1 ELSE koth_lease_lost($3) END AS fence, next.* \
-             FROM (SELECT 1) AS one LEFT JOIN next ON true",
-            claim = claim_statement(kinds, share)?,
-        );
+        let sql = complete_and_claim_statement(kinds, share)?;
         let row = match sqlx::query(&sql).bind(holder).bind(interval(lease)).bind(job.id).bind(job.lease).fetch_one(&mut *conn).await {
             Ok(row) => row,
             Err(sqlx::Error::Database(e)) if e.code().as_deref() == Some(LEASE_LOST) => return Err(QueueError::Stale(job.id)),
@@ -496,6 +505,192 @@ impl Queue {
         let mut l = PgListener::connect_with(&self.pool).await?;
         l.listen("koth_jobs").await?;
         Ok(l)
+    }
+}
+
+/// A worker's own connection for recording its jobs, kept between jobs
+/// (not taken from the pool, which pings a connection as it hands it out
+/// and as it takes it back) and reconnected after an error; the transaction
+/// that completes a job, claims the next and writes the results opens with
+/// its first statement.
+///
+/// The runner's recording paid four round trips a job before: the pool's
+/// ping, `BEGIN`, complete-and-claim, `COMMIT`, where pgbench's claim and
+/// completion pay two. Here it pays two: `BEGIN` and the completion
+/// claiming the next go in one message (a simple query: `BEGIN; EXECUTE
+/// koth_complete_and_claim(...)`, the statement prepared once per
+/// connection, so its plan is kept as the pool's prepared statements'
+/// are), the results' statements follow in the same transaction, and
+/// `COMMIT` ends it. The statement is [`Queue::complete_and_claim`]'s, so
+/// the queue's rules (fencing, fair share, at-most-once) are the same.
+///
+/// The simple query carries no value but numbers: the holder's name and
+/// the lease are set on the connection once, as bound parameters of
+/// `set_config` (the session's `koth.holder` and `koth.lease`), and
+/// `EXECUTE` reads them with `current_setting`; the job's id and lease are
+/// integers. So no text of a worker's is quoted into SQL, and nothing
+/// depends on `standard_conforming_strings`.
+pub struct Recorder {
+    options: sqlx::postgres::PgConnectOptions,
+    conn: Option<sqlx::PgConnection>,
+    /// The claim statement prepared on `conn`, for these kinds and shares.
+    prepared: Option<String>,
+    /// The holder and lease set on `conn` (`koth.holder`, `koth.lease`).
+    session: Option<(String, Duration)>,
+    /// A transaction was opened on `conn` and not yet committed or rolled
+    /// back: set before `BEGIN` is sent, so that what a recording cut off
+    /// half-way (its future dropped) left open is rolled back before the
+    /// connection is used again (or the connection dropped).
+    open: bool,
+}
+
+impl std::fmt::Debug for Recorder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Recorder {{ connected: {} }}", self.conn.is_some())
+    }
+}
+
+impl Recorder {
+    /// A recorder connecting as `pool` does; it connects at its first use.
+    pub fn new(pool: &PgPool) -> Recorder {
+        Recorder { options: (*pool.connect_options()).clone(), conn: None, prepared: None, session: None, open: false }
+    }
+
+    async fn connection(&mut self, sql: &str, holder: &str, lease: Duration) -> Result<(), QueueError> {
+        use sqlx::Connection;
+        // A transaction left open (a recording cut off half-way) is rolled
+        // back before anything else, or its connection dropped.
+        if self.open {
+            self.abandon().await;
+        }
+        if self.conn.is_none() {
+            self.conn = Some(sqlx::PgConnection::connect_with(&self.options).await?);
+            self.prepared = None;
+            self.session = None;
+        }
+        let conn = self.conn.as_mut().expect("connected above");
+        if self.session.as_ref().is_none_or(|(h, l)| h != holder || *l != lease) {
+            // Outside any transaction, so that it stays for the session.
+            sqlx::query("SELECT set_config('koth.holder', $1, false), set_config('koth.lease', $2, false)")
+                .bind(holder)
+                .bind(format!("{} microseconds", lease.as_micros().min(i64::MAX as u128)))
+                .execute(&mut *conn)
+                .await?;
+            self.session = Some((holder.to_owned(), lease));
+        }
+        if self.prepared.as_deref() != Some(sql) {
+            if self.prepared.is_some() {
+                (&mut *conn).execute(sqlx::raw_sql("DEALLOCATE koth_complete_and_claim")).await?;
+                self.prepared = None;
+            }
+            (&mut *conn)
+                .execute(sqlx::raw_sql(&format!("PREPARE koth_complete_and_claim (text, interval, bigint, bigint) AS {sql}")))
+                .await?;
+            self.prepared = Some(sql.to_owned());
+        }
+        Ok(())
+    }
+
+    /// Open the transaction that records `job`: complete it and claim the
+    /// holder's next job, as [`Queue::complete_and_claim`] does, in the
+    /// same round trip as `BEGIN`. Then write the results on the returned
+    /// connection and [`Recorder::commit`]; on any error,
+    /// [`Recorder::abandon`]. A lost lease is `Err(Stale)`, with nothing
+    /// claimed and the transaction rolled back.
+    pub async fn begin_complete_and_claim(
+        &mut self,
+        job: &Claimed,
+        holder: &str,
+        kinds: &[&str],
+        lease: Duration,
+        share: &FairShare,
+    ) -> Result<Option<Claimed>, QueueError> {
+        let sql = complete_and_claim_statement(kinds, share)?;
+        // Numbers only: the holder and the lease are the session's.
+        let run = format!(
+            "BEGIN; EXECUTE koth_complete_and_claim(current_setting('koth.holder'), current_setting('koth.lease')::interval, {}, {})",
+            job.id, job.lease
+        );
+        let mut result = self.begin_with(&sql, &run, job, holder, kinds, lease, share).await;
+        if result.is_err() {
+            let had = self.conn.is_some();
+            self.abandon().await;
+            // The kept connection was dead (the server restarted, or closed
+            // it while the worker was idle or its job ran): nothing it held
+            // was committed, so the recording is tried once more at once,
+            // on a new connection.
+            if had && self.conn.is_none() && !matches!(result, Err(QueueError::Stale(_))) {
+                result = self.begin_with(&sql, &run, job, holder, kinds, lease, share).await;
+                if result.is_err() {
+                    self.abandon().await;
+                }
+            }
+        }
+        result
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    async fn begin_with(
+        &mut self,
+        sql: &str,
+        run: &str,
+        job: &Claimed,
+        holder: &str,
+        kinds: &[&str],
+        lease: Duration,
+        share: &FairShare,
+    ) -> Result<Option<Claimed>, QueueError> {
+        self.connection(sql, holder, lease).await?;
+        self.open = true;
+        let conn = self.conn.as_mut().expect("connected above");
+        let row = match (&mut *conn).fetch_one(sqlx::raw_sql(run)).await {
+            Ok(row) => row,
+            Err(sqlx::Error::Database(e)) if e.code().as_deref() == Some(LEASE_LOST) => return Err(QueueError::Stale(job.id)),
+            Err(e) => return Err(e.into()),
+        };
+        match row.get::<Option<i64>, _>("id") {
+            Some(_) => Ok(Some(claimed(&row))),
+            // Only jobs over their share wait, or none: the claim without it.
+            None if share.holds_back() => claim_on(conn, holder, kinds, lease, &share.relaxed()).await,
+            None => Ok(None),
+        }
+    }
+
+    /// The connection of the open transaction, for the results.
+    pub fn conn(&mut self) -> Result<&mut sqlx::PgConnection, QueueError> {
+        self.conn.as_mut().ok_or_else(|| QueueError::Db(sqlx::Error::PoolClosed))
+    }
+
+    /// Commit what the transaction holds: the completion, the next claim
+    /// and the results, together or not at all.
+    pub async fn commit(&mut self) -> Result<(), QueueError> {
+        // Every error in the transaction goes to `abandon`, so the
+        // transaction committed here has not failed (PostgreSQL would roll
+        // a failed one back and say so only in the command's tag).
+        let conn = self.conn()?;
+        match (&mut *conn).execute(sqlx::raw_sql("COMMIT")).await {
+            Ok(_) => {
+                self.open = false;
+                Ok(())
+            }
+            Err(e) => {
+                self.abandon().await;
+                Err(e.into())
+            }
+        }
+    }
+
+    /// Roll back whatever the transaction holds; a connection that cannot
+    /// is dropped (a new one is made at the next use).
+    pub async fn abandon(&mut self) {
+        if let Some(conn) = self.conn.as_mut() {
+            if (&mut *conn).execute(sqlx::raw_sql("ROLLBACK")).await.is_err() {
+                self.conn = None;
+                self.prepared = None;
+                self.session = None;
+            }
+        }
+        self.open = false;
     }
 }
 
