@@ -381,17 +381,8 @@ impl Queue {
         share: &FairShare,
     ) -> Result<Option<Claimed>, QueueError> {
         let sql = complete_and_claim_statement(kinds, share)?;
-        let row = match sqlx::query(&sql).bind(holder).bind(interval(lease)).bind(job.id).bind(job.lease).fetch_one(&mut *conn).await {
-            Ok(row) => row,
-            Err(sqlx::Error::Database(e)) if e.code().as_deref() == Some(LEASE_LOST) => return Err(QueueError::Stale(job.id)),
-            Err(e) => return Err(e.into()),
-        };
-        match row.get::<Option<i64>, _>("id") {
-            Some(_) => Ok(Some(claimed(&row))),
-            // Only jobs over their share wait, or none: the claim without it.
-            None if share.holds_back() => claim_on(conn, holder, kinds, lease, &share.relaxed()).await,
-            None => Ok(None),
-        }
+        let fetched = sqlx::query(&sql).bind(holder).bind(interval(lease)).bind(job.id).bind(job.lease).fetch_one(&mut *conn).await;
+        next_after_completion(conn, fetched, job, holder, kinds, lease, share).await
     }
 
     /// Extend the lease; `Err(Stale)` when it is no longer ours.
@@ -643,17 +634,8 @@ impl Recorder {
         self.connection(sql, holder, lease).await?;
         self.open = true;
         let conn = self.conn.as_mut().expect("connected above");
-        let row = match (&mut *conn).fetch_one(sqlx::raw_sql(run)).await {
-            Ok(row) => row,
-            Err(sqlx::Error::Database(e)) if e.code().as_deref() == Some(LEASE_LOST) => return Err(QueueError::Stale(job.id)),
-            Err(e) => return Err(e.into()),
-        };
-        match row.get::<Option<i64>, _>("id") {
-            Some(_) => Ok(Some(claimed(&row))),
-            // Only jobs over their share wait, or none: the claim without it.
-            None if share.holds_back() => claim_on(conn, holder, kinds, lease, &share.relaxed()).await,
-            None => Ok(None),
-        }
+        let fetched = (&mut *conn).fetch_one(sqlx::raw_sql(run)).await;
+        next_after_completion(conn, fetched, job, holder, kinds, lease, share).await
     }
 
     /// The connection of the open transaction, for the results.
@@ -691,6 +673,33 @@ impl Recorder {
             }
         }
         self.open = false;
+    }
+}
+
+/// What complete-and-claim's statement gave, pooled or on a
+/// [`Recorder`]'s connection: the next job; `Stale` when the completion
+/// found its lease lost (the statement, its claim with it, was undone);
+/// or, when nothing was claimed but jobs over their share wait, the claim
+/// without the share.
+async fn next_after_completion(
+    conn: &mut sqlx::PgConnection,
+    fetched: Result<sqlx::postgres::PgRow, sqlx::Error>,
+    job: &Claimed,
+    holder: &str,
+    kinds: &[&str],
+    lease: Duration,
+    share: &FairShare,
+) -> Result<Option<Claimed>, QueueError> {
+    let row = match fetched {
+        Ok(row) => row,
+        Err(sqlx::Error::Database(e)) if e.code().as_deref() == Some(LEASE_LOST) => return Err(QueueError::Stale(job.id)),
+        Err(e) => return Err(e.into()),
+    };
+    match row.get::<Option<i64>, _>("id") {
+        Some(_) => Ok(Some(claimed(&row))),
+        // Only jobs over their share wait, or none: the claim without it.
+        None if share.holds_back() => claim_on(conn, holder, kinds, lease, &share.relaxed()).await,
+        None => Ok(None),
     }
 }
 
