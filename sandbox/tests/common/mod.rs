@@ -92,20 +92,30 @@ fn programs_dir() -> PathBuf {
 
 /// Compile `tests/programs/<name>.c` once per test process.
 pub fn compile_c(name: &str) -> Vec<u8> {
-    static CACHE: Mutex<Vec<(String, Vec<u8>)>> = Mutex::new(Vec::new());
-    if let Some((_, b)) = CACHE.lock().unwrap().iter().find(|(n, _)| n == name) {
+    // The lock is held across the compile: tests of one binary run in
+    // parallel and ask for the same program, and two `cc` writing one path
+    // let a test read the other's half-written file (CI saw "Exec format
+    // error" in the VM stage, where nothing was compiled before). Each
+    // test binary writes its own file and renames it into place, so
+    // binaries sharing the folder never see a partial one either.
+    let mut cache = CACHE.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some((_, b)) = cache.iter().find(|(n, _)| n == name) {
         return b.clone();
     }
     let out_dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("hostile-bin");
     std::fs::create_dir_all(&out_dir).unwrap();
     let exe = out_dir.join(name);
+    let partial = out_dir.join(format!("{name}.{}.partial", std::process::id()));
     let src = programs_dir().join(format!("{name}.c"));
-    let st = HostCommand::new("cc").args(["-O1", "-o"]).arg(&exe).arg(&src).arg("-lpthread").status().expect("running cc");
+    let st = HostCommand::new("cc").args(["-O1", "-o"]).arg(&partial).arg(&src).arg("-lpthread").status().expect("running cc");
     assert!(st.success(), "compiling {}", src.display());
+    std::fs::rename(&partial, &exe).unwrap();
     let bytes = std::fs::read(&exe).unwrap();
-    CACHE.lock().unwrap().push((name.to_owned(), bytes.clone()));
+    cache.push((name.to_owned(), bytes.clone()));
     bytes
 }
+
+static CACHE: Mutex<Vec<(String, Vec<u8>)>> = Mutex::new(Vec::new());
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Lang {
