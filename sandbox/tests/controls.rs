@@ -169,6 +169,14 @@ fn a_thaw_with_a_sample_continues_every_thread_of_a_paused_box() {
     let sb = Sandbox::create(config(hostile_limits())).unwrap();
     sb.workdir().write_file("spin", &compile_c("spin_threads"), 0o755).unwrap();
     let mut child = sb.spawn(Command::new("./spin").args(["8"])).unwrap();
+    // All eight started: the main thread makes them while the first ones
+    // spin, which under emulation takes longer than the 50 ms of CPU time
+    // `runs_again` waits for (the v2 VM saw 3 of 8).
+    let deadline = std::time::Instant::now() + scaled(Duration::from_secs(5));
+    while sb.threads().unwrap().len() < 8 {
+        assert!(std::time::Instant::now() < deadline, "spin 8 started {} threads", sb.threads().unwrap().len());
+        std::thread::sleep(Duration::from_millis(10));
+    }
     runs_again(&sb, "spin 8");
     for round in 0..3 {
         sb.request_freeze().unwrap();
