@@ -364,6 +364,7 @@ impl Sandbox {
             pid_w,
             holder_pidfd: self.holder_pidfd.as_raw_fd(),
             join: self.cgroup.join_fds().iter().map(|f| f.as_raw_fd()).collect(),
+            into_cgroup: self.cgroup.clone_into().map(|f| f.as_raw_fd()),
             uid,
             gid,
             user_namespace: !self.privilege.is_root(),

@@ -6,10 +6,18 @@
 //! ```text
 //!  launcher thread ──clone(VM, VFORK)──▶ joiner ──clone(VM, PARENT)──▶ program
 //!   (waits for the joiner's exit,         setns(holder pidfd)             setsid, streams, rlimits,
-//!    then for the program's execve:       join the box's cgroup           uid/gid, no caps,
+//!    then for the program's execve:       join the box's cgroup (v1)      uid/gid, no caps,
 //!    the report pipe's end of file)       exits                           no_new_privs, Landlock,
 //!                                                                         seccomp, execve
 //! ```
+//!
+//! On cgroup v2 the joiner forks the program straight into the box's
+//! cgroup (`clone3` with `CLONE_INTO_CGROUP`) and never joins it itself: a
+//! move into a cgroup waits for an RCU grace period when no other move
+//! ended within the last one (milliseconds, paid by every program started
+//! after a quiet spell: a per-turn bot after its opponents' think time),
+//! and a fork into one does not. v1 has no such fork; there, and on a
+//! kernel without it, the joiner moves itself in and forks.
 //!
 //! Two processes are needed: `setns` into a mount namespace is refused to a
 //! multi-threaded process, and a PID namespace is entered only by the
@@ -84,6 +92,10 @@ pub(crate) struct ExecPlan {
     pub holder_pidfd: RawFd,
     /// `cgroup.procs` of each of the box's cgroups (one on v2).
     pub join: Vec<RawFd>,
+    /// The box's v2 cgroup directory: the program is forked into it
+    /// (`clone3`, `CLONE_INTO_CGROUP`) rather than its joiner moved there
+    /// through `join`, which is the fallback (and v1's only way).
+    pub into_cgroup: Option<RawFd>,
     pub uid: u32,
     pub gid: u32,
     /// A rootless box: its namespaces are owned by a user namespace of its
@@ -189,6 +201,10 @@ struct Prepared<'a> {
     envp: Vec<*const libc::c_char>,
     mask: libc::sigset_t,
     program_stack: *mut libc::c_void,
+    /// Set by the joiner before it forks the program into the box's
+    /// cgroup, cleared when that fails: the program's first step says how
+    /// it got there.
+    forked_into_cgroup: std::sync::atomic::AtomicBool,
 }
 
 /// The two children's stacks (the joiner's and the program's, or the
@@ -232,6 +248,7 @@ pub(crate) fn launch(plan: &ExecPlan, pid_r: OwnedFd, err_w: OwnedFd, err_r: &Ow
         // SAFETY: sigset_t is plain data; it is filled in just below.
         mask: unsafe { std::mem::zeroed() },
         program_stack,
+        forked_into_cgroup: std::sync::atomic::AtomicBool::new(false),
     };
     // One raw pointer for the children's argument and the mask it holds.
     let arg: *mut Prepared = &mut prepared;
@@ -312,19 +329,37 @@ extern "C" fn joiner_main(arg: *mut libc::c_void) -> libc::c_int {
         sys::child_fail(err, Stage::JoinNamespaces.text(), io::Error::last_os_error());
     }
     plan.marks.mark("joining the box's namespaces (setns)");
-    for &fd in &plan.join {
-        // SAFETY: `fd` is an open cgroup.procs file of the box; a one-byte buffer that lives for the call.
-        if unsafe { libc::pwrite(fd, b"0".as_ptr().cast(), 1, 0) } < 0 {
-            sys::child_fail(err, Stage::JoinCgroup.text(), io::Error::last_os_error());
+    // On v2 the program is forked into the box's cgroup: no move, so no
+    // wait for the kernel's RCU grace period that a move into a cgroup
+    // pays after a quiet spell (`sys::clone3_into_cgroup`). Where that
+    // fails (a kernel before 5.7), the joiner moves itself in and forks.
+    let mut cloned = Err(io::Error::from_raw_os_error(libc::ENOSYS));
+    if let Some(cgroup) = plan.into_cgroup {
+        prepared.forked_into_cgroup.store(true, std::sync::atomic::Ordering::Relaxed);
+        // SAFETY: as for the clone below.
+        cloned = unsafe {
+            sys::clone3_into_cgroup(program_main, arg, prepared.program_stack, STACK_SIZE, libc::CLONE_VM | libc::CLONE_PARENT, cgroup)
+        };
+        if cloned.is_err() {
+            // No program was made: nothing else reads the flag.
+            prepared.forked_into_cgroup.store(false, std::sync::atomic::Ordering::Relaxed);
         }
     }
-    plan.marks.mark("joining the box's cgroups (cgroup.procs)");
-    // SAFETY: as for the joiner: the program runs on the other stack and
-    // reads `prepared`, alive until the launcher has seen the program's
-    // execve or exit (`launch`), and follows the module's rules. This
-    // joiner does not wait for it (no CLONE_VFORK): it only writes the pid,
-    // from its own stack, and exits.
-    let cloned = unsafe { sys::clone_with_stack(program_main, arg, prepared.program_stack, libc::CLONE_VM | libc::CLONE_PARENT) };
+    if cloned.is_err() {
+        for &fd in &plan.join {
+            // SAFETY: `fd` is an open cgroup.procs file of the box; a one-byte buffer that lives for the call.
+            if unsafe { libc::pwrite(fd, b"0".as_ptr().cast(), 1, 0) } < 0 {
+                sys::child_fail(err, Stage::JoinCgroup.text(), io::Error::last_os_error());
+            }
+        }
+        plan.marks.mark("joining the box's cgroups (cgroup.procs)");
+        // SAFETY: as for the joiner: the program runs on the other stack and
+        // reads `prepared`, alive until the launcher has seen the program's
+        // execve or exit (`launch`), and follows the module's rules. This
+        // joiner does not wait for it (no CLONE_VFORK): it only writes the pid,
+        // from its own stack, and exits.
+        cloned = unsafe { sys::clone_with_stack(program_main, arg, prepared.program_stack, libc::CLONE_VM | libc::CLONE_PARENT) };
+    }
     match cloned {
         Err(e) => sys::child_fail(err, Stage::Fork.text(), e),
         Ok(pid) => {
@@ -359,7 +394,11 @@ extern "C" fn program_main(arg: *mut libc::c_void) -> libc::c_int {
     let err = plan.err_w;
     let fail = |stage: Stage| -> ! { sys::child_fail(err, stage.text(), io::Error::last_os_error()) };
     let mark = |step: &'static str| plan.marks.mark(step);
-    mark("cloning the program (clone, CLONE_VM | CLONE_PARENT)");
+    mark(if prepared.forked_into_cgroup.load(std::sync::atomic::Ordering::Relaxed) {
+        "cloning the program into the box's cgroup (clone3, CLONE_VM | CLONE_PARENT | CLONE_INTO_CGROUP)"
+    } else {
+        "cloning the program (clone, CLONE_VM | CLONE_PARENT)"
+    });
     // SAFETY: system calls with integer arguments, or pointers into `plan`
     // and `prepared` (alive, see `joiner_main`) and static C strings. Ids
     // are changed by raw system calls: glibc's wrappers act on every thread

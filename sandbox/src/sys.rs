@@ -186,6 +186,124 @@ pub unsafe fn clone_with_stack(
     }
 }
 
+/// `struct clone_args` of `linux/sched.h` up to `cgroup` (its second
+/// version, Linux 5.7): what `clone3` reads.
+#[repr(C)]
+#[derive(Default)]
+struct CloneArgs {
+    flags: u64,
+    pidfd: u64,
+    child_tid: u64,
+    parent_tid: u64,
+    exit_signal: u64,
+    stack: u64,
+    stack_size: u64,
+    tls: u64,
+    set_tid: u64,
+    set_tid_size: u64,
+    cgroup: u64,
+}
+
+/// `CLONE_INTO_CGROUP` (`linux/sched.h`): the child starts in the cgroup
+/// `clone_args.cgroup` names, instead of its parent's.
+const CLONE_INTO_CGROUP: u64 = 0x2_0000_0000;
+
+/// As [`clone_with_stack`], with the child started in the v2 cgroup whose
+/// directory is open as `cgroup` (`clone3` with `CLONE_INTO_CGROUP`):
+/// forked there, not moved there afterwards. A move (a write to
+/// `cgroup.procs`) takes the kernel's cgroup threadgroup lock for writing,
+/// which waits for an RCU grace period unless another move ended within
+/// the last one (milliseconds; see `docs/sandbox.md`); a fork into the
+/// cgroup takes it for reading. `stack` is the stack's top, with at least
+/// `stack_size` bytes below it. An error (a kernel before 5.7, a cgroup
+/// the caller may not fork into) leaves nothing behind: the caller may
+/// fall back to a move.
+///
+/// glibc has no `clone3` wrapper, and a child of `CLONE_VM` starts on the
+/// new stack at the instruction after the system call, where no compiled
+/// frame of this function is valid: so the call and the child's first
+/// steps (call `f(arg)`, then exit with its result) are written in
+/// assembly, as glibc's `clone` does.
+///
+/// # Safety
+/// As [`clone_with_stack`].
+#[cfg(target_arch = "x86_64")]
+pub unsafe fn clone3_into_cgroup(
+    f: extern "C" fn(*mut libc::c_void) -> libc::c_int,
+    arg: *mut libc::c_void,
+    stack: *mut libc::c_void,
+    stack_size: usize,
+    flags: libc::c_int,
+    cgroup: RawFd,
+) -> io::Result<libc::pid_t> {
+    let args = CloneArgs {
+        flags: flags as u64 | CLONE_INTO_CGROUP,
+        // clone3 refuses an exit signal with CLONE_PARENT: the child takes
+        // its parent's (the joiner's SIGCHLD, see `clone_with_stack`).
+        exit_signal: if flags & libc::CLONE_PARENT != 0 { 0 } else { libc::SIGCHLD as u64 },
+        // clone3 takes the stack's lowest address and its size.
+        stack: stack as u64 - stack_size as u64,
+        stack_size: stack_size as u64,
+        cgroup: cgroup as u64,
+        ..CloneArgs::default()
+    };
+    let ret: i64;
+    // SAFETY: the system call reads `args` (alive on this frame) and
+    // returns twice. In this process it returns the child's pid or an
+    // error, touching no memory but `rax`, `rcx` and `r11` (declared). The
+    // child starts at the same point on the new stack (the kernel sets its
+    // stack pointer to `stack`), with every other register as the parent's:
+    // it never leaves the assembly block. It clears the frame pointer,
+    // aligns the stack as the C calling convention wants, calls `f(arg)`
+    // (kept in r12 and r13, which the system call preserves) and exits
+    // with its result; `f` follows the caller's promises. Every signal is
+    // blocked by the caller, so none runs on either stack meanwhile.
+    unsafe {
+        std::arch::asm!(
+            "syscall",
+            "test rax, rax",
+            "jnz 2f",
+            "xor ebp, ebp",
+            "and rsp, -16",
+            "mov rdi, r12",
+            "call r13",
+            "mov edi, eax",
+            "mov eax, {exit}",
+            "syscall",
+            "ud2",
+            "2:",
+            exit = const libc::SYS_exit,
+            inlateout("rax") libc::SYS_clone3 => ret,
+            in("rdi") &args as *const CloneArgs,
+            in("rsi") std::mem::size_of::<CloneArgs>(),
+            in("r12") arg,
+            in("r13") f,
+            lateout("rcx") _,
+            lateout("r11") _,
+            options(nostack),
+        );
+    }
+    if ret < 0 {
+        Err(io::Error::from_raw_os_error(-ret as i32))
+    } else {
+        Ok(ret as libc::pid_t)
+    }
+}
+
+/// Elsewhere than x86-64 the program is moved into its cgroup after the
+/// fork (the caller's fallback).
+#[cfg(not(target_arch = "x86_64"))]
+pub unsafe fn clone3_into_cgroup(
+    _f: extern "C" fn(*mut libc::c_void) -> libc::c_int,
+    _arg: *mut libc::c_void,
+    _stack: *mut libc::c_void,
+    _stack_size: usize,
+    _flags: libc::c_int,
+    _cgroup: RawFd,
+) -> io::Result<libc::pid_t> {
+    Err(io::Error::from_raw_os_error(libc::ENOSYS))
+}
+
 /// A signal set with every signal.
 pub fn full_sigset() -> libc::sigset_t {
     // SAFETY: sigset_t is plain data, and sigfillset fills the one on this stack.

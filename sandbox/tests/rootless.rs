@@ -119,6 +119,12 @@ fn an_ordinary_user_builds_a_box_that_confines_its_program() {
     }
     // Its user namespace maps the user's uid alone, to itself.
     assert_eq!(lines[7].split_whitespace().collect::<Vec<_>>(), [USER.to_string(), USER.to_string(), "1".into()], "{out}");
+    // On v2 the program is forked into the delegated cgroup, as root's are
+    // (no move, no wait for the kernel's grace period).
+    let mut child = sb.spawn(Command::new("/bin/true")).unwrap();
+    assert_eq!(child.wait().unwrap(), Exit::Code(0));
+    let forked = child.phases().steps().iter().any(|(step, _)| step.contains("CLONE_INTO_CGROUP"));
+    assert_eq!(forked, sb.cgroup_version() == koth_sandbox::cgroup::Version::V2, "{:?}", child.phases().steps());
 
     // Memory: a program allocating past the limit is OOM-killed in the box.
     let mut small = hostile_limits();

@@ -14,6 +14,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use common::{config, hostile_limits};
+use koth_sandbox::cgroup::Version;
 use koth_sandbox::{Command, Exit, Sandbox, Stdio};
 
 /// Each thread's ids, groups and capabilities, from /proc.
@@ -290,14 +291,22 @@ fn a_box_and_a_program_report_each_step_of_their_start_in_order() {
         // its joiner exits, so the joiner's exit may fall anywhere among the
         // program's steps (before the first, when the program is scheduled
         // after it); the rest come in this order.
-        let in_order = [
+        // On v2 the program is forked into the box's cgroup (clone3); on v1
+        // its joiner moves itself there first.
+        let into_cgroup: &[&str] = match sb.cgroup_version() {
+            Version::V2 => &["cloning the program into the box's cgroup (clone3, CLONE_VM | CLONE_PARENT | CLONE_INTO_CGROUP)"],
+            Version::V1 => &["joining the box's cgroups (cgroup.procs)", "cloning the program (clone, CLONE_VM | CLONE_PARENT)"],
+        };
+        let in_order: Vec<&str> = [
             "the program's plan: arguments, environment, pipes",
             "waiting for the launcher thread",
             "argument and environment arrays",
             "cloning the joiner (clone, CLONE_VM | CLONE_VFORK)",
             "joining the box's namespaces (setns)",
-            "joining the box's cgroups (cgroup.procs)",
-            "cloning the program (clone, CLONE_VM | CLONE_PARENT)",
+        ]
+        .into_iter()
+        .chain(into_cgroup.iter().copied())
+        .chain([
             "session, streams, work folder",
             "resource limits (setrlimit)",
             "capability bounding set (a prctl each)",
@@ -308,15 +317,17 @@ fn a_box_and_a_program_report_each_step_of_their_start_in_order() {
             "signal handlers and mask",
             "execve of the program (the report pipe's end of file)",
             "back from the launcher thread, the program's pidfd",
-        ];
+        ])
+        .collect();
         let joiner_exit = "the joiner's exit and reaping";
+        let joiners_last = match sb.cgroup_version() {
+            Version::V2 => "joining the box's namespaces (setns)",
+            Version::V1 => "joining the box's cgroups (cgroup.procs)",
+        };
         let without_joiner: Vec<&str> = steps.iter().copied().filter(|s| *s != joiner_exit).collect();
         assert_eq!(without_joiner, in_order, "{steps:?}");
         assert_eq!(steps.iter().filter(|s| **s == joiner_exit).count(), 1, "{steps:?}");
-        assert!(
-            position(&steps, joiner_exit) > position(&steps, "joining the box's cgroups (cgroup.procs)"),
-            "the joiner exits after its own steps: {steps:?}"
-        );
+        assert!(position(&steps, joiner_exit) > position(&steps, joiners_last), "the joiner exits after its own steps: {steps:?}");
         assert!(spawned.total() <= took, "{:?} of steps in a spawn of {took:?}", spawned.total());
         assert_eq!(child.wait().unwrap(), Exit::Code(0));
     }

@@ -210,6 +210,13 @@ pub trait Group: Send + Sync {
     /// Files to which a process writes `0` to move itself into this cgroup
     /// (one per v1 hierarchy, one in v2). Opened once, written from the child.
     fn join_fds(&self) -> Vec<&OwnedFd>;
+    /// The cgroup's directory, open for `clone3`'s `CLONE_INTO_CGROUP`
+    /// (v2 only): a program forked into it needs no move (see
+    /// `sys::clone3_into_cgroup`). `None` on v1, where a process can only
+    /// be moved.
+    fn clone_into(&self) -> Option<&OwnedFd> {
+        None
+    }
     /// CPU time (user + system) of every process that ever ran in the cgroup.
     fn cpu_usage(&self) -> Result<Duration>;
     /// Highest memory use since creation, if the kernel reports it.

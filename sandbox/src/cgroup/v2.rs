@@ -109,6 +109,7 @@ impl Hierarchy for V2 {
             }
             let peak = dir.join("memory.peak");
             Ok(V2Group {
+                dir_fd: fs::File::open(&dir).map_err(|e| Error::os(format!("opening cgroup {}", dir.display()), e))?.into(),
                 procs: open_rw(&dir.join("cgroup.procs"))?,
                 cpu_stat: open_ro(&dir.join("cpu.stat"))?,
                 memory_peak: if peak.exists() { Some(open_ro(&peak)?) } else { None },
@@ -135,6 +136,8 @@ pub(crate) struct V2Group {
     dir: PathBuf,
     cpu_isolated: bool,
     cpuset: bool,
+    /// The directory itself, for `CLONE_INTO_CGROUP`.
+    dir_fd: OwnedFd,
     procs: OwnedFd,
     cpu_stat: OwnedFd,
     memory_peak: Option<OwnedFd>,
@@ -177,6 +180,10 @@ impl V2Group {
 impl Group for V2Group {
     fn join_fds(&self) -> Vec<&OwnedFd> {
         vec![&self.procs]
+    }
+
+    fn clone_into(&self) -> Option<&OwnedFd> {
+        Some(&self.dir_fd)
     }
 
     fn cpu_usage(&self) -> Result<Duration> {

@@ -10,6 +10,10 @@
 # backend's "move ourselves into a koth-runner leaf" path runs too.
 #
 # Usage: sandbox/tests/vm/cgroup-v2.sh        (as root; installs what it needs)
+#
+# KOTH_VM_RUN="command" runs that command in the VM (through sh, in the
+# workspace, with the same environment) instead of the tests: to measure
+# on a v2 kernel, e.g. KOTH_VM_RUN="target/release/koth sandbox bench".
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 workspace="$(cd "$here/../../.." && pwd)"
@@ -75,6 +79,10 @@ esac
 slowdown=1
 [ "$accel_name" = tcg ] && slowdown=25
 
+# What stage 2 runs instead of the tests, if anything.
+rm -f "$vm/run-instead.sh"
+[ -z "${KOTH_VM_RUN:-}" ] || printf '%s\n' "$KOTH_VM_RUN" > "$vm/run-instead.sh"
+
 # Stage 2 runs on the shared root after switch_root.
 cat > "$vm/stage2.sh" <<STAGE2
 #!/bin/sh
@@ -107,10 +115,15 @@ echo "vm: kernel \$(uname -r), cgroup: \$(cat /proc/self/cgroup), controllers: \
 export CI=true KOTH_CGROUP=v2 KOTH_TEST_SLOWDOWN=\${KOTH_TEST_SLOWDOWN:-$slowdown} HOME=/root PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 cd "$workspace"
 rc=0
-for t in $(echo $tests); do
-    echo "vm: running \$t"
-    "\$t" --test-threads=2 || rc=1
-done
+if [ -f "$vm/run-instead.sh" ]; then
+    echo "vm: running \$(cat "$vm/run-instead.sh")"
+    sh "$vm/run-instead.sh" || rc=1
+else
+    for t in $(echo $tests); do
+        echo "vm: running \$t"
+        "\$t" --test-threads=2 || rc=1
+    done
+fi
 echo "KOTH-VM-RESULT rc=\$rc"
 sync
 STAGE2

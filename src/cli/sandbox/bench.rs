@@ -20,6 +20,18 @@ pub struct BenchArgs {
     /// pays for its size on every box and spawn.
     #[arg(long, default_value_t = 0)]
     supervisor_mib: usize,
+    /// Run one section only (e.g. in the cgroup v2 VM, where emulation
+    /// makes the whole bench take long: `sandbox/tests/vm/cgroup-v2.sh`
+    /// with KOTH_VM_RUN).
+    #[arg(long, value_enum)]
+    only: Option<Section>,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum Section {
+    /// A program started right after another, and after a quiet spell,
+    /// beside a process moved into a box's cgroups.
+    QuietSpell,
 }
 
 struct Stats {
@@ -135,6 +147,10 @@ pub fn run(a: BenchArgs) -> anyhow::Result<i32> {
         "koth sandbox bench: {n} samples each, a supervisor of {} MiB more; ratios are against the baseline row above them\n",
         a.supervisor_mib
     );
+    if a.only == Some(Section::QuietSpell) {
+        after_a_quiet_spell(n)?;
+        return Ok(0);
+    }
 
     println!("== spawn to exit of /bin/true ==");
     let bare = sample(n, || {
@@ -646,20 +662,27 @@ fn concurrent_spawns(n: usize) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// The step of a spawn where its process moves into the box's cgroups.
+/// The step of a spawn where its process moves into the box's cgroups
+/// (v1; on v2 the program is forked into the box's cgroup, no step).
 const JOINING_CGROUPS: &str = "joining the box's cgroups (cgroup.procs)";
 
 /// A program started right after another, and one started after 100 ms in
 /// which nothing was started (a per-turn bot after its opponents' think
-/// time, `koth sandbox run` on a quiet host), alternated in one live box.
-/// Moving a process into a cgroup takes the kernel's threadgroup lock for
-/// writing, which first waits for an RCU grace period unless another
-/// migration ended within the last one (the `favordynmods` mount option,
-/// chosen when a hierarchy is first mounted, takes the wait away); the
-/// other rows of this bench spawn back to back and never see it.
+/// time, `koth sandbox run` on a quiet host), alternated in one live box;
+/// beside them, the anchor: a parked process moved into a box's cgroups
+/// after 100 ms without a move, and right after one. A move into a cgroup
+/// takes the kernel's threadgroup lock for writing, which first waits for
+/// an RCU grace period unless another move ended within the last one (the
+/// `favordynmods` mount option, chosen when a hierarchy is first mounted,
+/// takes the wait away). On v1 a spawn pays it (its joiner moves itself
+/// in); on v2 the program is forked into the cgroup (`clone3`,
+/// `CLONE_INTO_CGROUP`), which takes the lock for reading and does not.
+/// The other rows of this bench spawn back to back and never see it.
 fn after_a_quiet_spell(n: usize) -> anyhow::Result<()> {
     println!("\n== a program started right after another, and after 100 ms without one (alternated, a live box) ==");
     let sb = Sandbox::create(config())?;
+    let other = Sandbox::create(config())?;
+    println!("cgroup {:?}", sb.cgroup_version());
     let run = |sb: &Sandbox| -> anyhow::Result<(Duration, Duration)> {
         let t = Instant::now();
         let mut child = sb.spawn(Command::new("/bin/true"))?;
@@ -669,23 +692,54 @@ fn after_a_quiet_spell(n: usize) -> anyhow::Result<()> {
         let join = child.phases().steps().iter().filter(|(name, _)| *name == JOINING_CGROUPS).map(|(_, d)| *d).sum();
         Ok((took, join))
     };
-    let (mut quick, mut quick_join, mut quiet, mut quiet_join) = (vec![], vec![], vec![], vec![]);
-    for _ in 0..n.clamp(10, 40) {
-        run(&sb)?;
-        let (took, join) = run(&sb)?;
-        quick.push(took);
-        quick_join.push(join);
-        std::thread::sleep(Duration::from_millis(100));
-        let (took, join) = run(&sb)?;
-        quiet.push(took);
-        quiet_join.push(join);
-    }
-    let (quick, quiet) = (stats(quick), stats(quiet));
-    row("spawn + exit, right after another", &quick, None);
-    row("  of which moving into the box's cgroups", &stats(quick_join), None);
-    row("spawn + exit, after 100 ms without one", &quiet, Some(&quick));
-    row("  of which moving into the box's cgroups", &stats(quiet_join), None);
-    Ok(())
+    // The anchor's process: asleep, moved between the two boxes' cgroups.
+    let mut parked = std::process::Command::new("sleep").arg("1000").spawn().context("starting sleep")?;
+    let pid = parked.id().to_string();
+    let move_into = |sb: &Sandbox| -> anyhow::Result<Duration> {
+        let t = Instant::now();
+        for dir in sb.cgroup_paths() {
+            std::fs::write(dir.join("cgroup.procs"), &pid).with_context(|| format!("moving a process into {}", dir.display()))?;
+        }
+        Ok(t.elapsed())
+    };
+    let result = (|| -> anyhow::Result<()> {
+        let (mut quick, mut quick_join, mut quiet, mut quiet_join) = (vec![], vec![], vec![], vec![]);
+        let (mut moved_quick, mut moved_quiet) = (vec![], vec![]);
+        for _ in 0..n.clamp(10, 40) {
+            run(&sb)?;
+            let (took, join) = run(&sb)?;
+            quick.push(took);
+            quick_join.push(join);
+            std::thread::sleep(Duration::from_millis(100));
+            let (took, join) = run(&sb)?;
+            quiet.push(took);
+            quiet_join.push(join);
+            std::thread::sleep(Duration::from_millis(100));
+            moved_quiet.push(move_into(&other)?);
+            moved_quick.push(move_into(&sb)?);
+        }
+        let (quick, quiet) = (stats(quick), stats(quiet));
+        // On v2 a program is forked into its cgroup and never moved.
+        let moved = sb.cgroup_version() == koth_sandbox::cgroup::Version::V1;
+        row("spawn + exit, right after another", &quick, None);
+        if moved {
+            row("  of which moving into the box's cgroups", &stats(quick_join), None);
+        }
+        row("spawn + exit, after 100 ms without one", &quiet, Some(&quick));
+        if moved {
+            row("  of which moving into the box's cgroups", &stats(quiet_join), None);
+        } else {
+            println!("  (cgroup v2: the program is forked into the box's cgroup, clone3 with CLONE_INTO_CGROUP; nothing is moved)");
+        }
+        let moved_quick = stats(moved_quick);
+        println!("anchor: a sleeping process moved into a box's cgroups (cgroup.procs)");
+        row("  right after another move", &moved_quick, None);
+        row("  after 100 ms without a move or spawn", &stats(moved_quiet), Some(&moved_quick));
+        Ok(())
+    })();
+    let _ = parked.kill();
+    let _ = parked.wait();
+    result
 }
 
 fn which(tool: &str) -> Option<std::path::PathBuf> {
