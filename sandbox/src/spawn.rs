@@ -16,8 +16,13 @@
 //! move into a cgroup waits for an RCU grace period when no other move
 //! ended within the last one (milliseconds, paid by every program started
 //! after a quiet spell: a per-turn bot after its opponents' think time),
-//! and a fork into one does not. v1 has no such fork; there, and on a
-//! kernel without it, the joiner moves itself in and forks.
+//! and a fork into one does not. v1 has no such fork: there the joiner
+//! moves itself in through each hierarchy's `tasks` file, as the single
+//! thread it is, which the kernel does without its global threadgroup
+//! lock, so without that wait either (a move through `cgroup.procs` takes
+//! the lock: it moves a whole process, whose threads must hold still). On
+//! a v2 kernel without `CLONE_INTO_CGROUP` (before 5.7) the joiner moves
+//! itself in through `cgroup.procs` and forks.
 //!
 //! Two processes are needed: `setns` into a mount namespace is refused to a
 //! multi-threaded process, and a PID namespace is entered only by the
@@ -90,7 +95,8 @@ pub(crate) struct ExecPlan {
     pub err_w: RawFd,
     pub pid_w: OwnedFd,
     pub holder_pidfd: RawFd,
-    /// `cgroup.procs` of each of the box's cgroups (one on v2).
+    /// `tasks` of each of the box's v1 cgroups, or its v2 `cgroup.procs`
+    /// (`Group::join_fds`).
     pub join: Vec<RawFd>,
     /// The box's v2 cgroup directory: the program is forked into it
     /// (`clone3`, `CLONE_INTO_CGROUP`) rather than its joiner moved there
@@ -347,12 +353,12 @@ extern "C" fn joiner_main(arg: *mut libc::c_void) -> libc::c_int {
     }
     if cloned.is_err() {
         for &fd in &plan.join {
-            // SAFETY: `fd` is an open cgroup.procs file of the box; a one-byte buffer that lives for the call.
+            // SAFETY: `fd` is an open `tasks` or `cgroup.procs` file of the box; a one-byte buffer that lives for the call.
             if unsafe { libc::pwrite(fd, b"0".as_ptr().cast(), 1, 0) } < 0 {
                 sys::child_fail(err, Stage::JoinCgroup.text(), io::Error::last_os_error());
             }
         }
-        plan.marks.mark("joining the box's cgroups (cgroup.procs)");
+        plan.marks.mark("joining the box's cgroups (tasks on v1, cgroup.procs on v2)");
         // SAFETY: as for the joiner: the program runs on the other stack and
         // reads `prepared`, alive until the launcher has seen the program's
         // execve or exit (`launch`), and follows the module's rules. This

@@ -193,6 +193,50 @@ fn concurrent_spawns_each_run_their_own_program() {
     }
 }
 
+/// A program starts in every one of its box's cgroups (each v1 hierarchy:
+/// its joiner moved there as a single thread; v2: forked there), whether
+/// started right after another program or after a quiet spell, from
+/// several threads into several boxes at once, while other processes
+/// spin: nothing of it is left in the supervisor's cgroups, where the
+/// box's limits would not hold.
+#[test]
+fn a_program_starts_in_every_cgroup_of_its_box() {
+    require_sandbox!();
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
+    let spinners: Vec<std::process::Child> =
+        (0..2).map(|_| std::process::Command::new("/bin/sh").args(["-c", "while :; do :; done"]).spawn().unwrap()).collect();
+    let boxes: Vec<Arc<Sandbox>> = (0..3).map(|_| Arc::new(Sandbox::create(config(hostile_limits())).unwrap())).collect();
+    let workers: Vec<_> = (0..6)
+        .map(|w| {
+            let sb = boxes[w % boxes.len()].clone();
+            std::thread::spawn(move || {
+                for round in 0..4 {
+                    if round % 2 == 1 {
+                        // A quiet spell for this worker (the others may not be quiet).
+                        std::thread::sleep(Duration::from_millis(120));
+                    }
+                    let mut child = sb.spawn(Command::new("/bin/sleep").arg("30")).unwrap();
+                    let pid = child.pid().to_string();
+                    for dir in sb.cgroup_paths() {
+                        let procs = std::fs::read_to_string(dir.join("cgroup.procs")).unwrap();
+                        assert!(procs.lines().any(|l| l == pid), "worker {w}, round {round}: {pid} is not in {}: {procs:?}", dir.display());
+                    }
+                    child.kill().unwrap();
+                    child.wait().unwrap();
+                }
+            })
+        })
+        .collect();
+    let joined: Vec<_> = workers.into_iter().map(|w| w.join()).collect();
+    for mut s in spinners {
+        let _ = s.kill();
+        let _ = s.wait();
+    }
+    for j in joined {
+        j.unwrap();
+    }
+}
+
 /// A program of the box that stops everything it can (`kill(-1, SIGSTOP)`
 /// in a loop) while another is being started: once the new program has
 /// the box's uid it may be stopped before its `execve` (on kernels without
@@ -295,7 +339,9 @@ fn a_box_and_a_program_report_each_step_of_their_start_in_order() {
         // its joiner moves itself there first.
         let into_cgroup: &[&str] = match sb.cgroup_version() {
             Version::V2 => &["cloning the program into the box's cgroup (clone3, CLONE_VM | CLONE_PARENT | CLONE_INTO_CGROUP)"],
-            Version::V1 => &["joining the box's cgroups (cgroup.procs)", "cloning the program (clone, CLONE_VM | CLONE_PARENT)"],
+            Version::V1 => {
+                &["joining the box's cgroups (tasks on v1, cgroup.procs on v2)", "cloning the program (clone, CLONE_VM | CLONE_PARENT)"]
+            }
         };
         let in_order: Vec<&str> = [
             "the program's plan: arguments, environment, pipes",
@@ -322,7 +368,7 @@ fn a_box_and_a_program_report_each_step_of_their_start_in_order() {
         let joiner_exit = "the joiner's exit and reaping";
         let joiners_last = match sb.cgroup_version() {
             Version::V2 => "joining the box's namespaces (setns)",
-            Version::V1 => "joining the box's cgroups (cgroup.procs)",
+            Version::V1 => "joining the box's cgroups (tasks on v1, cgroup.procs on v2)",
         };
         let without_joiner: Vec<&str> = steps.iter().copied().filter(|s| *s != joiner_exit).collect();
         assert_eq!(without_joiner, in_order, "{steps:?}");

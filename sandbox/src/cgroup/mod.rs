@@ -207,8 +207,11 @@ pub fn parse_cpu_list(text: &str) -> Option<Vec<u32>> {
 
 /// Operations on one box's cgroup. Implemented by the v1 and v2 backends.
 pub trait Group: Send + Sync {
-    /// Files to which a process writes `0` to move itself into this cgroup
-    /// (one per v1 hierarchy, one in v2). Opened once, written from the child.
+    /// Files to which a process writes `0` to move itself into this cgroup:
+    /// each v1 hierarchy's `tasks` (the writer is a single thread, moved
+    /// without the kernel's global lock), v2's `cgroup.procs` (where a
+    /// thread alone cannot leave its domain; v2 forks into the cgroup
+    /// instead, [`Group::clone_into`]). Opened once, written from the child.
     fn join_fds(&self) -> Vec<&OwnedFd>;
     /// The cgroup's directory, open for `clone3`'s `CLONE_INTO_CGROUP`
     /// (v2 only): a program forked into it needs no move (see

@@ -108,7 +108,12 @@ impl Hierarchy for V1 {
             let box_dir = |c: Controller| self.dir_of(c).map(|p| p.join(name)).expect("a required controller has a hierarchy");
             let (mem, cpu, freezer) = (box_dir(Controller::Memory), box_dir(Controller::Cpuacct), box_dir(Controller::Freezer));
             Ok(V1Group {
-                join: dirs.iter().map(|d| open_rw(&d.join("cgroup.procs"))).collect::<Result<_>>()?,
+                // `tasks`, not `cgroup.procs`: the joiner is one thread and
+                // moves itself (`0`), which the kernel does without its
+                // global threadgroup lock (and so without waiting for an RCU
+                // grace period after a quiet spell, as a move of a whole
+                // process does; `docs/sandbox.md`).
+                join: dirs.iter().map(|d| open_rw(&d.join("tasks"))).collect::<Result<_>>()?,
                 cpuacct_usage: open_ro(&cpu.join("cpuacct.usage"))?,
                 freezer_state: open_rw(&freezer.join("freezer.state"))?,
                 mem_peak: open_ro(&mem.join("memory.max_usage_in_bytes"))?,

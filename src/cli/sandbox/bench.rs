@@ -662,22 +662,23 @@ fn concurrent_spawns(n: usize) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// The step of a spawn where its process moves into the box's cgroups
-/// (v1; on v2 the program is forked into the box's cgroup, no step).
-const JOINING_CGROUPS: &str = "joining the box's cgroups (cgroup.procs)";
+/// The step of a spawn where its joiner moves into the box's cgroups (v1;
+/// on v2 the program is forked into the box's cgroup, no step).
+const JOINING_CGROUPS: &str = "joining the box's cgroups (tasks on v1, cgroup.procs on v2)";
 
 /// A program started right after another, and one started after 100 ms in
 /// which nothing was started (a per-turn bot after its opponents' think
 /// time, `koth sandbox run` on a quiet host), alternated in one live box;
 /// beside them, the anchor: a parked process moved into a box's cgroups
-/// after 100 ms without a move, and right after one. A move into a cgroup
-/// takes the kernel's threadgroup lock for writing, which first waits for
-/// an RCU grace period unless another move ended within the last one (the
-/// `favordynmods` mount option, chosen when a hierarchy is first mounted,
-/// takes the wait away). On v1 a spawn pays it (its joiner moves itself
-/// in); on v2 the program is forked into the cgroup (`clone3`,
-/// `CLONE_INTO_CGROUP`), which takes the lock for reading and does not.
-/// The other rows of this bench spawn back to back and never see it.
+/// through `cgroup.procs` after 100 ms without a move, and right after one.
+/// Such a move takes the kernel's threadgroup lock for writing, which
+/// first waits for an RCU grace period unless another move ended within
+/// the last one (the `favordynmods` mount option, chosen when a hierarchy
+/// is first mounted, takes the wait away). A spawn pays neither: on v1 its
+/// joiner moves as the single thread it is (`tasks`), without that lock;
+/// on v2 the program is forked into the cgroup (`clone3`,
+/// `CLONE_INTO_CGROUP`), which takes it for reading. The other rows of
+/// this bench spawn back to back.
 fn after_a_quiet_spell(n: usize) -> anyhow::Result<()> {
     println!("\n== a program started right after another, and after 100 ms without one (alternated, a live box) ==");
     let sb = Sandbox::create(config())?;
