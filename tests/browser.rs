@@ -83,6 +83,15 @@ fn finished_match_per_game(addr: &str) -> Vec<(String, i64)> {
     found
 }
 
+/// How long a viewer may take to draw a replay's board. The ladder's Flit
+/// match can run to the game's turn cap (32,769 turns), and drawing its
+/// frames (the tests' debug build, at the lowest priority, beside the
+/// matches the test's runners play) took 37-39 s the first time on the
+/// match's page and more for a dropped replay, which is drawn each time
+/// (2026-11-28, this 2-core machine; it failed CI's 30 s wait); the match
+/// pages' load times are printed.
+const REPLAY_LOAD_S: u64 = 120;
+
 /// A Flit match (32,769 turns: seconds of play) a runner is playing now,
 /// early in its game.
 fn running_flit_match(addr: &str) -> i64 {
@@ -208,8 +217,13 @@ fn the_local_viewer_shows_each_turns_stderr_beside_its_move() {
             let (c, _driver) = browser(tmp.join("profile")).await;
             for page in [&opened, &viewed] {
                 c.goto(page).await.unwrap();
-                until(&c, "the local board", "document.querySelector('#board') && document.querySelector('#turn-label').textContent", 30)
-                    .await;
+                until(
+                    &c,
+                    "the local board",
+                    "document.querySelector('#board') && document.querySelector('#turn-label').textContent",
+                    REPLAY_LOAD_S,
+                )
+                .await;
                 let err = |seat: u32| {
                     let c = c.clone();
                     async move { text(&c, &format!(".move[data-seat=\"{seat}\"] pre.stderr")).await.trim().to_owned() }
@@ -379,7 +393,10 @@ async fn scenario(url: &str, addr: &str, data: &std::path::Path, shots: &std::pa
         for (width, height, screen) in [(1280, 720, "laptop"), (390, 844, "phone")] {
             c.set_window_size(width, height).await.unwrap();
             c.goto(&format!("{url}/matches/{id}")).await.unwrap();
-            until(&c, "the board", "document.querySelector('#board') && document.querySelector('#turn-label').textContent", 30).await;
+            let loading = std::time::Instant::now();
+            until(&c, "the board", "document.querySelector('#board') && document.querySelector('#turn-label').textContent", REPLAY_LOAD_S)
+                .await;
+            eprintln!("{game} {screen}: the viewer drew the board {:?} after the page was asked for", loading.elapsed());
             let at = c
                 .execute(
                     "const r = s => document.querySelector(s).getBoundingClientRect(); \
@@ -400,7 +417,8 @@ async fn scenario(url: &str, addr: &str, data: &std::path::Path, shots: &std::pa
         }
         c.set_window_size(1400, 1000).await.unwrap();
         c.goto(&format!("{url}/matches/{id}")).await.unwrap();
-        until(&c, "the board", "document.querySelector('#board') && document.querySelector('#turn-label').textContent", 30).await;
+        until(&c, "the board", "document.querySelector('#board') && document.querySelector('#turn-label').textContent", REPLAY_LOAD_S)
+            .await;
         let label = text(&c, "#turn-label").await;
         let last: u64 = label.rsplit(' ').next().unwrap().parse().unwrap();
         assert!(label.starts_with("turn 0 / ") && last > 0, "{game}: {label}");
@@ -522,7 +540,13 @@ async fn scenario(url: &str, addr: &str, data: &std::path::Path, shots: &std::pa
         // Links that name no turn of this match open at its ends, not an error.
         for (asked, at) in [("99999999", last), ("-4", 0), ("abc", 0)] {
             c.goto(&format!("{url}/matches/{id}?turn={asked}")).await.unwrap();
-            until(&c, "the board", "document.querySelector('#turn-label') && document.querySelector('#turn-label').textContent", 30).await;
+            until(
+                &c,
+                "the board",
+                "document.querySelector('#turn-label') && document.querySelector('#turn-label').textContent",
+                REPLAY_LOAD_S,
+            )
+            .await;
             assert_eq!(text(&c, "#turn-label").await, format!("turn {at} / {last}"), "{game}: ?turn={asked}");
         }
     }
@@ -535,7 +559,13 @@ async fn scenario(url: &str, addr: &str, data: &std::path::Path, shots: &std::pa
         std::fs::write(&file, serde_json::to_vec(&get_json(addr, &format!("/api/matches/{id}/replay"))).unwrap()).unwrap();
         let (mut viewer, local) = serve_replay(Command::new(env!("CARGO_BIN_EXE_koth")).args(["replay", "view", file.to_str().unwrap()]));
         c.goto(&local).await.unwrap();
-        until(&c, "the local board", "document.querySelector('#board') && document.querySelector('#turn-label').textContent", 30).await;
+        until(
+            &c,
+            "the local board",
+            "document.querySelector('#board') && document.querySelector('#turn-label').textContent",
+            REPLAY_LOAD_S,
+        )
+        .await;
         assert!(text(&c, "h1").await.starts_with(&format!("Replay {game} · seed ")), "{}", text(&c, "h1").await);
         let turns = get_json(addr, &format!("/api/matches/{id}"))["turns"].as_i64().unwrap();
         assert_eq!(text(&c, "#turn-label").await, format!("turn 0 / {turns}"));
@@ -544,12 +574,23 @@ async fn scenario(url: &str, addr: &str, data: &std::path::Path, shots: &std::pa
         let first_frame = "return performance.getEntriesByName('koth-first-frame')[0].startTime";
         let local_ms = c.execute(first_frame, vec![]).await.unwrap();
         c.goto(&format!("{url}/matches/{id}")).await.unwrap();
-        until(&c, "the match's board", "document.querySelector('#board') && performance.getEntriesByName('koth-first-frame').length", 30)
-            .await;
+        until(
+            &c,
+            "the match's board",
+            "document.querySelector('#board') && performance.getEntriesByName('koth-first-frame').length",
+            REPLAY_LOAD_S,
+        )
+        .await;
         let site_ms = c.execute(first_frame, vec![]).await.unwrap();
         eprintln!("first frame of a {turns}-turn {game} replay on screen: {local_ms} ms after the page was asked for (koth replay view), {site_ms} ms (its match page)");
         c.goto(&local).await.unwrap();
-        until(&c, "the local board", "document.querySelector('#board') && document.querySelector('#turn-label').textContent", 30).await;
+        until(
+            &c,
+            "the local board",
+            "document.querySelector('#board') && document.querySelector('#turn-label').textContent",
+            REPLAY_LOAD_S,
+        )
+        .await;
         let nav = c.execute("return getComputedStyle(document.querySelector('header nav')).display", vec![]).await.unwrap();
         assert_eq!(nav, "none", "no site links on a local replay");
         // Every link a reader can see leads to the replay, none to an
@@ -565,15 +606,21 @@ async fn scenario(url: &str, addr: &str, data: &std::path::Path, shots: &std::pa
         for link in &links {
             assert!(link.starts_with(origin), "{link}");
             c.goto(link).await.unwrap();
-            until(&c, &format!("the replay at {link}"), "document.querySelector('#board')", 30).await;
+            until(&c, &format!("the replay at {link}"), "document.querySelector('#board')", REPLAY_LOAD_S).await;
         }
         c.goto(&format!("{origin}/games")).await.unwrap();
         let nav = c.execute("return getComputedStyle(document.querySelector('header nav')).display", vec![]).await.unwrap();
         assert_eq!(nav, "none", "no site links on a page of the local viewer");
         c.find(Locator::Css("#back-to-replay")).await.unwrap().click().await.unwrap();
-        until(&c, "the replay again", "document.querySelector('#board')", 30).await;
+        until(&c, "the replay again", "document.querySelector('#board')", REPLAY_LOAD_S).await;
         c.goto(&local).await.unwrap();
-        until(&c, "the local board", "document.querySelector('#board') && document.querySelector('#turn-label').textContent", 30).await;
+        until(
+            &c,
+            "the local board",
+            "document.querySelector('#board') && document.querySelector('#turn-label').textContent",
+            REPLAY_LOAD_S,
+        )
+        .await;
         c.find(Locator::Css("#step")).await.unwrap().click().await.unwrap();
         assert_eq!(text(&c, "#turn-label").await, format!("turn 1 / {turns}"));
         shot(&c, shots, "local-viewer").await;
@@ -613,7 +660,13 @@ async fn scenario(url: &str, addr: &str, data: &std::path::Path, shots: &std::pa
         assert!(out.status.success(), "{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
         let (mut viewer, local) = serve_replay(&mut koth(&["replay", "view", file.to_str().unwrap(), "--game", &game]));
         c.goto(&format!("{local}?turn=7")).await.unwrap();
-        until(&c, "the rpsls board", "document.querySelector('#board') && document.querySelector('#turn-label').textContent", 30).await;
+        until(
+            &c,
+            "the rpsls board",
+            "document.querySelector('#board') && document.querySelector('#turn-label').textContent",
+            REPLAY_LOAD_S,
+        )
+        .await;
         assert!(text(&c, "h1").await.starts_with("Replay rpsls · seed 5"), "{}", text(&c, "h1").await);
         assert_eq!(text(&c, "#turn-label").await, "turn 7 / 100");
         let page = text(&c, "main").await;
@@ -655,7 +708,7 @@ async fn scenario(url: &str, addr: &str, data: &std::path::Path, shots: &std::pa
             &c,
             "the dropped replay's board",
             "document.querySelector('#board') && document.querySelector('#turn-label').textContent",
-            30,
+            REPLAY_LOAD_S,
         )
         .await;
         assert!(text(&c, "h1").await.starts_with(&format!("Replay {game} · seed ")), "{}", text(&c, "h1").await);
@@ -742,7 +795,7 @@ async fn scenario(url: &str, addr: &str, data: &std::path::Path, shots: &std::pa
     let m = first.as_array().unwrap().iter().find(|m| m["state"] == "finished").expect("a finished match");
     let seat = m["seats"].as_array().unwrap().iter().find(|s| s["bot"] == bot_id).unwrap()["seat"].as_i64().unwrap();
     c.goto(&format!("{url}/matches/{}", m["match"])).await.unwrap();
-    until(&c, "the board", "document.querySelector('#board')", 30).await;
+    until(&c, "the board", "document.querySelector('#board')", REPLAY_LOAD_S).await;
     c.find(Locator::Css("#step")).await.unwrap().click().await.unwrap();
     let err = text(&c, &format!(".move[data-seat=\"{seat}\"] pre.stderr")).await;
     assert_eq!(err.trim(), "alice thinks, request 1");
@@ -844,7 +897,7 @@ async fn scenario(url: &str, addr: &str, data: &std::path::Path, shots: &std::pa
     until(&c, "the sign-out button", "document.querySelector('#sign-out')", 20).await;
     c.find(Locator::Css("#sign-out")).await.unwrap().click().await.unwrap();
     c.goto(&format!("{url}/matches/{}", m["match"])).await.unwrap();
-    until(&c, "the board", "document.querySelector('#board')", 30).await;
+    until(&c, "the board", "document.querySelector('#board')", REPLAY_LOAD_S).await;
     c.find(Locator::Css("#step")).await.unwrap().click().await.unwrap();
     assert!(c.find_all(Locator::Css("pre.stderr")).await.unwrap().is_empty());
 
@@ -1110,7 +1163,8 @@ async fn added_game(c: &Client, url: &str, addr: &str, data: &std::path::Path, s
         tokio::time::sleep(Duration::from_millis(500)).await;
     };
     c.goto(&format!("{url}/matches/{m}?turn=7")).await.unwrap();
-    until(c, "the rpsls board", "document.querySelector('#board') && document.querySelector('#turn-label').textContent", 30).await;
+    until(c, "the rpsls board", "document.querySelector('#board') && document.querySelector('#turn-label').textContent", REPLAY_LOAD_S)
+        .await;
     assert_eq!(text(c, "#turn-label").await, "turn 7 / 100");
     let page = text(c, "main").await;
     assert!(page.contains("Spock") && page.contains("7 of 100 rounds played"), "its legend and its referee's caption: {page}");
