@@ -156,6 +156,8 @@ pub struct WorkerStats {
     pub failed: u64,
     pub released: u64,
     pub stale: u64,
+    /// Jobs given back because the machine was too busy to time them.
+    pub overloaded: u64,
 }
 
 /// How a job ended on this worker.
@@ -181,6 +183,10 @@ enum JobResult {
     },
     /// Retry (maybe elsewhere): the problem is this runner's, not the job's.
     Retry(String),
+    /// Play again later: the machine was too busy to time it, nobody was at
+    /// fault ([`Queue::defer_in`]: no attempt spent). The loop that saw it
+    /// also pauses before its next claim ([`overload_pause`]).
+    Overloaded(String),
     /// Fail for good: the job cannot succeed.
     Fail(String),
 }
@@ -246,6 +252,8 @@ pub async fn run(pool: PgPool, cfg: WorkerConfig, mut shutdown: watch::Receiver<
     let mut recorder = Recorder::new(&pool);
     // The job claimed with the last one's completion, if any.
     let mut next: Option<Claimed> = None;
+    // This loop's jobs voided for the machine's overload since its last other result.
+    let mut overloaded_in_a_row = 0u32;
     loop {
         if *shutdown.borrow() {
             if let Some(job) = next.take() {
@@ -290,8 +298,32 @@ pub async fn run(pool: PgPool, cfg: WorkerConfig, mut shutdown: watch::Receiver<
             continue;
         };
         tracing::info!(worker = %cfg.name, job = job.id, kind = %job.kind, attempt = job.attempt, "claimed");
+        let overloaded_before = stats.overloaded;
         next = run_job(&pool, &mut recorder, &queue, &cfg, job, &mut shutdown, &mut stats).await;
+        if stats.overloaded == overloaded_before {
+            overloaded_in_a_row = 0;
+            continue;
+        }
+        // The machine was too busy to time the match: this loop steps back
+        // before it claims again, so that the runners of an overcommitted
+        // host shed load instead of voiding every match they start.
+        overloaded_in_a_row += 1;
+        let pause = overload_pause(overloaded_in_a_row, rand::random::<f64>());
+        tracing::info!(worker = %cfg.name, pause_ms = pause.as_millis() as u64, in_a_row = overloaded_in_a_row, "the machine was overloaded; pausing before the next claim");
+        tokio::select! {
+            _ = tokio::time::sleep(pause) => {}
+            _ = shutdown.changed() => {}
+        }
     }
+}
+
+/// How long a worker loop pauses before its next claim after its
+/// `in_a_row`-th match in a row voided for the machine's overload: 1 s,
+/// doubling, at most 30 s, times 0.5 to 1.5 (`jitter` in 0..1) so that the
+/// loops of an overloaded host do not all come back in the same instant.
+fn overload_pause(in_a_row: u32, jitter: f64) -> Duration {
+    let base = Duration::from_secs(1u64 << in_a_row.clamp(1, 6).saturating_sub(1)).min(Duration::from_secs(30));
+    base.mul_f64(0.5 + jitter.clamp(0.0, 1.0))
 }
 
 /// Run one job and record it; returns the next job when its completion
@@ -363,6 +395,7 @@ async fn run_job(
                 match done {
                     Recorded::Completed => stats.completed += 1,
                     Recorded::Failed => stats.failed += 1,
+                    Recorded::Overloaded => stats.overloaded += 1,
                 }
                 next = claimed;
                 break;
@@ -397,6 +430,8 @@ async fn wait_true(mut rx: watch::Receiver<bool>) {
 enum Recorded {
     Completed,
     Failed,
+    /// Given back to be played later: the machine was overloaded.
+    Overloaded,
 }
 
 /// Write a job's result and complete (or fail) it in one transaction;
@@ -449,6 +484,17 @@ async fn record(
             }
             Recorded::Failed
         }
+        JobResult::Overloaded(why) => {
+            match Queue::defer_in(&mut tx, job, why).await? {
+                FailOutcome::Failed => fail_target(&mut tx, job, why).await?,
+                FailOutcome::Retried(_) => {
+                    if let Ok(Job::Match { match_id }) = job.job() {
+                        store::note_match_retry(&mut tx, match_id, why).await?;
+                    }
+                }
+            }
+            Recorded::Overloaded
+        }
         JobResult::Fail(why) => {
             Queue::fail_in(&mut tx, job, why, false).await?;
             fail_target(&mut tx, job, why).await?;
@@ -471,7 +517,7 @@ async fn write_completed(conn: &mut sqlx::PgConnection, result: &JobResult) -> R
             }
         }
         JobResult::GameValidated { game, passed, log } => crate::db::games::record_validation(conn, *game, *passed, log).await?,
-        JobResult::Retry(_) | JobResult::Fail(_) => {}
+        JobResult::Retry(_) | JobResult::Overloaded(_) | JobResult::Fail(_) => {}
     }
     Ok(())
 }
@@ -690,7 +736,7 @@ fn validate_game_job(cfg: &WorkerConfig, id: i64, source: &[u8]) -> JobResult {
         Err(e) => return validation_fault(id, e.into(), "playing its validation match", "its validation match cannot be played: "),
     };
     if let koth_games::replay::EndedBy::HostOverloaded { reason, .. } = &report.ended_by {
-        return JobResult::Retry(format!("its validation match: the machine was overloaded, no bot was at fault: {reason}"));
+        return JobResult::Overloaded(format!("its validation match: the machine was overloaded, no bot was at fault: {reason}"));
     }
     let outcomes: Vec<SeatOutcome> = report.outcomes.iter().map(seat_outcome).collect();
     let failed = match &report.ended_by {
@@ -761,7 +807,7 @@ fn without_result(ended_by: &koth_games::replay::EndedBy) -> Option<JobResult> {
         // rated, and the match is played again (the queue bounds how often,
         // and says the reason when it gives up).
         koth_games::replay::EndedBy::HostOverloaded { reason, .. } => {
-            Some(JobResult::Retry(format!("the machine playing it was overloaded, no bot was at fault: {reason}")))
+            Some(JobResult::Overloaded(format!("the machine playing it was overloaded, no bot was at fault: {reason}")))
         }
         koth_games::replay::EndedBy::Rules
         | koth_games::replay::EndedBy::TurnLimit { .. }
@@ -772,7 +818,7 @@ fn without_result(ended_by: &koth_games::replay::EndedBy) -> Option<JobResult> {
 
 fn job_error(r: &JobResult) -> &str {
     match r {
-        JobResult::Retry(why) | JobResult::Fail(why) => why,
+        JobResult::Retry(why) | JobResult::Overloaded(why) | JobResult::Fail(why) => why,
         _ => "",
     }
 }
@@ -973,9 +1019,29 @@ mod tests {
     /// A match the machine failed is played again and rates nobody; one
     /// whose referee failed is failed for good; the others have results.
     #[test]
+    fn an_overloaded_loop_pauses_longer_each_time_in_a_row_up_to_half_a_minute() {
+        for (in_a_row, jitter, want_ms) in [
+            (1, 0.5, 1000),
+            (2, 0.5, 2000),
+            (3, 0.5, 4000),
+            (5, 0.5, 16000),
+            (6, 0.5, 30000),
+            (40, 0.5, 30000),
+            (1, 0.0, 500),
+            (1, 1.0, 1500),
+            (6, 1.0, 45000),
+            // Out-of-range jitter is clamped, never a negative or huge pause.
+            (2, -3.0, 1000),
+            (2, 9.0, 3000),
+        ] {
+            assert_eq!(overload_pause(in_a_row, jitter), Duration::from_millis(want_ms), "{in_a_row} in a row, jitter {jitter}");
+        }
+    }
+
+    #[test]
     fn a_match_with_no_result_is_retried_only_when_the_machine_failed_it() {
         let overloaded = EndedBy::HostOverloaded { turn: 3, reason: "on turn 3, a: the match engine itself was stopped".into() };
-        let Some(JobResult::Retry(why)) = without_result(&overloaded) else { panic!("not retried") };
+        let Some(JobResult::Overloaded(why)) = without_result(&overloaded) else { panic!("not played again") };
         assert!(why.contains("overloaded, no bot was at fault") && why.contains("turn 3"), "{why}");
         let failed = EndedBy::RefereeFailed { reason: "it crashed".into() };
         assert!(matches!(without_result(&failed), Some(JobResult::Fail(why)) if why.contains("it crashed")));

@@ -9,7 +9,7 @@ mod common;
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
-use koth_scheduler::db::queue::{wait_for_work, Claimed, FailOutcome, FairShare, Queue, QueueError, Recorder};
+use koth_scheduler::db::queue::{wait_for_work, Claimed, FailOutcome, FairShare, Queue, QueueError, Recorder, MAX_OVERLOADS};
 use serde_json::json;
 use sqlx::Row;
 
@@ -205,6 +205,64 @@ async fn failures_retry_with_backoff_until_the_limit() {
     let job = q.claim("w", &["compile"], LEASE).await.unwrap().unwrap();
     assert_eq!(q.fail(&job, "bad input", false).await.unwrap(), FailOutcome::Failed);
     assert_eq!(state(&q, id).await.0, "failed");
+}
+
+/// A try the machine voided (a match ended as overloaded) goes back after
+/// a backoff without spending an attempt: a job of two attempts survives
+/// [`MAX_OVERLOADS`] voids, and only the ones after that count, so it still
+/// fails in the end rather than coming back forever. A stale holder's
+/// deferral changes nothing.
+#[tokio::test]
+async fn overloaded_tries_come_back_without_spending_attempts_up_to_a_bound() {
+    let Some(pg) = common::postgres("overloads") else { return };
+    let q = Queue::new(common::pool(&pg, 4).await);
+    let id = q.enqueue("match", &json!({}), 0, 2).await.unwrap();
+    let defer = |job: Claimed, why: &'static str| {
+        let q = q.clone();
+        async move {
+            let mut tx = q.pool().begin().await?;
+            let out = Queue::defer_in(&mut tx, &job, why).await;
+            tx.commit().await?;
+            out
+        }
+    };
+    let mut delays = Vec::new();
+    for _ in 0..MAX_OVERLOADS {
+        let job = q.claim("w", &["match"], LEASE).await.unwrap().expect("due");
+        assert_eq!(job.attempt, 1, "an overloaded try spends no attempt");
+        match defer(job, "the machine was overloaded").await.unwrap() {
+            FailOutcome::Retried(d) => delays.push(d.as_secs()),
+            FailOutcome::Failed => panic!("failed after {} overloads", delays.len()),
+        }
+        let r = sqlx::query("SELECT state, run_after > now() + interval '1 second' AS later FROM jobs WHERE id = $1")
+            .bind(id)
+            .fetch_one(q.pool())
+            .await
+            .unwrap();
+        assert_eq!((r.get::<String, _>("state").as_str(), r.get::<bool, _>("later")), ("available", true), "backed off");
+        due_now(&q, id).await;
+    }
+    assert_eq!(delays[..4], [2, 4, 8, 16]);
+    assert!(delays.iter().all(|&d| d <= 300), "{delays:?}");
+    let overloads: i32 = sqlx::query_scalar("SELECT overloads FROM jobs WHERE id = $1").bind(id).fetch_one(q.pool()).await.unwrap();
+    assert_eq!(overloads, MAX_OVERLOADS);
+    // Past the bound each void is a failed attempt: two attempts, two voids.
+    let job = q.claim("w", &["match"], LEASE).await.unwrap().unwrap();
+    assert_eq!(defer(job, "overloaded again").await.unwrap(), FailOutcome::Retried(Duration::from_secs(2)));
+    due_now(&q, id).await;
+    let job = q.claim("w", &["match"], LEASE).await.unwrap().unwrap();
+    assert_eq!(job.attempt, 2);
+    // A holder whose lease was lost defers nothing.
+    expire(&q, id).await;
+    q.rescue_expired().await.unwrap();
+    due_now(&q, id).await;
+    let stale = job;
+    let current = q.claim("other", &["match"], LEASE).await.unwrap();
+    assert!(current.is_none(), "out of attempts after the rescue");
+    assert!(matches!(defer(stale, "late").await, Err(QueueError::Stale(_))));
+    let (st, attempt, err) = state(&q, id).await;
+    assert_eq!((st.as_str(), attempt), ("failed", 2));
+    assert!(err.unwrap_or_default().starts_with("lease expired"), "the stale deferral wrote nothing");
 }
 
 #[tokio::test]

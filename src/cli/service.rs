@@ -220,6 +220,7 @@ pub fn runner(a: RunnerArgs) -> anyhow::Result<i32> {
                 failed = stats.failed,
                 released = stats.released,
                 stale = stats.stale,
+                overloaded = stats.overloaded,
                 "worker loop stopped"
             );
         }

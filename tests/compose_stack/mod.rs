@@ -200,11 +200,29 @@ pub fn wait_compiled(stack: &Stack, token: &str, bot: i64, version: i64, secs: u
                     .unwrap_or_default();
                 panic!("bot {} did not compile: {log}", b["name"]);
             }
+            Some("refused") => panic!("bot {} was refused: {}\n{}", b["name"], v, jobs_of(stack, version)),
             _ => {}
         }
-        assert!(Instant::now() < deadline, "bot {} not compiled after {secs} s:\n{}", b["name"], stack.logs());
+        assert!(
+            Instant::now() < deadline,
+            "bot {} not compiled after {secs} s: {v}\n{}\n{}",
+            b["name"],
+            jobs_of(stack, version),
+            stack.logs()
+        );
         std::thread::sleep(Duration::from_secs(1));
     }
+}
+
+/// The jobs of a version (its compile and its validation game), for a
+/// failure's message: their state, attempts and last error.
+fn jobs_of(stack: &Stack, version: i64) -> String {
+    stack.sql(&format!(
+        "SELECT j.id, j.kind, j.state, j.attempt, j.run_after - now(), j.last_error FROM jobs j \
+         WHERE j.payload->>'version' = '{version}' \
+            OR j.id = (SELECT m.job_id FROM matches m JOIN bot_versions v ON v.validation_match = m.id WHERE v.id = {version}) \
+         ORDER BY j.id"
+    ))
 }
 
 pub fn finished_matches(stack: &Stack) -> i64 {

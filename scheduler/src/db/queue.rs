@@ -26,6 +26,9 @@
 //!   claimed again) changes nothing; completion happens inside the caller's
 //!   transaction, so the job's results and its completion commit together
 //!   or not at all.
+//! * **Defer** ([`Queue::defer_in`]): a try the machine voided (a match
+//!   ended as overloaded, no bot at fault) goes back after a backoff
+//!   without spending an attempt, up to [`MAX_OVERLOADS`] times.
 //! * **Rescue** returns jobs whose lease expired to `available` after a
 //!   backoff, or fails them for good once `max_attempts` is spent, with the
 //!   reason in `last_error`.
@@ -288,6 +291,11 @@ pub const DEFAULT_COMPILE_SHARE: f64 = 0.1;
 /// [`FairShare::compiles_per_account`] by default.
 pub const DEFAULT_COMPILES_PER_ACCOUNT: u32 = 1;
 
+/// How many tries of a job the machine's overload may void before they
+/// count as its attempts ([`Queue::defer_in`]): with [`backoff`] between
+/// them, about an hour of a machine too busy to time a match.
+pub const MAX_OVERLOADS: i32 = 20;
+
 /// A priority no job has: a share of it holds nothing back.
 const NO_PRIORITY: i32 = i32::MIN;
 
@@ -450,6 +458,38 @@ impl Queue {
         .rows_affected();
         fenced(n, job.id)?;
         Ok(if retry { FailOutcome::Retried(delay) } else { FailOutcome::Failed })
+    }
+
+    /// The machine, not the job, failed this try (a match ended as
+    /// overloaded: no bot was at fault): back to available after
+    /// [`backoff`] of its overloads so far, without spending an attempt, up
+    /// to [`MAX_OVERLOADS`] times; past that the try counts as a failure
+    /// ([`Queue::fail_in`], retryable). A runner that plays more bots than
+    /// it has cores then plays its matches again later instead of failing
+    /// them after `max_attempts` voids (five voids in a minute refused a
+    /// new version on docker-compose's three runners on two cores).
+    pub async fn defer_in(tx: &mut Transaction<'_, Postgres>, job: &Claimed, error: &str) -> Result<FailOutcome, QueueError> {
+        let deferred: Option<i32> = sqlx::query_scalar(
+            "UPDATE jobs SET state = 'available', attempt = attempt - 1, overloads = overloads + 1, \
+                    run_after = now() + make_interval(secs => LEAST(300, power(2, LEAST(overloads + 1, 20)))), \
+                    holder = NULL, lease_until = NULL, last_error = $3 \
+             WHERE id = $1 AND lease = $2 AND state = 'running' AND overloads < $4 \
+             RETURNING overloads",
+        )
+        .bind(job.id)
+        .bind(job.lease)
+        .bind(error)
+        .bind(MAX_OVERLOADS)
+        .fetch_optional(&mut **tx)
+        .await?;
+        match deferred {
+            Some(overloads) => Ok(FailOutcome::Retried(backoff(overloads))),
+            // Out of overloads, or the lease is lost (which `fail_in` says).
+            None => {
+                let why = format!("{error} (the machine was overloaded on {MAX_OVERLOADS} tries before)");
+                Self::fail_in(tx, job, &why, true).await
+            }
+        }
     }
 
     /// Give the job back untouched (a worker shutting down): available at
