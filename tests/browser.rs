@@ -92,6 +92,12 @@ fn finished_match_per_game(addr: &str) -> Vec<(String, i64)> {
 /// pages' load times are printed.
 const REPLAY_LOAD_S: u64 = 120;
 
+/// Wait until a viewer has drawn a replay's board and its turn label
+/// (within [`REPLAY_LOAD_S`]); the label's text.
+async fn until_board(c: &Client, what: &str) -> Value {
+    until(c, what, "document.querySelector('#board') && document.querySelector('#turn-label').textContent", REPLAY_LOAD_S).await
+}
+
 /// A Flit match (32,769 turns: seconds of play) a runner is playing now,
 /// early in its game.
 fn running_flit_match(addr: &str) -> i64 {
@@ -217,13 +223,7 @@ fn the_local_viewer_shows_each_turns_stderr_beside_its_move() {
             let (c, _driver) = browser(tmp.join("profile")).await;
             for page in [&opened, &viewed] {
                 c.goto(page).await.unwrap();
-                until(
-                    &c,
-                    "the local board",
-                    "document.querySelector('#board') && document.querySelector('#turn-label').textContent",
-                    REPLAY_LOAD_S,
-                )
-                .await;
+                until_board(&c, "the local board").await;
                 let err = |seat: u32| {
                     let c = c.clone();
                     async move { text(&c, &format!(".move[data-seat=\"{seat}\"] pre.stderr")).await.trim().to_owned() }
@@ -394,8 +394,7 @@ async fn scenario(url: &str, addr: &str, data: &std::path::Path, shots: &std::pa
             c.set_window_size(width, height).await.unwrap();
             c.goto(&format!("{url}/matches/{id}")).await.unwrap();
             let loading = std::time::Instant::now();
-            until(&c, "the board", "document.querySelector('#board') && document.querySelector('#turn-label').textContent", REPLAY_LOAD_S)
-                .await;
+            until_board(&c, "the board").await;
             eprintln!("{game} {screen}: the viewer drew the board {:?} after the page was asked for", loading.elapsed());
             let at = c
                 .execute(
@@ -417,8 +416,7 @@ async fn scenario(url: &str, addr: &str, data: &std::path::Path, shots: &std::pa
         }
         c.set_window_size(1400, 1000).await.unwrap();
         c.goto(&format!("{url}/matches/{id}")).await.unwrap();
-        until(&c, "the board", "document.querySelector('#board') && document.querySelector('#turn-label').textContent", REPLAY_LOAD_S)
-            .await;
+        until_board(&c, "the board").await;
         let label = text(&c, "#turn-label").await;
         let last: u64 = label.rsplit(' ').next().unwrap().parse().unwrap();
         assert!(label.starts_with("turn 0 / ") && last > 0, "{game}: {label}");
@@ -559,13 +557,7 @@ async fn scenario(url: &str, addr: &str, data: &std::path::Path, shots: &std::pa
         std::fs::write(&file, serde_json::to_vec(&get_json(addr, &format!("/api/matches/{id}/replay"))).unwrap()).unwrap();
         let (mut viewer, local) = serve_replay(Command::new(env!("CARGO_BIN_EXE_koth")).args(["replay", "view", file.to_str().unwrap()]));
         c.goto(&local).await.unwrap();
-        until(
-            &c,
-            "the local board",
-            "document.querySelector('#board') && document.querySelector('#turn-label').textContent",
-            REPLAY_LOAD_S,
-        )
-        .await;
+        until_board(&c, "the local board").await;
         assert!(text(&c, "h1").await.starts_with(&format!("Replay {game} · seed ")), "{}", text(&c, "h1").await);
         let turns = get_json(addr, &format!("/api/matches/{id}"))["turns"].as_i64().unwrap();
         assert_eq!(text(&c, "#turn-label").await, format!("turn 0 / {turns}"));
@@ -584,13 +576,7 @@ async fn scenario(url: &str, addr: &str, data: &std::path::Path, shots: &std::pa
         let site_ms = c.execute(first_frame, vec![]).await.unwrap();
         eprintln!("first frame of a {turns}-turn {game} replay on screen: {local_ms} ms after the page was asked for (koth replay view), {site_ms} ms (its match page)");
         c.goto(&local).await.unwrap();
-        until(
-            &c,
-            "the local board",
-            "document.querySelector('#board') && document.querySelector('#turn-label').textContent",
-            REPLAY_LOAD_S,
-        )
-        .await;
+        until_board(&c, "the local board").await;
         let nav = c.execute("return getComputedStyle(document.querySelector('header nav')).display", vec![]).await.unwrap();
         assert_eq!(nav, "none", "no site links on a local replay");
         // Every link a reader can see leads to the replay, none to an
@@ -614,13 +600,7 @@ async fn scenario(url: &str, addr: &str, data: &std::path::Path, shots: &std::pa
         c.find(Locator::Css("#back-to-replay")).await.unwrap().click().await.unwrap();
         until(&c, "the replay again", "document.querySelector('#board')", REPLAY_LOAD_S).await;
         c.goto(&local).await.unwrap();
-        until(
-            &c,
-            "the local board",
-            "document.querySelector('#board') && document.querySelector('#turn-label').textContent",
-            REPLAY_LOAD_S,
-        )
-        .await;
+        until_board(&c, "the local board").await;
         c.find(Locator::Css("#step")).await.unwrap().click().await.unwrap();
         assert_eq!(text(&c, "#turn-label").await, format!("turn 1 / {turns}"));
         shot(&c, shots, "local-viewer").await;
@@ -660,13 +640,7 @@ async fn scenario(url: &str, addr: &str, data: &std::path::Path, shots: &std::pa
         assert!(out.status.success(), "{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
         let (mut viewer, local) = serve_replay(&mut koth(&["replay", "view", file.to_str().unwrap(), "--game", &game]));
         c.goto(&format!("{local}?turn=7")).await.unwrap();
-        until(
-            &c,
-            "the rpsls board",
-            "document.querySelector('#board') && document.querySelector('#turn-label').textContent",
-            REPLAY_LOAD_S,
-        )
-        .await;
+        until_board(&c, "the rpsls board").await;
         assert!(text(&c, "h1").await.starts_with("Replay rpsls · seed 5"), "{}", text(&c, "h1").await);
         assert_eq!(text(&c, "#turn-label").await, "turn 7 / 100");
         let page = text(&c, "main").await;
@@ -704,13 +678,7 @@ async fn scenario(url: &str, addr: &str, data: &std::path::Path, shots: &std::pa
         .await;
         assert!(refused.as_str().unwrap().contains("not a replay koth can draw"), "{refused}");
         c.find(Locator::Css("#replay-file")).await.unwrap().send_keys(file.to_str().unwrap()).await.unwrap();
-        until(
-            &c,
-            "the dropped replay's board",
-            "document.querySelector('#board') && document.querySelector('#turn-label').textContent",
-            REPLAY_LOAD_S,
-        )
-        .await;
+        until_board(&c, "the dropped replay's board").await;
         assert!(text(&c, "h1").await.starts_with(&format!("Replay {game} · seed ")), "{}", text(&c, "h1").await);
         let turns = get_json(addr, &format!("/api/matches/{id}"))["turns"].as_i64().unwrap();
         c.find(Locator::Css("#step")).await.unwrap().click().await.unwrap();
@@ -1163,8 +1131,7 @@ async fn added_game(c: &Client, url: &str, addr: &str, data: &std::path::Path, s
         tokio::time::sleep(Duration::from_millis(500)).await;
     };
     c.goto(&format!("{url}/matches/{m}?turn=7")).await.unwrap();
-    until(c, "the rpsls board", "document.querySelector('#board') && document.querySelector('#turn-label').textContent", REPLAY_LOAD_S)
-        .await;
+    until_board(c, "the rpsls board").await;
     assert_eq!(text(c, "#turn-label").await, "turn 7 / 100");
     let page = text(c, "main").await;
     assert!(page.contains("Spock") && page.contains("7 of 100 rounds played"), "its legend and its referee's caption: {page}");
