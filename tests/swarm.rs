@@ -324,31 +324,48 @@ fn the_stack_deploys_on_a_swarm_scales_and_loses_nothing_when_a_runner_dies() {
 
     // Three runners, then one of them killed in the middle of a match.
     stack.scale(3);
-    let deadline = Instant::now() + Duration::from_secs(180);
+    // The try may end between the look and the kill (voided as the
+    // machine's fault, or finished): the kill counts only if, after it, the
+    // same try (its lease) still runs under the killed runner's name, which
+    // a dead runner cannot change. Else the swarm replaces the task and
+    // another match is picked.
+    let deadline = Instant::now() + Duration::from_secs(300);
     let (victim, killed_match) = loop {
+        assert!(Instant::now() < deadline, "no match was killed while it played in 5 minutes:\n{}", stack.logs());
         let row = stack.sql(&format!(
-            "SELECT j.holder, m.id FROM jobs j JOIN matches m ON m.job_id = j.id \
+            "SELECT j.holder, m.id, j.lease FROM jobs j JOIN matches m ON m.job_id = j.id \
              WHERE j.state = 'running' AND m.ladder_id = {ladder} AND j.lease_until > now() \
              AND j.started_at > now() - interval '3 seconds' AND j.attempt = 1 ORDER BY j.id LIMIT 1"
         ));
-        if let Some((holder, id)) = row.split_once('|') {
-            // A runner's holder name is `<container hostname>-<pid>`.
-            let hostname = holder.rsplit_once('-').map_or(holder, |(h, _)| h);
-            let container = stack
-                .containers("runner")
-                .into_iter()
-                .find(|c| docker(&["inspect", "--format", "{{.Config.Hostname}}", c]).stdout.trim_ascii() == hostname.as_bytes());
-            if let Some(c) = container {
-                // Well into it (it started under 3 s ago), and seconds from its end.
-                std::thread::sleep(Duration::from_secs(1));
-                break (c, id.parse::<i64>().unwrap());
-            }
+        let fields: Vec<&str> = row.split('|').collect();
+        let [holder, id, lease] = fields[..] else {
+            std::thread::sleep(Duration::from_millis(200));
+            continue;
+        };
+        // A runner's holder name is `<container hostname>-<pid>`.
+        let hostname = holder.rsplit_once('-').map_or(holder, |(h, _)| h);
+        let container = stack
+            .containers("runner")
+            .into_iter()
+            .find(|c| docker(&["inspect", "--format", "{{.Config.Hostname}}", c]).stdout.trim_ascii() == hostname.as_bytes());
+        let Some(c) = container else {
+            std::thread::sleep(Duration::from_millis(200));
+            continue;
+        };
+        // Well into it (it started under 3 s ago), and seconds from its end.
+        std::thread::sleep(Duration::from_secs(1));
+        docker_ok(&["kill", &c]);
+        let after = stack.sql(&format!(
+            "SELECT j.state || '|' || j.holder || '|' || j.lease FROM jobs j JOIN matches m ON m.job_id = j.id WHERE m.id = {id}"
+        ));
+        if after != format!("running|{holder}|{lease}") {
+            eprintln!(
+                "match {id}'s try (lease {lease}) was no longer running under {holder} as its runner was killed ({after}); picking another"
+            );
+            continue;
         }
-        assert!(Instant::now() < deadline, "no match started on a runner in 3 minutes:\n{}", stack.logs());
-        std::thread::sleep(Duration::from_millis(200));
+        break (c, id.parse::<i64>().unwrap());
     };
-    assert_eq!(stack.sql(&format!("SELECT state FROM matches WHERE id = {killed_match}")), "queued", "the match ended before the kill");
-    docker_ok(&["kill", &victim]);
     eprintln!("killed runner container {victim} while it played match {killed_match}");
 
     // The swarm replaces the task; the match is rescued after its lease and played again.
