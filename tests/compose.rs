@@ -25,7 +25,8 @@ use serde_json::json;
 
 mod compose_stack;
 use compose_stack::{
-    assert_nothing_lost_or_twice, create_ladder, finished_matches, get, ladder_id, post, repo, wait_compiled, wait_played_again, Stack,
+    assert_nothing_lost_or_twice, create_ladder, finished_matches, get, kill_missed_the_try, ladder_id, post, repo, wait_compiled,
+    wait_played_again, Stack,
 };
 
 #[test]
@@ -115,12 +116,9 @@ fn the_stack_plays_scales_and_loses_nothing_when_a_runner_dies() {
         std::thread::sleep(Duration::from_secs(1));
         let out = Command::new("docker").args(["kill", &c]).output().unwrap();
         assert!(out.status.success(), "docker kill: {}", String::from_utf8_lossy(&out.stderr));
-        let after = stack.sql(&format!(
-            "SELECT j.state || '|' || j.holder || '|' || j.lease FROM jobs j JOIN matches m ON m.job_id = j.id WHERE m.id = {id}"
-        ));
-        if after != format!("running|{holder}|{lease}") {
+        if let Some(now) = kill_missed_the_try(&|q| stack.sql(q), id, holder, lease) {
             eprintln!(
-                "match {id}'s try (lease {lease}) was no longer running under {holder} as its runner was killed ({after}); picking another"
+                "match {id}'s try (lease {lease}) was no longer running under {holder} as its runner was killed ({now}); picking another"
             );
             stack.scale(3);
             continue;

@@ -20,7 +20,9 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Value};
 
 mod compose_stack;
-use compose_stack::{assert_nothing_failed, create_ladder, finished_matches, get, post, wait_compiled, wait_played_again, Stack};
+use compose_stack::{
+    assert_nothing_failed, create_ladder, finished_matches, get, kill_missed_the_try, post, wait_compiled, wait_played_again, Stack,
+};
 
 fn inspect(container: &str) -> Value {
     let out = Command::new("docker").args(["inspect", container]).output().unwrap();
@@ -121,40 +123,35 @@ fn runners_on_two_hosts_share_only_the_database_and_lose_nothing() {
         std::thread::sleep(Duration::from_secs(1));
     }
 
-    // Kill host A's runner (SIGKILL) while it plays a match. A match may
+    // Kill host A's runner (SIGKILL) while it plays a match. The try may
     // end between the look and the kill (the look and each `psql` go
     // through `docker-compose exec`, a second each on a loaded machine;
-    // seen twice in CI: host A had written the result): then host A is
-    // started again and another match is picked.
+    // seen twice in CI: host A had written the result; or it was voided
+    // as the machine's fault): then host A is started again and another
+    // match is picked.
     let deadline = Instant::now() + Duration::from_secs(300);
     let killed_match = loop {
         assert!(Instant::now() < deadline, "no match of host A's was killed in 5 minutes:\n{}", stack.logs());
-        let id = stack.sql(
-            "SELECT m.id FROM jobs j JOIN matches m ON m.job_id = j.id \
+        let row = stack.sql(
+            "SELECT j.holder, m.id, j.lease FROM jobs j JOIN matches m ON m.job_id = j.id \
              WHERE j.state = 'running' AND j.holder LIKE 'runner-a-%' AND j.lease_until > now() \
              AND j.started_at > now() - interval '3 seconds' ORDER BY j.id LIMIT 1",
         );
-        let Ok(id) = id.parse::<i64>() else {
+        let fields: Vec<&str> = row.split('|').collect();
+        let [holder, id, lease] = fields[..] else {
             std::thread::sleep(Duration::from_millis(200));
             continue;
         };
         // Well into its ~9 s, and seconds from its end.
         std::thread::sleep(Duration::from_secs(1));
-        if stack.sql(&format!("SELECT state FROM matches WHERE id = {id}")) != "queued" {
-            eprintln!("match {id} ended before the kill; picking another");
-            continue;
-        }
         let out = Command::new("docker").args(["kill", &container(&stack, "runner-a")]).output().unwrap();
         assert!(out.status.success(), "docker kill: {}", String::from_utf8_lossy(&out.stderr));
-        // Still host A's, running: else it ended (or was given back as the
-        // machine's fault) as host A was killed.
-        let job = stack.sql(&format!("SELECT j.state || '|' || j.holder FROM jobs j JOIN matches m ON m.job_id = j.id WHERE m.id = {id}"));
-        if !(job.starts_with("running|runner-a-")) {
-            eprintln!("match {id} was no longer host A's as it was killed ({job}); starting it again and picking another");
+        if let Some(now) = kill_missed_the_try(&|q| stack.sql(q), id, holder, lease) {
+            eprintln!("match {id}'s try (lease {lease}) was no longer running under {holder} as host A was killed ({now}); starting it again and picking another");
             stack.run(&["start", "runner-a"]);
             continue;
         }
-        break id;
+        break id.parse::<i64>().unwrap();
     };
     // Keep it down (its restart policy would bring it back): host B alone
     // must finish the killed match.

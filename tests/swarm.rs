@@ -27,7 +27,7 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Value};
 
 mod compose_stack;
-use compose_stack::{assert_nothing_lost_or_twice, get, post, repo};
+use compose_stack::{assert_nothing_lost_or_twice, get, kill_missed_the_try, post, repo};
 
 fn docker(args: &[&str]) -> Output {
     Command::new("docker").args(args).stdin(Stdio::null()).output().unwrap()
@@ -355,12 +355,9 @@ fn the_stack_deploys_on_a_swarm_scales_and_loses_nothing_when_a_runner_dies() {
         // Well into it (it started under 3 s ago), and seconds from its end.
         std::thread::sleep(Duration::from_secs(1));
         docker_ok(&["kill", &c]);
-        let after = stack.sql(&format!(
-            "SELECT j.state || '|' || j.holder || '|' || j.lease FROM jobs j JOIN matches m ON m.job_id = j.id WHERE m.id = {id}"
-        ));
-        if after != format!("running|{holder}|{lease}") {
+        if let Some(now) = kill_missed_the_try(&|q| stack.sql(q), id, holder, lease) {
             eprintln!(
-                "match {id}'s try (lease {lease}) was no longer running under {holder} as its runner was killed ({after}); picking another"
+                "match {id}'s try (lease {lease}) was no longer running under {holder} as its runner was killed ({now}); picking another"
             );
             continue;
         }

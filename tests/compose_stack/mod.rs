@@ -245,6 +245,19 @@ pub fn wait_played_again(stack: &Stack, killed_match: i64, secs: u64) {
     }
 }
 
+/// A runner was just killed (SIGKILL) while it held match `id`'s try
+/// (`holder`, `lease`, as the database named them before the kill): `None`
+/// if that same try still runs under that holder, which a dead runner
+/// cannot change, so the kill landed mid-try; else what the job says now
+/// (the try ended between the look and the kill: voided as the machine's
+/// fault, which gives its attempt back, or finished).
+pub fn kill_missed_the_try(sql: Rows, id: &str, holder: &str, lease: &str) -> Option<String> {
+    let now = sql(&format!(
+        "SELECT j.state || '|' || j.holder || '|' || j.lease FROM jobs j JOIN matches m ON m.job_id = j.id WHERE m.id = {id}"
+    ));
+    (now != format!("running|{holder}|{lease}")).then_some(now)
+}
+
 /// A stack's database query: a count, or the rows as text.
 pub type Count<'a> = &'a dyn Fn(&str) -> i64;
 pub type Rows<'a> = &'a dyn Fn(&str) -> String;
