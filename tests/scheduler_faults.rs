@@ -470,4 +470,10 @@ async fn a_runner_stopped_mid_match_rates_nobody_and_the_match_is_played_again()
     let changes = count(&pool, &format!("SELECT count(*) FROM rating_history WHERE match_id = {match_id}")).await;
     assert_eq!(changes, 2, "rated once, when it was played to its end");
     assert_eq!(count(&pool, "SELECT count(*) FROM jobs WHERE state = 'running'").await, 0, "the stopped runner holds nothing");
+    // Every try after a void ran with the machine to itself
+    // (`runner/src/machine.rs`): the runner logs each such turn.
+    let log = std::fs::read_to_string(PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("stalled-runner.log")).unwrap();
+    let alone =
+        log.lines().filter(|l| l.contains("it runs with no other job of the machine") && l.contains(&format!("job={job} "))).count();
+    assert!(alone as i32 >= overloads, "{overloads} voids, but {alone} tries after them ran with the machine to themselves:\n{log}");
 }

@@ -34,6 +34,7 @@ pub mod engine;
 pub mod game;
 pub mod image;
 pub mod language;
+pub mod machine;
 pub mod protocol;
 pub mod referee;
 pub mod starters;

@@ -34,6 +34,7 @@ use koth_runner::cores::CoreBudget;
 use koth_runner::engine::live::LiveTurns;
 use koth_runner::engine::{play, MatchOptions, ReplayTo, ENGINE_VERSION};
 use koth_runner::game::{ExternalGame, Game, GameError, GamePackage};
+use koth_runner::machine::{self, MachineTurns, Use};
 use koth_runner::storage::SeatData;
 use koth_runner::submission::Submission;
 use koth_sandbox::{BoxPool, SandboxConfig};
@@ -79,6 +80,11 @@ pub struct WorkerConfig {
     /// Bytes of compact JSON a match's replay may hold
     /// ([`MatchOptions::replay_limit`]; `koth runner --replay-limit`).
     pub replay_limit: u64,
+    /// The machine's turns, shared with its other runner processes: a job
+    /// the machine voided before runs with no other job of the machine
+    /// ([`koth_runner::machine`]). Every runner process of a machine must
+    /// name the same directory (by default the sandbox's `slots`).
+    pub machine: MachineTurns,
 }
 
 /// The added games a runner has loaded, by their files' hash: written out
@@ -142,6 +148,7 @@ impl WorkerConfig {
             added_games: AddedGames::new(koth_runner::state::games_dir()),
             replay_limit: koth_runner::engine::DEFAULT_REPLAY_LIMIT,
             cores: CoreBudget::all_allowed(),
+            machine: MachineTurns::in_dir(sandbox.runtime_dir.join("slots")),
         }
     }
 }
@@ -358,7 +365,10 @@ async fn run_job(
             }
         })
     };
-    let work = execute(pool, cfg, &job);
+    let work = async {
+        let _turn = machine_turn(cfg, &job).await;
+        execute(pool, cfg, &job).await
+    };
     tokio::pin!(work);
     let result = tokio::select! {
         r = &mut work => r,
@@ -417,6 +427,37 @@ async fn run_job(
     }
     hb.abort();
     next
+}
+
+/// Wait for `job`'s turn on the machine: alone if the machine voided it
+/// before, else shared. A turn that cannot be taken (the directory is not
+/// writable) is logged and the job runs without one: the turns keep
+/// voided matches from meeting the same load again, they guard nothing.
+async fn machine_turn(cfg: &WorkerConfig, job: &Claimed) -> Option<machine::Turn> {
+    let how = if job.overloads > 0 { Use::Alone } else { Use::Shared };
+    let turns = cfg.machine.clone();
+    let asked = std::time::Instant::now();
+    let taken = tokio::task::spawn_blocking(move || turns.take(how)).await;
+    match taken {
+        Ok(Ok(turn)) => {
+            if how == Use::Alone {
+                tracing::info!(
+                    worker = %cfg.name, job = job.id, voided = job.overloads,
+                    waited_ms = asked.elapsed().as_millis() as u64,
+                    "the machine voided this job before: it runs with no other job of the machine"
+                );
+            }
+            Some(turn)
+        }
+        Ok(Err(e)) => {
+            tracing::warn!(worker = %cfg.name, job = job.id, dir = %cfg.machine.dir().display(), "taking a turn on the machine failed ({e}); running without one");
+            None
+        }
+        Err(e) => {
+            tracing::warn!(worker = %cfg.name, job = job.id, "taking a turn on the machine failed ({e}); running without one");
+            None
+        }
+    }
 }
 
 async fn wait_true(mut rx: watch::Receiver<bool>) {

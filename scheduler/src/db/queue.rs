@@ -60,6 +60,8 @@ pub struct Claimed {
     pub max_attempts: i32,
     /// The fencing token of this claim.
     pub lease: i64,
+    /// Tries the machine voided before this one ([`Queue::defer_in`]).
+    pub overloads: i32,
 }
 
 impl Claimed {
@@ -300,7 +302,7 @@ pub const MAX_OVERLOADS: i32 = 20;
 const NO_PRIORITY: i32 = i32::MIN;
 
 /// What a claim returns.
-const CLAIMED: &str = "id, kind, payload, attempt, max_attempts, lease";
+const CLAIMED: &str = "id, kind, payload, attempt, max_attempts, lease, overloads";
 
 fn claimed(r: &sqlx::postgres::PgRow) -> Claimed {
     Claimed {
@@ -310,6 +312,7 @@ fn claimed(r: &sqlx::postgres::PgRow) -> Claimed {
         attempt: r.get("attempt"),
         max_attempts: r.get("max_attempts"),
         lease: r.get("lease"),
+        overloads: r.get("overloads"),
     }
 }
 
