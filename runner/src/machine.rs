@@ -192,6 +192,48 @@ mod tests {
     }
 
     #[test]
+    fn many_takers_at_once_never_share_the_machine_with_a_turn_alone() {
+        // 16 threads, 40 turns each, one in four alone, each held a moment:
+        // whoever holds a turn counts itself in, and a turn alone must find
+        // nobody else in, a shared one no turn alone.
+        use std::sync::atomic::{AtomicUsize, Ordering::SeqCst};
+        use std::sync::Arc;
+        let d = dir("many");
+        let turns = MachineTurns::in_dir(&d);
+        let (shared, alone, most_shared) = (Arc::new(AtomicUsize::new(0)), Arc::new(AtomicUsize::new(0)), Arc::new(AtomicUsize::new(0)));
+        let threads: Vec<_> = (0..16)
+            .map(|t| {
+                let (turns, shared, alone, most_shared) = (turns.clone(), shared.clone(), alone.clone(), most_shared.clone());
+                std::thread::spawn(move || {
+                    for i in 0..40 {
+                        if (t + i) % 4 == 0 {
+                            let turn = turns.take(Use::Alone).unwrap();
+                            assert_eq!(alone.fetch_add(1, SeqCst), 0, "two turns alone at once");
+                            assert_eq!(shared.load(SeqCst), 0, "a turn alone beside a shared one");
+                            std::thread::sleep(Duration::from_micros(300));
+                            alone.fetch_sub(1, SeqCst);
+                            drop(turn);
+                        } else {
+                            let turn = turns.take(Use::Shared).unwrap();
+                            let now = shared.fetch_add(1, SeqCst) + 1;
+                            most_shared.fetch_max(now, SeqCst);
+                            assert_eq!(alone.load(SeqCst), 0, "a shared turn beside a turn alone");
+                            std::thread::sleep(Duration::from_micros(300));
+                            shared.fetch_sub(1, SeqCst);
+                            drop(turn);
+                        }
+                    }
+                })
+            })
+            .collect();
+        for t in threads {
+            t.join().expect("a taker saw the machine shared with a turn alone");
+        }
+        assert!(most_shared.load(SeqCst) > 1, "shared turns never overlapped: the test did not test sharing");
+        let _ = std::fs::remove_dir_all(&d);
+    }
+
+    #[test]
     fn a_turn_of_a_dead_process_ends_with_it() {
         // A child that takes a turn alone and is killed: the lock goes with
         // its open file.

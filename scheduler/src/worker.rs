@@ -437,9 +437,10 @@ async fn machine_turn(cfg: &WorkerConfig, job: &Claimed) -> Option<machine::Turn
     let how = if job.overloads > 0 { Use::Alone } else { Use::Shared };
     let turns = cfg.machine.clone();
     let asked = std::time::Instant::now();
-    let taken = tokio::task::spawn_blocking(move || turns.take(how)).await;
+    // A panic in the blocking task is a failure to take the turn like any other.
+    let taken = tokio::task::spawn_blocking(move || turns.take(how)).await.map_err(std::io::Error::other).and_then(|r| r);
     match taken {
-        Ok(Ok(turn)) => {
+        Ok(turn) => {
             if how == Use::Alone {
                 tracing::info!(
                     worker = %cfg.name, job = job.id, voided = job.overloads,
@@ -449,12 +450,8 @@ async fn machine_turn(cfg: &WorkerConfig, job: &Claimed) -> Option<machine::Turn
             }
             Some(turn)
         }
-        Ok(Err(e)) => {
-            tracing::warn!(worker = %cfg.name, job = job.id, dir = %cfg.machine.dir().display(), "taking a turn on the machine failed ({e}); running without one");
-            None
-        }
         Err(e) => {
-            tracing::warn!(worker = %cfg.name, job = job.id, "taking a turn on the machine failed ({e}); running without one");
+            tracing::warn!(worker = %cfg.name, job = job.id, dir = %cfg.machine.dir().display(), "taking a turn on the machine failed ({e}); running without one");
             None
         }
     }
