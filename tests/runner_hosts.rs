@@ -6,12 +6,13 @@
 //! they share no volume and no network with anything but the database,
 //! that matches are spread over both, that killing one host's runner
 //! mid-match loses nothing (its match is played again by the other), and
-//! prints matches per minute with one and with two runner hosts.
+//! with `KOTH_BENCH_SECONDS=S` (40 is enough on two cores) measures
+//! matches per minute over windows of S seconds with one and with two
+//! runner hosts.
 //!
 //! Needs what tests/compose.rs needs (Docker, docker-compose, the base
 //! images); `.ci/run` prepares it. The example bots (C and Python) are
-//! compiled too, so both hosts build those two languages. `KOTH_BENCH_SECONDS` lengthens the
-//! measuring windows (default 40 s each).
+//! compiled too, so both hosts build those two languages.
 
 use std::collections::BTreeSet;
 use std::process::Command;
@@ -21,7 +22,8 @@ use serde_json::{json, Value};
 
 mod compose_stack;
 use compose_stack::{
-    assert_nothing_failed, create_ladder, finished_matches, get, kill_missed_the_try, post, wait_compiled, wait_played_again, Stack,
+    assert_nothing_failed, bench_window, create_ladder, finished_matches, get, kill_missed_the_try, post, wait_compiled, wait_played_again,
+    Stack,
 };
 
 fn inspect(container: &str) -> Value {
@@ -164,14 +166,16 @@ fn runners_on_two_hosts_share_only_the_database_and_lose_nothing() {
         .unwrap();
     assert!(holder.starts_with("runner-b-") && attempt >= 2, "played again by host B: {holder}, attempt {attempt}");
 
-    // Matches per minute: host B alone, then both (host A restarted).
-    let window = Duration::from_secs(std::env::var("KOTH_BENCH_SECONDS").ok().and_then(|s| s.parse().ok()).unwrap_or(40));
-    let one = per_minute(&stack, window);
-    stack.run(&["start", "runner-a"]);
-    let two = per_minute(&stack, window);
-    println!("runner hosts: target, 4 bots of 30 ms moves, 300 turns, one job per runner, {} s windows", window.as_secs());
-    println!("  one runner host:  {one:.1} matches/minute");
-    println!("  two runner hosts: {two:.1} matches/minute ({:.2}x)", two / one.max(f64::MIN_POSITIVE));
+    // Matches per minute, host B alone, then both (host A restarted): a
+    // benchmark, measured only when asked for (`KOTH_BENCH_SECONDS`).
+    if let Some(window) = bench_window() {
+        let one = per_minute(&stack, window);
+        stack.run(&["start", "runner-a"]);
+        let two = per_minute(&stack, window);
+        println!("runner hosts: target, 4 bots of 30 ms moves, 300 turns, one job per runner, {} s windows", window.as_secs());
+        println!("  one runner host:  {one:.1} matches/minute");
+        println!("  two runner hosts: {two:.1} matches/minute ({:.2}x)", two / one.max(f64::MIN_POSITIVE));
+    }
     let (on_a, on_b) = finished_by_host(&stack);
     println!("  finished by host A: {on_a}, by host B: {on_b}");
 

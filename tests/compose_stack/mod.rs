@@ -225,6 +225,16 @@ fn jobs_of(stack: &Stack, version: i64) -> String {
     ))
 }
 
+/// The measuring window of a benchmark that an end-to-end test can run
+/// on its stack (matches per minute), if `KOTH_BENCH_SECONDS` asks for
+/// one: figures are measured when wanted, not on every test run (they
+/// cost CI minutes and assert nothing).
+pub fn bench_window() -> Option<Duration> {
+    let text = std::env::var("KOTH_BENCH_SECONDS").ok()?;
+    let secs: u64 = text.trim().parse().unwrap_or_else(|_| panic!("KOTH_BENCH_SECONDS={text:?}: a whole number of seconds, e.g. 30"));
+    Some(Duration::from_secs(secs))
+}
+
 pub fn finished_matches(stack: &Stack) -> i64 {
     stack.sql_count("SELECT count(*) FROM matches WHERE state = 'finished'")
 }

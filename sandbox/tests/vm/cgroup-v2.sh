@@ -156,7 +156,7 @@ chmod +x "$vm/initramfs/init"
 
 echo "booting $kver ($accel_name); the VM's console follows"
 log="$vm/console.log"
-timeout 1800 qemu-system-x86_64 $accel -m 6G -smp 2 -nographic -no-reboot \
+timeout 2700 qemu-system-x86_64 $accel -m 6G -smp 2 -nographic -no-reboot \
     -kernel "$vmlinuz" -initrd "$vm/initramfs.cpio.gz" \
     -append "console=ttyS0 loglevel=4 panic=-1 rdinit=/init" \
     -virtfs local,path=/,mount_tag=hostroot,security_model=passthrough,id=hostroot \
