@@ -35,6 +35,11 @@ use crate::protocol::{Bot, Gone, Heard, Process};
 
 /// Bytes of the referee's stderr kept for the host.
 const STDERR_CAP: usize = 64 << 10;
+/// Added to the referee's limit for its first call (`start`), which
+/// includes its process's start-up, as a bot's first exchange is given
+/// its start-up allowance ([`crate::engine::MatchOptions::first_move_extra`]'s
+/// default; more if the referee's language asks for more, as Java does).
+const START_UP: Duration = Duration::from_secs(1);
 /// Processes and threads in the referee's box.
 const PIDS: u64 = 64;
 
@@ -153,7 +158,11 @@ impl ExternalReferee {
         let began = std::time::Instant::now();
         // Frozen since its last answer: it used nothing in between.
         let cpu_before = self.cpu_used;
-        let heard = match run.ask(line, Duration::from_millis(self.limits.per_call_ms), cpu_before, &mut self.log) {
+        let mut limit = Duration::from_millis(self.limits.per_call_ms);
+        if self.costs.is_empty() {
+            limit += START_UP.max(Duration::from_millis(run.spec.first_move_extra_ms.unwrap_or(0)));
+        }
+        let heard = match run.ask(line, limit, cpu_before, &mut self.log) {
             Ok(text) => Ok(text),
             Err(AskError::Failed(why)) => Err(why),
             Err(AskError::Overloaded(why)) => {
@@ -313,7 +322,7 @@ impl Running {
                         break Err(AskError::Failed(if unread > 0 {
                             format!("did not read its input ({unread} bytes unread after {} ms)", limit.as_millis())
                         } else {
-                            format!("gave no answer within {} ms of its own time", limit.as_millis())
+                            format!("gave no answer within {} ms of its own time{}", limit.as_millis(), measured_words(took, measured))
                         }));
                     }
                 }
@@ -357,6 +366,19 @@ fn gone_words(g: &Gone, sandbox: &Sandbox) -> String {
         Gone::ClosedOutput => "closed its output".into(),
         Gone::NotConnected(why) | Gone::NotStarted(why) => format!("could not be started: {why}"),
     }
+}
+
+/// What was measured of a call that went over its limit, for the host
+/// who reads why the referee failed: how long it had been, and how much of
+/// that was the referee's CPU and the machine's (forgiven) waits.
+fn measured_words(took: Duration, wait: Wait) -> String {
+    format!(
+        ": {} ms had passed, {} ms of them on its CPU, {} ms waiting for a CPU, {} ms with koth's thread stopped",
+        took.as_millis(),
+        wait.cpu.as_millis(),
+        wait.run_queue.as_millis(),
+        wait.stalled.as_millis()
+    )
 }
 
 fn clip(text: &str) -> String {

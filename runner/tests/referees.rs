@@ -250,7 +250,8 @@ fn a_hostile_referee_ends_its_match_as_referee_failed_in_bounded_time() {
         ("two_lines", 3, "wrote a line nobody asked for|answered turn 3 when koth had sent turn 4"),
         ("memory", 3, "ran out of memory"),
         ("close_stdout", 3, "closed its output"),
-        ("silent_start", 0, "gave no answer within 500 ms of its own time (at the start)"),
+        // 500 ms and the start-up allowance of its first call, 1 s.
+        ("silent_start", 0, "gave no answer within 1500 ms of its own time: "),
     ];
     for &(mode, at, want) in cases {
         let game = test_game(mode, at);
@@ -259,6 +260,7 @@ fn a_hostile_referee_ends_its_match_as_referee_failed_in_bounded_time() {
         let took = began.elapsed();
         let EndedBy::RefereeFailed { reason } = &r.ended_by else { panic!("{mode}: ended by {:?}", r.ended_by) };
         assert!(want.split('|').any(|w| reason.contains(w)), "{mode}: {reason}");
+        assert_eq!(reason.ends_with("(at the start)"), at == 0, "{mode}: {reason}");
         assert!(r.cut_short, "{mode}");
         // It failed judging its turn (two_lines: the next): that turn and
         // those before it were played, nothing after.

@@ -1,5 +1,5 @@
 //! Positive controls and the box's controls: real runtimes work under the
-//! hostile suite's limits; freeze, thaw, per-turn spawns, loopback networking.
+//! hostile suite's limits (`common::control_limits`); freeze, thaw, per-turn spawns, loopback networking.
 
 mod common;
 
@@ -7,7 +7,7 @@ use std::io::{BufRead, BufReader, Read, Write};
 use std::process::Command as HostCommand;
 use std::time::Duration;
 
-use common::{compile_c, config, hostile_limits, require_ci_tool, scaled};
+use common::{compile_c, config, control_limits, hostile_limits, require_ci_tool, scaled};
 use koth_sandbox::{run_once, Command, CpuWait, Exit, Network, Outcome, Sandbox, SandboxConfig, Stdio};
 
 fn program(name: &str) -> Vec<u8> {
@@ -27,7 +27,7 @@ fn multithreaded_java_runs_under_the_same_limits() {
     assert!(st.success(), "javac failed");
     let class = std::fs::read(dir.join("Threads.class")).unwrap();
     let java = which("java");
-    let out = run_once(config(hostile_limits()), &java, &["-cp".into(), ".".into(), "Threads".into()], &[], b"", |sb| {
+    let out = run_once(config(control_limits()), &java, &["-cp".into(), ".".into(), "Threads".into()], &[], b"", |sb| {
         sb.workdir().write_file("Threads.class", &class, 0o644)
     })
     .unwrap();
@@ -43,7 +43,7 @@ fn node_worker_threads_run_under_the_same_limits() {
         return;
     }
     let node = which("node");
-    let out = run_once(config(hostile_limits()), &node, &["threads.js".into()], &[], b"", |sb| {
+    let out = run_once(config(control_limits()), &node, &["threads.js".into()], &[], b"", |sb| {
         sb.workdir().write_file("threads.js", &program("threads.js"), 0o644)
     })
     .unwrap();

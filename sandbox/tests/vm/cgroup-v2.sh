@@ -11,6 +11,8 @@
 #
 # Usage: sandbox/tests/vm/cgroup-v2.sh        (as root; installs what it needs)
 #
+# KOTH_VM_TESTS="binary ..." runs those test binaries instead of asking cargo
+# for the sandbox's.
 # KOTH_VM_RUN="command" runs that command in the VM (through sh, in the
 # workspace, with the same environment) instead of the tests: to measure
 # on a v2 kernel, e.g. KOTH_VM_RUN="target/release/koth sandbox bench".
@@ -38,8 +40,11 @@ fi
 kver=$(ls "$vm/kernel/lib/modules" | head -1)
 vmlinuz="$vm/kernel/boot/vmlinuz-$kver"
 
-# The test binaries, built on the host.
-tests=$(cd "$workspace" && cargo test -p koth-sandbox --tests --no-run --message-format=json 2>/dev/null \
+# The test binaries, built on the host: KOTH_VM_TESTS names them (.ci/run
+# does, since a cargo started here would wait for the build lock while
+# other builds run beside the VM), or cargo lists them.
+tests="${KOTH_VM_TESTS:-}"
+[ -n "$tests" ] || tests=$(cd "$workspace" && cargo test -p koth-sandbox --tests --no-run --message-format=json 2>/dev/null \
     | python3 -c 'import json,sys
 for l in sys.stdin:
     m = json.loads(l)
