@@ -43,6 +43,12 @@ pub struct BotSpec {
 }
 
 impl BotSpec {
+    /// The allowance for its first exchange: `base`, or what its language
+    /// asks for if that is more.
+    pub fn first_move_extra(&self, base: std::time::Duration) -> std::time::Duration {
+        base.max(std::time::Duration::from_millis(self.first_move_extra_ms.unwrap_or(0)))
+    }
+
     /// The bot that runs `artifact`, built from `sub`, in `image`.
     pub fn new(name: String, sub: &Submission, image: &ImageRoot, artifact: &compile::Artifact) -> BotSpec {
         let lang = sub.language;

@@ -35,11 +35,6 @@ use crate::protocol::{Bot, Gone, Heard, Process};
 
 /// Bytes of the referee's stderr kept for the host.
 const STDERR_CAP: usize = 64 << 10;
-/// Added to the referee's limit for its first call (`start`), which
-/// includes its process's start-up, as a bot's first exchange is given
-/// its start-up allowance ([`crate::engine::MatchOptions::first_move_extra`]'s
-/// default; more if the referee's language asks for more, as Java does).
-const START_UP: Duration = Duration::from_secs(1);
 /// Processes and threads in the referee's box.
 const PIDS: u64 = 64;
 
@@ -160,7 +155,9 @@ impl ExternalReferee {
         let cpu_before = self.cpu_used;
         let mut limit = Duration::from_millis(self.limits.per_call_ms);
         if self.costs.is_empty() {
-            limit += START_UP.max(Duration::from_millis(run.spec.first_move_extra_ms.unwrap_or(0)));
+            // Its first call starts its process too: the start-up
+            // allowance a bot's first exchange gets.
+            limit += run.spec.first_move_extra(crate::engine::FIRST_MOVE_EXTRA);
         }
         let heard = match run.ask(line, limit, cpu_before, &mut self.log) {
             Ok(text) => Ok(text),

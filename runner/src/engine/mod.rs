@@ -81,6 +81,11 @@ const END_NOTICE_GRACE: Duration = Duration::from_millis(100);
 /// ([`MatchOptions::stderr_cap`]): what a ladder's matches keep.
 pub const DEFAULT_STDERR_CAP: usize = 64 << 10;
 
+/// The start-up allowance added to a program's first exchange by default
+/// (process start-up, JIT warm-up): each bot's, and an external referee's
+/// `start`.
+pub const FIRST_MOVE_EXTRA: Duration = Duration::from_secs(1);
+
 #[derive(Clone, Debug)]
 pub struct MatchOptions {
     /// koth's own game, or an external game with its referee.
@@ -157,7 +162,7 @@ impl MatchOptions {
             sandbox: SandboxConfig::default(),
             per_move: None,
             time_scale: 1.0,
-            first_move_extra: Duration::from_secs(1),
+            first_move_extra: FIRST_MOVE_EXTRA,
             freeze_off_turn: true,
             prompt_wakeups: true,
             stderr_cap: DEFAULT_STDERR_CAP,
@@ -376,7 +381,7 @@ impl Player {
                 .write_file(name, data, *mode)
                 .map_err(|e| EngineError::Host(format!("putting {name} in {}'s folder: {e}", spec.name)))?;
         }
-        let first_extra = opts.first_move_extra.max(Duration::from_millis(spec.first_move_extra_ms.unwrap_or(0)));
+        let first_extra = spec.first_move_extra(opts.first_move_extra);
         Ok(Player {
             clock: Clock::new(opts.policy(), first_extra, proto.long_lived()).startup(opts.startup(&spec.language)),
             proto,
