@@ -7,8 +7,9 @@
 //! why). The baseline is the minute after the visitor first viewed the
 //! longest match (a 32,769-turn Flit match, the service's largest work),
 //! or the second minute if that came before: that first long match raises
-//! the floor once, and a baseline before it failed a CI run at 1.41x whose
-//! floor was flat after it. The soak runs on until its last minute comes
+//! the floor once (to 45-60 MiB from 37-46 before it, in four runs
+//! here), and a baseline before it counted that step as growth (CI failed
+//! a run at 1.41x, 46.7 -> 65.9 MiB). The soak runs on until its last minute comes
 //! after the baseline (up to twice [`MINUTES`]).
 //!
 //! With glibc's malloc, the defect this guards against, the same run grew

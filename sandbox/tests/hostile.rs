@@ -10,7 +10,7 @@ use std::net::{TcpListener, UdpSocket};
 use std::os::unix::net::UnixListener;
 use std::time::Duration;
 
-use common::{field, hostile_limits, run_hostile, scaled, Lang, LANGS};
+use common::{field, host_pids, hostile_limits, run_hostile, scaled, Lang, LANGS};
 use koth_sandbox::{Exit, Outcome};
 
 const EAGAIN: i64 = libc::EAGAIN as i64;
@@ -142,12 +142,6 @@ fn kill_minus_one_and_killing_the_parent_reach_nothing_outside() {
         assert_eq!(r.out.usage.exit, Exit::Signal(libc::SIGKILL), "{lang:?}: {}", r.stdout);
         assert_eq!(r.out.usage.outcome, Outcome::Crashed, "{lang:?}");
     }
-}
-
-/// The pids of the host's processes now.
-fn host_pids() -> Vec<String> {
-    let names = std::fs::read_dir("/proc").unwrap().flatten().map(|e| e.file_name().to_string_lossy().into_owned());
-    names.filter(|n| n.bytes().all(|b| b.is_ascii_digit())).collect()
 }
 
 #[test]

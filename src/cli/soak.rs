@@ -132,7 +132,7 @@ pub fn run(a: SoakArgs) -> anyhow::Result<i32> {
         let elapsed = started.elapsed();
         if elapsed >= end {
             let longest = longest_first_viewed(&views.lock().unwrap_or_else(|e| e.into_inner()));
-            if elapsed.as_secs() >= longest.seconds.max(60) + 120 || elapsed >= end * 2 {
+            if end_comes_after_baseline(elapsed.as_secs(), longest) || elapsed >= end * 2 {
                 break;
             }
         }
@@ -188,6 +188,18 @@ fn longest_first_viewed(views: &[View]) -> View {
     views.iter().find(|v| v.turns == most).copied().unwrap_or(View { seconds: 0, turns: 0 })
 }
 
+/// Where the baseline minute starts: the second minute, or the first view of
+/// the longest match if that came later ([`figures`] says why).
+fn baseline_from(longest: View) -> u64 {
+    longest.seconds.max(60)
+}
+
+/// Whether a run whose last sample is at `last` seconds has its last
+/// minute after the baseline minute.
+fn end_comes_after_baseline(last: u64, longest: View) -> bool {
+    last >= baseline_from(longest) + 120
+}
+
 /// The figures of a run's samples, given when the longest match viewed was
 /// first viewed. `None` without a sample in the baseline minute, or if the
 /// last minute does not start after it ends.
@@ -198,7 +210,8 @@ fn longest_first_viewed(views: &[View]) -> View {
 /// allocator keeps around what outlives it (its resident memory without the
 /// binary's pages rose from about 21 to 37 MiB over the first long match
 /// here, then stayed), and a baseline taken before it counted that step as
-/// growth: CI failed a run at 1.41x whose floor was flat after it. A leak,
+/// growth (those runs read 1.19-1.59x from the second minute; CI failed one
+/// at 1.41x, 46.7 -> 65.9 MiB, a step of that size). A leak,
 /// or an allocator keeping what was freed, goes on raising the floor after.
 fn figures(samples: Vec<Sample>, longest: View) -> Option<Figures> {
     // The lowest sample of a minute: what the service holds between its
@@ -207,10 +220,10 @@ fn figures(samples: Vec<Sample>, longest: View) -> Option<Figures> {
     // minute's median lands on either; a leak, or an allocator keeping
     // what was freed, raises the floor itself.
     let floor = |v: Vec<f64>| -> Option<f64> { v.into_iter().min_by(f64::total_cmp) };
-    let warm_from = longest.seconds.max(60);
+    let warm_from = baseline_from(longest);
     let warm = floor(samples.iter().filter(|s| (warm_from..warm_from + 60).contains(&s.seconds)).map(|s| s.rss_mib).collect())?;
     let last = samples.last()?.seconds;
-    if last < warm_from + 120 {
+    if !end_comes_after_baseline(last, longest) {
         return None;
     }
     let end = floor(samples.iter().filter(|s| s.seconds + 60 > last).map(|s| s.rss_mib).collect())?;

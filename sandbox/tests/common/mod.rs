@@ -211,15 +211,17 @@ pub fn run_hostile_watched(lang: Lang, name: &str, args: &[String], limits: Limi
     Ran { out, stdout, uid }
 }
 
+/// The pids of the host's processes now.
+pub fn host_pids() -> Vec<String> {
+    let names = std::fs::read_dir("/proc").unwrap().flatten().map(|e| e.file_name().to_string_lossy().into_owned());
+    names.filter(|n| n.bytes().all(|b| b.is_ascii_digit())).collect()
+}
+
 /// Processes on the host whose real uid is `uid`.
 pub fn processes_of(uid: u32) -> Vec<String> {
     let mut found = Vec::new();
-    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
-        let name = entry.file_name().to_string_lossy().into_owned();
-        if !name.bytes().all(|b| b.is_ascii_digit()) {
-            continue;
-        }
-        let Ok(status) = std::fs::read_to_string(entry.path().join("status")) else { continue };
+    for name in host_pids() {
+        let Ok(status) = std::fs::read_to_string(format!("/proc/{name}/status")) else { continue };
         let real = real_uid(&status);
         if real == Some(uid) {
             let comm = status.lines().next().unwrap_or("").to_owned();
