@@ -176,6 +176,14 @@ fn sandbox_bench_prints_each_step_and_every_row() {
         let table: Vec<&str> = text[start..].lines().skip(1).take_while(|l| l.starts_with("  ")).collect();
         let sum = table.last().unwrap_or_else(|| panic!("empty table {title:?}"));
         assert!(sum.trim_start().starts_with("sum of the steps' medians"), "{title}: {table:?}");
+        if title == "a new box, Sandbox::create" {
+            // The cgroups, made on the caller's thread while the launcher
+            // builds the rest, are timed apart and printed after the sum.
+            let after = text[start..].lines().nth(table.len() + 1).unwrap_or_default();
+            let prefix = "beside those steps, on the caller's thread: creating the box's cgroups and their limits ";
+            let us = after.strip_prefix(prefix).and_then(|r| r.strip_suffix(" us")).and_then(|f| f.parse::<f64>().ok());
+            assert!(us.is_some_and(|us| us > 0.0), "{title}: {after:?}");
+        }
         assert!(table.len() >= 5, "{title}: a step per line: {table:?}");
         for step in &table[..table.len() - 1] {
             // "  NAME  X us  S %": a duration and a share of the sum.

@@ -113,19 +113,39 @@ pub(crate) fn build(holder: libc::pid_t, connect_ports: &[u16], allowlist: bool)
         ruleset = ruleset.add_rule(NetPort::new(port, AccessNet::ConnectTcp)).map_err(err)?;
     }
 
-    // Measure what the kernel enforces on a throwaway thread.
+    let status = match PROBED.get() {
+        Some(status) => status.clone(),
+        None => {
+            let status = probe(&ruleset)?;
+            PROBED.get_or_init(|| status).clone()
+        }
+    };
+    Ok(Policy { fd: ruleset.into(), status })
+}
+
+/// What the kernel enforced of the first box's ruleset. Every box asks for
+/// the same rights (those of [`PINNED_ABI`], whatever its rules), and what
+/// is enforced of them depends on the kernel and on this process's own
+/// seccomp profile, neither of which changes while it runs; so one probe
+/// (a thread made, restricted and joined: about a tenth of a box's build
+/// here, longer on a busy host) serves the process. Each program's own
+/// `landlock_restrict_self` still fails its spawn if it fails.
+static PROBED: std::sync::OnceLock<LandlockStatus> = std::sync::OnceLock::new();
+
+/// Measure what the kernel enforces of `ruleset` on a throwaway thread
+/// (Landlock restricts only the calling thread).
+fn probe(ruleset: &landlock::RulesetCreated) -> Result<LandlockStatus> {
     let probe = ruleset.try_clone().map_err(|e| Error::os("duplicating the Landlock ruleset", e))?;
     let status = std::thread::spawn(move || probe.restrict_self().map(|s| s.ruleset))
         .join()
         .map_err(|_| Error::Unsupported("the Landlock probe thread panicked".into()))?
-        .map_err(err)?;
-    let status = match status {
+        .map_err(|e| Error::Unsupported(format!("building the Landlock ruleset: {e}")))?;
+    Ok(match status {
         RulesetStatus::FullyEnforced => LandlockStatus::FullyEnforced,
         RulesetStatus::PartiallyEnforced => LandlockStatus::PartiallyEnforced,
         RulesetStatus::NotEnforced if refused_by_seccomp() => LandlockStatus::RefusedBySeccomp,
         RulesetStatus::NotEnforced => LandlockStatus::NotEnforced,
-    };
-    Ok(Policy { fd: ruleset.into(), status })
+    })
 }
 
 /// The Landlock ABI version of the running kernel (0: no Landlock).

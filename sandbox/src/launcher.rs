@@ -35,6 +35,19 @@ pub(crate) fn on_launcher<R: Send + 'static>(f: impl FnOnce() -> R + Send + 'sta
     on_launcher_watched(f, std::time::Duration::MAX, || {})
 }
 
+/// Start `f` on the launcher thread; its result comes on the receiver. The
+/// caller does other work meanwhile (a box's cgroups are made while the
+/// launcher builds its namespaces and mounts) and must take the result:
+/// what `f` made (a process, descriptors) is the caller's to clean up.
+pub(crate) fn start_on_launcher<R: Send + 'static>(f: impl FnOnce() -> R + Send + 'static) -> mpsc::Receiver<R> {
+    let (tx, rx) = mpsc::sync_channel(1);
+    let job: Job = Box::new(move || {
+        let _ = tx.send(f());
+    });
+    sender().lock().unwrap_or_else(|p| p.into_inner()).send(job).expect("the sandbox launcher thread is gone");
+    rx
+}
+
 /// [`on_launcher`], calling `slow` each time `every` passes before `f` has
 /// returned (to end whatever keeps it waiting).
 pub(crate) fn on_launcher_watched<R: Send + 'static>(
@@ -42,11 +55,7 @@ pub(crate) fn on_launcher_watched<R: Send + 'static>(
     every: std::time::Duration,
     mut slow: impl FnMut(),
 ) -> R {
-    let (tx, rx) = mpsc::sync_channel(1);
-    let job: Job = Box::new(move || {
-        let _ = tx.send(f());
-    });
-    sender().lock().unwrap_or_else(|p| p.into_inner()).send(job).expect("the sandbox launcher thread is gone");
+    let rx = start_on_launcher(f);
     loop {
         match rx.recv_timeout(every) {
             Ok(r) => return r,

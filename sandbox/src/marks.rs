@@ -96,7 +96,7 @@ impl Marks {
         // since the mark before it, whoever made that one.
         marks.sort_by_key(|&(at, _)| at);
         let steps = marks.windows(2).map(|w| (w[1].1, Duration::from_nanos(w[1].0 - w[0].0))).collect();
-        Phases { steps }
+        Phases { steps, beside: Vec::new() }
     }
 }
 
@@ -106,10 +106,15 @@ impl std::fmt::Debug for Marks {
     }
 }
 
-/// How long each step of a box's build or a program's start took, in order.
+/// How long each step of a box's build or a program's start took, in order,
+/// and the steps that ran beside them on another thread.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Phases {
     steps: Vec<(&'static str, Duration)>,
+    /// Timed on their own thread while the steps ran (a box's cgroups are
+    /// made while the launcher thread builds its namespaces and mounts):
+    /// not part of the steps' sum.
+    beside: Vec<(&'static str, Duration)>,
 }
 
 impl Phases {
@@ -121,6 +126,17 @@ impl Phases {
     /// All the steps together.
     pub fn total(&self) -> Duration {
         self.steps.iter().map(|(_, d)| *d).sum()
+    }
+
+    /// The steps that ran beside these on another thread, each with its
+    /// own duration.
+    pub fn beside(&self) -> &[(&'static str, Duration)] {
+        &self.beside
+    }
+
+    pub(crate) fn with_beside(mut self, name: &'static str, took: Duration) -> Phases {
+        self.beside.push((name, took));
+        self
     }
 }
 

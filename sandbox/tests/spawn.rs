@@ -307,9 +307,10 @@ fn a_box_and_a_program_report_each_step_of_their_start_in_order() {
         let took = t.elapsed();
         let built = names(sb.phases().steps());
         // The caller's, the launcher's, the unsharer's, the holder's (its
-        // mounts), then the caller's again.
+        // mounts), then the caller's again; the cgroups were made on the
+        // caller's thread meanwhile, timed apart.
         let order = [
-            "creating the box's cgroups and their limits",
+            "taking a uid slot",
             "waiting for the launcher thread",
             "creating the box's namespaces (unshare)",
             "cloning the holder (clone, CLONE_VM | CLONE_VFORK | CLONE_PARENT)",
@@ -325,6 +326,9 @@ fn a_box_and_a_program_report_each_step_of_their_start_in_order() {
         assert!(at.windows(2).all(|w| w[0] < w[1]), "steps out of order: {built:?}");
         assert_eq!(built.last(), Some(&"the box's Landlock ruleset"));
         assert!(sb.phases().total() <= took, "{:?} of steps in a create of {took:?}", sb.phases().total());
+        let beside = names(sb.phases().beside());
+        assert_eq!(beside, ["creating the box's cgroups and their limits"], "{:?}", sb.phases());
+        assert!(sb.phases().beside()[0].1 <= took, "{:?} in a create of {took:?}", sb.phases().beside());
 
         let t = std::time::Instant::now();
         let mut child = sb.spawn(Command::new("/bin/true")).unwrap();

@@ -68,6 +68,9 @@ struct StepTable {
     /// (a step met several times in one sample, such as binding each device,
     /// counts once with their sum).
     steps: Vec<(&'static str, Vec<Duration>)>,
+    /// Steps that ran on another thread beside those (`Phases::beside`):
+    /// printed apart, outside the sum.
+    beside: Vec<(&'static str, Vec<Duration>)>,
     samples: usize,
 }
 
@@ -89,6 +92,12 @@ impl StepTable {
                     v.push(d);
                     self.steps.push((name, v));
                 }
+            }
+        }
+        for &(name, d) in phases.beside() {
+            match self.beside.iter_mut().find(|(n, _)| *n == name) {
+                Some((_, v)) => v.push(d),
+                None => self.beside.push((name, vec![d])),
             }
         }
         self.samples += 1;
@@ -119,6 +128,9 @@ impl StepTable {
             sum.as_secs_f64() / bare.p50.as_secs_f64(),
             bare.p50.as_secs_f64() * 1e6
         );
+        for (name, v) in &self.beside {
+            println!("beside those steps, on the caller's thread: {name} {:.1} us", p50(v).as_secs_f64() * 1e6);
+        }
     }
 }
 
