@@ -382,3 +382,77 @@ fn a_box_and_a_program_report_each_step_of_their_start_in_order() {
         assert_eq!(child.wait().unwrap(), Exit::Code(0));
     }
 }
+
+/// A box's cgroups are made on the caller's thread while the launcher
+/// thread starts its holder. Eight boxes built at once, half of them with a
+/// root that does not exist (their holder fails while their cgroups are
+/// being made), beside two busy loops this test starts: the good ones run
+/// their program, the bad ones say what failed, and none leaves a cgroup
+/// or a process behind.
+#[test]
+fn boxes_built_at_once_some_failing_leave_no_cgroup_and_no_process() {
+    require_sandbox!();
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
+    use koth_sandbox::cgroup::Hierarchy;
+    let parents = <dyn Hierarchy>::detect().unwrap().parents();
+    let own_groups = || -> Vec<String> {
+        let tag = format!("-{}-", std::process::id());
+        let mut names: Vec<String> = parents
+            .iter()
+            .flat_map(|p| std::fs::read_dir(p).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()))
+            .filter(|n| n.starts_with("koth-") && n.contains(&tag))
+            .collect();
+        names.sort();
+        names
+    };
+    let children = || -> Vec<String> {
+        std::fs::read_dir("/proc/self/task")
+            .unwrap()
+            .filter_map(|t| std::fs::read_to_string(t.unwrap().path().join("children")).ok())
+            .flat_map(|s| s.split_whitespace().map(str::to_owned).collect::<Vec<_>>())
+            .collect()
+    };
+    let groups_before = own_groups();
+    let mut spinners: Vec<std::process::Child> =
+        (0..2).map(|_| std::process::Command::new("sh").args(["-c", "while :; do :; done"]).spawn().unwrap()).collect();
+    let spinner_pids: Vec<String> = spinners.iter().map(|c| c.id().to_string()).collect();
+    let built: Vec<_> = (0..8)
+        .map(|i| {
+            std::thread::spawn(move || {
+                let mut cfg = config(hostile_limits());
+                if i % 2 == 1 {
+                    cfg.root = format!("/nonexistent-koth-root-{i}").into();
+                }
+                match Sandbox::create(cfg) {
+                    Ok(sb) => {
+                        let beside = sb.phases().beside().iter().map(|(n, _)| *n).collect::<Vec<_>>();
+                        let exit = sb.spawn(Command::new("/bin/true")).and_then(|mut c| c.wait());
+                        (i, Ok((format!("{exit:?}"), beside)))
+                    }
+                    Err(e) => (i, Err(e.to_string())),
+                }
+            })
+        })
+        .collect();
+    let results: Vec<_> = built.into_iter().map(|t| t.join().unwrap()).collect();
+    // The list of children is read where the spinners show: it can see one.
+    let seen = children();
+    assert!(spinner_pids.iter().all(|p| seen.contains(p)), "{spinner_pids:?} not among {seen:?}");
+    for s in &mut spinners {
+        let _ = s.kill();
+        let _ = s.wait();
+    }
+    for (i, r) in &results {
+        if i % 2 == 1 {
+            let e = r.as_ref().expect_err("a box with no root was built");
+            assert!(e.contains("building the box failed at"), "box {i}: {e}");
+        } else {
+            let (exit, beside) = r.as_ref().unwrap_or_else(|e| panic!("box {i}: {e}"));
+            assert_eq!(exit, "Ok(Code(0))", "box {i}");
+            assert_eq!(beside, &["creating the box's cgroups and their limits"], "box {i}");
+        }
+    }
+    assert_eq!(own_groups(), groups_before, "cgroups left behind");
+    let left: Vec<String> = children().into_iter().filter(|p| !spinner_pids.contains(p)).collect();
+    assert!(left.is_empty(), "processes left behind: {left:?}");
+}
