@@ -383,6 +383,30 @@ fn a_box_and_a_program_report_each_step_of_their_start_in_order() {
     }
 }
 
+/// The cgroups of this test process's boxes (named `koth-<ns>-<pid>-...`).
+fn own_groups() -> Vec<String> {
+    use koth_sandbox::cgroup::Hierarchy;
+    let tag = format!("-{}-", std::process::id());
+    let mut names: Vec<String> = <dyn Hierarchy>::detect()
+        .unwrap()
+        .parents()
+        .iter()
+        .flat_map(|p| std::fs::read_dir(p).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()))
+        .filter(|n| n.starts_with("koth-") && n.contains(&tag))
+        .collect();
+    names.sort();
+    names
+}
+
+/// The pids of this process's children, from every thread's list.
+fn children() -> Vec<String> {
+    std::fs::read_dir("/proc/self/task")
+        .unwrap()
+        .filter_map(|t| std::fs::read_to_string(t.unwrap().path().join("children")).ok())
+        .flat_map(|s| s.split_whitespace().map(str::to_owned).collect::<Vec<_>>())
+        .collect()
+}
+
 /// A box's cgroups are made on the caller's thread while the launcher
 /// thread starts its holder. Eight boxes built at once, half of them with a
 /// root that does not exist (their holder fails while their cgroups are
@@ -393,25 +417,6 @@ fn a_box_and_a_program_report_each_step_of_their_start_in_order() {
 fn boxes_built_at_once_some_failing_leave_no_cgroup_and_no_process() {
     require_sandbox!();
     let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
-    use koth_sandbox::cgroup::Hierarchy;
-    let parents = <dyn Hierarchy>::detect().unwrap().parents();
-    let own_groups = || -> Vec<String> {
-        let tag = format!("-{}-", std::process::id());
-        let mut names: Vec<String> = parents
-            .iter()
-            .flat_map(|p| std::fs::read_dir(p).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()))
-            .filter(|n| n.starts_with("koth-") && n.contains(&tag))
-            .collect();
-        names.sort();
-        names
-    };
-    let children = || -> Vec<String> {
-        std::fs::read_dir("/proc/self/task")
-            .unwrap()
-            .filter_map(|t| std::fs::read_to_string(t.unwrap().path().join("children")).ok())
-            .flat_map(|s| s.split_whitespace().map(str::to_owned).collect::<Vec<_>>())
-            .collect()
-    };
     let groups_before = own_groups();
     let mut spinners: Vec<std::process::Child> =
         (0..2).map(|_| std::process::Command::new("sh").args(["-c", "while :; do :; done"]).spawn().unwrap()).collect();
@@ -455,4 +460,35 @@ fn boxes_built_at_once_some_failing_leave_no_cgroup_and_no_process() {
     assert_eq!(own_groups(), groups_before, "cgroups left behind");
     let left: Vec<String> = children().into_iter().filter(|p| !spinner_pids.contains(p)).collect();
     assert!(left.is_empty(), "processes left behind: {left:?}");
+}
+
+/// The other way round: the cgroups cannot be made (on v2, the parent's
+/// `cgroup.max.descendants` is reached) while the holder starts fine. The
+/// started holder is killed and reaped, and the error is the cgroups'.
+/// cgroup v1 has no such limit: this runs in the v2 VM stage.
+#[test]
+fn a_box_whose_cgroups_cannot_be_made_leaves_no_holder() {
+    require_sandbox!();
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
+    use koth_sandbox::cgroup::Hierarchy;
+    let hierarchy = <dyn Hierarchy>::detect().unwrap();
+    if hierarchy.version() != Version::V2 {
+        eprintln!("cgroup v1: no cgroup.max.descendants to reach; the v2 VM stage runs this");
+        return;
+    }
+    let parent = hierarchy.parents()[0].clone();
+    let limit = parent.join("cgroup.max.descendants");
+    let was = std::fs::read_to_string(&limit).unwrap();
+    // Under the descendants there are already: no new one may be made.
+    std::fs::write(&limit, "0").unwrap();
+    let groups_before = own_groups();
+    let created = Sandbox::create(config(hostile_limits()));
+    std::fs::write(&limit, was.trim()).unwrap();
+    let e = created.err().expect("a box was built past cgroup.max.descendants");
+    assert!(e.to_string().contains("cgroup"), "{e}");
+    assert_eq!(own_groups(), groups_before, "cgroups left behind");
+    assert!(children().is_empty(), "processes left behind: {:?}", children());
+    // And with the limit back, boxes are built again.
+    let sb = Sandbox::create(config(hostile_limits())).unwrap();
+    assert_eq!(sb.spawn(Command::new("/bin/true")).unwrap().wait().unwrap(), Exit::Code(0));
 }
