@@ -12,8 +12,8 @@
 //! ```text
 //!  supervisor (runner, root)          box namespaces (mnt, pid, net, ipc, uts)
 //!  ───────────────────────            ──────────────────────────────────────
-//!  launcher thread ──clone(VM,VFORK)──▶ unsharer ──unshare──clone(VM,VFORK,PARENT)──▶ holder (pid 1, root)
-//!                                                    mounts the box, execs the box's init, which only reaps
+//!  launcher thread ──clone(VM)──▶ unsharer ──setns(net made ahead)──unshare──clone(VM,VFORK,PARENT)──▶ holder (pid 1, root)
+//!   (the caller makes the box's cgroups meanwhile)  mounts the box, execs the box's init, which only reaps
 //!  launcher thread ──clone(VM,VFORK)──▶ joiner ──setns(holder pidfd)──join cgroup──clone(VM,PARENT)──▶ program
 //!                                                    rlimits, setsid, drop caps, setresuid(slot),
 //!                                                    no_new_privs, Landlock, seccomp, execve
@@ -92,6 +92,7 @@ mod launcher;
 mod limits;
 mod marks;
 pub mod mounts;
+mod netns;
 mod pool;
 mod privilege;
 mod run;

@@ -852,28 +852,36 @@ fn launch_holder(plan: MountPlan, privilege: Privilege, marks: Arc<Marks>) -> Re
         Privilege::Root => None,
         Privilege::Rootless { uid, gid } => Some(spawn::UserMaps::identity(uid, gid)),
     };
+    // A rootless box's namespaces are owned by its own user namespace.
+    let netns = if privilege.is_root() { crate::netns::take() } else { None };
     marks.mark("pipes, the init's memfd, the mount plan");
     let launch_marks = marks.clone();
     let (running_tx, running_rx) = std::sync::mpsc::sync_channel::<()>(1);
     let forked = start_on_launcher(move || -> Result<()> {
         launch_marks.mark("waiting for the launcher thread");
-        let _ = running_tx.send(());
         let start = spawn::HolderStart {
             paths,
             user_maps,
+            netns: netns.as_ref().map(|fd| fd.as_raw_fd()),
             init,
             report: report_w.as_raw_fd(),
             control: control_r.as_raw_fd(),
             pid_w: pid_w.as_raw_fd(),
             marks: launch_marks,
         };
-        spawn::launch_holder(&start)
-        // report_w, control_r, pid_w drop here: only the holder keeps them.
+        // The caller is told once the unsharer is cloned (see
+        // `spawn::launch_holder`), or when the start failed before.
+        spawn::launch_holder(&start, move || {
+            let _ = running_tx.send(());
+        })
+        // report_w, control_r, pid_w and netns drop here: only the holder
+        // keeps them.
     });
-    // Wait until the launcher thread runs the start before making the
-    // cgroups: woken on this thread's CPU, it waited there for the whole of
-    // them (0.6-0.7 ms at the median here) instead of running beside them.
-    // A launcher thread gone drops the sender; `wait` then says so.
+    // Wait until the launcher thread has cloned the unsharer before making
+    // the cgroups: woken on this thread's CPU, it waited there for the whole
+    // of them (0.6-0.7 ms at the median here) instead of running beside
+    // them. A start that failed before, or a launcher thread gone, drops
+    // the sender; `wait` then says why.
     let _ = running_rx.recv();
     Ok(HolderLaunch { forked, pid_r, report_r, control_w, privilege, marks })
 }

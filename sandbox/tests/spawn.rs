@@ -13,7 +13,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use common::{config, hostile_limits};
+use common::{config, hostile_limits, scaled};
 use koth_sandbox::cgroup::Version;
 use koth_sandbox::{Command, Exit, Sandbox, Stdio};
 
@@ -460,6 +460,95 @@ fn boxes_built_at_once_some_failing_leave_no_cgroup_and_no_process() {
     assert_eq!(own_groups(), groups_before, "cgroups left behind");
     let left: Vec<String> = children().into_iter().filter(|p| !spinner_pids.contains(p)).collect();
     assert!(left.is_empty(), "processes left behind: {left:?}");
+}
+
+/// The network namespace of a box: its own inode, from the holder's.
+fn net_namespace_of(pid: i32) -> u64 {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::metadata(format!("/proc/{pid}/ns/net")).unwrap().ino()
+}
+
+/// What connecting a UDP socket to 127.0.0.1:9 from inside `sb` gives:
+/// `ENETUNREACH` while the box's loopback is down, `connected` once it is up
+/// (UDP, which Landlock's network rules leave alone: they refuse TCP
+/// connects to ports the box was not given before any route is looked up).
+fn loopback_in(sb: &Sandbox) -> String {
+    let probe = "import errno, socket\ns = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)\ntry:\n    s.connect(('127.0.0.1', 9)); print('connected')\nexcept OSError as e:\n    print(errno.errorcode[e.errno])";
+    let mut child = sb.spawn(Command::new(common::PYTHON).args(["-c", probe]).stdout(Stdio::Pipe)).unwrap();
+    let mut out = String::new();
+    child.stdout.take().unwrap().read_to_string(&mut out).unwrap();
+    assert_eq!(child.wait().unwrap(), Exit::Code(0), "{out}");
+    out.trim().to_owned()
+}
+
+/// Boxes built by root enter network namespaces made ahead by a thread of
+/// their own (`sandbox/src/netns.rs`). Built one after another, then eight
+/// at once beside two busy loops this test starts: the later boxes say they
+/// took one; every box's namespace is its own (not the host's, not another
+/// box's); its loopback is down, or up where the box asks for it; and no
+/// thread of the supervisor is left in a box's namespace.
+#[test]
+fn boxes_enter_network_namespaces_made_ahead_each_its_own() {
+    require_sandbox!();
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
+    if !koth_sandbox::Privilege::current().is_root() {
+        common::missing("root: only boxes built by root take network namespaces made ahead");
+        return;
+    }
+    let made_ahead = |sb: &Sandbox| sb.phases().steps().iter().any(|(n, _)| *n == "entering a network namespace made ahead (setns)");
+    let mut boxes = Vec::new();
+    let mut took = Vec::new();
+    for i in 0..6 {
+        let mut cfg = config(hostile_limits());
+        if i % 2 == 1 {
+            cfg.network = koth_sandbox::Network::Loopback { connect_ports: vec![9] };
+        }
+        let sb = Sandbox::create(cfg).unwrap();
+        took.push(made_ahead(&sb));
+        boxes.push((i % 2 == 1, sb));
+        // Time for the maker to refill.
+        std::thread::sleep(scaled(Duration::from_millis(100)));
+    }
+    // The maker starts at a process's second request at the latest (other
+    // tests of this binary may have made boxes before): the last four took
+    // one made ahead.
+    assert!(took[2..].iter().all(|t| *t), "boxes that took a namespace made ahead, in order: {took:?}");
+    let mut spinners: Vec<std::process::Child> =
+        (0..2).map(|_| std::process::Command::new("sh").args(["-c", "while :; do :; done"]).spawn().unwrap()).collect();
+    let at_once: Vec<_> = (0..8)
+        .map(|i| {
+            std::thread::spawn(move || {
+                let mut cfg = config(hostile_limits());
+                if i % 2 == 1 {
+                    cfg.network = koth_sandbox::Network::Loopback { connect_ports: vec![9] };
+                }
+                (i % 2 == 1, Sandbox::create(cfg).unwrap())
+            })
+        })
+        .collect();
+    boxes.extend(at_once.into_iter().map(|t| t.join().unwrap()));
+    for s in &mut spinners {
+        let _ = s.kill();
+        let _ = s.wait();
+    }
+    let host = net_namespace_of(std::process::id() as i32);
+    let mut seen = std::collections::BTreeSet::new();
+    for (i, (loopback, sb)) in boxes.iter().enumerate() {
+        let ns = net_namespace_of(sb.holder_pid());
+        assert_ne!(ns, host, "box {i} is in the host's network namespace");
+        assert!(seen.insert(ns), "box {i} shares its network namespace with another box");
+        let want = if *loopback { "connected" } else { "ENETUNREACH" };
+        assert_eq!(loopback_in(sb), want, "box {i} (loopback asked: {loopback})");
+    }
+    // Every thread of this process is in its own namespace, the maker too.
+    for t in std::fs::read_dir("/proc/self/task").unwrap().flatten() {
+        let tid: i32 = t.file_name().to_string_lossy().parse().unwrap();
+        use std::os::unix::fs::MetadataExt;
+        let ns = std::fs::metadata(format!("/proc/self/task/{tid}/ns/net")).map(|m| m.ino());
+        if let Ok(ns) = ns {
+            assert_eq!(ns, host, "thread {tid} ({:?}) is in another network namespace", std::fs::read_to_string(t.path().join("comm")));
+        }
+    }
 }
 
 /// The other way round: the cgroups cannot be made (on v2, the parent's
