@@ -3,12 +3,13 @@
 //! A box's network namespace was the costliest step of its build: the
 //! unsharer's `unshare` of five namespaces took 0.85–0.99 ms at the median
 //! here (`koth sandbox bench`), most of it the network namespace, and
-//! creating one waits on the kernel's network-device lock (rtnl) while
-//! earlier boxes' namespaces are torn down in the background
-//! (`cleanup_net`, 35 ms of a kernel worker's time per batch in a trace of
-//! the bench). Nothing of a new network namespace depends on the box it is
-//! for: it is empty (not even its loopback is up) and owned by the initial
-//! user namespace, whoever made it. So a thread of its own (the *maker*)
+//! creating one sleeps on kernel-wide locks (in a `perf` trace of the
+//! bench's unsharers: sysfs's kernfs lock while the loopback device's files
+//! are made, which the background teardown of earlier boxes' namespaces
+//! takes to remove theirs, and the per-CPU allocator's mutex). Nothing of
+//! a new network namespace depends on the box it is for: it is empty (not
+//! even its loopback is up) and owned by the initial user namespace,
+//! whoever made it. So a thread of its own (the *maker*)
 //! keeps up to [`DEPTH`] of them ready, each made by `unshare(CLONE_NEWNET)`
 //! on that thread and held by a descriptor of `/proc/thread-self/ns/net`;
 //! the maker goes back to its own namespace after each, so that it never
