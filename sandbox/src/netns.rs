@@ -9,13 +9,12 @@
 //! takes to remove theirs, and the per-CPU allocator's mutex). Nothing of
 //! a new network namespace depends on the box it is for: it is empty (not
 //! even its loopback is up) and owned by the initial user namespace,
-//! whoever made it. So a thread of its own (the *maker*)
-//! keeps up to [`DEPTH`] of them ready, each made by `unshare(CLONE_NEWNET)`
-//! on that thread and held by a descriptor of `/proc/thread-self/ns/net`;
-//! the maker goes back to its own namespace after each, so that it never
-//! lives in one a box is given. A box built by root takes one
-//! ([`take`]); its unsharer enters it (`setns`) and unshares the other
-//! namespaces. The holder brings its loopback up where the box asks for it,
+//! whoever made it. So a thread of its own (the *maker*) keeps up to
+//! [`DEPTH`] of them ready, each made by `unshare(CLONE_NEWNET)` on that
+//! thread and held by a descriptor of `/proc/thread-self/ns/net`; the maker
+//! goes back to its own namespace after each, so that it never lives in
+//! one a box is given. A box built by root takes one ([`take`]); its
+//! unsharer enters it (`setns`) and unshares the other namespaces. The holder brings its loopback up where the box asks for it,
 //! as before.
 //!
 //! * **Only from the second box of a process.** A process that builds one
@@ -53,11 +52,12 @@ enum Maker {
 
 struct State {
     ready: Vec<OwnedFd>,
-    asked: u64,
+    /// A box asked before: the maker starts at the second request.
+    asked_before: bool,
     maker: Maker,
 }
 
-static STATE: Mutex<State> = Mutex::new(State { ready: Vec::new(), asked: 0, maker: Maker::NotStarted });
+static STATE: Mutex<State> = Mutex::new(State { ready: Vec::new(), asked_before: false, maker: Maker::NotStarted });
 static WANTED: Condvar = Condvar::new();
 
 fn state() -> MutexGuard<'static, State> {
@@ -69,10 +69,10 @@ fn state() -> MutexGuard<'static, State> {
 /// at a process's second request, and asks it to refill after each.
 pub(crate) fn take() -> Option<OwnedFd> {
     let mut s = state();
-    s.asked += 1;
     let got = s.ready.pop();
+    let first = !std::mem::replace(&mut s.asked_before, true);
     match s.maker {
-        Maker::NotStarted if s.asked >= 2 => {
+        Maker::NotStarted if !first => {
             s.maker = Maker::Running;
             let spawned = std::thread::Builder::new().name("koth-netns-maker".into()).spawn(maker);
             if let Err(e) = spawned {

@@ -264,7 +264,17 @@ pub(crate) fn launch(plan: &ExecPlan, pid_r: OwnedFd, err_w: OwnedFd, err_r: &Ow
     // `prepared` until it exits, which `run_child` waits for; the program
     // until its execve or exit, which `wait_for_exec` waits for below,
     // before this frame ends. Both follow the rules of the module docs.
-    let joined = unsafe { run_child(joiner_main, arg.cast(), joiner_stack, std::ptr::addr_of_mut!((*arg).mask), "the spawn helper", 0) };
+    let joined = unsafe {
+        run_child(
+            joiner_main,
+            arg.cast(),
+            joiner_stack,
+            std::ptr::addr_of_mut!((*arg).mask),
+            "the spawn helper",
+            libc::CLONE_VM | libc::CLONE_VFORK,
+            || {},
+        )
+    };
     plan.marks.mark("the joiner's exit and reaping");
     // The joiner has exited, so its pid report is in the pipe now or never.
     // Read without blocking: the plan (ours) still holds the write end, and a
@@ -579,7 +589,7 @@ pub(crate) struct HolderStart {
 /// box's cgroups meanwhile. The unsharer is cloned without `CLONE_VFORK`,
 /// so that this thread can say so after the clone rather than before it:
 /// woken before, the caller often landed on this thread's CPU and ran its
-/// cgroups there while the clone waited (0.58-0.80 ms at the median of the
+/// cgroups there while the clone waited (0.54-0.84 ms at the median of the
 /// clone's step in `koth sandbox bench`, against 0.04-0.06 ms with the
 /// cgroups made after). This thread touches nothing the unsharer reads
 /// until it has reaped it.
@@ -589,57 +599,54 @@ pub(crate) struct HolderStart {
 pub(crate) fn launch_holder(start: &HolderStart, began: impl FnOnce()) -> Result<()> {
     let (unsharer_stack, holder_stack) = stacks()?;
     let arg = HolderArg { start, holder_stack };
-    let all = sys::full_sigset();
     // SAFETY: a zeroed sigset_t is a valid value for pthread_sigmask to fill.
     let mut saved: libc::sigset_t = unsafe { std::mem::zeroed() };
-    // SAFETY: `all` and `saved` are live sigset_t values; this changes only
-    // this thread's mask, so that the unsharer starts with every signal
-    // blocked.
-    unsafe { libc::pthread_sigmask(libc::SIG_SETMASK, &all, &mut saved) };
-    // SAFETY: the unsharer runs on the launcher's idle outer stack and reads
-    // `arg`, which lives on this frame until the waitpid below has returned:
-    // waitpid returns once the unsharer has exited (it exits after the
-    // holder's execve or exit, `CLONE_VFORK` there) or, failing (ECHILD),
-    // when it is no longer there to wait for. It follows the module's rules
-    // (no allocation, no locks); this thread meanwhile only calls `began`
-    // and waits, touching nothing the unsharer uses.
-    let child =
-        unsafe { sys::clone_with_stack(unsharer_main, (&arg as *const HolderArg).cast_mut().cast(), unsharer_stack, libc::CLONE_VM) };
-    // SAFETY: restores the mask saved above on this thread.
-    unsafe { libc::pthread_sigmask(libc::SIG_SETMASK, &saved, std::ptr::null_mut()) };
-    let child = child.map_err(|e| Error::os("cloning the box helper", e))?;
-    began();
-    let reaped = sys::waitpid(child, 0);
+    // SAFETY: the unsharer reads `arg` (alive until the call returns, after
+    // the unsharer has exited) and follows the module's rules; `began` only
+    // wakes the caller, touching nothing the unsharer uses.
+    unsafe {
+        run_child(
+            unsharer_main,
+            (&arg as *const HolderArg).cast_mut().cast(),
+            unsharer_stack,
+            &mut saved,
+            "the box helper",
+            libc::CLONE_VM,
+            began,
+        )?
+    };
     start.marks.mark("the unsharer's exit and reaping");
-    reaped.map_err(|e| Error::os("waiting for the box helper", e))?;
     Ok(())
 }
 
-/// Run `f(arg)` in a child sharing this thread's memory (`CLONE_VM |
-/// CLONE_VFORK`, and the `extra` flags: this thread waits until it has
-/// exec'd or exited), on `stack`, with every signal blocked, and reap it.
+/// Run `f(arg)` in a child cloned with `flags` (`CLONE_VM` and the rest:
+/// with `CLONE_VFORK` this thread resumes once it has exec'd or exited), on
+/// `stack`, with every signal blocked; call `meanwhile`, then reap it.
 /// `mask` receives this thread's signal mask, as it was, before the clone.
 ///
 /// # Safety
 /// `stack` is one of the launcher's idle stacks; `f` keeps the module's
-/// rules and is sound with the `extra` flags; `arg` and `mask` are valid
-/// until this returns.
+/// rules and is sound with `flags`; `arg` and `mask` are valid until this
+/// returns (it returns once the child has exited, or when `waitpid` finds
+/// no child left to wait for); `meanwhile` touches nothing the child uses.
 unsafe fn run_child(
     f: extern "C" fn(*mut libc::c_void) -> libc::c_int,
     arg: *mut libc::c_void,
     stack: *mut libc::c_void,
     mask: *mut libc::sigset_t,
     what: &str,
-    extra: libc::c_int,
+    flags: libc::c_int,
+    meanwhile: impl FnOnce(),
 ) -> Result<()> {
     let all = sys::full_sigset();
     // SAFETY: `all` and `*mask` are live sigset_t values; this changes only the calling thread's mask.
     unsafe { libc::pthread_sigmask(libc::SIG_SETMASK, &all, mask) };
     // SAFETY: the caller's promises.
-    let child = unsafe { sys::clone_with_stack(f, arg, stack, libc::CLONE_VM | libc::CLONE_VFORK | extra) };
+    let child = unsafe { sys::clone_with_stack(f, arg, stack, flags) };
     // SAFETY: restores the mask saved above on this thread.
     unsafe { libc::pthread_sigmask(libc::SIG_SETMASK, mask, std::ptr::null_mut()) };
     let child = child.map_err(|e| Error::os(format!("cloning {what}"), e))?;
+    meanwhile();
     sys::waitpid(child, 0).map_err(|e| Error::os(format!("waiting for {what}"), e))?;
     Ok(())
 }
@@ -788,7 +795,17 @@ pub(crate) fn listen_in_box(holder_pidfd: RawFd, user_namespace: bool, port: u16
     // SAFETY: the child only makes system calls and writes `arg`'s result
     // fields (alive on this frame until it has exited, which this waits
     // for); with CLONE_FILES the socket it opens is in this table.
-    unsafe { run_child(listener_main, (&mut arg as *mut ListenArg).cast(), stack, &mut saved, "the listener", libc::CLONE_FILES)? };
+    unsafe {
+        run_child(
+            listener_main,
+            (&mut arg as *mut ListenArg).cast(),
+            stack,
+            &mut saved,
+            "the listener",
+            libc::CLONE_VM | libc::CLONE_VFORK | libc::CLONE_FILES,
+            || {},
+        )?
+    };
     match arg.failed {
         // SAFETY: the child opened `fd` in this (shared) table and nothing else owns it.
         None => Ok(unsafe { <OwnedFd as std::os::fd::FromRawFd>::from_raw_fd(arg.fd) }),
