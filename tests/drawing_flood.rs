@@ -81,18 +81,13 @@ fn a_drawing_flood_costs_a_thinking_bot_no_move() {
 
     let target = MatchOptions { sandbox: sandbox(), max_turns: Some(150), ..MatchOptions::new(GameKind::Target, 3) };
     let (victim, still) = (bot("runner/tests/bots/adversary.c", &["victim", "target", "20"]), bot("bots/target/still.c", &[]));
-    let mut report = None;
-    for attempt in 1..=3 {
-        let r = play(&target, vec![victim.clone(), still.clone()]).unwrap();
-        match &r.ended_by {
-            EndedBy::HostOverloaded { reason, .. } if attempt < 3 => eprintln!("the machine was overloaded ({reason}): played again"),
-            _ => {
-                report = Some(r);
-                break;
-            }
-        }
-    }
-    let report = report.unwrap();
+    let report = koth_testkit::again_while_overloaded(
+        || play(&target, vec![victim.clone(), still.clone()]).unwrap(),
+        |r| match &r.ended_by {
+            EndedBy::HostOverloaded { reason, .. } => Some(reason.clone()),
+            _ => None,
+        },
+    );
     let refused_meanwhile = refused.load(Ordering::Relaxed);
     // A drawing completes (the slot's work is real), then the flood stops.
     let deadline = Instant::now() + Duration::from_secs(300);

@@ -65,6 +65,41 @@ pub fn assert_golden(path: &Path, written: &str, what: &str) -> String {
     golden
 }
 
+/// The most tries [`again_while_overloaded`] makes.
+pub const OVERLOADED_TRIES: u32 = 6;
+
+/// Play a match as the service does with one the machine failed (it ended
+/// `HostOverloaded`: this shared machine stalled, or was too busy to time
+/// the bots fairly, and nobody was charged): again, after a pause that
+/// doubles (0.25 s, then 0.5, 1, 2, 4), up to [`OVERLOADED_TRIES`] tries,
+/// saying so; the last try's result is returned whatever it is. A test
+/// asserts what the bots and the rules did, which such a match does not
+/// tell. `overloaded` gives the reason of a result the machine failed.
+///
+/// The pause is the point: a test binary's tests run two at a time on CI's
+/// two cores, and three tries in a row, at once, all met the same busy
+/// moment of the other test (a per-turn Python bot's start-up waited 39 ms
+/// for a CPU and the engine 12 ms more, past a 50 ms move's bound).
+pub fn again_while_overloaded<T>(play: impl FnMut() -> T, overloaded: impl Fn(&T) -> Option<String>) -> T {
+    again_after(std::time::Duration::from_millis(250), play, overloaded)
+}
+
+fn again_after<T>(first_pause: std::time::Duration, mut play: impl FnMut() -> T, overloaded: impl Fn(&T) -> Option<String>) -> T {
+    let mut pause = first_pause;
+    for _ in 1..OVERLOADED_TRIES {
+        let result = play();
+        match overloaded(&result) {
+            Some(reason) => {
+                eprintln!("the machine was overloaded ({reason}): playing the match again in {pause:?}, as the service would");
+                std::thread::sleep(pause);
+                pause *= 2;
+            }
+            None => return result,
+        }
+    }
+    play()
+}
+
 /// The test binary's scratch folder, `CARGO_TARGET_TMPDIR` (set by Cargo
 /// for integration tests and benchmarks, as the calling crate is built).
 #[macro_export]
@@ -89,6 +124,23 @@ pub use postgres::{postgres, postgres_binaries, TestPostgres};
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_match_the_machine_failed_is_played_again_until_it_is_not_or_the_tries_are_spent() {
+        // (how many tries the machine fails, tries made, the result's try)
+        for (failed, tries, result) in [(0, 1, 1), (2, 3, 3), (5, 6, 6), (9, 6, 6)] {
+            let mut made = 0;
+            let got = again_after(
+                std::time::Duration::from_millis(1),
+                || {
+                    made += 1;
+                    made
+                },
+                |&n| (n <= failed).then(|| format!("try {n}")),
+            );
+            assert_eq!((made, got), (tries, result), "the machine failing {failed} tries");
+        }
+    }
 
     /// The only test here that touches `CI` (tests run in threads of one
     /// process, sharing the environment).

@@ -148,14 +148,9 @@ fn full_credit(took: Duration, wait: Wait) -> Duration {
     (wait.run_queue + wait.stalled).min(took.saturating_sub(wait.cpu))
 }
 
-/// How the machine failed an exchange whose credit passed the bound: by a
-/// stall, or by waits for a CPU, whichever was the more.
+/// How the machine failed an exchange whose credit passed the bound.
 fn overload(wait: Wait, bound: Duration) -> Overload {
-    if wait.stalled >= wait.run_queue {
-        Overload::Stalled { late: wait.stalled }
-    } else {
-        Overload::Waited { run_queue: wait.run_queue, bound }
-    }
+    Overload { run_queue: wait.run_queue, stalled: wait.stalled, bound }
 }
 
 /// What the engine saw by the end of an exchange.
@@ -193,27 +188,40 @@ pub enum Decision {
     HostOverloaded { why: Overload },
 }
 
-/// How the machine failed a move.
+/// How the machine failed a move: what it kept from the bot, together
+/// more than the clock forgives.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Overload {
-    /// The bot waited this long for a CPU, more than the bound.
-    Waited { run_queue: Duration, bound: Duration },
-    /// The engine's own loop was this late.
-    Stalled { late: Duration },
+pub struct Overload {
+    /// The bot (or the engine) waited this long for a CPU.
+    pub run_queue: Duration,
+    /// The engine's own loop was stopped this long.
+    pub stalled: Duration,
+    /// The most the clock forgives ([`Allowance::max_uncharged`]).
+    pub bound: Duration,
 }
 
 impl std::fmt::Display for Overload {
+    /// The larger cause first; both, and their sum, when both counted (the
+    /// sum is what passed the bound, so a reason never reads "waited 39 ms,
+    /// more than the 50 ms the clock forgives").
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let ms = |d: &Duration| d.as_secs_f64() * 1e3;
-        match self {
-            Overload::Waited { run_queue, bound } => write!(
-                f,
-                "the bot waited {:.0} ms for a CPU that other programs held, more than the {:.0} ms the clock forgives",
-                ms(run_queue),
-                ms(bound)
-            ),
-            Overload::Stalled { late } => write!(f, "the match engine itself was stopped or starved for {:.0} ms", ms(late)),
+        let ms = |d: Duration| format!("{:.0} ms", d.as_secs_f64() * 1e3);
+        let (run_queue, stalled) = (self.run_queue, self.stalled);
+        if stalled >= run_queue {
+            write!(f, "the match engine itself was stopped or starved for {}", ms(stalled))?;
+            if !run_queue.is_zero() {
+                write!(f, " and the bot waited {} for a CPU", ms(run_queue))?;
+            }
+        } else {
+            write!(f, "the bot waited {} for a CPU that other programs held", ms(run_queue))?;
+            if !stalled.is_zero() {
+                write!(f, " and the match engine was stopped {}", ms(stalled))?;
+            }
         }
+        if !run_queue.is_zero() && !stalled.is_zero() {
+            write!(f, ", {} in all", ms(run_queue + stalled))?;
+        }
+        write!(f, ", more than the {} the clock forgives", ms(self.bound))
     }
 }
 
@@ -508,7 +516,7 @@ mod tests {
         let w = |run_queue: u64, cpu: u64| Wait { run_queue: MS(run_queue), cpu: MS(cpu), stalled: MS(0) };
         let stall = |ms: u64| Wait { stalled: MS(ms), ..Wait::default() };
         let answer = |ms| Seen::Answer(MS(ms));
-        let over = |rq| HostOverloaded { why: Overload::Waited { run_queue: MS(rq), bound: MS(50) } };
+        let over = |rq| HostOverloaded { why: Overload { run_queue: MS(rq), stalled: MS(0), bound: MS(50) } };
         let cases: &[(Seen, Wait, Decision)] = &[
             // The fair bot on a busy host: 35 ms of CPU, 20 ms in the run
             // queue, 57 ms of wall: charged 37 ms.
@@ -535,7 +543,11 @@ mod tests {
             // Nothing by the extended deadline, waits within the bound.
             (Seen::Nothing(MS(80)), w(30, 50), TimedOut { by: MS(0) }),
             // The engine was stopped for 16 minutes: nobody is charged.
-            (Seen::Nothing(MS(996_050)), stall(996_000), HostOverloaded { why: Overload::Stalled { late: MS(996_000) } }),
+            (
+                Seen::Nothing(MS(996_050)),
+                stall(996_000),
+                HostOverloaded { why: Overload { run_queue: MS(0), stalled: MS(996_000), bound: MS(50) } },
+            ),
             // A 40 ms stall (a hypervisor's hiccup) in a move of 35 ms of
             // CPU answered at 76 ms: forgiven.
             (answer(76), Wait { cpu: MS(35), stalled: MS(40), ..Wait::default() }, OnTime),
@@ -571,6 +583,31 @@ mod tests {
         assert_eq!(c.judge(answer(400), a, w(200, 100)), LateCounted { by: MS(200) });
         let a = c.begin();
         assert!(matches!(c.judge(answer(2150), a, w(300, 90)), HostOverloaded { .. }));
+    }
+
+    /// The reason a match the machine failed gives: the sum of its causes
+    /// is what passed the bound, so both are said when both counted.
+    #[test]
+    fn an_overload_says_what_passed_the_bound() {
+        let o = |run_queue, stalled| Overload { run_queue: MS(run_queue), stalled: MS(stalled), bound: MS(50) }.to_string();
+        let cases = [
+            (o(70, 0), "the bot waited 70 ms for a CPU that other programs held, more than the 50 ms the clock forgives"),
+            // CI's: the bot's start-up waited 39 ms and the engine 12 ms more.
+            (
+                o(39, 12),
+                "the bot waited 39 ms for a CPU that other programs held and the match engine was stopped 12 ms, \
+                 51 ms in all, more than the 50 ms the clock forgives",
+            ),
+            (o(0, 996_000), "the match engine itself was stopped or starved for 996000 ms, more than the 50 ms the clock forgives"),
+            (
+                o(20, 40),
+                "the match engine itself was stopped or starved for 40 ms and the bot waited 20 ms for a CPU, \
+                 60 ms in all, more than the 50 ms the clock forgives",
+            ),
+        ];
+        for (said, want) in cases {
+            assert_eq!(said, want);
+        }
     }
 
     #[test]

@@ -38,21 +38,17 @@ pub fn options(game: GameKind, seed: u64) -> MatchOptions {
     MatchOptions { sandbox: sandbox_config(), ..MatchOptions::new(game, seed) }
 }
 
-/// Play a match as the service does: one the machine failed (ended
-/// `HostOverloaded`: this shared machine stalled or was too busy to time
-/// the bots fairly) is played again, up to three tries, saying so. A test
-/// asserts what the bots and the rules did, which such a match does not
-/// tell; a test of the overload itself calls the engine directly.
+/// Play a match as the service does: one the machine failed is played
+/// again after a pause ([`koth_testkit::again_while_overloaded`]). A test
+/// of the overload itself calls the engine directly.
 pub fn play(opts: &MatchOptions, bots: Vec<BotSpec>) -> koth_runner::engine::Result<koth_runner::engine::MatchReport> {
-    let mut tries = 1;
-    loop {
-        let r = koth_runner::engine::play(opts, bots.clone())?;
-        match &r.ended_by {
-            koth_games::replay::EndedBy::HostOverloaded { reason, .. } if tries < 3 => {
-                eprintln!("the machine was overloaded ({reason}): playing the match again, as the service would");
-                tries += 1;
+    koth_testkit::again_while_overloaded(
+        || koth_runner::engine::play(opts, bots.clone()),
+        |r| match r {
+            Ok(koth_runner::engine::MatchReport { ended_by: koth_games::replay::EndedBy::HostOverloaded { reason, .. }, .. }) => {
+                Some(reason.clone())
             }
-            _ => return Ok(r),
-        }
-    }
+            _ => None,
+        },
+    )
 }
