@@ -187,14 +187,16 @@ fn the_python_target_referee_judges_50_seeds_exactly_as_the_built_in_rules() {
     let game = target_py();
     let cases =
         (0..50u64).map(|i| (i * 7919 + 1, 2 + (i as usize % 5), 400)).chain([(3, 2, usize::MAX), (6, 3, usize::MAX), (11, 16, usize::MAX)]);
-    for (seed, seats, turns) in cases {
+    // Two at a time: each check is a sandboxed Python referee judging its
+    // replay turn by turn, on one core.
+    koth_testkit::two_at_a_time(cases.collect(), |(seed, seats, turns)| {
         let r = scripted_target(seed, seats, turns);
         game.check(&r, &sandbox_config()).unwrap_or_else(|e| panic!("seed {seed}, {seats} seats: {e}"));
         if turns == usize::MAX {
             assert_eq!(r.ended_by, EndedBy::Rules);
             assert!(r.turns.len() > 1000, "seed {seed}: {} turns", r.turns.len());
         }
-    }
+    });
     // It is no rubber stamp: one answer changed, and it disagrees.
     let mut r = scripted_target(5, 2, 400);
     let t = r.turns.iter_mut().find(|t| matches!(&t.answers[0].reply, Recorded::Answer { answer } if answer == "2")).unwrap();

@@ -100,6 +100,28 @@ fn again_after<T>(first_pause: std::time::Duration, mut play: impl FnMut() -> T,
     play()
 }
 
+/// `work` done on every item by two threads, each taking the next item
+/// when it is free (CI's machines have two cores, and a test that plays
+/// matches or checks replays one after the other leaves one idle); the
+/// results in the items' order.
+pub fn two_at_a_time<T: Send, R: Send>(items: Vec<T>, work: impl Fn(T) -> R + Sync) -> Vec<R> {
+    let queue = std::sync::Mutex::new(items.into_iter().enumerate());
+    let done = std::sync::Mutex::new(Vec::new());
+    std::thread::scope(|s| {
+        for _ in 0..2 {
+            s.spawn(|| loop {
+                // The lock is released before the work: the statement ends.
+                let Some((i, item)) = queue.lock().unwrap_or_else(|p| p.into_inner()).next() else { break };
+                let r = work(item);
+                done.lock().unwrap_or_else(|p| p.into_inner()).push((i, r));
+            });
+        }
+    });
+    let mut done = done.into_inner().unwrap_or_else(|p| p.into_inner());
+    done.sort_by_key(|(i, _)| *i);
+    done.into_iter().map(|(_, r)| r).collect()
+}
+
 /// The test binary's scratch folder, `CARGO_TARGET_TMPDIR` (set by Cargo
 /// for integration tests and benchmarks, as the calling crate is built).
 #[macro_export]
@@ -124,6 +146,23 @@ pub use postgres::{postgres, postgres_binaries, TestPostgres};
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn two_at_a_time_does_every_item_once_in_two_threads_and_keeps_their_order() {
+        let threads = std::sync::Mutex::new(std::collections::HashSet::new());
+        let out = two_at_a_time((0..40u64).collect(), |i| {
+            threads.lock().unwrap().insert(std::thread::current().id());
+            // The first item is held until the other thread has taken one
+            // (for at most 5 s: one thread alone then fails the test).
+            let until = std::time::Instant::now() + std::time::Duration::from_secs(5);
+            while i == 0 && threads.lock().unwrap().len() < 2 && std::time::Instant::now() < until {
+                std::thread::sleep(std::time::Duration::from_millis(1));
+            }
+            i * i
+        });
+        assert_eq!(out, (0..40u64).map(|i| i * i).collect::<Vec<_>>());
+        assert_eq!(threads.into_inner().unwrap().len(), 2);
+    }
 
     #[test]
     fn a_match_the_machine_failed_is_played_again_until_it_is_not_or_the_tries_are_spent() {
