@@ -57,8 +57,7 @@ pub async fn run(pool: PgPool, every: Duration, stop: impl std::future::Future<O
 pub async fn tick<R: Rng>(pool: &PgPool, queue: &Queue, rng: &mut R) -> Result<Tick, sqlx::Error> {
     let (rescued, failed) = match queue.rescue_expired().await {
         Ok(x) => x,
-        Err(crate::db::queue::QueueError::Db(e)) => return Err(e),
-        Err(e) => return Err(sqlx::Error::Protocol(e.to_string())),
+        Err(e) => return Err(e.into_db().unwrap_or_else(|| sqlx::Error::Protocol("rescuing expired jobs".into()))),
     };
     store::mark_failed_matches(pool).await?;
     store::sweep_live_turns(pool).await?;

@@ -165,6 +165,9 @@ pub struct WorkerStats {
     pub stale: u64,
     /// Jobs given back because the machine was too busy to time them.
     pub overloaded: u64,
+    /// Recordings the database rolled back to break a conflict with
+    /// another transaction, and that were run again.
+    pub conflicts: u64,
 }
 
 /// How a job ended on this worker.
@@ -400,7 +403,10 @@ async fn run_job(
     let mut next = None;
     loop {
         let claim_next = (!*shutdown.borrow()).then_some((cfg.name.as_str(), cfg.lease, &cfg.fair_share));
-        match record(pool, recorder, &job, &result, claim_next).await {
+        let conflicts_before = recorder.conflicts();
+        let recorded = record(pool, recorder, &job, &result, claim_next).await;
+        stats.conflicts += recorder.conflicts() - conflicts_before;
+        match recorded {
             Ok((done, claimed)) => {
                 match done {
                     Recorded::Completed => stats.completed += 1,
@@ -414,6 +420,13 @@ async fn run_job(
                 stats.stale += 1;
                 tracing::warn!(job = job.id, "lease lost before recording; result dropped");
                 break;
+            }
+            // The server rolled the whole recording back to break a
+            // conflict with another transaction: nothing is wrong, and
+            // nothing to wait for.
+            Err(e @ QueueError::Conflict(_)) if tokio::time::Instant::now() < deadline => {
+                stats.conflicts += 1;
+                tracing::info!(job = job.id, "{e}");
             }
             Err(e) if tokio::time::Instant::now() < deadline => {
                 tracing::warn!(job = job.id, "recording failed ({e}); retrying");

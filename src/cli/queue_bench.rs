@@ -24,7 +24,7 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 use clap::Args;
-use koth_scheduler::db::queue::{claim_on, FairShare, Queue, Recorder};
+use koth_scheduler::db::queue::{claim_on, FairShare, Queue, QueueError, Recorder};
 use koth_scheduler::pg::PrivatePostgres;
 use sqlx::PgPool;
 
@@ -97,6 +97,9 @@ struct Measured {
     client_us: f64,
     server_us: Option<f64>,
     latency_us: Vec<f64>,
+    /// Jobs whose statements the server rolled back to break a deadlock
+    /// with another worker's, and that were run again, as the runner does.
+    conflicts: u64,
 }
 
 /// What `f` did to `jobs` jobs in `elapsed`: its rate, the CPU time per job
@@ -108,6 +111,7 @@ fn measured(jobs: u32, elapsed: Duration, client: Duration, server: Option<(i32,
         client_us: per_job(cpu(who).saturating_sub(client)),
         server_us: server.and_then(|(pid, before)| Some(per_job(server_cpu(pid)?.saturating_sub(before)))),
         latency_us: Vec::new(),
+        conflicts: 0,
     }
 }
 
@@ -190,15 +194,21 @@ async fn queue_alone(pool: &PgPool, workers: u32, jobs: u32, synced: bool, serve
                     ready.wait();
                     let mut conn = connected?;
                     let (name, lease, share) = (format!("bench-{w}"), Duration::from_secs(60), FairShare::default());
-                    let (mut done, mut latency) = (0u32, Vec::with_capacity(jobs as usize));
+                    let (mut done, mut latency, mut conflicts) = (0u32, Vec::with_capacity(jobs as usize), 0u64);
                     let mut job = claim_on(&mut conn, &name, &["noop"], lease, &share).await?;
                     while let Some(j) = job {
                         let t = Instant::now();
-                        job = Queue::complete_and_claim(&mut conn, &j, &name, &["noop"], lease, &share).await?;
+                        // Rolled back to break a deadlock: run again, as the runner does.
+                        job = loop {
+                            match Queue::complete_and_claim(&mut conn, &j, &name, &["noop"], lease, &share).await {
+                                Err(QueueError::Conflict(_)) => conflicts += 1,
+                                other => break other?,
+                            }
+                        };
                         latency.push(us(t));
                         done += 1;
                     }
-                    anyhow::Ok((done, latency))
+                    anyhow::Ok((done, latency, conflicts))
                 })
             })
         })
@@ -207,14 +217,15 @@ async fn queue_alone(pool: &PgPool, workers: u32, jobs: u32, synced: bool, serve
     let server = server.and_then(|pid| Some((pid, server_cpu(pid)?)));
     let started = Instant::now();
     let cpu_before = cpu(libc::RUSAGE_SELF);
-    let (mut total, mut latency) = (0, Vec::new());
+    let (mut total, mut latency, mut conflicts) = (0, Vec::new(), 0);
     for t in threads {
-        let (done, l) = t.join().map_err(|_| anyhow::anyhow!("a worker thread panicked"))??;
+        let (done, l, c) = t.join().map_err(|_| anyhow::anyhow!("a worker thread panicked"))??;
         total += done;
         latency.extend(l);
+        conflicts += c;
     }
     anyhow::ensure!(total == jobs, "koth completed {total} of {jobs} jobs");
-    Ok(Measured { latency_us: latency, ..measured(jobs, started.elapsed(), cpu_before, server, libc::RUSAGE_SELF) })
+    Ok(Measured { latency_us: latency, conflicts, ..measured(jobs, started.elapsed(), cpu_before, server, libc::RUSAGE_SELF) })
 }
 
 /// koth's queue with `workers` workers; `server`: the postmaster's pid.
@@ -233,7 +244,7 @@ async fn koth_rate(pool: &PgPool, workers: u32, jobs: u32, way: Way, synced: boo
         tasks.push(tokio::spawn(async move {
             let name = format!("bench-{w}");
             let lease = Duration::from_secs(60);
-            let (mut done, mut latency) = (0u32, Vec::new());
+            let (mut done, mut latency, mut conflicts) = (0u32, Vec::new(), 0u64);
             let mut job = q.claim(&name, &["noop"], lease).await?;
             while let Some(j) = job {
                 let t = Instant::now();
@@ -242,7 +253,12 @@ async fn koth_rate(pool: &PgPool, workers: u32, jobs: u32, way: Way, synced: boo
                         let mut tx = q.pool().begin().await?;
                         Queue::complete(&mut tx, &j).await?;
                         tx.commit().await?;
-                        q.claim(&name, &["noop"], lease).await?
+                        loop {
+                            match q.claim(&name, &["noop"], lease).await {
+                                Err(QueueError::Conflict(_)) => conflicts += 1,
+                                other => break other?,
+                            }
+                        }
                     }
                     // The runner's way (the queue alone is `queue_alone`'s):
                     // its loop's own connection, `BEGIN` with the
@@ -257,17 +273,19 @@ async fn koth_rate(pool: &PgPool, workers: u32, jobs: u32, way: Way, synced: boo
                 latency.push(us(t));
                 done += 1;
             }
-            anyhow::Ok((done, latency))
+            // The recorder runs a recording again itself after a conflict.
+            anyhow::Ok((done, latency, conflicts + recorder.conflicts()))
         }));
     }
-    let (mut total, mut latency) = (0, Vec::new());
+    let (mut total, mut latency, mut conflicts) = (0, Vec::new(), 0);
     for t in tasks {
-        let (done, l) = t.await??;
+        let (done, l, c) = t.await??;
         total += done;
         latency.extend(l);
+        conflicts += c;
     }
     anyhow::ensure!(total == jobs, "koth completed {total} of {jobs} jobs");
-    Ok(Measured { latency_us: latency, ..measured(jobs, started.elapsed(), cpu_before, server, libc::RUSAGE_SELF) })
+    Ok(Measured { latency_us: latency, conflicts, ..measured(jobs, started.elapsed(), cpu_before, server, libc::RUSAGE_SELF) })
 }
 
 /// The raw statements run by pgbench (its rate as it reports it, its CPU
@@ -344,6 +362,8 @@ pub fn run(a: QueueBenchArgs) -> anyhow::Result<i32> {
             "commits", "workers", "pgbench", "claim; complete", "ratio", "runner", "ratio", "queue alone", "ratio", "runner p50/p99", "alone p50/p99"
         );
         let ways = [Way::ClaimThenComplete, Way::Runner, Way::QueueAlone];
+        // Deadlocks the server broke, each job's statement run again.
+        let mut conflicts = [0u64; 3];
         for (synced, pool) in [(true, &synced_pool), (false, &cheap_pool)] {
             // Warm up every path once (connections, plans, caches).
             for way in ways {
@@ -371,6 +391,9 @@ pub fn run(a: QueueBenchArgs) -> anyhow::Result<i32> {
                     }
                 };
                 let base = rate(&raw);
+                for (k, v) in koth.iter().enumerate() {
+                    conflicts[k] += v.iter().map(|m| m.conflicts).sum::<u64>();
+                }
                 // Every job's claim-to-start latency of every round, pooled.
                 let latency = |v: &[Measured]| {
                     let all: Vec<f64> = v.iter().flat_map(|m| m.latency_us.iter().copied()).collect();
@@ -401,6 +424,10 @@ pub fn run(a: QueueBenchArgs) -> anyhow::Result<i32> {
         println!("  (the runner writes the job's results in that transaction, between the two)");
         println!("queue alone: that one statement as its own transaction, on a connection the worker keeps, each worker on a thread of its own (as pgbench's clients): one round trip a job");
         println!("cheap: synchronous_commit = off on both sides");
+        println!(
+            "conflicts: {} claim; complete, {} runner, {} queue alone, in every measurement above: statements the server rolled back to break a deadlock between two workers' claims, each run again as the runner does",
+            conflicts[0], conflicts[1], conflicts[2]
+        );
         println!("p50/p99: claim-to-start latency in µs, every job of every round: from a worker done with a job to its next job claimed and committed");
         match postmaster {
             Some(_) => println!("CPU: medians of the client's (this process, or pgbench) and of the server's (every PostgreSQL process) time per job"),

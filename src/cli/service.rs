@@ -221,6 +221,7 @@ pub fn runner(a: RunnerArgs) -> anyhow::Result<i32> {
                 released = stats.released,
                 stale = stats.stale,
                 overloaded = stats.overloaded,
+                conflicts = stats.conflicts,
                 "worker loop stopped"
             );
         }
