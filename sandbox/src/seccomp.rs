@@ -403,7 +403,15 @@ mod tests {
     #[test]
     fn every_system_call_number_is_decided_as_promised() {
         let f = Filter::koth();
-        let args = [0, libc::SIGCHLD as u32, libc::CLONE_NEWUSER as u32, libc::CLONE_NEWNS as u32, libc::AF_INET as u32, libc::AF_VSOCK as u32, u32::MAX];
+        let args = [
+            0,
+            libc::SIGCHLD as u32,
+            libc::CLONE_NEWUSER as u32,
+            libc::CLONE_NEWNS as u32,
+            libc::AF_INET as u32,
+            libc::AF_VSOCK as u32,
+            u32::MAX,
+        ];
         for nr in (0..1024).chain([X32_SYSCALL_BIT, X32_SYSCALL_BIT + 1, u32::MAX]) {
             for arg0 in args {
                 assert_eq!(eval(&f.program, AUDIT_ARCH_X86_64, nr, arg0), promised(nr, arg0), "system call {nr}, first argument {arg0:#x}");

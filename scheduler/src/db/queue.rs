@@ -702,7 +702,12 @@ impl Recorder {
         // this statement only: it is run again at once.
         let mut tries = 1;
         while matches!(result, Err(QueueError::Conflict(_))) && tries < CONFLICT_TRIES {
-            tracing::info!(job = job.id, tries, "recording met a conflict with another worker's claim; running it again ({})", result.as_ref().err().map(|e| e.to_string()).unwrap_or_default());
+            tracing::info!(
+                job = job.id,
+                tries,
+                "recording met a conflict with another worker's claim; running it again ({})",
+                result.as_ref().err().map(|e| e.to_string()).unwrap_or_default()
+            );
             self.abandon().await;
             tries += 1;
             self.conflicts += 1;
