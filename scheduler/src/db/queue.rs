@@ -34,7 +34,7 @@
 //!   run again at once: the [`Recorder`] runs its statement again (up to
 //!   [`CONFLICT_TRIES`] times), and the worker loop runs a recording again
 //!   without the pause it takes after other errors. `koth bench queue`
-//!   met such a cycle in 2 of 5 runs with four workers on two cores, and
+//!   met such a cycle in 6 of 32 runs with four workers on two cores, and
 //!   stopped on it, until it ran such statements again as the runner does.
 //! * **Complete**, **fail** and **release** match on `(id, lease, running)`:
 //!   a worker that lost its lease (it stalled, the job was rescued and
