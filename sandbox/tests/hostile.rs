@@ -311,7 +311,7 @@ fn a_setuid_binary_gives_no_privilege() {
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o755)).unwrap();
     let exe = dir.join("whoami");
-    std::fs::write(&exe, common::compile_c("whoami")).unwrap();
+    common::copy_compiled_c("whoami", &exe);
     std::fs::set_permissions(&exe, std::fs::Permissions::from_mode(0o4755)).unwrap();
     let exe_s = exe.to_string_lossy().into_owned();
     let out = koth_sandbox::run_once(common::config(hostile_limits()), &exe_s, &[], &[], b"", |_| Ok(())).unwrap();

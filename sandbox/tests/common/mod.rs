@@ -133,6 +133,19 @@ pub fn compile_c(name: &str) -> Vec<u8> {
 
 static CACHE: Mutex<Vec<(String, Vec<u8>)>> = Mutex::new(Vec::new());
 
+/// `programs/<name>.c` compiled, copied to `to` by `cp`, a process of its
+/// own, so that this process never holds the copy open for writing. A file
+/// this process wrote itself can be busy when it is run: another test's
+/// fork made while the file was open holds the descriptor until that child
+/// execs, and `execve` then fails with `ETXTBSY` (the v2 VM stage, where a
+/// fork and its exec take long, 2026-11-29).
+pub fn copy_compiled_c(name: &str, to: &Path) {
+    compile_c(name);
+    let built = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("hostile-bin").join(name);
+    let st = HostCommand::new("cp").arg(&built).arg(to).status().expect("running cp");
+    assert!(st.success(), "copying {} to {}", built.display(), to.display());
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Lang {
     C,
