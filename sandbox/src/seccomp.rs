@@ -307,21 +307,28 @@ mod tests {
     use super::*;
 
     /// A tiny classic-BPF interpreter, enough to check the filter's decisions
-    /// without installing it.
-    fn eval(p: &[libc::sock_filter], arch: u32, nr: u32, arg0: u32) -> u32 {
-        let data = |off: u32| match off {
-            OFFSET_NR => nr,
-            OFFSET_ARCH => arch,
-            OFFSET_ARG0_LOW => arg0,
-            _ => panic!("unexpected load at {off}"),
-        };
-        let (mut pc, mut acc) = (0usize, 0u32);
+    /// without installing it: the decision, and how many instructions ran
+    /// before it or before the first load of an argument (where the
+    /// kernel's cache of always-allowed calls stops following a call).
+    fn run(p: &[libc::sock_filter], arch: u32, nr: u32, arg0: u32) -> (u32, usize) {
+        let (mut pc, mut acc, mut steps, mut constant_steps) = (0usize, 0u32, 0usize, None);
         loop {
             let ins = p[pc];
             let code = ins.code as u32;
+            steps += 1;
             match code & 0x07 {
-                libc::BPF_LD => acc = data(ins.k),
-                libc::BPF_RET => return ins.k,
+                libc::BPF_LD => {
+                    acc = match ins.k {
+                        OFFSET_NR => nr,
+                        OFFSET_ARCH => arch,
+                        OFFSET_ARG0_LOW => {
+                            constant_steps.get_or_insert(steps);
+                            arg0
+                        }
+                        off => panic!("unexpected load at {off}"),
+                    }
+                }
+                libc::BPF_RET => return (ins.k, constant_steps.unwrap_or(steps)),
                 libc::BPF_JMP if code & 0xf0 == libc::BPF_JA => {
                     pc += 1 + ins.k as usize;
                     continue;
@@ -340,6 +347,10 @@ mod tests {
             }
             pc += 1;
         }
+    }
+
+    fn eval(p: &[libc::sock_filter], arch: u32, nr: u32, arg0: u32) -> u32 {
+        run(p, arch, nr, arg0).0
     }
 
     const EPERM: u32 = SECCOMP_RET_ERRNO | libc::EPERM as u32;
@@ -423,42 +434,11 @@ mod tests {
         }
     }
 
-    /// How many instructions a call runs through before its decision: what
-    /// installing the filter costs the kernel, once for every number.
-    fn path(p: &[libc::sock_filter], nr: u32) -> usize {
-        let (mut pc, mut steps) = (0usize, 0);
-        let mut acc = 0u32;
-        loop {
-            steps += 1;
-            let ins = p[pc];
-            let code = ins.code as u32;
-            match code & 0x07 {
-                libc::BPF_LD if ins.k == OFFSET_ARCH => acc = AUDIT_ARCH_X86_64,
-                libc::BPF_LD if ins.k == OFFSET_NR => acc = nr,
-                // The first argument: the kernel's cache stops here.
-                libc::BPF_LD | libc::BPF_RET => return steps,
-                libc::BPF_JMP if code & 0xf0 == libc::BPF_JA => {
-                    pc += 1 + ins.k as usize;
-                    continue;
-                }
-                _ => {
-                    let taken = match code & 0xf0 {
-                        libc::BPF_JEQ => acc == ins.k,
-                        libc::BPF_JGE => acc >= ins.k,
-                        _ => acc & ins.k != 0,
-                    };
-                    pc += 1 + if taken { ins.jt as usize } else { ins.jf as usize };
-                    continue;
-                }
-            }
-            pc += 1;
-        }
-    }
-
     #[test]
     fn no_call_runs_through_more_than_a_short_path() {
         let f = Filter::koth();
-        let longest = (0..512).map(|nr| path(&f.program, nr)).max().unwrap();
+        // What installing the filter costs the kernel, once for every number.
+        let longest = (0..512).map(|nr| run(&f.program, AUDIT_ARCH_X86_64, nr, 0).1).max().unwrap();
         // 5 to reach the number, 4 halvings of 48, up to 4 comparisons, a jump and the return.
         assert!(longest <= 16, "a call runs through {longest} instructions before its decision");
     }

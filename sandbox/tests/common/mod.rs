@@ -118,9 +118,9 @@ pub fn compile_c(name: &str) -> Vec<u8> {
     if let Some((_, b)) = cache.iter().find(|(n, _)| n == name) {
         return b.clone();
     }
-    let out_dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("hostile-bin");
-    std::fs::create_dir_all(&out_dir).unwrap();
-    let exe = out_dir.join(name);
+    let exe = compiled_c_path(name);
+    let out_dir = exe.parent().expect("a folder of its own");
+    std::fs::create_dir_all(out_dir).unwrap();
     let partial = out_dir.join(format!("{name}.{}.partial", std::process::id()));
     let src = programs_dir().join(format!("{name}.c"));
     let st = HostCommand::new("cc").args(["-O1", "-o"]).arg(&partial).arg(&src).arg("-lpthread").status().expect("running cc");
@@ -133,6 +133,11 @@ pub fn compile_c(name: &str) -> Vec<u8> {
 
 static CACHE: Mutex<Vec<(String, Vec<u8>)>> = Mutex::new(Vec::new());
 
+/// Where [`compile_c`] leaves `programs/<name>.c` compiled.
+fn compiled_c_path(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("hostile-bin").join(name)
+}
+
 /// `programs/<name>.c` compiled, copied to `to` by `cp`, a process of its
 /// own, so that this process never holds the copy open for writing. A file
 /// this process wrote itself can be busy when it is run: another test's
@@ -141,7 +146,7 @@ static CACHE: Mutex<Vec<(String, Vec<u8>)>> = Mutex::new(Vec::new());
 /// fork and its exec take long, 2026-11-29).
 pub fn copy_compiled_c(name: &str, to: &Path) {
     compile_c(name);
-    let built = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("hostile-bin").join(name);
+    let built = compiled_c_path(name);
     let st = HostCommand::new("cp").arg(&built).arg(to).status().expect("running cp");
     assert!(st.success(), "copying {} to {}", built.display(), to.display());
 }
