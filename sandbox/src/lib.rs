@@ -110,7 +110,7 @@ pub use cpu_wait::CpuWait;
 pub use error::{Error, Result};
 pub use limits::{parse_duration, parse_size, Limits, Network, SandboxConfig, CPU_WEIGHT_DEFAULT, STATE_DIR};
 pub use marks::Phases;
-pub use pool::{BoxPool, PoolStats};
+pub use pool::{BoxPool, PoolStats, REFILL_AFTER};
 pub use privilege::{default_runtime_dir, private_dir, Privilege};
 pub use run::{run_in, run_once, RunOutput};
 pub use sandbox::{Child, Command, Sandbox, Stdio};
