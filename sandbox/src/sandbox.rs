@@ -25,6 +25,48 @@ use crate::{sys, Error, Limits, Network, Privilege, Result, SandboxConfig};
 /// takes a millisecond; an emulated VM's exec, a second.
 const SPAWN_DEADLINE: Duration = Duration::from_secs(20);
 
+/// The waits before each new attempt at a program whose `execve` failed
+/// with `ETXTBSY` (its file is open for writing), 255 ms in all. The file
+/// was written by this process (a bot's program put in its folder), and a
+/// child that another thread forked while the file was open (a box's
+/// unsharer, a `docker` or compiler command) keeps the write descriptor
+/// until it execs, a millisecond or, on a busy host, several. The waits
+/// are on the caller's thread, between attempts: the launcher thread,
+/// shared by every box of the process, is never held. A file that stays
+/// busy (a program of the box keeping it open) fails the spawn.
+const BUSY_PROGRAM_WAITS: [Duration; 8] = [
+    Duration::from_millis(1),
+    Duration::from_millis(2),
+    Duration::from_millis(4),
+    Duration::from_millis(8),
+    Duration::from_millis(16),
+    Duration::from_millis(32),
+    Duration::from_millis(64),
+    Duration::from_millis(128),
+];
+
+/// What one attempt at starting a program takes, and gives back for the
+/// next one.
+struct Attempt {
+    argv: Vec<CString>,
+    envp: Vec<CString>,
+    candidates: Vec<CString>,
+    /// The child's ends of its three streams.
+    stdio: [OwnedFd; 3],
+}
+
+enum Launched {
+    Running {
+        pid: libc::pid_t,
+        started: Instant,
+    },
+    /// The step that failed, in the child or on its way there.
+    Failed {
+        stage: &'static str,
+        source: io::Error,
+    },
+}
+
 /// Environment every program starts with; [`Command::env`] adds to it.
 const BASE_ENV: [(&str, &str); 5] = [
     ("PATH", "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"),
@@ -379,16 +421,57 @@ impl Sandbox {
         let (stdin, parent_in) = child_end(cmd.stdin, true)?;
         let (stdout, parent_out) = child_end(cmd.stdout, false)?;
         let (stderr, parent_err) = child_end(cmd.stderr, false)?;
+        let mut attempt = Attempt { argv, envp, candidates, stdio: [stdin, stdout, stderr] };
+        let mut busy_waits = BUSY_PROGRAM_WAITS.iter();
+        let (pid, started) = loop {
+            let (outcome, back) = self.launch(attempt, &marks)?;
+            match outcome {
+                Launched::Running { pid, started } => break (pid, started),
+                // The program's file is open for writing somewhere: most
+                // often by a child that some thread of this process forked
+                // while it was writing that file, and that holds the
+                // descriptor until its own exec (see `BUSY_PROGRAM_WAITS`).
+                Launched::Failed { stage, source }
+                    if stage == spawn::Stage::Exec.text() && source.raw_os_error() == Some(libc::ETXTBSY) =>
+                {
+                    let Some(wait) = busy_waits.next() else { return Err(Error::Spawn { stage, source }) };
+                    tracing::info!(r#box = %self.id, program = %cmd.program, wait_ms = wait.as_millis() as u64, "the program's file is busy (open for writing); starting it again after a wait");
+                    std::thread::sleep(*wait);
+                    attempt = back;
+                }
+                Launched::Failed { stage, source } => return Err(Error::Spawn { stage, source }),
+            }
+        };
+        self.shared.children.lock().unwrap_or_else(|p| p.into_inner()).insert(pid, None);
+        let pidfd = sys::pidfd_open(pid).map_err(|e| Error::os("pidfd_open on the program", e))?;
+        marks.mark("back from the launcher thread, the program's pidfd");
+        Ok(Child {
+            pid,
+            pidfd,
+            stdin: parent_in.map(File::from),
+            stdout: parent_out.map(File::from),
+            stderr: parent_err.map(File::from),
+            started,
+            status: None,
+            shared: self.shared.clone(),
+            marks,
+        })
+    }
+
+    /// One attempt at starting a program: the launcher thread clones it and
+    /// waits for its `execve`. The attempt's arguments and streams come
+    /// back for another attempt.
+    fn launch(&self, attempt: Attempt, marks: &Arc<Marks>) -> Result<(Launched, Attempt)> {
         let (err_r, err_w) = sys::pipe_cloexec().map_err(|e| Error::os("creating a pipe", e))?;
         let (pid_r, pid_w) = sys::pipe_cloexec().map_err(|e| Error::os("creating a pipe", e))?;
-
         let limits = &self.config.limits;
         let (uid, gid) = box_ids(self.privilege, &self.slot);
+        let Attempt { argv, envp, candidates, stdio } = attempt;
         let plan = ExecPlan {
             argv,
             envp,
             candidates,
-            stdio: [stdin, stdout, stderr],
+            stdio,
             err_w: err_w.as_raw_fd(),
             pid_w,
             holder_pidfd: self.holder_pidfd.as_raw_fd(),
@@ -416,14 +499,14 @@ impl Sandbox {
         // the box's uid (kernels without Landlock's signal scoping), would
         // hold the launcher, and every box of this process, for ever: past
         // SPAWN_DEADLINE the box's programs are killed, which ends it.
-        let (launched, started) = on_launcher_watched(
+        let (launched, started, plan) = on_launcher_watched(
             move || {
                 let started = Instant::now();
                 plan.marks.mark("waiting for the launcher thread");
                 // Returns once the program has exec'd or failed (the end of
                 // file of the report pipe, `err_r`).
-                (spawn::launch(&plan, pid_r, err_w, &err_r), started)
-                // The plan drops here, closing our copy of the pid pipe's write end.
+                let launched = spawn::launch(&plan, pid_r, err_w, &err_r);
+                (launched, started, plan)
             },
             SPAWN_DEADLINE,
             || {
@@ -432,34 +515,26 @@ impl Sandbox {
                 let _ = self.cgroup.kill_all();
             },
         );
+        let ExecPlan { argv, envp, candidates, stdio, .. } = plan;
+        let back = Attempt { argv, envp, candidates, stdio };
         // The report is empty when the program's execve succeeded (the
         // pipe is close-on-exec); otherwise the child wrote what failed.
         let (pid, msg) = launched?;
-        if !msg.is_empty() || pid.is_none() || overdue {
-            let (stage, source) = sys::decode_child_failure(&msg);
-            if let Some(pid) = pid {
-                let _ = sys::waitpid(pid, 0);
+        let outcome = match pid {
+            Some(pid) if msg.is_empty() && !overdue => Launched::Running { pid, started },
+            _ => {
+                if let Some(pid) = pid {
+                    let _ = sys::waitpid(pid, 0);
+                }
+                if overdue {
+                    Launched::Failed { stage: spawn::OVERDUE, source: io::Error::from_raw_os_error(libc::ETIMEDOUT) }
+                } else {
+                    let (stage, source) = sys::decode_child_failure(&msg);
+                    Launched::Failed { stage: spawn::intern_stage(&stage), source }
+                }
             }
-            if overdue {
-                return Err(Error::Spawn { stage: spawn::OVERDUE, source: io::Error::from_raw_os_error(libc::ETIMEDOUT) });
-            }
-            return Err(Error::Spawn { stage: spawn::intern_stage(&stage), source });
-        }
-        let pid = pid.expect("checked above");
-        self.shared.children.lock().unwrap_or_else(|p| p.into_inner()).insert(pid, None);
-        let pidfd = sys::pidfd_open(pid).map_err(|e| Error::os("pidfd_open on the program", e))?;
-        marks.mark("back from the launcher thread, the program's pidfd");
-        Ok(Child {
-            pid,
-            pidfd,
-            stdin: parent_in.map(File::from),
-            stdout: parent_out.map(File::from),
-            stderr: parent_err.map(File::from),
-            started,
-            status: None,
-            shared: self.shared.clone(),
-            marks,
-        })
+        };
+        Ok((outcome, back))
     }
 
     /// Stop every process of the box (see [`Group::freeze`]).

@@ -581,3 +581,63 @@ fn a_box_whose_cgroups_cannot_be_made_leaves_no_holder() {
     let sb = Sandbox::create(config(hostile_limits())).unwrap();
     assert_eq!(sb.spawn(Command::new("/bin/true")).unwrap().wait().unwrap(), Exit::Code(0));
 }
+
+/// `prog` in the box's folder, opened for writing by this process through
+/// the folder's descriptor: what a child forked by another thread while the
+/// runner wrote a bot's program holds until that child execs.
+fn open_for_writing(sb: &Sandbox, name: &str) -> std::fs::File {
+    let path = format!("/proc/self/fd/{}/{name}", sb.workdir().as_raw_fd());
+    std::fs::OpenOptions::new().write(true).open(&path).unwrap_or_else(|e| panic!("opening {path} for writing: {e}"))
+}
+
+/// The same file run outside any box, to show it is busy now.
+fn exec_outside(sb: &Sandbox, name: &str) -> std::io::Result<std::process::ExitStatus> {
+    std::process::Command::new(format!("/proc/self/fd/{}/{name}", sb.workdir().as_raw_fd())).status()
+}
+
+/// A program whose file is open for writing somewhere cannot be exec'd
+/// (`ETXTBSY`). The runner writes each bot's program into its folder while
+/// other threads fork (boxes' unsharers, `docker` and compiler commands),
+/// and a child forked during the write holds the write descriptor until it
+/// execs: the bot's first start then failed, and the bot lost its match
+/// for it. The spawn waits and tries again; a file that stays busy fails
+/// with the reason, and the box goes on working.
+#[test]
+fn a_program_briefly_open_for_writing_starts_and_one_kept_open_fails_with_the_reason() {
+    require_sandbox!();
+    let sb = Sandbox::create(config(hostile_limits())).unwrap();
+    let true_bytes = std::fs::read("/bin/true").unwrap();
+    sb.workdir().write_file("prog", &true_bytes, 0o755).unwrap();
+
+    // Briefly busy: released 30 ms after the spawn begins.
+    let writer = open_for_writing(&sb, "prog");
+    let busy = exec_outside(&sb, "prog").expect_err("a file open for writing was exec'd");
+    assert_eq!(busy.raw_os_error(), Some(libc::ETXTBSY), "{busy}");
+    let release = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(30));
+        drop(writer);
+    });
+    let mut child = sb.spawn(Command::new("./prog")).expect("a program busy for 30 ms was not started");
+    assert_eq!(child.wait().unwrap(), Exit::Code(0));
+    release.join().unwrap();
+
+    // Busy for good: the spawn fails, says why, and leaves nothing behind.
+    let writer = open_for_writing(&sb, "prog");
+    let t = std::time::Instant::now();
+    let err = sb.spawn(Command::new("./prog")).map(|_| ()).expect_err("a busy file was exec'd");
+    let waited = t.elapsed();
+    match &err {
+        koth_sandbox::Error::Spawn { stage, source } => {
+            assert_eq!(*stage, "execve", "{err}");
+            assert_eq!(source.raw_os_error(), Some(libc::ETXTBSY), "{err}");
+        }
+        other => panic!("not a spawn error: {other}"),
+    }
+    assert!(err.to_string().contains("busy"), "the error does not say the file is busy: {err}");
+    // It did wait: a failure at once would be the behaviour this test is for.
+    assert!(waited >= Duration::from_millis(200), "gave up after {waited:?}");
+    assert!(sb.pids().unwrap().is_empty(), "a failed start left {:?}", sb.pids());
+    drop(writer);
+    let mut child = sb.spawn(Command::new("./prog")).unwrap();
+    assert_eq!(child.wait().unwrap(), Exit::Code(0), "the box after a failed start");
+}
