@@ -67,11 +67,12 @@
 //!   RESOLVE_NO_XDEV`), refusing anything but regular files; it never follows
 //!   a path the program controls.
 //!
-//! # Why clone from one thread, sharing memory
+//! # Why clone from launcher threads, sharing memory
 //!
-//! All clones happen on one long-lived *launcher* thread. `PR_SET_PDEATHSIG`
-//! fires when the *thread* that created a process exits, so cloning from a
-//! pool thread that may retire would kill boxes at random. Every child runs
+//! All clones happen on long-lived *launcher* threads, one per CPU
+//! (`launcher.rs`). `PR_SET_PDEATHSIG` fires when the *thread* that created
+//! a process exits, so cloning from a pool thread that may retire would
+//! kill boxes at random. Every child runs
 //! on the supervisor's memory (`CLONE_VM`, as `posix_spawn` does; the
 //! launcher waits until it has exec'd or exited) until it execs, the
 //! program its bot, the holder the box's small

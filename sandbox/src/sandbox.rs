@@ -31,8 +31,8 @@ const SPAWN_DEADLINE: Duration = Duration::from_secs(20);
 /// child that another thread forked while the file was open (a box's
 /// unsharer, a `docker` or compiler command) keeps the write descriptor
 /// until it execs, a millisecond or, on a busy host, several. The waits
-/// are on the caller's thread, between attempts: the launcher thread,
-/// shared by every box of the process, is never held. A file that stays
+/// are on the caller's thread, between attempts: the launcher threads,
+/// shared by every box of the process, are never held. A file that stays
 /// busy (a program of the box keeping it open) fails the spawn.
 const BUSY_PROGRAM_WAITS: [Duration; 8] = [
     Duration::from_millis(1),
@@ -497,7 +497,7 @@ impl Sandbox {
         // share the supervisor's memory: `spawn`). A program stopped on its
         // way there, by SIGSTOP from another program of the box once it has
         // the box's uid (kernels without Landlock's signal scoping), would
-        // hold the launcher, and every box of this process, for ever: past
+        // hold its launcher, and the boxes queued behind it, for ever: past
         // SPAWN_DEADLINE the box's programs are killed, which ends it.
         let (launched, started, plan) = on_launcher_watched(
             move || {
