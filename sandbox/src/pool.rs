@@ -20,8 +20,8 @@
 //! **A taken box's replacement waits a moment.** A take is the start of a
 //! match or a compile: its first programs are spawned in the next
 //! milliseconds, and building a box beside them (the builder's thread, the
-//! unsharer, the holder, the shared launcher thread) takes the CPUs and the
-//! launcher they need: on a 2-core machine a pooled box's take + spawn to
+//! unsharer, the holder, a launcher thread) takes the CPUs and the
+//! launchers they need: on a 2-core machine a pooled box's take + spawn to
 //! exit took 2.8–3.0 ms at the median with the replacement built at once
 //! against 1.6–1.8 ms with it built after (`koth sandbox bench`). So the box
 //! that replaces a taken one is built [`REFILL_AFTER`] after the take, not
