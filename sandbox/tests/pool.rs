@@ -124,3 +124,47 @@ fn a_taken_box_is_replaced_after_the_takers_first_programs() {
     assert!(replaced_after >= REFILL_AFTER, "the replacement was ready {replaced_after:?} after the take");
     assert_eq!(pool.stats().built, 2);
 }
+
+/// Eight takers at once, beside two busy loops this test starts (a runner
+/// starting several matches on a busy host): each gets a box of its own
+/// that runs its program, whether it came ready or was built on the spot,
+/// and the pool then holds no more than its bound.
+#[test]
+fn takers_at_once_on_a_busy_host_each_get_a_box_of_their_own() {
+    require_sandbox!();
+    let mut spinners: Vec<std::process::Child> =
+        (0..2).map(|_| std::process::Command::new("/bin/sh").args(["-c", "while :; do :; done"]).spawn().unwrap()).collect();
+    let pool = BoxPool::new(2, 4, Duration::from_secs(120));
+    let cfg = config(hostile_limits());
+    pool.prepare(cfg.clone());
+    pool.prepare(cfg.clone());
+    assert!(pool.wait_ready(2, common::scaled(Duration::from_secs(20))), "the pool prepared {:?}", pool.stats());
+    let start = std::sync::Barrier::new(8);
+    let uids: Vec<u32> = std::thread::scope(|s| {
+        let takers: Vec<_> = (0..8)
+            .map(|i| {
+                let (pool, cfg, start) = (&pool, cfg.clone(), &start);
+                s.spawn(move || {
+                    start.wait();
+                    let sb = pool.take(cfg).unwrap();
+                    assert_eq!(output(&sb, &format!("echo {i}")), format!("{i}\n"));
+                    sb.uid()
+                })
+            })
+            .collect();
+        takers.into_iter().map(|t| t.join().unwrap()).collect()
+    });
+    for s in &mut spinners {
+        let _ = s.kill();
+        let _ = s.wait();
+    }
+    let mut distinct = uids.clone();
+    distinct.sort_unstable();
+    distinct.dedup();
+    assert_eq!(distinct.len(), 8, "boxes shared a uid: {uids:?}");
+    // The two ready ones went to takers (a taker that the busy host held
+    // back past REFILL_AFTER may have found a replacement ready too).
+    assert!(pool.stats().handed_out >= 2, "{:?}", pool.stats());
+    assert!(pool.wait_ready(2, common::scaled(Duration::from_secs(20))), "the pool was not refilled: {:?}", pool.stats());
+    assert!(pool.stats().ready <= 2, "{:?}", pool.stats());
+}
