@@ -71,6 +71,10 @@ struct State {
     /// Configs of which one more box is wanted, oldest first, each with
     /// the moment its building may start.
     wanted: Vec<(SandboxConfig, Instant)>,
+    /// The config the builder is building now, outside the lock: it counts
+    /// toward `per_config` like a ready box (without it a take during a
+    /// build asked for one box too many).
+    building: Option<SandboxConfig>,
     closed: bool,
     built: u64,
     handed_out: u64,
@@ -148,7 +152,9 @@ impl BoxPool {
     /// or on their way; its building starts at `start` or later.
     fn want(&self, st: &mut State, config: &SandboxConfig, start: Instant) {
         let shared = &self.inner.shared;
-        let have = st.ready.iter().filter(|r| r.config == *config).count() + st.wanted.iter().filter(|(c, _)| c == config).count();
+        let have = st.ready.iter().filter(|r| r.config == *config).count()
+            + st.wanted.iter().filter(|(c, _)| c == config).count()
+            + usize::from(st.building.as_ref() == Some(config));
         if have < shared.per_config {
             st.wanted.push((config.clone(), start));
             // All: waiters for ready boxes share the condition variable.
@@ -204,7 +210,9 @@ fn build_ahead(shared: &Shared) {
                     break (None, stale);
                 }
                 if let Some(i) = st.wanted.iter().position(|(_, start)| *start <= now) {
-                    break (Some(st.wanted.remove(i).0), Vec::new());
+                    let config = st.wanted.remove(i).0;
+                    st.building = Some(config.clone());
+                    break (Some(config), Vec::new());
                 }
                 let next_start = st.wanted.iter().map(|(_, start)| start.duration_since(now)).min();
                 let nap = next_start.unwrap_or(shared.idle.max(Duration::from_millis(100)));
@@ -224,6 +232,7 @@ fn build_ahead(shared: &Shared) {
             Ok(sandbox) => {
                 let evicted = {
                     let mut st = shared.lock();
+                    st.building = None;
                     st.built += 1;
                     st.ready.push(Ready { config, sandbox, built: Instant::now() });
                     let over = st.ready.len().saturating_sub(shared.capacity);
@@ -233,7 +242,10 @@ fn build_ahead(shared: &Shared) {
                 drop(evicted);
             }
             // Taken boxes are built on the spot then, and say why.
-            Err(e) => tracing::warn!(error = %e, "building a box ahead of need failed"),
+            Err(e) => {
+                shared.lock().building = None;
+                tracing::warn!(error = %e, "building a box ahead of need failed")
+            }
         }
     }
 }

@@ -168,3 +168,28 @@ fn takers_at_once_on_a_busy_host_each_get_a_box_of_their_own() {
     assert!(pool.wait_ready(2, common::scaled(Duration::from_secs(20))), "the pool was not refilled: {:?}", pool.stats());
     assert!(pool.stats().ready <= 2, "{:?}", pool.stats());
 }
+
+/// The builder builds outside the pool's lock; a box it is building counts
+/// toward `per_config` like a ready one. (CI's cgroup v2 VM found the pool
+/// holding three ready boxes of a config bounded to two: a take while the
+/// builder built asked for one more.) Asking again and again while the
+/// first box is being built, and after, gets one box.
+#[test]
+fn a_box_being_built_counts_toward_the_bound() {
+    require_sandbox!();
+    let pool = BoxPool::new(1, 4, Duration::from_secs(120));
+    let cfg = config(hostile_limits());
+    let deadline = std::time::Instant::now() + common::scaled(Duration::from_secs(10));
+    // Ask in a tight loop until the box is ready: many asks land while
+    // the builder is building it.
+    while pool.stats().ready == 0 {
+        assert!(std::time::Instant::now() < deadline, "the pool prepared no box: {:?}", pool.stats());
+        pool.prepare(cfg.clone());
+    }
+    for _ in 0..10_000 {
+        pool.prepare(cfg.clone());
+    }
+    // Long enough for a second build to finish, had one been asked for.
+    std::thread::sleep(common::scaled(Duration::from_millis(300)));
+    assert_eq!(pool.stats(), koth_sandbox::PoolStats { ready: 1, built: 1, handed_out: 0 });
+}
