@@ -338,3 +338,34 @@ fn a_replay_carries_each_seats_stderr_by_turn_only_when_asked() {
         play(&MatchOptions { stderr_in_replay: false, ..opts }, vec![test_bot("chatty.py", &[]), test_bot("crasher.py", &[])]).unwrap();
     assert!(report.replay.read().unwrap().seats.iter().all(|s| s.stderr.is_none()));
 }
+
+/// A match takes every seat's box from the pool when the pool has them,
+/// and each box taken is replaced: after a match of two bots in one
+/// language, the pool holds two ready boxes of that config, not its bound
+/// of four (the pool keeps the shape of the matches it serves).
+#[test]
+fn a_match_takes_every_seats_box_from_the_pool_and_the_pool_keeps_the_matchs_shape() {
+    if !sandbox_ok() {
+        return;
+    }
+    let pool = koth_sandbox::BoxPool::new(4, 8, Duration::from_secs(120));
+    let still = bot("bots/target/still.c");
+    let opts = MatchOptions { max_turns: Some(3), boxes: Some(pool.clone()), ..options(GameKind::Target, 5) };
+    let first = koth_runner::engine::play(&opts, vec![still.clone(), still.clone()]).unwrap();
+    assert_eq!(first.turns, 3, "{:?}", first.ended_by);
+    assert_eq!(pool.stats().handed_out, 0, "an empty pool handed out a box: {:?}", pool.stats());
+    assert!(pool.wait_ready(2, Duration::from_secs(20)), "the pool did not replace the first match's boxes: {:?}", pool.stats());
+    // Time for a third build, were one asked for.
+    std::thread::sleep(Duration::from_millis(500));
+    assert_eq!(pool.stats().ready, 2, "{:?}", pool.stats());
+
+    let second = koth_runner::engine::play(&opts, vec![still.clone(), still]).unwrap();
+    assert_eq!(second.turns, 3, "{:?}", second.ended_by);
+    for o in &second.outcomes {
+        assert!(o.moves > 0, "{}: {:?}", o.name, o.status);
+    }
+    assert_eq!(pool.stats().handed_out, 2, "both seats' boxes came from the pool: {:?}", pool.stats());
+    assert!(pool.wait_ready(2, Duration::from_secs(20)), "{:?}", pool.stats());
+    std::thread::sleep(Duration::from_millis(500));
+    assert_eq!(pool.stats(), koth_sandbox::PoolStats { ready: 2, built: 4, handed_out: 2 });
+}

@@ -18,8 +18,13 @@ pub struct BenchArgs {
     /// Only the last measure: an external referee against the built-in one.
     #[arg(long)]
     referee_only: bool,
-    /// Processes spinning on the host while the external referee is
-    /// measured (the load: twice the cores); 0 for a quiet machine.
+    /// Only a match's start: short matches whose boxes are built on the
+    /// spot, or taken from a pool keeping one or two ready per config.
+    #[arg(long, conflicts_with = "referee_only")]
+    start_only: bool,
+    /// Processes spinning on the host while the external referee and a
+    /// match's start are measured (the load: twice the cores); 0
+    /// for a quiet machine.
     #[arg(long, default_value_t = 0)]
     spinners: u32,
 }
@@ -201,6 +206,11 @@ pub fn run(a: BenchArgs) -> anyhow::Result<i32> {
         let _ = std::fs::remove_dir_all(&dir);
         return Ok(0);
     }
+    if a.start_only {
+        match_start(&dir, n / 20, a.spinners)?;
+        let _ = std::fs::remove_dir_all(&dir);
+        return Ok(0);
+    }
     let raw = |mode: &str| -> anyhow::Result<Vec<f64>> { pipe_round_trips(&exe, n, mode) };
     row("raw pipe round trip, two C processes (scheduler's choice)", &raw("any")?, None);
     let base = row("raw pipe round trip, two C processes on two CPUs", &raw("cross")?, None);
@@ -308,9 +318,68 @@ pub fn run(a: BenchArgs) -> anyhow::Result<i32> {
         wall.as_secs_f64() * 1e3 / report.turns.max(1) as f64
     );
     println!();
+    match_start(&dir, n / 20, a.spinners)?;
+    println!();
     external_referee(n, &exe, a.spinners)?;
     let _ = std::fs::remove_dir_all(&dir);
     Ok(0)
+}
+
+/// A match's start, as a runner plays one: two bots of one language (one
+/// box config), a match of two turns, timed from `play` to its report,
+/// with the boxes built on the spot (the anchor), or taken from a pool
+/// keeping one ready box per config, or two; alternated, a match of each
+/// a round, the pools given time to refill between rounds as between a
+/// runner's matches.
+fn match_start(dir: &std::path::Path, rounds: u32, spinners: u32) -> anyhow::Result<()> {
+    use koth_sandbox::BoxPool;
+    use std::time::Duration;
+    let rounds = rounds.max(20);
+    let bot_src = write_src(dir, "echo.c", ECHO_BOT)?;
+    let bot = koth_runner::bot::prepare(&bot_src, &sandbox()).map_err(|e| anyhow::anyhow!(e))?;
+    let pools = [None, Some((1, BoxPool::new(1, 8, Duration::from_secs(300)))), Some((2, BoxPool::new(2, 8, Duration::from_secs(300))))];
+    let mut took: [Vec<f64>; 3] = Default::default();
+    let mut handed_out = [0u64; 3];
+    let load = super::fairness_bench::Spinners::start(spinners)?;
+    for round in 0..=rounds {
+        for (i, pool) in pools.iter().enumerate() {
+            let boxes = pool.as_ref().map(|(_, p)| p.clone());
+            if let Some((per_config, p)) = pool {
+                // As between a runner's matches: the replacements built
+                // (a pool keeps at most `per_config` of the config).
+                if round > 0 {
+                    anyhow::ensure!(p.wait_ready(*per_config, Duration::from_secs(10)), "the pool did not refill: {:?}", p.stats());
+                }
+            }
+            let before = pool.as_ref().map_or(0, |(_, p)| p.stats().handed_out);
+            let opts =
+                MatchOptions { max_turns: Some(2), boxes, sandbox: sandbox(), ..MatchOptions::new(GameKind::Target, 1 + round as u64) };
+            let t = Instant::now();
+            let report = play(&opts, vec![bot.clone(), bot.clone()]).map_err(|e| anyhow::anyhow!(e))?;
+            let ms = t.elapsed().as_secs_f64() * 1e3;
+            anyhow::ensure!(report.turns >= 1, "a start-up match played no turn");
+            // Round 0 fills the pools (their first takes build on the spot).
+            if round > 0 {
+                took[i].push(ms);
+                handed_out[i] += pool.as_ref().map_or(0, |(_, p)| p.stats().handed_out) - before;
+            }
+        }
+    }
+    drop(load);
+    println!(
+        "a match's start: two C bots of one config, 2 turns, play() to its report; {rounds} rounds alternated; {spinners} processes spinning on the host"
+    );
+    let line = |name: &str, v: &[f64], base: Option<f64>| -> f64 {
+        let (p50, p90) = (percentile(v.to_vec(), 0.5), percentile(v.to_vec(), 0.9));
+        let ratio = base.map_or(String::new(), |b| format!("  ({:.2}x p50)", p50 / b));
+        println!("{name:<62} p50 {p50:6.2} ms  p90 {p90:6.2} ms{ratio}");
+        p50
+    };
+    let base = line("boxes built on the spot (no pool)", &took[0], None);
+    for (i, name) in [(1, "pool of one ready box per config"), (2, "pool of two ready boxes per config")] {
+        line(&format!("{name} ({:.1} of 2 seats from it)", handed_out[i] as f64 / rounds as f64), &took[i], Some(base));
+    }
+    Ok(())
 }
 
 /// Invisible target judged by its built-in rules and by the same rules as
