@@ -134,6 +134,40 @@ fn match_bench_sets_the_referees_call_beside_its_pipe_round_trip() {
     assert!(figures.len() >= 2 && figures[..2].iter().all(|x| x.is_finite()), "{over}");
 }
 
+/// `koth bench match --start-only`: a match's start with the boxes built
+/// on the spot and from pools of one and two a config, each row with its
+/// figures and how many of the two seats came from the pool (none, one,
+/// both: the pools are refilled between rounds), beside two spinners.
+#[test]
+fn match_start_bench_prints_a_row_per_way_with_the_seats_from_the_pool() {
+    if unsafe { libc::geteuid() } != 0 {
+        assert!(std::env::var("CI").is_err(), "CI=true and not root: these tests run as root");
+        eprintln!("SKIPPED (not root)");
+        return;
+    }
+    let out = Command::new(env!("CARGO_BIN_EXE_koth"))
+        .args(["bench", "match", "--start-only", "--moves", "100", "--spinners", "2"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}{}", String::from_utf8_lossy(&out.stderr));
+    assert!(text.contains("20 rounds alternated; 2 processes spinning on the host"), "{text}");
+    for (name, seats) in [
+        ("boxes built on the spot (no pool)", None),
+        ("pool of one ready box per config (", Some("1.0 of 2 seats")),
+        ("pool of two ready boxes per config (", Some("2.0 of 2 seats")),
+    ] {
+        let line = text.lines().find(|l| l.starts_with(name)).unwrap_or_else(|| panic!("no row {name:?}: {text}"));
+        if let Some(seats) = seats {
+            assert!(line.contains(seats), "{line}");
+        }
+        let rest = &line[line.find(" p50 ").unwrap_or_else(|| panic!("{line}"))..];
+        let figures: Vec<f64> = rest.split_whitespace().filter_map(|w| w.parse().ok()).collect();
+        assert_eq!(figures.len(), 2, "{name}: {line}");
+        assert!(figures[0].is_finite() && figures[0] > 0.0 && figures[0] <= figures[1], "{name}: {line}");
+    }
+}
+
 /// `koth sandbox bench` on 10 samples: the spawn rows beside bare
 /// fork+exec, each step's median for a new box, its first program, a box
 /// from the pool and a program in a live box (the marks of every process
@@ -232,6 +266,18 @@ fn fairness_bench_prints_a_row_for_every_configuration() {
     let goal = text.lines().position(|l| l.starts_with("goal: 0 charged timeouts")).expect(&text);
     let verdicts = text.lines().skip(goal + 1).filter(|l| l.contains(" PASS ") || l.contains(" FAIL ")).count();
     assert_eq!(verdicts, 6, "{text}");
+    // The boxes came from a pool as a runner's: "first moves (...; the
+    // boxes from a pool as a runner's, K of T taken ready, ...): C of the
+    // victim's M charged", one first move a match.
+    let first = text.lines().find(|l| l.starts_with("first moves (start-up")).expect(&text);
+    let numbers = |part: &str| -> Vec<u32> { part.split_whitespace().filter_map(|w| w.parse().ok()).collect() };
+    let (pool, victim) = first.split_once("): ").expect(first);
+    let pool = numbers(pool.rsplit_once(", ").and_then(|(head, _)| head.rsplit_once(", ")).map(|(_, k_of_t)| k_of_t).expect(first));
+    let victim = numbers(victim);
+    assert!(pool.len() == 2 && victim.len() == 2, "{first}");
+    let ([ready, takes], [charged, moves]) = ([pool[0], pool[1]], [victim[0], victim[1]]);
+    assert!(ready >= 1 && ready < takes, "the first match builds its boxes, later ones take them ready: {first}");
+    assert!(moves >= 1 && moves * 2 <= takes && charged <= moves, "at most a first move of the victim per match: {first}");
 }
 
 /// `koth bench finals` on a small field: the table has a line per gap,

@@ -22,7 +22,7 @@ use koth_games::replay::{EndedBy, MoveTime};
 use koth_games::GameKind;
 use koth_runner::bot::BotSpec;
 use koth_runner::engine::{play, MatchOptions};
-use koth_sandbox::{Limits, SandboxConfig};
+use koth_sandbox::{BoxPool, Limits, SandboxConfig};
 
 #[derive(Args)]
 pub struct FairnessBenchArgs {
@@ -189,9 +189,13 @@ struct Tally {
     /// Whose move the machine failed and how, per overloaded match.
     overloaded_by: Vec<String>,
     wall_capped: u32,
+    /// The victim's first moves (its start-up, the boxes' replacements
+    /// being built beside it), and of those charged.
+    first_moves: u32,
+    first_charged: u32,
 }
 
-fn configuration(victim: &BotSpec, opponent: &BotSpec, moves: u32, seed: u64) -> anyhow::Result<Tally> {
+fn configuration(victim: &BotSpec, opponent: &BotSpec, moves: u32, seed: u64, boxes: &BoxPool) -> anyhow::Result<Tally> {
     let mut t = Tally::default();
     while (t.victim.len() as u32) < moves && t.matches < MAX_MATCHES {
         let left = moves - t.victim.len() as u32;
@@ -201,11 +205,16 @@ fn configuration(victim: &BotSpec, opponent: &BotSpec, moves: u32, seed: u64) ->
             // Bounded whatever the machine does: 200 ms a turn and the start-up.
             wall_cap: Some(Duration::from_millis(200) * (left + 1) + Duration::from_secs(10)),
             sandbox: sandbox(),
+            boxes: Some(boxes.clone()),
             ..MatchOptions::new(GameKind::Target, seed + u64::from(t.matches))
         };
         let report = play(&opts, vec![victim.clone(), opponent.clone()]).map_err(|e| anyhow::anyhow!(e))?;
         t.matches += 1;
         let replay = report.replay.read().map_err(|e| anyhow::anyhow!(e))?;
+        for m in replay.turns.iter().filter(|t| t.turn == 1).flat_map(|t| &t.times).filter(|m| m.seat == 0) {
+            t.first_moves += 1;
+            t.first_charged += u32::from(m.over_limit);
+        }
         for turn in replay.turns.iter().filter(|t| t.turn > 1) {
             for m in &turn.times {
                 match m.seat {
@@ -284,13 +293,20 @@ pub fn run(a: FairnessBenchArgs) -> anyhow::Result<i32> {
     );
     let mut verdicts = Vec::new();
     let mut notes = Vec::new();
+    // The bots' boxes come from a pool as a runner's do: each match's
+    // replacements are built during its first moves.
+    let boxes = BoxPool::new(koth_scheduler::worker::POOLED_PER_CONFIG, 8, Duration::from_secs(300));
+    let (mut first_moves, mut first_charged, mut matches) = (0, 0, 0u64);
     for (i, &n) in spinners.iter().enumerate() {
         let load = Spinners::start(n)?;
         if let Some(cg) = load.cgroup() {
             notes.push(format!("N={n}: the spinners ran in cpu cgroup {cg}"));
         }
         for (j, opponent) in opponents.iter().enumerate() {
-            let t = configuration(&victim, opponent, a.moves, 1000 * (i as u64 + 1) + 100 * j as u64)?;
+            let t = configuration(&victim, opponent, a.moves, 1000 * (i as u64 + 1) + 100 * j as u64, &boxes)?;
+            first_moves += t.first_moves;
+            first_charged += t.first_charged;
+            matches += u64::from(t.matches);
             let moves = t.victim.len();
             let charged = t.victim.iter().filter(|m| m.over_limit).count();
             let per_k = if moves == 0 { f64::NAN } else { charged as f64 * 1000.0 / moves as f64 };
@@ -366,6 +382,12 @@ pub fn run(a: FairnessBenchArgs) -> anyhow::Result<i32> {
     for n in &notes {
         println!("note: {n}");
     }
+    let pool = boxes.stats();
+    println!(
+        "first moves (start-up, left out above; the boxes from a pool as a runner's, {} of {} taken ready, replacements built meanwhile): {first_charged} of the victim's {first_moves} charged",
+        pool.handed_out,
+        2 * matches
+    );
     if let Ok(load) = std::fs::read_to_string("/proc/loadavg") {
         println!("host load average at the end (1, 5, 15 min): {}", load.split_whitespace().take(3).collect::<Vec<_>>().join(" "));
     }
