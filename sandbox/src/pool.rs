@@ -33,8 +33,9 @@
 //! built counts), at most `capacity` in all (the oldest goes), and a box
 //! unused for `idle` is dropped. Within them the pool follows its takers:
 //! each take asks for one box more, so after a match of two bots of one
-//! config it holds two of that config, however high `per_config` is. A ready box holds a uid slot, a holder process (the small init,
-//! under a MiB) and its empty cgroups.
+//! config it holds two of that config, however high `per_config` is. A
+//! ready box holds a uid slot, a holder process (the small init, under a
+//! MiB) and its empty cgroups.
 
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
