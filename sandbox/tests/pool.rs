@@ -139,15 +139,20 @@ fn takers_at_once_on_a_busy_host_each_get_a_box_of_their_own() {
     pool.prepare(cfg.clone());
     pool.prepare(cfg.clone());
     assert!(pool.wait_ready(2, common::scaled(Duration::from_secs(20))), "the pool prepared {:?}", pool.stats());
-    let start = std::sync::Barrier::new(8);
+    let (start, all_taken) = (std::sync::Barrier::new(8), std::sync::Barrier::new(8));
     let uids: Vec<u32> = std::thread::scope(|s| {
         let takers: Vec<_> = (0..8)
             .map(|i| {
-                let (pool, cfg, start) = (&pool, cfg.clone(), &start);
+                let (pool, cfg, start, all_taken) = (&pool, cfg.clone(), &start, &all_taken);
                 s.spawn(move || {
                     start.wait();
                     let sb = pool.take(cfg).unwrap();
                     assert_eq!(output(&sb, &format!("echo {i}")), format!("{i}\n"));
+                    // Every taker holds its box until all eight are taken: a
+                    // box dropped earlier gives its uid back, and a box built
+                    // after it may rightly get the same one (CI's v2 VM saw
+                    // that, and this test called it shared).
+                    all_taken.wait();
                     sb.uid()
                 })
             })
