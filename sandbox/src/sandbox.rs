@@ -208,7 +208,7 @@ fn seccomp_filter() -> &'static Filter {
     FILTER.get_or_init(Filter::koth)
 }
 
-fn cap_last_cap() -> u32 {
+pub(crate) fn cap_last_cap() -> u32 {
     std::fs::read_to_string("/proc/sys/kernel/cap_last_cap").ok().and_then(|s| s.trim().parse().ok()).unwrap_or(63)
 }
 

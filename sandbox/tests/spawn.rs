@@ -17,17 +17,32 @@ use common::{config, hostile_limits, scaled};
 use koth_sandbox::cgroup::Version;
 use koth_sandbox::{Command, Exit, Sandbox, Stdio};
 
-/// Each thread's ids, groups and capabilities, from /proc.
+/// Each thread's ids, groups and capabilities, from /proc. A launcher
+/// thread's bounding set is CAP_KILL alone (the sandbox's launchers narrow
+/// their own when they start; `the_boxs_init_holds_cap_kill_alone`): it is
+/// checked to be that and then shown as the process's, so that every
+/// thread compares equal.
 fn threads_credentials() -> Vec<(String, String)> {
+    let process_bounding =
+        std::fs::read_to_string("/proc/self/status").unwrap().lines().find(|l| l.starts_with("CapBnd:")).unwrap().to_owned();
     let mut out = Vec::new();
     for t in std::fs::read_dir("/proc/self/task").unwrap().flatten() {
         let Ok(status) = std::fs::read_to_string(t.path().join("status")) else { continue };
+        let launcher = status.lines().any(|l| l.starts_with("Name:") && l.contains("koth-launcher"));
         let keep: Vec<&str> = status
             .lines()
             .filter(|l| {
                 ["Uid:", "Gid:", "Groups:", "CapInh:", "CapPrm:", "CapEff:", "CapBnd:", "CapAmb:", "NoNewPrivs:", "Seccomp:"]
                     .iter()
                     .any(|k| l.starts_with(k))
+            })
+            .map(|l| {
+                if launcher && l.starts_with("CapBnd:") {
+                    assert_eq!(l, "CapBnd:\t0000000000000020", "a launcher thread's bounding set is not CAP_KILL alone");
+                    process_bounding.as_str()
+                } else {
+                    l
+                }
             })
             .collect();
         out.push((t.file_name().to_string_lossy().into_owned(), keep.join("\n")));
@@ -164,6 +179,51 @@ fn a_program_starts_with_no_handlers_no_blocked_signals_and_no_privileges() {
     for (&sig, &old) in signals.iter().zip(&before) {
         unsafe { libc::signal(sig, old) };
     }
+}
+
+/// The box's init is root in its box and uses one capability: CAP_KILL,
+/// to stop and continue the box's programs (`holder/init.c`), which run as
+/// another uid. Its exec gives it that one alone, through the launcher
+/// threads' bounding set, not every capability root has; its program
+/// drops even that one. The supervisor's other threads keep their whole
+/// bounding set (building a box needs the launchers' effective
+/// capabilities, not their bounding set).
+#[test]
+fn the_boxs_init_holds_cap_kill_alone() {
+    require_sandbox!();
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
+    if !koth_sandbox::Privilege::current().is_root() {
+        common::missing("root: a rootless box's init has the capabilities of its own user namespace");
+        return;
+    }
+    let status = |path: &str| std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    let field = |text: &str, k: &str| -> u64 {
+        let v = text.lines().find(|l| l.starts_with(k)).unwrap_or_else(|| panic!("no {k} in {text}")).split_whitespace().nth(1).unwrap();
+        u64::from_str_radix(v, 16).unwrap()
+    };
+    // The process's bounding set as it started (this host's may lack some).
+    let process = field(&status("/proc/self/status"), "CapBnd:");
+    const CAP_KILL: u64 = 1 << 5;
+    for round in 0..2 {
+        // A box built by the launcher threads, and one built after a spawn
+        // (the same threads, their set narrowed once).
+        let sb = Sandbox::create(config(hostile_limits())).unwrap();
+        let init = status(&format!("/proc/{}/status", sb.holder_pid()));
+        assert_eq!(field(&init, "Uid:"), 0, "{init}");
+        for k in ["CapPrm:", "CapEff:", "CapBnd:"] {
+            assert_eq!(field(&init, k), CAP_KILL, "round {round}: the init's {k} is not CAP_KILL alone: {init}");
+        }
+        assert_eq!(field(&init, "CapAmb:"), 0, "{init}");
+        let (exit, out) = output_of(&sb, Command::new("/bin/cat").arg("/proc/self/status"));
+        assert_eq!(exit, Exit::Code(0));
+        for k in ["CapInh:", "CapPrm:", "CapEff:", "CapBnd:", "CapAmb:"] {
+            assert_eq!(field(&out, k), 0, "round {round}: the program's {k}: {out}");
+        }
+    }
+    // This thread is not a launcher: its bounding set is the process's.
+    let mine = status("/proc/thread-self/status");
+    assert_eq!(field(&mine, "CapBnd:"), process, "{mine}");
+    assert_ne!(process, CAP_KILL, "the process's own bounding set was narrowed");
 }
 
 /// Many threads spawning into many boxes at once: every program gets its
@@ -359,7 +419,7 @@ fn a_box_and_a_program_report_each_step_of_their_start_in_order() {
         .chain([
             "session, streams, work folder",
             "resource limits (setrlimit)",
-            "capability bounding set (a prctl each)",
+            "capability bounding set (read each, drop what is left)",
             "groups, gid, uid",
             "capabilities cleared, death signal, no_new_privs",
             "Landlock (landlock_restrict_self)",
