@@ -1,7 +1,8 @@
 /*
- * The init of a box: pid 1 of the box's PID namespace, root, outside the
- * box's cgroup. The holder process execs this once the box's filesystem is
- * built (sandbox/src/mounts.rs), so that it no longer holds a copy of the
+ * The init of a box: pid 1 of the box's PID namespace, root with CAP_KILL
+ * alone (the launcher threads' bounding set: sandbox/src/launcher.rs),
+ * outside the box's cgroup. The holder process execs this once the box's
+ * filesystem is built (sandbox/src/mounts.rs), so that it no longer holds a copy of the
  * supervisor's memory (a forked holder kept every page the supervisor
  * wrote afterwards: see docs/sandbox.md, "Holder").
  *
