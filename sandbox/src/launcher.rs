@@ -76,7 +76,7 @@ const INIT_KEEPS: u32 = 5; // CAP_KILL
 /// supervisor) the first drop fails and nothing changes: the programs drop
 /// every capability themselves, as they always check.
 fn narrow_bounding_set() {
-    let last = crate::sandbox::cap_last_cap();
+    let last = crate::sys::cap_last_cap();
     for cap in (0..=last).filter(|&c| c != INIT_KEEPS) {
         // SAFETY: prctl with integer arguments, on this thread's credentials.
         if unsafe { libc::prctl(libc::PR_CAPBSET_DROP, cap as libc::c_ulong, 0, 0, 0) } < 0 {

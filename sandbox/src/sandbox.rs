@@ -208,10 +208,6 @@ fn seccomp_filter() -> &'static Filter {
     FILTER.get_or_init(Filter::koth)
 }
 
-pub(crate) fn cap_last_cap() -> u32 {
-    std::fs::read_to_string("/proc/sys/kernel/cap_last_cap").ok().and_then(|s| s.trim().parse().ok()).unwrap_or(63)
-}
-
 fn cstring(s: &str, what: &str) -> Result<CString> {
     CString::new(s).map_err(|_| Error::Config(format!("{what} {s:?} contains a NUL byte")))
 }
@@ -345,7 +341,7 @@ impl Sandbox {
             landlock: None,
             landlock_status: LandlockStatus::NotEnforced,
             root_switch,
-            cap_last_cap: cap_last_cap(),
+            cap_last_cap: sys::cap_last_cap(),
             shared: Arc::new(Shared { destroyed: false.into(), children: Mutex::new(Default::default()) }),
             paused: AtomicBool::new(false),
             unacknowledged: Mutex::new(std::collections::VecDeque::new()),

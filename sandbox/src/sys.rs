@@ -442,3 +442,8 @@ pub fn decode_child_failure(msg: &[u8]) -> (String, io::Error) {
     let (stage, errno) = text.split_once('\0').unwrap_or((&text, "0"));
     (stage.to_owned(), io::Error::from_raw_os_error(errno.parse().unwrap_or(0)))
 }
+
+/// The highest capability number this kernel knows.
+pub(crate) fn cap_last_cap() -> u32 {
+    std::fs::read_to_string("/proc/sys/kernel/cap_last_cap").ok().and_then(|s| s.trim().parse().ok()).unwrap_or(63)
+}
