@@ -2,9 +2,9 @@
  * The init of a box: pid 1 of the box's PID namespace, root with CAP_KILL
  * alone (the launcher threads' bounding set: sandbox/src/launcher.rs),
  * outside the box's cgroup. The holder process execs this once the box's
- * filesystem is built (sandbox/src/mounts.rs), so that it no longer holds a copy of the
- * supervisor's memory (a forked holder kept every page the supervisor
- * wrote afterwards: see docs/sandbox.md, "Holder").
+ * filesystem is built (sandbox/src/mounts.rs), so that it no longer holds
+ * a copy of the supervisor's memory (a forked holder kept every page the
+ * supervisor wrote afterwards: see docs/sandbox.md, "Holder").
  *
  * Descriptors: 3 is the control socket (commands from the supervisor),
  * 4 the report pipe (one 0 byte: the box is ready). Everything else is
