@@ -15,7 +15,7 @@ use crate::marks::{Marks, Phases};
 use crate::mounts::{self, MountPlan, RootSwitch, WORK_DIR};
 use crate::seccomp::Filter;
 use crate::slots::{self, Slot};
-use crate::spawn::{self, ExecPlan};
+use crate::spawn::{self, ExecPlan, ParkedProgram, Parking, Program};
 use crate::usage::{decode_wait_status, Exit};
 use crate::workdir::WorkDir;
 use crate::{sys, Error, Limits, Network, Privilege, Result, SandboxConfig};
@@ -44,16 +44,6 @@ const BUSY_PROGRAM_WAITS: [Duration; 8] = [
     Duration::from_millis(64),
     Duration::from_millis(128),
 ];
-
-/// What one attempt at starting a program takes, and gives back for the
-/// next one.
-struct Attempt {
-    argv: Vec<CString>,
-    envp: Vec<CString>,
-    candidates: Vec<CString>,
-    /// The child's ends of its three streams.
-    stdio: [OwnedFd; 3],
-}
 
 enum Launched {
     Running {
@@ -192,6 +182,12 @@ pub struct Sandbox {
     unacknowledged: Mutex<std::collections::VecDeque<u8>>,
     /// How long each step of building this box took ([`Sandbox::phases`]).
     phases: Phases,
+    /// The box's first program, confined and waiting for what to run
+    /// ([`Sandbox::park_first_program`]); the next spawn takes it.
+    parked: Mutex<Option<ParkedProgram>>,
+    /// CPU time the box's cgroup had counted when it was handed over: a
+    /// parked program's own steps, koth's and not the box's programs'.
+    cpu_before_use: Duration,
 }
 
 /// The uid and gid a box's programs run as: its slot's, or in a rootless
@@ -346,6 +342,8 @@ impl Sandbox {
             paused: AtomicBool::new(false),
             unacknowledged: Mutex::new(std::collections::VecDeque::new()),
             phases: Phases::default(),
+            parked: Mutex::new(None),
+            cpu_before_use: Duration::ZERO,
             config,
         };
         let ports = match &sandbox.config.network {
@@ -417,10 +415,14 @@ impl Sandbox {
         let (stdin, parent_in) = child_end(cmd.stdin, true)?;
         let (stdout, parent_out) = child_end(cmd.stdout, false)?;
         let (stderr, parent_err) = child_end(cmd.stderr, false)?;
-        let mut attempt = Attempt { argv, envp, candidates, stdio: [stdin, stdout, stderr] };
+        let mut attempt = Program { argv, envp, candidates, stdio: [stdin, stdout, stderr] };
         let mut busy_waits = BUSY_PROGRAM_WAITS.iter();
+        let mut parked = self.parked.lock().unwrap_or_else(|p| p.into_inner()).take();
         let (pid, started) = loop {
-            let (outcome, back) = self.launch(attempt, &marks)?;
+            let (outcome, back) = match parked.take() {
+                Some(parked) => self.start_parked(parked, attempt, &marks)?,
+                None => self.launch(attempt, &marks)?,
+            };
             match outcome {
                 Launched::Running { pid, started } => break (pid, started),
                 // The program's file is open for writing somewhere: most
@@ -457,31 +459,10 @@ impl Sandbox {
     /// One attempt at starting a program: the launcher thread clones it and
     /// waits for its `execve`. The attempt's arguments and streams come
     /// back for another attempt.
-    fn launch(&self, attempt: Attempt, marks: &Arc<Marks>) -> Result<(Launched, Attempt)> {
+    fn launch(&self, attempt: Program, marks: &Arc<Marks>) -> Result<(Launched, Program)> {
         let (err_r, err_w) = sys::pipe_cloexec().map_err(|e| Error::os("creating a pipe", e))?;
         let (pid_r, pid_w) = sys::pipe_cloexec().map_err(|e| Error::os("creating a pipe", e))?;
-        let limits = &self.config.limits;
-        let (uid, gid) = box_ids(self.privilege, &self.slot);
-        let Attempt { argv, envp, candidates, stdio } = attempt;
-        let plan = ExecPlan {
-            argv,
-            envp,
-            candidates,
-            stdio,
-            err_w: err_w.as_raw_fd(),
-            pid_w,
-            holder_pidfd: self.holder_pidfd.as_raw_fd(),
-            join: self.cgroup.join_fds().iter().map(|f| f.as_raw_fd()).collect(),
-            into_cgroup: self.cgroup.clone_into().map(|f| f.as_raw_fd()),
-            uid,
-            gid,
-            user_namespace: !self.privilege.is_root(),
-            rlimits: rlimits(limits),
-            cap_last_cap: self.cap_last_cap,
-            landlock: self.landlock.as_ref().map(|f| f.as_raw_fd()),
-            seccomp: seccomp_filter(),
-            marks: marks.clone(),
-        };
+        let plan = self.exec_plan(Some(attempt), err_w.as_raw_fd(), pid_w, marks);
         marks.mark("the program's plan: arguments, environment, pipes");
         // The raw descriptors in `plan` belong to `self`, which outlives this call.
         // Started when the launcher thread takes it up, not when it was
@@ -511,12 +492,17 @@ impl Sandbox {
                 let _ = self.cgroup.kill_all();
             },
         );
-        let ExecPlan { argv, envp, candidates, stdio, .. } = plan;
-        let back = Attempt { argv, envp, candidates, stdio };
+        let back = plan.program.expect("a program started at once keeps its arguments");
         // The report is empty when the program's execve succeeded (the
         // pipe is close-on-exec); otherwise the child wrote what failed.
         let (pid, msg) = launched?;
-        let outcome = match pid {
+        Ok((self.outcome(pid, msg, started, overdue), back))
+    }
+
+    /// What a program's start came to, from its pid and report (empty when
+    /// it exec'd); a program that did not start is reaped.
+    fn outcome(&self, pid: Option<libc::pid_t>, msg: Vec<u8>, started: Instant, overdue: bool) -> Launched {
+        match pid {
             Some(pid) if msg.is_empty() && !overdue => Launched::Running { pid, started },
             _ => {
                 if let Some(pid) = pid {
@@ -529,8 +515,118 @@ impl Sandbox {
                     Launched::Failed { stage: spawn::intern_stage(&stage), source }
                 }
             }
+        }
+    }
+
+    /// Everything a program of this box is started with but what to run.
+    fn exec_plan(&self, program: Option<Program>, err_w: RawFd, pid_w: OwnedFd, marks: &Arc<Marks>) -> ExecPlan {
+        let (uid, gid) = box_ids(self.privilege, &self.slot);
+        ExecPlan {
+            program,
+            err_w,
+            pid_w,
+            holder_pidfd: self.holder_pidfd.as_raw_fd(),
+            join: self.cgroup.join_fds().iter().map(|f| f.as_raw_fd()).collect(),
+            into_cgroup: self.cgroup.clone_into().map(|f| f.as_raw_fd()),
+            uid,
+            gid,
+            user_namespace: !self.privilege.is_root(),
+            rlimits: rlimits(&self.config.limits),
+            cap_last_cap: self.cap_last_cap,
+            landlock: self.landlock.as_ref().map(|f| f.as_raw_fd()),
+            seccomp: seccomp_filter(),
+            marks: marks.clone(),
+        }
+    }
+
+    /// Start the box's first program ahead of need, up to its `execve`:
+    /// every step of [`Sandbox::spawn`] that does not depend on what it
+    /// runs (joining the box's namespaces and cgroup, the session, the work
+    /// folder, resource limits, ids, capabilities, `no_new_privs`,
+    /// Landlock, seccomp, signal handlers) is done now, off the caller's
+    /// path, and the program then waits. The next [`Sandbox::spawn`] sends
+    /// it its arguments and streams and it execs at once; see `spawn`'s
+    /// module docs ("A parked first program"). A box the pool builds ahead
+    /// is parked so ([`crate::BoxPool`]).
+    ///
+    /// Returns whether a program was parked: not when one already is.
+    pub fn park_first_program(&mut self) -> Result<bool> {
+        let already = self.parked.get_mut().unwrap_or_else(|p| p.into_inner()).is_some();
+        if already || self.shared.destroyed.load(Ordering::SeqCst) {
+            return Ok(false);
+        }
+        let marks = Arc::new(Marks::start());
+        let (sock, program_end) = sys::socketpair_cloexec().map_err(|e| Error::os("creating a socket pair", e))?;
+        let (pid_r, pid_w) = sys::pipe_cloexec().map_err(|e| Error::os("creating a pipe", e))?;
+        let plan = Box::new(self.exec_plan(None, program_end.as_raw_fd(), pid_w, &marks));
+        let this = &*self;
+        let parking = on_launcher_watched(
+            move || spawn::park(plan, pid_r, program_end, sock),
+            SPAWN_DEADLINE,
+            || {
+                tracing::warn!(r#box = %this.id, "a parked program did not reach its wait in time; killing the box's programs");
+                let _ = this.cgroup.kill_all();
+            },
+        )?;
+        let parked = match parking {
+            Parking::Parked(parked) => parked,
+            Parking::Failed { pid, report } => {
+                if let Some(pid) = pid {
+                    let _ = sys::waitpid(pid, 0);
+                }
+                if report.is_empty() {
+                    return Err(Error::Spawn { stage: spawn::OVERDUE, source: io::Error::from_raw_os_error(libc::ETIMEDOUT) });
+                }
+                let (stage, source) = sys::decode_child_failure(&report);
+                return Err(Error::Spawn { stage: spawn::intern_stage(&stage), source });
+            }
         };
-        Ok((outcome, back))
+        self.shared.children.lock().unwrap_or_else(|p| p.into_inner()).insert(parked.pid(), None);
+        // Its steps are counted in the box's cgroup: read them once it
+        // sleeps in its wait, and count the box's CPU time from there.
+        wait_until_asleep(parked.pid());
+        self.cpu_before_use = self.cgroup.cpu_usage().unwrap_or_default();
+        *self.parked.get_mut().unwrap_or_else(|p| p.into_inner()) = Some(parked);
+        Ok(true)
+    }
+
+    /// The pid of the box's parked first program, until a spawn takes it.
+    pub fn parked_program(&self) -> Option<libc::pid_t> {
+        self.parked.lock().unwrap_or_else(|p| p.into_inner()).as_ref().map(|p| p.pid())
+    }
+
+    /// Start `attempt` in the parked program, or, when that has died (it
+    /// cannot be reached), as any other program.
+    fn start_parked(&self, mut parked: ParkedProgram, attempt: Program, marks: &Arc<Marks>) -> Result<(Launched, Program)> {
+        let started = Instant::now();
+        let mut overdue = false;
+        let report = parked.start(&attempt, marks, SPAWN_DEADLINE, || {
+            tracing::warn!(r#box = %self.id, "a parked program did not reach execve in time; killing the box's programs");
+            overdue = true;
+            let _ = self.cgroup.kill_all();
+        });
+        let pid = parked.pid();
+        match report {
+            Ok(msg) => {
+                if !msg.is_empty() || overdue {
+                    // `outcome` reaps it; the box's map must agree.
+                    self.shared.children.lock().unwrap_or_else(|p| p.into_inner()).remove(&pid);
+                }
+                Ok((self.outcome(Some(pid), msg, started, overdue), attempt))
+            }
+            // Killed on its way by the deadline, before it took its streams.
+            Err(_) if overdue => {
+                self.shared.children.lock().unwrap_or_else(|p| p.into_inner()).remove(&pid);
+                drop(parked);
+                Ok((self.outcome(Some(pid), Vec::new(), started, true), attempt))
+            }
+            Err(e) => {
+                tracing::info!(r#box = %self.id, error = %e, "the box's parked program is gone; starting the program as any other");
+                drop(parked);
+                let _ = self.shared.reap(pid, true);
+                self.launch(attempt, marks)
+            }
+        }
     }
 
     /// Stop every process of the box (see [`Group::freeze`]).
@@ -699,7 +795,7 @@ impl Sandbox {
 
     /// CPU time of everything that ran in the box so far.
     pub fn cpu_usage(&self) -> Result<Duration> {
-        self.cgroup.cpu_usage()
+        Ok(self.cgroup.cpu_usage()?.saturating_sub(self.cpu_before_use))
     }
     pub fn memory_peak(&self) -> Result<Option<u64>> {
         self.cgroup.memory_peak()
@@ -802,6 +898,8 @@ impl Sandbox {
         }
         let until = Instant::now() + TEARDOWN_WAIT;
         let killed = self.cgroup.kill_all();
+        // Killed, if parked still, and gone before its memory is.
+        drop(self.parked.get_mut().unwrap_or_else(|p| p.into_inner()).take());
         let pending: Vec<libc::pid_t> = {
             let children = self.shared.children.lock().unwrap_or_else(|p| p.into_inner());
             children.iter().filter(|(_, st)| st.is_none()).map(|(&pid, _)| pid).collect()
@@ -855,6 +953,20 @@ impl Sandbox {
 /// How long [`Sandbox`]'s teardown waits for its programs to be gone before
 /// finishing in the background.
 pub const TEARDOWN_WAIT: Duration = Duration::from_millis(250);
+
+/// Wait, briefly, until a parked program sleeps in its wait (its state in
+/// `/proc/<pid>/stat` is `S`): its CPU time is all counted then.
+fn wait_until_asleep(pid: libc::pid_t) {
+    let path = format!("/proc/{pid}/stat");
+    let deadline = Instant::now() + Duration::from_secs(1);
+    while Instant::now() < deadline {
+        let state = std::fs::read_to_string(&path).ok().and_then(|s| s.rsplit_once(") ").and_then(|(_, rest)| rest.chars().next()));
+        if matches!(state, Some('S') | None) {
+            return;
+        }
+        std::thread::sleep(Duration::from_micros(50));
+    }
+}
 
 /// Whether `fd` is readable within `timeout` (a pidfd: its process exited).
 fn wait_readable(fd: RawFd, timeout: Duration) -> bool {

@@ -69,10 +69,43 @@
 //!
 //! The steps of the program are [`Stage`]s, in order; a failed step is
 //! reported by its name.
+//!
+//! # A parked first program
+//!
+//! Most of a program's start does not depend on what it runs: joining the
+//! box, the session, the work folder, limits, ids, capabilities,
+//! `no_new_privs`, Landlock, seccomp, the signal handlers. For a box built
+//! ahead of need ([`crate::BoxPool`]) those are done ahead too: [`park`]
+//! starts a program as [`launch`] does, with no argument vector and no
+//! streams yet, and it goes through every step up to its `execve`, closes
+//! every inherited descriptor but its end of a socket pair, says it is
+//! parked (one byte) and waits in `recvmsg` (which its seccomp filter
+//! allows, as it allows everything it does next). The box's first spawn
+//! ([`ParkedProgram::start`], on the caller's thread: no launcher thread)
+//! points it at the argument and environment arrays and the paths to try
+//! (shared memory: a pointer stored before the message, read after it),
+//! and sends one byte with the three streams (`SCM_RIGHTS`). The program
+//! puts them on 0-2, takes the launcher's signal mask back and execs; the
+//! caller waits for the socket's end of file as [`launch`] waits for the
+//! report pipe's. A failure is reported on the socket, by its step's name.
+//!
+//! The parked program shares the supervisor's memory for as long as it
+//! waits, so it runs on a stack and plan of its own (owned by the
+//! [`ParkedProgram`], not the launcher thread's), freed only once it has
+//! let go of that memory: its socket's end of file (its `execve` or its
+//! death; a process's descriptors are closed after its memory is let go of)
+//! or, when it is dropped unused, its exit, awaited on its pidfd after a
+//! `SIGKILL`. It is already in the box (its cgroup, its PID namespace, as
+//! pid 2): `Sandbox::pids` lists it, a freeze stops it, a kill ends it; its
+//! own CPU time is koth's and is not counted as the box's
+//! (`Sandbox::cpu_usage` starts from after it). A parked program that
+//! died before its start (killed from outside the box; nothing in the box
+//! runs before it) is reaped, and the program is started as any other.
 
 use std::ffi::CString;
 use std::io;
 use std::os::fd::{AsRawFd, OwnedFd, RawFd};
+use std::sync::atomic::{AtomicPtr, Ordering};
 
 use crate::marks::Marks;
 use crate::mounts::{self, MountPaths};
@@ -82,16 +115,24 @@ use crate::{landlock_rules, sys, Error, Result};
 pub(crate) const BOX_NAMESPACES: libc::c_int =
     libc::CLONE_NEWNS | libc::CLONE_NEWPID | libc::CLONE_NEWNET | libc::CLONE_NEWIPC | libc::CLONE_NEWUTS;
 
-/// Everything the program needs, built by the caller before the launcher
-/// thread runs it.
-pub(crate) struct ExecPlan {
+/// What to run: the program's arguments, environment and streams.
+pub(crate) struct Program {
     pub argv: Vec<CString>,
     pub envp: Vec<CString>,
     /// Paths to try in order (the program's `PATH` search, done here).
     pub candidates: Vec<CString>,
     pub stdio: [OwnedFd; 3],
+}
+
+/// Everything the program needs, built by the caller before the launcher
+/// thread runs it.
+pub(crate) struct ExecPlan {
+    /// What to run; `None` for a program parked before its `execve` (see
+    /// [`park`]), which is sent what to run when it is started.
+    pub program: Option<Program>,
     /// The write end of the spawn report (close-on-exec): the children's
-    /// copies; the launcher's own is [`launch`]'s to close.
+    /// copies; the launcher's own is [`launch`]'s to close. A parked
+    /// program's is its end of the socket it waits on.
     pub err_w: RawFd,
     pub pid_w: OwnedFd,
     pub holder_pidfd: RawFd,
@@ -139,11 +180,12 @@ pub(crate) enum Stage {
     Landlock,
     Seccomp,
     Signals,
+    Parked,
     Exec,
 }
 
 impl Stage {
-    pub(crate) const ALL: [Stage; 19] = [
+    pub(crate) const ALL: [Stage; 20] = [
         Stage::JoinNamespaces,
         Stage::JoinCgroup,
         Stage::Fork,
@@ -162,6 +204,7 @@ impl Stage {
         Stage::Landlock,
         Stage::Seccomp,
         Stage::Signals,
+        Stage::Parked,
         Stage::Exec,
     ];
 
@@ -185,6 +228,7 @@ impl Stage {
             Stage::Landlock => "applying Landlock",
             Stage::Seccomp => "installing the seccomp filter",
             Stage::Signals => "resetting signal handlers",
+            Stage::Parked => "receiving the program's streams (a parked program's recvmsg)",
             Stage::Exec => "execve",
         }
     }
@@ -199,18 +243,50 @@ pub(crate) fn intern_stage(stage: &str) -> &'static str {
     Stage::ALL.iter().map(|s| s.text()).find(|t| *t == stage).unwrap_or("starting the program")
 }
 
-/// What the children read: the plan with its pointer arrays built, and the
-/// signal mask the program must start with.
-struct Prepared<'a> {
-    plan: &'a ExecPlan,
-    argv: Vec<*const libc::c_char>,
-    envp: Vec<*const libc::c_char>,
+/// What the children read: the plan, what to run with its pointer arrays
+/// built, and the signal mask the program must start with.
+struct Prepared {
+    /// The plan, alive until the program has exec'd or died: on the
+    /// launcher's frame ([`launch`]), or owned with this by a
+    /// [`ParkedProgram`].
+    plan: *const ExecPlan,
+    /// What to run: set before the clone ([`launch`]), or by whoever
+    /// starts a parked program, before it sends the streams
+    /// ([`ParkedProgram::start`]).
+    start: AtomicPtr<Start>,
     mask: libc::sigset_t,
     program_stack: *mut libc::c_void,
     /// Set by the joiner before it forks the program into the box's
     /// cgroup, cleared when that fails: the program's first step says how
     /// it got there.
     forked_into_cgroup: std::sync::atomic::AtomicBool,
+}
+
+impl Prepared {
+    fn plan(&self) -> &ExecPlan {
+        // SAFETY: `plan` outlives every reader of this `Prepared` (see the field).
+        unsafe { &*self.plan }
+    }
+}
+
+/// What to run, as `execve` takes it: pointers into a [`Program`] that
+/// outlives the program's `execve`, and where its last steps are marked.
+struct Start {
+    argv: Vec<*const libc::c_char>,
+    envp: Vec<*const libc::c_char>,
+    candidates: *const [CString],
+    marks: *const Marks,
+}
+
+impl Start {
+    fn of(program: &Program, marks: &Marks) -> Start {
+        Start {
+            argv: program.argv.iter().map(|a| a.as_ptr()).chain(std::iter::once(std::ptr::null())).collect(),
+            envp: program.envp.iter().map(|a| a.as_ptr()).chain(std::iter::once(std::ptr::null())).collect(),
+            candidates: program.candidates.as_slice(),
+            marks,
+        }
+    }
 }
 
 /// The two children's stacks (the joiner's and the program's, or the
@@ -247,10 +323,11 @@ const STACK_SIZE: usize = 256 << 10;
 /// 3-5); this thread runs outside the box.
 pub(crate) fn launch(plan: &ExecPlan, pid_r: OwnedFd, err_w: OwnedFd, err_r: &OwnedFd) -> Result<(Option<libc::pid_t>, Vec<u8>)> {
     let (joiner_stack, program_stack) = stacks()?;
+    let program = plan.program.as_ref().expect("a program started at once has its arguments");
+    let mut start = Start::of(program, &plan.marks);
     let mut prepared = Prepared {
         plan,
-        argv: plan.argv.iter().map(|a| a.as_ptr()).chain(std::iter::once(std::ptr::null())).collect(),
-        envp: plan.envp.iter().map(|a| a.as_ptr()).chain(std::iter::once(std::ptr::null())).collect(),
+        start: AtomicPtr::new(&mut start),
         // SAFETY: sigset_t is plain data; it is filled in just below.
         mask: unsafe { std::mem::zeroed() },
         program_stack,
@@ -259,11 +336,12 @@ pub(crate) fn launch(plan: &ExecPlan, pid_r: OwnedFd, err_w: OwnedFd, err_r: &Ow
     // One raw pointer for the children's argument and the mask it holds.
     let arg: *mut Prepared = &mut prepared;
     plan.marks.mark("argument and environment arrays");
-    // SAFETY: `arg` points at `prepared`, alive on this frame; `mask` is
-    // written before the clone and read by the program. The joiner reads
-    // `prepared` until it exits, which `run_child` waits for; the program
-    // until its execve or exit, which `wait_for_exec` waits for below,
-    // before this frame ends. Both follow the rules of the module docs.
+    // SAFETY: `arg` points at `prepared` (and it at `start` and `plan`),
+    // alive on this frame; `mask` is written before the clone and read by
+    // the program. The joiner reads `prepared` until it exits, which
+    // `run_child` waits for; the program until its execve or exit, which
+    // `wait_for_exec` waits for below, before this frame ends. Both follow
+    // the rules of the module docs.
     let joined = unsafe {
         run_child(
             joiner_main,
@@ -336,7 +414,7 @@ fn wait_for_exec(err_r: &OwnedFd, pid: Option<libc::pid_t>) -> Vec<u8> {
 extern "C" fn joiner_main(arg: *mut libc::c_void) -> libc::c_int {
     // SAFETY: `arg` is the launcher's `Prepared`, alive while this child runs (the launcher waits).
     let prepared = unsafe { &*(arg as *const Prepared) };
-    let plan = prepared.plan;
+    let plan = prepared.plan();
     let err = plan.err_w;
     plan.marks.mark("cloning the joiner (clone, CLONE_VM | CLONE_VFORK)");
     let namespaces = if plan.user_namespace { BOX_NAMESPACES | libc::CLONE_NEWUSER } else { BOX_NAMESPACES };
@@ -406,7 +484,7 @@ const LINUX_CAPABILITY_VERSION_3: u32 = 0x2008_0522;
 extern "C" fn program_main(arg: *mut libc::c_void) -> libc::c_int {
     // SAFETY: as in `joiner_main`.
     let prepared = unsafe { &*(arg as *const Prepared) };
-    let plan = prepared.plan;
+    let plan = prepared.plan();
     let err = plan.err_w;
     let fail = |stage: Stage| -> ! { sys::child_fail(err, stage.text(), io::Error::last_os_error()) };
     let mark = |step: &'static str| plan.marks.mark(step);
@@ -429,7 +507,8 @@ extern "C" fn program_main(arg: *mut libc::c_void) -> libc::c_int {
         // any busy program on the host take nearly all of a core from a bot
         // whose clock is running (runner/tests/adversarial.rs,
         // a_busy_host_does_not_starve_the_bots).
-        for (target, fd) in plan.stdio.iter().enumerate() {
+        // A parked program is sent its streams when it is started.
+        for (target, fd) in plan.program.iter().flat_map(|p| p.stdio.iter().enumerate()) {
             if libc::dup2(fd.as_raw_fd(), target as RawFd) < 0 {
                 fail(Stage::Streams);
             }
@@ -532,21 +611,351 @@ extern "C" fn program_main(arg: *mut libc::c_void) -> libc::c_int {
                 }
             }
         }
-        if libc::pthread_sigmask(libc::SIG_SETMASK, &prepared.mask, std::ptr::null_mut()) != 0 {
-            fail(Stage::Signals);
-        }
     }
-    mark("signal handlers and mask");
+    mark("signal handlers");
+    if plan.program.is_none() {
+        wait_to_start(prepared, err);
+    }
+    // SAFETY: set before the clone, or by the waker before it sent the
+    // streams (`wait_to_start`); it outlives this program's execve.
+    let start = unsafe { &*prepared.start.load(Ordering::Acquire) };
+    // SAFETY: the launcher's saved mask, a live sigset_t; this process's own mask.
+    if unsafe { libc::pthread_sigmask(libc::SIG_SETMASK, &prepared.mask, std::ptr::null_mut()) } != 0 {
+        fail(Stage::Signals);
+    }
+    // SAFETY: the start's marks outlive this program's execve (`Start`).
+    unsafe { &*start.marks }.mark("signal mask");
     let mut last = io::Error::from_raw_os_error(libc::ENOENT);
-    for path in &plan.candidates {
-        // SAFETY: `argv` and `envp` are NULL-terminated arrays of pointers into CStrings of `plan`, alive across the call; `path` is a CString of `plan`.
-        unsafe { libc::execve(path.as_ptr(), prepared.argv.as_ptr(), prepared.envp.as_ptr()) };
+    // SAFETY: the start's candidates outlive this program's execve (`Start`).
+    for path in unsafe { &*start.candidates } {
+        // SAFETY: `argv` and `envp` are NULL-terminated arrays of pointers into CStrings of the program's, alive across the call; so is `path`.
+        unsafe { libc::execve(path.as_ptr(), start.argv.as_ptr(), start.envp.as_ptr()) };
         last = io::Error::last_os_error();
         if !matches!(last.raw_os_error(), Some(libc::ENOENT) | Some(libc::ENOTDIR) | Some(libc::EACCES)) {
             break;
         }
     }
     sys::child_fail(err, Stage::Exec.text(), last)
+}
+
+/// The byte a program writes on its socket once it is parked: a failure's
+/// report starts with a step's name instead.
+const PARKED: u8 = 0;
+
+/// A parked program's wait: say it is parked, then wait for its streams,
+/// sent with `SCM_RIGHTS` by [`ParkedProgram::start`] once it has set
+/// `prepared.start`, and make them the program's own. The end of file
+/// (the box dropped unused) ends the program.
+fn wait_to_start(prepared: &Prepared, sock: RawFd) {
+    let fail = |stage: Stage, e: io::Error| -> ! { sys::child_fail(sock, stage.text(), e) };
+    // Every inherited descriptor but its socket is closed now, not at its
+    // execve: it may wait for long, and a copy of another spawn's report
+    // pipe, of a bot's stream or of whatever the supervisor has on 0-2
+    // held meanwhile would keep their readers from seeing their end of
+    // file.
+    // SAFETY: close_range takes plain integers; it closes this child's own descriptors (no CLONE_FILES).
+    unsafe {
+        if sock > 0 {
+            libc::syscall(libc::SYS_close_range, 0 as libc::c_uint, sock as libc::c_uint - 1, 0);
+        }
+        libc::syscall(libc::SYS_close_range, sock as libc::c_uint + 1, libc::c_uint::MAX, 0);
+    }
+    sys::write_all(sock, &[PARKED]);
+    prepared.plan().marks.mark("parked, until started");
+    let mut byte = 0u8;
+    // Room for one SCM_RIGHTS message of three descriptors, aligned for cmsghdr.
+    let mut control = [0u64; 8];
+    let fds = loop {
+        let mut iov = libc::iovec { iov_base: (&mut byte as *mut u8).cast(), iov_len: 1 };
+        // SAFETY: a zeroed msghdr is valid; its pointers are set to this
+        // stack's buffers, which outlive the call; the CMSG macros only
+        // compute addresses within `control`.
+        unsafe {
+            let mut msg: libc::msghdr = std::mem::zeroed();
+            msg.msg_iov = &mut iov;
+            msg.msg_iovlen = 1;
+            msg.msg_control = control.as_mut_ptr().cast();
+            msg.msg_controllen = std::mem::size_of_val(&control);
+            match libc::recvmsg(sock, &mut msg, libc::MSG_CMSG_CLOEXEC) {
+                // The box let it go unused.
+                0 => libc::_exit(0),
+                n if n < 0 => {
+                    let e = io::Error::last_os_error();
+                    if e.raw_os_error() == Some(libc::EINTR) {
+                        continue;
+                    }
+                    fail(Stage::Parked, e)
+                }
+                _ => {}
+            }
+            let cmsg = libc::CMSG_FIRSTHDR(&msg);
+            let want = libc::CMSG_LEN(3 * std::mem::size_of::<libc::c_int>() as u32) as usize;
+            // Truncated when this program could not take three more
+            // descriptors (its RLIMIT_NOFILE): the kernel closed them.
+            if msg.msg_flags & libc::MSG_CTRUNC != 0
+                || cmsg.is_null()
+                || (*cmsg).cmsg_level != libc::SOL_SOCKET
+                || (*cmsg).cmsg_type != libc::SCM_RIGHTS
+                || (*cmsg).cmsg_len as usize != want
+            {
+                fail(Stage::Parked, io::Error::from_raw_os_error(libc::EMFILE))
+            }
+            let data = libc::CMSG_DATA(cmsg).cast::<libc::c_int>();
+            break [data.read_unaligned(), data.add(1).read_unaligned(), data.add(2).read_unaligned()];
+        }
+    };
+    // The received descriptors are close-on-exec, their copies on 0-2 are
+    // not. With 0-2 closed above they arrive there, in order (the lowest
+    // free numbers): then it is their flag that is cleared.
+    for (target, fd) in fds.into_iter().enumerate() {
+        // SAFETY: descriptors of this process's own table; F_SETFD takes an integer.
+        let kept = unsafe {
+            if fd == target as RawFd {
+                libc::fcntl(fd, libc::F_SETFD, 0)
+            } else {
+                libc::dup2(fd, target as RawFd)
+            }
+        };
+        if kept < 0 {
+            fail(Stage::Streams, io::Error::last_os_error())
+        }
+    }
+    // SAFETY: set by the waker before it sent the streams.
+    let start = prepared.start.load(Ordering::Acquire);
+    if start.is_null() {
+        fail(Stage::Parked, io::Error::from_raw_os_error(libc::EINVAL))
+    }
+    // SAFETY: the start's marks outlive this program's execve (`Start`).
+    unsafe { &*(*start).marks }.mark("the parked program wakes: its streams (recvmsg, dup2)");
+}
+
+/// A program confined and parked before its `execve` ([`park`]), and the
+/// memory it runs on: the launcher thread's stacks and frame are not its
+/// own for that long, so it has a stack and plan of its own, freed only
+/// once it no longer runs on them (its socket's end of file: it has
+/// exec'd, or died).
+pub(crate) struct ParkedProgram {
+    pid: libc::pid_t,
+    pidfd: OwnedFd,
+    /// The supervisor's end of the program's socket; `None` once its end
+    /// of file was read.
+    sock: Option<OwnedFd>,
+    prepared: Box<Prepared>,
+    _plan: Box<ExecPlan>,
+    _stack: sys::Stack,
+}
+
+// SAFETY: the raw pointers in `prepared` point into `_plan` and `_stack`,
+// which this value owns and which move with it (boxed, or a mapping); the
+// parked process reads them wherever this value is.
+unsafe impl Send for ParkedProgram {}
+
+/// What [`park`] made.
+pub(crate) enum Parking {
+    Parked(ParkedProgram),
+    /// A step failed: the report, and the program's pid when it was cloned
+    /// (it has exited; the caller reaps it).
+    Failed {
+        pid: Option<libc::pid_t>,
+        report: Vec<u8>,
+    },
+}
+
+/// Runs on the launcher thread: start a program as [`launch`] does, through
+/// every step of its confinement (namespaces, cgroup, ids, capabilities,
+/// Landlock, seccomp, signal handlers) and no further: it then waits on
+/// `sock`'s other end (`plan.err_w`, dropped here once the program has it)
+/// until [`ParkedProgram::start`] sends it its streams, and execs. The
+/// launcher is free once the program is parked.
+pub(crate) fn park(plan: Box<ExecPlan>, pid_r: OwnedFd, program_end: OwnedFd, sock: OwnedFd) -> Result<Parking> {
+    let (joiner_stack, _) = stacks()?;
+    let stack = sys::Stack::new(STACK_SIZE).map_err(|e| Error::os("allocating a parked program's stack", e))?;
+    let mut prepared = Box::new(Prepared {
+        plan: &*plan,
+        start: AtomicPtr::new(std::ptr::null_mut()),
+        // SAFETY: sigset_t is plain data; it is filled in by `run_child`.
+        mask: unsafe { std::mem::zeroed() },
+        program_stack: stack.top(),
+        forked_into_cgroup: std::sync::atomic::AtomicBool::new(false),
+    });
+    let arg: *mut Prepared = &mut *prepared;
+    // SAFETY: as in `launch`, but the program runs on `stack` and reads
+    // `prepared` and `plan`, boxed: they move, with the stack, into the
+    // `ParkedProgram`, which frees them only after the program's end of
+    // file; on every other path this waits for that end of file first.
+    let joined = unsafe {
+        run_child(
+            joiner_main,
+            arg.cast(),
+            joiner_stack,
+            std::ptr::addr_of_mut!((*arg).mask),
+            "the spawn helper",
+            libc::CLONE_VM | libc::CLONE_VFORK,
+            || {},
+        )
+    };
+    // SAFETY: `pid_r` is this function's open pipe end; F_SETFL takes an integer.
+    unsafe { libc::fcntl(pid_r.as_raw_fd(), libc::F_SETFL, libc::O_NONBLOCK) };
+    let mut buf = [0u8; 4];
+    // SAFETY: reads at most 4 bytes into the 4-byte `buf`.
+    let n = unsafe { libc::read(pid_r.as_raw_fd(), buf.as_mut_ptr().cast(), 4) };
+    let pid = (n == 4).then(|| libc::pid_t::from_ne_bytes(buf));
+    drop(program_end);
+    let mut first = [0u8; 1];
+    let parked = loop {
+        // SAFETY: reads at most one byte into `first`.
+        match unsafe { libc::read(sock.as_raw_fd(), first.as_mut_ptr().cast(), 1) } {
+            1 => break first[0] == PARKED,
+            n if n < 0 && io::Error::last_os_error().raw_os_error() == Some(libc::EINTR) => {}
+            _ => break false,
+        }
+    };
+    let pidfd = match (parked, pid, &joined) {
+        (true, Some(pid), Ok(())) => Some(sys::pidfd_open(pid)),
+        _ => None,
+    };
+    let pidfd = match pidfd {
+        Some(Ok(pidfd)) => {
+            let pid = pid.expect("matched above");
+            return Ok(Parking::Parked(ParkedProgram { pid, pidfd, sock: Some(sock), prepared, _plan: plan, _stack: stack }));
+        }
+        other => other,
+    };
+    // Not parked, or parked but not to be kept (its joiner not reaped, no
+    // pidfd): it must be gone before its stack and plan are.
+    if let Some(pid) = pid.filter(|_| parked) {
+        // SAFETY: kill with our own child's pid (not reaped: only the caller reaps it) and a signal number.
+        unsafe { libc::kill(pid, libc::SIGKILL) };
+    }
+    let mut report = if parked { Vec::new() } else { first.to_vec() };
+    report.extend(wait_for_exec(&sock, pid));
+    if let Err(e) = joined {
+        if let Some(pid) = pid {
+            let _ = sys::waitpid(pid, 0);
+        }
+        return Err(e);
+    }
+    if let Some(Err(e)) = pidfd {
+        if let Some(pid) = pid {
+            let _ = sys::waitpid(pid, 0);
+        }
+        return Err(Error::os("pidfd_open on a parked program", e));
+    }
+    Ok(Parking::Failed { pid, report })
+}
+
+impl ParkedProgram {
+    pub(crate) fn pid(&self) -> libc::pid_t {
+        self.pid
+    }
+
+    /// Run `program` in the parked process: point it at the arguments, send
+    /// it the streams, and wait for its `execve` (the socket's end of file)
+    /// as [`launch`] does. Returns the report, empty when it exec'd. Past
+    /// `deadline`, `overdue` is called (it kills the box's programs) and the
+    /// wait goes on to the end of file. `Err` when the parked program could
+    /// not be reached (it had died): it was never started.
+    pub(crate) fn start(
+        &mut self,
+        program: &Program,
+        marks: &Marks,
+        deadline: std::time::Duration,
+        mut overdue: impl FnMut(),
+    ) -> io::Result<Vec<u8>> {
+        let sock = self.sock.as_ref().expect("a parked program is started once").as_raw_fd();
+        let mut start = Start::of(program, marks);
+        self.prepared.start.store(&mut start, Ordering::Release);
+        let fds = program.stdio.each_ref().map(|f| f.as_raw_fd());
+        let mut byte = 1u8;
+        let mut iov = libc::iovec { iov_base: (&mut byte as *mut u8).cast(), iov_len: 1 };
+        let mut control = [0u64; 8];
+        // SAFETY: a zeroed msghdr is valid; its pointers are set to this
+        // frame's buffers, alive across the call; the CMSG macros write the
+        // header and the three descriptors within `control`.
+        let sent = unsafe {
+            let mut msg: libc::msghdr = std::mem::zeroed();
+            msg.msg_iov = &mut iov;
+            msg.msg_iovlen = 1;
+            msg.msg_control = control.as_mut_ptr().cast();
+            msg.msg_controllen = libc::CMSG_SPACE(std::mem::size_of_val(&fds) as u32) as usize;
+            let cmsg = libc::CMSG_FIRSTHDR(&msg);
+            (*cmsg).cmsg_level = libc::SOL_SOCKET;
+            (*cmsg).cmsg_type = libc::SCM_RIGHTS;
+            (*cmsg).cmsg_len = libc::CMSG_LEN(std::mem::size_of_val(&fds) as u32) as usize;
+            libc::CMSG_DATA(cmsg).cast::<[libc::c_int; 3]>().write_unaligned(fds);
+            libc::sendmsg(sock, &msg, libc::MSG_NOSIGNAL)
+        };
+        if sent != 1 {
+            self.prepared.start.store(std::ptr::null_mut(), Ordering::Release);
+            return Err(if sent < 0 { io::Error::last_os_error() } else { io::Error::from_raw_os_error(libc::EPIPE) });
+        }
+        marks.mark("starting the parked program (sendmsg of its streams)");
+        let until = std::time::Instant::now() + deadline;
+        let mut late = false;
+        while !late {
+            let left = until.saturating_duration_since(std::time::Instant::now());
+            if wait_readable(sock, left) {
+                break;
+            }
+            if std::time::Instant::now() >= until {
+                late = true;
+                overdue();
+            }
+        }
+        // Readable (a report, or the end of file), or killed: read to the end.
+        let mut report = Vec::new();
+        let mut buf = [0u8; 512];
+        let gone = loop {
+            // SAFETY: reads at most `buf.len()` bytes into `buf`.
+            let n = unsafe { libc::read(sock, buf.as_mut_ptr().cast(), buf.len()) };
+            match n {
+                0 => break None,
+                n if n > 0 => report.extend_from_slice(&buf[..(n as usize).min(4096usize.saturating_sub(report.len()))]),
+                _ => match io::Error::last_os_error() {
+                    e if e.raw_os_error() == Some(libc::EINTR) => {}
+                    // Closed with the streams unread: it died before it
+                    // took them (killed while this sent them), never
+                    // started. Any other error: not started either, as far
+                    // as this can tell; it is killed.
+                    e => break Some(e),
+                },
+            }
+        };
+        if gone.as_ref().is_some_and(|e| e.raw_os_error() != Some(libc::ECONNRESET)) {
+            let _ = sys::pidfd_send_signal(self.pidfd.as_raw_fd(), libc::SIGKILL);
+            return Err(gone.expect("checked"));
+        }
+        // The end of file: the program no longer runs on `start`, nor on this
+        // value's stack and plan.
+        self.sock = None;
+        self.prepared.start.store(std::ptr::null_mut(), Ordering::Release);
+        marks.mark("execve of the parked program (the socket's end of file)");
+        match gone {
+            Some(e) => Err(e),
+            None => Ok(report),
+        }
+    }
+}
+
+impl Drop for ParkedProgram {
+    /// A program still parked (or whose end of file was not read) is
+    /// killed, and its exit awaited: only then is its memory freed.
+    fn drop(&mut self) {
+        if self.sock.take().is_some() {
+            let _ = sys::pidfd_send_signal(self.pidfd.as_raw_fd(), libc::SIGKILL);
+            // Its pidfd is readable once it has exited, which is after it
+            // let go of the memory it shared.
+            while !wait_readable(self.pidfd.as_raw_fd(), std::time::Duration::from_secs(1)) {}
+        }
+    }
+}
+
+/// Whether `fd` is readable (or at its end) within `timeout`.
+fn wait_readable(fd: RawFd, timeout: std::time::Duration) -> bool {
+    let mut pfd = libc::pollfd { fd, events: libc::POLLIN, revents: 0 };
+    let ms = timeout.as_millis().min(i32::MAX as u128) as libc::c_int;
+    // SAFETY: one valid pollfd, exclusively borrowed for the call.
+    unsafe { libc::poll(&mut pfd, 1, ms) == 1 }
 }
 
 /// The contents of a rootless box's `uid_map` and `gid_map`: the user's

@@ -42,7 +42,9 @@ fn a_box_from_the_pool_shows_nothing_of_a_box_used_before() {
     let fresh = |sb: &Sandbox, what: &str| {
         assert_ne!(sb.uid(), first.uid(), "{what}: the same uid as the used box");
         assert_eq!(sb.cpu_usage().unwrap(), Duration::ZERO, "{what}: CPU time already counted");
-        assert!(sb.pids().unwrap().is_empty(), "{what}: processes already in the box");
+        // Its one process is its own first program, parked before its execve.
+        let parked = sb.parked_program().expect("a box built ahead has its first program parked");
+        assert_eq!(sb.pids().unwrap(), [parked], "{what}: processes already in the box");
         let seen = output(
             sb,
             "ls -A /home/bot /tmp /var/tmp /dev/shm 2>&1; for p in /proc/[0-9]*; do cat $p/cmdline 2>/dev/null | tr '\\0' ' '; echo; done",
@@ -61,7 +63,7 @@ fn a_box_from_the_pool_shows_nothing_of_a_box_used_before() {
     assert!(pool.wait_ready(1, common::scaled(Duration::from_secs(10))));
     let third = pool.take(cfg).unwrap();
     assert_ne!(third.uid(), first_uid);
-    assert!(third.pids().unwrap().is_empty());
+    assert_eq!(third.pids().unwrap(), third.parked_program().into_iter().collect::<Vec<_>>());
     let seen = output(&third, "for d in /home/bot /tmp /var/tmp /dev/shm; do ls -A $d; done; echo end");
     assert_eq!(seen.trim(), "end", "a box built after another was torn down shows: {seen}");
 }

@@ -119,6 +119,13 @@ fn an_ordinary_user_builds_a_box_that_confines_its_program() {
     }
     // Its user namespace maps the user's uid alone, to itself.
     assert_eq!(lines[7].split_whitespace().collect::<Vec<_>>(), [USER.to_string(), USER.to_string(), "1".into()], "{out}");
+    // A first program parked ahead (as the pool parks one in every box it
+    // builds) starts as the user too, exactly as this one did.
+    let mut parked = Sandbox::create(config(hostile_limits())).unwrap();
+    assert!(parked.park_first_program().unwrap());
+    let seen = sh(&parked, "id -u; id -g; grep -E '^Cap(Inh|Prm|Eff|Bnd|Amb)' /proc/self/status; cat /proc/self/uid_map");
+    assert_eq!(seen, (exit, out.clone()));
+    assert_eq!(parked.parked_program(), None);
     // On v2 the program is forked into the delegated cgroup, as root's are
     // (no move, no wait for the kernel's grace period).
     let mut child = sb.spawn(Command::new("/bin/true")).unwrap();
