@@ -799,6 +799,11 @@ fn a_parked_program_gone_or_failing_leaves_the_box_as_usable_as_any() {
     assert!(sb.park_first_program().unwrap());
     let pid = sb.parked_program().unwrap();
     unsafe { libc::kill(pid, libc::SIGKILL) };
+    // Gone (a zombie) before its start, as one killed while it waited is.
+    let state = || std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap().rsplit_once(") ").unwrap().1.chars().next();
+    while state() != Some('Z') {
+        std::thread::sleep(Duration::from_millis(1));
+    }
     let (exit, out) = output_of(&sb, Command::new("/bin/echo").arg("started"));
     assert_eq!((exit, out.as_str()), (Exit::Code(0), "started\n"));
     assert!(!std::path::Path::new(&format!("/proc/{pid}")).exists(), "the killed parked program was not reaped");
