@@ -32,8 +32,9 @@
 //! **A ready box's first program is parked.** Once built, a box has its
 //! first program started up to its `execve` and waiting for what to run
 //! ([`Sandbox::park_first_program`], `spawn`'s "A parked first program"):
-//! the take's first spawn then skips every step of its confinement (about
-//! 0.4 ms of 1.2–1.5 on this 2-core machine, `koth sandbox bench`).
+//! the take's first spawn then skips every step of its confinement (0.78
+//! ms of the 1.73 ms its steps took on this 2-core machine, `koth sandbox
+//! bench`; docs/sandbox.md, "A pooled box's first program is parked").
 //!
 //! Bounds: at most `per_config` ready boxes of one config (a box being
 //! built counts), at most `capacity` in all (the oldest goes), and a box

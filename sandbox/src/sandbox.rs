@@ -418,10 +418,17 @@ impl Sandbox {
         let mut attempt = Program { argv, envp, candidates, stdio: [stdin, stdout, stderr] };
         let mut busy_waits = BUSY_PROGRAM_WAITS.iter();
         let mut parked = self.parked.lock().unwrap_or_else(|p| p.into_inner()).take();
+        let mut last_mark;
         let (pid, started) = loop {
             let (outcome, back) = match parked.take() {
-                Some(parked) => self.start_parked(parked, attempt, &marks)?,
-                None => self.launch(attempt, &marks)?,
+                Some(parked) => {
+                    last_mark = "the program's pidfd";
+                    self.start_parked(parked, attempt, &marks)?
+                }
+                None => {
+                    last_mark = "back from the launcher thread, the program's pidfd";
+                    self.launch(attempt, &marks)?
+                }
             };
             match outcome {
                 Launched::Running { pid, started } => break (pid, started),
@@ -442,7 +449,7 @@ impl Sandbox {
         };
         self.shared.children.lock().unwrap_or_else(|p| p.into_inner()).insert(pid, None);
         let pidfd = sys::pidfd_open(pid).map_err(|e| Error::os("pidfd_open on the program", e))?;
-        marks.mark("back from the launcher thread, the program's pidfd");
+        marks.mark(last_mark);
         Ok(Child {
             pid,
             pidfd,

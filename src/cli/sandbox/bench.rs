@@ -56,6 +56,10 @@ fn row(name: &str, s: &Stats, base: Option<&Stats>) {
     println!("{name:<46} p50 {}  p99 {}{ratio}", ms(s.p50), ms(s.p99));
 }
 
+/// How long the machine idles before each pooled box's take, and before
+/// the bare fork+exec it is compared with.
+const POOL_PAUSE: Duration = Duration::from_millis(5);
+
 /// The last step of a spawn's table: from `Sandbox::spawn`'s return (the
 /// program has exec'd) to its exit, reaped.
 const PROGRAM_RUN: &str = "the program runs, exits and is reaped (Child::wait)";
@@ -202,13 +206,28 @@ pub fn run(a: BenchArgs) -> anyhow::Result<i32> {
     row("new box: create + spawn to exit", &to_exit, Some(&bare));
     row("new box: teardown after exit", &stats(teardown), None);
     row("new box: create + spawn + exit + teardown", &stats(whole), Some(&bare));
-    // Boxes built ahead by a pool, as a runner's matches take them.
+    // Boxes built ahead by a pool, as a runner's matches take them. A take
+    // follows a pause (the pool's builder replaces the last box taken
+    // meanwhile), and a program started after a pause takes longer than
+    // one started right after another, sandboxed or not (here, bare
+    // fork+exec after 5 ms idle took 1.3 ms at the median against 0.6-0.8
+    // back to back). So the anchor of this row is bare fork+exec after the
+    // same pause, alternated with the takes.
     let pool = BoxPool::new(1, 2, Duration::from_secs(60));
     pool.prepare(config());
-    let mut from_pool = Vec::with_capacity(n);
+    let (mut from_pool, mut bare_paced) = (Vec::with_capacity(n), Vec::with_capacity(n));
     let mut pool_steps = StepTable::default();
     for i in 0..n + n / 10 {
         anyhow::ensure!(pool.wait_ready(1, Duration::from_secs(10)), "the box pool built nothing");
+        std::thread::sleep(POOL_PAUSE);
+        let t = Instant::now();
+        let st = std::process::Command::new("/bin/true").status()?;
+        let bare_took = t.elapsed();
+        anyhow::ensure!(st.success(), "/bin/true failed");
+        if i >= n / 10 {
+            bare_paced.push(bare_took);
+        }
+        std::thread::sleep(POOL_PAUSE);
         let t = Instant::now();
         let sb = pool.take(config())?;
         let taken = t.elapsed();
@@ -228,11 +247,14 @@ pub fn run(a: BenchArgs) -> anyhow::Result<i32> {
             from_pool.push(took);
         }
     }
-    row("box from the pool: take + spawn to exit", &stats(from_pool), Some(&bare));
+    let (from_pool, bare_paced) = (stats(from_pool), stats(bare_paced));
+    row("box from the pool: take + spawn to exit", &from_pool, Some(&bare));
+    row("bare fork+exec, after a pause as a take is", &bare_paced, None);
+    row("box from the pool: take + spawn to exit", &from_pool, Some(&bare_paced));
     drop(pool);
     create_steps.print("a new box, Sandbox::create", &bare);
     first_spawn_steps.print("its first program, Sandbox::spawn to the exit of /bin/true", &bare);
-    pool_steps.print("a box from the pool, taken, and its first program to the exit of /bin/true", &bare);
+    pool_steps.print("a box from the pool, taken, and its first program to the exit of /bin/true", &bare_paced);
     println!();
     // A spawn in a live box against what an unsandboxed controller does per
     // turn, popen("sh -c ..."): sampled alternately, so both see the same
