@@ -188,9 +188,21 @@ async fn drain(pool: &PgPool, within: Duration) {
     koth_scheduler::db::store::mark_failed_matches(pool).await.unwrap();
 }
 
+/// Make this process the adopter of its runners' orphans
+/// (`PR_SET_CHILD_SUBREAPER`). A killed runner's children (its boxes'
+/// holders, their programs, a pooled box's parked first program) die with
+/// it and are handed to the nearest adopter; without one, to the
+/// machine's PID 1, which reaps them when it likes (CI's took minutes for
+/// some), and the check below would see their zombies.
+fn adopt_orphans() {
+    // SAFETY: prctl with integer arguments, on this process.
+    assert_eq!(unsafe { libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) }, 0, "{}", std::io::Error::last_os_error());
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn runners_killed_mid_match_lose_nothing_and_ratings_replay_exactly() {
     let Some(pg) = postgres("faults") else { return };
+    adopt_orphans();
     let pool = koth_scheduler::db::connect_and_migrate(&pg.url(), 4).await.unwrap();
     let ladder = setup(&pool).await;
     let url = pg.url();
@@ -254,8 +266,14 @@ async fn long_target_ladder(pool: &PgPool, name: &str, bots: &[PathBuf]) -> i64 
 }
 
 /// Processes running as a uid of the range.
+/// The processes running as one of `uids` that are alive, or dead but
+/// held by someone else. A zombie this process adopted (a killed runner's
+/// orphan: see [`adopt_orphans`]) is reaped here and not counted: it is
+/// dead, and its reaping is its adopter's.
 fn bot_processes(uids: std::ops::Range<u32>) -> Vec<(u32, String)> {
+    let me = std::process::id().to_string();
     let mut out = Vec::new();
+    let mut reaped = 0;
     for e in std::fs::read_dir("/proc").unwrap().flatten() {
         let Some(pid) = e.file_name().to_str().and_then(|p| p.parse::<u32>().ok()) else { continue };
         let Ok(status) = std::fs::read_to_string(e.path().join("status")) else { continue };
@@ -265,10 +283,19 @@ fn bot_processes(uids: std::ops::Range<u32>) -> Vec<(u32, String)> {
             // What it is, where it is and who holds it: enough to tell a
             // zombie from a live program, and whose box it was.
             let field = |key: &str| status.lines().find(|l| l.starts_with(key)).unwrap_or("").replace('\t', " ");
+            let parent = field("PPid:");
+            if field("State:").starts_with("State: Z") && parent.split_whitespace().nth(1) == Some(me.as_str()) {
+                // SAFETY: waitpid on a zombie child of this process, without a status.
+                if unsafe { libc::waitpid(pid as i32, std::ptr::null_mut(), libc::WNOHANG) } == pid as i32 {
+                    reaped += 1;
+                    continue;
+                }
+            }
             let cgroup = std::fs::read_to_string(e.path().join("cgroup")).unwrap_or_default().replace('\n', " ");
             out.push((pid, format!("{}; {}; {}; {}; cgroup {cgroup}", field("Name:"), field("State:"), field("PPid:"), field("NSpid:"))));
         }
     }
+    eprintln!("{reaped} dead bot processes (zombies) adopted from killed runners reaped");
     out
 }
 
