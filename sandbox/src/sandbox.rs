@@ -916,7 +916,7 @@ impl Sandbox {
         let mut left: Vec<libc::pid_t> = pending;
         loop {
             left.retain(|&pid| !matches!(self.shared.reap(pid, false), Ok(Some(_)) | Err(_)));
-            let holder_gone = left.is_empty() && wait_readable(self.holder_pidfd.as_raw_fd(), Duration::ZERO);
+            let holder_gone = left.is_empty() && sys::wait_readable(self.holder_pidfd.as_raw_fd(), Duration::ZERO);
             if holder_gone {
                 let _ = sys::waitpid(self.holder_pid, 0);
                 break;
@@ -973,13 +973,6 @@ fn wait_until_asleep(pid: libc::pid_t) {
         }
         std::thread::sleep(Duration::from_micros(50));
     }
-}
-
-/// Whether `fd` is readable within `timeout` (a pidfd: its process exited).
-fn wait_readable(fd: RawFd, timeout: Duration) -> bool {
-    let mut pfd = libc::pollfd { fd, events: libc::POLLIN, revents: 0 };
-    // SAFETY: one valid pollfd, exclusively borrowed for the call.
-    unsafe { libc::poll(&mut pfd, 1, timeout.as_millis() as libc::c_int) == 1 }
 }
 
 impl Drop for Sandbox {

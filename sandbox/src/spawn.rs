@@ -263,6 +263,51 @@ struct Prepared {
 }
 
 impl Prepared {
+    fn new(plan: &ExecPlan, start: *mut Start, program_stack: *mut libc::c_void) -> Prepared {
+        Prepared {
+            plan,
+            start: AtomicPtr::new(start),
+            // SAFETY: sigset_t is plain data; `run_joiner` fills it in.
+            mask: unsafe { std::mem::zeroed() },
+            program_stack,
+            forked_into_cgroup: std::sync::atomic::AtomicBool::new(false),
+        }
+    }
+
+    /// Clone the joiner on this launcher thread's stack and wait for its
+    /// exit (it clones the program, writes its pid to `pid_r`'s other end,
+    /// and exits); then the program's pid, if it was written.
+    ///
+    /// # Safety
+    /// `self` and what it points at (the plan, the start, the program's
+    /// stack) stay valid until the program has exec'd or died, which the
+    /// caller waits for (the module's rules).
+    unsafe fn run_joiner(&mut self, joiner_stack: *mut libc::c_void, pid_r: &OwnedFd) -> (Result<()>, Option<libc::pid_t>) {
+        let arg: *mut Prepared = self;
+        // SAFETY: the caller's promise; the joiner follows the module's rules.
+        let joined = unsafe {
+            run_child(
+                joiner_main,
+                arg.cast(),
+                joiner_stack,
+                std::ptr::addr_of_mut!((*arg).mask),
+                "the spawn helper",
+                libc::CLONE_VM | libc::CLONE_VFORK,
+                || {},
+            )
+        };
+        // The joiner has exited, so its pid report is in the pipe now or
+        // never. Read without blocking: the plan still holds the write end,
+        // and a blocking read would wait forever for a joiner that failed
+        // before writing (its report is then on the error pipe).
+        // SAFETY: `pid_r` is an open pipe end; F_SETFL takes an integer.
+        unsafe { libc::fcntl(pid_r.as_raw_fd(), libc::F_SETFL, libc::O_NONBLOCK) };
+        let mut buf = [0u8; 4];
+        // SAFETY: reads at most 4 bytes into the 4-byte `buf`.
+        let n = unsafe { libc::read(pid_r.as_raw_fd(), buf.as_mut_ptr().cast(), 4) };
+        (joined, (n == 4).then(|| libc::pid_t::from_ne_bytes(buf)))
+    }
+
     fn plan(&self) -> &ExecPlan {
         // SAFETY: `plan` outlives every reader of this `Prepared` (see the field).
         unsafe { &*self.plan }
@@ -325,45 +370,14 @@ pub(crate) fn launch(plan: &ExecPlan, pid_r: OwnedFd, err_w: OwnedFd, err_r: &Ow
     let (joiner_stack, program_stack) = stacks()?;
     let program = plan.program.as_ref().expect("a program started at once has its arguments");
     let mut start = Start::of(program, &plan.marks);
-    let mut prepared = Prepared {
-        plan,
-        start: AtomicPtr::new(&mut start),
-        // SAFETY: sigset_t is plain data; it is filled in just below.
-        mask: unsafe { std::mem::zeroed() },
-        program_stack,
-        forked_into_cgroup: std::sync::atomic::AtomicBool::new(false),
-    };
-    // One raw pointer for the children's argument and the mask it holds.
-    let arg: *mut Prepared = &mut prepared;
+    let mut prepared = Prepared::new(plan, &mut start, program_stack);
     plan.marks.mark("argument and environment arrays");
-    // SAFETY: `arg` points at `prepared` (and it at `start` and `plan`),
-    // alive on this frame; `mask` is written before the clone and read by
-    // the program. The joiner reads `prepared` until it exits, which
-    // `run_child` waits for; the program until its execve or exit, which
-    // `wait_for_exec` waits for below, before this frame ends. Both follow
-    // the rules of the module docs.
-    let joined = unsafe {
-        run_child(
-            joiner_main,
-            arg.cast(),
-            joiner_stack,
-            std::ptr::addr_of_mut!((*arg).mask),
-            "the spawn helper",
-            libc::CLONE_VM | libc::CLONE_VFORK,
-            || {},
-        )
-    };
+    // SAFETY: `prepared` (and what it points at: `start` and `plan`) lives
+    // on this frame, and the program's stack is this thread's; the program
+    // uses them until its execve or exit, which `wait_for_exec` waits for
+    // below, before this frame ends.
+    let (joined, pid) = unsafe { prepared.run_joiner(joiner_stack, &pid_r) };
     plan.marks.mark("the joiner's exit and reaping");
-    // The joiner has exited, so its pid report is in the pipe now or never.
-    // Read without blocking: the plan (ours) still holds the write end, and a
-    // blocking read would wait forever for a joiner that failed before
-    // writing (its report is then on the error pipe).
-    // SAFETY: `pid_r` is this function's open pipe end; F_SETFL takes an integer.
-    unsafe { libc::fcntl(pid_r.as_raw_fd(), libc::F_SETFL, libc::O_NONBLOCK) };
-    let mut buf = [0u8; 4];
-    // SAFETY: reads at most 4 bytes into the 4-byte `buf`.
-    let n = unsafe { libc::read(pid_r.as_raw_fd(), buf.as_mut_ptr().cast(), 4) };
-    let pid = (n == 4).then(|| libc::pid_t::from_ne_bytes(buf));
     // Only the program's copy of the report's write end is left open now.
     drop(err_w);
     // Waited for even when the joiner could not be reaped: the clone
@@ -379,33 +393,42 @@ pub(crate) fn launch(plan: &ExecPlan, pid_r: OwnedFd, err_w: OwnedFd, err_r: &Ow
 /// died, and so no longer runs on this thread's stacks and plan. Whatever
 /// happens, this returns only then.
 fn wait_for_exec(err_r: &OwnedFd, pid: Option<libc::pid_t>) -> Vec<u8> {
+    match read_report(err_r.as_raw_fd()) {
+        Ok(report) => report,
+        Err(e) => {
+            // A blocking read of our own pipe fails only on EINTR; were it
+            // ever to fail otherwise, the program is killed and reaped, so
+            // that it is gone before its plan is.
+            if let Some(pid) = pid {
+                // SAFETY: kill with a pid of our own child and a signal number.
+                unsafe { libc::kill(pid, libc::SIGKILL) };
+                let _ = sys::waitpid(pid, 0);
+            }
+            let mut report = Stage::Exec.text().as_bytes().to_vec();
+            report.extend_from_slice(format!(": reading the spawn report: {e}").as_bytes());
+            report
+        }
+    }
+}
+
+/// A spawn report read to its end of file (a step's name and an errno; at
+/// most 4 KiB kept), or the error that ended the read (EINTR is retried).
+fn read_report(fd: RawFd) -> io::Result<Vec<u8>> {
     let mut report = Vec::new();
     let mut buf = [0u8; 512];
     loop {
         // SAFETY: reads at most `buf.len()` bytes into `buf`.
-        let n = unsafe { libc::read(err_r.as_raw_fd(), buf.as_mut_ptr().cast(), buf.len()) };
+        let n = unsafe { libc::read(fd, buf.as_mut_ptr().cast(), buf.len()) };
         match n {
-            0 => return report,
+            0 => return Ok(report),
             n if n > 0 => {
-                // A report is a step's name and an errno; keep at most 4 KiB.
                 let keep = (4096 - report.len().min(4096)).min(n as usize);
                 report.extend_from_slice(&buf[..keep]);
             }
-            _ if io::Error::last_os_error().raw_os_error() == Some(libc::EINTR) => {}
-            _ => {
-                // A blocking read of our own pipe fails only on EINTR; were
-                // it ever to fail otherwise, the program is killed and
-                // reaped, so that it is gone before its plan is.
-                let e = io::Error::last_os_error();
-                if let Some(pid) = pid {
-                    // SAFETY: kill with a pid of our own child and a signal number.
-                    unsafe { libc::kill(pid, libc::SIGKILL) };
-                    let _ = sys::waitpid(pid, 0);
-                }
-                let mut report = Stage::Exec.text().as_bytes().to_vec();
-                report.extend_from_slice(format!(": reading the spawn report: {e}").as_bytes());
-                return report;
-            }
+            _ => match io::Error::last_os_error() {
+                e if e.raw_os_error() == Some(libc::EINTR) => {}
+                e => return Err(e),
+            },
         }
     }
 }
@@ -770,36 +793,12 @@ pub(crate) enum Parking {
 pub(crate) fn park(plan: Box<ExecPlan>, pid_r: OwnedFd, program_end: OwnedFd, sock: OwnedFd) -> Result<Parking> {
     let (joiner_stack, _) = stacks()?;
     let stack = sys::Stack::new(STACK_SIZE).map_err(|e| Error::os("allocating a parked program's stack", e))?;
-    let mut prepared = Box::new(Prepared {
-        plan: &*plan,
-        start: AtomicPtr::new(std::ptr::null_mut()),
-        // SAFETY: sigset_t is plain data; it is filled in by `run_child`.
-        mask: unsafe { std::mem::zeroed() },
-        program_stack: stack.top(),
-        forked_into_cgroup: std::sync::atomic::AtomicBool::new(false),
-    });
-    let arg: *mut Prepared = &mut *prepared;
+    let mut prepared = Box::new(Prepared::new(&plan, std::ptr::null_mut(), stack.top()));
     // SAFETY: as in `launch`, but the program runs on `stack` and reads
     // `prepared` and `plan`, boxed: they move, with the stack, into the
     // `ParkedProgram`, which frees them only after the program's end of
     // file; on every other path this waits for that end of file first.
-    let joined = unsafe {
-        run_child(
-            joiner_main,
-            arg.cast(),
-            joiner_stack,
-            std::ptr::addr_of_mut!((*arg).mask),
-            "the spawn helper",
-            libc::CLONE_VM | libc::CLONE_VFORK,
-            || {},
-        )
-    };
-    // SAFETY: `pid_r` is this function's open pipe end; F_SETFL takes an integer.
-    unsafe { libc::fcntl(pid_r.as_raw_fd(), libc::F_SETFL, libc::O_NONBLOCK) };
-    let mut buf = [0u8; 4];
-    // SAFETY: reads at most 4 bytes into the 4-byte `buf`.
-    let n = unsafe { libc::read(pid_r.as_raw_fd(), buf.as_mut_ptr().cast(), 4) };
-    let pid = (n == 4).then(|| libc::pid_t::from_ne_bytes(buf));
+    let (joined, pid) = unsafe { prepared.run_joiner(joiner_stack, &pid_r) };
     drop(program_end);
     let mut first = [0u8; 1];
     let parked = loop {
@@ -810,19 +809,23 @@ pub(crate) fn park(plan: Box<ExecPlan>, pid_r: OwnedFd, program_end: OwnedFd, so
             _ => break false,
         }
     };
-    let pidfd = match (parked, pid, &joined) {
-        (true, Some(pid), Ok(())) => Some(sys::pidfd_open(pid)),
-        _ => None,
-    };
-    let pidfd = match pidfd {
-        Some(Ok(pidfd)) => {
-            let pid = pid.expect("matched above");
-            return Ok(Parking::Parked(ParkedProgram { pid, pidfd, sock: Some(sock), prepared, _plan: plan, _stack: stack }));
+    if let (true, Some(pid), Ok(())) = (parked, pid, &joined) {
+        match sys::pidfd_open(pid) {
+            Ok(pidfd) => {
+                return Ok(Parking::Parked(ParkedProgram { pid, pidfd, sock: Some(sock), prepared, _plan: plan, _stack: stack }));
+            }
+            Err(e) => {
+                // Parked, but not to be kept: gone before its stack and plan are.
+                // SAFETY: kill with our own child's pid (not reaped yet) and a signal number.
+                unsafe { libc::kill(pid, libc::SIGKILL) };
+                let _ = wait_for_exec(&sock, None);
+                let _ = sys::waitpid(pid, 0);
+                return Err(Error::os("pidfd_open on a parked program", e));
+            }
         }
-        other => other,
-    };
-    // Not parked, or parked but not to be kept (its joiner not reaped, no
-    // pidfd): it must be gone before its stack and plan are.
+    }
+    // Not parked (a step failed: its report follows), or parked with its
+    // joiner not reaped: it must be gone before its stack and plan are.
     if let Some(pid) = pid.filter(|_| parked) {
         // SAFETY: kill with our own child's pid (not reaped: only the caller reaps it) and a signal number.
         unsafe { libc::kill(pid, libc::SIGKILL) };
@@ -834,12 +837,6 @@ pub(crate) fn park(plan: Box<ExecPlan>, pid_r: OwnedFd, program_end: OwnedFd, so
             let _ = sys::waitpid(pid, 0);
         }
         return Err(e);
-    }
-    if let Some(Err(e)) = pidfd {
-        if let Some(pid) = pid {
-            let _ = sys::waitpid(pid, 0);
-        }
-        return Err(Error::os("pidfd_open on a parked program", e));
     }
     Ok(Parking::Failed { pid, report })
 }
@@ -894,7 +891,7 @@ impl ParkedProgram {
         let mut late = false;
         while !late {
             let left = until.saturating_duration_since(std::time::Instant::now());
-            if wait_readable(sock, left) {
+            if sys::wait_readable(sock, left) {
                 break;
             }
             if std::time::Instant::now() >= until {
@@ -903,37 +900,25 @@ impl ParkedProgram {
             }
         }
         // Readable (a report, or the end of file), or killed: read to the end.
-        let mut report = Vec::new();
-        let mut buf = [0u8; 512];
-        let gone = loop {
-            // SAFETY: reads at most `buf.len()` bytes into `buf`.
-            let n = unsafe { libc::read(sock, buf.as_mut_ptr().cast(), buf.len()) };
-            match n {
-                0 => break None,
-                n if n > 0 => report.extend_from_slice(&buf[..(n as usize).min(4096usize.saturating_sub(report.len()))]),
-                _ => match io::Error::last_os_error() {
-                    e if e.raw_os_error() == Some(libc::EINTR) => {}
-                    // Closed with the streams unread: it died before it
-                    // took them (killed while this sent them), never
-                    // started. Any other error: not started either, as far
-                    // as this can tell; it is killed.
-                    e => break Some(e),
-                },
+        let read = read_report(sock);
+        match &read {
+            // Closed with the streams unread (a reset): it died before it
+            // took them, killed while this sent them, and never started;
+            // its socket is closed, so it no longer runs on this memory.
+            Err(e) if e.raw_os_error() == Some(libc::ECONNRESET) => {}
+            // Any other error: not started either, as far as this can tell;
+            // it is killed, and dropping this value waits for its exit.
+            Err(_) => {
+                let _ = sys::pidfd_send_signal(self.pidfd.as_raw_fd(), libc::SIGKILL);
+                return read;
             }
-        };
-        if gone.as_ref().is_some_and(|e| e.raw_os_error() != Some(libc::ECONNRESET)) {
-            let _ = sys::pidfd_send_signal(self.pidfd.as_raw_fd(), libc::SIGKILL);
-            return Err(gone.expect("checked"));
+            Ok(_) => marks.mark("execve of the parked program (the socket's end of file)"),
         }
         // The end of file: the program no longer runs on `start`, nor on this
         // value's stack and plan.
         self.sock = None;
         self.prepared.start.store(std::ptr::null_mut(), Ordering::Release);
-        marks.mark("execve of the parked program (the socket's end of file)");
-        match gone {
-            Some(e) => Err(e),
-            None => Ok(report),
-        }
+        read
     }
 }
 
@@ -945,17 +930,9 @@ impl Drop for ParkedProgram {
             let _ = sys::pidfd_send_signal(self.pidfd.as_raw_fd(), libc::SIGKILL);
             // Its pidfd is readable once it has exited, which is after it
             // let go of the memory it shared.
-            while !wait_readable(self.pidfd.as_raw_fd(), std::time::Duration::from_secs(1)) {}
+            while !sys::wait_readable(self.pidfd.as_raw_fd(), std::time::Duration::from_secs(1)) {}
         }
     }
-}
-
-/// Whether `fd` is readable (or at its end) within `timeout`.
-fn wait_readable(fd: RawFd, timeout: std::time::Duration) -> bool {
-    let mut pfd = libc::pollfd { fd, events: libc::POLLIN, revents: 0 };
-    let ms = timeout.as_millis().min(i32::MAX as u128) as libc::c_int;
-    // SAFETY: one valid pollfd, exclusively borrowed for the call.
-    unsafe { libc::poll(&mut pfd, 1, ms) == 1 }
 }
 
 /// The contents of a rootless box's `uid_map` and `gid_map`: the user's

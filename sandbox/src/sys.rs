@@ -447,3 +447,12 @@ pub fn decode_child_failure(msg: &[u8]) -> (String, io::Error) {
 pub(crate) fn cap_last_cap() -> u32 {
     std::fs::read_to_string("/proc/sys/kernel/cap_last_cap").ok().and_then(|s| s.trim().parse().ok()).unwrap_or(63)
 }
+
+/// Whether `fd` is readable (data, or its end of file; a pidfd: its
+/// process has exited) within `timeout`.
+pub fn wait_readable(fd: RawFd, timeout: std::time::Duration) -> bool {
+    let mut pfd = libc::pollfd { fd, events: libc::POLLIN, revents: 0 };
+    let ms = timeout.as_millis().min(i32::MAX as u128) as libc::c_int;
+    // SAFETY: one valid pollfd, exclusively borrowed for the call.
+    unsafe { libc::poll(&mut pfd, 1, ms) == 1 }
+}
