@@ -916,3 +916,24 @@ fn parked_programs_at_once_on_a_busy_host_start_their_own_or_leave_nothing() {
     }
     assert_eq!(descriptor_kinds(), fds_before, "descriptors left open");
 }
+
+/// A parked program stopped before its start (`SIGSTOP` from outside the
+/// box: nothing in it runs before it) never takes its streams: the start
+/// ends at the spawn deadline, with the box's programs killed, and says so;
+/// the box then starts programs as any other.
+#[test]
+fn a_parked_program_stopped_before_its_start_ends_at_the_deadline() {
+    require_sandbox!();
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
+    let mut sb = Sandbox::create(config(hostile_limits())).unwrap();
+    assert!(sb.park_first_program().unwrap());
+    let pid = sb.parked_program().unwrap();
+    unsafe { libc::kill(pid, libc::SIGSTOP) };
+    let began = std::time::Instant::now();
+    let err = sb.spawn(Command::new("/bin/true")).unwrap_err();
+    assert!(err.to_string().contains("reaching execve in time"), "{err}");
+    assert!(began.elapsed() < Duration::from_secs(60), "the start took {:?}", began.elapsed());
+    assert!(!std::path::Path::new(&format!("/proc/{pid}")).exists(), "the stopped parked program was not killed and reaped");
+    let (exit, out) = output_of(&sb, Command::new("/bin/echo").arg("after"));
+    assert_eq!((exit, out.as_str()), (Exit::Code(0), "after\n"));
+}
