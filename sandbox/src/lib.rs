@@ -14,7 +14,7 @@
 //!  ───────────────────────            ──────────────────────────────────────
 //!  launcher thread ──clone(VM)──▶ unsharer ──setns(net made ahead)──unshare──clone(VM,VFORK,PARENT)──▶ holder (pid 1, root)
 //!   (the caller makes the box's cgroups meanwhile)  mounts the box, execs the box's init, which only reaps
-//!  launcher thread ──clone(VM,VFORK)──▶ joiner ──setns(holder pidfd)──join cgroup──clone(VM,PARENT)──▶ program
+//!  launcher thread ──clone(VM,VFORK)──▶ joiner ──setns(holder pidfd)──join cgroup──clone(VM,VFORK,PARENT)──▶ program
 //!                                                    rlimits, setsid, drop caps, setresuid(slot),
 //!                                                    no_new_privs, Landlock, seccomp, execve
 //!                                                    (the program's steps: [`spawn`])

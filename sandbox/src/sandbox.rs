@@ -417,7 +417,24 @@ impl Sandbox {
         let (stderr, parent_err) = child_end(cmd.stderr, false)?;
         let mut attempt = Program { argv, envp, candidates, stdio: [stdin, stdout, stderr] };
         let mut busy_waits = BUSY_PROGRAM_WAITS.iter();
-        let mut parked = self.parked.lock().unwrap_or_else(|p| p.into_inner()).take();
+        let mut parked_slot = self.parked.lock().unwrap_or_else(|p| p.into_inner());
+        let mut parked = parked_slot.take();
+        if let Some(unfit) = parked.take_if(|_| !spawn::fits_a_parked_start(&attempt, self.config.limits.memory)) {
+            tracing::debug!(r#box = %self.id, "arguments too large for the box's parked program; starting the program as any other");
+            let pid = unfit.pid();
+            drop(unfit);
+            let _ = self.shared.reap(pid, true);
+        }
+        // No other program of the box starts while its parked program
+        // does: it is nobody's vfork child, and another program's memory
+        // could make it the OOM killer's pick (`spawn::fits_a_parked_start`).
+        // A spawn beside this one waits for the slot.
+        let _starting = if parked.is_some() {
+            Some(parked_slot)
+        } else {
+            drop(parked_slot);
+            None
+        };
         let mut last_mark;
         let (pid, started) = loop {
             let (outcome, back) = match parked.take() {

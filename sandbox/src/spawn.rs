@@ -4,11 +4,11 @@
 //! # Design
 //!
 //! ```text
-//!  launcher thread ──clone(VM, VFORK)──▶ joiner ──clone(VM, PARENT)──▶ program
-//!   (waits for the joiner's exit,         setns(holder pidfd)             setsid, streams, rlimits,
-//!    then for the program's execve:       join the box's cgroup (v1)      uid/gid, no caps,
-//!    the report pipe's end of file)       exits                           no_new_privs, Landlock,
-//!                                                                         seccomp, execve
+//!  launcher thread ──clone(VM, VFORK)──▶ joiner ──clone(VM, PARENT, VFORK)──▶ program
+//!   (waits for the joiner's exit,         setns(holder pidfd)                    setsid, streams, rlimits,
+//!    then for the report pipe's           join the box's cgroup (v1)             uid/gid, no caps,
+//!    end of file)                         waits for the program's execve,        no_new_privs, Landlock,
+//!                                         exits                                  seccomp, execve
 //! ```
 //!
 //! On cgroup v2 the joiner forks the program straight into the box's
@@ -31,11 +31,17 @@
 //! child (`CLONE_PARENT`, so the supervisor reaps it and it dies with the
 //! launcher thread through `PR_SET_PDEATHSIG`) and pid N of the box.
 //!
-//! Both are cloned with `CLONE_VM`, as `posix_spawn` does: they run on the
-//! supervisor's memory, and the launcher thread waits until the joiner has
-//! exited (`CLONE_VFORK`) and then until the program has exec'd or exited
-//! (the end of file of its close-on-exec report pipe: [`launch`] says why
-//! the joiner does not wait for it). A `fork` would copy the supervisor's page
+//! Both are cloned with `CLONE_VM` and `CLONE_VFORK`, as `posix_spawn`
+//! does: they run on the supervisor's memory, the joiner waits until the
+//! program has exec'd or exited, and the launcher thread until the joiner
+//! has exited (and then reads the program's close-on-exec report pipe to
+//! its end of file). The program's `CLONE_VFORK` is what keeps the box's
+//! memory limit from killing the supervisor: until its `execve` the program
+//! shares the supervisor's memory while it is already in the box's memory
+//! cgroup, and an OOM killer that picked it (rating it by that memory)
+//! would kill every process sharing it; the kernel never picks the vfork
+//! child of a process sharing its memory while that one waits
+//! (`in_vfork()` in `oom_badness`). A `fork` would copy the supervisor's page
 //! tables twice per program (a runner holds tens to hundreds of MiB) and
 //! then pay a copy-on-write fault for every page the supervisor touches
 //! while the copies live; a game that starts a process per turn pays this
@@ -101,6 +107,13 @@
 //! (`Sandbox::cpu_usage` starts from after it). A parked program that
 //! died before its start (killed from outside the box; nothing in the box
 //! runs before it) is reaped, and the program is started as any other.
+//!
+//! A parked program is nobody's vfork child, so the OOM killer's exemption
+//! of the module's design does not cover it. It is alone in its box until
+//! it execs: `Sandbox::spawn` starts nothing else in the box while it
+//! starts, and gives it only programs whose arguments and environment fit
+//! in a quarter of the box's memory ([`fits_a_parked_start`]); for others
+//! it is killed and the program started as any other.
 
 use std::ffi::CString;
 use std::io;
@@ -351,21 +364,24 @@ thread_local! {
 /// guard page below.
 const STACK_SIZE: usize = 256 << 10;
 
-/// Runs on the launcher thread: clone the joiner, which clones the program
-/// and exits; then wait until the program has exec'd or failed. Returns
-/// the program's pid (`None` if a child failed before it) and the spawn
-/// report: empty when the program exec'd, else the failed step.
+/// Runs on the launcher thread: clone the joiner, which clones the program,
+/// waits for its `execve` or death and exits; then read the report pipe to
+/// its end of file. Returns the program's pid (`None` if a child failed
+/// before it) and the spawn report: empty when the program exec'd, else
+/// the failed step.
 ///
-/// The joiner does not wait for the program's `execve` (no `CLONE_VFORK`
-/// on the program): it writes the pid and exits, and this thread waits for
-/// the end of file on the report pipe, which is close-on-exec: it comes
-/// when the program has exec'd (and so left the supervisor's memory, which
-/// happens first in `execve`), or when it died before. When the joiner
-/// waited for the `execve` instead, it was woken in the box's cgroup, where
-/// the program had just started running, and on a busy host it waited for
-/// a CPU for hundreds of microseconds before it could exit (0.55 ms at the
-/// median, 3.4 ms at p90, traced with `sched_wakeup`/`sched_switch` at load
-/// 3-5); this thread runs outside the box.
+/// The report pipe is close-on-exec: its end of file comes when the
+/// program has exec'd (and so left the supervisor's memory, which happens
+/// first in `execve`) or died. Read even when the joiner waited: it is the
+/// one proof for a joiner that could not be reaped.
+///
+/// The joiner's wait is the price of the OOM killer's exemption (module
+/// docs): on v1 the joiner has joined the box's cgroups and is woken there,
+/// where the program has just started running; on v2 it is outside them
+/// (the program is forked in). An earlier version let the joiner exit at
+/// once for that reason (its wake-up on a busy host was 0.55 ms at the
+/// median, traced at load 3-5, on the old code path); `docs/sandbox.md`
+/// has the cost measured with the wait back.
 pub(crate) fn launch(plan: &ExecPlan, pid_r: OwnedFd, err_w: OwnedFd, err_r: &OwnedFd) -> Result<(Option<libc::pid_t>, Vec<u8>)> {
     let (joiner_stack, program_stack) = stacks()?;
     let program = plan.program.as_ref().expect("a program started at once has its arguments");
@@ -377,14 +393,14 @@ pub(crate) fn launch(plan: &ExecPlan, pid_r: OwnedFd, err_w: OwnedFd, err_r: &Ow
     // uses them until its execve or exit, which `wait_for_exec` waits for
     // below, before this frame ends.
     let (joined, pid) = unsafe { prepared.run_joiner(joiner_stack, &pid_r) };
-    plan.marks.mark("the joiner's exit and reaping");
+    plan.marks.mark("execve of the program, the joiner's exit and reaping");
     // Only the program's copy of the report's write end is left open now.
     drop(err_w);
     // Waited for even when the joiner could not be reaped: the clone
     // returned after it had gone, and a program it cloned may still be
     // running on this thread's stacks and plan.
     let report = wait_for_exec(err_r, pid);
-    plan.marks.mark("execve of the program (the report pipe's end of file)");
+    plan.marks.mark("the report pipe's end of file");
     joined?;
     Ok((pid, report))
 }
@@ -433,6 +449,28 @@ fn read_report(fd: RawFd) -> io::Result<Vec<u8>> {
     }
 }
 
+/// Whether `program` may be started by a box's parked program, in a box
+/// whose memory limit is `memory` bytes.
+///
+/// Until its `execve` has left the supervisor's memory, a program that is
+/// nobody's vfork child may be picked by the box's OOM killer, which rates
+/// it by that memory and kills every process sharing it: the supervisor.
+/// A parked program is such a program (its joiner cannot wait for it), and
+/// it is alone in its box (`Sandbox::spawn` starts nothing beside it), but
+/// its own `execve` charges the box with a copy of its arguments and
+/// environment before it leaves that memory (the kernel allows up to 6
+/// MiB). So it is used only when they take at most a quarter of the box's
+/// memory, leaving at least 3 MiB at the smallest limit (4 MiB) for what
+/// the box held (0.5 MiB measured on a parked box) and the `execve`'s own
+/// allocations. Larger ones are started as any other program, a vfork
+/// child, whose `execve` fails with `E2BIG` where they do not fit.
+pub(crate) fn fits_a_parked_start(program: &Program, memory: u64) -> bool {
+    let pointer = std::mem::size_of::<*const libc::c_char>();
+    let strings: usize = program.argv.iter().chain(&program.envp).map(|s| s.as_bytes_with_nul().len() + pointer).sum();
+    let path = program.candidates.iter().map(|c| c.as_bytes_with_nul().len()).max().unwrap_or(0);
+    (strings + path) as u64 <= memory / 4
+}
+
 /// The joiner: into the box's namespaces and cgroup, then clone the program.
 extern "C" fn joiner_main(arg: *mut libc::c_void) -> libc::c_int {
     // SAFETY: `arg` is the launcher's `Prepared`, alive while this child runs (the launcher waits).
@@ -450,12 +488,27 @@ extern "C" fn joiner_main(arg: *mut libc::c_void) -> libc::c_int {
     // wait for the kernel's RCU grace period that a move into a cgroup
     // pays after a quiet spell (`sys::clone3_into_cgroup`). Where that
     // fails (a kernel before 5.7), the joiner moves itself in and forks.
+    // A program started at once is this joiner's vfork child: the joiner
+    // waits for its `execve` (or death), and until then the kernel's OOM
+    // killer never picks it (`in_vfork()` in `oom_badness`), where it would
+    // rate it by the supervisor's memory, which it shares, and kill every
+    // process sharing it with it: the supervisor. A parked program cannot
+    // be waited for here (it waits for its start); it is alone in its box
+    // until it execs, so no other program of the box can fill its memory.
+    let vfork = if plan.program.is_some() { libc::CLONE_VFORK } else { 0 };
     let mut cloned = Err(io::Error::from_raw_os_error(libc::ENOSYS));
     if let Some(cgroup) = plan.into_cgroup {
         prepared.forked_into_cgroup.store(true, std::sync::atomic::Ordering::Relaxed);
         // SAFETY: as for the clone below.
         cloned = unsafe {
-            sys::clone3_into_cgroup(program_main, arg, prepared.program_stack, STACK_SIZE, libc::CLONE_VM | libc::CLONE_PARENT, cgroup)
+            sys::clone3_into_cgroup(
+                program_main,
+                arg,
+                prepared.program_stack,
+                STACK_SIZE,
+                libc::CLONE_VM | libc::CLONE_PARENT | vfork,
+                cgroup,
+            )
         };
         if cloned.is_err() {
             // No program was made: nothing else reads the flag.
@@ -473,9 +526,8 @@ extern "C" fn joiner_main(arg: *mut libc::c_void) -> libc::c_int {
         // SAFETY: as for the joiner: the program runs on the other stack and
         // reads `prepared`, alive until the launcher has seen the program's
         // execve or exit (`launch`), and follows the module's rules. This
-        // joiner does not wait for it (no CLONE_VFORK): it only writes the pid,
-        // from its own stack, and exits.
-        cloned = unsafe { sys::clone_with_stack(program_main, arg, prepared.program_stack, libc::CLONE_VM | libc::CLONE_PARENT) };
+        // joiner then only writes the pid, from its own stack, and exits.
+        cloned = unsafe { sys::clone_with_stack(program_main, arg, prepared.program_stack, libc::CLONE_VM | libc::CLONE_PARENT | vfork) };
     }
     match cloned {
         Err(e) => sys::child_fail(err, Stage::Fork.text(), e),
@@ -511,10 +563,11 @@ extern "C" fn program_main(arg: *mut libc::c_void) -> libc::c_int {
     let err = plan.err_w;
     let fail = |stage: Stage| -> ! { sys::child_fail(err, stage.text(), io::Error::last_os_error()) };
     let mark = |step: &'static str| plan.marks.mark(step);
-    mark(if prepared.forked_into_cgroup.load(std::sync::atomic::Ordering::Relaxed) {
-        "cloning the program into the box's cgroup (clone3, CLONE_VM | CLONE_PARENT | CLONE_INTO_CGROUP)"
-    } else {
-        "cloning the program (clone, CLONE_VM | CLONE_PARENT)"
+    mark(match (prepared.forked_into_cgroup.load(std::sync::atomic::Ordering::Relaxed), plan.program.is_some()) {
+        (true, true) => "cloning the program into the box's cgroup (clone3, CLONE_VM | CLONE_PARENT | CLONE_VFORK | CLONE_INTO_CGROUP)",
+        (true, false) => "cloning the program into the box's cgroup (clone3, CLONE_VM | CLONE_PARENT | CLONE_INTO_CGROUP)",
+        (false, true) => "cloning the program (clone, CLONE_VM | CLONE_PARENT | CLONE_VFORK)",
+        (false, false) => "cloning the program (clone, CLONE_VM | CLONE_PARENT)",
     });
     // SAFETY: system calls with integer arguments, or pointers into `plan`
     // and `prepared` (alive, see `joiner_main`) and static C strings. Ids
