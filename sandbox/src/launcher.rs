@@ -5,15 +5,21 @@
 //! Every fork of the sandbox therefore runs on a launcher thread, and the
 //! launchers live as long as the process.
 //!
-//! There is one launcher per CPU (at most [`MAX_LAUNCHERS`]), taking jobs
+//! There are two launchers per CPU (at most [`MAX_LAUNCHERS`]), taking jobs
 //! from one queue. A launcher is busy for the whole of its job: a program's
-//! start until its `execve` (its children share the supervisor's memory and
-//! run on the launcher's stacks), a box's namespaces and mount tree until
-//! its init runs. With a single launcher, every spawn of the process waited
-//! behind the one before it and behind any box being built (a pool's
-//! replacement, another match's boxes): four boxes spawning at once each on
-//! a thread of its own started 0.40–0.55× as many programs a second as
-//! bare fork+exec on this 2-core machine (`koth sandbox bench`).
+//! start until its joiner has seen its `execve` and exited (its children
+//! share the supervisor's memory and run on the launcher's stacks), a box's
+//! namespaces and mount tree until its init runs. With a single launcher,
+//! every spawn of the process waited behind the one before it and behind
+//! any box being built (a pool's replacement, another match's boxes): four
+//! boxes spawning at once each on a thread of its own started 0.40–0.55× as
+//! many programs a second as bare fork+exec on this 2-core machine (`koth
+//! sandbox bench`). One per CPU was enough while the joiner exited at once;
+//! since the joiner waits for the program's `execve` (`spawn`'s module
+//! docs: the OOM killer's exemption), a launcher spends much of a spawn
+//! asleep, waiting for the joiner to be woken and scheduled, and one per
+//! CPU left four boxes at once at 0.55–0.58× quiet and 0.26–0.28× on a busy
+//! host; two per CPU: 0.61–0.74× and 0.50–0.56× (`docs/sandbox.md`).
 
 use std::sync::mpsc::{self, Receiver, Sender};
 use std::sync::{Arc, Mutex, OnceLock};
@@ -21,13 +27,13 @@ use std::sync::{Arc, Mutex, OnceLock};
 type Job = Box<dyn FnOnce() + Send>;
 
 /// The most launcher threads, however many CPUs: each keeps two child
-/// stacks, and more starts at once than CPUs only queue in the kernel.
+/// stacks, and many more starts at once than CPUs only queue in the kernel.
 pub(crate) const MAX_LAUNCHERS: usize = 8;
 
-/// How many launcher threads this process has (one per CPU it may use, at
+/// How many launcher threads this process has (two per CPU it may use, at
 /// most [`MAX_LAUNCHERS`]).
 pub(crate) fn launchers() -> usize {
-    std::thread::available_parallelism().map_or(1, |n| n.get()).clamp(1, MAX_LAUNCHERS)
+    (2 * std::thread::available_parallelism().map_or(1, |n| n.get())).clamp(1, MAX_LAUNCHERS)
 }
 
 fn sender() -> &'static Mutex<Sender<Job>> {
