@@ -69,7 +69,7 @@
 //!
 //! # Why clone from launcher threads, sharing memory
 //!
-//! All clones happen on long-lived *launcher* threads, one per CPU
+//! All clones happen on long-lived *launcher* threads, two per CPU
 //! (`launcher.rs`). `PR_SET_PDEATHSIG` fires when the *thread* that created
 //! a process exits, so cloning from a pool thread that may retire would
 //! kill boxes at random. Every child runs

@@ -40,7 +40,9 @@
 //! built counts), at most `capacity` in all (the oldest goes), and a box
 //! unused for `idle` is dropped. Within them the pool follows its takers:
 //! each take asks for one box more, so after a match of two bots of one
-//! config it holds two of that config, however high `per_config` is. A
+//! config it holds two of that config, however high `per_config` is (one,
+//! when the box built for the match's first take was ready in time for
+//! its second; the next match grows it again). A
 //! ready box holds a uid slot, a holder process (the small init, under a
 //! MiB), its cgroups and its parked first program (a process sharing the
 //! supervisor's memory, with a 256 KiB stack of its own).
