@@ -421,9 +421,7 @@ impl Sandbox {
         let mut parked = parked_slot.take();
         if let Some(unfit) = parked.take_if(|_| !spawn::fits_a_parked_start(&attempt, self.config.limits.memory)) {
             tracing::debug!(r#box = %self.id, "arguments too large for the box's parked program; starting the program as any other");
-            let pid = unfit.pid();
-            drop(unfit);
-            let _ = self.shared.reap(pid, true);
+            self.discard_parked(unfit);
         }
         // No other program of the box starts while its parked program
         // does: it is nobody's vfork child, and another program's memory
@@ -485,8 +483,7 @@ impl Sandbox {
     /// back for another attempt.
     fn launch(&self, attempt: Program, marks: &Arc<Marks>) -> Result<(Launched, Program)> {
         let (err_r, err_w) = sys::pipe_cloexec().map_err(|e| Error::os("creating a pipe", e))?;
-        let (pid_r, pid_w) = sys::pipe_cloexec().map_err(|e| Error::os("creating a pipe", e))?;
-        let plan = self.exec_plan(Some(attempt), err_w.as_raw_fd(), pid_w, marks);
+        let plan = self.exec_plan(Some(attempt), err_w.as_raw_fd(), marks);
         marks.mark("the program's plan: arguments, environment, pipes");
         // The raw descriptors in `plan` belong to `self`, which outlives this call.
         // Started when the launcher thread takes it up, not when it was
@@ -506,7 +503,7 @@ impl Sandbox {
                 plan.marks.mark("waiting for the launcher thread");
                 // Returns once the program has exec'd or failed (the end of
                 // file of the report pipe, `err_r`).
-                let launched = spawn::launch(&plan, pid_r, err_w, &err_r);
+                let launched = spawn::launch(&plan, err_w, &err_r);
                 (launched, started, plan)
             },
             SPAWN_DEADLINE,
@@ -543,12 +540,11 @@ impl Sandbox {
     }
 
     /// Everything a program of this box is started with but what to run.
-    fn exec_plan(&self, program: Option<Program>, err_w: RawFd, pid_w: OwnedFd, marks: &Arc<Marks>) -> ExecPlan {
+    fn exec_plan(&self, program: Option<Program>, err_w: RawFd, marks: &Arc<Marks>) -> ExecPlan {
         let (uid, gid) = box_ids(self.privilege, &self.slot);
         ExecPlan {
             program,
             err_w,
-            pid_w,
             holder_pidfd: self.holder_pidfd.as_raw_fd(),
             join: self.cgroup.join_fds().iter().map(|f| f.as_raw_fd()).collect(),
             into_cgroup: self.cgroup.clone_into().map(|f| f.as_raw_fd()),
@@ -581,11 +577,10 @@ impl Sandbox {
         }
         let marks = Arc::new(Marks::start());
         let (sock, program_end) = sys::socketpair_cloexec().map_err(|e| Error::os("creating a socket pair", e))?;
-        let (pid_r, pid_w) = sys::pipe_cloexec().map_err(|e| Error::os("creating a pipe", e))?;
-        let plan = Box::new(self.exec_plan(None, program_end.as_raw_fd(), pid_w, &marks));
+        let plan = Box::new(self.exec_plan(None, program_end.as_raw_fd(), &marks));
         let this = &*self;
         let parking = on_launcher_watched(
-            move || spawn::park(plan, pid_r, program_end, sock),
+            move || spawn::park(plan, program_end, sock),
             SPAWN_DEADLINE,
             || {
                 tracing::warn!(r#box = %this.id, "a parked program did not reach its wait in time; killing the box's programs");
@@ -646,11 +641,18 @@ impl Sandbox {
             }
             Err(e) => {
                 tracing::info!(r#box = %self.id, error = %e, "the box's parked program is gone; starting the program as any other");
-                drop(parked);
-                let _ = self.shared.reap(pid, true);
+                self.discard_parked(parked);
                 self.launch(attempt, marks)
             }
         }
+    }
+
+    /// Kill a parked program that will run nothing (dropping it does) and
+    /// reap it, so that the box's map of its programs forgets it.
+    fn discard_parked(&self, parked: ParkedProgram) {
+        let pid = parked.pid();
+        drop(parked);
+        let _ = self.shared.reap(pid, true);
     }
 
     /// Stop every process of the box (see [`Group::freeze`]).

@@ -53,8 +53,14 @@
 //!   the Landlock ruleset) is built by the launcher thread before the
 //!   clone ([`Prepared`]); the children only make system calls and write to
 //!   their own stacks, which are the launcher thread's ([`Stacks`]), idle
-//!   while it waits. A failure is written to the error pipe from a buffer on
-//!   the stack ([`sys::child_fail`]).
+//!   while it waits. A failure, and the program's pid, are written to
+//!   [`Prepared`] itself, which the supervisor reads once the child is gone
+//!   ([`Prepared::fail`]): no pipe. A pipe's write allocates a page,
+//!   charged to the writer's memory cgroup, which is the box's by then; a
+//!   box at its limit failed it (`ENOMEM`), and the spawn lost the
+//!   program's pid (it reported "starting the program failed: Success").
+//!   The report pipe's end of file, which allocates nothing, is what says
+//!   that the program has exec'd or died.
 //! * **Raw system calls where glibc would act for the whole process.**
 //!   In a multi-threaded process glibc's `setgroups`, `setresgid` and
 //!   `setresuid` take its thread-list lock and ask every thread it knows of
@@ -118,7 +124,7 @@
 use std::ffi::CString;
 use std::io;
 use std::os::fd::{AsRawFd, OwnedFd, RawFd};
-use std::sync::atomic::{AtomicPtr, Ordering};
+use std::sync::atomic::{AtomicI32, AtomicPtr, AtomicU64, Ordering};
 
 use crate::marks::Marks;
 use crate::mounts::{self, MountPaths};
@@ -143,11 +149,11 @@ pub(crate) struct ExecPlan {
     /// What to run; `None` for a program parked before its `execve` (see
     /// [`park`]), which is sent what to run when it is started.
     pub program: Option<Program>,
-    /// The write end of the spawn report (close-on-exec): the children's
-    /// copies; the launcher's own is [`launch`]'s to close. A parked
-    /// program's is its end of the socket it waits on.
+    /// The write end of the spawn report (close-on-exec), whose end of
+    /// file says the program has exec'd or died: the children's copies;
+    /// the launcher's own is [`launch`]'s to close. A parked program's is
+    /// its end of the socket it waits on.
     pub err_w: RawFd,
-    pub pid_w: OwnedFd,
     pub holder_pidfd: RawFd,
     /// `tasks` of each of the box's v1 cgroups, or its v2 `cgroup.procs`
     /// (`Group::join_fds`).
@@ -171,8 +177,8 @@ pub(crate) struct ExecPlan {
 }
 
 /// The steps a program goes through between the clone and its `execve`, in
-/// order: a step that fails is reported by its name (`Stage::text`) on the
-/// error pipe, and the supervisor says which one failed.
+/// order: a step that fails is recorded ([`Prepared::fail`]), and the
+/// supervisor says which one failed by its name (`Stage::text`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Stage {
     JoinNamespaces,
@@ -273,6 +279,12 @@ struct Prepared {
     /// cgroup, cleared when that fails: the program's first step says how
     /// it got there.
     forked_into_cgroup: std::sync::atomic::AtomicBool,
+    /// The program's pid, set by the joiner once it has cloned it (0 until
+    /// then).
+    program_pid: AtomicI32,
+    /// The failed step of the joiner or the program and its errno
+    /// ([`Prepared::fail`]); 0 while none failed.
+    failure: AtomicU64,
 }
 
 impl Prepared {
@@ -284,18 +296,42 @@ impl Prepared {
             mask: unsafe { std::mem::zeroed() },
             program_stack,
             forked_into_cgroup: std::sync::atomic::AtomicBool::new(false),
+            program_pid: AtomicI32::new(0),
+            failure: AtomicU64::new(0),
         }
     }
 
+    /// In the joiner or the program: record that `stage` failed with `err`,
+    /// and exit. Only an atomic store into the memory the child shares with
+    /// the supervisor: nothing is allocated, by the child or by the kernel
+    /// on its behalf (a pipe's write would be, in the box's memory cgroup).
+    fn fail(&self, stage: Stage, err: io::Error) -> ! {
+        let index = Stage::ALL.iter().position(|s| *s == stage).unwrap_or(Stage::ALL.len() - 1) as u64;
+        let errno = err.raw_os_error().unwrap_or(0) as u32 as u64;
+        self.failure.store((index + 1) << 32 | errno, Ordering::SeqCst);
+        // SAFETY: _exit ends this child at once; nothing of the parent's is touched.
+        unsafe { libc::_exit(127) }
+    }
+
+    /// In the supervisor, once the children are gone (the report's end of
+    /// file): the failure they recorded, as a spawn report (a step's name
+    /// and an errno, what `sys::decode_child_failure` reads), or `report`
+    /// itself when none did.
+    fn report(&self, report: Vec<u8>) -> Vec<u8> {
+        let failure = self.failure.load(Ordering::SeqCst);
+        let Some(stage) = (failure >> 32).checked_sub(1).and_then(|i| Stage::ALL.get(i as usize)) else { return report };
+        format!("{}\0{}", stage.text(), failure as u32 as i32).into_bytes()
+    }
+
     /// Clone the joiner on this launcher thread's stack and wait for its
-    /// exit (it clones the program, writes its pid to `pid_r`'s other end,
-    /// and exits); then the program's pid, if it was written.
+    /// exit (it clones the program, records its pid, and exits); then the
+    /// program's pid, if it was cloned.
     ///
     /// # Safety
     /// `self` and what it points at (the plan, the start, the program's
     /// stack) stay valid until the program has exec'd or died, which the
     /// caller waits for (the module's rules).
-    unsafe fn run_joiner(&mut self, joiner_stack: *mut libc::c_void, pid_r: &OwnedFd) -> (Result<()>, Option<libc::pid_t>) {
+    unsafe fn run_joiner(&mut self, joiner_stack: *mut libc::c_void) -> (Result<()>, Option<libc::pid_t>) {
         let arg: *mut Prepared = self;
         // SAFETY: the caller's promise; the joiner follows the module's rules.
         let joined = unsafe {
@@ -309,16 +345,10 @@ impl Prepared {
                 || {},
             )
         };
-        // The joiner has exited, so its pid report is in the pipe now or
-        // never. Read without blocking: the plan still holds the write end,
-        // and a blocking read would wait forever for a joiner that failed
-        // before writing (its report is then on the error pipe).
-        // SAFETY: `pid_r` is an open pipe end; F_SETFL takes an integer.
-        unsafe { libc::fcntl(pid_r.as_raw_fd(), libc::F_SETFL, libc::O_NONBLOCK) };
-        let mut buf = [0u8; 4];
-        // SAFETY: reads at most 4 bytes into the 4-byte `buf`.
-        let n = unsafe { libc::read(pid_r.as_raw_fd(), buf.as_mut_ptr().cast(), 4) };
-        (joined, (n == 4).then(|| libc::pid_t::from_ne_bytes(buf)))
+        // The joiner has exited (or was never cloned): its pid record is
+        // made, or never will be.
+        let pid = self.program_pid.load(Ordering::SeqCst);
+        (joined, (pid > 0).then_some(pid))
     }
 
     fn plan(&self) -> &ExecPlan {
@@ -382,7 +412,7 @@ const STACK_SIZE: usize = 256 << 10;
 /// once for that reason (its wake-up on a busy host was 0.55 ms at the
 /// median, traced at load 3-5, on the old code path); `docs/sandbox.md`
 /// has the cost measured with the wait back.
-pub(crate) fn launch(plan: &ExecPlan, pid_r: OwnedFd, err_w: OwnedFd, err_r: &OwnedFd) -> Result<(Option<libc::pid_t>, Vec<u8>)> {
+pub(crate) fn launch(plan: &ExecPlan, err_w: OwnedFd, err_r: &OwnedFd) -> Result<(Option<libc::pid_t>, Vec<u8>)> {
     let (joiner_stack, program_stack) = stacks()?;
     let program = plan.program.as_ref().expect("a program started at once has its arguments");
     let mut start = Start::of(program, &plan.marks);
@@ -392,14 +422,14 @@ pub(crate) fn launch(plan: &ExecPlan, pid_r: OwnedFd, err_w: OwnedFd, err_r: &Ow
     // on this frame, and the program's stack is this thread's; the program
     // uses them until its execve or exit, which `wait_for_exec` waits for
     // below, before this frame ends.
-    let (joined, pid) = unsafe { prepared.run_joiner(joiner_stack, &pid_r) };
+    let (joined, pid) = unsafe { prepared.run_joiner(joiner_stack) };
     plan.marks.mark("execve of the program, the joiner's exit and reaping");
     // Only the program's copy of the report's write end is left open now.
     drop(err_w);
     // Waited for even when the joiner could not be reaped: the clone
     // returned after it had gone, and a program it cloned may still be
     // running on this thread's stacks and plan.
-    let report = wait_for_exec(err_r, pid);
+    let report = prepared.report(wait_for_exec(err_r, pid));
     plan.marks.mark("the report pipe's end of file");
     joined?;
     Ok((pid, report))
@@ -476,12 +506,11 @@ extern "C" fn joiner_main(arg: *mut libc::c_void) -> libc::c_int {
     // SAFETY: `arg` is the launcher's `Prepared`, alive while this child runs (the launcher waits).
     let prepared = unsafe { &*(arg as *const Prepared) };
     let plan = prepared.plan();
-    let err = plan.err_w;
     plan.marks.mark("cloning the joiner (clone, CLONE_VM | CLONE_VFORK)");
     let namespaces = if plan.user_namespace { BOX_NAMESPACES | libc::CLONE_NEWUSER } else { BOX_NAMESPACES };
     // SAFETY: `holder_pidfd` is the box holder's pidfd, open for the plan's life.
     if unsafe { libc::setns(plan.holder_pidfd, namespaces) } < 0 {
-        sys::child_fail(err, Stage::JoinNamespaces.text(), io::Error::last_os_error());
+        prepared.fail(Stage::JoinNamespaces, io::Error::last_os_error());
     }
     plan.marks.mark("joining the box's namespaces (setns)");
     // On v2 the program is forked into the box's cgroup: no move, so no
@@ -519,7 +548,7 @@ extern "C" fn joiner_main(arg: *mut libc::c_void) -> libc::c_int {
         for &fd in &plan.join {
             // SAFETY: `fd` is an open `tasks` or `cgroup.procs` file of the box; a one-byte buffer that lives for the call.
             if unsafe { libc::pwrite(fd, b"0".as_ptr().cast(), 1, 0) } < 0 {
-                sys::child_fail(err, Stage::JoinCgroup.text(), io::Error::last_os_error());
+                prepared.fail(Stage::JoinCgroup, io::Error::last_os_error());
             }
         }
         plan.marks.mark("joining the box's cgroups (tasks on v1, cgroup.procs on v2)");
@@ -530,9 +559,9 @@ extern "C" fn joiner_main(arg: *mut libc::c_void) -> libc::c_int {
         cloned = unsafe { sys::clone_with_stack(program_main, arg, prepared.program_stack, libc::CLONE_VM | libc::CLONE_PARENT | vfork) };
     }
     match cloned {
-        Err(e) => sys::child_fail(err, Stage::Fork.text(), e),
+        Err(e) => prepared.fail(Stage::Fork, e),
         Ok(pid) => {
-            sys::write_all(plan.pid_w.as_raw_fd(), &pid.to_ne_bytes());
+            prepared.program_pid.store(pid, Ordering::SeqCst);
             // SAFETY: the joiner's work is done; _exit skips destructors that belong to the supervisor.
             unsafe { libc::_exit(0) }
         }
@@ -560,8 +589,7 @@ extern "C" fn program_main(arg: *mut libc::c_void) -> libc::c_int {
     // SAFETY: as in `joiner_main`.
     let prepared = unsafe { &*(arg as *const Prepared) };
     let plan = prepared.plan();
-    let err = plan.err_w;
-    let fail = |stage: Stage| -> ! { sys::child_fail(err, stage.text(), io::Error::last_os_error()) };
+    let fail = |stage: Stage| -> ! { prepared.fail(stage, io::Error::last_os_error()) };
     let mark = |step: &'static str| plan.marks.mark(step);
     mark(match (prepared.forked_into_cgroup.load(std::sync::atomic::Ordering::Relaxed), plan.program.is_some()) {
         (true, true) => "cloning the program into the box's cgroup (clone3, CLONE_VM | CLONE_PARENT | CLONE_VFORK | CLONE_INTO_CGROUP)",
@@ -645,7 +673,7 @@ extern "C" fn program_main(arg: *mut libc::c_void) -> libc::c_int {
         if libc::syscall(libc::SYS_capget, &mut header as *mut CapHeader, data.as_mut_ptr()) < 0
             || data.iter().any(|d| d.effective | d.permitted | d.inheritable != 0)
         {
-            sys::child_fail(err, Stage::CapsRemain.text(), io::Error::from_raw_os_error(libc::EPERM));
+            prepared.fail(Stage::CapsRemain, io::Error::from_raw_os_error(libc::EPERM));
         }
         if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0) < 0 {
             fail(Stage::DeathSignal);
@@ -657,12 +685,12 @@ extern "C" fn program_main(arg: *mut libc::c_void) -> libc::c_int {
     mark("capabilities cleared, death signal, no_new_privs");
     if let Some(fd) = plan.landlock {
         if let Err(e) = landlock_rules::restrict_self(fd) {
-            sys::child_fail(err, Stage::Landlock.text(), e);
+            prepared.fail(Stage::Landlock, e);
         }
     }
     mark("Landlock (landlock_restrict_self)");
     if let Err(e) = plan.seccomp.install() {
-        sys::child_fail(err, Stage::Seccomp.text(), e);
+        prepared.fail(Stage::Seccomp, e);
     }
     mark("seccomp filter");
     // SAFETY: signal calls on this process's own table and mask, with
@@ -690,7 +718,7 @@ extern "C" fn program_main(arg: *mut libc::c_void) -> libc::c_int {
     }
     mark("signal handlers");
     if plan.program.is_none() {
-        wait_to_start(prepared, err);
+        wait_to_start(prepared, plan.err_w);
     }
     // SAFETY: set before the clone, or by the waker before it sent the
     // streams (`wait_to_start`); it outlives this program's execve.
@@ -711,7 +739,7 @@ extern "C" fn program_main(arg: *mut libc::c_void) -> libc::c_int {
             break;
         }
     }
-    sys::child_fail(err, Stage::Exec.text(), last)
+    prepared.fail(Stage::Exec, last)
 }
 
 /// The byte a program writes on its socket once it is parked: a failure's
@@ -723,7 +751,7 @@ const PARKED: u8 = 0;
 /// `prepared.start`, and make them the program's own. The end of file
 /// (the box dropped unused) ends the program.
 fn wait_to_start(prepared: &Prepared, sock: RawFd) {
-    let fail = |stage: Stage, e: io::Error| -> ! { sys::child_fail(sock, stage.text(), e) };
+    let fail = |stage: Stage, e: io::Error| -> ! { prepared.fail(stage, e) };
     // Every inherited descriptor but its socket is closed now, not at its
     // execve: it may wait for long, and a copy of another spawn's report
     // pipe, of a bot's stream or of whatever the supervisor has on 0-2
@@ -736,7 +764,12 @@ fn wait_to_start(prepared: &Prepared, sock: RawFd) {
         }
         libc::syscall(libc::SYS_close_range, sock as libc::c_uint + 1, libc::c_uint::MAX, 0);
     }
-    sys::write_all(sock, &[PARKED]);
+    // The byte's failure ends the program (`park` reads the end of file):
+    // else each would wait for the other.
+    // SAFETY: writes one byte from a live one-byte array.
+    if unsafe { libc::write(sock, [PARKED].as_ptr().cast(), 1) } != 1 {
+        fail(Stage::Parked, io::Error::last_os_error())
+    }
     prepared.plan().marks.mark("parked, until started");
     let mut byte = 0u8;
     // Room for one SCM_RIGHTS message of three descriptors, aligned for cmsghdr.
@@ -843,7 +876,7 @@ pub(crate) enum Parking {
 /// `sock`'s other end (`plan.err_w`, dropped here once the program has it)
 /// until [`ParkedProgram::start`] sends it its streams, and execs. The
 /// launcher is free once the program is parked.
-pub(crate) fn park(plan: Box<ExecPlan>, pid_r: OwnedFd, program_end: OwnedFd, sock: OwnedFd) -> Result<Parking> {
+pub(crate) fn park(plan: Box<ExecPlan>, program_end: OwnedFd, sock: OwnedFd) -> Result<Parking> {
     let (joiner_stack, _) = stacks()?;
     let stack = sys::Stack::new(STACK_SIZE).map_err(|e| Error::os("allocating a parked program's stack", e))?;
     let mut prepared = Box::new(Prepared::new(&plan, std::ptr::null_mut(), stack.top()));
@@ -851,15 +884,17 @@ pub(crate) fn park(plan: Box<ExecPlan>, pid_r: OwnedFd, program_end: OwnedFd, so
     // `prepared` and `plan`, boxed: they move, with the stack, into the
     // `ParkedProgram`, which frees them only after the program's end of
     // file; on every other path this waits for that end of file first.
-    let (joined, pid) = unsafe { prepared.run_joiner(joiner_stack, &pid_r) };
+    let (joined, pid) = unsafe { prepared.run_joiner(joiner_stack) };
     drop(program_end);
+    // The program's first byte: it is parked, or it failed (or died) on
+    // its way, and the end of file comes.
     let mut first = [0u8; 1];
-    let parked = loop {
+    let (parked, first) = loop {
         // SAFETY: reads at most one byte into `first`.
         match unsafe { libc::read(sock.as_raw_fd(), first.as_mut_ptr().cast(), 1) } {
-            1 => break first[0] == PARKED,
+            1 => break (first[0] == PARKED, &first[..]),
             n if n < 0 && io::Error::last_os_error().raw_os_error() == Some(libc::EINTR) => {}
-            _ => break false,
+            _ => break (false, &[][..]),
         }
     };
     if let (true, Some(pid), Ok(())) = (parked, pid, &joined) {
@@ -885,6 +920,7 @@ pub(crate) fn park(plan: Box<ExecPlan>, pid_r: OwnedFd, program_end: OwnedFd, so
     }
     let mut report = if parked { Vec::new() } else { first.to_vec() };
     report.extend(wait_for_exec(&sock, pid));
+    let report = prepared.report(report);
     if let Err(e) = joined {
         if let Some(pid) = pid {
             let _ = sys::waitpid(pid, 0);
@@ -971,7 +1007,7 @@ impl ParkedProgram {
         // value's stack and plan.
         self.sock = None;
         self.prepared.start.store(std::ptr::null_mut(), Ordering::Release);
-        read
+        read.map(|report| self.prepared.report(report))
     }
 }
 

@@ -414,10 +414,13 @@ pub fn waitpid(pid: libc::pid_t, flags: libc::c_int) -> io::Result<Option<libc::
     }
 }
 
-/// Report a failure from a child process: "stage: error", then exit.
+/// Report a failure from a child process that builds a box (the unsharer,
+/// the holder): "stage: error" on `fd`, then exit. A program's joiner and
+/// the program record theirs in memory instead (`spawn::Prepared::fail`):
+/// they run in a box that may be full, where a pipe's write fails.
 pub fn child_fail(fd: RawFd, stage: &str, err: io::Error) -> ! {
-    // Nothing is allocated: the program's and the joiner's children share the
-    // supervisor's memory (see `spawn`).
+    // Nothing is allocated by the child: it may share the supervisor's
+    // memory (see `spawn`).
     write_all(fd, stage.as_bytes());
     write_all(fd, b"\0");
     let mut digits = [0u8; 12];

@@ -479,10 +479,19 @@ const OOM_SUPERVISOR: &str = "KOTH_TEST_OOM_SUPERVISOR";
 ///   the box before the program leaves the supervisor's memory. A parked
 ///   program (nobody's vfork child) took the supervisor with it when it
 ///   exec'd 12 MiB of arguments, before `spawn::fits_a_parked_start`.
+/// * `racing`: six memory bombs spawned at once, from as many threads, into
+///   a 16 MiB box whose first program is parked, each with 3.5 MiB of
+///   arguments (the parked one's fit a quarter of the box), on a host kept
+///   busy by as many spinners as it has CPUs, box after box: the parked
+///   program runs one of them and the others start beside the OOM kills
+///   of the first. A spawn that came in while the parked program was on
+///   its way to `execve` (nobody's vfork child) could fill the box in that
+///   window; `Sandbox::spawn` makes such a spawn wait. A spawn that finds
+///   the box full fails at the step that did, and says so.
 #[test]
 fn a_box_out_of_memory_never_kills_its_supervisor() {
     require_sandbox!();
-    for role in ["spawns", "arguments"] {
+    for role in ["spawns", "arguments", "racing"] {
         let out = std::process::Command::new(std::env::current_exe().unwrap())
             .args(["--exact", "oom_supervisor", "--include-ignored", "--nocapture", "--test-threads=1"])
             .env(OOM_SUPERVISOR, role)
@@ -503,6 +512,31 @@ fn a_box_out_of_memory_never_kills_its_supervisor() {
             // Else it tested nothing: spawns beside the OOM kills
             // (the window is about half of each spawn here).
             assert!(ooms >= oom_kills_wanted() as i64 / 2 && spawns >= ooms, "too few OOM kills or spawns to have tested anything: {line}");
+        }
+        if role == "racing" {
+            // Else it tested nothing: every box met its limit with
+            // programs starting beside its parked one.
+            let (boxes, ooms) = (field(line, "boxes"), field(line, "oom_kills"));
+            assert!(ooms >= boxes, "fewer OOM kills than boxes: {line}");
+        }
+    }
+}
+
+/// Host processes spinning for as long as this lives (killed when it is
+/// dropped, a failed assertion included).
+struct Spinners(Vec<std::process::Child>);
+
+impl Spinners {
+    fn start(n: usize) -> Spinners {
+        Spinners((0..n).map(|_| std::process::Command::new("/bin/sh").args(["-c", "while :; do :; done"]).spawn().unwrap()).collect())
+    }
+}
+
+impl Drop for Spinners {
+    fn drop(&mut self) {
+        for s in &mut self.0 {
+            let _ = s.kill();
+            let _ = s.wait();
         }
     }
 }
@@ -573,6 +607,67 @@ fn oom_supervisor() {
             // other, or refused; the supervisor lives either way.
             assert!(seen[0].ends_with("exit code 0, parked"), "{seen:?}");
             assert!(!seen[1].contains(", parked") && !seen[2].contains(", parked"), "{seen:?}");
+        }
+        "racing" => {
+            let cpus = std::thread::available_parallelism().map_or(2, |n| n.get());
+            let _busy = Spinners::start(cpus);
+            let limits = koth_sandbox::Limits { memory: 16 << 20, stack: 64 << 20, cpu_time: None, wall_time: None, ..hostile_limits() };
+            let (boxes, takers) = if common::slowdown() > 1 { (2, 4) } else { (24, 6) };
+            let bomb = common::compile_c("memory_bomb");
+            let arg = "x".repeat(100 << 10);
+            let args = vec![arg; 35];
+            let (mut parked_runs, mut oom_kills, mut refused) = (0, 0, 0);
+            let started = std::time::Instant::now();
+            for _ in 0..boxes {
+                let mut sb = koth_sandbox::Sandbox::create(common::config(limits.clone())).unwrap();
+                sb.workdir().write_file("bomb", &bomb, 0o755).unwrap();
+                assert!(sb.park_first_program().unwrap());
+                let barrier = std::sync::Barrier::new(takers);
+                let seen: Vec<Result<(bool, Exit), String>> = std::thread::scope(|s| {
+                    let takers: Vec<_> = (0..takers)
+                        .map(|_| {
+                            let (sb, barrier, args) = (&sb, &barrier, &args);
+                            s.spawn(move || {
+                                barrier.wait();
+                                let mut child =
+                                    sb.spawn(koth_sandbox::Command::new("./bomb").args(args.clone())).map_err(|e| e.to_string())?;
+                                let parked = !child.phases().steps().iter().any(|(step, _)| step.contains("launcher"));
+                                Ok((parked, child.wait().unwrap()))
+                            })
+                        })
+                        .collect();
+                    takers.into_iter().map(|t| t.join().unwrap()).collect()
+                });
+                // The parked program ran exactly one of them (nothing else
+                // of the box ran while it started: its arguments fit).
+                assert_eq!(seen.iter().filter(|r| matches!(r, Ok((true, _)))).count(), 1, "{seen:?}");
+                parked_runs += 1;
+                // Each ran and met the box's limit, or failed at a step
+                // that found the box full (forking, Landlock, execve: each
+                // takes memory charged to the box) and says which, with the
+                // kernel's error. Before the children recorded their
+                // failures and the program's pid in the memory they share
+                // with the supervisor, the report pipe's write could fail
+                // in a full box, and a program that ran was reported as
+                // "starting the program failed: Success (os error 0)".
+                for r in &seen {
+                    match r {
+                        Ok((_, exit)) => assert_eq!(*exit, Exit::Signal(libc::SIGKILL), "{seen:?}"),
+                        Err(e) => {
+                            assert!(
+                                !e.contains("starting the program failed") && !e.contains("os error 0)") && e.contains("os error"),
+                                "a spawn failed without saying why: {seen:?}"
+                            );
+                            refused += 1;
+                        }
+                    }
+                }
+                oom_kills += sb.oom_kills().unwrap();
+            }
+            eprintln!(
+                "oom-supervisor racing: boxes={boxes} takers={takers} parked={parked_runs} oom_kills={oom_kills} refused={refused} in {:?} with {cpus} spinners (ballast {resident_mib} MiB)",
+                started.elapsed()
+            );
         }
         other => panic!("no such supervisor: {other}"),
     }
