@@ -172,7 +172,8 @@ fn match_start_bench_prints_a_row_per_way_with_the_seats_from_the_pool() {
 /// fork+exec, each step's median for a new box, its first program, a box
 /// from the pool and a program in a live box (the marks of every process
 /// of a build and a spawn), four boxes spawning at once, and a program
-/// started after a quiet spell with its cgroup migration (as root).
+/// started after a quiet spell with its cgroup migration (as root), on a
+/// host with one spinner.
 #[test]
 fn sandbox_bench_prints_each_step_and_every_row() {
     if unsafe { libc::geteuid() } != 0 {
@@ -180,9 +181,13 @@ fn sandbox_bench_prints_each_step_and_every_row() {
         eprintln!("SKIPPED (not root)");
         return;
     }
-    let out = Command::new(env!("CARGO_BIN_EXE_koth")).args(["sandbox", "bench", "--samples", "10", "--spin-ms", "50"]).output().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_koth"))
+        .args(["sandbox", "bench", "--samples", "10", "--spin-ms", "50", "--spinners", "1"])
+        .output()
+        .unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{text}{}", String::from_utf8_lossy(&out.stderr));
+    assert!(text.lines().next().is_some_and(|l| l.contains("spinners on the host: 1;")), "{text}");
     let figures = |line: &str| -> Vec<f64> { line.split_whitespace().filter_map(|w| w.parse().ok()).collect() };
     for name in [
         "bare fork+exec (std::process::Command)",

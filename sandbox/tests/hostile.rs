@@ -523,12 +523,29 @@ fn a_box_out_of_memory_never_kills_its_supervisor() {
 }
 
 /// Host processes spinning for as long as this lives (killed when it is
-/// dropped, a failed assertion included).
+/// dropped, a failed assertion included, and when this process dies: a
+/// supervisor killed by the OOM killer, which is what the test looks for,
+/// runs no destructor).
 struct Spinners(Vec<std::process::Child>);
 
 impl Spinners {
     fn start(n: usize) -> Spinners {
-        Spinners((0..n).map(|_| std::process::Command::new("/bin/sh").args(["-c", "while :; do :; done"]).spawn().unwrap()).collect())
+        use std::os::unix::process::CommandExt;
+        let spinner = || {
+            let mut c = std::process::Command::new("/bin/sh");
+            c.args(["-c", "while :; do :; done"]);
+            // SAFETY: prctl with integer arguments only, async-signal-safe.
+            unsafe {
+                c.pre_exec(|| {
+                    if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0) < 0 {
+                        return Err(std::io::Error::last_os_error());
+                    }
+                    Ok(())
+                })
+            };
+            c.spawn().unwrap()
+        };
+        Spinners((0..n).map(|_| spinner()).collect())
     }
 }
 

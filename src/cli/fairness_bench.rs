@@ -127,20 +127,28 @@ fn bot(dir: &std::path::Path, name: &str, src: &str, args: &[&str]) -> anyhow::R
     Ok(b)
 }
 
-/// Processes spinning on the host, outside every box, until dropped.
+/// Processes spinning on the host, outside every box, until dropped (or
+/// this process dies).
 pub(super) struct Spinners(Vec<Child>);
 
 impl Spinners {
     pub(super) fn start(n: u32) -> anyhow::Result<Spinners> {
         let mut s = Spinners(Vec::new());
         for _ in 0..n {
-            let child = HostCommand::new("sh")
-                .args(["-c", "while :; do :; done"])
-                .stdin(Stdio::null())
-                .stdout(Stdio::null())
-                .stderr(Stdio::null())
-                .spawn()
-                .context("starting a spinner (sh)")?;
+            let mut command = HostCommand::new("sh");
+            command.args(["-c", "while :; do :; done"]).stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::null());
+            // Gone with this process, however it ends (killed, it runs no
+            // destructor).
+            // SAFETY: prctl with integer arguments only, async-signal-safe.
+            unsafe {
+                std::os::unix::process::CommandExt::pre_exec(&mut command, || {
+                    if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0) < 0 {
+                        return Err(std::io::Error::last_os_error());
+                    }
+                    Ok(())
+                })
+            };
+            let child = command.spawn().context("starting a spinner (sh)")?;
             s.0.push(child);
         }
         // Let them get going before the first match.

@@ -25,6 +25,10 @@ pub struct BenchArgs {
     /// with KOTH_VM_RUN).
     #[arg(long, value_enum)]
     only: Option<Section>,
+    /// Processes spinning on the host (`while :; do :; done`, outside every
+    /// box) for the whole run: a busy host, as a runner's often is.
+    #[arg(long, default_value_t = 0)]
+    spinners: u32,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -159,9 +163,10 @@ pub fn run(a: BenchArgs) -> anyhow::Result<i32> {
     let n = a.samples.max(10);
     let ballast = vec![1u8; a.supervisor_mib << 20];
     std::hint::black_box(&ballast);
+    let _load = crate::cli::fairness_bench::Spinners::start(a.spinners)?;
     println!(
-        "koth sandbox bench: {n} samples each, a supervisor of {} MiB more; ratios are against the baseline row above them\n",
-        a.supervisor_mib
+        "koth sandbox bench: {n} samples each, a supervisor of {} MiB more, spinners on the host: {}; ratios are against the baseline row above them\n",
+        a.supervisor_mib, a.spinners
     );
     if a.only == Some(Section::QuietSpell) {
         after_a_quiet_spell(n)?;
