@@ -514,26 +514,30 @@ impl Sandbox {
             },
         );
         let back = plan.program.expect("a program started at once keeps its arguments");
-        // The report is empty when the program's execve succeeded (the
-        // pipe is close-on-exec); otherwise the child wrote what failed.
-        let (pid, msg) = launched?;
-        Ok((self.outcome(pid, msg, started, overdue), back))
+        // No failure when the program's execve succeeded; otherwise the
+        // step that failed, as the child recorded it.
+        let (pid, failure) = launched?;
+        Ok((self.outcome(pid, failure, started, overdue), back))
     }
 
-    /// What a program's start came to, from its pid and report (empty when
+    /// What a program's start came to, from its pid and failure (none when
     /// it exec'd); a program that did not start is reaped.
-    fn outcome(&self, pid: Option<libc::pid_t>, msg: Vec<u8>, started: Instant, overdue: bool) -> Launched {
-        match pid {
-            Some(pid) if msg.is_empty() && !overdue => Launched::Running { pid, started },
-            _ => {
+    fn outcome(&self, pid: Option<libc::pid_t>, failure: Option<spawn::Failure>, started: Instant, overdue: bool) -> Launched {
+        match (pid, failure) {
+            (Some(pid), None) if !overdue => Launched::Running { pid, started },
+            (pid, failure) => {
                 if let Some(pid) = pid {
                     let _ = sys::waitpid(pid, 0);
                 }
-                if overdue {
-                    Launched::Failed { stage: spawn::OVERDUE, source: io::Error::from_raw_os_error(libc::ETIMEDOUT) }
-                } else {
-                    let (stage, source) = sys::decode_child_failure(&msg);
-                    Launched::Failed { stage: spawn::intern_stage(&stage), source }
+                match failure {
+                    _ if overdue => Launched::Failed { stage: spawn::OVERDUE, source: io::Error::from_raw_os_error(libc::ETIMEDOUT) },
+                    Some(spawn::Failure { stage, source }) => Launched::Failed { stage, source },
+                    // No pid and no failure recorded: the joiner was killed
+                    // from outside before it cloned the program.
+                    None => Launched::Failed {
+                        stage: "starting the program",
+                        source: io::Error::other("killed on its way, before any step failed"),
+                    },
                 }
             }
         }
@@ -589,15 +593,13 @@ impl Sandbox {
         )?;
         let parked = match parking {
             Parking::Parked(parked) => parked,
-            Parking::Failed { pid, report } => {
+            Parking::Failed { pid, failure } => {
                 if let Some(pid) = pid {
                     let _ = sys::waitpid(pid, 0);
                 }
-                if report.is_empty() {
-                    return Err(Error::Spawn { stage: spawn::OVERDUE, source: io::Error::from_raw_os_error(libc::ETIMEDOUT) });
-                }
-                let (stage, source) = sys::decode_child_failure(&report);
-                return Err(Error::Spawn { stage: spawn::intern_stage(&stage), source });
+                let spawn::Failure { stage, source } =
+                    failure.unwrap_or(spawn::Failure { stage: spawn::OVERDUE, source: io::Error::from_raw_os_error(libc::ETIMEDOUT) });
+                return Err(Error::Spawn { stage, source });
             }
         };
         self.shared.children.lock().unwrap_or_else(|p| p.into_inner()).insert(parked.pid(), None);
@@ -626,18 +628,18 @@ impl Sandbox {
         });
         let pid = parked.pid();
         match report {
-            Ok(msg) => {
-                if !msg.is_empty() || overdue {
+            Ok(failure) => {
+                if failure.is_some() || overdue {
                     // `outcome` reaps it; the box's map must agree.
                     self.shared.children.lock().unwrap_or_else(|p| p.into_inner()).remove(&pid);
                 }
-                Ok((self.outcome(Some(pid), msg, started, overdue), attempt))
+                Ok((self.outcome(Some(pid), failure, started, overdue), attempt))
             }
             // Killed on its way by the deadline, before it took its streams.
             Err(_) if overdue => {
                 self.shared.children.lock().unwrap_or_else(|p| p.into_inner()).remove(&pid);
                 drop(parked);
-                Ok((self.outcome(Some(pid), Vec::new(), started, true), attempt))
+                Ok((self.outcome(Some(pid), None, started, true), attempt))
             }
             Err(e) => {
                 tracing::info!(r#box = %self.id, error = %e, "the box's parked program is gone; starting the program as any other");

@@ -99,7 +99,7 @@
 //! and sends one byte with the three streams (`SCM_RIGHTS`). The program
 //! puts them on 0-2, takes the launcher's signal mask back and execs; the
 //! caller waits for the socket's end of file as [`launch`] waits for the
-//! report pipe's. A failure is reported on the socket, by its step's name.
+//! report pipe's. A failure is recorded as any program's ([`Prepared::fail`]).
 //!
 //! The parked program shares the supervisor's memory for as long as it
 //! waits, so it runs on a stack and plan of its own (owned by the
@@ -257,9 +257,12 @@ impl Stage {
 pub(crate) const OVERDUE: &str =
     "reaching execve in time (something in the box stopped the program on its way; the box's programs were killed)";
 
-/// Map a stage name reported by a child back to its `'static` text.
-pub(crate) fn intern_stage(stage: &str) -> &'static str {
-    Stage::ALL.iter().map(|s| s.text()).find(|t| *t == stage).unwrap_or("starting the program")
+/// Why a program did not start: the step that failed (a [`Stage`]'s text,
+/// or [`OVERDUE`]) and the error it met.
+#[derive(Debug)]
+pub(crate) struct Failure {
+    pub(crate) stage: &'static str,
+    pub(crate) source: io::Error,
 }
 
 /// What the children read: the plan, what to run with its pointer arrays
@@ -314,13 +317,11 @@ impl Prepared {
     }
 
     /// In the supervisor, once the children are gone (the report's end of
-    /// file): the failure they recorded, as a spawn report (a step's name
-    /// and an errno, what `sys::decode_child_failure` reads), or `report`
-    /// itself when none did.
-    fn report(&self, report: Vec<u8>) -> Vec<u8> {
+    /// file): the failure they recorded, if one did.
+    fn failure(&self) -> Option<Failure> {
         let failure = self.failure.load(Ordering::SeqCst);
-        let Some(stage) = (failure >> 32).checked_sub(1).and_then(|i| Stage::ALL.get(i as usize)) else { return report };
-        format!("{}\0{}", stage.text(), failure as u32 as i32).into_bytes()
+        let stage = (failure >> 32).checked_sub(1).and_then(|i| Stage::ALL.get(i as usize))?;
+        Some(Failure { stage: stage.text(), source: io::Error::from_raw_os_error(failure as u32 as i32) })
     }
 
     /// Clone the joiner on this launcher thread's stack and wait for its
@@ -397,8 +398,7 @@ const STACK_SIZE: usize = 256 << 10;
 /// Runs on the launcher thread: clone the joiner, which clones the program,
 /// waits for its `execve` or death and exits; then read the report pipe to
 /// its end of file. Returns the program's pid (`None` if a child failed
-/// before it) and the spawn report: empty when the program exec'd, else
-/// the failed step.
+/// before it) and, when it did not exec, the failed step.
 ///
 /// The report pipe is close-on-exec: its end of file comes when the
 /// program has exec'd (and so left the supervisor's memory, which happens
@@ -412,7 +412,7 @@ const STACK_SIZE: usize = 256 << 10;
 /// once for that reason (its wake-up on a busy host was 0.55 ms at the
 /// median, traced at load 3-5, on the old code path); `docs/sandbox.md`
 /// has the cost measured with the wait back.
-pub(crate) fn launch(plan: &ExecPlan, err_w: OwnedFd, err_r: &OwnedFd) -> Result<(Option<libc::pid_t>, Vec<u8>)> {
+pub(crate) fn launch(plan: &ExecPlan, err_w: OwnedFd, err_r: &OwnedFd) -> Result<(Option<libc::pid_t>, Option<Failure>)> {
     let (joiner_stack, program_stack) = stacks()?;
     let program = plan.program.as_ref().expect("a program started at once has its arguments");
     let mut start = Start::of(program, &plan.marks);
@@ -429,18 +429,19 @@ pub(crate) fn launch(plan: &ExecPlan, err_w: OwnedFd, err_r: &OwnedFd) -> Result
     // Waited for even when the joiner could not be reaped: the clone
     // returned after it had gone, and a program it cloned may still be
     // running on this thread's stacks and plan.
-    let report = prepared.report(wait_for_exec(err_r, pid));
+    let unread = wait_for_exec(err_r, pid);
     plan.marks.mark("the report pipe's end of file");
     joined?;
-    Ok((pid, report))
+    Ok((pid, prepared.failure().or(unread)))
 }
 
-/// Read the spawn report to its end of file: the program has exec'd or
+/// Wait for the spawn report's end of file: the program has exec'd or
 /// died, and so no longer runs on this thread's stacks and plan. Whatever
-/// happens, this returns only then.
-fn wait_for_exec(err_r: &OwnedFd, pid: Option<libc::pid_t>) -> Vec<u8> {
-    match read_report(err_r.as_raw_fd()) {
-        Ok(report) => report,
+/// happens, this returns only then; a failure only when the wait itself
+/// failed (what the children recorded is [`Prepared::failure`]).
+fn wait_for_exec(err_r: &OwnedFd, pid: Option<libc::pid_t>) -> Option<Failure> {
+    match read_to_end_of_file(err_r.as_raw_fd()) {
+        Ok(()) => None,
         Err(e) => {
             // A blocking read of our own pipe fails only on EINTR; were it
             // ever to fail otherwise, the program is killed and reaped, so
@@ -450,27 +451,24 @@ fn wait_for_exec(err_r: &OwnedFd, pid: Option<libc::pid_t>) -> Vec<u8> {
                 unsafe { libc::kill(pid, libc::SIGKILL) };
                 let _ = sys::waitpid(pid, 0);
             }
-            let mut report = Stage::Exec.text().as_bytes().to_vec();
-            report.extend_from_slice(format!(": reading the spawn report: {e}").as_bytes());
-            report
+            Some(Failure { stage: WAITING_FOR_EXEC, source: e })
         }
     }
 }
 
-/// A spawn report read to its end of file (a step's name and an errno; at
-/// most 4 KiB kept), or the error that ended the read (EINTR is retried).
-fn read_report(fd: RawFd) -> io::Result<Vec<u8>> {
-    let mut report = Vec::new();
-    let mut buf = [0u8; 512];
+/// What a spawn failed at when the wait for its program's `execve` did.
+const WAITING_FOR_EXEC: &str = "waiting for the program's execve (reading the spawn report)";
+
+/// Read `fd` to its end of file (the children write nothing on it: its end
+/// is the news), or the error that ended the read (EINTR is retried).
+fn read_to_end_of_file(fd: RawFd) -> io::Result<()> {
+    let mut buf = [0u8; 64];
     loop {
         // SAFETY: reads at most `buf.len()` bytes into `buf`.
         let n = unsafe { libc::read(fd, buf.as_mut_ptr().cast(), buf.len()) };
         match n {
-            0 => return Ok(report),
-            n if n > 0 => {
-                let keep = (4096 - report.len().min(4096)).min(n as usize);
-                report.extend_from_slice(&buf[..keep]);
-            }
+            0 => return Ok(()),
+            n if n > 0 => {}
             _ => match io::Error::last_os_error() {
                 e if e.raw_os_error() == Some(libc::EINTR) => {}
                 e => return Err(e),
@@ -742,8 +740,8 @@ extern "C" fn program_main(arg: *mut libc::c_void) -> libc::c_int {
     prepared.fail(Stage::Exec, last)
 }
 
-/// The byte a program writes on its socket once it is parked: a failure's
-/// report starts with a step's name instead.
+/// The byte a program writes on its socket once it is parked (one that
+/// fails on its way writes nothing: [`Prepared::fail`]).
 const PARKED: u8 = 0;
 
 /// A parked program's wait: say it is parked, then wait for its streams,
@@ -862,11 +860,12 @@ unsafe impl Send for ParkedProgram {}
 /// What [`park`] made.
 pub(crate) enum Parking {
     Parked(ParkedProgram),
-    /// A step failed: the report, and the program's pid when it was cloned
+    /// It did not park: the failed step, if one was recorded (none: it
+    /// was killed on its way), and the program's pid when it was cloned
     /// (it has exited; the caller reaps it).
     Failed {
         pid: Option<libc::pid_t>,
-        report: Vec<u8>,
+        failure: Option<Failure>,
     },
 }
 
@@ -886,15 +885,15 @@ pub(crate) fn park(plan: Box<ExecPlan>, program_end: OwnedFd, sock: OwnedFd) -> 
     // file; on every other path this waits for that end of file first.
     let (joined, pid) = unsafe { prepared.run_joiner(joiner_stack) };
     drop(program_end);
-    // The program's first byte: it is parked, or it failed (or died) on
+    // The program's one byte: it is parked; else it failed (or died) on
     // its way, and the end of file comes.
     let mut first = [0u8; 1];
-    let (parked, first) = loop {
+    let parked = loop {
         // SAFETY: reads at most one byte into `first`.
         match unsafe { libc::read(sock.as_raw_fd(), first.as_mut_ptr().cast(), 1) } {
-            1 => break (first[0] == PARKED, &first[..]),
+            1 => break first[0] == PARKED,
             n if n < 0 && io::Error::last_os_error().raw_os_error() == Some(libc::EINTR) => {}
-            _ => break (false, &[][..]),
+            _ => break false,
         }
     };
     if let (true, Some(pid), Ok(())) = (parked, pid, &joined) {
@@ -912,22 +911,21 @@ pub(crate) fn park(plan: Box<ExecPlan>, program_end: OwnedFd, sock: OwnedFd) -> 
             }
         }
     }
-    // Not parked (a step failed: its report follows), or parked with its
+    // Not parked (a step failed, or it was killed), or parked with its
     // joiner not reaped: it must be gone before its stack and plan are.
     if let Some(pid) = pid.filter(|_| parked) {
         // SAFETY: kill with our own child's pid (not reaped: only the caller reaps it) and a signal number.
         unsafe { libc::kill(pid, libc::SIGKILL) };
     }
-    let mut report = if parked { Vec::new() } else { first.to_vec() };
-    report.extend(wait_for_exec(&sock, pid));
-    let report = prepared.report(report);
+    let unread = wait_for_exec(&sock, pid);
+    let failure = prepared.failure().or(unread);
     if let Err(e) = joined {
         if let Some(pid) = pid {
             let _ = sys::waitpid(pid, 0);
         }
         return Err(e);
     }
-    Ok(Parking::Failed { pid, report })
+    Ok(Parking::Failed { pid, failure })
 }
 
 impl ParkedProgram {
@@ -937,7 +935,7 @@ impl ParkedProgram {
 
     /// Run `program` in the parked process: point it at the arguments, send
     /// it the streams, and wait for its `execve` (the socket's end of file)
-    /// as [`launch`] does. Returns the report, empty when it exec'd. Past
+    /// as [`launch`] does. Returns the failed step, `None` when it exec'd. Past
     /// `deadline`, `overdue` is called (it kills the box's programs) and the
     /// wait goes on to the end of file. `Err` when the parked program could
     /// not be reached (it had died): it was never started.
@@ -947,7 +945,7 @@ impl ParkedProgram {
         marks: &Marks,
         deadline: std::time::Duration,
         mut overdue: impl FnMut(),
-    ) -> io::Result<Vec<u8>> {
+    ) -> io::Result<Option<Failure>> {
         let sock = self.sock.as_ref().expect("a parked program is started once").as_raw_fd();
         let mut start = Start::of(program, marks);
         self.prepared.start.store(&mut start, Ordering::Release);
@@ -988,8 +986,8 @@ impl ParkedProgram {
                 overdue();
             }
         }
-        // Readable (a report, or the end of file), or killed: read to the end.
-        let read = read_report(sock);
+        // Readable (the end of file), or killed: read to the end.
+        let read = read_to_end_of_file(sock);
         match &read {
             // Closed with the streams unread (a reset): it died before it
             // took them, killed while this sent them, and never started;
@@ -999,7 +997,7 @@ impl ParkedProgram {
             // it is killed, and dropping this value waits for its exit.
             Err(_) => {
                 let _ = sys::pidfd_send_signal(self.pidfd.as_raw_fd(), libc::SIGKILL);
-                return read;
+                return read.map(|()| None);
             }
             Ok(_) => marks.mark("execve of the parked program (the socket's end of file)"),
         }
@@ -1007,7 +1005,7 @@ impl ParkedProgram {
         // value's stack and plan.
         self.sock = None;
         self.prepared.start.store(std::ptr::null_mut(), Ordering::Release);
-        read.map(|report| self.prepared.report(report))
+        read.map(|()| self.prepared.failure())
     }
 }
 
