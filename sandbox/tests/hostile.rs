@@ -522,42 +522,6 @@ fn a_box_out_of_memory_never_kills_its_supervisor() {
     }
 }
 
-/// Host processes spinning for as long as this lives (killed when it is
-/// dropped, a failed assertion included, and when this process dies: a
-/// supervisor killed by the OOM killer, which is what the test looks for,
-/// runs no destructor).
-struct Spinners(Vec<std::process::Child>);
-
-impl Spinners {
-    fn start(n: usize) -> Spinners {
-        use std::os::unix::process::CommandExt;
-        let spinner = || {
-            let mut c = std::process::Command::new("/bin/sh");
-            c.args(["-c", "while :; do :; done"]);
-            // SAFETY: prctl with integer arguments only, async-signal-safe.
-            unsafe {
-                c.pre_exec(|| {
-                    if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0) < 0 {
-                        return Err(std::io::Error::last_os_error());
-                    }
-                    Ok(())
-                })
-            };
-            c.spawn().unwrap()
-        };
-        Spinners((0..n).map(|_| spinner()).collect())
-    }
-}
-
-impl Drop for Spinners {
-    fn drop(&mut self) {
-        for s in &mut self.0 {
-            let _ = s.kill();
-            let _ = s.wait();
-        }
-    }
-}
-
 /// How many OOM kills the `spawns` supervisor waits for (in its box): fewer under
 /// emulation (the v2 VM), where an OOM kill took 2.7 s and a spawn 0.7 s
 /// beside the rest of this suite (100 kills and 400 spawns took 270 s).
@@ -629,7 +593,7 @@ fn oom_supervisor() {
         }
         "racing" => {
             let cpus = std::thread::available_parallelism().map_or(2, |n| n.get());
-            let _busy = Spinners::start(cpus);
+            let _busy = common::Spinners::start(cpus);
             let limits = koth_sandbox::Limits { memory: 16 << 20, stack: 64 << 20, cpu_time: None, wall_time: None, ..hostile_limits() };
             let (boxes, takers) = if common::slowdown() > 1 { (2, 4) } else { (24, 6) };
             let bomb = common::compile_c("memory_bomb");

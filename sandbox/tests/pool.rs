@@ -134,8 +134,7 @@ fn a_taken_box_is_replaced_after_the_takers_first_programs() {
 #[test]
 fn takers_at_once_on_a_busy_host_each_get_a_box_of_their_own() {
     require_sandbox!();
-    let mut spinners: Vec<std::process::Child> =
-        (0..2).map(|_| std::process::Command::new("/bin/sh").args(["-c", "while :; do :; done"]).spawn().unwrap()).collect();
+    let spinners = common::Spinners::start(2);
     let pool = BoxPool::new(2, 4, Duration::from_secs(120));
     let cfg = config(hostile_limits());
     pool.prepare(cfg.clone());
@@ -161,10 +160,7 @@ fn takers_at_once_on_a_busy_host_each_get_a_box_of_their_own() {
             .collect();
         takers.into_iter().map(|t| t.join().unwrap()).collect()
     });
-    for s in &mut spinners {
-        let _ = s.kill();
-        let _ = s.wait();
-    }
+    drop(spinners);
     let mut distinct = uids.clone();
     distinct.sort_unstable();
     distinct.dedup();

@@ -283,3 +283,39 @@ pub fn require_ci_tool(tool: &str) -> bool {
     let ok = HostCommand::new("sh").arg("-c").arg(format!("command -v {tool}")).output().is_ok_and(|o| o.status.success());
     ok || missing(format!("{tool} is not installed (.ci/run installs it)"))
 }
+
+/// Host processes spinning for as long as this lives (killed when it is
+/// dropped, a failed assertion included, and when this process dies: a
+/// supervisor killed by the OOM killer, which is what the test looks for,
+/// runs no destructor).
+pub struct Spinners(Vec<std::process::Child>);
+
+impl Spinners {
+    pub fn start(n: usize) -> Spinners {
+        use std::os::unix::process::CommandExt;
+        let spinner = || {
+            let mut c = std::process::Command::new("/bin/sh");
+            c.args(["-c", "while :; do :; done"]);
+            // SAFETY: prctl with integer arguments only, async-signal-safe.
+            unsafe {
+                c.pre_exec(|| {
+                    if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0) < 0 {
+                        return Err(std::io::Error::last_os_error());
+                    }
+                    Ok(())
+                })
+            };
+            c.spawn().unwrap()
+        };
+        Spinners((0..n).map(|_| spinner()).collect())
+    }
+}
+
+impl Drop for Spinners {
+    fn drop(&mut self) {
+        for s in &mut self.0 {
+            let _ = s.kill();
+            let _ = s.wait();
+        }
+    }
+}
