@@ -30,6 +30,16 @@ use serde_json::{json, Value};
 
 use koth_testkit::browser::{browser, until, CHROMEDRIVER, CHROMIUM};
 
+/// When this test binary started its first test: [`phase`] prints each
+/// part's start against it, so that a slow run says where its time went.
+static STARTED: std::sync::OnceLock<Instant> = std::sync::OnceLock::new();
+
+/// Print that a part of the scenario begins, with the time since the start.
+fn phase(what: &str) {
+    let started = STARTED.get_or_init(Instant::now);
+    eprintln!("[browser, {:6.1} s] {what}", started.elapsed().as_secs_f64());
+}
+
 fn get_json(addr: &str, path: &str) -> Value {
     let (status, body) = http_get(addr, path);
     assert_eq!(status, 200, "{path}: {body}");
@@ -147,13 +157,17 @@ fn pages_in_a_real_browser() {
     let _ = std::fs::remove_dir_all(&data);
     std::fs::create_dir_all(&shots).unwrap();
     let addr = format!("127.0.0.1:{}", koth_scheduler::pg::free_port().unwrap());
+    phase("starting koth up");
     let (up, url) = start(&data, &addr, "browser", 68000);
+    phase("waiting for a finished match of every ladder");
     let matches = finished_match_per_game(&addr);
     let rt = tokio::runtime::Runtime::new().unwrap();
     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         rt.block_on(scenario(&url, &addr, &data, &shots, &matches));
     }));
+    phase("stopping koth up");
     assert_eq!(stop(up), Some(0));
+    phase("stopped");
     if let Err(e) = result {
         std::panic::resume_unwind(e);
     }
@@ -174,6 +188,7 @@ fn the_local_viewer_shows_each_turns_stderr_beside_its_move() {
         ));
         return;
     }
+    phase("the local viewer: koth match --open, koth replay view");
     let tmp = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("browser-local-stderr");
     let _ = std::fs::remove_dir_all(&tmp);
     std::fs::create_dir_all(&tmp).unwrap();
@@ -263,6 +278,7 @@ fn the_local_viewer_shows_each_turns_stderr_beside_its_move() {
         unsafe { libc::kill(p.id() as i32, libc::SIGTERM) };
         assert_eq!(p.wait().unwrap().code(), Some(0));
     }
+    phase("the local viewer: done");
     if let Err(e) = result {
         std::panic::resume_unwind(e);
     }
@@ -272,6 +288,7 @@ async fn scenario(url: &str, addr: &str, data: &std::path::Path, shots: &std::pa
     let (c, _driver) = browser(shots.join("profile")).await;
     let url = url.trim_end_matches('/');
 
+    phase("The ladders of every game");
     // The ladders of every game.
     c.goto(&format!("{url}/")).await.unwrap();
     until(&c, "the ladders", "document.querySelectorAll('#ladders tbody tr').length === 5", 20).await;
@@ -305,6 +322,7 @@ async fn scenario(url: &str, addr: &str, data: &std::path::Path, shots: &std::pa
         c.find(Locator::Css(&format!("{css} a[href=\"{href}\"]"))).await.unwrap_or_else(|e| panic!("{css} links {href}: {e}"));
     }
     assert!(text(&c, "#start-hosts").await.contains("koth up"));
+    phase("Matches are played all the time here");
     // Matches are played all the time here: one shows under "Playing now"
     // (reloaded until one is; each page load reads them once), and its
     // link leads to a match a runner is playing.
@@ -326,6 +344,7 @@ async fn scenario(url: &str, addr: &str, data: &std::path::Path, shots: &std::pa
     assert!(info["state"] == "finished" || info["running"] == true, "a match playing now, or just ended: {info}");
     shot(&c, shots, "home").await;
 
+    phase("A match being played");
     // A match being played: its page says so, follows its turns, and
     // draws them on the board as they are played.
     let mut watched = Vec::new();
@@ -367,6 +386,7 @@ async fn scenario(url: &str, addr: &str, data: &std::path::Path, shots: &std::pa
     assert!(drawn.len() >= 2 && drawn.windows(2).all(|w| w[0] < w[1]), "a live match's board is drawn further as it is played: {drawn:?}");
     shot(&c, shots, "live-match").await;
 
+    phase("Every game's page offers its starter kits, in the languages this");
     // Every game's page offers its starter kits, in the languages this
     // server's runners can run; the others are named, not offered.
     c.goto(&format!("{url}/games/linkage")).await.unwrap();
@@ -385,6 +405,7 @@ async fn scenario(url: &str, addr: &str, data: &std::path::Path, shots: &std::pa
     assert_eq!(c.execute(&shown("#starter-kits a[download]"), vec![]).await.unwrap(), json!(offered));
     assert_eq!(c.execute(&shown("#kits-unavailable li"), vec![]).await.unwrap(), json!(not));
 
+    phase("The replay viewer draws and plays a match of each game");
     // The replay viewer draws and plays a match of each game (as a visitor).
     for (game, id) in matches {
         // The game leads: on a laptop's screen and a phone's, the board and
@@ -549,6 +570,7 @@ async fn scenario(url: &str, addr: &str, data: &std::path::Path, shots: &std::pa
         }
     }
 
+    phase("A downloaded replay in the same viewer, served on this machine by");
     // A downloaded replay in the same viewer, served on this machine by
     // `koth replay view` (no site around it).
     {
@@ -608,6 +630,7 @@ async fn scenario(url: &str, addr: &str, data: &std::path::Path, shots: &std::pa
         assert_eq!(viewer.wait().unwrap().code(), Some(0));
     }
 
+    phase("An external game");
     // An external game (a folder: game.json and a referee in JavaScript)
     // played by `koth match --game FOLDER` and drawn in the same viewer from
     // its referee's views: its legend, its captions, its events in words.
@@ -659,6 +682,7 @@ async fn scenario(url: &str, addr: &str, data: &std::path::Path, shots: &std::pa
         assert_eq!(viewer.wait().unwrap().code(), Some(0));
     }
 
+    phase("The same file opened on the site's /replay page");
     // The same file opened on the site's /replay page (drawn by the server,
     // kept nowhere); a file that is not a replay is refused with why.
     {
@@ -686,6 +710,7 @@ async fn scenario(url: &str, addr: &str, data: &std::path::Path, shots: &std::pa
         shot(&c, shots, "opened-replay").await;
     }
 
+    phase("Sign up through the form; the token is kept by the browser");
     // Sign up through the form; the token is kept by the browser.
     c.goto(&format!("{url}/")).await.unwrap();
     until(&c, "the sign-up form", "document.querySelector('#new-name')", 20).await;
@@ -729,6 +754,7 @@ async fn scenario(url: &str, addr: &str, data: &std::path::Path, shots: &std::pa
     let accept = c.execute("return document.querySelector('#bot-file').accept", vec![]).await.unwrap();
     assert!(accept.as_str().unwrap().contains(".py"), "{accept}");
 
+    phase("A broken C bot");
     // A broken C bot: the compiler's message shows at once.
     let broken = data.join("broken.c");
     std::fs::write(&broken, "int main(void) { return no_such_name; }\n").unwrap();
@@ -743,6 +769,7 @@ async fn scenario(url: &str, addr: &str, data: &std::path::Path, shots: &std::pa
     assert!(log.as_str().unwrap().contains("no_such_name"), "{log}");
     shot(&c, shots, "compile-error").await;
 
+    phase("A good bot that talks on stderr");
     // A good bot that talks on stderr: compiled (nothing to compile for
     // Python), then its first matches appear as they finish.
     let bot = data.join("chatty.py");
@@ -758,6 +785,7 @@ async fn scenario(url: &str, addr: &str, data: &std::path::Path, shots: &std::pa
     let bot_href = c.find(Locator::Css("#bot-link")).await.unwrap().attr("href").await.unwrap().unwrap();
     let bot_id: i64 = bot_href.trim_start_matches("/bots/").parse().unwrap();
 
+    phase("Its first match, as its owner");
     // Its first match, as its owner: its stderr beside each of its moves.
     let first = get_json(addr, &format!("/api/bots/{bot_id}/matches"));
     let m = first.as_array().unwrap().iter().find(|m| m["state"] == "finished").expect("a finished match");
@@ -809,6 +837,7 @@ async fn scenario(url: &str, addr: &str, data: &std::path::Path, shots: &std::pa
     let file: Value = serde_json::from_slice(&std::fs::read(&file).unwrap()).unwrap();
     assert_eq!(file["seats"], r["seats"]);
 
+    phase("The bot page");
     // The bot page: versions, the owner's compile log, rating plot, matches, head to head.
     let deadline = Instant::now() + Duration::from_secs(300);
     while get_json(addr, &format!("/api/bots/{bot_id}/ratings")).as_array().unwrap().len() < 2 {
@@ -853,6 +882,7 @@ async fn scenario(url: &str, addr: &str, data: &std::path::Path, shots: &std::pa
     until(&c, "the token gone", "!document.querySelector('#token-table button.revoke')", 20).await;
     assert_eq!(me_with(&made), 401, "a revoked token is refused at once");
 
+    phase("A ladder's page, and a protocol page");
     // A ladder's page, and a protocol page.
     c.goto(&format!("{url}/ladders/{target}")).await.unwrap();
     until(&c, "the leaderboard", "document.querySelectorAll('#leaderboard tbody tr').length >= 2", 20).await;
@@ -884,6 +914,7 @@ async fn host_pages(c: &Client, url: &str, addr: &str, data: &std::path::Path, s
     c.find(Locator::Css("#sign-in button")).await.unwrap().click().await.unwrap();
     until(c, "the host's form", "document.querySelector('#new-ladder')", 20).await;
 
+    phase("A bad settings text is refused with the reason; then the ladder");
     // A bad settings text is refused with the reason; then the ladder.
     c.find(Locator::Css("#new-ladder-name")).await.unwrap().send_keys("cup").await.unwrap();
     c.find(Locator::Css("#new-ladder-game option[value=target]")).await.unwrap().click().await.unwrap();
@@ -905,6 +936,7 @@ async fn host_pages(c: &Client, url: &str, addr: &str, data: &std::path::Path, s
     let ladder: i64 = c.current_url().await.unwrap().path().trim_start_matches("/ladders/").parse().unwrap();
     assert!(text(c, "#contest-phase").await.contains("open"));
 
+    phase("Three bots join");
     // Three bots join (through the API, as authors' CLIs would).
     for name in ["d1", "d2", "d3"] {
         let src = std::fs::read("bots/target/drifter.py").unwrap();
@@ -923,6 +955,7 @@ async fn host_pages(c: &Client, url: &str, addr: &str, data: &std::path::Path, s
         tokio::time::sleep(Duration::from_millis(500)).await;
     }
 
+    phase("Cancel a queued match no runner has started");
     // Cancel a queued match no runner has started (the example ladders
     // keep both runners busy, so the new ladder's matches wait their turn;
     // one a runner takes between drawing and clicking is refused, and the
@@ -948,6 +981,7 @@ async fn host_pages(c: &Client, url: &str, addr: &str, data: &std::path::Path, s
     let state = get_json(addr, &format!("/api/matches/{cancelled}"))["state"].clone();
     assert_eq!(state, "cancelled", "match {cancelled}");
 
+    phase("Pause and resume");
     // Pause and resume.
     c.refresh().await.unwrap();
     until(c, "the pause button", "document.querySelector('#pause')", 20).await;
@@ -978,6 +1012,7 @@ async fn host_pages(c: &Client, url: &str, addr: &str, data: &std::path::Path, s
     c.find(Locator::Css("button.disable-bot[data-bot=d3]")).await.unwrap().click().await.unwrap();
     until(c, "the bot enabled", "document.querySelector('button.disable-bot[data-bot=d3]').textContent === 'Disable'", 20).await;
 
+    phase("Close submissions, then start the finals");
     // Close submissions, then start the finals: the top 3, adaptive, at
     // most 12 matches (the base round is 6).
     c.find(Locator::Css("#close-now")).await.unwrap().click().await.unwrap();
@@ -1034,6 +1069,7 @@ async fn host_pages(c: &Client, url: &str, addr: &str, data: &std::path::Path, s
         "{csv}"
     );
 
+    phase("The audit trail");
     // The audit trail: the page lists the newest entries; its form filters
     // them by kind, and its query by ladder too.
     c.find(Locator::Css("#audit-link")).await.unwrap().click().await.unwrap();
@@ -1087,6 +1123,7 @@ async fn added_game(c: &Client, url: &str, addr: &str, data: &std::path::Path, s
     }
     assert!(text(c, "h1").await.contains("Rock Paper Scissors Lizard Spock"));
     assert!(text(c, "#game-log").await.starts_with("passed its validation match"), "{}", text(c, "#game-log").await);
+    phase("Its kits are its example bots");
     // Its kits are its example bots (it has no starters/), each to download
     // as its file: the Python one, and the C one (this server runs both).
     let kits = c
@@ -1101,6 +1138,7 @@ async fn added_game(c: &Client, url: &str, addr: &str, data: &std::path::Path, s
     assert_eq!((st, source), (200, std::fs::read_to_string(folder.join("bots/cycler.py")).unwrap()));
     shot(c, shots, "added-game").await;
 
+    phase("A ladder of it");
     // A ladder of it (offered in the form now), two bots, a match drawn.
     let post = |path: &str, body: Vec<u8>| {
         ureq::post(&format!("http://{addr}{path}"))
