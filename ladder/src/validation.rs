@@ -210,7 +210,11 @@ mod tests {
                 true,
                 &["seat 2", "crashed on turn 5 (exit code 1)", "Its stderr:\nboom", "previous version"],
             ),
-            (vec![seat(0, BotStatus::OutOfMemory { turn: 2 }, 1, 0, 0, "")], true, &["out of memory", "wrote nothing on stderr"]),
+            (
+                vec![seat(0, BotStatus::OutOfMemory { turn: 2, limit: Some(64 << 20) }, 1, 0, 0, "")],
+                true,
+                &["out of memory", "wrote nothing on stderr"],
+            ),
             (vec![seat(0, BotStatus::NotConnected { reason: "it never connected".into() }, 0, 0, 0, "")], true, &["never connected"]),
             (vec![seat(0, BotStatus::Frozen { turn: 5, timeouts: 5 }, 0, 5, 0, "")], true, &["frozen", "never answers in time"]),
             // Target freezes nobody: a silent bot is seen by its timeouts.

@@ -242,8 +242,49 @@ fn misbehaving_bots_get_the_status_that_says_what_happened() {
     let mut opts = MatchOptions { max_turns: Some(3), ..options(GameKind::Target, 2) };
     opts.sandbox.limits.memory = 128 << 20;
     let r = play(&opts, vec![test_bot("hog.py", &[]), quiet()]).unwrap();
-    assert!(matches!(r.outcomes[0].status, BotStatus::OutOfMemory { turn: 1 }), "{:?}", r.outcomes[0].status);
+    assert!(
+        matches!(r.outcomes[0].status, BotStatus::OutOfMemory { turn: 1, limit: Some(l) } if l == 128 << 20),
+        "{:?}",
+        r.outcomes[0].status
+    );
     assert!(r.outcomes[0].peak_memory.unwrap_or(0) <= (128 << 20) + (1 << 20));
+
+    // Out of memory by its files: a process per turn that keeps its state
+    // in files of its folder, which count against its box's memory, is
+    // told so with the limit.
+    let mut opts = MatchOptions { max_turns: Some(40), ..options(GameKind::Slime, 2) };
+    opts.sandbox.limits.memory = 48 << 20;
+    (opts.sandbox.limits.disk, opts.sandbox.limits.file_size) = (256 << 20, 64 << 20);
+    let greedy = || bot("bots/slime/greedy.py");
+    let r = play(&opts, vec![test_bot("file_hoarder.py", &[]), greedy(), greedy(), greedy()]).unwrap();
+    let o = &r.outcomes[0];
+    // Its turns are 1, 5, 9, ... (four seats); 8 MiB a turn fill 48 MiB
+    // within six of them. Its status names the first turn it was killed on.
+    let BotStatus::OutOfMemory { turn: first, limit: Some(limit) } = o.status else { panic!("{:?}: {}", o.status, o.stderr) };
+    assert!(first > 1 && first < 30 && limit == 48 << 20, "{:?}: {}", o.status, o.stderr);
+    let said = o.status.describe();
+    assert!(said.contains("its box's limit is 48 MiB") && said.contains("the files it wrote in its folder"), "{said}");
+    // Each turn it was killed on says so beside the empty answer that left,
+    // the first one included.
+    let note = format!("[koth] turn {first}: this turn's program {said}");
+    assert!(o.stderr.contains(&note), "no {note:?} in its log: {}", o.stderr);
+    assert!(o.stderr.matches("this turn's program ran out of memory").count() >= 2, "{}", o.stderr);
+
+    // A process per turn that crashes plays on (each turn's answer is what
+    // it wrote: nothing here), and its log says how each one ended.
+    let opts = MatchOptions { max_turns: Some(8), ..options(GameKind::Slime, 2) };
+    let r = play(&opts, vec![test_bot("quitter_argv.py", &[]), greedy(), greedy(), greedy()]).unwrap();
+    let o = &r.outcomes[0];
+    assert!(!o.status.is_gone(), "{:?}: {}", o.status, o.stderr);
+    for turn in [1, 5] {
+        let note = format!("[koth] turn {turn}: this turn's program crashed on turn {turn} (exit code 3)");
+        assert!(o.stderr.contains(&note), "no {note:?} in its log: {}", o.stderr);
+    }
+    // The same with files: Linkage's program writes no order and exits.
+    let opts = MatchOptions { max_turns: Some(4), ..options(GameKind::Linkage, 2) };
+    let r = play(&opts, vec![test_bot("quitter_argv.py", &[]), bot("bots/linkage/first_fit.py")]).unwrap();
+    let o = &r.outcomes[0];
+    assert!(o.stderr.contains("[koth] turn 1: this turn's program crashed on turn 1 (exit code 3)"), "{:?}: {}", o.status, o.stderr);
 
     // Not connected: a Snake bot that never connects nor speaks loses at once.
     let opts = MatchOptions { first_move_extra: Duration::from_millis(300), ..options(GameKind::Snake, 2) };

@@ -33,7 +33,7 @@ use std::time::{Duration, Instant};
 
 use koth_games::replay::{Answer, EndedBy, MoveTime, Recorded, ReplaySeat, ReplayWriter, SeatStderr, Turn};
 use koth_games::{BotProtocol, GameId, MatchResult, Request, Seat, TimePolicy, Verdict};
-use koth_sandbox::{BoxPool, CpuWait, Network, PromptWakeups, Sandbox, SandboxConfig};
+use koth_sandbox::{BoxPool, CpuWait, Exit, Network, PromptWakeups, Sandbox, SandboxConfig};
 use serde::Serialize;
 
 use crate::bot::BotSpec;
@@ -305,6 +305,11 @@ struct Player {
     core: Option<u32>,
     /// Its data carried from match to match, if any.
     data: Option<SeatData>,
+    /// OOM kills in its box seen so far, and the turn of the first: a
+    /// process per turn killed for memory leaves an empty answer and plays
+    /// on, and its status at the end names that turn.
+    oom_kills: u64,
+    first_oom: Option<u32>,
 }
 
 /// Who plays a seat.
@@ -399,6 +404,8 @@ impl Player {
             core: None,
             data,
             spec,
+            oom_kills: 0,
+            first_oom: None,
         })
     }
 
@@ -446,12 +453,36 @@ impl Player {
 
     fn status_of(&self, gone: Gone, turn: u32) -> BotStatus {
         match gone {
-            Gone::Exited(_) if self.sandbox.oom_kills().unwrap_or(0) > 0 => BotStatus::OutOfMemory { turn },
+            Gone::Exited(_) if self.sandbox.oom_kills().unwrap_or(0) > 0 => self.out_of_memory(turn),
             Gone::Exited(exit) => BotStatus::from_exit(exit, turn),
             Gone::ClosedOutput => BotStatus::ClosedOutput { turn },
             Gone::NotConnected(reason) => BotStatus::NotConnected { reason },
             Gone::NotStarted(why) => BotStatus::NotConnected { reason: format!("its program could not be started: {why}") },
         }
+    }
+
+    /// Killed by the kernel for memory on `turn`, with its box's limit.
+    fn out_of_memory(&self, turn: u32) -> BotStatus {
+        BotStatus::OutOfMemory { turn, limit: Some(self.sandbox.limits().memory) }
+    }
+
+    /// A process per turn answered (or ended) on `turn`: if it ended on
+    /// its own (`exit`) other than with code 0, or the kernel killed
+    /// something of its box for memory meanwhile, say so in its log beside
+    /// that turn's answer, which such an end leaves empty or cut.
+    fn note_turn_exit(&mut self, exit: Option<Exit>, turn: u32) {
+        let kills = self.sandbox.oom_kills().unwrap_or(self.oom_kills);
+        let killed_for_memory = kills > self.oom_kills;
+        self.oom_kills = kills;
+        let how = match exit {
+            _ if killed_for_memory => {
+                self.first_oom.get_or_insert(turn);
+                self.out_of_memory(turn)
+            }
+            Some(Exit::Code(0)) | None => return,
+            exit => BotStatus::from_exit(exit, turn),
+        };
+        self.log.note(&format!("\n[koth] turn {turn}: this turn's program {}\n", how.describe()));
     }
 
     /// Start the bot (a long-lived one with `argv` after its program's
@@ -739,7 +770,7 @@ pub fn play_seats(opts: &MatchOptions, bots: Vec<SeatPlayer>) -> Result<MatchRep
         proto.finish(&mut bot, grace);
         p.end_turn(turn);
         if p.sandbox.oom_kills().unwrap_or(0) > 0 && !matches!(p.status, BotStatus::OutOfMemory { .. }) {
-            p.status = BotStatus::OutOfMemory { turn };
+            p.status = p.out_of_memory(p.first_oom.unwrap_or(turn));
         }
         let data = p.data.as_ref().map(|d| {
             // Nothing of the bot runs while its folder is read.
@@ -1037,6 +1068,10 @@ fn listen(p: &mut Player, pend: &mut Pending, turn: u32, stalled: Duration) -> O
         // the pause of a long-lived bot: none of its threads runs in
         // between, however many it spins.
         let cpu_at_answer = p.sandbox.cpu_usage().unwrap_or_default();
+        // How a process per turn ended (once its times are taken, before
+        // the pause ends its exchange); a long-lived bot has no such end.
+        let exit = p.proto.turn_exit();
+        p.note_turn_exit(exit, turn);
         p.pause();
         let cpu_after = p.sandbox.cpu_usage().unwrap_or_default();
         // The box is paused: its threads' counts stand still, and the

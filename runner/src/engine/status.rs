@@ -19,6 +19,12 @@ pub enum BotStatus {
     /// The kernel killed it for memory.
     OutOfMemory {
         turn: u32,
+        /// Its box's memory limit in bytes, which the files it wrote in
+        /// its scratch folders count against too (a bot that keeps its
+        /// state in files can fill it that way); absent in what was
+        /// recorded before koth said it.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        limit: Option<u64>,
     },
     /// It ran out of time where the game does not forgive that (a loss or
     /// a forfeit), by this many milliseconds.
@@ -114,7 +120,12 @@ impl BotStatus {
             BotStatus::Crashed { code: Some(c), turn, .. } => format!("crashed {} (exit code {c})", when(turn)),
             BotStatus::Crashed { signal: Some(s), turn, .. } => format!("crashed {} (killed by signal {s}{})", when(turn), signal_name(*s)),
             BotStatus::Crashed { turn, .. } => format!("crashed {}", when(turn)),
-            BotStatus::OutOfMemory { turn } => format!("ran out of memory {}", when(turn)),
+            BotStatus::OutOfMemory { turn, limit: None } => format!("ran out of memory {}", when(turn)),
+            BotStatus::OutOfMemory { turn, limit: Some(limit) } => format!(
+                "ran out of memory {} (its box's limit is {}, and the files it wrote in its folder and /tmp count against it too)",
+                when(turn),
+                in_mib(*limit)
+            ),
             BotStatus::TimedOut { turn, by_ms } => format!("timed out {} (over the limit by {by_ms} ms)", when(turn)),
             BotStatus::Frozen { turn, timeouts } => format!("frozen {} after {timeouts} consecutive timeouts", when(turn)),
             BotStatus::NotReading { turn, unread } => {
@@ -124,6 +135,16 @@ impl BotStatus {
             BotStatus::NotConnected { reason } => format!("never got going: {reason}"),
             BotStatus::InvalidOutput { turn, answer, reason } => format!("invalid answer {answer:?} on turn {turn}: {reason}"),
         }
+    }
+}
+
+/// Bytes in MiB, with a decimal only where it is not a whole number.
+fn in_mib(bytes: u64) -> String {
+    const MIB: u64 = 1 << 20;
+    if bytes.is_multiple_of(MIB) {
+        format!("{} MiB", bytes / MIB)
+    } else {
+        format!("{:.1} MiB", bytes as f64 / MIB as f64)
     }
 }
 
@@ -149,7 +170,7 @@ mod tests {
         vec![
             BotStatus::Ok,
             BotStatus::Crashed { code: Some(3), signal: None, turn: 5 },
-            BotStatus::OutOfMemory { turn: 1 },
+            BotStatus::OutOfMemory { turn: 1, limit: Some(96 << 20) },
             BotStatus::TimedOut { turn: 2, by_ms: 17 },
             BotStatus::Frozen { turn: 21, timeouts: 5 },
             BotStatus::NotReading { turn: 4, unread: 9000 },
@@ -181,6 +202,10 @@ mod tests {
     fn statuses_say_what_happened() {
         let words: Vec<String> = every_status().iter().map(BotStatus::describe).collect();
         assert_eq!(words[1], "crashed on turn 5 (exit code 3)");
+        assert_eq!(
+            words[2],
+            "ran out of memory on turn 1 (its box's limit is 96 MiB, and the files it wrote in its folder and /tmp count against it too)"
+        );
         assert_eq!(words[3], "timed out on turn 2 (over the limit by 17 ms)");
         assert_eq!(words[4], "frozen on turn 21 after 5 consecutive timeouts");
         assert!(words[5].starts_with("stopped reading its input: 9000 bytes"));
@@ -188,5 +213,19 @@ mod tests {
             BotStatus::Crashed { code: None, signal: Some(9), turn: 0 }.describe(),
             "crashed while starting (killed by signal 9, SIGKILL)"
         );
+        assert_eq!(
+            BotStatus::OutOfMemory { turn: 0, limit: Some((3 << 20) / 2) }.describe().split(" (").nth(1).unwrap().split(',').next(),
+            Some("its box's limit is 1.5 MiB")
+        );
+    }
+
+    /// What was recorded before the limit was (replays, stored outcomes)
+    /// still reads, and says what it said then.
+    #[test]
+    fn an_out_of_memory_status_recorded_without_its_limit_still_reads() {
+        let old: BotStatus = serde_json::from_str(r#"{"kind":"out_of_memory","turn":4}"#).unwrap();
+        assert_eq!(old, BotStatus::OutOfMemory { turn: 4, limit: None });
+        assert_eq!(old.describe(), "ran out of memory on turn 4");
+        assert_eq!(serde_json::to_string(&old).unwrap(), r#"{"kind":"out_of_memory","turn":4}"#);
     }
 }

@@ -14,6 +14,7 @@
 use std::time::Instant;
 
 use koth_games::Request;
+use koth_sandbox::Exit;
 
 use super::answer::Assembler;
 use super::io::{Outbox, PollSet};
@@ -29,6 +30,8 @@ pub(super) struct Turn {
     pub process: Process,
     pub stdin: Option<Outbox>,
     answers: Assembler,
+    /// Its answer was what it wrote before it ended or closed its output.
+    ended: bool,
 }
 
 impl Turn {
@@ -47,7 +50,7 @@ impl Turn {
         };
         let mut answers = Assembler::default();
         answers.expect(&req.answer);
-        Ok(Turn { process, stdin, answers })
+        Ok(Turn { process, stdin, answers, ended: false })
     }
 
     /// Write what its stdin takes now.
@@ -104,6 +107,7 @@ impl Protocol for PerTurnArgv {
         }
         if out.at_eof() || exited {
             // Ended (or closed stdout): what it wrote is its answer.
+            t.ended = true;
             out.pump();
             while let Some(line) = out.take_line() {
                 if let Some(answer) = t.answers.line(line) {
@@ -126,6 +130,17 @@ impl Protocol for PerTurnArgv {
 
     fn unsent(&self) -> usize {
         self.turn.as_ref().map_or(0, Turn::unsent)
+    }
+
+    fn turn_exit(&mut self) -> Option<Exit> {
+        let t = self.turn.as_mut()?;
+        // A process whose output closed is usually exiting: its status a
+        // moment later says how.
+        if t.ended {
+            t.process.exit_within(super::ENDING_WAIT)
+        } else {
+            t.process.exited()
+        }
     }
 
     fn end_exchange(&mut self, bot: &mut Bot) {

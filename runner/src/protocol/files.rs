@@ -20,6 +20,7 @@ use koth_games::{FileExchange, Request};
 use super::argv::Turn;
 use super::io::PollSet;
 use super::{Bot, Gone, Heard, Process, Protocol, MAX_LINE};
+use koth_sandbox::Exit;
 
 pub struct PerTurnFiles {
     files: FileExchange,
@@ -118,6 +119,10 @@ impl Protocol for PerTurnFiles {
 
     fn unsent(&self) -> usize {
         self.stdin.as_ref().map_or(0, super::io::Outbox::unsent)
+    }
+
+    fn turn_exit(&mut self) -> Option<Exit> {
+        self.turn.as_mut().and_then(Process::exited)
     }
 
     fn end_exchange(&mut self, bot: &mut Bot) {

@@ -54,6 +54,11 @@ pub const MAX_LINE: usize = 4096;
 /// goes on without it (the box's teardown reaps it later).
 pub const REAP_WAIT: Duration = Duration::from_millis(200);
 
+/// How long the engine waits, after a process per turn closed its output
+/// (its answer is in), for its exit status, to tell its author how it
+/// ended ([`Protocol::turn_exit`]); the bot's clock has stopped by then.
+pub const ENDING_WAIT: Duration = Duration::from_millis(20);
+
 /// A fresh instance of protocol `kind` for one bot: a long-lived bot's
 /// messages delimited as `framing` says, a `per_turn_files` bot's files
 /// named as `files` says. (Which protocol a game speaks is the game's:
@@ -159,6 +164,14 @@ pub trait Protocol: Send {
     }
     /// The exchange is over: a per-turn process is stopped at once.
     fn end_exchange(&mut self, _bot: &mut Bot) {}
+    /// A process per request: how this request's process ended, if it
+    /// has ended on its own by the time its answer was heard (the engine
+    /// tells the bot's author of a crash or an out-of-memory kill, which
+    /// leave an empty or cut answer and nothing else to see). `None` for a
+    /// long-lived bot, whose end is [`Heard::Gone`].
+    fn turn_exit(&mut self) -> Option<Exit> {
+        None
+    }
     /// Why a bot that speaks first said nothing within `allowance`.
     fn silence(&self, allowance: Duration) -> String {
         format!("wrote no id line within {} ms", allowance.as_millis())

@@ -1,0 +1,4 @@
+# A process per turn (Slime, Linkage): exits with code 3 without answering.
+import sys
+
+sys.exit(3)
