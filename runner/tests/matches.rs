@@ -280,6 +280,11 @@ fn misbehaving_bots_get_the_status_that_says_what_happened() {
         let note = format!("[koth] turn {turn}: this turn's program crashed on turn {turn} (exit code 3)");
         assert!(o.stderr.contains(&note), "no {note:?} in its log: {}", o.stderr);
     }
+    // One that answers, closes its output and spins is stopped by koth,
+    // which is nothing of its own to report.
+    let r = play(&opts, vec![test_bot("closer_argv.py", &[]), greedy(), greedy(), greedy()]).unwrap();
+    let o = &r.outcomes[0];
+    assert!(o.status == BotStatus::Ok && o.moves == 2 && !o.stderr.contains("this turn's program"), "{:?}: {}", o.status, o.stderr);
     // The same with files: Linkage's program writes no order and exits.
     let opts = MatchOptions { max_turns: Some(4), ..options(GameKind::Linkage, 2) };
     let r = play(&opts, vec![test_bot("quitter_argv.py", &[]), bot("bots/linkage/first_fit.py")]).unwrap();

@@ -466,11 +466,16 @@ impl Player {
         BotStatus::OutOfMemory { turn, limit: Some(self.sandbox.limits().memory) }
     }
 
-    /// A process per turn answered (or ended) on `turn`: if it ended on
-    /// its own (`exit`) other than with code 0, or the kernel killed
+    /// A process per turn's exchange of `turn` is over: if its process
+    /// ended on its own other than with code 0, or the kernel killed
     /// something of its box for memory meanwhile, say so in its log beside
-    /// that turn's answer, which such an end leaves empty or cut.
-    fn note_turn_exit(&mut self, exit: Option<Exit>, turn: u32) {
+    /// that turn's answer, which such an end leaves empty or cut. (A
+    /// long-lived bot's end is its status.)
+    fn note_turn_exit(&mut self, turn: u32) {
+        if self.proto.long_lived() {
+            return;
+        }
+        let exit = self.proto.turn_exit();
         let kills = self.sandbox.oom_kills().unwrap_or(self.oom_kills);
         let killed_for_memory = kills > self.oom_kills;
         self.oom_kills = kills;
@@ -1019,6 +1024,7 @@ fn play_turn(players: &mut [Player], requests: &[Request], turn: u32, prompt: &P
             let deadline = pend.sent + pend.allowance.deadline(took, wait);
             if now >= deadline {
                 p.pause();
+                p.note_turn_exit(turn);
                 let cpu_after = p.sandbox.cpu_usage().unwrap_or_default();
                 pend.state = Waiting::Nothing { took, cpu_after, wait };
                 // Its input still not taken: an ordinary timeout, unless it
@@ -1068,11 +1074,10 @@ fn listen(p: &mut Player, pend: &mut Pending, turn: u32, stalled: Duration) -> O
         // the pause of a long-lived bot: none of its threads runs in
         // between, however many it spins.
         let cpu_at_answer = p.sandbox.cpu_usage().unwrap_or_default();
-        // How a process per turn ended (once its times are taken, before
-        // the pause ends its exchange); a long-lived bot has no such end.
-        let exit = p.proto.turn_exit();
-        p.note_turn_exit(exit, turn);
         p.pause();
+        // How a process per turn ended, its exchange over (a long-lived
+        // bot has no such end).
+        p.note_turn_exit(turn);
         let cpu_after = p.sandbox.cpu_usage().unwrap_or_default();
         // The box is paused: its threads' counts stand still, and the
         // sample costs the bot nothing. CPU as at the answer.

@@ -23,6 +23,8 @@ use super::{Bot, Gone, Heard, Process, Protocol};
 #[derive(Default)]
 pub struct PerTurnArgv {
     turn: Option<Turn>,
+    /// How the last turn's process ended on its own, if it did.
+    ended_as: Option<Exit>,
 }
 
 /// One turn's process, its stdin text on the way, and its answer read.
@@ -30,8 +32,6 @@ pub(super) struct Turn {
     pub process: Process,
     pub stdin: Option<Outbox>,
     answers: Assembler,
-    /// Its answer was what it wrote before it ended or closed its output.
-    ended: bool,
 }
 
 impl Turn {
@@ -50,7 +50,7 @@ impl Turn {
         };
         let mut answers = Assembler::default();
         answers.expect(&req.answer);
-        Ok(Turn { process, stdin, answers, ended: false })
+        Ok(Turn { process, stdin, answers })
     }
 
     /// Write what its stdin takes now.
@@ -107,7 +107,6 @@ impl Protocol for PerTurnArgv {
         }
         if out.at_eof() || exited {
             // Ended (or closed stdout): what it wrote is its answer.
-            t.ended = true;
             out.pump();
             while let Some(line) = out.take_line() {
                 if let Some(answer) = t.answers.line(line) {
@@ -133,19 +132,12 @@ impl Protocol for PerTurnArgv {
     }
 
     fn turn_exit(&mut self) -> Option<Exit> {
-        let t = self.turn.as_mut()?;
-        // A process whose output closed is usually exiting: its status a
-        // moment later says how.
-        if t.ended {
-            t.process.exit_within(super::ENDING_WAIT)
-        } else {
-            t.process.exited()
-        }
+        self.ended_as.take()
     }
 
     fn end_exchange(&mut self, bot: &mut Bot) {
         if let Some(mut t) = self.turn.take() {
-            t.process.stop(bot);
+            self.ended_as = t.process.stop(bot);
         }
     }
 

@@ -29,11 +29,13 @@ pub struct PerTurnFiles {
     stdin: Option<super::io::Outbox>,
     /// The current process is the start-up one, which prints the id line.
     starting: bool,
+    /// How the last turn's process ended on its own, if it did.
+    ended_as: Option<Exit>,
 }
 
 impl PerTurnFiles {
     pub fn new(files: FileExchange) -> PerTurnFiles {
-        PerTurnFiles { files, turn: None, stdin: None, starting: false }
+        PerTurnFiles { files, turn: None, stdin: None, starting: false, ended_as: None }
     }
 }
 
@@ -122,7 +124,7 @@ impl Protocol for PerTurnFiles {
     }
 
     fn turn_exit(&mut self) -> Option<Exit> {
-        self.turn.as_mut().and_then(Process::exited)
+        self.ended_as.take()
     }
 
     fn end_exchange(&mut self, bot: &mut Bot) {
@@ -131,7 +133,7 @@ impl Protocol for PerTurnFiles {
             if !self.starting {
                 p.keep_stdout(bot.log);
             }
-            p.stop(bot);
+            self.ended_as = p.stop(bot);
         }
     }
 

@@ -54,11 +54,6 @@ pub const MAX_LINE: usize = 4096;
 /// goes on without it (the box's teardown reaps it later).
 pub const REAP_WAIT: Duration = Duration::from_millis(200);
 
-/// How long the engine waits, after a process per turn closed its output
-/// (its answer is in), for its exit status, to tell its author how it
-/// ended ([`Protocol::turn_exit`]); the bot's clock has stopped by then.
-pub const ENDING_WAIT: Duration = Duration::from_millis(20);
-
 /// A fresh instance of protocol `kind` for one bot: a long-lived bot's
 /// messages delimited as `framing` says, a `per_turn_files` bot's files
 /// named as `files` says. (Which protocol a game speaks is the game's:
@@ -164,11 +159,11 @@ pub trait Protocol: Send {
     }
     /// The exchange is over: a per-turn process is stopped at once.
     fn end_exchange(&mut self, _bot: &mut Bot) {}
-    /// A process per request: how this request's process ended, if it
-    /// has ended on its own by the time its answer was heard (the engine
-    /// tells the bot's author of a crash or an out-of-memory kill, which
-    /// leave an empty or cut answer and nothing else to see). `None` for a
-    /// long-lived bot, whose end is [`Heard::Gone`].
+    /// A process per request, once its exchange has ended: how the
+    /// process ended on its own ([`Process::stop`]), taken (the engine
+    /// tells the bot's author of a crash, which leaves an empty or cut
+    /// answer and nothing else to see). `None` when koth's kill ended it,
+    /// and for a long-lived bot, whose end is [`Heard::Gone`].
     fn turn_exit(&mut self) -> Option<Exit> {
         None
     }
@@ -253,11 +248,21 @@ impl Process {
     /// Kill it and whatever it started in the box; wait a bounded time.
     /// The program first: once it is reaped, the box is usually empty and
     /// killing the rest costs one look at the cgroup.
-    pub fn stop(&mut self, bot: &mut Bot) {
-        let _ = self.child.kill();
-        let _ = self.child.wait_timeout(Some(REAP_WAIT));
+    ///
+    /// Returns how the program ended on its own, if it did: `None` when
+    /// this kill ended it (or it could not be reaped in time). A program
+    /// already exiting (its output closed as it exits) keeps its own exit
+    /// status: the kernel ignores a signal to a process on its way out.
+    pub fn stop(&mut self, bot: &mut Bot) -> Option<Exit> {
+        let own = self.child.try_wait().ok().flatten();
+        let killed = own.is_none() && self.child.kill().is_ok();
+        let reaped = self.child.wait_timeout(Some(REAP_WAIT)).ok().flatten();
         let _ = bot.sandbox.kill_all();
         self.drain_stderr(bot.log);
+        match reaped {
+            Some(Exit::Signal(libc::SIGKILL)) if killed => None,
+            reaped => reaped,
+        }
     }
 }
 
