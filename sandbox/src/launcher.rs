@@ -20,15 +20,7 @@
 //! asleep, waiting for the joiner to be woken and scheduled, and one per
 //! CPU left four boxes at once at 0.55–0.58× quiet and 0.26–0.28× on a busy
 //! host; two per CPU: 0.61–0.74× and 0.50–0.56× (`docs/sandbox.md`).
-//!
-//! They are started as jobs need them: a job queued when no launcher is
-//! free starts one more, up to that number. A process that builds one box
-//! (`koth sandbox run`) starts one or two, not four; each costs its stack,
-//! its guard page and signal stack, an arena of the allocator and 41
-//! `prctl`s (`narrow_bounding_set`), and a busy runner reaches the full
-//! number in its first burst.
 
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::{self, Receiver, Sender};
 use std::sync::{Arc, Mutex, OnceLock};
 
@@ -44,72 +36,30 @@ pub(crate) fn launchers() -> usize {
     (2 * std::thread::available_parallelism().map_or(1, |n| n.get())).clamp(1, MAX_LAUNCHERS)
 }
 
-/// The launchers' queue, and how many there are and are free.
-struct Launchers {
-    tx: Mutex<Sender<Job>>,
-    rx: Arc<Mutex<Receiver<Job>>>,
-    /// Launcher threads started (never more than [`launchers`]).
-    started: AtomicUsize,
-    /// Started and not running a job.
-    free: AtomicUsize,
-    /// Jobs queued and not yet taken.
-    queued: AtomicUsize,
-}
-
-fn pool() -> &'static Launchers {
-    static LAUNCHERS: OnceLock<Launchers> = OnceLock::new();
-    LAUNCHERS.get_or_init(|| {
+fn sender() -> &'static Mutex<Sender<Job>> {
+    static LAUNCHER: OnceLock<Mutex<Sender<Job>>> = OnceLock::new();
+    LAUNCHER.get_or_init(|| {
         let (tx, rx) = mpsc::channel::<Job>();
-        Launchers {
-            tx: Mutex::new(tx),
-            rx: Arc::new(Mutex::new(rx)),
-            started: AtomicUsize::new(0),
-            free: AtomicUsize::new(0),
-            queued: AtomicUsize::new(0),
+        let rx = Arc::new(Mutex::new(rx));
+        for i in 0..launchers() {
+            let rx = rx.clone();
+            std::thread::Builder::new()
+                .name(format!("koth-launcher-{i}"))
+                .spawn(move || {
+                    // Every box's programs descend from these threads: they
+                    // must not keep a priority of the thread that happened
+                    // to create them (the match engine's is real-time while
+                    // it plays).
+                    crate::wakeup::ordinary_scheduling();
+                    narrow_bounding_set();
+                    while let Some(job) = next_job(&rx) {
+                        job();
+                    }
+                })
+                .expect("spawning a sandbox launcher thread");
         }
+        Mutex::new(tx)
     })
-}
-
-impl Launchers {
-    /// Queue `job`; start a launcher if more jobs wait than launchers are
-    /// free (the counts may race with a launcher taking a job: then one
-    /// more starts than was needed, never more than [`launchers`]).
-    fn submit(&self, job: Job) {
-        self.queued.fetch_add(1, Ordering::SeqCst);
-        self.tx.lock().unwrap_or_else(|p| p.into_inner()).send(job).expect("the sandbox launcher threads are gone");
-        if self.queued.load(Ordering::SeqCst) > self.free.load(Ordering::SeqCst) {
-            self.start_one();
-        }
-    }
-
-    fn start_one(&self) {
-        let i = self.started.fetch_add(1, Ordering::SeqCst);
-        if i >= launchers() {
-            self.started.fetch_sub(1, Ordering::SeqCst);
-            return;
-        }
-        let rx = self.rx.clone();
-        // Free from now: a job queued meanwhile will be its.
-        self.free.fetch_add(1, Ordering::SeqCst);
-        std::thread::Builder::new()
-            .name(format!("koth-launcher-{i}"))
-            .spawn(move || {
-                // Every box's programs descend from these threads: they
-                // must not keep a priority of the thread that happened to
-                // create them (the match engine's is real-time while it
-                // plays).
-                crate::wakeup::ordinary_scheduling();
-                narrow_bounding_set();
-                let pool = pool();
-                while let Some(job) = next_job(&rx) {
-                    pool.free.fetch_sub(1, Ordering::SeqCst);
-                    pool.queued.fetch_sub(1, Ordering::SeqCst);
-                    job();
-                    pool.free.fetch_add(1, Ordering::SeqCst);
-                }
-            })
-            .expect("spawning a sandbox launcher thread");
-    }
 }
 
 /// The one capability a box's init uses after its exec (`holder/init.c`):
@@ -163,7 +113,7 @@ pub(crate) fn start_on_launcher<R: Send + 'static>(f: impl FnOnce() -> R + Send 
     let job: Job = Box::new(move || {
         let _ = tx.send(f());
     });
-    pool().submit(job);
+    sender().lock().unwrap_or_else(|p| p.into_inner()).send(job).expect("the sandbox launcher threads are gone");
     rx
 }
 
