@@ -551,6 +551,8 @@ impl Sandbox {
             err_w,
             holder_pidfd: self.holder_pidfd.as_raw_fd(),
             join: self.cgroup.join_fds().iter().map(|f| f.as_raw_fd()).collect(),
+            join_memory: self.cgroup.memory_join_fd().map(|f| f.as_raw_fd()),
+            leave: self.cgroup.leave_fd().map(|f| f.as_raw_fd()),
             into_cgroup: self.cgroup.clone_into().map(|f| f.as_raw_fd()),
             uid,
             gid,

@@ -82,6 +82,42 @@
 //! The steps of the program are [`Stage`]s, in order; a failed step is
 //! reported by its name.
 //!
+//! # The box's memory limit and the supervisor
+//!
+//! The OOM killer of a box's memory cgroup rates each task in it by the
+//! memory it runs on, and when it kills one it kills every process
+//! sharing that memory. A child of the supervisor in the box's memory
+//! cgroup before its `execve` runs on the supervisor's memory: picked, it
+//! would take the supervisor (a runner, with every match it plays) with
+//! it. The kernel spares a vfork child whose parent shares its memory
+//! (`in_vfork()` in `oom_badness`), but only until the child lets its
+//! parent go, which it does as it *exits* or *execs*, before it lets go of
+//! the memory (`mm_release`, then the switch of memory, which waits for the
+//! supervisor's memory map lock whenever another thread of the supervisor
+//! maps or unmaps memory). So:
+//!
+//! * **The joiner never exits in the box's memory cgroup.** On v1 it joins
+//!   every hierarchy but memory's, and the program joins that one itself,
+//!   as its first step ([`ExecPlan::join_memory`]), as the joiner's vfork
+//!   child; on v2 the program is forked into the box's cgroup, and a joiner
+//!   that had to move itself in (the fallback) moves back out before it
+//!   exits ([`ExecPlan::leave`]).
+//! * **A child that fails goes back to the supervisor's memory cgroup
+//!   before it exits** ([`Prepared::fail`]): a spawn into a full box fails
+//!   at its fork, its Landlock or its `execve`, exactly while the box's
+//!   other programs meet its limit.
+//!
+//! Before these, the `racing` supervisor of `sandbox/tests/hostile.rs`
+//! (spawns at once into a full box, on a busy host) was killed by its
+//! box's OOM killer in 1 of 20 runs beside a build, the killed task being
+//! a joiner (uid 0) or a program (the box's uid), both named after the
+//! launcher thread. Two windows are left, each a few system calls long,
+//! that no step of a spawn can close: a program's `execve` between its
+//! parent's release and its switch to the new memory (it runs the
+//! program's own code next), and a program killed by a signal before its
+//! `execve` (the box's programs killed at a spawn's deadline). Neither
+//! killed a supervisor in the runs of `docs/sandbox.md`.
+//!
 //! # A parked first program
 //!
 //! Most of a program's start does not depend on what it runs: joining the
@@ -155,9 +191,16 @@ pub(crate) struct ExecPlan {
     /// its end of the socket it waits on.
     pub err_w: RawFd,
     pub holder_pidfd: RawFd,
-    /// `tasks` of each of the box's v1 cgroups, or its v2 `cgroup.procs`
-    /// (`Group::join_fds`).
+    /// `tasks` of each of the box's v1 cgroups but memory's, or its v2
+    /// `cgroup.procs` (`Group::join_fds`): the joiner's.
     pub join: Vec<RawFd>,
+    /// `tasks` of the box's v1 memory cgroup, which the program joins
+    /// itself (`Group::memory_join_fd`; "The box's memory limit and the
+    /// supervisor", above).
+    pub join_memory: Option<RawFd>,
+    /// The supervisor's own memory cgroup, where a child that fails goes
+    /// back before it exits (`Group::leave_fd`; the same section).
+    pub leave: Option<RawFd>,
     /// The box's v2 cgroup directory: the program is forked into it
     /// (`clone3`, `CLONE_INTO_CGROUP`) rather than its joiner moved there
     /// through `join`, which is the fallback (and v1's only way).
@@ -308,10 +351,14 @@ impl Prepared {
     /// and exit. Only an atomic store into the memory the child shares with
     /// the supervisor: nothing is allocated, by the child or by the kernel
     /// on its behalf (a pipe's write would be, in the box's memory cgroup).
+    ///
+    /// The child first goes back to the supervisor's own memory cgroup
+    /// ([`leave_the_box_memory`]): it exits on the supervisor's memory.
     fn fail(&self, stage: Stage, err: io::Error) -> ! {
         let index = Stage::ALL.iter().position(|s| *s == stage).unwrap_or(Stage::ALL.len() - 1) as u64;
         let errno = err.raw_os_error().unwrap_or(0) as u32 as u64;
         self.failure.store((index + 1) << 32 | errno, Ordering::SeqCst);
+        leave_the_box_memory(self.plan());
         // SAFETY: _exit ends this child at once; nothing of the parent's is touched.
         unsafe { libc::_exit(127) }
     }
@@ -549,7 +596,7 @@ extern "C" fn joiner_main(arg: *mut libc::c_void) -> libc::c_int {
                 prepared.fail(Stage::JoinCgroup, io::Error::last_os_error());
             }
         }
-        plan.marks.mark("joining the box's cgroups (tasks on v1, cgroup.procs on v2)");
+        plan.marks.mark("joining the box's cgroups (tasks on v1, but memory's; cgroup.procs on v2)");
         // SAFETY: as for the joiner: the program runs on the other stack and
         // reads `prepared`, alive until the launcher has seen the program's
         // execve or exit (`launch`), and follows the module's rules. This
@@ -560,9 +607,31 @@ extern "C" fn joiner_main(arg: *mut libc::c_void) -> libc::c_int {
         Err(e) => prepared.fail(Stage::Fork, e),
         Ok(pid) => {
             prepared.program_pid.store(pid, Ordering::SeqCst);
+            // A joiner that moved itself into the box's v2 cgroup (the
+            // fallback above) exits out of its memory cgroup; on v1 it
+            // never joined that one (the program does), and a joiner that
+            // forked the program in never moved.
+            if !prepared.forked_into_cgroup.load(std::sync::atomic::Ordering::Relaxed) && plan.join_memory.is_none() {
+                leave_the_box_memory(plan);
+            }
             // SAFETY: the joiner's work is done; _exit skips destructors that belong to the supervisor.
             unsafe { libc::_exit(0) }
         }
+    }
+}
+
+/// In a child sharing the supervisor's memory, before it exits: move it
+/// back to the supervisor's own memory cgroup (a failed write is ignored:
+/// it exits all the same). See "The box's memory limit and the
+/// supervisor" in the module docs: a child that exits is no longer a
+/// vfork child, and until the kernel has taken the supervisor's memory
+/// from it, the box's OOM killer could pick it and kill the supervisor.
+fn leave_the_box_memory(plan: &ExecPlan) {
+    if let Some(fd) = plan.leave {
+        // SAFETY: `fd` is the supervisor's memory cgroup's `tasks` or
+        // `cgroup.procs`, open for the plan's life; a one-byte buffer that
+        // lives for the call.
+        unsafe { libc::pwrite(fd, b"0".as_ptr().cast(), 1, 0) };
     }
 }
 
@@ -595,6 +664,16 @@ extern "C" fn program_main(arg: *mut libc::c_void) -> libc::c_int {
         (false, true) => "cloning the program (clone, CLONE_VM | CLONE_PARENT | CLONE_VFORK)",
         (false, false) => "cloning the program (clone, CLONE_VM | CLONE_PARENT)",
     });
+    // v1: the box's memory cgroup is joined here, by the program, a vfork
+    // child of its joiner, never by the joiner, which would exit in it
+    // ("The box's memory limit and the supervisor").
+    if let Some(fd) = plan.join_memory {
+        // SAFETY: `fd` is the box's memory cgroup's `tasks`, open for the plan's life; a one-byte buffer that lives for the call.
+        if unsafe { libc::pwrite(fd, b"0".as_ptr().cast(), 1, 0) } < 0 {
+            fail(Stage::JoinCgroup);
+        }
+        mark("joining the box's memory cgroup (tasks, v1)");
+    }
     // SAFETY: system calls with integer arguments, or pointers into `plan`
     // and `prepared` (alive, see `joiner_main`) and static C strings. Ids
     // are changed by raw system calls: glibc's wrappers act on every thread

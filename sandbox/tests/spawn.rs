@@ -418,9 +418,11 @@ fn a_box_and_a_program_report_each_step_of_their_start_in_order() {
             Version::V2 => {
                 &["cloning the program into the box's cgroup (clone3, CLONE_VM | CLONE_PARENT | CLONE_VFORK | CLONE_INTO_CGROUP)"]
             }
+            // The memory hierarchy is joined by the program itself.
             Version::V1 => &[
-                "joining the box's cgroups (tasks on v1, cgroup.procs on v2)",
+                "joining the box's cgroups (tasks on v1, but memory's; cgroup.procs on v2)",
                 "cloning the program (clone, CLONE_VM | CLONE_PARENT | CLONE_VFORK)",
+                "joining the box's memory cgroup (tasks, v1)",
             ],
         };
         let in_order: Vec<&str> = [

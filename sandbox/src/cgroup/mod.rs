@@ -213,6 +213,22 @@ pub trait Group: Send + Sync {
     /// thread alone cannot leave its domain; v2 forks into the cgroup
     /// instead, [`Group::clone_into`]). Opened once, written from the child.
     fn join_fds(&self) -> Vec<&OwnedFd>;
+    /// The file to which a program writes `0` to join the box's memory
+    /// cgroup itself, as its first step: v1's memory hierarchy's `tasks`,
+    /// which the joiner leaves out of [`Group::join_fds`], so that it never
+    /// sits in the box's memory cgroup on the supervisor's memory while it
+    /// exits (`spawn.rs`, "The box's memory limit and the supervisor").
+    /// `None` on v2, where the program is forked into the cgroup.
+    fn memory_join_fd(&self) -> Option<&OwnedFd> {
+        None
+    }
+    /// The supervisor's own memory cgroup (v1: that hierarchy's `tasks`;
+    /// v2: its cgroup's `cgroup.procs`), where a process sharing the
+    /// supervisor's memory goes back before it exits on a failure, out of
+    /// the box's reach (same section). `None` where it could not be opened.
+    fn leave_fd(&self) -> Option<&OwnedFd> {
+        None
+    }
     /// The cgroup's directory, open for `clone3`'s `CLONE_INTO_CGROUP`
     /// (v2 only): a program forked into it needs no move (see
     /// `sys::clone3_into_cgroup`). `None` on v1, where a process can only

@@ -6,6 +6,7 @@
 
 use std::os::fd::OwnedFd;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use super::{cpu_list, keyed, open_ro, open_rw, parse_u64, pread, pwrite, read_pids, rmdir_retry, wait_until, write_file};
@@ -17,6 +18,9 @@ pub(crate) struct V1 {
     parents: Vec<PathBuf>,
     /// Each controller used, and the index of its hierarchy in `parents`.
     controllers: Vec<(Controller, usize)>,
+    /// `tasks` of the supervisor's own memory cgroup (the memory
+    /// hierarchy's parent of the boxes): [`Group::leave_fd`].
+    leave: Option<Arc<OwnedFd>>,
 }
 
 impl V1 {
@@ -76,7 +80,16 @@ impl V1 {
                 kept.len() - 1
             });
         }
-        Ok(V1 { parents: kept, controllers })
+        let memory = controllers.iter().find(|(c, _)| *c == Controller::Memory).map(|(_, at)| &kept[*at]);
+        let leave = match memory.map(|dir| open_rw(&dir.join("tasks"))) {
+            Some(Ok(fd)) => Some(Arc::new(fd)),
+            Some(Err(e)) => {
+                tracing::warn!("{e}: a program that fails before its execve exits in its box's memory cgroup");
+                None
+            }
+            None => None,
+        };
+        Ok(V1 { parents: kept, controllers, leave })
     }
 
     fn dir_of(&self, ctrl: Controller) -> Option<&PathBuf> {
@@ -107,13 +120,28 @@ impl Hierarchy for V1 {
             }
             let box_dir = |c: Controller| self.dir_of(c).map(|p| p.join(name)).expect("a required controller has a hierarchy");
             let (mem, cpu, freezer) = (box_dir(Controller::Memory), box_dir(Controller::Cpuacct), box_dir(Controller::Freezer));
+            // The memory hierarchy is the program's to join, not the
+            // joiner's (`Group::memory_join_fd`).
+            let memory_at = self.controllers.iter().find(|(c, _)| *c == Controller::Memory).map(|(_, at)| *at);
+            let mut join = Vec::with_capacity(dirs.len());
+            let mut memory_join = None;
+            for (i, d) in dirs.iter().enumerate() {
+                // `tasks`, not `cgroup.procs`: the joiner and the program
+                // are one thread each and move themselves (`0`), which the
+                // kernel does without its global threadgroup lock (and so
+                // without waiting for an RCU grace period after a quiet
+                // spell, as a move of a whole process does; `docs/sandbox.md`).
+                let fd = open_rw(&d.join("tasks"))?;
+                if Some(i) == memory_at {
+                    memory_join = Some(fd);
+                } else {
+                    join.push(fd);
+                }
+            }
             Ok(V1Group {
-                // `tasks`, not `cgroup.procs`: the joiner is one thread and
-                // moves itself (`0`), which the kernel does without its
-                // global threadgroup lock (and so without waiting for an RCU
-                // grace period after a quiet spell, as a move of a whole
-                // process does; `docs/sandbox.md`).
-                join: dirs.iter().map(|d| open_rw(&d.join("tasks"))).collect::<Result<_>>()?,
+                join,
+                memory_join: memory_join.expect("memory is a required controller"),
+                leave: self.leave.clone(),
                 cpuacct_usage: open_ro(&cpu.join("cpuacct.usage"))?,
                 freezer_state: open_rw(&freezer.join("freezer.state"))?,
                 mem_peak: open_ro(&mem.join("memory.max_usage_in_bytes"))?,
@@ -141,7 +169,11 @@ pub(crate) struct V1Group {
     freezer_dir: PathBuf,
     cpuset: Option<PathBuf>,
     cpu_isolated: bool,
+    /// `tasks` of every hierarchy but memory's: the joiner's.
     join: Vec<OwnedFd>,
+    /// `tasks` of the memory hierarchy's: the program's.
+    memory_join: OwnedFd,
+    leave: Option<Arc<OwnedFd>>,
     cpuacct_usage: OwnedFd,
     freezer_state: OwnedFd,
     mem_peak: OwnedFd,
@@ -161,6 +193,14 @@ impl V1Group {
 impl Group for V1Group {
     fn join_fds(&self) -> Vec<&OwnedFd> {
         self.join.iter().collect()
+    }
+
+    fn memory_join_fd(&self) -> Option<&OwnedFd> {
+        Some(&self.memory_join)
+    }
+
+    fn leave_fd(&self) -> Option<&OwnedFd> {
+        self.leave.as_deref()
     }
 
     fn cpu_usage(&self) -> Result<Duration> {

@@ -9,6 +9,7 @@ use std::fs;
 use std::io;
 use std::os::fd::{AsRawFd, OwnedFd};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use super::{cpu_list, keyed, open_ro, open_rw, open_wo, parse_u64, pread, pwrite, read_pids, rmdir_retry, write_file};
@@ -22,6 +23,10 @@ pub(crate) struct V2 {
     /// The controllers enabled for the box cgroups (v2 names from
     /// [`CONTROLLERS`]: the required ones, and the fairness ones offered).
     controllers: Vec<Controller>,
+    /// `cgroup.procs` of the cgroup the supervisor is in once the box
+    /// cgroups' controllers are enabled (the runner leaf, or where it
+    /// was): [`Group::leave_fd`].
+    leave: Option<Arc<OwnedFd>>,
 }
 
 impl V2 {
@@ -57,7 +62,20 @@ impl V2 {
             controllers.retain(|c| c.required());
             enable_controllers(&parent, &names(&controllers)).map_err(|_| e)?;
         }
-        Ok(V2 { parent, controllers })
+        // Where this process is now: `enable_controllers` may have moved
+        // it into the runner leaf.
+        let now = fs::read_to_string("/proc/self/cgroup").unwrap_or_default();
+        let leave = match now.lines().find_map(|l| l.strip_prefix("0::")) {
+            Some(path) => match open_rw(&dir_under_mount(point, root, path).join("cgroup.procs")) {
+                Ok(fd) => Some(Arc::new(fd)),
+                Err(e) => {
+                    tracing::warn!("{e}: a program that fails before its execve exits in its box's memory cgroup");
+                    None
+                }
+            },
+            None => None,
+        };
+        Ok(V2 { parent, controllers, leave })
     }
 }
 
@@ -120,6 +138,7 @@ impl Hierarchy for V2 {
                 cpu_isolated: self.controllers.contains(&Controller::Cpu),
                 cpuset: self.controllers.contains(&Controller::Cpuset),
                 dir: dir.clone(),
+                leave: self.leave.clone(),
             })
         })();
         match result {
@@ -145,6 +164,7 @@ pub(crate) struct V2Group {
     freeze: OwnedFd,
     events: OwnedFd,
     kill: OwnedFd,
+    leave: Option<Arc<OwnedFd>>,
 }
 
 impl V2Group {
@@ -184,6 +204,10 @@ impl Group for V2Group {
 
     fn clone_into(&self) -> Option<&OwnedFd> {
         Some(&self.dir_fd)
+    }
+
+    fn leave_fd(&self) -> Option<&OwnedFd> {
+        self.leave.as_deref()
     }
 
     fn cpu_usage(&self) -> Result<Duration> {
