@@ -108,15 +108,17 @@
 //!   other programs meet its limit.
 //!
 //! Before these, the `racing` supervisor of `sandbox/tests/hostile.rs`
-//! (spawns at once into a full box, on a busy host) was killed by its
-//! box's OOM killer in 1 of 20 runs beside a build, the killed task being
-//! a joiner (uid 0) or a program (the box's uid), both named after the
-//! launcher thread. Two windows are left, each a few system calls long,
-//! that no step of a spawn can close: a program's `execve` between its
-//! parent's release and its switch to the new memory (it runs the
-//! program's own code next), and a program killed by a signal before its
-//! `execve` (the box's programs killed at a spawn's deadline). Neither
-//! killed a supervisor in the runs of `docs/sandbox.md`.
+//! (spawns at once into a full box, on a host busy with a build) was
+//! killed by its box's OOM killer in 5 of 100 runs, the killed task a
+//! joiner (uid 0) twice and a program (the box's uid) three times; with
+//! them, in 3 of 140, a program each time (`docs/sandbox.md`). What is
+//! left, that no step of a spawn can close: a program's `execve` between
+//! its parent's release and its switch to the new program's memory (the
+//! program's own code runs next), and a program killed by a signal before
+//! its `execve` (the box's programs killed at a spawn's deadline). The
+//! first is as wide as the wait for the supervisor's memory map lock;
+//! closing it needs the first `execve` made outside the box's memory
+//! cgroup, or spawns made by a process of their own with little memory.
 //!
 //! # A parked first program
 //!
