@@ -503,7 +503,8 @@ fn a_box_out_of_memory_never_kills_its_supervisor() {
         assert_ne!(
             out.status.signal(),
             Some(libc::SIGKILL),
-            "{role}: the supervisor was killed (SIGKILL), most likely by its box's OOM killer (see dmesg)"
+            "{role}: the supervisor was killed (SIGKILL), most likely by its box's OOM killer; the kernel's last kills:\n{}",
+            last_oom_kills()
         );
         assert!(out.status.success(), "{role}: the supervisor failed: {}\n{}", out.status, String::from_utf8_lossy(&out.stdout));
         let line = stderr.lines().find(|l| l.starts_with(&format!("oom-supervisor {role}:"))).expect("the supervisor's report");
@@ -519,6 +520,22 @@ fn a_box_out_of_memory_never_kills_its_supervisor() {
             let (boxes, ooms) = (field(line, "boxes"), field(line, "oom_kills"));
             assert!(ooms >= boxes, "fewer OOM kills than boxes: {line}");
         }
+    }
+}
+
+/// The kernel's last OOM kills (`dmesg`), for a supervisor's death: a
+/// task named after a launcher thread ("koth-launcher-N") with the
+/// supervisor's memory is a child not yet exec'd; uid 0, a joiner or a
+/// program before it took the box's ids (`sandbox/src/spawn.rs`, "The
+/// box's memory limit and the supervisor").
+fn last_oom_kills() -> String {
+    match std::process::Command::new("dmesg").output() {
+        Ok(out) => {
+            let text = String::from_utf8_lossy(&out.stdout);
+            let kills: Vec<&str> = text.lines().filter(|l| l.contains("Killed process")).collect();
+            kills[kills.len().saturating_sub(3)..].join("\n")
+        }
+        Err(e) => format!("(dmesg: {e})"),
     }
 }
 
