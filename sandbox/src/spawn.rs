@@ -591,7 +591,11 @@ extern "C" fn joiner_main(arg: *mut libc::c_void) -> libc::c_int {
             prepared.forked_into_cgroup.store(false, std::sync::atomic::Ordering::Relaxed);
         }
     }
+    // Whether this joiner moved itself into the box's memory cgroup: only
+    // in v2's fallback (on v1 the program joins memory itself).
+    let mut in_box_memory = false;
     if cloned.is_err() {
+        in_box_memory = plan.join_memory.is_none();
         for &fd in &plan.join {
             // SAFETY: `fd` is an open `tasks` or `cgroup.procs` file of the box; a one-byte buffer that lives for the call.
             if unsafe { libc::pwrite(fd, b"0".as_ptr().cast(), 1, 0) } < 0 {
@@ -609,11 +613,8 @@ extern "C" fn joiner_main(arg: *mut libc::c_void) -> libc::c_int {
         Err(e) => prepared.fail(Stage::Fork, e),
         Ok(pid) => {
             prepared.program_pid.store(pid, Ordering::SeqCst);
-            // A joiner that moved itself into the box's v2 cgroup (the
-            // fallback above) exits out of its memory cgroup; on v1 it
-            // never joined that one (the program does), and a joiner that
-            // forked the program in never moved.
-            if !prepared.forked_into_cgroup.load(std::sync::atomic::Ordering::Relaxed) && plan.join_memory.is_none() {
+            // It exits out of the box's memory cgroup (the module docs).
+            if in_box_memory {
                 leave_the_box_memory(plan);
             }
             // SAFETY: the joiner's work is done; _exit skips destructors that belong to the supervisor.

@@ -427,6 +427,19 @@ pub(crate) fn dir_under_mount(point: &Path, mount_root: &str, path: &str) -> Pat
 
 // ---- small file helpers shared by both backends -------------------------
 
+/// The supervisor's own memory cgroup's `tasks` or `cgroup.procs`, for
+/// [`Group::leave_fd`]: `None`, with a warning, where it cannot be opened
+/// (a failing child then exits where it is, as before).
+pub(crate) fn open_leave(path: &Path) -> Option<std::sync::Arc<OwnedFd>> {
+    match open_rw(path) {
+        Ok(fd) => Some(std::sync::Arc::new(fd)),
+        Err(e) => {
+            tracing::warn!("{e}: a program that fails before its execve exits in its box's memory cgroup");
+            None
+        }
+    }
+}
+
 pub(crate) fn open_rw(path: &Path) -> Result<OwnedFd> {
     fs::OpenOptions::new()
         .read(true)

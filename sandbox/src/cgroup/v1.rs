@@ -10,7 +10,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use super::{cpu_list, keyed, open_ro, open_rw, parse_u64, pread, pwrite, read_pids, rmdir_retry, wait_until, write_file};
-use super::{dir_under_mount, Controller, Group, Hierarchy, Mounts, Version, CONTROLLERS, KILL_WAIT};
+use super::{dir_under_mount, open_leave, Controller, Group, Hierarchy, Mounts, Version, CONTROLLERS, KILL_WAIT};
 use crate::{Error, Limits, Result};
 
 pub(crate) struct V1 {
@@ -80,16 +80,9 @@ impl V1 {
                 kept.len() - 1
             });
         }
-        let memory = controllers.iter().find(|(c, _)| *c == Controller::Memory).map(|(_, at)| &kept[*at]);
-        let leave = match memory.map(|dir| open_rw(&dir.join("tasks"))) {
-            Some(Ok(fd)) => Some(Arc::new(fd)),
-            Some(Err(e)) => {
-                tracing::warn!("{e}: a program that fails before its execve exits in its box's memory cgroup");
-                None
-            }
-            None => None,
-        };
-        Ok(V1 { parents: kept, controllers, leave })
+        let mut v1 = V1 { parents: kept, controllers, leave: None };
+        v1.leave = v1.dir_of(Controller::Memory).and_then(|dir| open_leave(&dir.join("tasks")));
+        Ok(v1)
     }
 
     fn dir_of(&self, ctrl: Controller) -> Option<&PathBuf> {
@@ -122,17 +115,16 @@ impl Hierarchy for V1 {
             let (mem, cpu, freezer) = (box_dir(Controller::Memory), box_dir(Controller::Cpuacct), box_dir(Controller::Freezer));
             // The memory hierarchy is the program's to join, not the
             // joiner's (`Group::memory_join_fd`).
-            let memory_at = self.controllers.iter().find(|(c, _)| *c == Controller::Memory).map(|(_, at)| *at);
             let mut join = Vec::with_capacity(dirs.len());
             let mut memory_join = None;
-            for (i, d) in dirs.iter().enumerate() {
+            for d in &dirs {
                 // `tasks`, not `cgroup.procs`: the joiner and the program
                 // are one thread each and move themselves (`0`), which the
                 // kernel does without its global threadgroup lock (and so
                 // without waiting for an RCU grace period after a quiet
                 // spell, as a move of a whole process does; `docs/sandbox.md`).
                 let fd = open_rw(&d.join("tasks"))?;
-                if Some(i) == memory_at {
+                if *d == mem {
                     memory_join = Some(fd);
                 } else {
                     join.push(fd);

@@ -13,7 +13,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use super::{cpu_list, keyed, open_ro, open_rw, open_wo, parse_u64, pread, pwrite, read_pids, rmdir_retry, write_file};
-use super::{dir_under_mount, Controller, Group, Hierarchy, Mounts, Version, CONTROLLERS, KILL_WAIT};
+use super::{dir_under_mount, open_leave, Controller, Group, Hierarchy, Mounts, Version, CONTROLLERS, KILL_WAIT};
 use crate::{Error, Limits, Result};
 
 const RUNNER_LEAF: &str = "koth-runner";
@@ -65,16 +65,10 @@ impl V2 {
         // Where this process is now: `enable_controllers` may have moved
         // it into the runner leaf.
         let now = fs::read_to_string("/proc/self/cgroup").unwrap_or_default();
-        let leave = match now.lines().find_map(|l| l.strip_prefix("0::")) {
-            Some(path) => match open_rw(&dir_under_mount(point, root, path).join("cgroup.procs")) {
-                Ok(fd) => Some(Arc::new(fd)),
-                Err(e) => {
-                    tracing::warn!("{e}: a program that fails before its execve exits in its box's memory cgroup");
-                    None
-                }
-            },
-            None => None,
-        };
+        let leave = now
+            .lines()
+            .find_map(|l| l.strip_prefix("0::"))
+            .and_then(|path| open_leave(&dir_under_mount(point, root, path).join("cgroup.procs")));
         Ok(V2 { parent, controllers, leave })
     }
 }
