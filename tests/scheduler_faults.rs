@@ -292,7 +292,29 @@ fn bot_processes(uids: std::ops::Range<u32>) -> Vec<(u32, String)> {
                 }
             }
             let cgroup = std::fs::read_to_string(e.path().join("cgroup")).unwrap_or_default().replace('\n', " ");
-            out.push((pid, format!("{}; {}; {}; {}; cgroup {cgroup}", field("Name:"), field("State:"), field("PPid:"), field("NSpid:"))));
+            // Where the kernel holds it, and whether its freezer does: what
+            // tells a frozen program from one stuck in a call, or alive.
+            let read = |name: &str| std::fs::read_to_string(e.path().join(name)).unwrap_or_default().trim().replace('\n', " | ");
+            let freezer = cgroup
+                .split_whitespace()
+                .find_map(|l| l.split_once(":freezer:").map(|(_, dir)| dir.to_owned()))
+                .map(|dir| std::fs::read_to_string(format!("/sys/fs/cgroup/freezer{dir}/freezer.state")).unwrap_or_default())
+                .unwrap_or_default();
+            out.push((
+                pid,
+                format!(
+                    "{}; {}; {}; {}; {}; {}; wchan {}; stack {}; freezer {}; cgroup {cgroup}",
+                    field("Name:"),
+                    field("State:"),
+                    field("PPid:"),
+                    field("NSpid:"),
+                    field("SigPnd:"),
+                    field("ShdPnd:"),
+                    read("wchan"),
+                    read("stack"),
+                    freezer.trim(),
+                ),
+            ));
         }
     }
     eprintln!("{reaped} dead bot processes (zombies) adopted from killed runners reaped");

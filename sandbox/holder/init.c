@@ -16,7 +16,11 @@
  *   'S'  kill(-1, SIGSTOP): every other process of the namespace, in one
  *        pass under the kernel's task-list lock, so no fork slips through
  *        and no stopped program can continue another;
- *   'C'  kill(-1, SIGCONT).
+ *   'C'  kill(-1, SIGCONT);
+ *   'K'  kill(-1, SIGKILL): the box's kill on cgroup v1, which has no
+ *        cgroup.kill; the same one pass, and no freezer (a supervisor
+ *        killed while v1's freezer held the box left it frozen for ever:
+ *        a frozen task acts on SIGKILL only once thawed).
  *
  * No C library: on x86-64 and AArch64 it is built with -nostdlib
  * (sandbox/build.rs) and makes its system calls itself. Every box execs
@@ -108,6 +112,8 @@ __attribute__((noreturn, used)) void init_main(void) {
                     sys(SYS_kill, -1, SIGSTOP, 0, 0, 0);
                 else if (cmd[i] == 'C')
                     sys(SYS_kill, -1, SIGCONT, 0, 0, 0);
+                else if (cmd[i] == 'K')
+                    sys(SYS_kill, -1, SIGKILL, 0, 0, 0);
                 /* Done: the supervisor waits for this before it goes on. */
                 sys(SYS_write, CONTROL, (long)&cmd[i], 1, 0, 0);
             }

@@ -540,11 +540,13 @@ fn loopback_up() -> io::Result<()> {
     Ok(())
 }
 
-/// Holder commands on the control pipe: stop or continue every program of
-/// the box (see `Sandbox::freeze` on cgroup v1). The box's init carries them
-/// out (`holder/init.c`, which uses the same bytes).
+/// Holder commands on the control pipe: stop, continue or kill every
+/// program of the box (see `Sandbox::freeze` and `Sandbox::kill_all` on
+/// cgroup v1). The box's init carries them out (`holder/init.c`, which uses
+/// the same bytes).
 pub(crate) const STOP_ALL: u8 = b'S';
 pub(crate) const CONTINUE_ALL: u8 = b'C';
+pub(crate) const KILL_ALL: u8 = b'K';
 
 /// Open the holder's view of a path in the box (`/proc/<holder>/root/...`).
 pub(crate) fn open_in_box(holder: libc::pid_t, inside: &str, flags: libc::c_int) -> io::Result<OwnedFd> {

@@ -510,7 +510,7 @@ impl Sandbox {
             || {
                 tracing::warn!(r#box = %self.id, "a program did not reach execve in time; killing the box's programs");
                 overdue = true;
-                let _ = self.cgroup.kill_all();
+                let _ = self.kill_all();
             },
         );
         let back = plan.program.expect("a program started at once keeps its arguments");
@@ -590,7 +590,7 @@ impl Sandbox {
             SPAWN_DEADLINE,
             || {
                 tracing::warn!(r#box = %this.id, "a parked program did not reach its wait in time; killing the box's programs");
-                let _ = this.cgroup.kill_all();
+                let _ = this.kill_all();
             },
         )?;
         let parked = match parking {
@@ -626,7 +626,7 @@ impl Sandbox {
         let report = parked.start(&attempt, marks, SPAWN_DEADLINE, || {
             tracing::warn!(r#box = %self.id, "a parked program did not reach execve in time; killing the box's programs");
             overdue = true;
-            let _ = self.cgroup.kill_all();
+            let _ = self.kill_all();
         });
         let pid = parked.pid();
         match report {
@@ -857,7 +857,24 @@ impl Sandbox {
         self.cgroup.set_cores(cores)
     }
     /// Kill every program of the box; the box stays usable for new spawns.
+    ///
+    /// On cgroup v2 this is `cgroup.kill`. On v1, which has none, the box's
+    /// init kills every program of its PID namespace in one pass
+    /// (`kill(-1, SIGKILL)`, as its `SIGSTOP` for [`Sandbox::freeze`]: no
+    /// fork slips through), and the cgroup's own rounds then kill what it
+    /// still lists and wait for them to be gone (the programs on their way
+    /// out; a joiner, which is outside the namespace, waits for its program
+    /// and exits). No freezer: a supervisor killed between v1's `FROZEN`
+    /// and `THAWED` left its box frozen, and a frozen program acts on the
+    /// `SIGKILL` its init's death sends it only once thawed, so it lived on
+    /// until a later supervisor swept the group (seen in CI: a program
+    /// killed on its way to `execve` outlived its runner). A box whose
+    /// init cannot be reached (it died, and its namespace's programs with
+    /// it) gets the rounds alone.
     pub fn kill_all(&self) -> Result<()> {
+        if self.version == Version::V1 && !self.cgroup.pids()?.is_empty() {
+            let _ = self.signal_all(crate::mounts::KILL_ALL);
+        }
         self.cgroup.kill_all()
     }
     /// The box's work folder, for putting files in and reading them back.
@@ -927,7 +944,7 @@ impl Sandbox {
             return Ok(());
         }
         let until = Instant::now() + TEARDOWN_WAIT;
-        let killed = self.cgroup.kill_all();
+        let killed = self.kill_all();
         // Killed, if parked still, and gone before its memory is.
         drop(self.parked.get_mut().unwrap_or_else(|p| p.into_inner()).take());
         let pending: Vec<libc::pid_t> = {

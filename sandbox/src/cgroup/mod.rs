@@ -15,7 +15,7 @@
 //! | peak memory           | `memory.peak`               | `memory.max_usage_in_bytes`          |
 //! | OOM kills             | `memory.events` `oom_kill`  | `memory.oom_control` `oom_kill`      |
 //! | freeze / thaw         | `cgroup.freeze`, `cgroup.events` | `freezer.state`                 |
-//! | kill the tree         | `cgroup.kill`               | freeze, SIGKILL each, thaw, repeat   |
+//! | kill the tree         | `cgroup.kill`               | the box's init's `kill(-1, SIGKILL)`, then SIGKILL each, repeat |
 //! | the box's threads     | `cgroup.threads`            | `tasks`                              |
 //!
 //! **One list of controllers** ([`CONTROLLERS`]) drives both backends, as
@@ -41,8 +41,14 @@
 //! freezer holds its tasks in an uninterruptible sleep where even SIGKILL
 //! waits, so a box left frozen by a killed supervisor would stay for ever
 //! (and a supervisor that is a container's PID 1 could never finish dying).
-//! There the box's holder stops and continues its programs with signals
-//! instead, and the v1 freezer only serves the brief freeze of a kill.
+//! There the box's holder stops, continues and kills its programs with
+//! signals instead (`kill(-1)` from the PID namespace's init: one pass that
+//! no fork slips), and no box is ever frozen by v1's freezer: its kill
+//! once froze the box for a moment, and a runner killed in that moment left
+//! a program frozen, its SIGKILL pending, until a later runner's sweep
+//! (`Sandbox::kill_all`). The freezer hierarchy still lists a box's
+//! processes, and frees a group a dead supervisor of an older version
+//! left frozen ([`sweep_stale`]).
 //!
 //! Detection ([`Hierarchy::detect`]) prefers v2 when the supervisor's own v2
 //! cgroup offers the `memory` and `pids` controllers, else v1 when `memory`,

@@ -244,32 +244,29 @@ impl Group for V1Group {
         Ok(true)
     }
 
-    /// v1 has no `cgroup.kill`. Each round: freeze (so forks stop racing the
-    /// kill; *not waited for*: a task in an uninterruptible wait keeps the
-    /// group FREEZING until its call returns, which can take seconds), send
-    /// SIGKILL to every task listed, thaw (a frozen task acts on SIGKILL only
-    /// once thawed, and the box must never be left frozen). Rounds go on
+    /// v1 has no `cgroup.kill`: rounds of SIGKILL to every task listed,
     /// while tasks remain, for [`KILL_WAIT`] at most; what is left then has
-    /// SIGKILL pending and dies as soon as it returns from the kernel.
+    /// SIGKILL pending and dies as soon as it returns from the kernel. A
+    /// child forked between a round's read and its parent's SIGKILL is
+    /// listed by the next round. `Sandbox::kill_all` has the box's init
+    /// kill its namespace in one pass first, which nothing slips; these
+    /// rounds then end what it still lists. The freezer is not used: a
+    /// supervisor killed while it held the box frozen left the box so, and
+    /// a frozen task acts on SIGKILL only once thawed (see
+    /// `Sandbox::kill_all`).
     fn kill_all(&self) -> Result<()> {
-        // Nothing to kill is the common case (a turn's process that exited):
-        // no freezer round trip then.
-        if self.pids()?.is_empty() {
-            return Ok(());
-        }
         let until = Instant::now() + KILL_WAIT;
         loop {
-            let _ = pwrite(&self.freezer_state, b"FROZEN", "freezer.state");
-            let pids = self.pids();
-            for &pid in pids.as_deref().unwrap_or_default() {
+            // Nothing to kill is the common case (a turn's process that
+            // exited): one read then.
+            let pids = self.pids()?;
+            if pids.is_empty() {
+                return Ok(());
+            }
+            for &pid in &pids {
                 // SAFETY: kill(2) on a pid read from the box's cgroup; one
                 // that exited since makes it fail, harmlessly.
                 unsafe { libc::kill(pid, libc::SIGKILL) };
-            }
-            let thawed = pwrite(&self.freezer_state, b"THAWED", "freezer.state");
-            let pids = pids?;
-            if pids.is_empty() {
-                return thawed;
             }
             // Give the killed a moment to go, then look again.
             let _ = wait_until(Duration::from_millis(2), "", || Ok(self.pids()?.iter().all(|p| !pids.contains(p))));
@@ -278,7 +275,7 @@ impl Group for V1Group {
                 if !left.is_empty() {
                     tracing::warn!(tasks = left.len(), "killed tasks are still in the kernel; they die when their calls return");
                 }
-                return thawed;
+                return Ok(());
             }
         }
     }
