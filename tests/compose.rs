@@ -38,7 +38,7 @@ fn the_stack_plays_scales_and_loses_nothing_when_a_runner_dies() {
     let out = stack.command(&["--profile", "check", "run", "--rm", "-T", "sandbox-check"]).output().unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(
-        out.status.success() && text.contains("test result: ok. 18 passed"),
+        out.status.success() && text.contains("test result: ok. 19 passed"),
         "the sandbox's hostile suite inside the runner's container:\n{text}\n{}",
         String::from_utf8_lossy(&out.stderr)
     );

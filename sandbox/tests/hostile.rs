@@ -673,8 +673,9 @@ fn oom_supervisor() {
     }
 }
 
-/// The environment variable that makes this test binary the supervisor of
-/// [`a_killed_supervisor_leaves_none_of_its_boxes_programs`].
+/// The environment variable that makes this test binary one of the two
+/// processes of [`a_killed_supervisor_leaves_none_of_its_boxes_programs`]:
+/// `reaper` or `supervisor`.
 const DYING_SUPERVISOR: &str = "KOTH_TEST_DYING_SUPERVISOR";
 
 /// A supervisor (a runner) killed at any moment leaves none of its boxes'
@@ -689,6 +690,16 @@ const DYING_SUPERVISOR: &str = "KOTH_TEST_DYING_SUPERVISOR";
 /// frozen, its SIGKILL pending, which only a later runner's sweep ended (a
 /// CI run of `tests/scheduler_faults.rs` found one, a program killed on its
 /// way to `execve`). A busy host (spinners) stretches every window.
+///
+/// The supervisor is started by a *reaper* (this binary too), which adopts
+/// what the killed supervisor leaves (`PR_SET_CHILD_SUBREAPER`), reaps it,
+/// and exits once it has no child left: every box's init (a child of the
+/// supervisor, outliving its namespace's last process) is gone then. It
+/// stands for whatever adopts a killed runner's orphans (the host's init,
+/// a container's PID 1); without it, where this binary is PID 1 of its
+/// namespace (the runner's container, `tests/compose.rs`), the orphans
+/// were its own, never reaped, and every later test of the suite saw
+/// their zombies as processes left behind.
 #[test]
 fn a_killed_supervisor_leaves_none_of_its_boxes_programs() {
     require_sandbox!();
@@ -700,26 +711,26 @@ fn a_killed_supervisor_leaves_none_of_its_boxes_programs() {
     let parents = <dyn koth_sandbox::cgroup::Hierarchy>::detect().unwrap().parents();
     let mut moments = std::collections::BTreeMap::new();
     for round in 0..rounds {
-        let mut supervisor = std::process::Command::new(std::env::current_exe().unwrap())
-            .args(["--exact", "dying_supervisor", "--include-ignored", "--nocapture", "--test-threads=1"])
-            .env(DYING_SUPERVISOR, "1")
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::piped())
-            .spawn()
-            .unwrap();
-        // Wait until its boxes run programs, then a while more: 0-150 ms
-        // (xorshift: no crate for one number).
-        let mut stderr = std::io::BufReader::new(supervisor.stderr.take().unwrap());
+        let mut reaper =
+            dying_supervisor_command("reaper").stdout(std::process::Stdio::null()).stderr(std::process::Stdio::piped()).spawn().unwrap();
+        // Wait until the supervisor's boxes run programs, then a while
+        // more: 0-150 ms (xorshift: no crate for one number).
+        let mut stderr = std::io::BufReader::new(reaper.stderr.take().unwrap());
         let mut line = String::new();
+        let mut supervisor = None;
         while !line.contains("dying-supervisor: running") {
             line.clear();
             assert!(std::io::BufRead::read_line(&mut stderr, &mut line).unwrap() > 0, "the supervisor ended before it ran programs");
+            if let Some(pid) = line.trim().strip_prefix("dying-supervisor: pid ") {
+                supervisor = pid.parse::<libc::pid_t>().ok();
+            }
         }
+        let supervisor = supervisor.expect("the reaper names the supervisor's pid");
         seed ^= seed << 13;
         seed ^= seed >> 7;
         seed ^= seed << 17;
         // Its boxes' groups are named after it (`koth-<pidns>-<pid>-...`).
-        let group = format!("koth-{}-{}-", koth_sandbox::cgroup::pid_namespace(), supervisor.id());
+        let group = format!("koth-{}-{}-", koth_sandbox::cgroup::pid_namespace(), supervisor);
         // A random moment, or in two rounds of three the first of a worst
         // one seen: one of its boxes frozen (v1's freezer), or holding a
         // program on its way to `execve` (still named after its launcher
@@ -740,9 +751,10 @@ fn a_killed_supervisor_leaves_none_of_its_boxes_programs() {
                 break;
             }
         }
-        supervisor.kill().unwrap();
+        // SAFETY: kill(2) on the supervisor, a child of the reaper, which
+        // reaps it: the pid is not reused before the kill.
+        assert_eq!(unsafe { libc::kill(supervisor, libc::SIGKILL) }, 0);
         *moments.entry(moment).or_insert(0) += 1;
-        assert_eq!(std::os::unix::process::ExitStatusExt::signal(&supervisor.wait().unwrap()), Some(libc::SIGKILL));
         let deadline = std::time::Instant::now() + scaled(Duration::from_secs(5));
         let survivors = loop {
             let survivors = processes_in_groups(&group);
@@ -754,8 +766,25 @@ fn a_killed_supervisor_leaves_none_of_its_boxes_programs() {
         if !survivors.is_empty() {
             left.push(format!("round {round}: {survivors:?}"));
         }
-        // The groups themselves are left to a sweep, as a killed runner's are.
+        // The groups themselves are left to a sweep, as a killed runner's
+        // are (which also ends a program found left above: else it would
+        // hold its box's init, and the reaper, for ever).
         koth_sandbox::cgroup::sweep_stale_groups().unwrap();
+        // Everything the supervisor left is dead and reaped: its reaper
+        // has no child left, and says how its supervisor ended.
+        let deadline = std::time::Instant::now() + scaled(Duration::from_secs(20));
+        while reaper.try_wait().unwrap().is_none() {
+            if std::time::Instant::now() > deadline {
+                let _ = reaper.kill();
+                panic!("round {round}: the reaper still has children 20 s after the supervisor's death: {:?}", processes_in_groups(&group));
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        let mut rest = String::new();
+        let _ = std::io::Read::read_to_string(&mut stderr, &mut rest);
+        let ended = rest.lines().find_map(|l| l.strip_prefix("dying-supervisor: ended ")).unwrap_or("").to_owned();
+        assert_eq!(ended, format!("signal {}", libc::SIGKILL), "round {round}: the supervisor's end: {rest}");
+        assert!(reaper.wait().unwrap().success(), "round {round}: the reaper failed: {rest}");
     }
     eprintln!("{rounds} supervisors killed (at moments {moments:?}); {} left programs behind", left.len());
     assert!(left.is_empty(), "programs outlived their supervisor: {left:#?}");
@@ -802,12 +831,47 @@ fn processes_in_groups(group: &str) -> Vec<String> {
     out
 }
 
-/// The supervisor of [`a_killed_supervisor_leaves_none_of_its_boxes_programs`],
-/// run by it alone, until it is killed.
+/// This binary, run again as one of the processes of
+/// [`a_killed_supervisor_leaves_none_of_its_boxes_programs`].
+fn dying_supervisor_command(role: &str) -> std::process::Command {
+    let mut command = std::process::Command::new(std::env::current_exe().unwrap());
+    command.args(["--exact", "dying_supervisor", "--include-ignored", "--nocapture", "--test-threads=1"]).env(DYING_SUPERVISOR, role);
+    command
+}
+
+/// The reaper and the supervisor of
+/// [`a_killed_supervisor_leaves_none_of_its_boxes_programs`], run by it
+/// alone: the reaper starts the supervisor, names its pid, adopts and
+/// reaps whatever it leaves, says how it ended, and exits once it has no
+/// child left; the supervisor runs boxes until it is killed.
 #[test]
-#[ignore = "run by a_killed_supervisor_leaves_none_of_its_boxes_programs, in a process of its own, which it kills"]
+#[ignore = "run by a_killed_supervisor_leaves_none_of_its_boxes_programs, in processes of their own"]
 fn dying_supervisor() {
-    assert!(std::env::var(DYING_SUPERVISOR).is_ok(), "run by a_killed_supervisor_leaves_none_of_its_boxes_programs only");
+    let role = std::env::var(DYING_SUPERVISOR).expect("run by a_killed_supervisor_leaves_none_of_its_boxes_programs only");
+    if role == "reaper" {
+        // SAFETY: prctl with integer arguments, on this process.
+        assert_eq!(unsafe { libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) }, 0);
+        // Reaped by the loop below, as every orphan it leaves.
+        let pid = dying_supervisor_command("supervisor").spawn().unwrap().id() as libc::pid_t;
+        eprintln!("dying-supervisor: pid {pid}");
+        loop {
+            let mut status = 0;
+            // SAFETY: waitpid on this process's children, with a status on this stack.
+            let reaped = unsafe { libc::waitpid(-1, &mut status, 0) };
+            if reaped < 0 {
+                let e = std::io::Error::last_os_error();
+                if e.raw_os_error() == Some(libc::ECHILD) {
+                    return;
+                }
+                assert_eq!(e.raw_os_error(), Some(libc::EINTR), "{e}");
+            } else if reaped == pid {
+                let ended =
+                    if libc::WIFSIGNALED(status) { format!("signal {}", libc::WTERMSIG(status)) } else { format!("status {status}") };
+                eprintln!("dying-supervisor: ended {ended}");
+            }
+        }
+    }
+    assert_eq!(role, "supervisor");
     let threads: Vec<_> = (0..3)
         .map(|thread| {
             std::thread::spawn(move || loop {
