@@ -122,12 +122,18 @@ impl StepTable {
             v.sort();
             v[v.len() / 2]
         };
-        let medians: Vec<(&str, Duration)> = self.steps.iter().map(|(n, v)| (*n, p50(v))).collect();
-        let sum: Duration = medians.iter().map(|(_, d)| *d).sum();
-        println!("\n-- where the time goes: {title} ({} samples; p50 of each step) --", self.samples);
-        for (name, d) in &medians {
+        // Means beside medians: the means of the steps add up to the mean
+        // of the whole, where the medians' sum leaves out every step's
+        // slow tail (a step that is slow one time in ten shows in its mean
+        // only).
+        let mean = |v: &Vec<Duration>| v.iter().sum::<Duration>() / (v.len().max(1) as u32);
+        let rows: Vec<(&str, Duration, Duration)> = self.steps.iter().map(|(n, v)| (*n, p50(v), mean(v))).collect();
+        let sum: Duration = rows.iter().map(|(_, d, _)| *d).sum();
+        let sum_of_means: Duration = rows.iter().map(|(_, _, m)| *m).sum();
+        println!("\n-- where the time goes: {title} ({} samples; p50 and mean of each step) --", self.samples);
+        for (name, d, m) in &rows {
             let share = 100.0 * d.as_secs_f64() / sum.as_secs_f64().max(1e-12);
-            println!("  {name:<68} {:8.1} us {share:5.1} %", d.as_secs_f64() * 1e6);
+            println!("  {name:<68} {:8.1} us {share:5.1} %  mean {:8.1} us", d.as_secs_f64() * 1e6, m.as_secs_f64() * 1e6);
         }
         println!(
             "  {:<68} {:8.1} us  = {:.2}x bare fork+exec ({:.1} us)",
@@ -136,6 +142,7 @@ impl StepTable {
             sum.as_secs_f64() / bare.p50.as_secs_f64(),
             bare.p50.as_secs_f64() * 1e6
         );
+        println!("  {:<68} {:8.1} us", "sum of the steps' means", sum_of_means.as_secs_f64() * 1e6);
         for (name, v) in &self.beside {
             println!("beside those steps, on the caller's thread: {name} {:.1} us", p50(v).as_secs_f64() * 1e6);
         }
