@@ -961,16 +961,22 @@ impl Sandbox {
         let mut left: Vec<libc::pid_t> = pending;
         loop {
             left.retain(|&pid| !matches!(self.shared.reap(pid, false), Ok(Some(_)) | Err(_)));
-            let holder_gone = left.is_empty() && sys::wait_readable(self.holder_pidfd.as_raw_fd(), Duration::ZERO);
-            if holder_gone {
-                let _ = sys::waitpid(self.holder_pid, 0);
-                break;
-            }
             let Some(rest) = until.checked_duration_since(Instant::now()) else {
                 self.finish_later(left);
                 return killed;
             };
-            // Short naps: the normal case is over in microseconds.
+            if left.is_empty() {
+                // The holder's pidfd turns readable when it exits: waited
+                // for as such (a nap of 1 ms here was most of a teardown),
+                // whole milliseconds, the last one rounded up.
+                if sys::wait_readable(self.holder_pidfd.as_raw_fd(), rest.max(Duration::from_millis(1))) {
+                    let _ = sys::waitpid(self.holder_pid, 0);
+                    break;
+                }
+                continue;
+            }
+            // Programs not yet reaped (their exit follows the kill within
+            // microseconds): short naps.
             std::thread::sleep(rest.min(Duration::from_millis(1)));
         }
         let removed = self.cgroup.remove();
