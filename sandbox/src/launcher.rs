@@ -31,17 +31,64 @@ type Job = Box<dyn FnOnce() + Send>;
 pub(crate) const MAX_LAUNCHERS: usize = 8;
 
 /// How many launcher threads this process has (two per CPU it may use, at
-/// most [`MAX_LAUNCHERS`]).
+/// most [`MAX_LAUNCHERS`], or what [`set_launcher_threads`] asked).
+#[cfg(test)]
 pub(crate) fn launchers() -> usize {
-    (2 * std::thread::available_parallelism().map_or(1, |n| n.get())).clamp(1, MAX_LAUNCHERS)
+    count().launchers()
+}
+
+/// What [`set_launcher_threads`] asked (0: the default), and whether the
+/// launchers have started: one lock, so that a request and the start
+/// never cross.
+struct Count {
+    asked: usize,
+    started: bool,
+}
+
+impl Count {
+    fn launchers(&self) -> usize {
+        match self.asked {
+            0 => (2 * std::thread::available_parallelism().map_or(1, |n| n.get())).clamp(1, MAX_LAUNCHERS),
+            n => n,
+        }
+    }
+}
+
+static COUNT: Mutex<Count> = Mutex::new(Count { asked: 0, started: false });
+
+fn count() -> std::sync::MutexGuard<'static, Count> {
+    COUNT.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// How many launcher threads this process starts with its first box
+/// (1 to [`MAX_LAUNCHERS`]; by default two per CPU, so that boxes built and
+/// programs started at once do not wait for each other). A process that
+/// builds one box and starts its programs one at a time (`koth sandbox
+/// run`) needs one: each thread costs its start (its stack, guard page and
+/// signal stack, its allocator's caches, 41 `prctl`s narrowing its
+/// bounding set), and a command pays for all of them before its one box.
+/// Fewer launchers only queue jobs: no job waits for another.
+/// False, and nothing changed, once the launchers have started.
+pub fn set_launcher_threads(n: usize) -> bool {
+    let mut c = count();
+    if c.started {
+        return false;
+    }
+    c.asked = n.clamp(1, MAX_LAUNCHERS);
+    true
 }
 
 fn sender() -> &'static Mutex<Sender<Job>> {
     static LAUNCHER: OnceLock<Mutex<Sender<Job>>> = OnceLock::new();
     LAUNCHER.get_or_init(|| {
+        let n = {
+            let mut c = count();
+            c.started = true;
+            c.launchers()
+        };
         let (tx, rx) = mpsc::channel::<Job>();
         let rx = Arc::new(Mutex::new(rx));
-        for i in 0..launchers() {
+        for i in 0..n {
             let rx = rx.clone();
             std::thread::Builder::new()
                 .name(format!("koth-launcher-{i}"))
@@ -138,6 +185,48 @@ pub(crate) fn on_launcher_watched<R: Send + 'static>(
 mod tests {
     use super::*;
     use std::time::Duration;
+
+    /// How many launcher threads this process has, by name.
+    fn launcher_threads() -> usize {
+        std::fs::read_dir("/proc/self/task")
+            .unwrap()
+            .filter(|t| {
+                let comm = std::fs::read_to_string(t.as_ref().unwrap().path().join("comm")).unwrap_or_default();
+                comm.starts_with("koth-launcher-")
+            })
+            .count()
+    }
+
+    /// `set_launcher_threads` before the first job sets how many start,
+    /// and changes nothing after. Run in a process of its own (this test
+    /// binary again, this test alone), since the launchers start once a
+    /// process and the other tests here start them.
+    #[test]
+    fn the_launchers_asked_for_before_the_first_job_are_the_ones_that_start() {
+        if std::env::var_os("KOTH_LAUNCHER_TEST_CHILD").is_some() {
+            assert!(set_launcher_threads(1), "no launcher has started in this process yet");
+            let name = on_launcher(|| std::thread::current().name().map(str::to_owned));
+            assert_eq!(name.as_deref(), Some("koth-launcher-0"));
+            assert_eq!(launcher_threads(), 1, "one launcher thread asked for");
+            assert!(!set_launcher_threads(4), "asked for after the launchers started");
+            assert_eq!(launchers(), 1);
+            // Jobs only queue on one launcher: three in a row all run.
+            let results: Vec<_> = (0..3).map(|i| start_on_launcher(move || i * 2)).collect();
+            assert_eq!(results.into_iter().map(|r| r.recv().unwrap()).collect::<Vec<_>>(), [0, 2, 4]);
+            assert_eq!(launcher_threads(), 1);
+            return;
+        }
+        let out = std::process::Command::new(std::env::current_exe().unwrap())
+            .args(["--exact", "launcher::tests::the_launchers_asked_for_before_the_first_job_are_the_ones_that_start", "--nocapture"])
+            .env("KOTH_LAUNCHER_TEST_CHILD", "1")
+            .output()
+            .unwrap();
+        let said = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+        assert!(out.status.success() && said.contains("1 passed"), "the test's own process failed: {said}");
+        // In this process the default holds once started.
+        let _ = on_launcher(|| ());
+        assert!(!set_launcher_threads(1));
+    }
 
     /// A launcher held by a long job (a program stopped on its way to
     /// `execve`, a box built on a slow host) does not hold the others: a

@@ -109,6 +109,7 @@ pub mod workdir;
 
 pub use cpu_wait::CpuWait;
 pub use error::{Error, Result};
+pub use launcher::set_launcher_threads;
 pub use limits::{parse_duration, parse_size, Limits, Network, SandboxConfig, CPU_WEIGHT_DEFAULT, STATE_DIR};
 pub use marks::Phases;
 pub use pool::{BoxPool, PoolStats, REFILL_AFTER};

@@ -141,6 +141,8 @@ fn run_program(a: RunArgs) -> anyhow::Result<i32> {
         std::io::stdin().read_to_end(&mut input).context("reading stdin")?;
     }
     let (program, args) = a.command.split_first().expect("clap requires a command");
+    // One box, one program at a time: one launcher thread, not two per CPU.
+    koth_sandbox::set_launcher_threads(1);
     let report = run_once(config, program, args, &env, &input, |sandbox| {
         for (name, data, mode) in &files {
             sandbox.workdir().write_file(name, data, *mode)?;
