@@ -224,7 +224,7 @@ mod tests {
         let said = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
         assert!(out.status.success() && said.contains("1 passed"), "the test's own process failed: {said}");
         // In this process the default holds once started.
-        let _ = on_launcher(|| ());
+        on_launcher(|| ());
         assert!(!set_launcher_threads(1));
     }
 
