@@ -213,8 +213,12 @@ fn sandbox_bench_prints_each_step_and_every_row() {
     ] {
         let start = text.find(&format!("-- where the time goes: {title}")).unwrap_or_else(|| panic!("no table {title:?}: {text}"));
         let table: Vec<&str> = text[start..].lines().skip(1).take_while(|l| l.starts_with("  ")).collect();
-        let sum = table.last().unwrap_or_else(|| panic!("empty table {title:?}"));
-        assert!(sum.trim_start().starts_with("sum of the steps' medians"), "{title}: {table:?}");
+        // Closed by the medians' sum, then the means' sum.
+        assert!(table.len() >= 2, "{title}: {table:?}");
+        let (medians, means) = (table[table.len() - 2], table[table.len() - 1]);
+        assert!(medians.trim_start().starts_with("sum of the steps' medians"), "{title}: {table:?}");
+        assert!(means.trim_start().starts_with("sum of the steps' means"), "{title}: {table:?}");
+        assert!(figures(means).first().is_some_and(|us| *us > 0.0), "{title}: {means}");
         if title == "a new box, Sandbox::create" {
             // The cgroups, made on the caller's thread while the launcher
             // builds the rest, are timed apart and printed after the sum.
@@ -223,11 +227,14 @@ fn sandbox_bench_prints_each_step_and_every_row() {
             let us = after.strip_prefix(prefix).and_then(|r| r.strip_suffix(" us")).and_then(|f| f.parse::<f64>().ok());
             assert!(us.is_some_and(|us| us > 0.0), "{title}: {after:?}");
         }
-        assert!(table.len() >= 5, "{title}: a step per line: {table:?}");
-        for step in &table[..table.len() - 1] {
-            // "  NAME  X us  S %": a duration and a share of the sum.
+        assert!(table.len() >= 6, "{title}: a step per line: {table:?}");
+        for step in &table[..table.len() - 2] {
+            // "  NAME  X us  S %  mean M us": the median, its share of the
+            // medians' sum, the mean.
             let f = figures(step);
-            assert!(f.len() >= 2 && f[f.len() - 2] >= 0.0 && (0.0..=100.0).contains(&f[f.len() - 1]), "{title}: {step}");
+            let n = f.len();
+            assert!(step.contains(" mean "), "{title}: {step}");
+            assert!(n >= 3 && f[n - 3] >= 0.0 && (0.0..=100.0).contains(&f[n - 2]) && f[n - 1] >= 0.0, "{title}: {step}");
         }
     }
     let at_once = text.lines().find(|l| l.contains("live boxes spawning at once")).unwrap_or_else(|| panic!("no concurrent row: {text}"));
