@@ -10,7 +10,7 @@
 //! thread of the supervisor (Landlock restricts only the calling thread) and
 //! the kernel's answer is kept in [`LandlockStatus`].
 
-use std::os::fd::OwnedFd;
+use std::os::fd::{AsFd, AsRawFd, OwnedFd};
 
 use landlock::{
     Access, AccessFs, AccessNet, NetPort, PathBeneath, PathFd, Ruleset, RulesetAttr, RulesetCreatedAttr, RulesetStatus, Scope, ABI,
@@ -73,8 +73,14 @@ pub(crate) fn build(holder: libc::pid_t, connect_ports: &[u16], allowlist: bool)
     let err = |e: landlock::RulesetError| Error::Unsupported(format!("building the Landlock ruleset: {e}"));
     let abi = PINNED_ABI;
     let box_path = |inside: &str| format!("/proc/{holder}/root{inside}");
-    let fd_of = |inside: &str| {
-        PathFd::new(box_path(inside)).map_err(|e| Error::Unsupported(format!("opening {inside} in the box for Landlock: {e}")))
+    // The box's root, opened once through its holder; each path of a rule
+    // is then resolved in it (one lookup, not the holder's /proc entry and
+    // its root link again for every rule).
+    let root = PathFd::new(box_path("/")).map_err(|e| Error::Unsupported(format!("opening the box's root for Landlock: {e}")))?;
+    let fd_of = |inside: &str| -> Result<OwnedFd> {
+        let path = std::ffi::CString::new(inside).map_err(|_| Error::Config(format!("{inside:?} contains a NUL byte")))?;
+        crate::sys::open_path_in_root(root.as_fd().as_raw_fd(), &path)
+            .map_err(|e| Error::Unsupported(format!("opening {inside} in the box for Landlock: {e}")))
     };
 
     let mut ruleset = Ruleset::default()
