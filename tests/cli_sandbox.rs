@@ -191,8 +191,9 @@ fn groups_left_by_a_killed_supervisor_are_swept() {
     }
 }
 
-/// A program that cannot join its box (here: no CAP_SYS_CHROOT, which
-/// setns into a mount namespace needs, as in a container missing it) is an
+/// A box that cannot be entered (here: no CAP_SYS_CHROOT, which setns into
+/// a mount namespace needs, as in a container missing it: the box's
+/// unsharer entering the template, or a program joining its box) is an
 /// error that says so, never a hang.
 #[test]
 fn a_spawn_that_cannot_join_its_box_fails_instead_of_hanging() {

@@ -32,7 +32,9 @@
 //!   the host's; `/dev` has only null, zero, full, random, urandom; `/proc` is
 //!   a new procfs for the box's PID namespace. The scratch tmpfs exists only in
 //!   the box's mount namespace, so nothing of a box is left on the host when
-//!   its holder dies, even if the supervisor was killed.
+//!   its holder dies, even if the supervisor was killed. A box built by root
+//!   starts from a template namespace made once a process (nothing of the
+//!   host's to make private or detach); see [`mounts`].
 //!   A rootless box (one running as the user) does not clone the root: it
 //!   shows only the allowlist of [`view`], the toolchains' folders
 //!   read-only and its own.

@@ -19,6 +19,20 @@
 //! seccomp profile refuses `pivot_root` (Docker's default profile does, with
 //! every capability), the root is moved over `/` and chrooted into instead
 //! ([`RootSwitch`]), and the sandbox says so.
+//!
+//! **A box built by root starts from a template** (where `pivot_root` is
+//! allowed): its mount namespace is not a copy of the host's, which the
+//! build would have to make private and then detach (the detach waits for
+//! an RCU grace period, the largest and most variable step of a new box),
+//! but a copy of a namespace made once a process ([`template_main`]) that
+//! holds nothing but a read-only, empty tmpfs with one folder, `/box`. The
+//! trees the box shows from the host (its root, the device nodes) are
+//! cloned by the unsharer before it enters the template ([`HostTrees`]),
+//! the scratch tmpfs is mounted on `/box` and the root built on it as
+//! before, and the root is moved over the template's `/` and chrooted into:
+//! under it is only the template's empty tmpfs, never the host's tree. A
+//! rootless box cannot enter a namespace owned by root's user namespace:
+//! it starts from a copy of the host's and detaches it, as before.
 
 use std::ffi::{CStr, CString};
 use std::io;
@@ -52,6 +66,10 @@ pub const PROC_MASKED: [&str; 12] = [
     "keys",
     "latency_stats",
 ];
+
+/// The template's one folder, where a box started from it mounts its
+/// scratch tmpfs (see the module's docs).
+pub(crate) const TEMPLATE_SCRATCH: &str = "/box";
 
 /// Where the work folder appears inside the box.
 pub const WORK_DIR: &str = "/home/bot";
@@ -130,6 +148,9 @@ pub(crate) struct MountPlan {
     /// rootless box).
     pub allowlist: bool,
     pub root_switch: RootSwitch,
+    /// Start from the template namespace (`scratch` is then
+    /// [`TEMPLATE_SCRATCH`]), not from a copy of the host's.
+    pub from_template: bool,
 }
 
 fn c(p: &Path) -> CString {
@@ -173,9 +194,12 @@ pub(crate) struct MountPaths {
     /// (link, target) in the box's /dev
     dev_links: Vec<(CString, CString)>,
     dev_shm: CString,
+    /// The box's own `/dev/null`, bound over the masked `/proc` files.
+    dev_null: CString,
     proc: CString,
     proc_masked: Vec<CString>,
     root_switch: RootSwitch,
+    from_template: bool,
 }
 
 /// How a rootless box's root is built (see [`view`]): an empty tmpfs at
@@ -266,12 +290,110 @@ impl MountPlan {
             .map(|(l, t)| (c(&dev.join(l)), CString::new(*t).expect("static")))
             .collect(),
             dev_shm: c(&dev.join("shm")),
+            dev_null: c(&dev.join("null")),
             dev: c(&dev),
             proc_masked: PROC_MASKED.iter().map(|n| c(&proc_dir.join(n))).collect(),
             proc: c(&proc_dir),
             root_switch: self.root_switch,
+            from_template: self.from_template,
         }
     }
+}
+
+/// The host's trees a box started from the template shows, cloned
+/// (`open_tree`, detached, close-on-exec) by the unsharer while it still
+/// sees the host's mounts, then attached by the holder in the box's
+/// namespace. Plain descriptors: the unsharer allocates nothing.
+pub(crate) struct HostTrees {
+    /// The root filesystem, recursively, read-only, nosuid, nodev.
+    root: RawFd,
+    /// Each of [`DEVICES`], nosuid, noexec (as `MountPaths::devices`).
+    devices: [RawFd; DEVICES.len()],
+}
+
+impl HostTrees {
+    /// Clone the trees `p` names, in the caller's mount namespace; a
+    /// failure is reported on `report` and ends the child.
+    pub(crate) fn open(p: &MountPaths, report: RawFd) -> HostTrees {
+        const READ_ONLY: u64 = sys::MOUNT_ATTR_RDONLY | sys::MOUNT_ATTR_NOSUID | sys::MOUNT_ATTR_NODEV;
+        let clone = |path: &CStr, attrs: u64, stage: &str| -> RawFd {
+            let tree = match sys::open_tree_clone_recursive(path) {
+                Ok(fd) => fd,
+                Err(e) => sys::child_fail(report, stage, e),
+            };
+            if let Err(e) = sys::mount_setattr_recursive(tree.as_raw_fd(), attrs) {
+                sys::child_fail(report, stage, e)
+            }
+            std::os::fd::IntoRawFd::into_raw_fd(tree)
+        };
+        let root = clone(&p.root_fs, READ_ONLY, "cloning the root filesystem read-only (open_tree, mount_setattr)");
+        let mut devices = [-1; DEVICES.len()];
+        for (fd, (host, _)) in devices.iter_mut().zip(&p.devices) {
+            *fd = clone(host, sys::MOUNT_ATTR_NOSUID | sys::MOUNT_ATTR_NOEXEC, "cloning a device node (open_tree, mount_setattr)");
+        }
+        HostTrees { root, devices }
+    }
+
+    /// Every descriptor, for the holder to keep open until it attaches them.
+    pub(crate) fn fds(&self) -> [RawFd; DEVICES.len() + 1] {
+        let mut all = [self.root; DEVICES.len() + 1];
+        all[1..].copy_from_slice(&self.devices);
+        all
+    }
+}
+
+/// What the template's maker leaves for the launcher (it shares its memory).
+pub(crate) struct TemplateMade {
+    /// The template's mount namespace (`/proc/self/ns/mnt`), close-on-exec,
+    /// in the descriptor table the maker shares (`CLONE_FILES`); -1 until made.
+    pub ns: RawFd,
+    /// The step that failed and its errno, when one did.
+    pub failed: Option<(&'static str, i32)>,
+}
+
+/// Body of the template's maker, a child sharing the launcher's memory and
+/// descriptor table (`CLONE_VM | CLONE_VFORK | CLONE_FILES`), not its
+/// filesystem information: a new mount namespace made private, opened, a
+/// small tmpfs mounted on `at` (a folder of the runtime dir, seen only in
+/// that namespace) with the empty folder `box` (`at_box`), made the root by
+/// `pivot_root`, the old root detached, and the tmpfs made read-only. Then
+/// it exits; the open descriptor keeps the namespace. Allocation-free.
+pub(crate) fn template_main(at: &CStr, at_box: &CStr, made: &mut TemplateMade) -> ! {
+    macro_rules! step {
+        ($stage:expr, $e:expr) => {{
+            if let Err(e) = $e {
+                made.failed = Some(($stage, e.raw_os_error().unwrap_or(0)));
+                // SAFETY: ends this child, touching nothing of the launcher's.
+                unsafe { libc::_exit(1) }
+            }
+        }};
+    }
+    no_umask();
+    // SAFETY: integer flags only; this child has its own filesystem information (no CLONE_FS).
+    step!("creating its mount namespace (unshare)", check(unsafe { libc::unshare(libc::CLONE_NEWNS) }));
+    step!(
+        "making its mounts private",
+        // SAFETY: a static path and null pointers, as a propagation change takes.
+        check(unsafe { libc::mount(std::ptr::null(), c"/".as_ptr(), std::ptr::null(), libc::MS_REC | libc::MS_PRIVATE, std::ptr::null()) })
+    );
+    // SAFETY: a static C string; the descriptor goes to the shared table.
+    let ns = unsafe { libc::open(c"/proc/self/ns/mnt".as_ptr(), libc::O_RDONLY | libc::O_CLOEXEC) };
+    step!("opening its mount namespace (/proc/self/ns/mnt)", check(ns));
+    made.ns = ns;
+    const SEALED: libc::c_ulong = libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC;
+    step!("mounting its tmpfs", mount(c"koth-template", at, c"tmpfs", SEALED, Some(c"size=16k,mode=0755")));
+    step!("creating its folder", mkdir(at_box, 0o755));
+    // SAFETY: a NUL-terminated path alive across the call.
+    step!("entering its tmpfs", check(unsafe { libc::chdir(at.as_ptr()) }));
+    // SAFETY: static C strings; pivot_root(".", ".") stacks the old root under the new one.
+    step!("pivot_root", check(unsafe { libc::syscall(libc::SYS_pivot_root, c".".as_ptr(), c".".as_ptr()) as libc::c_int }));
+    // SAFETY: a static C string.
+    step!("detaching the host's tree", check(unsafe { libc::umount2(c".".as_ptr(), libc::MNT_DETACH) }));
+    // SAFETY: a static C string.
+    step!("chdir /", check(unsafe { libc::chdir(c"/".as_ptr()) }));
+    step!("making its tmpfs read-only", remount_ro(c"/"));
+    // SAFETY: the maker's work is done; _exit skips destructors that belong to the launcher.
+    unsafe { libc::_exit(0) }
 }
 
 fn mount(src: &CStr, target: &CStr, fstype: &CStr, flags: libc::c_ulong, data: Option<&CStr>) -> io::Result<()> {
@@ -291,6 +413,13 @@ fn bind(src: &CStr, target: &CStr, extra: libc::c_ulong) -> io::Result<()> {
     })
 }
 
+/// A bind mount with its source's flags (a bind copies them), for a source
+/// already as the target must be: one call where [`bind`] makes two.
+fn bind_keeping_flags(src: &CStr, target: &CStr) -> io::Result<()> {
+    // SAFETY: NUL-terminated paths alive across the call; the other pointers are null, as a bind mount allows.
+    check(unsafe { libc::mount(src.as_ptr(), target.as_ptr(), std::ptr::null(), libc::MS_BIND, std::ptr::null()) })
+}
+
 fn remount_ro(target: &CStr) -> io::Result<()> {
     // SAFETY: as above; a remount passes no source, type or data.
     check(unsafe {
@@ -304,12 +433,20 @@ fn remount_ro(target: &CStr) -> io::Result<()> {
     })
 }
 
+/// `mkdir` with the exact `mode` (1777 for /tmp): its callers, the holder
+/// and the template's maker, have cleared their own umask ([`no_umask`]).
 fn mkdir(p: &CStr, mode: u32) -> io::Result<()> {
     // SAFETY: a NUL-terminated path alive across the call.
-    check(unsafe { libc::mkdir(p.as_ptr(), mode) })?;
-    // mkdir obeys the umask; the mode must be exact (1777 for /tmp).
-    // SAFETY: a NUL-terminated path alive across the call.
-    check(unsafe { libc::chmod(p.as_ptr(), mode) })
+    check(unsafe { libc::mkdir(p.as_ptr(), mode) })
+}
+
+/// Clear the calling process's umask, so that the modes it creates with
+/// are the modes made (one call each, no `chmod` after). The holder and the
+/// template's maker share no filesystem information (`CLONE_FS`) with the
+/// supervisor, so its umask is untouched.
+fn no_umask() {
+    // SAFETY: umask takes an integer and cannot fail.
+    unsafe { libc::umask(0) };
 }
 
 /// The file type of `p` (`S_IFDIR`, `S_IFREG`, ...), or `None` if it does not exist.
@@ -325,14 +462,10 @@ fn is_dir(p: &CStr) -> bool {
     file_type(p) == Some(libc::S_IFDIR)
 }
 
-/// Create an empty file (a mount point).
+/// Create an empty file (a mount point), in one call.
 fn touch(p: &CStr) -> io::Result<()> {
-    // SAFETY: a NUL-terminated path alive across the call.
-    let fd = unsafe { libc::open(p.as_ptr(), libc::O_CREAT | libc::O_WRONLY | libc::O_CLOEXEC, 0o644) };
-    check(fd)?;
-    // SAFETY: the descriptor just opened, closed once.
-    unsafe { libc::close(fd) };
-    Ok(())
+    // SAFETY: a NUL-terminated path alive across the call; a regular file needs no device number.
+    check(unsafe { libc::mknod(p.as_ptr(), libc::S_IFREG | 0o644, 0) })
 }
 
 /// Body of the holder, run as root in fresh mount, PID (as pid 1), network,
@@ -341,9 +474,13 @@ fn touch(p: &CStr) -> io::Result<()> {
 /// [`sys::child_fail`]), or execs the box's init (`init`, a memfd), which
 /// reports `0` there and then reaps orphans until `control` reaches EOF (the
 /// supervisor closed it or died).
-pub(crate) fn holder_main(paths: &MountPaths, init: RawFd, report: RawFd, control: RawFd, marks: &Marks) -> ! {
+///
+/// `trees`: the box starts from the template namespace (`paths.from_template`),
+/// with these trees of the host's to attach.
+pub(crate) fn holder_main(paths: &MountPaths, trees: Option<&HostTrees>, init: RawFd, report: RawFd, control: RawFd, marks: &Marks) -> ! {
     // SAFETY: prctl with integer arguments only.
     unsafe { libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) };
+    no_umask();
     macro_rules! step {
         ($stage:expr, $e:expr) => {{
             if let Err(e) = $e {
@@ -354,25 +491,32 @@ pub(crate) fn holder_main(paths: &MountPaths, init: RawFd, report: RawFd, contro
     }
     let p = paths;
     const NOSUID_NODEV: libc::c_ulong = libc::MS_NOSUID | libc::MS_NODEV;
-    step!(
-        "making mounts private",
-        // SAFETY: a static path and null pointers, as a propagation change takes.
-        check(unsafe { libc::mount(std::ptr::null(), c"/".as_ptr(), std::ptr::null(), libc::MS_REC | libc::MS_PRIVATE, std::ptr::null()) })
-    );
-    const READ_ONLY: u64 = sys::MOUNT_ATTR_RDONLY | sys::MOUNT_ATTR_NOSUID | sys::MOUNT_ATTR_NODEV;
-    // A root box shows the whole root; a rootless one builds its root from
-    // the allowlist below (`p.view`).
-    let tree = match &p.view {
-        Some(_) => None,
-        None => match sys::open_tree_clone_recursive(&p.root_fs) {
-            Ok(fd) => Some(fd),
-            Err(e) => sys::child_fail(report, "cloning the root filesystem (open_tree)", e),
-        },
-    };
-    marks.mark("cloning the root filesystem (open_tree)");
-    if let Some(tree) = &tree {
-        step!("making the root read-only (mount_setattr)", sys::mount_setattr_recursive(tree.as_raw_fd(), READ_ONLY));
+    if trees.is_none() {
+        step!(
+            "making mounts private",
+            // SAFETY: a static path and null pointers, as a propagation change takes.
+            check(unsafe {
+                libc::mount(std::ptr::null(), c"/".as_ptr(), std::ptr::null(), libc::MS_REC | libc::MS_PRIVATE, std::ptr::null())
+            })
+        );
     }
+    const READ_ONLY: u64 = sys::MOUNT_ATTR_RDONLY | sys::MOUNT_ATTR_NOSUID | sys::MOUNT_ATTR_NODEV;
+    // A root box shows the whole root (cloned by the unsharer when it
+    // starts from the template); a rootless one builds its root from the
+    // allowlist below (`p.view`).
+    let tree = match (&p.view, trees) {
+        (Some(_), _) => None,
+        (None, Some(t)) => Some(t.root),
+        (None, None) => {
+            let fd = match sys::open_tree_clone_recursive(&p.root_fs) {
+                Ok(fd) => std::os::fd::IntoRawFd::into_raw_fd(fd),
+                Err(e) => sys::child_fail(report, "cloning the root filesystem (open_tree)", e),
+            };
+            marks.mark("cloning the root filesystem (open_tree)");
+            step!("making the root read-only (mount_setattr)", sys::mount_setattr_recursive(fd, READ_ONLY));
+            Some(fd)
+        }
+    };
     step!("mounting the scratch tmpfs", mount(c"koth-scratch", &p.scratch, c"tmpfs", NOSUID_NODEV, Some(&p.scratch_options)));
     step!(
         "creating scratch folders",
@@ -386,7 +530,9 @@ pub(crate) fn holder_main(paths: &MountPaths, init: RawFd, report: RawFd, contro
         })()
     );
     if let Some(tree) = tree {
-        step!("attaching the root (move_mount)", sys::move_mount_to(tree.as_raw_fd(), &p.root));
+        step!("attaching the root (move_mount)", sys::move_mount_to(tree, &p.root));
+        // SAFETY: the tree's descriptor, attached and not used again.
+        unsafe { libc::close(tree) };
     }
     if let Some(v) = &p.view {
         step!("mounting the box's root tmpfs", mount(c"koth-root", &p.root, c"tmpfs", NOSUID_NODEV, Some(c"size=64k,mode=0755")));
@@ -435,9 +581,12 @@ pub(crate) fn holder_main(paths: &MountPaths, init: RawFd, report: RawFd, contro
     }
 
     step!("mounting /dev", mount(c"koth-dev", &p.dev, c"tmpfs", libc::MS_NOSUID | libc::MS_NOEXEC, Some(c"size=64k,mode=0755")));
-    for (host, node) in &p.devices {
+    for (i, (host, node)) in p.devices.iter().enumerate() {
         step!("creating a device mount point", touch(node));
-        step!("binding a device", bind(host, node, libc::MS_NOSUID | libc::MS_NOEXEC));
+        match trees {
+            Some(t) => step!("binding a device", sys::move_mount_to(t.devices[i], node)),
+            None => step!("binding a device", bind(host, node, libc::MS_NOSUID | libc::MS_NOEXEC)),
+        }
     }
     for (link, target) in &p.dev_links {
         // SAFETY: NUL-terminated paths alive across the call.
@@ -461,7 +610,8 @@ pub(crate) fn holder_main(paths: &MountPaths, init: RawFd, report: RawFd, contro
                 "masking a /proc folder",
                 mount(c"koth-empty", target, c"tmpfs", proc_flags | libc::MS_RDONLY, Some(c"size=4k,mode=0555"))
             ),
-            Some(_) => step!("masking a /proc file", bind(c"/dev/null", target, libc::MS_NOSUID | libc::MS_NOEXEC)),
+            // A bind keeps its source's flags: the box's /dev/null is nosuid, noexec.
+            Some(_) => step!("masking a /proc file", bind_keeping_flags(&p.dev_null, target)),
             None => {}
         }
     }
@@ -469,6 +619,18 @@ pub(crate) fn holder_main(paths: &MountPaths, init: RawFd, report: RawFd, contro
     // SAFETY: a NUL-terminated path alive across the call.
     step!("entering the new root", check(unsafe { libc::chdir(p.root.as_ptr()) }));
     match p.root_switch {
+        // The template's root has nothing under it but its own empty tmpfs:
+        // the box's root is stacked on it, as `MoveAndChroot` does, and
+        // nothing is detached (see the module's docs).
+        RootSwitch::PivotRoot if p.from_template => {
+            step!(
+                "moving the box's root over the template's /",
+                // SAFETY: static C strings and null pointers, as a move takes.
+                check(unsafe { libc::mount(c".".as_ptr(), c"/".as_ptr(), std::ptr::null(), libc::MS_MOVE, std::ptr::null()) })
+            );
+            // SAFETY: a static C string.
+            step!("chroot into the box's root", check(unsafe { libc::chroot(c".".as_ptr()) }));
+        }
         RootSwitch::PivotRoot => {
             // SAFETY: static C strings; pivot_root(".", ".") stacks the old root under the new one.
             step!("pivot_root", check(unsafe { libc::syscall(libc::SYS_pivot_root, c".".as_ptr(), c".".as_ptr()) as libc::c_int }));

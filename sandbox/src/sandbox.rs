@@ -166,7 +166,9 @@ pub struct Sandbox {
     holder_pidfd: OwnedFd,
     /// The holder's commands and answers; closing it tells the holder to exit.
     control: Option<OwnedFd>,
-    scratch_dir: PathBuf,
+    /// The scratch tmpfs's mount point on the host: a box started from the
+    /// template mounts it in the template's folder instead, and has none.
+    scratch_dir: Option<PathBuf>,
     workdir: WorkDir,
     landlock: Option<OwnedFd>,
     landlock_status: LandlockStatus,
@@ -236,8 +238,18 @@ impl Sandbox {
             slot.index,
             SERIAL.fetch_add(1, Ordering::Relaxed)
         );
-        let scratch_dir = config.runtime_dir.join("boxes").join(&id);
         let root_switch = RootSwitch::for_this_process(privilege.is_root());
+        // Root, where pivot_root is allowed, starts each box from the
+        // template mount namespace (`mounts`'s docs); a rootless box, or a
+        // host that refuses pivot_root, from a copy of the host's.
+        let template =
+            if privilege.is_root() && root_switch == RootSwitch::PivotRoot { Some(template_namespace(&config.runtime_dir)?) } else { None };
+        let scratch_dir = template.is_none().then(|| config.runtime_dir.join("boxes").join(&id));
+        let remove_scratch = |dir: &Option<PathBuf>| {
+            if let Some(dir) = dir {
+                let _ = std::fs::remove_dir(dir);
+            }
+        };
         if root_switch != RootSwitch::PivotRoot {
             static WARNED: std::sync::Once = std::sync::Once::new();
             WARNED.call_once(|| {
@@ -250,11 +262,13 @@ impl Sandbox {
             });
         }
         let launched = (|| {
-            std::fs::create_dir_all(&scratch_dir).map_err(|e| Error::os(format!("creating {}", scratch_dir.display()), e))?;
-            marks.mark("the scratch tmpfs's mount point");
+            if let Some(dir) = &scratch_dir {
+                std::fs::create_dir_all(dir).map_err(|e| Error::os(format!("creating {}", dir.display()), e))?;
+                marks.mark("the scratch tmpfs's mount point");
+            }
             let plan = MountPlan {
                 root: config.root.clone(),
-                scratch: scratch_dir.clone(),
+                scratch: scratch_dir.clone().unwrap_or_else(|| PathBuf::from(mounts::TEMPLATE_SCRATCH)),
                 disk: config.limits.disk,
                 uid,
                 gid,
@@ -262,13 +276,14 @@ impl Sandbox {
                 hidden: config.hidden.clone(),
                 allowlist: !privilege.is_root(),
                 root_switch,
+                from_template: template.is_some(),
             };
-            launch_holder(plan, privilege, marks.clone())
+            launch_holder(plan, privilege, template, marks.clone())
         })();
         let launched = match launched {
             Ok(l) => l,
             Err(e) => {
-                let _ = std::fs::remove_dir(&scratch_dir);
+                remove_scratch(&scratch_dir);
                 return Err(e);
             }
         };
@@ -299,7 +314,7 @@ impl Sandbox {
                     }
                     Err(e) => Some(e),
                 };
-                let _ = std::fs::remove_dir(&scratch_dir);
+                remove_scratch(&scratch_dir);
                 // The cgroups' error first, as when they were made first.
                 return Err(cgroup_error.or(holder_error).expect("the cgroups or the holder failed"));
             }
@@ -318,7 +333,7 @@ impl Sandbox {
                 let _ = sys::pidfd_send_signal(holder_pidfd.as_raw_fd(), libc::SIGKILL);
                 let _ = sys::waitpid(holder_pid, 0);
                 let _ = cgroup.remove();
-                let _ = std::fs::remove_dir(&scratch_dir);
+                remove_scratch(&scratch_dir);
                 return Err(Error::os("opening the work folder", e));
             }
         };
@@ -980,7 +995,9 @@ impl Sandbox {
             std::thread::sleep(rest.min(Duration::from_millis(1)));
         }
         let removed = self.cgroup.remove();
-        let _ = std::fs::remove_dir(&self.scratch_dir);
+        if let Some(dir) = &self.scratch_dir {
+            let _ = std::fs::remove_dir(dir);
+        }
         killed.and(removed)
     }
 
@@ -1002,7 +1019,9 @@ impl Sandbox {
                     tracing::error!(box_id = %id, error = %e, "removing a box's cgroup after a delayed teardown failed");
                 }
             }
-            let _ = std::fs::remove_dir(&scratch);
+            if let Some(dir) = scratch {
+                let _ = std::fs::remove_dir(dir);
+            }
             drop(slot);
         });
     }
@@ -1072,9 +1091,32 @@ struct HolderLaunch {
     marks: Arc<Marks>,
 }
 
+/// The template mount namespace of this process's boxes (see `mounts`),
+/// made at the first box built by root on a launcher thread, its tmpfs
+/// mounted on `runtime_dir` in its own namespace only, and kept for the
+/// process's life. A failure to make it (descriptors or memory short for a
+/// moment) is the error of the box that asked: the next box tries again.
+fn template_namespace(runtime_dir: &std::path::Path) -> Result<RawFd> {
+    static TEMPLATE: OnceLock<OwnedFd> = OnceLock::new();
+    static MAKING: Mutex<()> = Mutex::new(());
+    if let Some(fd) = TEMPLATE.get() {
+        return Ok(fd.as_raw_fd());
+    }
+    // One maker at a time: the boxes that waited take the one it made.
+    let _making = MAKING.lock().unwrap_or_else(|p| p.into_inner());
+    if let Some(fd) = TEMPLATE.get() {
+        return Ok(fd.as_raw_fd());
+    }
+    std::fs::create_dir_all(runtime_dir).map_err(|e| Error::os(format!("creating {}", runtime_dir.display()), e))?;
+    let at = CString::new(std::os::unix::ffi::OsStrExt::as_bytes(runtime_dir.as_os_str()))
+        .map_err(|_| Error::Config(format!("the sandbox's runtime folder {} has a NUL byte", runtime_dir.display())))?;
+    let made = on_launcher(move || spawn::make_template(&at))?;
+    Ok(TEMPLATE.get_or_init(|| made).as_raw_fd())
+}
+
 /// Start the holder on the launcher thread and return at once: the caller
 /// makes the box's cgroups meanwhile (the holder never joins them).
-fn launch_holder(plan: MountPlan, privilege: Privilege, marks: Arc<Marks>) -> Result<HolderLaunch> {
+fn launch_holder(plan: MountPlan, privilege: Privilege, template: Option<RawFd>, marks: Arc<Marks>) -> Result<HolderLaunch> {
     let (report_r, report_w) = sys::pipe_cloexec().map_err(|e| Error::os("creating a pipe", e))?;
     // Commands to the holder and its answers (see `Sandbox::freeze`); closing
     // our end tells it to exit.
@@ -1097,6 +1139,7 @@ fn launch_holder(plan: MountPlan, privilege: Privilege, marks: Arc<Marks>) -> Re
             paths,
             user_maps,
             netns: netns.as_ref().map(|fd| fd.as_raw_fd()),
+            template,
             init,
             report: report_w.as_raw_fd(),
             control: control_r.as_raw_fd(),
@@ -1310,5 +1353,96 @@ fn stop_every_thread(pid: libc::pid_t) {
         // SAFETY: tgkill(2) names the thread by its process too, so a
         // thread that exited and whose id was reused elsewhere is not hit.
         unsafe { libc::syscall(libc::SYS_tgkill, pid, tid, libc::SIGSTOP) };
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Whether this test can make mount namespaces: as root only, which CI
+    /// is, so that there a run as anyone else fails instead of skipping.
+    fn as_root() -> bool {
+        if Privilege::current().is_root() {
+            return true;
+        }
+        assert!(std::env::var_os("CI").is_none(), "CI runs the tests as root: these make mount namespaces");
+        eprintln!("skipped: making mount namespaces needs root");
+        false
+    }
+
+    /// This process's descriptors of mount namespaces.
+    fn mount_namespaces_open() -> Vec<String> {
+        std::fs::read_dir("/proc/self/fd")
+            .unwrap()
+            .flatten()
+            .filter_map(|e| std::fs::read_link(e.path()).ok())
+            .map(|l| l.to_string_lossy().into_owned())
+            .filter(|l| l.starts_with("mnt:"))
+            .collect()
+    }
+
+    /// A maker that fails after it has opened its namespace (here: its
+    /// tmpfs's mount point does not exist) says at which step, and leaves
+    /// no descriptor of it open.
+    #[test]
+    fn a_template_maker_that_fails_says_where_and_leaves_nothing_open() {
+        if !as_root() {
+            return;
+        }
+        let e = on_launcher(|| spawn::make_template(c"/nonexistent/koth-template-test")).unwrap_err().to_string();
+        assert!(e.contains("failed at mounting its tmpfs") && e.contains("No such file or directory"), "{e}");
+        assert_eq!(mount_namespaces_open(), Vec::<String>::new());
+    }
+
+    /// The template is made at the first box built by root; when making it
+    /// fails, that box says why and the next one makes it: a failure is
+    /// never kept for the process's life (a runner that ran short of
+    /// descriptors for a moment would have refused every box after). Here
+    /// the process is out of descriptors when its maker opens the
+    /// namespace, then has them again. Run in a process of its own (this
+    /// test binary again, this test alone): the template is made once a
+    /// process.
+    #[test]
+    fn a_template_that_could_not_be_made_is_made_at_the_next_box() {
+        if !as_root() {
+            return;
+        }
+        if std::env::var_os("KOTH_TEMPLATE_TEST_CHILD").is_none() {
+            let out = std::process::Command::new(std::env::current_exe().unwrap())
+                .args(["--exact", "sandbox::tests::a_template_that_could_not_be_made_is_made_at_the_next_box", "--nocapture"])
+                .env("KOTH_TEMPLATE_TEST_CHILD", "1")
+                .output()
+                .unwrap();
+            let said = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+            assert!(out.status.success() && said.contains("1 passed"), "the test's own process failed: {said}");
+            return;
+        }
+        let runtime = std::env::temp_dir().join(format!("koth-template-test-{}", std::process::id()));
+        // The launcher threads start before the limit, as in a runner
+        // that has built boxes.
+        on_launcher(|| ());
+        let mut limit = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
+        // SAFETY: getrlimit fills the live struct it is given.
+        assert_eq!(unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) }, 0);
+        let lowest_free = File::open("/dev/null").unwrap().as_raw_fd();
+        let short = libc::rlimit { rlim_cur: lowest_free as libc::rlim_t, rlim_max: limit.rlim_max };
+        // SAFETY: setrlimit reads the live struct it is given; this process
+        // is this test's alone.
+        assert_eq!(unsafe { libc::setrlimit(libc::RLIMIT_NOFILE, &short) }, 0);
+        let failed = template_namespace(&runtime);
+        // SAFETY: as above.
+        assert_eq!(unsafe { libc::setrlimit(libc::RLIMIT_NOFILE, &limit) }, 0);
+        let e = failed.expect_err("the template was made with no descriptor free").to_string();
+        assert!(e.contains("failed at opening its mount namespace") && e.contains("Too many open files"), "{e}");
+        assert_eq!(mount_namespaces_open(), Vec::<String>::new());
+
+        let fd = template_namespace(&runtime).expect("the template, at the next box");
+        let ns = std::fs::read_link(format!("/proc/self/fd/{fd}")).unwrap();
+        assert!(ns.to_string_lossy().starts_with("mnt:"), "{ns:?}");
+        assert_ne!(ns, std::fs::read_link("/proc/self/ns/mnt").unwrap(), "the template is this process's own namespace");
+        assert_eq!(template_namespace(&runtime).unwrap(), fd, "made once, then kept");
+        assert_eq!(mount_namespaces_open().len(), 1);
+        let _ = std::fs::remove_dir(&runtime);
     }
 }

@@ -1130,6 +1130,9 @@ pub(crate) struct HolderStart {
     /// the unsharer enters instead of making one; its descriptor is the
     /// supervisor's to close once the holder is started.
     pub netns: Option<RawFd>,
+    /// The template mount namespace (`mounts::template_main`) the box
+    /// starts from (`paths.from_template`), the process's for its life.
+    pub template: Option<RawFd>,
     /// The box's init program (a memfd).
     pub init: RawFd,
     pub report: RawFd,
@@ -1213,6 +1216,28 @@ unsafe fn run_child(
     Ok(())
 }
 
+/// [`run_child`] for the short children that make a descriptor elsewhere
+/// (in a box's network namespace, in a new mount namespace) and leave it,
+/// and how they did, in `*arg`: they share this thread's memory and
+/// descriptor table (`CLONE_VM | CLONE_VFORK | CLONE_FILES`), so what they
+/// open is ours, and this returns once they have exited.
+///
+/// # Safety
+/// `f` allocates nothing, keeps the module's rules and touches only
+/// `*arg`; `stack` is one of the launcher's idle stacks.
+unsafe fn run_sharing_descriptors<A>(
+    f: extern "C" fn(*mut libc::c_void) -> libc::c_int,
+    arg: &mut A,
+    stack: *mut libc::c_void,
+    what: &str,
+) -> Result<()> {
+    // SAFETY: a zeroed sigset_t is a valid value for pthread_sigmask to fill.
+    let mut saved: libc::sigset_t = unsafe { std::mem::zeroed() };
+    // SAFETY: the caller's promises; `arg` is borrowed until the child has
+    // exited (CLONE_VFORK: this thread resumes then, and `run_child` reaps it).
+    unsafe { run_child(f, (arg as *mut A).cast(), stack, &mut saved, what, libc::CLONE_VM | libc::CLONE_VFORK | libc::CLONE_FILES, || {}) }
+}
+
 struct HolderArg<'a> {
     start: &'a HolderStart,
     holder_stack: *mut libc::c_void,
@@ -1258,6 +1283,30 @@ extern "C" fn unsharer_main(arg: *mut libc::c_void) -> libc::c_int {
         }
         a.start.marks.mark("a user namespace and its id maps");
     }
+    // A box started from the template: the host's trees it shows and the
+    // holder's /dev/null are opened while the host's mounts are in view,
+    // then the template is entered; `unshare` below copies it.
+    let mut call = HolderCall { a, trees: None, null: -1 };
+    if let Some(template) = a.start.template {
+        call.trees = Some(mounts::HostTrees::open(&a.start.paths, report));
+        // SAFETY: a static C string; the descriptor is this child's own.
+        call.null = unsafe { libc::open(c"/dev/null".as_ptr(), libc::O_RDWR | libc::O_CLOEXEC) };
+        if call.null < 0 {
+            sys::child_fail(report, "opening /dev/null for the holder", io::Error::last_os_error());
+        }
+        a.start.marks.mark("cloning the host's trees the box shows (open_tree)");
+        // SAFETY: a mount namespace's descriptor, open in this child's own
+        // table; this child has its own filesystem information (no CLONE_FS),
+        // as entering a mount namespace requires.
+        if unsafe { libc::setns(template, libc::CLONE_NEWNS) } < 0 {
+            sys::child_fail(
+                report,
+                "entering the template mount namespace (setns, which needs CAP_SYS_ADMIN and CAP_SYS_CHROOT)",
+                io::Error::last_os_error(),
+            );
+        }
+        a.start.marks.mark("entering the template mount namespace (setns)");
+    }
     let mut namespaces = BOX_NAMESPACES;
     if let Some(netns) = a.start.netns {
         // SAFETY: a descriptor of a network namespace, open in this child's
@@ -1273,10 +1322,12 @@ extern "C" fn unsharer_main(arg: *mut libc::c_void) -> libc::c_int {
         sys::child_fail(report, "creating the box namespaces (unshare)", io::Error::last_os_error());
     }
     a.start.marks.mark("creating the box's namespaces (unshare)");
-    // SAFETY: the holder runs on the other idle stack, reads `a` (alive: the
-    // launcher waits for this unsharer, which waits for the holder's execve
-    // or exit) and allocates nothing (`mounts::holder_main`).
-    match unsafe { sys::clone_with_stack(holder_main, arg, a.holder_stack, libc::CLONE_VM | libc::CLONE_VFORK | libc::CLONE_PARENT) } {
+    let call_arg = (&call as *const HolderCall).cast_mut().cast();
+    // SAFETY: the holder runs on the other idle stack, reads `call` and `a`
+    // (alive: `call` is on this unsharer's stack and `a` the launcher's, and
+    // both wait: the launcher for this unsharer, this unsharer for the
+    // holder's execve or exit) and allocates nothing (`mounts::holder_main`).
+    match unsafe { sys::clone_with_stack(holder_main, call_arg, a.holder_stack, libc::CLONE_VM | libc::CLONE_VFORK | libc::CLONE_PARENT) } {
         Err(e) => sys::child_fail(report, "starting the holder", e),
         Ok(pid) => {
             a.start.marks.mark("execveat of the box's init, until the unsharer resumes");
@@ -1287,21 +1338,73 @@ extern "C" fn unsharer_main(arg: *mut libc::c_void) -> libc::c_int {
     }
 }
 
+/// What the unsharer hands its holder: the launcher's argument and, for a
+/// box started from the template, what it opened before entering it.
+struct HolderCall<'a, 'b> {
+    a: &'a HolderArg<'b>,
+    trees: Option<mounts::HostTrees>,
+    /// /dev/null, opened by the unsharer (-1: the holder opens it).
+    null: RawFd,
+}
+
 extern "C" fn holder_main(arg: *mut libc::c_void) -> libc::c_int {
-    // SAFETY: as in `unsharer_main`.
-    let a = unsafe { &*(arg as *const HolderArg) };
-    let s = a.start;
+    // SAFETY: the unsharer's `HolderCall`, alive while the holder runs (see `unsharer_main`).
+    let call = unsafe { &*(arg as *const HolderCall) };
+    let s = call.a.start;
     s.marks.mark("cloning the holder (clone, CLONE_VM | CLONE_VFORK | CLONE_PARENT)");
-    // SAFETY: in the holder, on its own descriptor table: /dev/null (a static C string) over the standard streams.
+    // SAFETY: in the holder, on its own descriptor table: /dev/null (a static
+    // C string, or the unsharer's descriptor of it) over the standard streams.
     unsafe {
-        let null = libc::open(c"/dev/null".as_ptr(), libc::O_RDWR);
+        let null = if call.null >= 0 { call.null } else { libc::open(c"/dev/null".as_ptr(), libc::O_RDWR) };
         for fd in 0..3 {
             libc::dup2(null, fd);
         }
     }
-    close_all_but(&mut [s.report, s.control, s.init]);
+    let mut keep = [-1; 3 + mounts::DEVICES.len() + 1];
+    keep[..3].copy_from_slice(&[s.report, s.control, s.init]);
+    let kept = match &call.trees {
+        Some(t) => {
+            keep[3..].copy_from_slice(&t.fds());
+            &mut keep[..]
+        }
+        None => &mut keep[..3],
+    };
+    close_all_but(kept);
     s.marks.mark("the holder's streams and descriptors");
-    mounts::holder_main(&s.paths, s.init, s.report, s.control, &s.marks)
+    mounts::holder_main(&s.paths, call.trees.as_ref(), s.init, s.report, s.control, &s.marks)
+}
+
+/// Runs on the launcher thread: make the template mount namespace that boxes
+/// built by root start from (`mounts::template_main`), its tmpfs mounted on
+/// `at` (an existing folder, seen only in the new namespace). Returns its
+/// descriptor (close-on-exec), which keeps it for the process's life.
+pub(crate) fn make_template(at: &std::ffi::CStr) -> Result<OwnedFd> {
+    let at_box = std::ffi::CString::new([at.to_bytes(), b"/box"].concat()).expect("a C string and a static suffix");
+    let (stack, _) = stacks()?;
+    struct MakerArg<'a> {
+        at: &'a std::ffi::CStr,
+        at_box: &'a std::ffi::CStr,
+        made: mounts::TemplateMade,
+    }
+    extern "C" fn maker(arg: *mut libc::c_void) -> libc::c_int {
+        // SAFETY: the launcher's `MakerArg`, alive and untouched until this child has exited (CLONE_VFORK).
+        let m = unsafe { &mut *(arg as *mut MakerArg) };
+        mounts::template_main(m.at, m.at_box, &mut m.made)
+    }
+    let mut arg = MakerArg { at, at_box: &at_box, made: mounts::TemplateMade { ns: -1, failed: None } };
+    // SAFETY: `maker` allocates nothing and touches only `arg`; the stack is
+    // the launcher's idle one.
+    unsafe { run_sharing_descriptors(maker, &mut arg, stack, "the template mount namespace's maker")? };
+    let made = arg.made;
+    // SAFETY: a descriptor the maker opened in our shared table, owned by nothing else.
+    let ns = (made.ns >= 0).then(|| unsafe { <OwnedFd as std::os::fd::FromRawFd>::from_raw_fd(made.ns) });
+    match (made.failed, ns) {
+        (None, Some(ns)) => Ok(ns),
+        (Some((stage, errno)), _) => {
+            Err(Error::os(format!("making the boxes' template mount namespace failed at {stage}"), io::Error::from_raw_os_error(errno)))
+        }
+        (None, None) => Err(Error::Unsupported("the template mount namespace's maker exited without making it".into())),
+    }
 }
 
 /// Keep only `keep` among descriptors >= 3 (a child inherits a copy of all
@@ -1352,22 +1455,9 @@ pub(crate) fn listen_in_box(holder_pidfd: RawFd, user_namespace: bool, port: u16
         failed: Some("starting the listener"),
         errno: 0,
     };
-    // SAFETY: a zeroed sigset_t is a valid value for pthread_sigmask to fill.
-    let mut saved: libc::sigset_t = unsafe { std::mem::zeroed() };
     // SAFETY: the child only makes system calls and writes `arg`'s result
-    // fields (alive on this frame until it has exited, which this waits
-    // for); with CLONE_FILES the socket it opens is in this table.
-    unsafe {
-        run_child(
-            listener_main,
-            (&mut arg as *mut ListenArg).cast(),
-            stack,
-            &mut saved,
-            "the listener",
-            libc::CLONE_VM | libc::CLONE_VFORK | libc::CLONE_FILES,
-            || {},
-        )?
-    };
+    // fields; the stack is the launcher's idle one.
+    unsafe { run_sharing_descriptors(listener_main, &mut arg, stack, "the listener")? };
     match arg.failed {
         // SAFETY: the child opened `fd` in this (shared) table and nothing else owns it.
         None => Ok(unsafe { <OwnedFd as std::os::fd::FromRawFd>::from_raw_fd(arg.fd) }),

@@ -11,11 +11,13 @@ pub const MOVE_MOUNT_F_EMPTY_PATH: libc::c_uint = 0x4;
 pub const MOUNT_ATTR_RDONLY: u64 = 0x1;
 pub const MOUNT_ATTR_NOSUID: u64 = 0x2;
 pub const MOUNT_ATTR_NODEV: u64 = 0x4;
+pub const MOUNT_ATTR_NOEXEC: u64 = 0x8;
 
 pub const RESOLVE_NO_XDEV: u64 = 0x01;
 pub const RESOLVE_NO_MAGICLINKS: u64 = 0x02;
 pub const RESOLVE_NO_SYMLINKS: u64 = 0x04;
 pub const RESOLVE_BENEATH: u64 = 0x08;
+pub const RESOLVE_IN_ROOT: u64 = 0x10;
 
 #[repr(C)]
 struct MountAttr {
@@ -112,6 +114,15 @@ pub fn openat2_beneath(dir: RawFd, path: &CStr, flags: libc::c_int, mode: libc::
     };
     // SAFETY: `how` is a live OpenHow of the size passed; `path` is NUL-terminated and alive.
     ret_fd(unsafe { libc::syscall(libc::SYS_openat2, dir, path.as_ptr(), &how as *const OpenHow, std::mem::size_of::<OpenHow>()) })
+}
+
+/// An `O_PATH` descriptor of `path` resolved with `root` as `/` (absolute
+/// links and `..` stay in it), no magic links: a box's own inodes, from
+/// its root's descriptor.
+pub fn open_path_in_root(root: RawFd, path: &CStr) -> io::Result<OwnedFd> {
+    let how = OpenHow { flags: (libc::O_PATH | libc::O_CLOEXEC) as u64, mode: 0, resolve: RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS };
+    // SAFETY: `how` is a live OpenHow of the size passed; `path` is NUL-terminated and alive.
+    ret_fd(unsafe { libc::syscall(libc::SYS_openat2, root, path.as_ptr(), &how as *const OpenHow, std::mem::size_of::<OpenHow>()) })
 }
 
 /// A stack for a child cloned with `CLONE_VM`, with a guard page below it.

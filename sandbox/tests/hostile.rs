@@ -170,6 +170,9 @@ fn secrets_and_other_boxes_are_out_of_reach() {
         format!("/proc/{}/root/home/bot/secret", other.holder_pid()),
         format!("/proc/{}/environ", std::process::id()),
         format!("/run/koth-test/sandbox/boxes/{}/work/secret", other.id()),
+        // Where each box started from the template mounts its scratch, in
+        // the template's tmpfs under the box's root (sandbox/src/mounts.rs).
+        "/box/work/secret".to_owned(),
         "/root/.bashrc".to_owned(),
     ];
     // Host-wide counters that move with other bots' activity read empty.

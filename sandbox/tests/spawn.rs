@@ -455,6 +455,40 @@ fn a_box_and_a_program_report_each_step_of_their_start_in_order() {
     }
 }
 
+/// A box built by root starts from the process's template mount namespace
+/// (`sandbox/src/mounts.rs`): nothing of the host's tree is made private or
+/// detached, no mount point is made on the host, and the template, which
+/// every box's namespace is a copy of, is no way between boxes: two boxes
+/// alive at once each have their own scratch (a file written in one's
+/// work folder, `/tmp` and `/dev/shm` is not in the other's), neither sees
+/// the template's folder, and their roots are read-only.
+#[test]
+fn boxes_built_by_root_start_from_the_template_each_with_its_own_scratch() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
+    let cfg = config(hostile_limits());
+    let boxes_dir = cfg.runtime_dir.join("boxes");
+    let (a, b) = (Sandbox::create(cfg.clone()).unwrap(), Sandbox::create(cfg).unwrap());
+    for sb in [&a, &b] {
+        let steps: Vec<&str> = sb.phases().steps().iter().map(|(n, _)| *n).collect();
+        assert!(steps.contains(&"entering the template mount namespace (setns)"), "{steps:?}");
+        for old in ["making mounts private", "pivot_root", "detaching the old root"] {
+            assert!(!steps.contains(&old), "{old:?} in {steps:?}");
+        }
+        assert!(!boxes_dir.join(sb.id()).exists(), "a mount point on the host for {}", sb.id());
+    }
+    let write = "echo a > /home/bot/from-a && echo a > /tmp/from-a && echo a > /dev/shm/from-a && echo written";
+    assert_eq!(output_of(&a, Command::new("/bin/sh").args(["-c", write])), (Exit::Code(0), "written\n".to_string()));
+    let look = "for f in /home/bot/from-a /tmp/from-a /dev/shm/from-a /box /old_root/box; do test -e $f && echo \"seen $f\"; done; \
+                touch /x 2>/dev/null && echo 'root writable'; echo looked";
+    for (sb, name) in [(&b, "the other box"), (&a, "the writer")] {
+        let (exit, out) = output_of(sb, Command::new("/bin/sh").args(["-c", look]));
+        assert_eq!(exit, Exit::Code(0), "{name}: {out}");
+        let want =
+            if name == "the writer" { "seen /home/bot/from-a\nseen /tmp/from-a\nseen /dev/shm/from-a\nlooked\n" } else { "looked\n" };
+        assert_eq!(out, want, "{name}");
+    }
+}
+
 /// The cgroups of this test process's boxes (named `koth-<ns>-<pid>-...`).
 fn own_groups() -> Vec<String> {
     use koth_sandbox::cgroup::Hierarchy;
