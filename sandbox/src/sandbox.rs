@@ -245,11 +245,6 @@ impl Sandbox {
         let template =
             if privilege.is_root() && root_switch == RootSwitch::PivotRoot { Some(template_namespace(&config.runtime_dir)?) } else { None };
         let scratch_dir = template.is_none().then(|| config.runtime_dir.join("boxes").join(&id));
-        let remove_scratch = |dir: &Option<PathBuf>| {
-            if let Some(dir) = dir {
-                let _ = std::fs::remove_dir(dir);
-            }
-        };
         if root_switch != RootSwitch::PivotRoot {
             static WARNED: std::sync::Once = std::sync::Once::new();
             WARNED.call_once(|| {
@@ -995,9 +990,7 @@ impl Sandbox {
             std::thread::sleep(rest.min(Duration::from_millis(1)));
         }
         let removed = self.cgroup.remove();
-        if let Some(dir) = &self.scratch_dir {
-            let _ = std::fs::remove_dir(dir);
-        }
+        remove_scratch(&self.scratch_dir);
         killed.and(removed)
     }
 
@@ -1019,9 +1012,7 @@ impl Sandbox {
                     tracing::error!(box_id = %id, error = %e, "removing a box's cgroup after a delayed teardown failed");
                 }
             }
-            if let Some(dir) = scratch {
-                let _ = std::fs::remove_dir(dir);
-            }
+            remove_scratch(&scratch);
             drop(slot);
         });
     }
@@ -1089,6 +1080,14 @@ struct HolderLaunch {
     control_w: OwnedFd,
     privilege: Privilege,
     marks: Arc<Marks>,
+}
+
+/// Remove a box's scratch mount point on the host, if it has one (a box
+/// started from the template has none).
+fn remove_scratch(dir: &Option<PathBuf>) {
+    if let Some(dir) = dir {
+        let _ = std::fs::remove_dir(dir);
+    }
 }
 
 /// The template mount namespace of this process's boxes (see `mounts`),
@@ -1437,7 +1436,14 @@ mod tests {
         assert!(e.contains("failed at opening its mount namespace") && e.contains("Too many open files"), "{e}");
         assert_eq!(mount_namespaces_open(), Vec::<String>::new());
 
-        let fd = template_namespace(&runtime).expect("the template, at the next box");
+        // The next boxes, eight at once: one makes it, the others wait
+        // for it and take the same.
+        let made: Vec<RawFd> = std::thread::scope(|s| {
+            let askers: Vec<_> = (0..8).map(|_| s.spawn(|| template_namespace(&runtime).expect("the template, at the next box"))).collect();
+            askers.into_iter().map(|a| a.join().unwrap()).collect()
+        });
+        let fd = made[0];
+        assert!(made.iter().all(|&f| f == fd), "boxes at once got different templates: {made:?}");
         let ns = std::fs::read_link(format!("/proc/self/fd/{fd}")).unwrap();
         assert!(ns.to_string_lossy().starts_with("mnt:"), "{ns:?}");
         assert_ne!(ns, std::fs::read_link("/proc/self/ns/mnt").unwrap(), "the template is this process's own namespace");
