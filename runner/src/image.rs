@@ -418,6 +418,8 @@ fn docker_build(tag: &str, dockerfile: &str, progress: &mut dyn FnMut(Progress<'
     let mut child = Command::new(docker_cli())
         .args(["build", "--tag", tag, "-"])
         // The classic builder's plain output streams line by line.
+        // (`.ci/run` builds the same Dockerfiles the same way before koth
+        // is built, to fill this builder's cache: change both together.)
         .env("DOCKER_BUILDKIT", "0")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
